@@ -1,0 +1,574 @@
+// Command _gen writes hyperplane's amd64 kernels with avo. It lives in its
+// own module so that users of hyperplane never download avo; run it through
+// `go generate ./asm`, which writes one .s file and one stub file per kernel.
+//
+// Every kernel comes in float32 and float64, for two tiers: AVX2+FMA (YMM,
+// scalar tails) and AVX-512 F+VL (ZMM, masked tails). Every function ends in
+// VZEROUPPER: leaving it out costs about 120 ns on the next SSE code.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// elem describes one element type and the instructions that act on it.
+type elem struct {
+	name    string // F32 or F64, as in the function names
+	goT     string // float32 or float64
+	size    int    // bytes per element
+	movu    func(ops ...Op)
+	movuZ   func(m, k, r Op)
+	fma     func(ops ...Op) // 231: acc += a*b
+	fmaS    func(ops ...Op)
+	fma213S func(ops ...Op) // 213: x = y*x + m
+	movS    func(ops ...Op)
+	add     func(ops ...Op)
+	addS    func(ops ...Op)
+	mul     func(ops ...Op)
+	mulS    func(ops ...Op)
+	xor     func(ops ...Op)
+	bcast   func(ops ...Op)
+}
+
+var f32 = elem{
+	name: "F32", goT: "float32", size: 4,
+	movu: VMOVUPS, movuZ: VMOVUPS_Z, fma: VFMADD231PS, fmaS: VFMADD231SS, fma213S: VFMADD213SS,
+	movS: VMOVSS, add: VADDPS, addS: VADDSS, mul: VMULPS, mulS: VMULSS, xor: VXORPS, bcast: VBROADCASTSS,
+}
+
+var f64 = elem{
+	name: "F64", goT: "float64", size: 8,
+	movu: VMOVUPD, movuZ: VMOVUPD_Z, fma: VFMADD231PD, fmaS: VFMADD231SD, fma213S: VFMADD213SD,
+	movS: VMOVSD, add: VADDPD, addS: VADDSD, mul: VMULPD, mulS: VMULSD, xor: VXORPD, bcast: VBROADCASTSD,
+}
+
+// isa is one SIMD tier.
+type isa struct {
+	name   string // AVX2 or AVX512
+	bytes  int    // vector width in bytes
+	avx512 bool
+	unroll int // independent accumulators / vectors per main-loop step
+}
+
+func (s isa) vec() reg.VecVirtual {
+	if s.avx512 {
+		return ZMM()
+	}
+	return YMM()
+}
+
+func (s isa) lanes(e elem) int { return s.bytes / e.size }
+
+var (
+	avx2   = isa{name: "AVX2", bytes: 32, unroll: 4}
+	avx512 = isa{name: "AVX512", bytes: 64, avx512: true, unroll: 4}
+)
+
+func main() {
+	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, axpyind")
+	flag.Parse()
+	ConstraintExpr("amd64,!noasm")
+	gens := map[string]func(elem, isa){
+		"dot": genDot, "axpy": genAxpy, "scale": genScale, "sumsq": genSumSq,
+		"dotind": genDotInd, "axpyind": genAxpyInd,
+	}
+	g, ok := gens[*kernel]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "_gen: unknown -kernel %q\n", *kernel)
+		os.Exit(2)
+	}
+	for _, s := range []isa{avx2, avx512} {
+		for _, e := range []elem{f32, f64} {
+			g(e, s)
+		}
+	}
+	Generate()
+}
+
+// zeroed allocates n vector registers and clears them.
+func zeroed(e elem, s isa, n int) []reg.VecVirtual {
+	rs := make([]reg.VecVirtual, n)
+	for i := range rs {
+		rs[i] = s.vec()
+		e.xor(rs[i], rs[i], rs[i])
+	}
+	return rs
+}
+
+// sumInto adds accs pairwise into accs[0].
+func sumInto(e elem, accs []reg.VecVirtual) {
+	for step := 1; step < len(accs); step *= 2 {
+		for i := 0; i+step < len(accs); i += 2 * step {
+			e.add(accs[i+step], accs[i], accs[i])
+		}
+	}
+}
+
+// hsum reduces the vector v to its lane sum, left in lane 0 of the returned
+// XMM register.
+func hsum(e elem, s isa, v reg.VecVirtual) reg.VecVirtual {
+	y := v.AsY().(reg.VecVirtual)
+	if s.avx512 {
+		hi := YMM()
+		VEXTRACTF64X4(U8(1), v, hi)
+		e.add(hi, y, y)
+	}
+	x := y.AsX().(reg.VecVirtual)
+	hx := XMM()
+	VEXTRACTF128(U8(1), y, hx)
+	e.add(hx, x, x)
+	t := XMM()
+	VMOVHLPS(x, x, t)
+	if e.size == 4 {
+		e.add(t, x, x)
+		VMOVSHDUP(x, t)
+		e.addS(t, x, x)
+	} else {
+		e.addS(t, x, x)
+	}
+	return x
+}
+
+// tailMask loads a lane mask of the low n bits (n < lanes) into a fresh K register.
+func tailMask(n reg.GPVirtual) reg.Register {
+	ones, m := GP32(), GP32()
+	MOVL(U32(0xffff), ones)
+	BZHIL(n.As32(), ones, m)
+	k := K()
+	KMOVW(m, k)
+	return k
+}
+
+// ldGP loads a pointer or length argument into a fresh general register.
+func ldGP(c gotypes.Component) reg.GPVirtual {
+	r := GP64()
+	Load(c, r)
+	return r
+}
+
+func name(kernel string, e elem, s isa) string { return kernel + e.name + s.name }
+
+// text starts a kernel function. The slices never escape, which lets
+// callers keep them on the stack.
+func text(kernel string, e elem, s isa, sig string) {
+	TEXT(name(kernel, e, s), NOSPLIT, sig)
+	Pragma("noescape")
+}
+
+// genDot: func(x, y []T) T, Σ x[i]*y[i].
+func genDot(e elem, s isa) {
+	text("dot", e, s, fmt.Sprintf("func(x, y []%s) %s", e.goT, e.goT))
+	xp := ldGP(Param("x").Base())
+	yp := ldGP(Param("y").Base())
+	n := ldGP(Param("x").Len())
+	dotBody(e, s, func(off int) Mem { return Mem{Base: xp, Disp: off} }, func(off int) Mem { return Mem{Base: yp, Disp: off} },
+		[]reg.GPVirtual{xp, yp}, n, false)
+}
+
+// genSumSq: func(x []T) T, Σ x[i]².
+func genSumSq(e elem, s isa) {
+	text("sumSq", e, s, fmt.Sprintf("func(x []%s) %s", e.goT, e.goT))
+	xp := ldGP(Param("x").Base())
+	n := ldGP(Param("x").Len())
+	dotBody(e, s, func(off int) Mem { return Mem{Base: xp, Disp: off} }, nil, []reg.GPVirtual{xp}, n, true)
+}
+
+// dotBody emits the accumulate loop shared by dot and sumSq: square means
+// y is x.
+func dotBody(e elem, s isa, xm, ym func(int) Mem, ptrs []reg.GPVirtual, n reg.GPVirtual, square bool) {
+	L, B, U := s.lanes(e), s.bytes, s.unroll
+	accs := zeroed(e, s, U)
+	fmaAt := func(acc reg.VecVirtual, off int) {
+		t := s.vec()
+		e.movu(xm(off), t)
+		if square {
+			e.fma(t, t, acc)
+		} else {
+			e.fma(ym(off), t, acc)
+		}
+	}
+	advance := func(elems int) {
+		for _, p := range ptrs {
+			ADDQ(U32(elems*e.size), p)
+		}
+		SUBQ(U32(elems), n)
+	}
+	Label("loopU")
+	CMPQ(n, U32(U*L))
+	JL(LabelRef("loop1"))
+	for j := 0; j < U; j++ {
+		fmaAt(accs[j], j*B)
+	}
+	advance(U * L)
+	JMP(LabelRef("loopU"))
+
+	Label("loop1")
+	CMPQ(n, U32(L))
+	JL(LabelRef("tail"))
+	fmaAt(accs[0], 0)
+	advance(L)
+	JMP(LabelRef("loop1"))
+
+	Label("tail")
+	if s.avx512 {
+		TESTQ(n, n)
+		JZ(LabelRef("reduce"))
+		k := tailMask(n)
+		t := s.vec()
+		e.movuZ(xm(0), k, t)
+		if square {
+			e.fma(t, t, accs[0])
+		} else {
+			u := s.vec()
+			e.movuZ(ym(0), k, u)
+			e.fma(u, t, accs[0])
+		}
+		Label("reduce")
+		sumInto(e, accs)
+		r := hsum(e, s, accs[0])
+		VZEROUPPER()
+		Store(r, ReturnIndex(0))
+		RET()
+		return
+	}
+	sumInto(e, accs)
+	r := hsum(e, s, accs[0])
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	t := XMM()
+	e.movS(xm(0), t)
+	if square {
+		e.fmaS(t, t, r)
+	} else {
+		e.fmaS(ym(0), t, r)
+	}
+	for _, p := range ptrs {
+		ADDQ(U32(e.size), p)
+	}
+	DECQ(n)
+	JMP(LabelRef("scalar"))
+	Label("done")
+	VZEROUPPER()
+	Store(r, ReturnIndex(0))
+	RET()
+}
+
+// genAxpy: func(a T, x, y []T), y[i] += a*x[i].
+func genAxpy(e elem, s isa) {
+	text("axpy", e, s, fmt.Sprintf("func(a %s, x, y []%s)", e.goT, e.goT))
+	elementwise(e, s, true)
+}
+
+// genScale: func(a T, x []T), x[i] *= a.
+func genScale(e elem, s isa) {
+	text("scale", e, s, fmt.Sprintf("func(a %s, x []%s)", e.goT, e.goT))
+	elementwise(e, s, false)
+}
+
+// elementwise emits y += a*x (axpy) or x *= a (scale); the written slice is
+// y for axpy and x for scale.
+func elementwise(e elem, s isa, axpy bool) {
+	L, B, U := s.lanes(e), s.bytes, s.unroll
+	ax := Load(Param("a"), XMM())
+	va := s.vec()
+	e.bcast(ax, va)
+	xp := ldGP(Param("x").Base())
+	n := ldGP(Param("x").Len())
+	dst := xp
+	ptrs := []reg.GPVirtual{xp}
+	if axpy {
+		dst = ldGP(Param("y").Base())
+		ptrs = append(ptrs, dst)
+	}
+	one := func(off int, t reg.VecVirtual) {
+		if axpy {
+			e.movu(Mem{Base: dst, Disp: off}, t)
+			e.fma(Mem{Base: xp, Disp: off}, va, t)
+		} else {
+			e.mul(Mem{Base: xp, Disp: off}, va, t)
+		}
+	}
+	advance := func(elems int) {
+		for _, p := range ptrs {
+			ADDQ(U32(elems*e.size), p)
+		}
+		SUBQ(U32(elems), n)
+	}
+	Label("loopU")
+	CMPQ(n, U32(U*L))
+	JL(LabelRef("loop1"))
+	ts := make([]reg.VecVirtual, U)
+	for j := range ts {
+		ts[j] = s.vec()
+		one(j*B, ts[j])
+	}
+	for j := range ts {
+		e.movu(ts[j], Mem{Base: dst, Disp: j * B})
+	}
+	advance(U * L)
+	JMP(LabelRef("loopU"))
+
+	Label("loop1")
+	CMPQ(n, U32(L))
+	JL(LabelRef("tail"))
+	t := s.vec()
+	one(0, t)
+	e.movu(t, Mem{Base: dst})
+	advance(L)
+	JMP(LabelRef("loop1"))
+
+	Label("tail")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	if s.avx512 {
+		k := tailMask(n)
+		t := s.vec()
+		if axpy {
+			u := s.vec()
+			e.movuZ(Mem{Base: dst}, k, t)
+			e.movuZ(Mem{Base: xp}, k, u)
+			e.fma(u, va, t)
+		} else {
+			e.movuZ(Mem{Base: xp}, k, t)
+			e.mul(t, va, t)
+		}
+		e.movu(t, k, Mem{Base: dst})
+	} else {
+		Label("scalar")
+		t := XMM()
+		if axpy {
+			e.movS(Mem{Base: dst}, t)
+			e.fmaS(Mem{Base: xp}, ax, t)
+		} else {
+			e.movS(Mem{Base: xp}, t)
+			e.mulS(ax, t, t)
+		}
+		e.movS(t, Mem{Base: dst})
+		for _, p := range ptrs {
+			ADDQ(U32(e.size), p)
+		}
+		DECQ(n)
+		JNZ(LabelRef("scalar"))
+	}
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// gather loads w[ind[k+0..lanes)] (indices at ip+off) into a fresh vector.
+// With mask k (AVX-512 only) it loads only the masked lanes and leaves the
+// others zero.
+func gather(e elem, s isa, wp, ip reg.GPVirtual, off int, k reg.Register) reg.VecVirtual {
+	dst := s.vec()
+	e.xor(dst, dst, dst)
+	var idx reg.VecVirtual
+	idxBytes := s.lanes(e) * 4
+	switch {
+	case idxBytes == 64:
+		idx = ZMM()
+	case idxBytes == 32:
+		idx = YMM()
+	default:
+		idx = XMM()
+	}
+	if s.avx512 {
+		if k == nil {
+			VMOVDQU32(Mem{Base: ip, Disp: off}, idx)
+			k = K()
+			KXNORW(k, k, k)
+		} else {
+			VMOVDQU32_Z(Mem{Base: ip, Disp: off}, k, idx)
+			k2 := K()
+			KMOVW(k, k2)
+			k = k2
+		}
+		m := Mem{Base: wp, Index: idx, Scale: uint8(e.size)}
+		if e.size == 4 {
+			VGATHERDPS(m, k, dst)
+		} else {
+			VGATHERDPD(m, k, dst)
+		}
+		return dst
+	}
+	VMOVDQU(Mem{Base: ip, Disp: off}, idx)
+	mask := s.vec()
+	VPCMPEQD(mask, mask, mask)
+	m := Mem{Base: wp, Index: idx, Scale: uint8(e.size)}
+	if e.size == 4 {
+		VGATHERDPS(mask, m, dst)
+	} else {
+		VGATHERDPD(mask, m, dst)
+	}
+	return dst
+}
+
+// genDotInd: func(val []T, ind []int32, w []T) T, Σ val[k]*w[ind[k]].
+func genDotInd(e elem, s isa) {
+	text("dotInd", e, s, fmt.Sprintf("func(val []%s, ind []int32, w []%s) %s", e.goT, e.goT, e.goT))
+	vp := ldGP(Param("val").Base())
+	ip := ldGP(Param("ind").Base())
+	wp := ldGP(Param("w").Base())
+	n := ldGP(Param("val").Len())
+	L, U := s.lanes(e), 2
+	accs := zeroed(e, s, U)
+	advance := func(elems int) {
+		ADDQ(U32(elems*e.size), vp)
+		ADDQ(U32(elems*4), ip)
+		SUBQ(U32(elems), n)
+	}
+	Label("loopU")
+	CMPQ(n, U32(U*L))
+	JL(LabelRef("loop1"))
+	for j := 0; j < U; j++ {
+		g := gather(e, s, wp, ip, j*L*4, nil)
+		e.fma(Mem{Base: vp, Disp: j * s.bytes}, g, accs[j])
+	}
+	advance(U * L)
+	JMP(LabelRef("loopU"))
+
+	Label("loop1")
+	CMPQ(n, U32(L))
+	JL(LabelRef("tail"))
+	g := gather(e, s, wp, ip, 0, nil)
+	e.fma(Mem{Base: vp}, g, accs[0])
+	advance(L)
+	JMP(LabelRef("loop1"))
+
+	Label("tail")
+	if s.avx512 {
+		TESTQ(n, n)
+		JZ(LabelRef("reduce"))
+		k := tailMask(n)
+		g := gather(e, s, wp, ip, 0, k)
+		v := s.vec()
+		e.movuZ(Mem{Base: vp}, k, v)
+		e.fma(v, g, accs[0])
+		Label("reduce")
+		sumInto(e, accs)
+		r := hsum(e, s, accs[0])
+		VZEROUPPER()
+		Store(r, ReturnIndex(0))
+		RET()
+		return
+	}
+	sumInto(e, accs)
+	r := hsum(e, s, accs[0])
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	j := GP64()
+	MOVLQSX(Mem{Base: ip}, j)
+	t := XMM()
+	e.movS(Mem{Base: wp, Index: j, Scale: uint8(e.size)}, t)
+	e.fmaS(Mem{Base: vp}, t, r)
+	ADDQ(U32(e.size), vp)
+	ADDQ(U32(4), ip)
+	DECQ(n)
+	JMP(LabelRef("scalar"))
+	Label("done")
+	VZEROUPPER()
+	Store(r, ReturnIndex(0))
+	RET()
+}
+
+// genAxpyInd: func(a T, val []T, ind []int32, w []T), w[ind[k]] += a*val[k].
+// AVX2 has no scatter, so its loop is scalar FMA without bounds checks,
+// unrolled by four; it handles repeated indices because each element's
+// load, add and store happen in program order. The AVX-512 form gathers,
+// multiplies and scatters whole vectors, which needs distinct indices.
+func genAxpyInd(e elem, s isa) {
+	text("axpyInd", e, s, fmt.Sprintf("func(a %s, val []%s, ind []int32, w []%s)", e.goT, e.goT, e.goT))
+	ax := Load(Param("a"), XMM())
+	vp := ldGP(Param("val").Base())
+	ip := ldGP(Param("ind").Base())
+	wp := ldGP(Param("w").Base())
+	n := ldGP(Param("val").Len())
+	if s.avx512 {
+		L := s.lanes(e)
+		va := s.vec()
+		e.bcast(ax, va)
+		scatter := func(g reg.VecVirtual, off int, k reg.Register) {
+			var idx reg.VecVirtual
+			switch L * 4 {
+			case 64:
+				idx = ZMM()
+			default:
+				idx = YMM()
+			}
+			k2 := K()
+			if k == nil {
+				VMOVDQU32(Mem{Base: ip, Disp: off}, idx)
+				KXNORW(k2, k2, k2)
+			} else {
+				VMOVDQU32_Z(Mem{Base: ip, Disp: off}, k, idx)
+				KMOVW(k, k2)
+			}
+			m := Mem{Base: wp, Index: idx, Scale: uint8(e.size)}
+			if e.size == 4 {
+				VSCATTERDPS(g, k2, m)
+			} else {
+				VSCATTERDPD(g, k2, m)
+			}
+		}
+		Label("loop1")
+		CMPQ(n, U32(L))
+		JL(LabelRef("tail"))
+		g := gather(e, s, wp, ip, 0, nil)
+		e.fma(Mem{Base: vp}, va, g)
+		scatter(g, 0, nil)
+		ADDQ(U32(L*e.size), vp)
+		ADDQ(U32(L*4), ip)
+		SUBQ(U32(L), n)
+		JMP(LabelRef("loop1"))
+		Label("tail")
+		TESTQ(n, n)
+		JZ(LabelRef("done"))
+		k := tailMask(n)
+		g = gather(e, s, wp, ip, 0, k)
+		v := s.vec()
+		e.movuZ(Mem{Base: vp}, k, v)
+		e.fma(v, va, g)
+		scatter(g, 0, k)
+		Label("done")
+		VZEROUPPER()
+		RET()
+		return
+	}
+	one := func(j int) {
+		r := GP64()
+		MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
+		t := XMM()
+		e.movS(Mem{Base: vp, Disp: e.size * j}, t)
+		e.fma213S(Mem{Base: wp, Index: r, Scale: uint8(e.size)}, ax, t)
+		e.movS(t, Mem{Base: wp, Index: r, Scale: uint8(e.size)})
+	}
+	Label("loop4")
+	CMPQ(n, U32(4))
+	JL(LabelRef("scalar"))
+	for j := 0; j < 4; j++ {
+		one(j)
+	}
+	ADDQ(U32(4*e.size), vp)
+	ADDQ(U32(16), ip)
+	SUBQ(U32(4), n)
+	JMP(LabelRef("loop4"))
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	one(0)
+	ADDQ(U32(e.size), vp)
+	ADDQ(U32(4), ip)
+	DECQ(n)
+	JMP(LabelRef("scalar"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}

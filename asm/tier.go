@@ -1,0 +1,230 @@
+package asm
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+)
+
+// Tier names one implementation level of the kernels.
+type Tier int
+
+const (
+	// Generic is the portable Go tier, available everywhere.
+	Generic Tier = iota
+	// AVX2 is the AVX2+FMA tier (amd64 only).
+	AVX2
+	// AVX512 is the AVX-512 F+VL tier (amd64 only).
+	AVX512
+)
+
+// EnvVar names the environment variable that overrides the tier chosen at
+// start-up: generic, avx2 or avx512.
+const EnvVar = "HYPERPLANE_SIMD"
+
+// ErrUnsupportedTier is returned by SetTier for a tier this CPU or build cannot run.
+var ErrUnsupportedTier = errors.New("asm: SIMD tier not supported on this CPU or build")
+
+// ErrUnknownTier is returned by ParseTier for a name that is no tier.
+var ErrUnknownTier = errors.New("asm: unknown SIMD tier")
+
+func (t Tier) String() string {
+	switch t {
+	case Generic:
+		return "generic"
+	case AVX2:
+		return "avx2"
+	case AVX512:
+		return "avx512"
+	}
+	return fmt.Sprintf("Tier(%d)", int(t))
+}
+
+// ParseTier reads a tier name as String writes it (case-insensitive;
+// "go", "portable" and "noasm" mean Generic, "avx-512" means AVX512).
+func ParseTier(s string) (Tier, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "generic", "go", "portable", "noasm":
+		return Generic, nil
+	case "avx2":
+		return AVX2, nil
+	case "avx512", "avx-512":
+		return AVX512, nil
+	}
+	return Generic, fmt.Errorf("%w %q (want generic, avx2 or avx512)", ErrUnknownTier, s)
+}
+
+// kernelSet is one tier's implementation of every kernel. The exported
+// functions call through the active set, chosen once at start-up.
+type kernelSet struct {
+	tier Tier
+
+	dotF32   func(x, y []float32) float32
+	dotF64   func(x, y []float64) float64
+	axpyF32  func(a float32, x, y []float32)
+	axpyF64  func(a float64, x, y []float64)
+	scaleF32 func(a float32, x []float32)
+	scaleF64 func(a float64, x []float64)
+	sumSqF32 func(x []float32) float32
+	sumSqF64 func(x []float64) float64
+
+	dotIndF32  func(val []float32, ind []int32, w []float32) float32
+	dotIndF64  func(val []float64, ind []int32, w []float64) float64
+	axpyIndF32 func(a float32, val []float32, ind []int32, w []float32)
+	axpyIndF64 func(a float64, val []float64, ind []int32, w []float64)
+}
+
+var genericKernels = kernelSet{
+	tier:       Generic,
+	dotF32:     dotF32Generic,
+	dotF64:     dotF64Generic,
+	axpyF32:    axpyF32Generic,
+	axpyF64:    axpyF64Generic,
+	scaleF32:   scaleF32Generic,
+	scaleF64:   scaleF64Generic,
+	sumSqF32:   sumSqF32Generic,
+	sumSqF64:   sumSqF64Generic,
+	dotIndF32:  dotIndF32Generic,
+	dotIndF64:  dotIndF64Generic,
+	axpyIndF32: axpyIndF32Generic,
+	axpyIndF64: axpyIndF64Generic,
+}
+
+// tierKernels maps each tier this build and CPU can run to its kernels; it
+// is filled by the architecture's init (dispatch_*.go).
+var tierKernels = map[Tier]*kernelSet{Generic: &genericKernels}
+
+var active atomic.Pointer[kernelSet]
+
+// envNote records what became of the HYPERPLANE_SIMD override, for Info.
+var envNote string
+
+func init() {
+	archInit()
+	best := Best()
+	active.Store(tierKernels[best])
+	v, ok := os.LookupEnv(EnvVar)
+	if !ok || v == "" {
+		return
+	}
+	t, err := ParseTier(v)
+	if err != nil {
+		envNote = fmt.Sprintf("%s=%q ignored: %v; using %s", EnvVar, v, err, best)
+		return
+	}
+	if err := SetTier(t); err != nil {
+		envNote = fmt.Sprintf("%s=%s ignored: not supported here; using %s", EnvVar, t, best)
+		return
+	}
+	envNote = fmt.Sprintf("%s=%s", EnvVar, t)
+}
+
+// Supported reports whether this CPU and build can run tier t.
+func Supported(t Tier) bool { return tierKernels[t] != nil }
+
+// Tiers lists the tiers this CPU and build can run, from slowest to fastest.
+func Tiers() []Tier {
+	var ts []Tier
+	for _, t := range []Tier{Generic, AVX2, AVX512} {
+		if Supported(t) {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// Best is the tier chosen at start-up when no override is given: the
+// fastest tier the CPU supports.
+func Best() Tier {
+	ts := Tiers()
+	return ts[len(ts)-1]
+}
+
+// Active returns the tier the kernels currently run on.
+func Active() Tier { return active.Load().tier }
+
+// SetTier switches every kernel to tier t. It is safe to call at any time;
+// calls already running finish on the tier they started with.
+func SetTier(t Tier) error {
+	k := tierKernels[t]
+	if k == nil {
+		return fmt.Errorf("%w: %s", ErrUnsupportedTier, t)
+	}
+	active.Store(k)
+	return nil
+}
+
+func checkLen(op string, a, b int) {
+	if a != b {
+		panic(fmt.Sprintf("asm.%s: length mismatch %d != %d", op, a, b))
+	}
+}
+
+// DotF32 returns Σ x[i]·y[i]. It panics if len(x) != len(y).
+func DotF32(x, y []float32) float32 {
+	checkLen("DotF32", len(x), len(y))
+	return active.Load().dotF32(x, y)
+}
+
+// DotF64 returns Σ x[i]·y[i]. It panics if len(x) != len(y).
+func DotF64(x, y []float64) float64 {
+	checkLen("DotF64", len(x), len(y))
+	return active.Load().dotF64(x, y)
+}
+
+// AxpyF32 computes y[i] += a·x[i], fused into one pass. It panics if len(x) != len(y).
+func AxpyF32(a float32, x, y []float32) {
+	checkLen("AxpyF32", len(x), len(y))
+	active.Load().axpyF32(a, x, y)
+}
+
+// AxpyF64 computes y[i] += a·x[i], fused into one pass. It panics if len(x) != len(y).
+func AxpyF64(a float64, x, y []float64) {
+	checkLen("AxpyF64", len(x), len(y))
+	active.Load().axpyF64(a, x, y)
+}
+
+// ScaleF32 computes x[i] *= a.
+func ScaleF32(a float32, x []float32) { active.Load().scaleF32(a, x) }
+
+// ScaleF64 computes x[i] *= a.
+func ScaleF64(a float64, x []float64) { active.Load().scaleF64(a, x) }
+
+// SumSqF32 returns Σ x[i]², the squared Euclidean norm.
+func SumSqF32(x []float32) float32 { return active.Load().sumSqF32(x) }
+
+// SumSqF64 returns Σ x[i]², the squared Euclidean norm.
+func SumSqF64(x []float64) float64 { return active.Load().sumSqF64(x) }
+
+// DotIndF32 returns Σ val[k]·w[ind[k]], the gather behind every sparse
+// prediction. It panics if len(val) != len(ind). The indices are not
+// checked: each must lie in [0, len(w)).
+func DotIndF32(val []float32, ind []int32, w []float32) float32 {
+	checkLen("DotIndF32", len(val), len(ind))
+	return active.Load().dotIndF32(val, ind, w)
+}
+
+// DotIndF64 returns Σ val[k]·w[ind[k]]. It panics if len(val) != len(ind).
+// The indices are not checked: each must lie in [0, len(w)).
+func DotIndF64(val []float64, ind []int32, w []float64) float64 {
+	checkLen("DotIndF64", len(val), len(ind))
+	return active.Load().dotIndF64(val, ind, w)
+}
+
+// AxpyIndF32 computes w[ind[k]] += a·val[k], the scatter behind every sparse
+// update. It panics if len(val) != len(ind). The indices are not checked:
+// each must lie in [0, len(w)) and none may repeat.
+func AxpyIndF32(a float32, val []float32, ind []int32, w []float32) {
+	checkLen("AxpyIndF32", len(val), len(ind))
+	active.Load().axpyIndF32(a, val, ind, w)
+}
+
+// AxpyIndF64 computes w[ind[k]] += a·val[k]. It panics if len(val) !=
+// len(ind). The indices are not checked: each must lie in [0, len(w)) and
+// none may repeat.
+func AxpyIndF64(a float64, val []float64, ind []int32, w []float64) {
+	checkLen("AxpyIndF64", len(val), len(ind))
+	active.Load().axpyIndF64(a, val, ind, w)
+}
