@@ -18,6 +18,8 @@ var avx2Kernels = kernelSet{
 	dotIndF64:  dotIndF64AVX2,
 	axpyIndF32: axpyIndF32AVX2,
 	axpyIndF64: axpyIndF64AVX2,
+	dotRowsF32: dotRowsF32AVX2,
+	dotRowsF64: dotRowsF64AVX2,
 }
 
 var avx512Kernels = kernelSet{
@@ -34,6 +36,8 @@ var avx512Kernels = kernelSet{
 	dotIndF64:  dotIndF64AVX512,
 	axpyIndF32: axpyIndF32AVX512,
 	axpyIndF64: axpyIndF64AVX512,
+	dotRowsF32: dotRowsF32AVX512,
+	dotRowsF64: dotRowsF64AVX512,
 }
 
 // archInit registers the tiers this CPU can run. cpuid's AVX flags already

@@ -284,6 +284,62 @@ func TestSparseKernelsAgainstReference(t *testing.T) {
 	})
 }
 
+func TestDotRowsAgainstReference(t *testing.T) {
+	forTiers(t, func(t *testing.T, k *kernelSet) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for trial := 0; trial < 200; trial++ {
+			rows := r.IntN(20)
+			dim := 1 + r.IntN(400)
+			// Row lengths 0..maxLen, with a nonzero first pointer so the block
+			// is a slice of a bigger matrix.
+			first := int64(r.IntN(5))
+			indptr := []int64{first}
+			var ind []int32
+			for range first {
+				ind = append(ind, int32(r.IntN(dim)))
+			}
+			for range rows {
+				nnz := r.IntN(min(dim, maxLen) + 1)
+				if r.IntN(4) == 0 {
+					nnz = r.IntN(3)
+				}
+				ind = append(ind, indexPatterns[r.IntN(len(indexPatterns))].gen(r, nnz, dim)...)
+				indptr = append(indptr, int64(len(ind)))
+			}
+			w, cw := guarded32(r, dim, trial%4)
+			val, cv := guarded32(r, len(ind), (trial+1)%4)
+			out, co := guarded32(r, rows, (trial+2)%4)
+			want := make([]float32, rows)
+			dotRowsF32Generic(indptr, ind, val, w, want)
+			k.dotRowsF32(indptr, ind, val, w, out)
+			w64, cw64 := guarded64(r, dim, trial%4)
+			val64, cv64 := guarded64(r, len(ind), (trial+3)%4)
+			out64, co64 := guarded64(r, rows, (trial+1)%4)
+			want64 := make([]float64, rows)
+			dotRowsF64Generic(indptr, ind, val64, w64, want64)
+			k.dotRowsF64(indptr, ind, val64, w64, out64)
+			for i := range out {
+				lo, hi := indptr[i], indptr[i+1]
+				var mag float32
+				var mag64 float64
+				for j := lo; j < hi; j++ {
+					mag += float32(math.Abs(float64(val[j] * w[ind[j]])))
+					mag64 += math.Abs(val64[j] * w64[ind[j]])
+				}
+				if !close32(out[i], want[i], mag, int(hi-lo)) {
+					t.Fatalf("trial %d row %d: dotRowsF32 %v want %v", trial, i, out[i], want[i])
+				}
+				if !close64(out64[i], want64[i], mag64, int(hi-lo)) {
+					t.Fatalf("trial %d row %d: dotRowsF64 %v want %v", trial, i, out64[i], want64[i])
+				}
+			}
+			for _, c := range []func(*testing.T){cw, cv, co, cw64, cv64, co64} {
+				c(t)
+			}
+		}
+	})
+}
+
 // TestSparseLargeWeights gathers from a weight vector far larger than the
 // caches, with indices up to the last element, to catch address overflow in
 // the scaled-index forms.
@@ -386,6 +442,12 @@ func TestLengthMismatchPanics(t *testing.T) {
 		"DotIndF64":  func() { DotIndF64(make([]float64, 1), make([]int32, 2), make([]float64, 9)) },
 		"AxpyIndF32": func() { AxpyIndF32(1, make([]float32, 3), make([]int32, 2), make([]float32, 9)) },
 		"AxpyIndF64": func() { AxpyIndF64(1, make([]float64, 3), make([]int32, 4), make([]float64, 9)) },
+		"DotRowsF32-out": func() {
+			DotRowsF32([]int64{0, 1}, make([]int32, 1), make([]float32, 1), make([]float32, 9), make([]float32, 2))
+		},
+		"DotRowsF64-range": func() {
+			DotRowsF64([]int64{0, 5}, make([]int32, 1), make([]float64, 1), make([]float64, 9), make([]float64, 1))
+		},
 	}
 	for name, f := range cases {
 		t.Run(name, func(t *testing.T) {

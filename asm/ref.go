@@ -166,3 +166,23 @@ func axpyIndF64Generic(a float64, val []float64, ind []int32, w []float64) {
 		w[ind[k]] += a * v
 	}
 }
+
+// dotRowsF32Generic computes, for every row r of a CSR block,
+//
+//	for k := indptr[r]; k < indptr[r+1]; k++ { out[r] += val[k] * w[ind[k]] }
+func dotRowsF32Generic(indptr []int64, ind []int32, val []float32, w []float32, out []float32) {
+	for r := range out {
+		lo, hi := indptr[r], indptr[r+1]
+		out[r] = dotIndF32Generic(val[lo:hi], ind[lo:hi], w)
+	}
+}
+
+// dotRowsF64Generic computes, for every row r of a CSR block,
+//
+//	for k := indptr[r]; k < indptr[r+1]; k++ { out[r] += val[k] * w[ind[k]] }
+func dotRowsF64Generic(indptr []int64, ind []int32, val []float64, w []float64, out []float64) {
+	for r := range out {
+		lo, hi := indptr[r], indptr[r+1]
+		out[r] = dotIndF64Generic(val[lo:hi], ind[lo:hi], w)
+	}
+}

@@ -74,6 +74,9 @@ type kernelSet struct {
 	dotIndF64  func(val []float64, ind []int32, w []float64) float64
 	axpyIndF32 func(a float32, val []float32, ind []int32, w []float32)
 	axpyIndF64 func(a float64, val []float64, ind []int32, w []float64)
+
+	dotRowsF32 func(indptr []int64, ind []int32, val []float32, w []float32, out []float32)
+	dotRowsF64 func(indptr []int64, ind []int32, val []float64, w []float64, out []float64)
 }
 
 var genericKernels = kernelSet{
@@ -90,6 +93,8 @@ var genericKernels = kernelSet{
 	dotIndF64:  dotIndF64Generic,
 	axpyIndF32: axpyIndF32Generic,
 	axpyIndF64: axpyIndF64Generic,
+	dotRowsF32: dotRowsF32Generic,
+	dotRowsF64: dotRowsF64Generic,
 }
 
 // tierKernels maps each tier this build and CPU can run to its kernels; it
@@ -227,4 +232,34 @@ func AxpyIndF32(a float32, val []float32, ind []int32, w []float32) {
 func AxpyIndF64(a float64, val []float64, ind []int32, w []float64) {
 	checkLen("AxpyIndF64", len(val), len(ind))
 	active.Load().axpyIndF64(a, val, ind, w)
+}
+
+// checkRows panics unless indptr describes len(out) rows whose ranges lie
+// inside ind and val.
+func checkRows(op string, indptr []int64, nind, nval, nout int) {
+	if len(indptr) != nout+1 {
+		panic(fmt.Sprintf("asm.%s: len(indptr) = %d, want len(out)+1 = %d", op, len(indptr), nout+1))
+	}
+	checkLen(op, nval, nind)
+	if indptr[0] < 0 || indptr[nout] > int64(nind) || indptr[0] > indptr[nout] {
+		panic(fmt.Sprintf("asm.%s: indptr range [%d, %d] outside the %d stored entries", op, indptr[0], indptr[nout], nind))
+	}
+}
+
+// DotRowsF32 computes out[r] = Σ val[k]·w[ind[k]] over k in
+// [indptr[r], indptr[r+1]) for every row r of a CSR block: the sparse
+// matrix–vector product, in one call so that short rows pay no per-call
+// cost. It panics if len(indptr) != len(out)+1, len(ind) != len(val) or
+// the first and last row pointers fall outside ind. The pointers between
+// must not decrease, and the indices must lie in [0, len(w)); neither is
+// checked.
+func DotRowsF32(indptr []int64, ind []int32, val []float32, w []float32, out []float32) {
+	checkRows("DotRowsF32", indptr, len(ind), len(val), len(out))
+	active.Load().dotRowsF32(indptr, ind, val, w, out)
+}
+
+// DotRowsF64 is DotRowsF32 in float64.
+func DotRowsF64(indptr []int64, ind []int32, val []float64, w []float64, out []float64) {
+	checkRows("DotRowsF64", indptr, len(ind), len(val), len(out))
+	active.Load().dotRowsF64(indptr, ind, val, w, out)
 }

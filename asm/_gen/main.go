@@ -72,12 +72,12 @@ var (
 )
 
 func main() {
-	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, axpyind")
+	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotrows, axpyind")
 	flag.Parse()
 	ConstraintExpr("amd64,!noasm")
 	gens := map[string]func(elem, isa){
 		"dot": genDot, "axpy": genAxpy, "scale": genScale, "sumsq": genSumSq,
-		"dotind": genDotInd, "axpyind": genAxpyInd,
+		"dotind": genDotInd, "dotrows": genDotRows, "axpyind": genAxpyInd,
 	}
 	g, ok := gens[*kernel]
 	if !ok {
@@ -89,6 +89,7 @@ func main() {
 			g(e, s)
 		}
 	}
+
 	Generate()
 }
 
@@ -417,6 +418,49 @@ func genDotInd(e elem, s isa) {
 	ip := ldGP(Param("ind").Base())
 	wp := ldGP(Param("w").Base())
 	n := ldGP(Param("val").Len())
+	r := dotIndLoop(e, s, vp, ip, wp, n, "")
+	VZEROUPPER()
+	Store(r, ReturnIndex(0))
+	RET()
+}
+
+// genDotRows: func(indptr []int64, ind []int32, val []T, w []T, out []T):
+// out[r] = Σ val[k]*w[ind[k]] for k in [indptr[r], indptr[r+1]), every row
+// of a CSR block in one call, so short rows pay no call overhead.
+func genDotRows(e elem, s isa) {
+	text("dotRows", e, s, fmt.Sprintf("func(indptr []int64, ind []int32, val []%s, w []%s, out []%s)", e.goT, e.goT, e.goT))
+	pp := ldGP(Param("indptr").Base())
+	ib := ldGP(Param("ind").Base())
+	vb := ldGP(Param("val").Base())
+	wp := ldGP(Param("w").Base())
+	op := ldGP(Param("out").Base())
+	rows := ldGP(Param("out").Len())
+	Label("row")
+	TESTQ(rows, rows)
+	JZ(LabelRef("end"))
+	start, n := GP64(), GP64()
+	MOVQ(Mem{Base: pp}, start)
+	MOVQ(Mem{Base: pp, Disp: 8}, n)
+	SUBQ(start, n)
+	vp, ip := GP64(), GP64()
+	LEAQ(Mem{Base: vb, Index: start, Scale: uint8(e.size)}, vp)
+	LEAQ(Mem{Base: ib, Index: start, Scale: 4}, ip)
+	r := dotIndLoop(e, s, vp, ip, wp, n, "r")
+	e.movS(r, Mem{Base: op})
+	ADDQ(U32(8), pp)
+	ADDQ(U32(e.size), op)
+	DECQ(rows)
+	JMP(LabelRef("row"))
+	Label("end")
+	VZEROUPPER()
+	RET()
+}
+
+// dotIndLoop emits Σ val[k]*w[ind[k]] over n elements at vp and ip,
+// leaving the sum in lane 0 of the returned XMM register. It advances vp
+// and ip and consumes n. Labels get prefix p so that it can be emitted
+// inside an outer loop.
+func dotIndLoop(e elem, s isa, vp, ip, wp, n reg.GPVirtual, p string) reg.VecVirtual {
 	L, U := s.lanes(e), 2
 	accs := zeroed(e, s, U)
 	advance := func(elems int) {
@@ -424,46 +468,42 @@ func genDotInd(e elem, s isa) {
 		ADDQ(U32(elems*4), ip)
 		SUBQ(U32(elems), n)
 	}
-	Label("loopU")
+	Label(p + "loopU")
 	CMPQ(n, U32(U*L))
-	JL(LabelRef("loop1"))
+	JL(LabelRef(p + "loop1"))
 	for j := 0; j < U; j++ {
 		g := gather(e, s, wp, ip, j*L*4, nil)
 		e.fma(Mem{Base: vp, Disp: j * s.bytes}, g, accs[j])
 	}
 	advance(U * L)
-	JMP(LabelRef("loopU"))
+	JMP(LabelRef(p + "loopU"))
 
-	Label("loop1")
+	Label(p + "loop1")
 	CMPQ(n, U32(L))
-	JL(LabelRef("tail"))
+	JL(LabelRef(p + "tail"))
 	g := gather(e, s, wp, ip, 0, nil)
 	e.fma(Mem{Base: vp}, g, accs[0])
 	advance(L)
-	JMP(LabelRef("loop1"))
+	JMP(LabelRef(p + "loop1"))
 
-	Label("tail")
+	Label(p + "tail")
 	if s.avx512 {
 		TESTQ(n, n)
-		JZ(LabelRef("reduce"))
+		JZ(LabelRef(p + "reduce"))
 		k := tailMask(n)
 		g := gather(e, s, wp, ip, 0, k)
 		v := s.vec()
 		e.movuZ(Mem{Base: vp}, k, v)
 		e.fma(v, g, accs[0])
-		Label("reduce")
+		Label(p + "reduce")
 		sumInto(e, accs)
-		r := hsum(e, s, accs[0])
-		VZEROUPPER()
-		Store(r, ReturnIndex(0))
-		RET()
-		return
+		return hsum(e, s, accs[0])
 	}
 	sumInto(e, accs)
 	r := hsum(e, s, accs[0])
-	Label("scalar")
+	Label(p + "scalar")
 	TESTQ(n, n)
-	JZ(LabelRef("done"))
+	JZ(LabelRef(p + "done"))
 	j := GP64()
 	MOVLQSX(Mem{Base: ip}, j)
 	t := XMM()
@@ -472,11 +512,9 @@ func genDotInd(e elem, s isa) {
 	ADDQ(U32(e.size), vp)
 	ADDQ(U32(4), ip)
 	DECQ(n)
-	JMP(LabelRef("scalar"))
-	Label("done")
-	VZEROUPPER()
-	Store(r, ReturnIndex(0))
-	RET()
+	JMP(LabelRef(p + "scalar"))
+	Label(p + "done")
+	return r
 }
 
 // genAxpyInd: func(a T, val []T, ind []int32, w []T), w[ind[k]] += a*val[k].
