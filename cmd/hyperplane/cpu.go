@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+)
+
+var cpuCmd = &command{
+	name:  "cpu",
+	short: "show the CPU, its SIMD features and the kernel tier in use",
+	long: `Cpu reports the processor as cpuid sees it (brand, family and model, core
+counts, cache sizes, feature flags), the kernel tiers it can run and the one
+in use, which HYPERPLANE_SIMD or -simd can force.`,
+	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		asJSON := fs.Bool("json", false, "print the report as JSON")
+		return func(args []string, out io.Writer) error {
+			if len(args) > 0 {
+				return fmt.Errorf("%w: cpu takes no arguments", errUsage)
+			}
+			c := asm.CPU()
+			if *asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(c)
+			}
+			fmt.Fprintf(out, "cpu:      %s (%s, family %d model %d stepping %d, %s)\n", c.Brand, c.Vendor, c.Family, c.Model, c.Stepping, c.Arch)
+			fmt.Fprintf(out, "cores:    %d physical, %d logical\n", c.PhysicalCores, c.LogicalCores)
+			fmt.Fprintf(out, "caches:   L1d %s, L2 %s, L3 %s, line %d B\n", size(c.L1DataBytes), size(c.L2Bytes), size(c.L3Bytes), c.CacheLine)
+			fmt.Fprintf(out, "features: %s\n", strings.Join(c.Features, " "))
+			fmt.Fprintf(out, "tiers:    %s (active: %s)\n", strings.Join(c.Tiers, ", "), c.Active)
+			if c.Override != "" {
+				fmt.Fprintf(out, "override: %s\n", c.Override)
+			}
+			return nil
+		}
+	},
+}
+
+func size(b int) string {
+	switch {
+	case b <= 0:
+		return "unknown"
+	case b >= 1<<20:
+		return fmt.Sprintf("%d MiB", b>>20)
+	default:
+		return fmt.Sprintf("%d KiB", b>>10)
+	}
+}

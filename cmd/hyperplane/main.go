@@ -1,0 +1,124 @@
+// Command hyperplane trains and measures perceptrons.
+//
+// Usage:
+//
+//	hyperplane                 train and evaluate on the embedded demo data
+//	hyperplane demo [flags]    the same, with options
+//	hyperplane cpu [-json]     the CPU, its features and the SIMD tier in use
+//	hyperplane stats FILE...   parse LIBSVM files and describe them
+//	hyperplane help [COMMAND]  help for a command
+//
+// The SIMD tier can be forced for any command with -simd or the
+// HYPERPLANE_SIMD environment variable (generic, avx2, avx512).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+)
+
+// command is one entry of the command table.
+type command struct {
+	name, args, short, long string
+	flags                   func(fs *flag.FlagSet) func(args []string, stdout io.Writer) error
+}
+
+var commands []*command
+
+func init() {
+	commands = []*command{demoCmd, cpuCmd, statsCmd}
+}
+
+// errUsage marks a misuse; main prints the command's usage and exits 2.
+var errUsage = errors.New("usage")
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		args = []string{"demo"}
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
+		return help(args[1:], stdout, stderr)
+	}
+	var cmd *command
+	for _, c := range commands {
+		if c.name == name {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stderr, "hyperplane: unknown command %q\nRun 'hyperplane help' for the list.\n", name)
+		return 2
+	}
+	fs := flag.NewFlagSet("hyperplane "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	simd := fs.String("simd", "", "force the SIMD `tier`: generic, avx2 or avx512")
+	body := cmd.flags(fs)
+	fs.Usage = func() { usage(cmd, fs, stderr) }
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *simd != "" {
+		t, err := asm.ParseTier(*simd)
+		if err == nil {
+			err = asm.SetTier(t)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "hyperplane %s: -simd: %v\n", cmd.name, err)
+			return 2
+		}
+	}
+	if err := body(fs.Args(), stdout); err != nil {
+		if errors.Is(err, errUsage) {
+			fmt.Fprintf(stderr, "hyperplane %s: %s\n", cmd.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+			fs.Usage()
+			return 2
+		}
+		fmt.Fprintf(stderr, "hyperplane %s: %v\n", cmd.name, err)
+		return 1
+	}
+	return 0
+}
+
+func usage(c *command, fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, "usage: hyperplane %s [flags] %s\n\n%s\n\nflags:\n", c.name, c.args, c.long)
+	fs.PrintDefaults()
+}
+
+func help(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stdout, "hyperplane trains and measures SIMD-accelerated perceptrons.\n\nusage: hyperplane <command> [flags] [arguments]\n\ncommands:")
+		sort.Slice(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
+		for _, c := range commands {
+			fmt.Fprintf(stdout, "  %-8s %s\n", c.name, c.short)
+		}
+		fmt.Fprintln(stdout, "\nWith no command, hyperplane runs demo. 'hyperplane help COMMAND' shows a command's flags.")
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			fs := flag.NewFlagSet("hyperplane "+c.name, flag.ContinueOnError)
+			fs.SetOutput(stdout)
+			fs.String("simd", "", "force the SIMD `tier`: generic, avx2 or avx512")
+			c.flags(fs)
+			usage(c, fs, stdout)
+			return 0
+		}
+	}
+	fmt.Fprintf(stderr, "hyperplane help: unknown command %q\n", args[0])
+	return 2
+}

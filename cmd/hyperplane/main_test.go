@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestDemoTrainsAndEvaluates(t *testing.T) {
+	code, out, errOut := runCmd("demo", "-json", "-epochs", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r demoResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("bad JSON %q: %v", out, err)
+	}
+	if r.TrainRows+r.TestRows != 10000 || r.Features != 20913 {
+		t.Fatalf("embedded data has %d+%d rows, %d features", r.TrainRows, r.TestRows, r.Features)
+	}
+	// A linear model reaches about 0.90 here; chance is 0.5.
+	if r.TestAcc < 0.85 {
+		t.Fatalf("test accuracy %v, want ≥ 0.85", r.TestAcc)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.svm")
+	if err := os.WriteFile(bad, []byte("1 1:1\n-1 3:1 2:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"demo", "-nosuchflag"}, 2, "flag provided but not defined"},
+		{[]string{"demo", "-epochs", "zero"}, 2, "invalid value"},
+		{[]string{"demo", "-epochs", "0"}, 2, "-epochs"},
+		{[]string{"demo", "-simd", "sse9"}, 2, "unknown SIMD tier"},
+		{[]string{"stats"}, 2, "needs at least one file"},
+		{[]string{"stats", filepath.Join(dir, "missing.svm")}, 1, "no such file"},
+		{[]string{"stats", bad}, 1, bad + ":2:"},
+		{[]string{"help", "nosuch"}, 2, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, errOut := runCmd(c.args...)
+		if code != c.code || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, c.code, c.msg)
+		}
+	}
+}
+
+func TestHelpAndCPU(t *testing.T) {
+	code, out, _ := runCmd("help")
+	if code != 0 || !strings.Contains(out, "stats") || !strings.Contains(out, "cpu") {
+		t.Fatalf("help: exit %d, %q", code, out)
+	}
+	code, out, _ = runCmd("help", "demo")
+	if code != 0 || !strings.Contains(out, "-epochs") {
+		t.Fatalf("help demo: exit %d, %q", code, out)
+	}
+	code, out, _ = runCmd("cpu", "-json")
+	var c struct{ Active string }
+	if code != 0 || json.Unmarshal([]byte(out), &c) != nil || c.Active == "" {
+		t.Fatalf("cpu -json: exit %d, %q", code, out)
+	}
+}
