@@ -1,0 +1,39 @@
+// Package sparse holds hyperplane's sparse data structures and their file
+// formats: Vector, a sparse vector; CSR, a compressed-sparse-row matrix with
+// 64-bit row pointers; Builder, which assembles a CSR row by row with full
+// validation; and a fast reader and writer for the LIBSVM / SVMlight text
+// format.
+//
+// # Invariants
+//
+// A Vector or a CSR row holds 0-based column indices that are strictly
+// increasing and lie in [0, Dim) (respectively [0, Cols)), with one value per
+// index, every value finite. Builder, FromDense and the readers establish
+// these invariants; Validate checks them on values assembled by hand from
+// user-supplied slices. The arithmetic methods (Vector.Dot, Vector.AddTo)
+// trust them, because the SIMD kernels in package asm gather and scatter
+// without bounds checks: always Validate hand-built data first.
+//
+// # LIBSVM / SVMlight format
+//
+// Each line holds one row:
+//
+//	<label> [qid:<n>] <index>:<value> <index>:<value> ... [# comment]
+//
+// Indices in the file are 1-based and strictly increasing; in memory they are
+// 0-based, so file index k is column k-1. ReadLIBSVM parses a whole input in
+// parallel into a Dataset; Scanner streams it one row at a time with no
+// allocation per row, for data that does not fit in memory. Both detect
+// gzip-compressed input by its magic bytes and share one line parser, so they
+// accept and reject exactly the same inputs. Malformed input is reported as a
+// *ParseError carrying the line and column and wrapping one of the sentinel
+// errors (ErrSyntax, ErrIndex, ErrIndexOrder, ErrIndexRange, ErrValue,
+// ErrRowTooLong), to be tested with errors.Is.
+//
+// ReadLIBSVM may be called from several goroutines at once; a Scanner or
+// Builder belongs to one goroutine. The read-only methods of Vector and CSR
+// may run concurrently.
+//
+// WriteLIBSVM and WriteLIBSVMFile write the same format back; every float32
+// value is written with the fewest digits that read back to the same bits.
+package sparse

@@ -1,0 +1,498 @@
+package sparse
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// DefaultMaxRowNNZ is the default limit on the number of features in one
+// row (ReadOptions.MaxRowNNZ).
+const DefaultMaxRowNNZ = 1 << 24
+
+const (
+	defaultChunkSize = 1 << 20  // parallel reader block size
+	firstChunkSize   = 64 << 10 // first block; blocks double up to the chunk size
+	minChunkSize     = 16
+)
+
+// ReadOptions controls ReadLIBSVM and NewScanner. The zero value reads any
+// valid file with the defaults documented on each field.
+type ReadOptions struct {
+	// Dim fixes the number of columns. If Dim > 0 the matrix has exactly
+	// Dim columns and a file index above Dim is an error (ErrIndexRange).
+	// If Dim == 0 the number of columns is the largest index in the file.
+	Dim int
+	// MaxDim limits every file index (ErrIndexRange beyond it). 0 means
+	// the int32 limit, 2^31-1, which is also the most any value can raise
+	// it to.
+	MaxDim int
+	// MaxRowNNZ limits the number of features in one row (ErrRowTooLong
+	// beyond it). 0 means DefaultMaxRowNNZ.
+	MaxRowNNZ int
+	// Name names the input in error messages; ReadLIBSVMFile defaults it to
+	// the path.
+	Name string
+	// Workers is the number of goroutines ReadLIBSVM parses with. 0 means
+	// runtime.GOMAXPROCS(0). Scanner ignores it.
+	Workers int
+
+	// chunkSize overrides the block size (tests use tiny blocks to
+	// exercise block boundaries).
+	chunkSize int
+}
+
+// normalize validates o and fills in the defaults.
+func (o ReadOptions) normalize() (ReadOptions, error) {
+	switch {
+	case o.Dim < 0:
+		return o, fmt.Errorf("%w: Dim = %d is negative", ErrBadOption, o.Dim)
+	case o.Dim > math.MaxInt32:
+		return o, fmt.Errorf("%w: Dim = %d exceeds the int32 index range", ErrBadOption, o.Dim)
+	case o.MaxDim < 0:
+		return o, fmt.Errorf("%w: MaxDim = %d is negative", ErrBadOption, o.MaxDim)
+	case o.MaxRowNNZ < 0:
+		return o, fmt.Errorf("%w: MaxRowNNZ = %d is negative", ErrBadOption, o.MaxRowNNZ)
+	case o.Workers < 0:
+		return o, fmt.Errorf("%w: Workers = %d is negative", ErrBadOption, o.Workers)
+	}
+	if o.MaxDim == 0 || o.MaxDim > math.MaxInt32 {
+		o.MaxDim = math.MaxInt32
+	}
+	if o.Dim > o.MaxDim {
+		return o, fmt.Errorf("%w: Dim = %d exceeds MaxDim = %d", ErrBadOption, o.Dim, o.MaxDim)
+	}
+	if o.MaxRowNNZ == 0 {
+		o.MaxRowNNZ = DefaultMaxRowNNZ
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.chunkSize == 0 {
+		o.chunkSize = defaultChunkSize
+	}
+	o.chunkSize = max(o.chunkSize, minChunkSize)
+	return o, nil
+}
+
+// Dataset is a labelled sparse data set: row i of X has label Y[i] and, if
+// the input had query ids, query id QID[i].
+type Dataset struct {
+	X   *CSR
+	Y   []float64
+	QID []int64 // nil if no row had a qid; else one per row, 0 where a row had none
+}
+
+// Len returns the number of rows.
+func (d *Dataset) Len() int { return len(d.Y) }
+
+// Validate checks d: X valid (see CSR.Validate), one finite label per row,
+// QID nil or one per row.
+func (d *Dataset) Validate() error {
+	if d == nil || d.X == nil {
+		return fmt.Errorf("%w: nil dataset or matrix", ErrShape)
+	}
+	if err := d.X.Validate(); err != nil {
+		return err
+	}
+	if len(d.Y) != d.X.Rows {
+		return fmt.Errorf("%w: %d labels for %d rows", ErrShape, len(d.Y), d.X.Rows)
+	}
+	if d.QID != nil && len(d.QID) != d.X.Rows {
+		return fmt.Errorf("%w: %d qids for %d rows", ErrShape, len(d.QID), d.X.Rows)
+	}
+	for i, y := range d.Y {
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return fmt.Errorf("%w: label of row %d is %v", ErrValue, i, y)
+		}
+	}
+	return nil
+}
+
+var bom = []byte{0xef, 0xbb, 0xbf}
+
+// openSource returns r, or a decompressing reader when r starts with the
+// gzip magic bytes.
+func openSource(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	magic, err := br.Peek(2)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		return zr, nil
+	}
+	return br, nil
+}
+
+func readErr(name string, err error) error {
+	if name == "" {
+		return fmt.Errorf("sparse: reading input: %w", err)
+	}
+	return fmt.Errorf("sparse: reading %s: %w", name, err)
+}
+
+// ReadLIBSVMFile reads the LIBSVM file at path (gzip-compressed or not)
+// with ReadLIBSVM. If opt.Name is empty, errors name the file by path.
+func ReadLIBSVMFile(path string, opt ReadOptions) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	return ReadLIBSVM(f, opt)
+}
+
+// ReadLIBSVM reads a whole LIBSVM / SVMlight input into memory. Input that
+// starts with the gzip magic bytes is decompressed transparently.
+//
+// The input is cut into blocks at line ends and the blocks are parsed in
+// parallel by opt.Workers goroutines (while another goroutine reads and
+// decompresses), then concatenated in order, so the result equals a
+// sequential parse. Memory use is bounded by the data actually read: no
+// number in the input sizes an allocation.
+//
+// Accepted: labels that are integers or decimal floats ("+1", "-1", "2.5",
+// "1e3"); "qid:N" right after the label; '#' comments, at the end of a line
+// or alone on it; rows without features; any mix of spaces and tabs between
+// tokens and at line ends; CRLF line ends; a UTF-8 byte order mark at the
+// start; blank lines (skipped, but counted in line numbers); a last line
+// without a newline. Explicit zero values are kept.
+//
+// Anything else is an error: a *ParseError wrapping ErrSyntax, ErrIndex,
+// ErrIndexOrder, ErrIndexRange, ErrValue or ErrRowTooLong, reporting the
+// earliest bad line. An input with no rows (empty, or only blank and comment
+// lines) is not an error: the Dataset has 0 rows. Read and decompression
+// errors are returned wrapped; invalid options wrap ErrBadOption.
+func ReadLIBSVM(r io.Reader, opt ReadOptions) (*Dataset, error) {
+	o, err := opt.normalize()
+	if err != nil {
+		return nil, err
+	}
+	src, err := openSource(r)
+	if err != nil {
+		return nil, readErr(o.Name, err)
+	}
+	return readParallel(src, &o)
+}
+
+// piece is the parsed content of one block.
+type piece struct {
+	lines  int // lines in the block
+	labels []float64
+	qid    []int64 // nil unless some row had a qid
+	indptr []int64 // local row pointers, len(labels)+1
+	ind    []int32
+	val    []float32
+	maxCol int32 // largest 0-based column, -1 if none
+
+	err     *lineError
+	errLine int // block-relative 1-based line of err
+}
+
+// worker is one parsing goroutine's state.
+type worker struct {
+	p lineParser
+	// Running totals, to size each block's slices from its byte length.
+	bytes, nnz, rows int64
+}
+
+// estimate returns a capacity for a block of n bytes holding items at the
+// running rate items/bytes, with 5% slack; with no history yet it uses
+// guess bytes per item. It never exceeds n/minBytes+1, the most items n
+// bytes can hold, so no allocation is larger than the data warrants.
+func (w *worker) estimate(n int, items int64, guess, minBytes int) int {
+	c := n/guess + 16
+	if w.bytes > 0 {
+		c = int(float64(n)*float64(items)/float64(w.bytes)*1.05) + 16
+	}
+	return min(c, n/minBytes+1)
+}
+
+// parse parses one block of whole lines (the last possibly without '\n').
+func (w *worker) parse(data []byte) piece {
+	n := len(data)
+	rowsCap := w.estimate(n, w.rows, 256, 2) // a row takes at least "1\n"
+	nnzCap := w.estimate(n, w.nnz, 8, 4)     // a feature at least " 1:1"
+	pc := piece{
+		labels: make([]float64, 0, rowsCap),
+		indptr: make([]int64, 1, rowsCap+1),
+		ind:    make([]int32, 0, nnzCap),
+		val:    make([]float32, 0, nnzCap),
+		maxCol: -1,
+	}
+	line := 0
+	for len(data) > 0 {
+		var ln []byte
+		if k := bytes.IndexByte(data, '\n'); k >= 0 {
+			ln, data = data[:k], data[k+1:]
+		} else {
+			ln, data = data, nil
+		}
+		line++
+		start := len(pc.ind)
+		r, ind, val, blank, le := w.p.parseLine(ln, pc.ind, pc.val)
+		if le != nil {
+			return piece{lines: line, err: le, errLine: line}
+		}
+		pc.ind, pc.val = ind, val
+		if blank {
+			continue
+		}
+		if len(ind) > start {
+			pc.maxCol = max(pc.maxCol, ind[len(ind)-1])
+		}
+		if r.hasQID && pc.qid == nil {
+			pc.qid = make([]int64, len(pc.labels), cap(pc.labels))
+		}
+		if pc.qid != nil {
+			pc.qid = append(pc.qid, r.qid)
+		}
+		pc.labels = append(pc.labels, r.label)
+		pc.indptr = append(pc.indptr, int64(len(ind)))
+	}
+	pc.lines = line
+	w.bytes += int64(n)
+	w.nnz += int64(len(pc.ind))
+	w.rows += int64(len(pc.labels))
+	return pc
+}
+
+type block struct {
+	seq  int
+	data []byte
+}
+
+type result struct {
+	seq int
+	pc  piece
+}
+
+// noStop is the value of stopSeq while no block has failed.
+const noStop = math.MaxInt64
+
+func readParallel(src io.Reader, o *ReadOptions) (*Dataset, error) {
+	nw := o.Workers
+	blocks := make(chan block, nw)
+	free := make(chan []byte, 2*nw+2)
+	results := make(chan result, nw)
+	var stopSeq atomic.Int64 // lowest failed block
+	stopSeq.Store(noStop)
+	var ioErr error // written by the producer before it closes blocks
+
+	// Producer: read (and decompress) blocks cut after their last '\n'.
+	go func() {
+		defer close(blocks)
+		ioErr = produceBlocks(src, o.chunkSize, blocks, free, &stopSeq)
+	}()
+
+	var wg sync.WaitGroup
+	for range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := worker{p: newLineParser(o)}
+			for b := range blocks {
+				var pc piece
+				if int64(b.seq) < stopSeq.Load() {
+					pc = w.parse(b.data)
+				}
+				select {
+				case free <- b.data[:0]:
+				default:
+				}
+				results <- result{b.seq, pc}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	var pieces []piece
+	for res := range results {
+		for len(pieces) <= res.seq {
+			pieces = append(pieces, piece{})
+		}
+		pieces[res.seq] = res.pc
+		if res.pc.err != nil {
+			for {
+				cur := stopSeq.Load()
+				if int64(res.seq) >= cur || stopSeq.CompareAndSwap(cur, int64(res.seq)) {
+					break
+				}
+			}
+		}
+	}
+	// All goroutines except possibly the closer have finished; ioErr is
+	// visible because the producer closed blocks before the workers ended.
+
+	line := 0
+	for _, pc := range pieces {
+		if pc.err != nil {
+			return nil, &ParseError{File: o.Name, Line: line + pc.errLine, Col: pc.err.col, Msg: pc.err.msg, Err: pc.err.err}
+		}
+		line += pc.lines
+	}
+	if ioErr != nil {
+		return nil, readErr(o.Name, ioErr)
+	}
+	return assemble(pieces, o), nil
+}
+
+// produceBlocks reads src into blocks of whole lines and sends them on out,
+// until EOF, a read error (returned) or a block failure (stopSeq set).
+func produceBlocks(src io.Reader, chunkSize int, out chan<- block, free chan []byte, stopSeq *atomic.Int64) error {
+	var carry []byte // partial line left over from the previous block
+	size := min(firstChunkSize, chunkSize)
+	first := true
+	eof := false
+	for seq := 0; !eof; seq++ {
+		if stopSeq.Load() != noStop {
+			return nil
+		}
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+		}
+		if cap(buf) < size {
+			buf = make([]byte, 0, size)
+		}
+		buf = append(buf[:0], carry...)
+		carry = carry[:0]
+		for {
+			empty := 0
+			for len(buf) < cap(buf) && !eof {
+				n, err := src.Read(buf[len(buf):cap(buf)])
+				buf = buf[:len(buf)+n]
+				if err == io.EOF {
+					eof = true
+				} else if err != nil {
+					return err
+				} else if n == 0 {
+					if empty++; empty > 100 {
+						return io.ErrNoProgress
+					}
+				}
+			}
+			if first {
+				first = false
+				if bytes.HasPrefix(buf, bom) {
+					buf = buf[len(bom):]
+				}
+			}
+			if eof {
+				break
+			}
+			if k := bytes.LastIndexByte(buf, '\n'); k >= 0 {
+				carry = append(carry, buf[k+1:]...)
+				buf = buf[:k+1]
+				break
+			}
+			// A line longer than the buffer: grow it.
+			nb := make([]byte, len(buf), 2*cap(buf))
+			copy(nb, buf)
+			buf = nb
+		}
+		if len(buf) > 0 {
+			out <- block{seq, buf}
+		}
+		size = min(2*size, chunkSize)
+	}
+	return nil
+}
+
+// assemble concatenates the pieces into one Dataset, copying in parallel.
+func assemble(pieces []piece, o *ReadOptions) *Dataset {
+	var rows int
+	var nnz int64
+	maxCol := int32(-1)
+	hasQID := false
+	for _, pc := range pieces {
+		rows += len(pc.labels)
+		nnz += int64(len(pc.ind))
+		maxCol = max(maxCol, pc.maxCol)
+		hasQID = hasQID || pc.qid != nil
+	}
+	cols := int(maxCol) + 1
+	if o.Dim > 0 {
+		cols = o.Dim
+	}
+	d := &Dataset{
+		X: &CSR{
+			Rows:   rows,
+			Cols:   cols,
+			Indptr: make([]int64, rows+1),
+			Ind:    make([]int32, nnz),
+			Val:    make([]float32, nnz),
+		},
+		Y: make([]float64, rows),
+	}
+	if hasQID {
+		d.QID = make([]int64, rows)
+	}
+	type span struct {
+		pc  *piece
+		row int
+		off int64
+	}
+	spans := make([]span, 0, len(pieces))
+	var row int
+	var off int64
+	for k := range pieces {
+		pc := &pieces[k]
+		if len(pc.labels) == 0 {
+			continue
+		}
+		spans = append(spans, span{pc, row, off})
+		row += len(pc.labels)
+		off += int64(len(pc.ind))
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(o.Workers, len(spans)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(spans) {
+					return
+				}
+				s := spans[k]
+				pc := s.pc
+				copy(d.X.Ind[s.off:], pc.ind)
+				copy(d.X.Val[s.off:], pc.val)
+				copy(d.Y[s.row:], pc.labels)
+				if pc.qid != nil {
+					copy(d.QID[s.row:], pc.qid)
+				}
+				ptr := d.X.Indptr[s.row+1 : s.row+1+len(pc.labels)]
+				for i := range ptr {
+					ptr[i] = pc.indptr[i+1] + s.off
+				}
+				*pc = piece{} // let the collector free it early
+			}
+		}()
+	}
+	wg.Wait()
+	return d
+}

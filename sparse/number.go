@@ -1,0 +1,177 @@
+package sparse
+
+import (
+	"math"
+	"strconv"
+	"unsafe"
+)
+
+// numStatus is the outcome of parseNumber.
+type numStatus uint8
+
+const (
+	numOK       numStatus = iota
+	numSyntax             // not a decimal number
+	numNotFinit           // NaN, Inf or overflow
+)
+
+// pow10 holds the powers of ten that are exact in float64.
+var pow10 = [...]float64{
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+}
+
+// parseNumber parses the decimal number that starts at b[i]:
+//
+//	[+-] ( digits [ '.' [digits] ] | '.' digits ) [ [eE] [+-] digits ]
+//
+// It returns the correctly rounded float64 value and end, the index of the
+// first byte after the number (the caller checks what follows). The common
+// case — at most 19 significant digits forming a mantissa below 2^53 with a
+// decimal exponent in [-22, 22] — is computed exactly with one float64
+// multiplication or division by an exact power of ten (Clinger's fast
+// path); every other number goes to strconv.ParseFloat through a
+// zero-copy string view. NaN and infinities, spelled out or by overflow,
+// yield numNotFinit; anything else that is not a decimal number yields
+// numSyntax.
+func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
+	start := i
+	n := len(b)
+	neg := false
+	if i < n && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var mant uint64
+	nd := 0  // significant digits held in mant
+	exp := 0 // decimal exponent to apply to mant
+	exact := true
+	digits := false
+	for ; i < n; i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		digits = true
+		if nd < 19 {
+			mant = mant*10 + uint64(c)
+			if mant != 0 {
+				nd++
+			}
+		} else {
+			exp++
+			if c != 0 {
+				exact = false
+			}
+		}
+	}
+	if i < n && b[i] == '.' {
+		i++
+		for ; i < n; i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				break
+			}
+			digits = true
+			if nd < 19 {
+				mant = mant*10 + uint64(c)
+				if mant != 0 {
+					nd++
+				}
+				exp--
+			} else if c != 0 {
+				exact = false
+			}
+		}
+	}
+	if !digits {
+		if isNonFinite(b[i:]) {
+			return 0, wordEnd(b, i), numNotFinit
+		}
+		return 0, i, numSyntax
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		eneg := false
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
+			i++
+		}
+		if i >= n || b[i]-'0' > 9 {
+			return 0, i, numSyntax
+		}
+		e := 0
+		for ; i < n; i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				break
+			}
+			if e < 100000 {
+				e = e*10 + int(c)
+			}
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	end = i
+	if exact && mant < 1<<53 {
+		if mant == 0 {
+			f = 0
+		} else if exp >= 0 && exp <= 22 {
+			f = float64(mant) * pow10[exp]
+		} else if exp < 0 && exp >= -22 {
+			f = float64(mant) / pow10[-exp]
+		} else if exp > 22 && exp <= 22+15 {
+			// Move the surplus power of ten into the mantissa while it
+			// stays exact, then one rounding multiplication.
+			m := mant
+			for k := exp - 22; k > 0; k-- {
+				if m >= (1<<53)/10 {
+					goto slow
+				}
+				m *= 10
+			}
+			f = float64(m) * 1e22
+		} else {
+			goto slow
+		}
+		if neg {
+			f = -f
+		}
+		return f, end, numOK
+	}
+slow:
+	f, err := strconv.ParseFloat(unsafe.String(&b[start], end-start), 64)
+	if err != nil || math.IsInf(f, 0) {
+		// The grammar was checked above, so the only possible error is
+		// ErrRange from overflow (underflow rounds to zero without error).
+		return f, end, numNotFinit
+	}
+	return f, end, numOK
+}
+
+// isNonFinite reports whether b starts with "nan", "inf" or "infinity" in any
+// letter case, followed by a non-letter.
+func isNonFinite(b []byte) bool {
+	w := b[:wordEnd(b, 0)]
+	if len(w) != 3 && len(w) != 8 {
+		return false
+	}
+	var low [8]byte
+	for k, c := range w {
+		low[k] = c | 0x20
+	}
+	s := string(low[:len(w)])
+	return s == "nan" || s == "inf" || s == "infinity"
+}
+
+// wordEnd returns the index of the first byte at or after i that is not an
+// ASCII letter.
+func wordEnd(b []byte, i int) int {
+	for i < len(b) && (b[i]|0x20) >= 'a' && (b[i]|0x20) <= 'z' {
+		i++
+	}
+	return i
+}

@@ -1,0 +1,152 @@
+package sparse
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// randomDecimal returns a random decimal number string in the grammar
+// parseNumber accepts, biased towards the fast path's edges.
+func randomDecimal(rng *rand.Rand) string {
+	var b strings.Builder
+	switch rng.IntN(3) {
+	case 0:
+		b.WriteByte('-')
+	case 1:
+		if rng.IntN(4) == 0 {
+			b.WriteByte('+')
+		}
+	}
+	nd := 1 + rng.IntN(25)
+	dot := -1
+	if rng.IntN(3) > 0 {
+		dot = rng.IntN(nd + 1)
+	}
+	for k := 0; k < nd; k++ {
+		if k == dot {
+			b.WriteByte('.')
+		}
+		if k == 0 && rng.IntN(4) == 0 {
+			b.WriteByte('0')
+		} else {
+			b.WriteByte(byte('0' + rng.IntN(10)))
+		}
+	}
+	if dot == nd {
+		b.WriteByte('.')
+	}
+	if rng.IntN(2) == 0 {
+		b.WriteByte("eE"[rng.IntN(2)])
+		if rng.IntN(2) == 0 {
+			b.WriteByte("+-"[rng.IntN(2)])
+		}
+		e := rng.IntN(40)
+		if rng.IntN(10) == 0 {
+			e = rng.IntN(400)
+		}
+		b.WriteString(strconv.Itoa(e))
+	}
+	return b.String()
+}
+
+func TestParseNumberMatchesStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(s string) {
+		t.Helper()
+		want, werr := strconv.ParseFloat(s, 64)
+		got, end, st := parseNumber([]byte(s+" "), 0)
+		if end != len(s) {
+			t.Fatalf("%q: end %d, want %d", s, end, len(s))
+		}
+		if werr != nil || math.IsInf(want, 0) {
+			if st != numNotFinit {
+				t.Fatalf("%q: status %d, strconv %v %v", s, st, want, werr)
+			}
+			return
+		}
+		if st != numOK || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%q: got %v (%#x, status %d), want %v (%#x)", s, got, math.Float64bits(got), st, want, math.Float64bits(want))
+		}
+	}
+	for range 300000 {
+		check(randomDecimal(rng))
+	}
+	// Random float64 and float32 values in their shortest and other forms.
+	for range 100000 {
+		f := math.Float64frombits(rng.Uint64())
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			continue
+		}
+		check(strconv.FormatFloat(f, 'g', -1, 64))
+		check(strconv.FormatFloat(f, 'e', rng.IntN(20), 64))
+		g := float64(math.Float32frombits(rng.Uint32()))
+		if !math.IsNaN(g) && !math.IsInf(g, 0) {
+			check(strconv.FormatFloat(g, 'g', -1, 32))
+			check(strconv.FormatFloat(g, 'f', -1, 32))
+		}
+	}
+	for _, s := range []string{
+		"0", "-0", "+0", "0.0", "00", "1", "9007199254740991", "9007199254740992", "9007199254740993",
+		"1e22", "1e23", "1e-22", "1e-23", "123456789e22", "9007199254740991e22", "9007199254740991e37",
+		"1e37", "1e38", "1e-300", "1e-400", "4.9e-324", "2.5e-324", "1.7976931348623157e308", "1.8e308",
+		"1e999", "0e999", "0.000000000000000000000000000001", "1234567890123456789", "12345678901234567890",
+		"0.1", "0.2", "0.3", ".5", "5.", "1.e5", "1e+05", "1E-05", "99999999999999999999e-20",
+	} {
+		check(s)
+	}
+}
+
+func TestParseNumberSyntax(t *testing.T) {
+	for _, s := range []string{"", "+", "-", ".", "+.", "e5", ".e5", "1e", "1e+", "x", "--1", "+-1"} {
+		if _, _, st := parseNumber([]byte(s), 0); st != numSyntax {
+			t.Errorf("%q: status %d, want syntax", s, st)
+		}
+	}
+	for _, s := range []string{"nan", "NaN", "-nan", "inf", "+Inf", "-INFINITY", "Infinity"} {
+		if _, end, st := parseNumber([]byte(s), 0); st != numNotFinit || end != len(s) {
+			t.Errorf("%q: status %d end %d, want not finite", s, st, end)
+		}
+	}
+	for _, s := range []string{"nanx", "info", "in"} {
+		if _, _, st := parseNumber([]byte(s), 0); st != numSyntax {
+			t.Errorf("%q: status %d, want syntax", s, st)
+		}
+	}
+}
+
+// TestFloat32RoundTrip checks that every float32 written by appendValue
+// reads back to the same bits through float32(parseNumber(...)).
+func TestFloat32RoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var buf []byte
+	for k := 0; k < 500000; k++ {
+		bits := rng.Uint32()
+		if k < 1000 {
+			bits = uint32(k) // denormals
+		}
+		v := math.Float32frombits(bits)
+		if !finite32(v) {
+			continue
+		}
+		buf = appendValue(buf[:0], v)
+		f, end, st := parseNumber(buf, 0)
+		if st != numOK || end != len(buf) || math.Float32bits(float32(f)) != bits {
+			t.Fatalf("%v (%#x) written as %q read back as %v", v, bits, buf, float32(f))
+		}
+	}
+}
+
+func BenchmarkParseNumber(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	var inputs [][]byte
+	for range 1000 {
+		inputs = append(inputs, []byte(strconv.FormatFloat(float64(float32(rng.NormFloat64())), 'g', -1, 32)))
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		parseNumber(inputs[i%len(inputs)], 0)
+	}
+}

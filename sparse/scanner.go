@@ -1,0 +1,170 @@
+package sparse
+
+import (
+	"bytes"
+	"io"
+)
+
+// Scanner reads a LIBSVM / SVMlight input one row at a time, for data that
+// does not fit in memory. It accepts and rejects exactly what ReadLIBSVM
+// does (gzip input included) and, once its buffers have grown to the
+// longest line, allocates nothing per row.
+//
+//	sc := sparse.NewScanner(r, sparse.ReadOptions{})
+//	for sc.Scan() {
+//		y, x := sc.Row()
+//		...
+//	}
+//	if err := sc.Err(); err != nil { ... }
+type Scanner struct {
+	raw     io.Reader
+	src     io.Reader
+	opt     ReadOptions
+	p       lineParser
+	started bool
+
+	buf      []byte
+	pos, end int // unconsumed bytes are buf[pos:end]
+	scanned  int // buf[pos:scanned] holds no '\n'
+	eof      bool
+	bomDone  bool
+
+	line int
+	r    row
+	ind  []int32
+	val  []float32
+	err  error
+}
+
+// NewScanner returns a Scanner reading r with the given options (Workers is
+// ignored). With invalid options Scan returns false at once and Err
+// reports an error wrapping ErrBadOption. A Scanner is not safe for
+// concurrent use.
+func NewScanner(r io.Reader, opt ReadOptions) *Scanner {
+	o, err := opt.normalize()
+	s := &Scanner{raw: r, opt: o, err: err}
+	if err == nil {
+		s.p = newLineParser(&o)
+	}
+	return s
+}
+
+// Scan advances to the next row, skipping blank and comment lines. It
+// returns false at the end of the input or on an error; Err tells which.
+func (s *Scanner) Scan() bool {
+	if s.err != nil {
+		return false
+	}
+	if !s.started {
+		s.started = true
+		src, err := openSource(s.raw)
+		if err != nil {
+			s.err = readErr(s.opt.Name, err)
+			return false
+		}
+		s.src = src
+		size := firstChunkSize
+		if s.opt.chunkSize < defaultChunkSize {
+			size = s.opt.chunkSize // tests: tiny buffers
+		}
+		s.buf = make([]byte, size)
+	}
+	for {
+		ln, ok := s.nextLine()
+		if !ok {
+			return false
+		}
+		s.line++
+		r, ind, val, blank, le := s.p.parseLine(ln, s.ind[:0], s.val[:0])
+		s.ind, s.val = ind, val
+		if le != nil {
+			s.ind, s.val = s.ind[:0], s.val[:0]
+			s.err = &ParseError{File: s.opt.Name, Line: s.line, Col: le.col, Msg: le.msg, Err: le.err}
+			return false
+		}
+		if !blank {
+			s.r = r
+			return true
+		}
+	}
+}
+
+// nextLine returns the next line without its '\n', reading more input as
+// needed; false at the end of the input or on a read error (s.err set).
+func (s *Scanner) nextLine() ([]byte, bool) {
+	empty := 0
+	for {
+		if !s.bomDone && (s.end-s.pos >= len(bom) || s.eof) {
+			s.bomDone = true
+			if bytes.HasPrefix(s.buf[s.pos:s.end], bom) {
+				s.pos += len(bom)
+				s.scanned = s.pos
+			}
+		}
+		if s.bomDone {
+			if k := bytes.IndexByte(s.buf[s.scanned:s.end], '\n'); k >= 0 {
+				ln := s.buf[s.pos : s.scanned+k]
+				s.pos = s.scanned + k + 1
+				s.scanned = s.pos
+				return ln, true
+			}
+			s.scanned = s.end
+			if s.eof {
+				if s.pos < s.end {
+					ln := s.buf[s.pos:s.end]
+					s.pos = s.end
+					return ln, true
+				}
+				return nil, false
+			}
+		}
+		// Refill: keep the partial line, growing the buffer for long lines.
+		if s.pos > 0 {
+			n := copy(s.buf, s.buf[s.pos:s.end])
+			s.scanned -= s.pos
+			s.end, s.pos = n, 0
+		}
+		if s.end == len(s.buf) {
+			nb := make([]byte, 2*len(s.buf))
+			copy(nb, s.buf[:s.end])
+			s.buf = nb
+		}
+		n, err := s.src.Read(s.buf[s.end:])
+		s.end += n
+		switch {
+		case err == io.EOF:
+			s.eof = true
+		case err != nil:
+			s.err = readErr(s.opt.Name, err)
+			return nil, false
+		case n == 0:
+			if empty++; empty > 100 {
+				s.err = readErr(s.opt.Name, io.ErrNoProgress)
+				return nil, false
+			}
+		}
+	}
+}
+
+// Row returns the current row's label and features. The vector's slices
+// are reused by the next Scan: copy them to keep them. Its Dim is
+// ReadOptions.Dim if set, else one more than the row's largest index (the
+// smallest dimension that holds it).
+func (s *Scanner) Row() (label float64, v Vector) {
+	dim := s.opt.Dim
+	if dim == 0 && len(s.ind) > 0 {
+		dim = int(s.ind[len(s.ind)-1]) + 1
+	}
+	return s.r.label, Vector{Dim: dim, Ind: s.ind, Val: s.val}
+}
+
+// QID returns the current row's query id and whether the row had one.
+func (s *Scanner) QID() (qid int64, ok bool) { return s.r.qid, s.r.hasQID }
+
+// Line returns the 1-based line number of the current row, or of the line
+// that caused the error.
+func (s *Scanner) Line() int { return s.line }
+
+// Err returns the error that stopped Scan, or nil at a clean end of input.
+// Malformed input yields a *ParseError.
+func (s *Scanner) Err() error { return s.err }

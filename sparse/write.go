@@ -1,0 +1,138 @@
+package sparse
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// WriteLIBSVM writes d in LIBSVM / SVMlight format, one row per line:
+// the label, " qid:N" if d.QID is set, then " index:value" for every stored
+// entry with 1-based indices. Integral labels are written without a
+// decimal point ("1", "-1", "3"); other labels and all values are written
+// with the fewest digits that read back to the same float64 (labels) or
+// float32 (values), so ReadLIBSVM returns d bit for bit. d is validated
+// first (see Dataset.Validate); nothing is written if it is invalid.
+func WriteLIBSVM(w io.Writer, d *Dataset) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	var line []byte
+	x := d.X
+	for i := 0; i < x.Rows; i++ {
+		line = appendLabel(line[:0], d.Y[i])
+		if d.QID != nil {
+			line = append(line, " qid:"...)
+			line = strconv.AppendInt(line, d.QID[i], 10)
+		}
+		a, b := x.Indptr[i], x.Indptr[i+1]
+		for k := a; k < b; k++ {
+			line = append(line, ' ')
+			line = strconv.AppendInt(line, int64(x.Ind[k])+1, 10)
+			line = append(line, ':')
+			line = appendValue(line, x.Val[k])
+		}
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func appendLabel(b []byte, y float64) []byte {
+	if y == math.Trunc(y) && math.Abs(y) < 1e15 && !(y == 0 && math.Signbit(y)) {
+		return strconv.AppendInt(b, int64(y), 10)
+	}
+	return strconv.AppendFloat(b, y, 'g', -1, 64)
+}
+
+func appendValue(b []byte, v float32) []byte {
+	if v > 0 && v < 1e6 && v == float32(int32(v)) {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, float64(v), 'g', -1, 32)
+}
+
+// WriteLIBSVMFile writes d to path with WriteLIBSVM, gzip-compressed if path
+// ends in ".gz". The write is atomic: the data goes to a temporary file in
+// the same directory, which is synced and then renamed over path. On any
+// error the temporary file is removed and an existing file at path is left
+// untouched. A new file gets mode 0644; a replaced file keeps its mode.
+func WriteLIBSVMFile(path string, d *Dataset) (err error) {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("sparse: %s exists and is not a regular file", path)
+		}
+		mode = fi.Mode().Perm()
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	var out io.Writer = f
+	if testWrapFile != nil {
+		out = testWrapFile(out)
+	}
+	if strings.HasSuffix(path, ".gz") {
+		zw := gzip.NewWriter(out)
+		if err := WriteLIBSVM(zw, d); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	} else if err := WriteLIBSVM(out, d); err != nil {
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
+}
+
+// testWrapFile, when set by a test, wraps the temporary file's writer (to
+// inject write failures).
+var testWrapFile func(io.Writer) io.Writer
+
+// syncDir makes a rename durable where the platform allows; failures are
+// ignored (some systems cannot sync directories).
+func syncDir(dir string) {
+	if df, err := os.Open(dir); err == nil {
+		_ = df.Sync()
+		df.Close()
+	}
+}
