@@ -14,8 +14,8 @@ var avx2Kernels = kernelSet{
 	scaleF64:   scaleF64AVX2,
 	sumSqF32:   sumSqF32AVX2,
 	sumSqF64:   sumSqF64AVX2,
-	dotIndF32:  func(v []float32, i []int32, w []float32) float32 { return dotIndF32Sized(dotIndF32AVX2, v, i, w) },
-	dotIndF64:  func(v []float64, i []int32, w []float64) float64 { return dotIndF64Sized(dotIndF64AVX2, v, i, w) },
+	dotIndF32:  dotIndF32AVX2Sized,
+	dotIndF64:  dotIndF64AVX2Sized,
 	axpyIndF32: axpyIndF32AVX2,
 	axpyIndF64: axpyIndF64AVX2,
 	dotRowsF32: dotRowsF32AVX2,
@@ -32,8 +32,8 @@ var avx512Kernels = kernelSet{
 	scaleF64:  scaleF64AVX512,
 	sumSqF32:  sumSqF32AVX512,
 	sumSqF64:  sumSqF64AVX512,
-	dotIndF32: func(v []float32, i []int32, w []float32) float32 { return dotIndF32Sized(dotIndF32AVX512, v, i, w) },
-	dotIndF64: func(v []float64, i []int32, w []float64) float64 { return dotIndF64Sized(dotIndF64AVX512, v, i, w) },
+	dotIndF32: dotIndF32AVX512Sized,
+	dotIndF64: dotIndF64AVX512Sized,
 	// Gather, FMA and scatter (axpyInd*AVX512) measured 1.5x slower than
 	// the scalar FMA loop on a Zen 5 (48 vs 31 µs for 1024 rows of 75
 	// nonzeros), so this tier keeps the scalar loop, which also tolerates
@@ -64,16 +64,34 @@ func archInit() {
 // loop's overlapped ones.
 const gatherMaxBytes = 8 << 20
 
-func dotIndF32Sized(gather func([]float32, []int32, []float32) float32, val []float32, ind []int32, w []float32) float32 {
+// The Sized wrappers call the gather kernels directly (no function value
+// in between: this sits on every sparse prediction) and switch to scalar
+// loads for weight vectors past gatherMaxBytes.
+
+func dotIndF32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
 	if len(w)*4 > gatherMaxBytes {
 		return dotIndF32Generic(val, ind, w)
 	}
-	return gather(val, ind, w)
+	return dotIndF32AVX2(val, ind, w)
 }
 
-func dotIndF64Sized(gather func([]float64, []int32, []float64) float64, val []float64, ind []int32, w []float64) float64 {
+func dotIndF32AVX512Sized(val []float32, ind []int32, w []float32) float32 {
+	if len(w)*4 > gatherMaxBytes {
+		return dotIndF32Generic(val, ind, w)
+	}
+	return dotIndF32AVX512(val, ind, w)
+}
+
+func dotIndF64AVX2Sized(val []float64, ind []int32, w []float64) float64 {
 	if len(w)*8 > gatherMaxBytes {
 		return dotIndF64Generic(val, ind, w)
 	}
-	return gather(val, ind, w)
+	return dotIndF64AVX2(val, ind, w)
+}
+
+func dotIndF64AVX512Sized(val []float64, ind []int32, w []float64) float64 {
+	if len(w)*8 > gatherMaxBytes {
+		return dotIndF64Generic(val, ind, w)
+	}
+	return dotIndF64AVX512(val, ind, w)
 }
