@@ -11,3 +11,4 @@ package asm
 //go:generate go run -C _gen . -kernel dotind -pkg asm -out ../dotind_amd64.s -stubs ../dotind_stubs_amd64.go
 //go:generate go run -C _gen . -kernel dotrows -pkg asm -out ../dotrows_amd64.s -stubs ../dotrows_stubs_amd64.go
 //go:generate go run -C _gen . -kernel axpyind -pkg asm -out ../axpyind_amd64.s -stubs ../axpyind_stubs_amd64.go
+//go:generate go run -C _gen . -kernel prefetch -pkg asm -out ../prefetch_amd64.s -stubs ../prefetch_stubs_amd64.go

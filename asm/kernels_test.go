@@ -510,3 +510,29 @@ func Example() {
 	// 32
 	// [0 3 0 0 1] 4
 }
+
+// TestPrefetchRow: a prefetch is only a hint, so the test checks that it
+// leaves the row and its neighbours untouched, takes empty and unaligned
+// rows, and allocates nothing.
+func TestPrefetchRow(t *testing.T) {
+	ind := make([]int32, 300)
+	val := make([]float32, 300)
+	for i := range ind {
+		ind[i] = int32(3 * i)
+		val[i] = float32(i) + 0.5
+	}
+	for n := 0; n <= 300; n += 7 {
+		for off := 0; off < 4 && off <= n; off++ {
+			PrefetchRow(ind[off:n], val[off:n])
+		}
+	}
+	PrefetchRow(nil, nil)
+	for i := range ind {
+		if ind[i] != int32(3*i) || val[i] != float32(i)+0.5 {
+			t.Fatalf("PrefetchRow changed element %d", i)
+		}
+	}
+	if a := testing.AllocsPerRun(100, func() { PrefetchRow(ind, val) }); a != 0 {
+		t.Errorf("PrefetchRow allocates %v times", a)
+	}
+}

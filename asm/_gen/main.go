@@ -72,12 +72,17 @@ var (
 )
 
 func main() {
-	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotrows, axpyind")
+	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotrows, axpyind, prefetch")
 	flag.Parse()
 	ConstraintExpr("amd64,!noasm")
 	gens := map[string]func(elem, isa){
 		"dot": genDot, "axpy": genAxpy, "scale": genScale, "sumsq": genSumSq,
 		"dotind": genDotInd, "dotrows": genDotRows, "axpyind": genAxpyInd,
+	}
+	if *kernel == "prefetch" {
+		genPrefetch()
+		Generate()
+		return
 	}
 	g, ok := gens[*kernel]
 	if !ok {
@@ -608,5 +613,29 @@ func genAxpyInd(e elem, s isa) {
 	JMP(LabelRef("scalar"))
 	Label("done")
 	VZEROUPPER()
+	RET()
+}
+
+// genPrefetch: func(ind []int32, val []float32), a PREFETCHT0 for every
+// 64-byte line of a sparse row, so that a row the learner visits a few
+// steps later (in shuffled order) is in cache when it gets there. It needs
+// only SSE, so it serves every tier; it reads nothing and cannot fault.
+func genPrefetch() {
+	TEXT("prefetchRow", NOSPLIT, "func(ind []int32, val []float32)")
+	Pragma("noescape")
+	ip := ldGP(Param("ind").Base())
+	vp := ldGP(Param("val").Base())
+	n := ldGP(Param("ind").Len())
+	SHLQ(U8(2), n)
+	off := GP64()
+	XORQ(off, off)
+	Label("loop")
+	CMPQ(off, n)
+	JGE(LabelRef("done"))
+	PREFETCHT0(Mem{Base: ip, Index: off, Scale: 1})
+	PREFETCHT0(Mem{Base: vp, Index: off, Scale: 1})
+	ADDQ(U32(64), off)
+	JMP(LabelRef("loop"))
+	Label("done")
 	RET()
 }

@@ -1,0 +1,8 @@
+//go:build !amd64 || noasm
+
+package asm
+
+// prefetchRow is a hint; without assembly there is nothing to give it.
+//
+//	for each 64-byte line of ind and val: prefetch it
+func prefetchRow(ind []int32, val []float32) {}
