@@ -63,14 +63,32 @@ func appendValue(b []byte, v float32) []byte {
 }
 
 // WriteLIBSVMFile writes d to path with WriteLIBSVM, gzip-compressed if path
-// ends in ".gz". The write is atomic: the data goes to a temporary file in
-// the same directory, which is synced and then renamed over path. On any
-// error the temporary file is removed and an existing file at path is left
-// untouched. A new file gets mode 0644; a replaced file keeps its mode.
-func WriteLIBSVMFile(path string, d *Dataset) (err error) {
+// ends in ".gz", atomically as WriteFileAtomic does: on any error an
+// existing file at path is left untouched.
+func WriteLIBSVMFile(path string, d *Dataset) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
+	return WriteFileAtomic(path, func(out io.Writer) error {
+		if !strings.HasSuffix(path, ".gz") {
+			return WriteLIBSVM(out, d)
+		}
+		zw := gzip.NewWriter(out)
+		if err := WriteLIBSVM(zw, d); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
+}
+
+// WriteFileAtomic creates or replaces path with what write writes, so that
+// readers see either the old file or the whole new one, never a part: the
+// data goes to a temporary file in the same directory, which is synced
+// and then renamed over path. If write or any step fails, the temporary
+// file is removed and an existing file at path is left untouched. A new
+// file gets mode 0644; a replaced file keeps its mode. Model and cache
+// files of the other packages are written through it.
+func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -78,7 +96,7 @@ func WriteLIBSVMFile(path string, d *Dataset) (err error) {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("sparse: %s exists and is not a regular file", path)
+			return fmt.Errorf("%s exists and is not a regular file", path)
 		}
 		mode = fi.Mode().Perm()
 	}
@@ -97,15 +115,11 @@ func WriteLIBSVMFile(path string, d *Dataset) (err error) {
 	if testWrapFile != nil {
 		out = testWrapFile(out)
 	}
-	if strings.HasSuffix(path, ".gz") {
-		zw := gzip.NewWriter(out)
-		if err := WriteLIBSVM(zw, d); err != nil {
-			return err
-		}
-		if err := zw.Close(); err != nil {
-			return err
-		}
-	} else if err := WriteLIBSVM(out, d); err != nil {
+	bw := bufio.NewWriterSize(out, 1<<16)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		return err
 	}
 	if err := f.Chmod(mode); err != nil {
