@@ -1,0 +1,66 @@
+package metrics_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+)
+
+func ExampleNewConfusion() {
+	truth := []float64{1, 1, 1, 1, -1, -1, -1, -1, -1, -1}
+	pred := []float64{1, 1, 1, -1, 1, 1, -1, -1, -1, -1}
+	c, err := metrics.NewConfusion(truth, pred)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("accuracy %.2f (%d of %d)\n", c.Accuracy(), c.Correct(), c.Total())
+	for _, s := range c.PerClass() {
+		fmt.Printf("class %v: precision %.3f recall %.3f f1 %.3f support %d\n",
+			s.Label, s.Precision, s.Recall, s.F1, s.Support)
+	}
+	// Output:
+	// accuracy 0.70 (7 of 10)
+	// class -1: precision 0.800 recall 0.667 f1 0.727 support 6
+	// class 1: precision 0.600 recall 0.750 f1 0.667 support 4
+}
+
+func ExampleConfusion_WriteReport() {
+	truth := []float64{2, 0, 1, 2, 0, 1, 2, 0, 2}
+	pred := []float64{2, 0, 2, 2, 1, 1, 2, 0, 2}
+	c, err := metrics.NewConfusion(truth, pred)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := c.WriteReport(os.Stdout); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	//                precision     recall   f1-score    support
+	//
+	//            0     1.0000     0.6667     0.8000          3
+	//            1     0.5000     0.5000     0.5000          2
+	//            2     0.8000     1.0000     0.8889          4
+	//
+	//     accuracy                           0.7778          9
+	//    macro avg     0.7667     0.7222     0.7296          9
+	// weighted avg     0.8000     0.7778     0.7728          9
+	//
+	// confusion matrix (rows: true label, columns: predicted label)
+	//    0  1  2
+	// 0  2  1  0
+	// 1  0  1  1
+	// 2  0  0  4
+}
+
+func ExampleAccuracy() {
+	_, err := metrics.Accuracy([]float64{1, 2, 3}, []float64{1, 2})
+	fmt.Println(err)
+	a, _ := metrics.Accuracy([]float64{1, 2, 3, 4}, []float64{1, 2, 3, 3})
+	fmt.Println(a)
+	// Output:
+	// metrics: truth and predictions differ in length or are empty: 3 true labels, 2 predictions
+	// 0.75
+}
