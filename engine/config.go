@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Errors returned by this package wrap one of them, so
+// callers test with errors.Is.
+var (
+	// ErrNoData: the training set has no rows.
+	ErrNoData = errors.New("engine: no training rows")
+	// ErrLabels: the labels do not fit the task: fewer than two classes,
+	// not one label per row, a NaN or infinite label, or more classes
+	// than Config.MaxClasses.
+	ErrLabels = errors.New("engine: bad labels")
+	// ErrUnknownLabel: an online learner was given a label it was not
+	// created with.
+	ErrUnknownLabel = errors.New("engine: label not among the learner's classes")
+	// ErrConfig: a Config field is out of range.
+	ErrConfig = errors.New("engine: bad config")
+	// ErrDim: a row or model is wider than allowed, or a model does not
+	// match the data it is used on.
+	ErrDim = errors.New("engine: dimension mismatch or too large")
+	// ErrDiverged: a weight became NaN or infinite (huge feature values or
+	// learning rate).
+	ErrDiverged = errors.New("engine: weights are no longer finite")
+	// ErrFormat: a model file is not one, is truncated or corrupt, or has
+	// a version this build cannot read.
+	ErrFormat = errors.New("engine: bad model file")
+)
+
+// Algorithm picks the perceptron variant.
+type Algorithm uint8
+
+const (
+	// Averaged is the averaged perceptron (Freund & Schapire 1999, Collins
+	// 2002): the model is the average of the weight vectors after every
+	// example of training, computed exactly by the lazy trick at no O(dim)
+	// cost per example. It generalizes much better than the last vector and
+	// is the default.
+	Averaged Algorithm = iota
+	// Plain is Rosenblatt's perceptron: the model is the last weight vector.
+	Plain
+	// Voted is the voted perceptron (Freund & Schapire 1999): every weight
+	// vector training went through votes with the number of examples it
+	// survived. The model keeps the sequence of mistakes instead of the
+	// vectors, and prediction costs a dot product with every row on which a
+	// mistake was made, which is far slower than Averaged.
+	Voted
+	// Batch is the batch perceptron: each epoch takes one step of size
+	// LearningRate along the full gradient of the perceptron risk
+	// R(w) = Σ over misclassified rows of −y·(w·x+b).
+	Batch
+)
+
+var algorithmNames = [...]string{"averaged", "plain", "voted", "batch"}
+
+// String returns the name ParseAlgorithm reads.
+func (a Algorithm) String() string {
+	if int(a) < len(algorithmNames) {
+		return algorithmNames[a]
+	}
+	return fmt.Sprintf("Algorithm(%d)", a)
+}
+
+// ParseAlgorithm reads "averaged", "plain", "voted" or "batch".
+func ParseAlgorithm(s string) (Algorithm, error) {
+	for i, n := range algorithmNames {
+		if strings.EqualFold(s, n) {
+			return Algorithm(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown algorithm %q (want averaged, plain, voted or batch)", ErrConfig, s)
+}
+
+// BiasMode says how the model gets its bias (intercept).
+type BiasMode uint8
+
+const (
+	// BiasSeparate learns b beside w, with the same learning rate: the
+	// update for a mistake on (x, y) is w += η·y·x, b += η·y.
+	BiasSeparate BiasMode = iota
+	// BiasAugmented appends a constant feature of value BiasScale to every
+	// row, so the bias is one more weight: b += η·y·BiasScale². With
+	// BiasScale 1 training is the same as BiasSeparate; the two differ in
+	// the geometry the margin diagnostics report (‖w‖ and the radius R
+	// include the constant feature).
+	BiasAugmented
+	// NoBias fixes b = 0: the hyperplane passes through the origin, as in
+	// the perceptron convergence theorem.
+	NoBias
+)
+
+var biasNames = [...]string{"separate", "augmented", "none"}
+
+// String returns the name ParseBiasMode reads.
+func (b BiasMode) String() string {
+	if int(b) < len(biasNames) {
+		return biasNames[b]
+	}
+	return fmt.Sprintf("BiasMode(%d)", b)
+}
+
+// ParseBiasMode reads "separate", "augmented" or "none".
+func ParseBiasMode(s string) (BiasMode, error) {
+	for i, n := range biasNames {
+		if strings.EqualFold(s, n) {
+			return BiasMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown bias mode %q (want separate, augmented or none)", ErrConfig, s)
+}
+
+// Config sets up training. Its zero value is the documented default: the
+// averaged perceptron, 10 epochs, learning rate 1, a separate bias, zero
+// initial weights, rows shuffled every epoch with seed 0, an update only
+// on a mistake, stop after an epoch without updates.
+type Config struct {
+	// Algorithm is the variant; the zero value is Averaged.
+	Algorithm Algorithm
+	// Epochs is the most passes over the data; 0 means 10. Training stops
+	// sooner after an epoch with no update, or by early stopping.
+	Epochs int
+	// LearningRate η scales every update; 0 means 1. For the online
+	// variants with zero initial weights and no bias scale it only scales
+	// the model, so it matters with InitScale, Margin or BiasAugmented.
+	LearningRate float64
+	// Bias picks how the intercept is learned; the zero value is
+	// BiasSeparate.
+	Bias BiasMode
+	// BiasScale is the constant feature's value for BiasAugmented; 0
+	// means 1.
+	BiasScale float64
+	// InitScale, when > 0, starts the weights (and bias) uniformly at
+	// random in [−InitScale, InitScale], drawn from Seed; 0 starts them at
+	// zero.
+	InitScale float64
+	// Margin τ ≥ 0 makes an update happen whenever y·(w·x+b) ≤ τ, not only
+	// on a mistake (for multiclass: when the true class's score beats the
+	// best other class by no more than τ). 0 is the classic rule.
+	Margin float64
+	// NoShuffle visits rows in their order; otherwise every epoch visits
+	// them in a fresh random order drawn from Seed.
+	NoShuffle bool
+	// Seed seeds shuffling, the random start and the validation split. The
+	// same seed, data and SIMD tier give a bit-identical model.
+	Seed uint64
+	// Validation, when in (0, 1), holds out that fraction of the rows
+	// (drawn from Seed) and stops early when their accuracy has not
+	// improved for Patience epochs; the model returned is the one of the
+	// best epoch. 0 trains on every row.
+	Validation float64
+	// Patience is the number of epochs without improvement that early
+	// stopping waits; 0 means 5.
+	Patience int
+	// ClassWeight multiplies the update of rows of a class, keyed by label
+	// (for imbalanced data such as spam); labels not in the map weigh 1.
+	ClassWeight map[float64]float64
+	// Balanced weighs each class by n/(k·n_c), as scikit-learn's
+	// class_weight="balanced": n rows, k classes, n_c rows of the class.
+	// It multiplies ClassWeight where both are set.
+	Balanced bool
+	// SampleWeight, when not nil, has one weight ≥ 0 per row that multiplies
+	// its update; a row of weight 0 is never learned.
+	SampleWeight []float64
+	// TrainLoss computes, after every epoch, the perceptron loss and the
+	// mistakes of the model of that moment over the whole training set (one
+	// more pass over the data per epoch); EpochStats.TrainLoss is NaN
+	// otherwise.
+	TrainLoss bool
+	// OnEpoch, when not nil, is called after every epoch; a non-nil error
+	// stops training and Fit returns it. It serves progress reports.
+	OnEpoch func(EpochStats) error
+	// MaxClasses caps the number of distinct labels (a regression target
+	// read by mistake would otherwise ask for one weight vector per value);
+	// 0 means 1024.
+	MaxClasses int
+	// MaxDim caps the width an online Learner grows to; 0 means 1<<27.
+	MaxDim int
+}
+
+// EpochStats reports one pass of training.
+type EpochStats struct {
+	// Epoch counts from 1.
+	Epoch int
+	// Mistakes counts the rows misclassified when visited, before their
+	// update: the progressive validation error of the epoch. For Batch it
+	// is the number of misclassified rows at the start of the step.
+	Mistakes int
+	// Updates counts the rows that changed the weights (mistakes and,
+	// with Margin > 0, margin violations).
+	Updates int
+	// Loss is the mean perceptron loss max(0, −y·(w·x+b)) of the rows,
+	// each measured before it was learned: the progressive validation loss
+	// (for multiclass: max(0, best wrong score − true score)). For Batch,
+	// Loss·Rows is the perceptron risk R(w) at the start of the step.
+	Loss float64
+	// Rows is the number of rows trained on in the epoch.
+	Rows int
+	// TrainLoss and TrainMistakes are the loss and mistakes of the model
+	// at the end of the epoch over the training rows, when
+	// Config.TrainLoss is set; otherwise TrainLoss is NaN and
+	// TrainMistakes −1.
+	TrainLoss     float64
+	TrainMistakes int
+	// ValidAccuracy is the held-out accuracy with Config.Validation, NaN
+	// otherwise.
+	ValidAccuracy float64
+}
+
+// settings is a Config with defaults filled in and checked.
+type settings struct {
+	Config
+	eta       float32
+	biasScale float32 // value of the constant feature; 0 with NoBias
+	tau       float32
+	epochs    int
+	patience  int
+	maxClass  int
+	maxDim    int
+}
+
+func (c Config) settle() (settings, error) {
+	s := settings{Config: c, epochs: c.Epochs, patience: c.Patience, maxClass: c.MaxClasses, maxDim: c.MaxDim}
+	bad := func(format string, a ...any) (settings, error) {
+		return settings{}, fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
+	}
+	switch {
+	case c.Algorithm > Batch:
+		return bad("unknown algorithm %d", c.Algorithm)
+	case c.Bias > NoBias:
+		return bad("unknown bias mode %d", c.Bias)
+	case c.Epochs < 0:
+		return bad("Epochs %d < 0", c.Epochs)
+	case !(c.LearningRate >= 0) || c.LearningRate > 1e30:
+		return bad("LearningRate %v", c.LearningRate)
+	case !(c.BiasScale >= 0) || c.BiasScale > 1e15:
+		return bad("BiasScale %v", c.BiasScale)
+	case !(c.InitScale >= 0) || c.InitScale > 1e30:
+		return bad("InitScale %v", c.InitScale)
+	case !(c.Margin >= 0) || c.Margin > 1e30:
+		return bad("Margin %v", c.Margin)
+	case !(c.Validation >= 0 && c.Validation < 1):
+		return bad("Validation %v is not in [0, 1)", c.Validation)
+	case c.Patience < 0, c.MaxClasses < 0, c.MaxDim < 0:
+		return bad("negative Patience, MaxClasses or MaxDim")
+	}
+	for k, v := range c.ClassWeight {
+		if !(v >= 0) || v > 1e30 {
+			return bad("ClassWeight[%v] = %v", k, v)
+		}
+	}
+	if s.epochs == 0 {
+		s.epochs = 10
+	}
+	if s.patience == 0 {
+		s.patience = 5
+	}
+	if s.maxClass == 0 {
+		s.maxClass = 1024
+	}
+	if s.maxDim == 0 {
+		s.maxDim = 1 << 27
+	}
+	s.eta = float32(c.LearningRate)
+	if c.LearningRate == 0 {
+		s.eta = 1
+	}
+	s.tau = float32(c.Margin)
+	switch c.Bias {
+	case BiasSeparate:
+		s.biasScale = 1
+	case BiasAugmented:
+		s.biasScale = float32(c.BiasScale)
+		if c.BiasScale == 0 {
+			s.biasScale = 1
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,292 @@
+package engine
+
+import (
+	"math/rand/v2"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// state is the weights of an online learner while it trains, shared by
+// Fit and Learner.
+//
+// Averaging uses the lazy trick (Daumé 2006): with c the number of
+// examples seen before the current one, u accumulates c·Δw over all
+// updates; after T examples the average of the T weight vectors that
+// followed each example is w − u/T. No example costs O(dim), and u is
+// float64 so that the average stays exact over millions of updates.
+type state struct {
+	s       settings
+	classes []float64
+	K       int // weight rows: 1 for binary
+	dim     int
+	w       []float32 // dim×K, feature-major
+	b       []float32 // K, effective bias (constant feature folded in)
+	u       []float64 // averaging accumulator, nil when not averaging
+	ub      []float64
+	c       float64 // examples seen
+	bb      float32 // biasScale², the bias gain of an update
+	cw      []float32
+	scores  []float32 // K scratch
+	votes   *voteLog
+}
+
+// voteLog records the voted perceptron's mistakes while it trains.
+type voteLog struct {
+	rowOf  []int32 // training row → SV row, −1 if none (Fit only)
+	indptr []int64
+	ind    []int32
+	val    []float32
+	steps  []VoteStep
+	count0 int64
+	w0, b0 []float32
+}
+
+// newState allocates the weights for classes and dim.
+func newState(s settings, classes []float64, dim int, rng *rand.Rand) *state {
+	K := len(classes)
+	if K == 2 {
+		K = 1
+	}
+	st := &state{
+		s: s, classes: classes, K: K, dim: dim,
+		w:      make([]float32, dim*K),
+		b:      make([]float32, K),
+		scores: make([]float32, K),
+		bb:     s.biasScale * s.biasScale,
+	}
+	if s.InitScale > 0 {
+		r := float32(s.InitScale)
+		for i := range st.w {
+			st.w[i] = (2*rng.Float32() - 1) * r
+		}
+		if s.Bias != NoBias {
+			for i := range st.b {
+				st.b[i] = (2*rng.Float32() - 1) * r * s.biasScale
+			}
+		}
+	}
+	if s.Algorithm == Averaged || s.Algorithm == Voted {
+		st.u = make([]float64, dim*K)
+		st.ub = make([]float64, K)
+	}
+	if s.Algorithm == Voted {
+		st.votes = &voteLog{indptr: []int64{0}}
+		if s.InitScale > 0 {
+			st.votes.w0 = append([]float32(nil), st.w...)
+			st.votes.b0 = append([]float32(nil), st.b...)
+		}
+	}
+	return st
+}
+
+// classWeights fills st.cw from the config and, for Balanced, the class
+// counts of the training labels (cls, one class index per row).
+func (st *state) classWeights(cls []int32) {
+	s := st.s
+	if len(s.ClassWeight) == 0 && !s.Balanced {
+		return
+	}
+	st.cw = make([]float32, len(st.classes))
+	var n []int
+	if s.Balanced {
+		n = make([]int, len(st.classes))
+		for _, c := range cls {
+			n[c]++
+		}
+	}
+	for i, label := range st.classes {
+		w := 1.0
+		if v, ok := s.ClassWeight[label]; ok {
+			w = v
+		}
+		if s.Balanced && n[i] > 0 {
+			w *= float64(len(cls)) / float64(len(st.classes)*n[i])
+		}
+		st.cw[i] = float32(w)
+	}
+}
+
+// outcome is what one example did.
+type outcome struct {
+	mistake, update bool
+	loss            float32
+}
+
+// step learns one example: row (ind, val) of class index cls with weight
+// weight. svRow identifies the training row for the voted log (−1 when
+// rows have no identity, as in a stream).
+func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow int) outcome {
+	if st.cw != nil {
+		weight *= st.cw[cls]
+	}
+	var o outcome
+	if st.K == 1 {
+		y := float32(-1)
+		if cls == 1 {
+			y = 1
+		}
+		m := y * (asm.DotIndF32(val, ind, st.w) + st.b[0])
+		if m <= 0 {
+			o.mistake, o.loss = true, -m
+		}
+		if m <= st.s.tau && weight > 0 {
+			o.update = true
+			a := st.s.eta * weight * y
+			asm.AxpyIndF32(a, val, ind, st.w)
+			st.b[0] += a * st.bb
+			if st.u != nil {
+				ca := st.c * float64(a)
+				u := st.u
+				for k, j := range ind {
+					u[j] += ca * float64(val[k])
+				}
+				st.ub[0] += ca * float64(st.bb)
+			}
+			st.logVote(ind, val, svRow, 0, -1, a)
+		}
+	} else {
+		K := st.K
+		s := st.scores
+		copy(s, st.b)
+		for k, j := range ind {
+			v := val[k]
+			row := st.w[int(j)*K : int(j)*K+K]
+			if K >= 16 {
+				asm.AxpyF32(v, row, s)
+				continue
+			}
+			for c, w := range row {
+				s[c] += v * w
+			}
+		}
+		r := bestOther(s, cls)
+		m := s[cls] - s[r]
+		if m <= 0 {
+			o.mistake, o.loss = true, -m
+		}
+		if m <= st.s.tau && weight > 0 {
+			o.update = true
+			a := st.s.eta * weight
+			for k, j := range ind {
+				d := a * val[k]
+				base := int(j) * K
+				st.w[base+cls] += d
+				st.w[base+r] -= d
+			}
+			st.b[cls] += a * st.bb
+			st.b[r] -= a * st.bb
+			if st.u != nil {
+				ca := st.c * float64(a)
+				for k, j := range ind {
+					d := ca * float64(val[k])
+					base := int(j) * K
+					st.u[base+cls] += d
+					st.u[base+r] -= d
+				}
+				st.ub[cls] += ca * float64(st.bb)
+				st.ub[r] -= ca * float64(st.bb)
+			}
+			st.logVote(ind, val, svRow, cls, r, a)
+		}
+	}
+	st.c++
+	if v := st.votes; v != nil {
+		// The example counts for the vector in force after it: the new
+		// one if it made an update.
+		if len(v.steps) > 0 {
+			v.steps[len(v.steps)-1].Count++
+		} else {
+			v.count0++
+		}
+	}
+	return o
+}
+
+// logVote records an update for the voted perceptron.
+func (st *state) logVote(ind []int32, val []float32, svRow, up, down int, a float32) {
+	v := st.votes
+	if v == nil {
+		return
+	}
+	row := int32(-1)
+	if svRow >= 0 && v.rowOf != nil {
+		row = v.rowOf[svRow]
+	}
+	if row < 0 {
+		row = int32(len(v.indptr) - 1)
+		v.ind = append(v.ind, ind...)
+		v.val = append(v.val, val...)
+		v.indptr = append(v.indptr, int64(len(v.ind)))
+		if svRow >= 0 && v.rowOf != nil {
+			v.rowOf[svRow] = row
+		}
+	}
+	v.steps = append(v.steps, VoteStep{Row: row, Up: int32(up), Down: int32(down), A: a})
+}
+
+// model returns the model of this moment: the last weights for Plain and
+// Batch, their running average for Averaged and Voted (the voted model
+// carries its votes too). The state can go on training afterwards.
+func (st *state) model() *Model {
+	m := &Model{
+		Algorithm: st.s.Algorithm,
+		Bias:      st.s.Bias,
+		BiasScale: st.s.biasScale,
+		Classes:   append([]float64(nil), st.classes...),
+		Dim:       st.dim,
+		W:         append([]float32(nil), st.w...),
+		B:         append([]float32(nil), st.b...),
+	}
+	if st.u != nil && st.c > 0 {
+		for i, u := range st.u {
+			m.W[i] = float32(float64(st.w[i]) - u/st.c)
+		}
+		for i, u := range st.ub {
+			m.B[i] = float32(float64(st.b[i]) - u/st.c)
+		}
+	}
+	if v := st.votes; v != nil {
+		sv := &sparse.CSR{
+			Rows:   len(v.indptr) - 1,
+			Cols:   st.dim,
+			Indptr: append([]int64(nil), v.indptr...),
+			Ind:    append([]int32(nil), v.ind...),
+			Val:    append([]float32(nil), v.val...),
+		}
+		m.Votes = &Votes{SV: sv, Steps: append([]VoteStep(nil), v.steps...), Count0: v.count0}
+		if v.w0 != nil {
+			m.Votes.W0 = append([]float32(nil), v.w0...)
+			m.Votes.B0 = append([]float32(nil), v.b0...)
+			// W0 was drawn at the learner's first width; pad it if the
+			// learner has grown since.
+			for len(m.Votes.W0) < len(m.W) {
+				m.Votes.W0 = append(m.Votes.W0, 0)
+			}
+		}
+	}
+	return m
+}
+
+// grow widens the state to dim features (feature-major storage makes it
+// an append).
+func (st *state) grow(dim int) {
+	n := dim * st.K
+	st.w = append(st.w, make([]float32, n-len(st.w))...)
+	if st.u != nil {
+		st.u = append(st.u, make([]float64, n-len(st.u))...)
+	}
+	st.dim = dim
+}
+
+// bestOther returns the index of the highest score other than c's, the
+// first on ties.
+func bestOther(s []float32, c int) int {
+	r := -1
+	for k, v := range s {
+		if k != c && (r < 0 || v > s[r]) {
+			r = k
+		}
+	}
+	return r
+}

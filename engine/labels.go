@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// classesOf returns the distinct labels of y in ascending order.
+func classesOf(y []float64, maxClasses int) ([]float64, error) {
+	seen := make(map[float64]struct{})
+	var classes []float64
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: label %v of row %d is not finite", ErrLabels, v, i)
+		}
+		if v == 0 {
+			v = 0 // one class for +0 and −0
+		}
+		if _, ok := seen[v]; ok {
+			continue
+		}
+		if len(classes) == maxClasses {
+			return nil, fmt.Errorf("%w: more than %d distinct labels (raise Config.MaxClasses if that is meant)", ErrLabels, maxClasses)
+		}
+		seen[v] = struct{}{}
+		classes = append(classes, v)
+	}
+	if len(classes) < 2 {
+		return nil, fmt.Errorf("%w: one class only (%v); a classifier needs two", ErrLabels, classes)
+	}
+	slices.Sort(classes)
+	return classes, nil
+}
+
+// classIndex returns the index of label v in the ascending classes, or −1.
+func classIndex(classes []float64, v float64) int {
+	i, ok := slices.BinarySearch(classes, v)
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// checkClasses validates classes given to NewLearner and returns them
+// sorted.
+func checkClasses(classes []float64, maxClasses int) ([]float64, error) {
+	c := slices.Clone(classes)
+	for _, v := range c {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: class %v is not finite", ErrLabels, v)
+		}
+	}
+	slices.Sort(c)
+	for i := 1; i < len(c); i++ {
+		if c[i] == c[i-1] {
+			return nil, fmt.Errorf("%w: class %v given twice", ErrLabels, c[i])
+		}
+	}
+	if len(c) < 2 || len(c) > maxClasses {
+		return nil, fmt.Errorf("%w: %d classes; need 2 to %d", ErrLabels, len(c), maxClasses)
+	}
+	return c, nil
+}

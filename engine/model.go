@@ -1,0 +1,538 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// Model is a trained linear classifier. A binary model has one weight row
+// and scores a row x as W·x + B[0], the class Classes[1] where that is
+// > 0 and Classes[0] otherwise. A multiclass model has one weight row per
+// class and predicts the class of the highest score W_k·x + B[k] (the
+// first one on ties).
+//
+// Weights are stored feature-major: W[j*K+k] is the weight of feature j
+// in row k, K = m.NumRows(); one cache line serves every class of a
+// feature, which is what sparse multiclass scoring needs.
+//
+// A Model is safe for concurrent use once trained: its methods only read
+// it. Prediction methods allocate nothing.
+type Model struct {
+	// Algorithm and Bias record how the model was trained; BiasScale is the
+	// constant feature of BiasAugmented (the margin diagnostics use it).
+	Algorithm Algorithm
+	Bias      BiasMode
+	BiasScale float32
+	// Classes are the labels, in ascending order; at least two.
+	Classes []float64
+	// Dim is the number of features; rows may be wider, the features past
+	// Dim weigh zero.
+	Dim int
+	// W holds Dim×K weights, feature-major; B the K biases.
+	W []float32
+	B []float32
+	// Votes is set for Algorithm Voted, and then decides predictions; W
+	// and B then hold the averaged weights, which come free with it.
+	Votes *Votes
+}
+
+// Votes is the voted perceptron's record of training. Weight vector k is
+// the start vector plus the first k steps; it votes with Steps[k−1].Count,
+// the start vector with Count0. Keeping the steps instead of the vectors
+// costs O(nnz of the rows mistaken) instead of O(k·Dim).
+type Votes struct {
+	// SV holds every row on which an update was made, once each.
+	SV *sparse.CSR
+	// Steps lists the updates in the order they were made.
+	Steps []VoteStep
+	// W0 and B0 are the start weights (layout as Model.W), nil when zero.
+	W0, B0 []float32
+	// Count0 is the number of examples the start vector survived.
+	Count0 int64
+}
+
+// VoteStep is one update: weight row Up gains A·x and, for multiclass,
+// row Down loses it (Down is −1 for binary models), where x is SV row
+// Row augmented with the bias feature.
+type VoteStep struct {
+	Row      int32
+	Up, Down int32
+	A        float32
+	// Count is the number of examples the vector made by this step
+	// survived, the step's own example included.
+	Count int64
+}
+
+// NumRows returns the number of weight rows: 1 for a binary model, the
+// number of classes otherwise.
+func (m *Model) NumRows() int {
+	if len(m.Classes) == 2 {
+		return 1
+	}
+	return len(m.Classes)
+}
+
+// Binary reports whether m has two classes.
+func (m *Model) Binary() bool { return len(m.Classes) == 2 }
+
+// Weight returns the weight of feature j in row k (0 ≤ k < NumRows).
+func (m *Model) Weight(k, j int) float32 { return m.W[j*m.NumRows()+k] }
+
+// Check verifies that m is internally consistent: what a model read from
+// a file or built by hand must pass before it is used.
+func (m *Model) Check() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	if len(m.Classes) < 2 {
+		return bad("%d classes", len(m.Classes))
+	}
+	for i := 1; i < len(m.Classes); i++ {
+		if !(m.Classes[i] > m.Classes[i-1]) {
+			return bad("classes not strictly ascending at %d", i)
+		}
+	}
+	k := m.NumRows()
+	if m.Dim < 0 || int64(len(m.W)) != int64(m.Dim)*int64(k) || len(m.B) != k {
+		return bad("%d weights and %d biases for dim %d and %d rows", len(m.W), len(m.B), m.Dim, k)
+	}
+	if m.Algorithm > Batch || m.Bias > NoBias {
+		return bad("unknown algorithm %d or bias mode %d", m.Algorithm, m.Bias)
+	}
+	if (m.Algorithm == Voted) != (m.Votes != nil) {
+		return bad("votes present only and always for the voted algorithm")
+	}
+	if v := m.Votes; v != nil {
+		if v.SV == nil {
+			return bad("voted model without its rows")
+		}
+		if err := v.SV.Validate(); err != nil {
+			return bad("voted rows: %v", err)
+		}
+		if v.SV.Cols > m.Dim {
+			return bad("voted rows are %d wide, model %d", v.SV.Cols, m.Dim)
+		}
+		if (v.W0 == nil) != (v.B0 == nil) || (v.W0 != nil && (len(v.W0) != len(m.W) || len(v.B0) != k)) {
+			return bad("start weights do not match the model")
+		}
+		for i, s := range v.Steps {
+			if s.Row < 0 || int(s.Row) >= v.SV.Rows || s.Up < 0 || int(s.Up) >= k ||
+				s.Down < -1 || int(s.Down) >= k || (k == 1) != (s.Down == -1) || s.Count < 0 {
+				return bad("vote step %d out of range", i)
+			}
+		}
+	}
+	return nil
+}
+
+// dot returns W_0·x for a binary model, ignoring features past Dim.
+func (m *Model) dot(x sparse.Vector) float32 {
+	n := len(x.Ind)
+	if n == 0 {
+		return 0
+	}
+	if int(x.Ind[n-1]) < m.Dim && len(x.Val) == n {
+		return asm.DotIndF32(x.Val, x.Ind, m.W)
+	}
+	var s float32
+	for k, j := range x.Ind {
+		if j >= 0 && int(j) < m.Dim {
+			s += x.Val[k] * m.W[j]
+		}
+	}
+	return s
+}
+
+// scores sets out[k] = W_k·x + B[k] for every row k; out has NumRows
+// elements.
+func (m *Model) scores(x sparse.Vector, out []float32) {
+	K := len(out)
+	copy(out, m.B)
+	if K == 1 {
+		out[0] += m.dot(x)
+		return
+	}
+	for k, j := range x.Ind {
+		if j < 0 || int(j) >= m.Dim {
+			continue
+		}
+		v := x.Val[k]
+		row := m.W[int(j)*K : int(j)*K+K]
+		if K >= 16 {
+			asm.AxpyF32(v, row, out)
+			continue
+		}
+		for c, w := range row {
+			out[c] += v * w
+		}
+	}
+}
+
+// argmax returns the index of the largest element, the first on ties.
+func argmax(s []float32) int {
+	best := 0
+	for i, v := range s[1:] {
+		if v > s[best] {
+			best = i + 1
+		}
+	}
+	return best
+}
+
+// maxStack is the number of classes whose scores fit on the stack.
+const maxStack = 64
+
+// Decision returns the score of x: W·x + B for a binary model (> 0 means
+// Classes[1]); for a multiclass model the highest class score; for a
+// voted binary model the vote, Σ ± counts over the total count, in
+// [−1, 1].
+func (m *Model) Decision(x sparse.Vector) float32 {
+	if m.Binary() {
+		if m.Votes != nil {
+			return m.vote(x, nil)
+		}
+		return m.dot(x) + m.B[0]
+	}
+	var buf [maxStack]float32
+	s := m.scoreBuf(&buf)
+	if m.Votes != nil {
+		m.vote(x, s)
+	} else {
+		m.scores(x, s)
+	}
+	v := s[argmax(s)]
+	m.putScoreBuf(s)
+	return v
+}
+
+// Scores writes into dst (grown if needed) the score of every class for a
+// multiclass model (vote shares for a voted one), or the one score of a
+// binary model, and returns it.
+func (m *Model) Scores(x sparse.Vector, dst []float32) []float32 {
+	K := m.NumRows()
+	if cap(dst) < K {
+		dst = make([]float32, K)
+	}
+	dst = dst[:K]
+	if m.Votes != nil {
+		m.vote(x, dst)
+		return dst
+	}
+	m.scores(x, dst)
+	return dst
+}
+
+// Predict returns the label m gives x.
+func (m *Model) Predict(x sparse.Vector) float64 {
+	if m.Binary() {
+		if m.Decision(x) > 0 {
+			return m.Classes[1]
+		}
+		return m.Classes[0]
+	}
+	var buf [maxStack]float32
+	s := m.scoreBuf(&buf)
+	if m.Votes != nil {
+		m.vote(x, s)
+	} else {
+		m.scores(x, s)
+	}
+	c := argmax(s)
+	m.putScoreBuf(s)
+	return m.Classes[c]
+}
+
+// DecisionDense is Decision for a dense row; x may be shorter or longer
+// than Dim (missing features are zero, extra ones ignored).
+func (m *Model) DecisionDense(x []float32) float32 {
+	if m.Votes == nil && m.Binary() {
+		n := min(len(x), m.Dim)
+		return asm.DotF32(x[:n], m.W[:n]) + m.B[0]
+	}
+	var buf [maxStack]float32
+	s := m.scoreBuf(&buf)
+	m.scoresDense(x, s)
+	var v float32
+	if m.Binary() {
+		v = s[0]
+	} else {
+		v = s[argmax(s)]
+	}
+	m.putScoreBuf(s)
+	return v
+}
+
+// PredictDense is Predict for a dense row.
+func (m *Model) PredictDense(x []float32) float64 {
+	if m.Binary() {
+		if m.DecisionDense(x) > 0 {
+			return m.Classes[1]
+		}
+		return m.Classes[0]
+	}
+	var buf [maxStack]float32
+	s := m.scoreBuf(&buf)
+	m.scoresDense(x, s)
+	c := argmax(s)
+	m.putScoreBuf(s)
+	return m.Classes[c]
+}
+
+// scoresDense fills s (NumRows long) for a dense row.
+func (m *Model) scoresDense(x []float32, s []float32) {
+	if m.Votes != nil {
+		sc := m.getScratch()
+		n := min(len(x), m.Dim)
+		copy(sc.buf, x[:n])
+		m.voteDense(sc, s)
+		clear(sc.buf[:n])
+		m.putScratch(sc)
+		return
+	}
+	K := len(s)
+	copy(s, m.B)
+	n := min(len(x), m.Dim)
+	if K == 1 {
+		s[0] += asm.DotF32(x[:n], m.W[:n])
+		return
+	}
+	for j, v := range x[:n] {
+		if v == 0 {
+			continue
+		}
+		row := m.W[j*K : j*K+K]
+		for c, w := range row {
+			s[c] += v * w
+		}
+	}
+}
+
+// scoreBuf returns a score slice of NumRows elements: buf when it fits,
+// otherwise one from a pool.
+func (m *Model) scoreBuf(buf *[maxStack]float32) []float32 {
+	K := m.NumRows()
+	if K <= maxStack {
+		return buf[:K]
+	}
+	p := scorePool.Get().(*[]float32)
+	if cap(*p) < K {
+		*p = make([]float32, K)
+	}
+	return (*p)[:K]
+}
+
+func (m *Model) putScoreBuf(s []float32) {
+	if cap(s) > maxStack || len(s) > maxStack {
+		scorePool.Put(&s)
+	}
+}
+
+var scorePool = sync.Pool{New: func() any { return new([]float32) }}
+
+// voteScratch is the working memory of one voted prediction.
+type voteScratch struct {
+	buf  []float32 // x scattered densely, Dim long
+	dots []float32 // SV·x
+	s    []float32 // running scores
+	v    []float64 // votes per row
+}
+
+func (m *Model) getScratch() *voteScratch {
+	p, _ := votePool.Get().(*voteScratch)
+	if p == nil {
+		p = new(voteScratch)
+	}
+	K := m.NumRows()
+	if len(p.buf) < m.Dim {
+		p.buf = make([]float32, m.Dim)
+	}
+	if len(p.dots) < m.Votes.SV.Rows {
+		p.dots = make([]float32, m.Votes.SV.Rows)
+	}
+	if len(p.s) < K {
+		p.s = make([]float32, K)
+		p.v = make([]float64, K)
+	}
+	return p
+}
+
+func (m *Model) putScratch(p *voteScratch) { votePool.Put(p) }
+
+// votePool holds scratch for voted predictions. A pool shared by all
+// models reuses buffers that are large enough and grows small ones.
+var votePool sync.Pool
+
+// vote computes the voted prediction of x. For a binary model it returns
+// the vote in [−1, 1] and, if out is not nil, stores it in out[0]; for a
+// multiclass model it stores every class's share of the votes in out.
+func (m *Model) vote(x sparse.Vector, out []float32) float32 {
+	sc := m.getScratch()
+	for k, j := range x.Ind {
+		if j >= 0 && int(j) < m.Dim {
+			sc.buf[j] = x.Val[k]
+		}
+	}
+	r := m.voteDense(sc, out)
+	for _, j := range x.Ind {
+		if j >= 0 && int(j) < m.Dim {
+			sc.buf[j] = 0
+		}
+	}
+	m.putScratch(sc)
+	return r
+}
+
+// voteDense runs the vote with x already scattered in sc.buf.
+func (m *Model) voteDense(sc *voteScratch, out []float32) float32 {
+	v := m.Votes
+	K := m.NumRows()
+	sv := v.SV
+	dots := sc.dots[:sv.Rows]
+	if sv.Rows > 0 {
+		asm.DotRowsF32(sv.Indptr, sv.Ind, sv.Val, sc.buf[:sv.Cols], dots)
+	}
+	s := sc.s[:K]
+	clear(s)
+	if v.W0 != nil {
+		copy(s, v.B0)
+		for j := 0; j < m.Dim; j++ {
+			if xj := sc.buf[j]; xj != 0 {
+				for c := 0; c < K; c++ {
+					s[c] += xj * v.W0[j*K+c]
+				}
+			}
+		}
+	}
+	bb := m.BiasScale * m.BiasScale
+	if m.Bias == NoBias {
+		bb = 0
+	}
+	if K == 1 {
+		var total, sum float64
+		sgn := func(f float32) float64 {
+			if f > 0 {
+				return 1
+			}
+			return -1
+		}
+		total, sum = float64(v.Count0), float64(v.Count0)*sgn(s[0])
+		acc := s[0]
+		for _, st := range v.Steps {
+			acc += st.A * (dots[st.Row] + bb)
+			total += float64(st.Count)
+			sum += float64(st.Count) * sgn(acc)
+		}
+		r := float32(0)
+		if total > 0 {
+			r = float32(sum / total)
+		}
+		if out != nil {
+			out[0] = r
+		}
+		return r
+	}
+	votes := sc.v[:K]
+	clear(votes)
+	best := argmax(s)
+	votes[best] += float64(v.Count0)
+	total := float64(v.Count0)
+	for _, st := range v.Steps {
+		d := st.A * (dots[st.Row] + bb)
+		s[st.Up] += d
+		s[st.Down] -= d
+		switch {
+		case int(st.Down) == best:
+			best = argmax(s)
+		case s[st.Up] > s[best] || (s[st.Up] == s[best] && int(st.Up) < best):
+			best = int(st.Up)
+		}
+		votes[best] += float64(st.Count)
+		total += float64(st.Count)
+	}
+	for c := range out {
+		out[c] = 0
+		if total > 0 {
+			out[c] = float32(votes[c] / total)
+		}
+	}
+	return 0
+}
+
+// PredictBatch writes the label of every row of X into dst (grown if
+// needed) and returns it. Rows are split among GOMAXPROCS goroutines.
+func (m *Model) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
+	if cap(dst) < X.Rows {
+		dst = make([]float64, X.Rows)
+	}
+	dst = dst[:X.Rows]
+	if m.Binary() && m.Votes == nil && X.Cols <= m.Dim {
+		dec := make([]float32, X.Rows)
+		m.DecisionBatch(X, dec)
+		for i, s := range dec {
+			dst[i] = m.Classes[0]
+			if s > 0 {
+				dst[i] = m.Classes[1]
+			}
+		}
+		return dst
+	}
+	parallelRows(X.Rows, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = m.Predict(X.Row(i))
+		}
+	})
+	return dst
+}
+
+// DecisionBatch writes Decision of every row of X into dst (grown if
+// needed) and returns it, on GOMAXPROCS goroutines. Binary models use the
+// DotRows kernel, one call per block of rows.
+func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
+	if cap(dst) < X.Rows {
+		dst = make([]float32, X.Rows)
+	}
+	dst = dst[:X.Rows]
+	fast := m.Binary() && m.Votes == nil && X.Cols <= m.Dim
+	parallelRows(X.Rows, func(lo, hi int) {
+		if fast {
+			out := dst[lo:hi]
+			asm.DotRowsF32(X.Indptr[lo:hi+1], X.Ind, X.Val, m.W, out)
+			b := m.B[0]
+			for i := range out {
+				out[i] += b
+			}
+			return
+		}
+		for i := lo; i < hi; i++ {
+			dst[i] = m.Decision(X.Row(i))
+		}
+	})
+	return dst
+}
+
+// parallelRows runs f over [0, n) in contiguous blocks on up to
+// GOMAXPROCS goroutines, inline when the work is small.
+func parallelRows(n int, f func(lo, hi int)) {
+	p := runtime.GOMAXPROCS(0)
+	if p > n/256 {
+		p = max(1, n/256)
+	}
+	if p == 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for t := 0; t < p; t++ {
+		lo, hi := n*t/p, n*(t+1)/p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}

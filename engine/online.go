@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// Learner trains a perceptron one example at a time, for streams that do
+// not fit in memory or keep arriving. It follows its Config as Fit does,
+// except that it never stops by itself and never holds rows out; the
+// Batch algorithm is not online and is refused.
+//
+// A Learner grows to the width of the rows it sees (up to Config.MaxDim);
+// features it has not seen weigh zero. It is not safe for concurrent use;
+// Model returns a snapshot that is.
+type Learner struct {
+	st  *state
+	rng *rand.Rand
+}
+
+// RowSource is a stream of labelled sparse rows, such as *sparse.Scanner:
+// Scan advances to the next row and reports whether there is one, Row
+// returns it (valid until the next Scan), Err the error that ended the
+// stream, if any.
+type RowSource interface {
+	Scan() bool
+	Row() (label float64, x sparse.Vector)
+	Err() error
+}
+
+// NewLearner returns a learner for the given class labels (at least two,
+// any finite values) and initial width dim.
+func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
+	s, err := cfg.settle()
+	if err != nil {
+		return nil, err
+	}
+	if s.Algorithm == Batch {
+		return nil, fmt.Errorf("%w: the batch perceptron cannot learn online", ErrConfig)
+	}
+	if s.Validation != 0 || s.SampleWeight != nil || s.Balanced {
+		return nil, fmt.Errorf("%w: Validation, SampleWeight and Balanced need a whole data set; use Fit, or LearnWeighted", ErrConfig)
+	}
+	c, err := checkClasses(classes, s.maxClass)
+	if err != nil {
+		return nil, err
+	}
+	if dim < 0 || dim > s.maxDim {
+		return nil, fmt.Errorf("%w: width %d is outside [0, %d]", ErrDim, dim, s.maxDim)
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
+	st := newState(s, c, dim, rng)
+	st.classWeights(nil)
+	return &Learner{st: st, rng: rng}, nil
+}
+
+// Learn learns one example and reports whether the learner got it wrong
+// before the update (its progressive validation error). The row must be
+// valid (sparse.Vector.Validate); a label outside the learner's classes or
+// a row wider than MaxDim is an error and changes nothing.
+func (l *Learner) Learn(x sparse.Vector, y float64) (mistake bool, err error) {
+	return l.LearnWeighted(x, y, 1)
+}
+
+// LearnWeighted is Learn with a sample weight ≥ 0 that multiplies the
+// update.
+func (l *Learner) LearnWeighted(x sparse.Vector, y float64, weight float64) (bool, error) {
+	o, err := l.learn(x, y, weight)
+	return o.mistake, err
+}
+
+func (l *Learner) learn(x sparse.Vector, y float64, weight float64) (outcome, error) {
+	st := l.st
+	c := classIndex(st.classes, y+0)
+	if c < 0 {
+		return outcome{}, fmt.Errorf("%w: %v (classes %v)", ErrUnknownLabel, y, st.classes)
+	}
+	if !(weight >= 0) || weight > 1e30 {
+		return outcome{}, fmt.Errorf("%w: sample weight %v", ErrConfig, weight)
+	}
+	if err := x.Validate(); err != nil {
+		return outcome{}, fmt.Errorf("%w: %v", ErrDim, err)
+	}
+	if n := len(x.Ind); n > 0 && int(x.Ind[n-1]) >= st.dim {
+		need := int(x.Ind[n-1]) + 1
+		if need > st.s.maxDim {
+			return outcome{}, fmt.Errorf("%w: feature %d is past MaxDim %d", ErrDim, need-1, st.s.maxDim)
+		}
+		st.grow(min(st.s.maxDim, max(need, 2*st.dim)))
+	}
+	return st.step(x.Ind, x.Val, c, float32(weight), -1), nil
+}
+
+// PartialFit makes one pass over the rows of X with labels y, in a random
+// order drawn from the learner's seed unless NoShuffle, and returns its
+// statistics. It checks ctx every 65536 rows; on an error the rows before
+// it have been learned.
+func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (EpochStats, error) {
+	if X == nil || len(y) != X.Rows {
+		return EpochStats{}, fmt.Errorf("%w: labels and rows differ in number", ErrLabels)
+	}
+	if err := X.Validate(); err != nil {
+		return EpochStats{}, fmt.Errorf("%w: %v", ErrDim, err)
+	}
+	order := make([]int, X.Rows)
+	for i := range order {
+		order[i] = i
+	}
+	if !l.st.s.NoShuffle {
+		l.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	var t tally
+	for p, i := range order {
+		if p%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return t.stats(), err
+			}
+		}
+		o, err := l.learn(X.Row(i), y[i], 1)
+		if err != nil {
+			return t.stats(), fmt.Errorf("row %d: %w", i, err)
+		}
+		t.add(o)
+	}
+	return t.stats(), nil
+}
+
+// LearnFrom learns every row of src, in stream order, and returns the
+// statistics of the pass. Memory stays bounded by the model, whatever the
+// length of the stream. It checks ctx every 65536 rows.
+func (l *Learner) LearnFrom(ctx context.Context, src RowSource) (EpochStats, error) {
+	var t tally
+	for src.Scan() {
+		if t.rows%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return t.stats(), err
+			}
+		}
+		y, x := src.Row()
+		o, err := l.learn(x, y, 1)
+		if err != nil {
+			return t.stats(), fmt.Errorf("row %d of the stream: %w", t.rows+1, err)
+		}
+		t.add(o)
+	}
+	return t.stats(), src.Err()
+}
+
+// Model returns a snapshot of the model so far (averaged, or with its
+// votes, as the algorithm asks). The learner can go on afterwards.
+func (l *Learner) Model() *Model { return l.st.model() }
+
+// Seen returns the number of examples learned.
+func (l *Learner) Seen() int64 { return int64(l.st.c) }
+
+// tally sums outcomes into EpochStats.
+type tally struct {
+	rows, mistakes, updates int
+	loss                    float64
+}
+
+func (t *tally) add(o outcome) {
+	t.rows++
+	if o.mistake {
+		t.mistakes++
+		t.loss += float64(o.loss)
+	}
+	if o.update {
+		t.updates++
+	}
+}
+
+func (t *tally) stats() EpochStats {
+	return EpochStats{
+		Rows: t.rows, Mistakes: t.mistakes, Updates: t.updates,
+		Loss: t.loss / float64(max(1, t.rows)), TrainLoss: nan(), TrainMistakes: -1, ValidAccuracy: nan(),
+	}
+}
