@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// textLike makes a data set shaped like imdb.train: rows of nnz Zipf word
+// indices over dim features with counts 1..3, labelled by a planted random
+// separator (k classes: the argmax of k of them) with 10% of the labels
+// flipped at random, so training never converges and every epoch costs
+// what a real one does.
+func textLike(rows, nnz, dim, k int, seed uint64) (*sparse.CSR, []float64) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	ind, val, _ := sparseRows(r, rows, nnz, dim, true)
+	X := &sparse.CSR{Rows: rows, Cols: dim, Indptr: make([]int64, rows+1), Ind: ind, Val: val}
+	for i := range rows {
+		X.Indptr[i+1] = int64((i + 1) * nnz)
+	}
+	sep := make([][]float32, k)
+	for c := range sep {
+		sep[c] = make([]float32, dim)
+		for j := range sep[c] {
+			sep[c][j] = float32(r.NormFloat64())
+		}
+	}
+	y := make([]float64, rows)
+	for i := range y {
+		row := X.Row(i)
+		best, bs := 0, row.Dot(sep[0])
+		if k == 1 {
+			y[i] = -1
+			if bs > 0 {
+				y[i] = 1
+			}
+		} else {
+			for c := 1; c < k; c++ {
+				if s := row.Dot(sep[c]); s > bs {
+					best, bs = c, s
+				}
+			}
+			y[i] = float64(best)
+		}
+		if r.Float64() < 0.1 {
+			if k == 1 {
+				y[i] = -y[i]
+			} else {
+				y[i] = float64(r.IntN(k))
+			}
+		}
+	}
+	return X, y
+}
+
+// fitBench trains cfg on X, y and reports the time per epoch and per
+// nonzero visited.
+func fitBench(b *testing.B, X *sparse.CSR, y []float64, cfg engine.Config) {
+	b.ReportAllocs()
+	epochs := 0
+	for b.Loop() {
+		_, st, err := engine.Fit(context.Background(), X, y, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		epochs += len(st)
+	}
+	ns := float64(b.Elapsed().Nanoseconds())
+	b.ReportMetric(ns/float64(epochs)/1e6, "ms/epoch")
+	b.ReportMetric(ns/float64(epochs)/float64(X.NNZ()), "ns/nnz")
+}
+
+// BenchmarkFit trains every linear algorithm for 10 epochs on 25000
+// imdb-shaped rows (142 nonzeros each, 101256 features).
+func BenchmarkFit(b *testing.B) {
+	X, y := textLike(25000, 142, 101256, 1, 1)
+	for _, a := range []engine.Algorithm{engine.Averaged, engine.Plain, engine.Voted, engine.Batch} {
+		b.Run(a.String(), func(b *testing.B) {
+			tiers(b, func(b *testing.B) { fitBench(b, X, y, engine.Config{Algorithm: a}) })
+		})
+	}
+}
+
+// BenchmarkFitMulticlass: averaged, 20 classes, 11314 rows of 164
+// nonzeros over 168426 features (the shape of 20 Newsgroups).
+func BenchmarkFitMulticlass(b *testing.B) {
+	X, y := textLike(11314, 164, 168426, 20, 2)
+	fitBench(b, X, y, engine.Config{})
+}
+
+// BenchmarkFitIMDB: the averaged perceptron, 10 epochs, on the real
+// imdb.train from ../shared/data when it is there (the figure issue 3's
+// speed target is about; bench/compare_linear.sh runs scikit-learn beside
+// it).
+func BenchmarkFitIMDB(b *testing.B) {
+	const path = "../../shared/data/text/imdb/imdb.train.svm.gz"
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("no shared data: ", err)
+	}
+	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, a := range []engine.Algorithm{engine.Averaged, engine.Plain} {
+		b.Run(a.String(), func(b *testing.B) { fitBench(b, d.X, d.Y, engine.Config{Algorithm: a}) })
+	}
+}
+
+// BenchmarkPredictBatch: labels for 25000 rows of 142 nonzeros, binary
+// and 20-class, on all cores.
+func BenchmarkPredictBatch(b *testing.B) {
+	for _, k := range []int{1, 20} {
+		X, y := textLike(25000, 142, 101256, k, 3)
+		m, _, err := engine.Fit(context.Background(), X, y, engine.Config{Epochs: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		dst := make([]float64, X.Rows)
+		b.Run(fmt.Sprintf("classes=%d", max(2, k)), func(b *testing.B) {
+			for b.Loop() {
+				m.PredictBatch(X, dst)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(X.NNZ()), "ns/nnz")
+		})
+	}
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+var evalCmd = &command{
+	name:  "eval",
+	args:  "-model MODEL FILE",
+	short: "evaluate a saved model on a LIBSVM file",
+	long: `Eval loads a model saved by 'hyperplane train -o', predicts every row of a
+LIBSVM file and prints accuracy, per-class precision, recall and F1, and
+the confusion matrix. Features past the model's width count as zero.`,
+	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		model := fs.String("model", "", "the model `file`")
+		asJSON := fs.Bool("json", false, "print the result as JSON")
+		return func(args []string, out io.Writer) error {
+			if len(args) != 1 || *model == "" {
+				return fmt.Errorf("%w: eval needs -model MODEL and one FILE", errUsage)
+			}
+			m, err := engine.Load(*model)
+			if err != nil {
+				return err
+			}
+			d, err := sparse.ReadLIBSVMFile(args[0], sparse.ReadOptions{})
+			if err != nil {
+				return err
+			}
+			t0 := time.Now()
+			pred := m.PredictBatch(d.X, nil)
+			secs := time.Since(t0).Seconds()
+			c, err := metrics.NewConfusion(d.Y, pred)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			if *asJSON {
+				return json.NewEncoder(out).Encode(struct {
+					File        string             `json:"file"`
+					Model       string             `json:"model"`
+					Rows        int                `json:"rows"`
+					PredictSecs float64            `json:"predict_seconds"`
+					Confusion   *metrics.Confusion `json:"metrics"`
+				}{args[0], *model, d.X.Rows, secs, c})
+			}
+			fmt.Fprintf(out, "%s on %s: %d rows predicted in %.1f ms\n\n", *model, args[0], d.X.Rows, 1e3*secs)
+			return c.WriteReport(out)
+		}
+	},
+}

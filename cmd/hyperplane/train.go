@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+var trainCmd = &command{
+	name:  "train",
+	args:  "TRAIN",
+	short: "train a linear perceptron on a LIBSVM file",
+	long: `Train reads a LIBSVM/SVMlight file (gzip too), trains a perceptron and
+prints the training time. With -test it evaluates on a second file, with
+-o it saves the model (written atomically), with -margins it reports the
+margin diagnostics on the training rows. Two distinct labels give a binary
+model, more a multiclass one. Ctrl-C stops after the current epoch's
+check and still saves the model so far when -o is given.`,
+	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		var cfg engine.Config
+		algo := fs.String("algo", "averaged", "algorithm: averaged, plain, voted or batch")
+		fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
+		fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
+		bias := fs.String("bias", "separate", "bias: separate, augmented or none")
+		fs.Float64Var(&cfg.BiasScale, "bias-scale", 1, "constant feature value for -bias augmented")
+		fs.Float64Var(&cfg.InitScale, "init", 0, "start weights uniformly in [-init, init] (0: zeros)")
+		fs.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
+		fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for shuffling, init and the validation split")
+		fs.BoolVar(&cfg.NoShuffle, "no-shuffle", false, "visit rows in file order")
+		fs.Float64Var(&cfg.Validation, "validation", 0, "hold out this fraction for early stopping")
+		fs.IntVar(&cfg.Patience, "patience", 5, "epochs without improvement before early stopping")
+		fs.BoolVar(&cfg.Balanced, "balanced", false, "weigh classes by n/(k·n_class)")
+		cw := fs.String("class-weight", "", "per-class weights, `LABEL:W,...`")
+		test := fs.String("test", "", "evaluate on this LIBSVM `file`")
+		out := fs.String("o", "", "save the model to this `file`")
+		margins := fs.Bool("margins", false, "report margins, radius and the mistake bound on the training rows")
+		report := fs.Bool("report", false, "with -test: print per-class precision, recall, F1 and the confusion matrix")
+		verbose := fs.Bool("v", false, "print every epoch's statistics on stderr")
+		asJSON := fs.Bool("json", false, "print the result as JSON")
+		return func(args []string, stdout io.Writer) error {
+			if len(args) != 1 {
+				return fmt.Errorf("%w: train takes one TRAIN file", errUsage)
+			}
+			var err error
+			if cfg.Algorithm, err = engine.ParseAlgorithm(*algo); err != nil {
+				return fmt.Errorf("%w: -algo: %v", errUsage, err)
+			}
+			if cfg.Bias, err = engine.ParseBiasMode(*bias); err != nil {
+				return fmt.Errorf("%w: -bias: %v", errUsage, err)
+			}
+			if cfg.ClassWeight, err = parseClassWeights(*cw); err != nil {
+				return fmt.Errorf("%w: -class-weight: %v", errUsage, err)
+			}
+			return train(stdout, args[0], cfg, trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON})
+		}
+	},
+}
+
+type trainOpts struct {
+	test, out                       string
+	margins, report, verbose, json bool
+}
+
+// trainResult is what train prints with -json.
+type trainResult struct {
+	Train        string              `json:"train"`
+	Test         string              `json:"test,omitempty"`
+	Tier         string              `json:"tier"`
+	Algorithm    string              `json:"algorithm"`
+	Rows         int                 `json:"rows"`
+	Features     int                 `json:"features"`
+	Classes      int                 `json:"classes"`
+	NNZ          int64               `json:"nnz"`
+	Epochs       int                 `json:"epochs"`
+	ReadSeconds  float64             `json:"read_seconds"`
+	TrainSeconds float64             `json:"train_seconds"`
+	EpochSeconds float64             `json:"seconds_per_epoch"`
+	NsPerNNZ     float64             `json:"ns_per_nonzero"`
+	Mistakes     []int               `json:"mistakes_per_epoch"`
+	TestRows     int                 `json:"test_rows,omitempty"`
+	TestAccuracy *float64            `json:"test_accuracy,omitempty"`
+	TestSeconds  float64             `json:"test_seconds,omitempty"`
+	Margins      *engine.MarginStats `json:"margins,omitempty"`
+	Confusion    *metrics.Confusion  `json:"confusion,omitempty"`
+}
+
+func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error {
+	t0 := time.Now()
+	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(),
+		Rows: d.X.Rows, Features: d.X.Cols, NNZ: d.X.NNZ(), ReadSeconds: time.Since(t0).Seconds()}
+	if o.verbose {
+		cfg.OnEpoch = func(s engine.EpochStats) error {
+			fmt.Fprintf(os.Stderr, "epoch %d: %d mistakes, %d updates, loss %.4g\n", s.Epoch, s.Mistakes, s.Updates, s.Loss)
+			return nil
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	t1 := time.Now()
+	m, stats, err := engine.Fit(ctx, d.X, d.Y, cfg)
+	r.TrainSeconds = time.Since(t1).Seconds()
+	if err != nil && (m == nil || ctx.Err() == nil) {
+		return err
+	}
+	interrupted := err
+	r.Epochs = len(stats)
+	r.Classes = len(m.Classes)
+	for _, s := range stats {
+		r.Mistakes = append(r.Mistakes, s.Mistakes)
+	}
+	if r.Epochs > 0 {
+		r.EpochSeconds = r.TrainSeconds / float64(r.Epochs)
+		r.NsPerNNZ = 1e9 * r.TrainSeconds / float64(r.NNZ*int64(r.Epochs))
+	}
+	if o.out != "" {
+		if err := m.Save(o.out); err != nil {
+			return err
+		}
+	}
+	if interrupted != nil {
+		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
+	}
+	if o.margins {
+		ms, err := engine.Margins(m, d.X, d.Y)
+		if err != nil {
+			return err
+		}
+		r.Margins = &ms
+	}
+	if o.test != "" {
+		te, err := sparse.ReadLIBSVMFile(o.test, sparse.ReadOptions{})
+		if err != nil {
+			return err
+		}
+		t2 := time.Now()
+		pred := m.PredictBatch(te.X, nil)
+		r.TestSeconds = time.Since(t2).Seconds()
+		c, err := metrics.NewConfusion(te.Y, pred)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.test, err)
+		}
+		acc := c.Accuracy()
+		r.TestAccuracy, r.TestRows = &acc, te.X.Rows
+		if o.report {
+			r.Confusion = c
+		}
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(stdout, "data:     %s: %d rows, %d features, %d classes, %d nonzeros (read in %.0f ms)\n", path, r.Rows, r.Features, r.Classes, r.NNZ, 1e3*r.ReadSeconds)
+	fmt.Fprintf(stdout, "train:    %s perceptron, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
+		r.Algorithm, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
+	fmt.Fprintf(stdout, "mistakes: %v\n", r.Mistakes)
+	if ms := r.Margins; ms != nil {
+		fmt.Fprintf(stdout, "margins:  functional %.4g, geometric %.4g, radius R %.4g, separable %v, errors %d, bound (R/γ)² %.4g\n",
+			ms.Functional, ms.Geometric, ms.Radius, ms.Separable, ms.Errors, ms.Bound)
+	}
+	if r.TestAccuracy != nil {
+		fmt.Fprintf(stdout, "test:     %s: accuracy %.4f (%d rows predicted in %.1f ms)\n", o.test, *r.TestAccuracy, r.TestRows, 1e3*r.TestSeconds)
+		if r.Confusion != nil {
+			return r.Confusion.WriteReport(stdout)
+		}
+	}
+	if o.out != "" {
+		fmt.Fprintf(stdout, "model:    saved to %s\n", o.out)
+	}
+	return nil
+}
+
+// parseClassWeights reads "LABEL:W,LABEL:W".
+func parseClassWeights(s string) (map[float64]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	m := make(map[float64]float64)
+	for _, part := range strings.Split(s, ",") {
+		l, w, ok := strings.Cut(part, ":")
+		if !ok {
+			return nil, fmt.Errorf("%q is not LABEL:WEIGHT", part)
+		}
+		lv, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
+		if err != nil || math.IsNaN(lv) || math.IsInf(lv, 0) {
+			return nil, fmt.Errorf("bad label %q", l)
+		}
+		wv, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
+		if err != nil || !(wv >= 0) || math.IsInf(wv, 0) {
+			return nil, fmt.Errorf("bad weight %q (want a finite number ≥ 0)", w)
+		}
+		m[lv] = wv
+	}
+	return m, nil
+}

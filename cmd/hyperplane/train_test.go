@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// threeClassFiles writes a small separable 3-class LIBSVM train and test
+// file: class c has feature c+1 large.
+func threeClassFiles(t *testing.T) (train, test string) {
+	dir := t.TempDir()
+	var tr, te strings.Builder
+	for i := 0; i < 90; i++ {
+		c := i % 3
+		line := fmt.Sprintf("%d %d:%d %d:1\n", c+1, c+1, 2+i%4, 4+i%5)
+		if i%5 == 0 {
+			te.WriteString(line)
+		} else {
+			tr.WriteString(line)
+		}
+	}
+	train, test = filepath.Join(dir, "train.svm"), filepath.Join(dir, "test.svm")
+	if err := os.WriteFile(train, []byte(tr.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(test, []byte(te.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return train, test
+}
+
+func TestTrainSaveEval(t *testing.T) {
+	train, test := threeClassFiles(t)
+	model := filepath.Join(t.TempDir(), "m.hpm")
+	code, out, errOut := runCmd("train", "-json", "-algo", "plain", "-epochs", "20", "-margins", "-o", model, "-test", test, train)
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errOut)
+	}
+	var r trainResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("bad JSON %q: %v", out, err)
+	}
+	if r.Classes != 3 || r.Rows != 72 || r.TestAccuracy == nil || *r.TestAccuracy != 1 {
+		t.Fatalf("train result %+v", r)
+	}
+	if r.Margins == nil || !r.Margins.Separable || float64(sum(r.Mistakes)) > r.Margins.Bound {
+		t.Fatalf("margins %+v with %d mistakes", r.Margins, sum(r.Mistakes))
+	}
+	code, out, errOut = runCmd("eval", "-model", model, test)
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"accuracy", "1.0000", "confusion matrix"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("eval output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func sum(x []int) int {
+	s := 0
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+func TestTrainEvalErrors(t *testing.T) {
+	train, test := threeClassFiles(t)
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.hpm")
+	if err := os.WriteFile(corrupt, []byte("HPLM not really a model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"train"}, 2, "one TRAIN file"},
+		{[]string{"train", "-algo", "kernel", train}, 2, "unknown algorithm"},
+		{[]string{"train", "-bias", "maybe", train}, 2, "unknown bias mode"},
+		{[]string{"train", "-class-weight", "1=2", train}, 2, "LABEL:WEIGHT"},
+		{[]string{"train", "-lr", "-1", train}, 1, "LearningRate"},
+		{[]string{"train", filepath.Join(dir, "missing.svm")}, 1, "no such file"},
+		{[]string{"eval", test}, 2, "-model"},
+		{[]string{"eval", "-model", filepath.Join(dir, "none.hpm"), test}, 1, "no such file"},
+		{[]string{"eval", "-model", corrupt, test}, 1, "corrupt.hpm"},
+	}
+	for _, c := range cases {
+		code, _, errOut := runCmd(c.args...)
+		if code != c.code || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, c.code, c.msg)
+		}
+	}
+}
