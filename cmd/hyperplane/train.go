@@ -70,7 +70,7 @@ check and still saves the model so far when -o is given.`,
 }
 
 type trainOpts struct {
-	test, out                       string
+	test, out                      string
 	margins, report, verbose, json bool
 }
 
