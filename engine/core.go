@@ -133,15 +133,22 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 		if m <= st.s.tau && weight > 0 {
 			o.update = true
 			a := st.s.eta * weight * y
-			asm.AxpyIndF32(a, val, ind, st.w)
 			st.b[0] += a * st.bb
 			if st.u != nil {
+				// One pass updates w and u together: both are indexed by
+				// the same features, so the second scatter would re-read
+				// the row for nothing.
 				ca := st.c * float64(a)
-				u := st.u
+				w, u := st.w, st.u
+				val = val[:len(ind)]
 				for k, j := range ind {
-					u[j] += ca * float64(val[k])
+					v := val[k]
+					w[j] += a * v
+					u[j] += ca * float64(v)
 				}
 				st.ub[0] += ca * float64(st.bb)
+			} else {
+				asm.AxpyIndF32(a, val, ind, st.w)
 			}
 			st.logVote(ind, val, svRow, 0, -1, a)
 		}

@@ -160,12 +160,10 @@ func (m *Model) scores(x sparse.Vector, out []float32) {
 		if j < 0 || int(j) >= m.Dim {
 			continue
 		}
+		// A Go loop, not asm.AxpyF32: a call through the kernel table
+		// would make out escape, and the stack scratch of Predict with it.
 		v := x.Val[k]
 		row := m.W[int(j)*K : int(j)*K+K]
-		if K >= 16 {
-			asm.AxpyF32(v, row, out)
-			continue
-		}
 		for c, w := range row {
 			out[c] += v * w
 		}
@@ -198,15 +196,42 @@ func (m *Model) Decision(x sparse.Vector) float32 {
 		return m.dot(x) + m.B[0]
 	}
 	var buf [maxStack]float32
-	s := m.scoreBuf(&buf)
+	s, p := m.scratch(&buf)
+	m.sparseScores(x, s)
+	v := s[argmax(s)]
+	release(p)
+	return v
+}
+
+// sparseScores fills s with the class scores (or vote shares) of x.
+func (m *Model) sparseScores(x sparse.Vector, s []float32) {
 	if m.Votes != nil {
 		m.vote(x, s)
 	} else {
 		m.scores(x, s)
 	}
-	v := s[argmax(s)]
-	m.putScoreBuf(s)
-	return v
+}
+
+// scratch returns a slice of NumRows scores: buf's start when it fits,
+// otherwise one from a pool, returned as p for release. Either way
+// predictions allocate nothing.
+func (m *Model) scratch(buf *[maxStack]float32) (s []float32, p *[]float32) {
+	K := m.NumRows()
+	if K <= maxStack {
+		return buf[:K], nil
+	}
+	p = scorePool.Get().(*[]float32)
+	if cap(*p) < K {
+		*p = make([]float32, K)
+	}
+	return (*p)[:K], p
+}
+
+// release returns pooled scratch from scratch.
+func release(p *[]float32) {
+	if p != nil {
+		scorePool.Put(p)
+	}
 }
 
 // Scores writes into dst (grown if needed) the score of every class for a
@@ -235,14 +260,10 @@ func (m *Model) Predict(x sparse.Vector) float64 {
 		return m.Classes[0]
 	}
 	var buf [maxStack]float32
-	s := m.scoreBuf(&buf)
-	if m.Votes != nil {
-		m.vote(x, s)
-	} else {
-		m.scores(x, s)
-	}
+	s, p := m.scratch(&buf)
+	m.sparseScores(x, s)
 	c := argmax(s)
-	m.putScoreBuf(s)
+	release(p)
 	return m.Classes[c]
 }
 
@@ -254,15 +275,13 @@ func (m *Model) DecisionDense(x []float32) float32 {
 		return asm.DotF32(x[:n], m.W[:n]) + m.B[0]
 	}
 	var buf [maxStack]float32
-	s := m.scoreBuf(&buf)
+	s, p := m.scratch(&buf)
 	m.scoresDense(x, s)
-	var v float32
-	if m.Binary() {
-		v = s[0]
-	} else {
+	v := s[0]
+	if !m.Binary() {
 		v = s[argmax(s)]
 	}
-	m.putScoreBuf(s)
+	release(p)
 	return v
 }
 
@@ -275,10 +294,10 @@ func (m *Model) PredictDense(x []float32) float64 {
 		return m.Classes[0]
 	}
 	var buf [maxStack]float32
-	s := m.scoreBuf(&buf)
+	s, p := m.scratch(&buf)
 	m.scoresDense(x, s)
 	c := argmax(s)
-	m.putScoreBuf(s)
+	release(p)
 	return m.Classes[c]
 }
 
@@ -308,26 +327,6 @@ func (m *Model) scoresDense(x []float32, s []float32) {
 		for c, w := range row {
 			s[c] += v * w
 		}
-	}
-}
-
-// scoreBuf returns a score slice of NumRows elements: buf when it fits,
-// otherwise one from a pool.
-func (m *Model) scoreBuf(buf *[maxStack]float32) []float32 {
-	K := m.NumRows()
-	if K <= maxStack {
-		return buf[:K]
-	}
-	p := scorePool.Get().(*[]float32)
-	if cap(*p) < K {
-		*p = make([]float32, K)
-	}
-	return (*p)[:K]
-}
-
-func (m *Model) putScoreBuf(s []float32) {
-	if cap(s) > maxStack || len(s) > maxStack {
-		scorePool.Put(&s)
 	}
 }
 
@@ -444,11 +443,19 @@ func (m *Model) voteDense(sc *voteScratch, out []float32) float32 {
 		d := st.A * (dots[st.Row] + bb)
 		s[st.Up] += d
 		s[st.Down] -= d
+		// One row rose and one fell (which is which depends on the sign
+		// of d, as x may point away from the mistaken row). If the one
+		// that fell led, look again; otherwise only the risen one can
+		// take the lead.
+		up, down := int(st.Up), int(st.Down)
+		if d < 0 {
+			up, down = down, up
+		}
 		switch {
-		case int(st.Down) == best:
+		case down == best:
 			best = argmax(s)
-		case s[st.Up] > s[best] || (s[st.Up] == s[best] && int(st.Up) < best):
-			best = int(st.Up)
+		case s[up] > s[best] || (s[up] == s[best] && up < best):
+			best = up
 		}
 		votes[best] += float64(st.Count)
 		total += float64(st.Count)
