@@ -24,8 +24,8 @@ var (
 	// match the data it is used on.
 	ErrDim = errors.New("engine: dimension mismatch or too large")
 	// ErrDiverged: a weight became NaN or infinite (huge feature values or
-	// learning rate).
-	ErrDiverged = errors.New("engine: weights are no longer finite")
+	// learning rate), or a feature value given to Fit is not finite.
+	ErrDiverged = errors.New("engine: weights or values not finite")
 	// ErrFormat: a model file is not one, is truncated or corrupt, or has
 	// a version this build cannot read.
 	ErrFormat = errors.New("engine: bad model file")
