@@ -888,14 +888,16 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	})
 }
 
-// TestModelWriteTestdata regenerates testdata/model_v1.hpm and the fuzz
-// seed files when HYPERPLANE_WRITE_TESTDATA=1.
-func TestModelWriteTestdata(t *testing.T) {
-	if os.Getenv("HYPERPLANE_WRITE_TESTDATA") != "1" {
-		t.Skip("set HYPERPLANE_WRITE_TESTDATA=1 to regenerate engine/testdata")
-	}
-	if err := os.WriteFile(filepath.Join("testdata", "model_v1.hpm"), mioEncode(t, mioSmall()), 0o644); err != nil {
-		t.Fatal(err)
+// TestModelTestdata checks that the fuzz seed files are the ones the
+// current seeds give (so a format change cannot leave stale seeds behind);
+// with HYPERPLANE_WRITE_TESTDATA=1 it rewrites them and the golden file
+// instead.
+func TestModelTestdata(t *testing.T) {
+	write := os.Getenv("HYPERPLANE_WRITE_TESTDATA") == "1"
+	if write {
+		if err := os.WriteFile(filepath.Join("testdata", "model_v1.hpm"), mioEncode(t, mioSmall()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dir := filepath.Join("testdata", "fuzz", "FuzzUnmarshalBinary")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -918,8 +920,15 @@ func TestModelWriteTestdata(t *testing.T) {
 	}
 	for name, b := range named {
 		content := "go test fuzz v1\n[]byte(" + strconv.Quote(string(b)) + ")\n"
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
+		path := filepath.Join(dir, name)
+		if write {
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if got, err := os.ReadFile(path); err != nil || string(got) != content {
+			t.Errorf("%s is missing or stale (%v): regenerate with HYPERPLANE_WRITE_TESTDATA=1", path, err)
 		}
 	}
 }
