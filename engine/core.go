@@ -156,17 +156,7 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 		K := st.K
 		s := st.scores
 		copy(s, st.b)
-		for k, j := range ind {
-			v := val[k]
-			row := st.w[int(j)*K : int(j)*K+K]
-			if K >= 16 {
-				asm.AxpyF32(v, row, s)
-				continue
-			}
-			for c, w := range row {
-				s[c] += v * w
-			}
-		}
+		addScores(st.w, ind, val, s)
 		r := bestOther(s, cls)
 		m := s[cls] - s[r]
 		if m <= 0 {
@@ -296,4 +286,25 @@ func bestOther(s []float32, c int) int {
 		}
 	}
 	return r
+}
+
+// addScores adds W_k·x to s[k] for every row k of the feature-major
+// weights W (len(s) rows) and the sparse row (ind, val), whose indices
+// must be below len(W)/len(s). Training and prediction share it. It is a
+// Go loop on purpose: a call into the kernel table per feature makes s
+// escape to the heap (and with it the stack scratch of Model.Predict); with
+// its bounds checks gone it trains 20 classes as fast as asm.AxpyF32 did
+// (the loads of W are where the time goes) and predicts faster. A
+// register-blocked kernel is the real fix.
+func addScores(W []float32, ind []int32, val []float32, s []float32) {
+	K := len(s)
+	val = val[:len(ind)]
+	for k, j := range ind {
+		v := val[k]
+		row := W[int(j)*K : int(j)*K+K]
+		row = row[:len(s)] // lets the compiler drop the bounds check on s
+		for c, w := range row {
+			s[c] += v * w
+		}
+	}
 }

@@ -156,16 +156,14 @@ func (m *Model) scores(x sparse.Vector, out []float32) {
 		out[0] += m.dot(x)
 		return
 	}
+	n := len(x.Ind)
+	if n > 0 && int(x.Ind[n-1]) < m.Dim && len(x.Val) == n {
+		addScores(m.W, x.Ind, x.Val, out)
+		return
+	}
 	for k, j := range x.Ind {
-		if j < 0 || int(j) >= m.Dim {
-			continue
-		}
-		// A Go loop, not asm.AxpyF32: a call through the kernel table
-		// would make out escape, and the stack scratch of Predict with it.
-		v := x.Val[k]
-		row := m.W[int(j)*K : int(j)*K+K]
-		for c, w := range row {
-			out[c] += v * w
+		if j >= 0 && int(j) < m.Dim {
+			addScores(m.W, x.Ind[k:k+1], x.Val[k:k+1], out)
 		}
 	}
 }
@@ -470,21 +468,29 @@ func (m *Model) voteDense(sc *voteScratch, out []float32) float32 {
 }
 
 // PredictBatch writes the label of every row of X into dst (grown if
-// needed) and returns it. Rows are split among GOMAXPROCS goroutines.
+// needed) and returns it. Rows are split among GOMAXPROCS goroutines. X
+// must be valid (sparse.CSR.Validate), as the readers make it.
 func (m *Model) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
 	if cap(dst) < X.Rows {
 		dst = make([]float64, X.Rows)
 	}
 	dst = dst[:X.Rows]
 	if m.Binary() && m.Votes == nil && X.Cols <= m.Dim {
-		dec := make([]float32, X.Rows)
-		m.DecisionBatch(X, dec)
-		for i, s := range dec {
-			dst[i] = m.Classes[0]
-			if s > 0 {
-				dst[i] = m.Classes[1]
+		parallelRows(X.Rows, func(lo, hi int) {
+			// Decisions in stack-sized blocks, turned into labels.
+			var buf [256]float32
+			for a := lo; a < hi; a += len(buf) {
+				b := min(hi, a+len(buf))
+				dec := buf[:b-a]
+				m.binaryBlock(X, a, b, dec)
+				for i, s := range dec {
+					dst[a+i] = m.Classes[0]
+					if s > 0 {
+						dst[a+i] = m.Classes[1]
+					}
+				}
 			}
-		}
+		})
 		return dst
 	}
 	parallelRows(X.Rows, func(lo, hi int) {
@@ -495,9 +501,20 @@ func (m *Model) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
 	return dst
 }
 
+// binaryBlock sets out to W·x + B for rows [lo, hi) of X with one DotRows
+// call; the model is binary and not voted, and X no wider than Dim.
+func (m *Model) binaryBlock(X *sparse.CSR, lo, hi int, out []float32) {
+	asm.DotRowsF32(X.Indptr[lo:hi+1], X.Ind, X.Val, m.W, out)
+	b := m.B[0]
+	for i := range out {
+		out[i] += b
+	}
+}
+
 // DecisionBatch writes Decision of every row of X into dst (grown if
 // needed) and returns it, on GOMAXPROCS goroutines. Binary models use the
-// DotRows kernel, one call per block of rows.
+// DotRows kernel, one call per block of rows. X must be valid, as for
+// PredictBatch.
 func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 	if cap(dst) < X.Rows {
 		dst = make([]float32, X.Rows)
@@ -506,12 +523,7 @@ func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 	fast := m.Binary() && m.Votes == nil && X.Cols <= m.Dim
 	parallelRows(X.Rows, func(lo, hi int) {
 		if fast {
-			out := dst[lo:hi]
-			asm.DotRowsF32(X.Indptr[lo:hi+1], X.Ind, X.Val, m.W, out)
-			b := m.B[0]
-			for i := range out {
-				out[i] += b
-			}
+			m.binaryBlock(X, lo, hi, dst[lo:hi])
 			return
 		}
 		for i := lo; i < hi; i++ {

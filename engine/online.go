@@ -68,11 +68,12 @@ func (l *Learner) Learn(x sparse.Vector, y float64) (mistake bool, err error) {
 // LearnWeighted is Learn with a sample weight ≥ 0 that multiplies the
 // update.
 func (l *Learner) LearnWeighted(x sparse.Vector, y float64, weight float64) (bool, error) {
-	o, err := l.learn(x, y, weight)
+	o, err := l.learn(x, y, weight, false)
 	return o.mistake, err
 }
 
-func (l *Learner) learn(x sparse.Vector, y float64, weight float64) (outcome, error) {
+// learn learns one row; valid says the caller has validated it already.
+func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) (outcome, error) {
 	st := l.st
 	c := classIndex(st.classes, y+0)
 	if c < 0 {
@@ -81,8 +82,10 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64) (outcome, er
 	if !(weight >= 0) || weight > 1e30 {
 		return outcome{}, fmt.Errorf("%w: sample weight %v", ErrConfig, weight)
 	}
-	if err := x.Validate(); err != nil {
-		return outcome{}, fmt.Errorf("%w: %v", ErrDim, err)
+	if !valid {
+		if err := x.Validate(); err != nil {
+			return outcome{}, fmt.Errorf("%w: %w", ErrDim, err)
+		}
 	}
 	if n := len(x.Ind); n > 0 && int(x.Ind[n-1]) >= st.dim {
 		need := int(x.Ind[n-1]) + 1
@@ -103,7 +106,7 @@ func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (E
 		return EpochStats{}, fmt.Errorf("%w: labels and rows differ in number", ErrLabels)
 	}
 	if err := X.Validate(); err != nil {
-		return EpochStats{}, fmt.Errorf("%w: %v", ErrDim, err)
+		return EpochStats{}, fmt.Errorf("%w: %w", ErrDim, err)
 	}
 	order := make([]int, X.Rows)
 	for i := range order {
@@ -119,7 +122,7 @@ func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (E
 				return t.stats(), err
 			}
 		}
-		o, err := l.learn(X.Row(i), y[i], 1)
+		o, err := l.learn(X.Row(i), y[i], 1, true)
 		if err != nil {
 			return t.stats(), fmt.Errorf("row %d: %w", i, err)
 		}
@@ -140,7 +143,7 @@ func (l *Learner) LearnFrom(ctx context.Context, src RowSource) (EpochStats, err
 			}
 		}
 		y, x := src.Row()
-		o, err := l.learn(x, y, 1)
+		o, err := l.learn(x, y, 1, false)
 		if err != nil {
 			return t.stats(), fmt.Errorf("row %d of the stream: %w", t.rows+1, err)
 		}

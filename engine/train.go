@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -40,7 +41,7 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if len(y) != X.Rows {
 		return nil, nil, fmt.Errorf("%w: %d labels for %d rows", ErrLabels, len(y), X.Rows)
 	}
-	if err := checkShape(X); err != nil {
+	if err := checkData(X); err != nil {
 		return nil, nil, err
 	}
 	if sw := s.SampleWeight; sw != nil {
@@ -112,6 +113,8 @@ type fitter struct {
 	y            []float64
 	train, valid []int32
 	rng          *rand.Rand
+	// The batch step's buffers, kept from epoch to epoch.
+	grad, gb, dec []float32
 }
 
 func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
@@ -245,16 +248,21 @@ func (f *fitter) batchEpoch() EpochStats {
 	st, X := f.st, f.X
 	K := st.K
 	cur := &Model{Classes: st.classes, Dim: st.dim, W: st.w, B: st.b}
-	grad := make([]float32, len(st.w))
-	gb := make([]float32, K)
+	if f.grad == nil {
+		f.grad, f.gb = make([]float32, len(st.w)), make([]float32, K)
+	}
+	grad, gb := f.grad, f.gb
+	clear(grad)
+	clear(gb)
 	es := EpochStats{Rows: len(f.train)}
 	var loss float64
 	sw := st.s.SampleWeight
 	var dec []float32
 	if K == 1 {
-		dec = cur.DecisionBatch(X, nil)
+		f.dec = cur.DecisionBatch(X, f.dec)
+		dec = f.dec
 	}
-	s := make([]float32, K)
+	s := st.scores
 	for _, i := range f.train {
 		row := X.Row(int(i))
 		c := int(f.cls[i])
@@ -369,39 +377,18 @@ func finite32s(x []float32) bool {
 
 func nan() float64 { return math.NaN() }
 
-// checkShape verifies what training relies on: consistent row pointers,
-// in every row indices strictly increasing in [0, Cols), and finite
-// values (a NaN makes every comparison false, so its row would silently
-// never count as a mistake). It is X.Validate in two tight loops.
-func checkShape(X *sparse.CSR) error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrDim}, a...)...)
+// checkData validates X (the kernels read unchecked indices) and wraps the
+// error in the engine's sentinel as well as sparse's: a non-finite value
+// is ErrDiverged (a NaN makes every comparison false, so its row would
+// silently never count as a mistake), anything else ErrDim.
+func checkData(X *sparse.CSR) error {
+	err := X.Validate()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sparse.ErrValue):
+		return fmt.Errorf("%w: %w", ErrDiverged, err)
+	default:
+		return fmt.Errorf("%w: %w", ErrDim, err)
 	}
-	if X.Cols < 0 || len(X.Indptr) != X.Rows+1 || X.Indptr[0] != 0 {
-		return bad("malformed CSR: %d rows, %d row pointers", X.Rows, len(X.Indptr))
-	}
-	nnz := X.Indptr[X.Rows]
-	if int64(len(X.Ind)) != nnz || int64(len(X.Val)) != nnz {
-		return bad("malformed CSR: %d nonzeros, %d indices, %d values", nnz, len(X.Ind), len(X.Val))
-	}
-	cols := int64(X.Cols)
-	for i := 0; i < X.Rows; i++ {
-		lo, hi := X.Indptr[i], X.Indptr[i+1]
-		if hi < lo || hi > nnz {
-			return bad("row pointers decrease at row %d", i)
-		}
-		prev := int64(-1)
-		for _, j := range X.Ind[lo:hi] {
-			if int64(j) <= prev || int64(j) >= cols {
-				return bad("row %d: index %d out of order or outside [0, %d)", i, j, X.Cols)
-			}
-			prev = int64(j)
-		}
-	}
-	for k, v := range X.Val {
-		if v-v != 0 {
-			return fmt.Errorf("%w: value %v at position %d is not finite", ErrDiverged, v, k)
-		}
-	}
-	return nil
 }

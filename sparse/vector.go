@@ -2,7 +2,6 @@ package sparse
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
@@ -101,6 +100,8 @@ func checkRow(ind []int32, val []float32, dim int) error {
 	return nil
 }
 
-func finite32(x float32) bool {
-	return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
-}
+// finite32 reports whether x is neither NaN nor ±Inf: x−x is 0 exactly for
+// finite x and NaN otherwise. It is half the cost of math.IsNaN and
+// math.IsInf on the float64 conversion, which made Validate the slowest
+// pass over a matrix.
+func finite32(x float32) bool { return x-x == 0 }
