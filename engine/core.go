@@ -107,6 +107,11 @@ func (st *state) classWeights(cls []int32) {
 	}
 }
 
+// traceMistake, when set (by tests in this package only), is called with
+// the training row of every mistake, by the primal and the dual learners
+// alike, so that a test can compare their sequences.
+var traceMistake func(row int)
+
 // outcome is what one example did.
 type outcome struct {
 	mistake, update bool
@@ -129,6 +134,9 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 		m := y * (asm.DotIndF32(val, ind, st.w) + st.b[0])
 		if m <= 0 {
 			o.mistake, o.loss = true, -m
+			if traceMistake != nil {
+				traceMistake(svRow)
+			}
 		}
 		if m <= st.s.tau && weight > 0 {
 			o.update = true
@@ -161,6 +169,9 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 		m := s[cls] - s[r]
 		if m <= 0 {
 			o.mistake, o.loss = true, -m
+			if traceMistake != nil {
+				traceMistake(svRow)
+			}
 		}
 		if m <= st.s.tau && weight > 0 {
 			o.update = true

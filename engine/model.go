@@ -408,6 +408,15 @@ func (m *Model) voteDense(sc *voteScratch, out []float32) float32 {
 	if m.Bias == NoBias {
 		bb = 0
 	}
+	return runVote(v, bb, dots, s, sc.v[:K], out)
+}
+
+// runVote replays the steps of v from the start scores s (K of them),
+// with dots[r] the inner product (or kernel value) of the row voted on
+// with SV row r and bb the bias feature's square. See vote for what it
+// returns.
+func runVote(v *Votes, bb float32, dots, s []float32, votes []float64, out []float32) float32 {
+	K := len(s)
 	if K == 1 {
 		var total, sum float64
 		sgn := func(f float32) float64 {
@@ -432,7 +441,6 @@ func (m *Model) voteDense(sc *voteScratch, out []float32) float32 {
 		}
 		return r
 	}
-	votes := sc.v[:K]
 	clear(votes)
 	best := argmax(s)
 	votes[best] += float64(v.Count0)

@@ -1,0 +1,434 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/kernels"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// KernelConfig sets up FitKernel, the dual (kernel) perceptron. Its zero
+// value is the documented default: the averaged kernel perceptron with an
+// RBF kernel of γ = 1/(Dim·Var(X)) (scikit-learn's gamma="scale"), 10
+// epochs, learning rate 1, a separate bias, rows shuffled every epoch
+// with seed 0, an update only on a mistake, no cap on support vectors,
+// and a Gram matrix of up to kernels.DefaultBudget bytes.
+type KernelConfig struct {
+	// Kernel is the kernel function; nil means the RBF kernel above.
+	Kernel kernels.Kernel
+	// Algorithm is Averaged (the zero value), Plain or Voted, in their
+	// dual forms; Batch is not offered for kernels.
+	Algorithm Algorithm
+	// Epochs, LearningRate, Bias, BiasScale, Margin, NoShuffle, Seed,
+	// ClassWeight, Balanced, MaxClasses and OnEpoch mean what they mean
+	// in Config. BiasAugmented adds BiasScale² to every kernel value,
+	// which is the same as learning b with that gain.
+	Epochs       int
+	LearningRate float64
+	Bias         BiasMode
+	BiasScale    float64
+	Margin       float64
+	NoShuffle    bool
+	Seed         uint64
+	ClassWeight  map[float64]float64
+	Balanced     bool
+	MaxClasses   int
+	OnEpoch      func(KernelEpochStats) error
+	// Budget, when > 0, caps the number of support vectors (for Plain and
+	// Averaged). When an update would add one more, the support vector
+	// whose removal changes the function least by the Cauchy–Schwarz
+	// bound, the smallest ‖α_j‖·√K(x_j, x_j), is removed first (the
+	// oldest on ties); see the package documentation.
+	Budget int
+	// Gram bounds the memory of the kernel matrix: the full matrix when
+	// it fits Gram.Budget, otherwise an LRU cache of rows.
+	Gram kernels.Options
+}
+
+// KernelEpochStats reports one epoch of FitKernel: the fields of
+// EpochStats (TrainLoss and ValidAccuracy are NaN, TrainMistakes −1), the
+// number of support vectors after it, and the Gram matrix's counters.
+type KernelEpochStats struct {
+	EpochStats
+	SupportVectors int
+	Removed        int // support vectors removed by the budget in the epoch
+	Gram           kernels.Stats
+}
+
+// ScaleGamma returns scikit-learn's gamma="scale" for X: 1/(Dim·Var),
+// the variance over every entry of X, zeros included (1 if that is 0).
+func ScaleGamma(X *sparse.CSR) float64 {
+	cells := float64(X.Rows) * float64(X.Cols)
+	if cells == 0 {
+		return 1
+	}
+	var s, s2 float64
+	for _, v := range X.Val {
+		s += float64(v)
+		s2 += float64(v) * float64(v)
+	}
+	mean := s / cells
+	v := s2/cells - mean*mean
+	if !(v > 0) {
+		return 1
+	}
+	return 1 / (float64(X.Cols) * v)
+}
+
+// dual is the state of the dual perceptron while it trains. Row i of the
+// data has coefficients alpha[i*K:(i+1)*K] (signed: the weight vector of
+// class c is Σ_i alpha[i*K+c]·φ(x_i)), and F holds the current function
+// values f_c(x_j) = Σ_i alpha[i*K+c]·K(x_i, x_j) of every training row,
+// class-major, so that judging a row costs O(K) and an update O(n·2) —
+// one axpy of a Gram row per class it touches.
+type dual struct {
+	s       settings
+	kern    kernels.Kernel
+	gram    kernels.Gram
+	n, K    int
+	cls     []int32
+	cw      []float32
+	alpha   []float32
+	F       []float32 // K×n
+	b       []float32
+	u       []float64 // averaging accumulators, n×K (nil for Plain)
+	ub      []float64
+	c       float64
+	bb      float32
+	scores  []float32
+	isSV    []bool
+	born    []int64 // when each support vector entered, for the budget's ties
+	nsv     int
+	budget  int
+	removed int
+	steps   []VoteStep
+	count0  int64
+}
+
+// FitKernel trains a kernel perceptron on the rows of X with labels y:
+// binary for two labels, one function per class (argmax) for more. The
+// Gram matrix is computed once when it fits cfg.Gram.Budget, else rows
+// are computed as updates need them and kept in an LRU cache. Cancellation
+// and errors behave as in Fit: on ctx's end or an OnEpoch error, the model
+// so far is returned with the error.
+func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig) (*KernelModel, []KernelEpochStats, error) {
+	base := Config{
+		Algorithm: cfg.Algorithm, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate,
+		Bias: cfg.Bias, BiasScale: cfg.BiasScale, Margin: cfg.Margin, NoShuffle: cfg.NoShuffle,
+		Seed: cfg.Seed, ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced, MaxClasses: cfg.MaxClasses,
+	}
+	s, err := base.settle()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case cfg.Algorithm == Batch:
+		return nil, nil, fmt.Errorf("%w: the batch perceptron has no kernel form here", ErrConfig)
+	case cfg.Budget < 0:
+		return nil, nil, fmt.Errorf("%w: Budget %d < 0", ErrConfig, cfg.Budget)
+	case cfg.Budget > 0 && cfg.Algorithm == Voted:
+		return nil, nil, fmt.Errorf("%w: a support-vector Budget needs Plain or Averaged (the voted perceptron votes with every vector it had)", ErrConfig)
+	}
+	if X == nil || X.Rows == 0 {
+		return nil, nil, ErrNoData
+	}
+	if len(y) != X.Rows {
+		return nil, nil, fmt.Errorf("%w: %d labels for %d rows", ErrLabels, len(y), X.Rows)
+	}
+	if X.Rows > math.MaxInt32 {
+		return nil, nil, fmt.Errorf("%w: %d rows", ErrDim, X.Rows)
+	}
+	if err := checkData(X); err != nil {
+		return nil, nil, err
+	}
+	k := cfg.Kernel
+	if k == nil {
+		k = kernels.RBF{Gamma: ScaleGamma(X)}
+	}
+	if err := kernels.Check(k); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	classes, err := classesOf(y, s.maxClass)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := X.Rows
+	cls := make([]int32, n)
+	for i, v := range y {
+		cls[i] = int32(classIndex(classes, v+0))
+	}
+	gram, err := kernels.NewGram(k, kernels.NewData(X), cfg.Gram)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	K := len(classes)
+	if K == 2 {
+		K = 1
+	}
+	d := &dual{
+		s: s, kern: k, gram: gram, n: n, K: K, cls: cls,
+		alpha:  make([]float32, n*K),
+		F:      make([]float32, K*n),
+		b:      make([]float32, K),
+		scores: make([]float32, K),
+		isSV:   make([]bool, n),
+		born:   make([]int64, n),
+		bb:     s.biasScale * s.biasScale,
+		budget: cfg.Budget,
+	}
+	// Class weights as the primal learner computes them.
+	st := &state{s: s, classes: classes}
+	st.classWeights(cls)
+	d.cw = st.cw
+	if s.Algorithm != Plain {
+		d.u = make([]float64, n*K)
+		d.ub = make([]float64, K)
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	var stats []KernelEpochStats
+	result := func() *KernelModel { return d.model(X, classes) }
+	for e := 1; e <= s.epochs; e++ {
+		if err := ctx.Err(); err != nil {
+			return result(), stats, err
+		}
+		if !s.NoShuffle {
+			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		es := KernelEpochStats{EpochStats: EpochStats{Epoch: e, Rows: n, TrainLoss: math.NaN(), TrainMistakes: -1, ValidAccuracy: math.NaN()}}
+		d.removed = 0
+		var loss float64
+		for p, i := range order {
+			if p%checkEvery == checkEvery-1 {
+				if err := ctx.Err(); err != nil {
+					return result(), stats, err
+				}
+			}
+			mistake, update, l := d.step(int(i))
+			if mistake {
+				es.Mistakes++
+				loss += float64(l)
+			}
+			if update {
+				es.Updates++
+			}
+		}
+		es.Loss = loss / float64(n)
+		es.SupportVectors, es.Removed, es.Gram = d.nsv, d.removed, gram.Stats()
+		if !finite32s(d.F) || !finite32s(d.b) {
+			return nil, stats, fmt.Errorf("%w: kernel function values overflowed in epoch %d (lower the polynomial degree or γ, or scale the features)", ErrDiverged, e)
+		}
+		stats = append(stats, es)
+		if cfg.OnEpoch != nil {
+			if err := cfg.OnEpoch(es); err != nil {
+				return result(), stats, err
+			}
+		}
+		if es.Updates == 0 {
+			// As in Fit: the averaged and voted models count the epochs
+			// left as run, so stopping changes nothing but the time.
+			if left := s.epochs - e; left > 0 {
+				extra := int64(left) * int64(n)
+				d.c += float64(extra)
+				if len(d.steps) > 0 {
+					d.steps[len(d.steps)-1].Count += extra
+				} else {
+					d.count0 += extra
+				}
+			}
+			break
+		}
+	}
+	return result(), stats, nil
+}
+
+// step learns training row i and reports whether it was a mistake, an
+// update, and its loss.
+func (d *dual) step(i int) (mistake, update bool, loss float32) {
+	K, n, c := d.K, d.n, int(d.cls[i])
+	weight := float32(1)
+	if d.cw != nil {
+		weight = d.cw[c]
+	}
+	var m float32
+	up, down := 0, -1
+	var a float32
+	if K == 1 {
+		y := float32(-1)
+		if c == 1 {
+			y = 1
+		}
+		m = y * (d.F[i] + d.b[0])
+		a = d.s.eta * weight * y
+	} else {
+		s := d.scores
+		for k := range K {
+			s[k] = d.F[k*n+i] + d.b[k]
+		}
+		r := bestOther(s, c)
+		m = s[c] - s[r]
+		up, down = c, r
+		a = d.s.eta * weight
+	}
+	if m <= 0 {
+		mistake, loss = true, -m
+		if traceMistake != nil {
+			traceMistake(i)
+		}
+	}
+	if m <= d.s.tau && weight > 0 {
+		update = true
+		d.update(i, up, down, a)
+	}
+	d.c++
+	if d.s.Algorithm == Voted {
+		if len(d.steps) > 0 {
+			d.steps[len(d.steps)-1].Count++
+		} else {
+			d.count0++
+		}
+	}
+	return mistake, update, loss
+}
+
+// update adds a·φ(x_i) to class up's function and, for multiclass,
+// subtracts it from class down's.
+func (d *dual) update(i, up, down int, a float32) {
+	K, n := d.K, d.n
+	if !d.isSV[i] {
+		if d.budget > 0 && d.nsv >= d.budget {
+			d.evict(i)
+		}
+		d.isSV[i], d.born[i] = true, int64(d.c)
+		d.nsv++
+	}
+	row := d.gram.Row(i)
+	ca := d.c * float64(a)
+	d.alpha[i*K+up] += a
+	asm.AxpyF32(a, row, d.F[up*n:(up+1)*n])
+	d.b[up] += a * d.bb
+	if d.u != nil {
+		d.u[i*K+up] += ca
+		d.ub[up] += ca * float64(d.bb)
+	}
+	if down >= 0 {
+		d.alpha[i*K+down] -= a
+		asm.AxpyF32(-a, row, d.F[down*n:(down+1)*n])
+		d.b[down] -= a * d.bb
+		if d.u != nil {
+			d.u[i*K+down] -= ca
+			d.ub[down] -= ca * float64(d.bb)
+		}
+	}
+	if d.s.Algorithm == Voted {
+		d.steps = append(d.steps, VoteStep{Row: int32(i), Up: int32(up), Down: int32(down), A: a})
+	}
+}
+
+// evict removes the support vector whose removal moves the function
+// least: f changes by α_j·K(x_j, ·), whose value at any x is at most
+// ‖α_j‖·√K(x_j,x_j)·√K(x,x) (Cauchy–Schwarz in the feature space), so the
+// smallest ‖α_j‖·√K(x_j,x_j) goes, the oldest on ties. Row keep is about
+// to become one and is not a candidate. Its averaged contribution goes
+// with it: the averaged model averages the vectors restricted to the
+// support vectors that remain.
+func (d *dual) evict(keep int) {
+	K, n := d.K, d.n
+	best, bestScore, bestBorn := -1, math.Inf(1), int64(math.MaxInt64)
+	for j, sv := range d.isSV {
+		if !sv || j == keep {
+			continue
+		}
+		var a2 float64
+		for _, v := range d.alpha[j*K : (j+1)*K] {
+			a2 += float64(v) * float64(v)
+		}
+		sc := math.Sqrt(a2 * max(float64(d.gram.Diag(j)), 0))
+		if sc < bestScore || (sc == bestScore && d.born[j] < bestBorn) {
+			best, bestScore, bestBorn = j, sc, d.born[j]
+		}
+	}
+	if best < 0 {
+		return
+	}
+	j := best
+	row := d.gram.Row(j)
+	for k := range K {
+		if a := d.alpha[j*K+k]; a != 0 {
+			asm.AxpyF32(-a, row, d.F[k*n:(k+1)*n])
+		}
+		d.alpha[j*K+k] = 0
+		if d.u != nil {
+			d.u[j*K+k] = 0
+		}
+	}
+	d.isSV[j] = false
+	d.nsv--
+	d.removed++
+}
+
+// model builds the model of this moment: the support vectors with their
+// last coefficients (Plain) or their averages (Averaged and Voted; the
+// voted model also carries its steps).
+func (d *dual) model(X *sparse.CSR, classes []float64) *KernelModel {
+	K := d.K
+	coef := func(i, k int) float32 {
+		a := d.alpha[i*K+k]
+		if d.u != nil && d.c > 0 {
+			return float32(float64(a) - d.u[i*K+k]/d.c)
+		}
+		return a
+	}
+	svOf := make([]int32, d.n)
+	var rows []int
+	for i := range d.n {
+		svOf[i] = -1
+		keep := false
+		for k := range K {
+			if coef(i, k) != 0 {
+				keep = true
+			}
+		}
+		if d.s.Algorithm == Voted && d.isSV[i] {
+			keep = true
+		}
+		if keep {
+			svOf[i] = int32(len(rows))
+			rows = append(rows, i)
+		}
+	}
+	m := &KernelModel{
+		Kernel: d.kern, Algorithm: d.s.Algorithm, Bias: d.s.Bias, BiasScale: d.s.biasScale,
+		Classes: classes, Dim: X.Cols,
+		SV:   X.SelectRows(rows),
+		Coef: make([]float32, len(rows)*K),
+		B:    make([]float32, K),
+	}
+	for r, i := range rows {
+		for k := range K {
+			m.Coef[r*K+k] = coef(i, k)
+		}
+	}
+	for k := range K {
+		m.B[k] = d.b[k]
+		if d.u != nil && d.c > 0 {
+			m.B[k] = float32(float64(d.b[k]) - d.ub[k]/d.c)
+		}
+	}
+	if d.s.Algorithm == Voted {
+		v := &Votes{SV: m.SV, Steps: make([]VoteStep, len(d.steps)), Count0: d.count0}
+		for t, st := range d.steps {
+			st.Row = svOf[st.Row]
+			v.Steps[t] = st
+		}
+		m.Votes = v
+	}
+	return m
+}

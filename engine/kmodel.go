@@ -1,0 +1,323 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/kernels"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// KernelModel is a trained kernel perceptron: support vectors, their
+// coefficients, the kernel and the bias. A binary model scores x as
+// f(x) = Σ_j Coef[j]·K(SV_j, x) + B[0] and predicts Classes[1] where
+// f(x) > 0; a multiclass model has one such function per class and
+// predicts the class of the highest (the first on ties). Prediction
+// touches only the support vectors.
+//
+// A KernelModel is safe for concurrent use once built. Its prediction
+// methods allocate nothing with the built-in kernels (scratch comes from a
+// pool); do not modify its fields after the first prediction.
+type KernelModel struct {
+	// Kernel is the kernel function.
+	Kernel kernels.Kernel
+	// Algorithm and Bias record how the model was trained; BiasScale is
+	// the constant feature's value (0 with NoBias).
+	Algorithm Algorithm
+	Bias      BiasMode
+	BiasScale float32
+	// Classes are the labels, ascending; at least two.
+	Classes []float64
+	// Dim is the width of the training rows.
+	Dim int
+	// SV holds the support vectors, one per row.
+	SV *sparse.CSR
+	// Coef holds SV.Rows × K coefficients, row-major (K = NumRows()): the
+	// signed weight of each support vector in each class's function; B
+	// the K biases.
+	Coef []float32
+	B    []float32
+	// Votes is set for the voted kernel perceptron and then decides
+	// predictions (Votes.SV is SV); Coef and B then hold the averaged
+	// coefficients.
+	Votes *Votes
+
+	once sync.Once
+	prep *kprep
+}
+
+// kprep is what prediction derives from the model once.
+type kprep struct {
+	data  *kernels.Data
+	coefT []float32 // K × nsv, class-major
+	bb    float32
+	pool  sync.Pool // *kscratch
+}
+
+type kscratch struct {
+	buf []float32 // Dim zeros
+	kv  []float32 // one kernel value per support vector
+	s   []float32
+	v   []float64
+}
+
+// NumRows returns the number of functions: 1 for binary, else the number
+// of classes.
+func (m *KernelModel) NumRows() int {
+	if len(m.Classes) == 2 {
+		return 1
+	}
+	return len(m.Classes)
+}
+
+// NumSV returns the number of support vectors.
+func (m *KernelModel) NumSV() int {
+	if m.SV == nil {
+		return 0
+	}
+	return m.SV.Rows
+}
+
+// Binary reports whether the model has two classes.
+func (m *KernelModel) Binary() bool { return len(m.Classes) == 2 }
+
+// Check reports whether the model's fields are consistent, with an error
+// wrapping ErrFormat if not.
+func (m *KernelModel) Check() error {
+	bad := func(f string, a ...any) error { return fmt.Errorf("%w: "+f, append([]any{ErrFormat}, a...)...) }
+	if len(m.Classes) < 2 {
+		return bad("%d classes", len(m.Classes))
+	}
+	for i, c := range m.Classes {
+		if math.IsNaN(c) || math.IsInf(c, 0) || (i > 0 && !(c > m.Classes[i-1])) {
+			return bad("classes not finite and ascending")
+		}
+	}
+	if err := kernels.Check(m.Kernel); err != nil {
+		return bad("%v", err)
+	}
+	if m.SV == nil || m.Dim < 0 || m.SV.Cols != m.Dim {
+		return bad("support vectors missing or of width other than Dim %d", m.Dim)
+	}
+	if err := m.SV.Validate(); err != nil {
+		return bad("support vectors: %v", err)
+	}
+	K := m.NumRows()
+	if len(m.Coef) != m.SV.Rows*K || len(m.B) != K {
+		return bad("%d coefficients and %d biases for %d support vectors and %d functions", len(m.Coef), len(m.B), m.SV.Rows, K)
+	}
+	if !finite32s(m.Coef) || !finite32s(m.B) {
+		return bad("coefficients not finite")
+	}
+	if v := m.Votes; v != nil {
+		for i, st := range v.Steps {
+			if st.Row < 0 || int(st.Row) >= m.SV.Rows || st.Up < 0 || int(st.Up) >= K ||
+				st.Down < -1 || int(st.Down) >= K || (K > 1 && st.Down < 0) || st.Count < 0 {
+				return bad("vote step %d out of range", i)
+			}
+		}
+		if v.W0 != nil || v.B0 != nil {
+			return bad("a kernel model's votes start from zero")
+		}
+	}
+	return nil
+}
+
+func (m *KernelModel) prepared() *kprep {
+	m.once.Do(func() {
+		K, n := m.NumRows(), m.NumSV()
+		p := &kprep{coefT: make([]float32, K*n)}
+		if m.SV != nil {
+			p.data = kernels.NewData(m.SV)
+		}
+		for j := range n {
+			for k := range K {
+				p.coefT[k*n+j] = m.Coef[j*K+k]
+			}
+		}
+		if m.Bias != NoBias {
+			p.bb = m.BiasScale * m.BiasScale
+		}
+		m.prep = p
+	})
+	return m.prep
+}
+
+func (m *KernelModel) scratch(p *kprep) *kscratch {
+	sc, _ := p.pool.Get().(*kscratch)
+	if sc == nil {
+		K := m.NumRows()
+		sc = &kscratch{buf: make([]float32, m.Dim), kv: make([]float32, m.NumSV()), s: make([]float32, K), v: make([]float64, K)}
+	}
+	return sc
+}
+
+// fromKV turns the kernel values sc.kv into the K scores in sc.s (or the
+// vote shares, for a voted model) and returns the binary decision.
+func (m *KernelModel) fromKV(p *kprep, sc *kscratch) float32 {
+	K, n := m.NumRows(), m.NumSV()
+	s := sc.s
+	if m.Votes != nil {
+		clear(s)
+		return runVote(m.Votes, p.bb, sc.kv, s, sc.v, s)
+	}
+	for k := range K {
+		s[k] = m.B[k]
+		if n > 0 {
+			s[k] += asm.DotF32(sc.kv, p.coefT[k*n:(k+1)*n])
+		}
+	}
+	return s[0]
+}
+
+// Decision returns f(x) for a binary model (for a voted one, the vote in
+// [−1, 1]) and the highest class score for a multiclass one.
+func (m *KernelModel) Decision(x sparse.Vector) float32 {
+	p := m.prepared()
+	sc := m.scratch(p)
+	if m.NumSV() > 0 {
+		p.data.EvalSparse(m.Kernel, x, sc.kv, sc.buf)
+	}
+	r := m.decide(p, sc)
+	p.pool.Put(sc)
+	return r
+}
+
+func (m *KernelModel) decide(p *kprep, sc *kscratch) float32 {
+	r := m.fromKV(p, sc)
+	if !m.Binary() {
+		r = sc.s[argmax(sc.s)]
+	}
+	return r
+}
+
+// Scores writes the K function values of x (vote shares for a voted
+// model) into dst, grown if needed, and returns it.
+func (m *KernelModel) Scores(x sparse.Vector, dst []float32) []float32 {
+	p := m.prepared()
+	sc := m.scratch(p)
+	if m.NumSV() > 0 {
+		p.data.EvalSparse(m.Kernel, x, sc.kv, sc.buf)
+	}
+	m.fromKV(p, sc)
+	dst = append(dst[:0], sc.s...)
+	p.pool.Put(sc)
+	return dst
+}
+
+// Predict returns the label m gives x.
+func (m *KernelModel) Predict(x sparse.Vector) float64 {
+	p := m.prepared()
+	sc := m.scratch(p)
+	if m.NumSV() > 0 {
+		p.data.EvalSparse(m.Kernel, x, sc.kv, sc.buf)
+	}
+	r := m.label(p, sc)
+	p.pool.Put(sc)
+	return r
+}
+
+func (m *KernelModel) label(p *kprep, sc *kscratch) float64 {
+	d := m.fromKV(p, sc)
+	if m.Binary() {
+		if d > 0 {
+			return m.Classes[1]
+		}
+		return m.Classes[0]
+	}
+	return m.Classes[argmax(sc.s)]
+}
+
+// PredictDense is Predict for a dense row, which may be shorter or longer
+// than Dim (missing features are zero; extra ones count in ‖x‖²).
+func (m *KernelModel) PredictDense(x []float32) float64 {
+	p := m.prepared()
+	sc := m.scratch(p)
+	if m.NumSV() > 0 {
+		p.data.EvalDense(m.Kernel, x, sc.kv, sc.buf)
+	}
+	r := m.label(p, sc)
+	p.pool.Put(sc)
+	return r
+}
+
+// DecisionDense is Decision for a dense row.
+func (m *KernelModel) DecisionDense(x []float32) float32 {
+	p := m.prepared()
+	sc := m.scratch(p)
+	if m.NumSV() > 0 {
+		p.data.EvalDense(m.Kernel, x, sc.kv, sc.buf)
+	}
+	r := m.decide(p, sc)
+	p.pool.Put(sc)
+	return r
+}
+
+// kblock is the number of rows PredictBatch computes kernel blocks for at
+// once.
+const kblock = 64
+
+// PredictBatch writes the label of every row of X into dst (grown if
+// needed) and returns it. The kernel values come in blocks of rows × all
+// support vectors, computed as matrix products, on all cores.
+func (m *KernelModel) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
+	if cap(dst) < X.Rows {
+		dst = make([]float64, X.Rows)
+	}
+	dst = dst[:X.Rows]
+	m.batch(X, func(p *kprep, sc *kscratch, i int) { dst[i] = m.label(p, sc) })
+	return dst
+}
+
+// DecisionBatch writes Decision of every row of X into dst (grown if
+// needed) and returns it.
+func (m *KernelModel) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
+	if cap(dst) < X.Rows {
+		dst = make([]float32, X.Rows)
+	}
+	dst = dst[:X.Rows]
+	m.batch(X, func(p *kprep, sc *kscratch, i int) { dst[i] = m.decide(p, sc) })
+	return dst
+}
+
+func (m *KernelModel) batch(X *sparse.CSR, f func(p *kprep, sc *kscratch, i int)) {
+	p := m.prepared()
+	nsv := m.NumSV()
+	data := kernels.NewData(X)
+	nb := (X.Rows + kblock - 1) / kblock
+	workers := min(runtime.GOMAXPROCS(0), nb)
+	var next sync.Mutex
+	blk := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := m.scratch(p)
+			own := sc.kv
+			defer func() { sc.kv = own; p.pool.Put(sc) }()
+			kv := make([]float32, kblock*nsv)
+			for {
+				next.Lock()
+				b := blk
+				blk++
+				next.Unlock()
+				if b >= nb {
+					return
+				}
+				lo, hi := b*kblock, min((b+1)*kblock, X.Rows)
+				if nsv > 0 {
+					kernels.Block(m.Kernel, data, lo, hi, p.data, 0, nsv, kv, nsv)
+				}
+				for i := lo; i < hi; i++ {
+					sc.kv = kv[(i-lo)*nsv : (i-lo+1)*nsv]
+					f(p, sc, i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
