@@ -61,18 +61,26 @@ type KernelEpochStats struct {
 
 // ScaleGamma returns scikit-learn's gamma="scale" for X: 1/(Dim·Var),
 // the variance over every entry of X, zeros included (1 if that is 0).
+// The variance is computed in two passes (the mean first), which keeps it
+// exact for constant data and accurate when the values vary little
+// around a large mean.
 func ScaleGamma(X *sparse.CSR) float64 {
 	cells := float64(X.Rows) * float64(X.Cols)
 	if cells == 0 {
 		return 1
 	}
-	var s, s2 float64
+	var s float64
 	for _, v := range X.Val {
 		s += float64(v)
-		s2 += float64(v) * float64(v)
 	}
 	mean := s / cells
-	v := s2/cells - mean*mean
+	zeros := cells - float64(len(X.Val))
+	ss := zeros * mean * mean
+	for _, v := range X.Val {
+		d := float64(v) - mean
+		ss += d * d
+	}
+	v := ss / cells
 	if !(v > 0) {
 		return 1
 	}

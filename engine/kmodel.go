@@ -52,13 +52,14 @@ type KernelModel struct {
 // kprep is what prediction derives from the model once.
 type kprep struct {
 	data  *kernels.Data
+	width int       // features the support vectors use
 	coefT []float32 // K × nsv, class-major
 	bb    float32
 	pool  sync.Pool // *kscratch
 }
 
 type kscratch struct {
-	buf []float32 // Dim zeros
+	buf []float32 // kprep.width zeros
 	kv  []float32 // one kernel value per support vector
 	s   []float32
 	v   []float64
@@ -112,15 +113,26 @@ func (m *KernelModel) Check() error {
 	if !finite32s(m.Coef) || !finite32s(m.B) {
 		return bad("coefficients not finite")
 	}
+	if m.Algorithm > Voted || m.Bias > NoBias {
+		return bad("algorithm %v or bias mode %v has no kernel model", m.Algorithm, m.Bias)
+	}
+	if (m.Votes != nil) != (m.Algorithm == Voted) {
+		return bad("votes present only and always for the voted algorithm")
+	}
 	if v := m.Votes; v != nil {
 		for i, st := range v.Steps {
 			if st.Row < 0 || int(st.Row) >= m.SV.Rows || st.Up < 0 || int(st.Up) >= K ||
-				st.Down < -1 || int(st.Down) >= K || (K > 1 && st.Down < 0) || st.Count < 0 {
+				st.Down < -1 || int(st.Down) >= K || (K > 1) != (st.Down >= 0) || st.Count < 0 {
 				return bad("vote step %d out of range", i)
 			}
 		}
-		if v.W0 != nil || v.B0 != nil {
-			return bad("a kernel model's votes start from zero")
+		switch {
+		case v.Count0 < 0:
+			return bad("negative vote count %d of the start vector", v.Count0)
+		case v.SV != nil && v.SV != m.SV:
+			return bad("the votes' rows are not the model's support vectors (Votes.SV must be SV or nil)")
+		case v.W0 != nil || v.B0 != nil:
+			return bad("a kernel model's votes start from zero (W0 and B0 must be nil)")
 		}
 	}
 	return nil
@@ -131,7 +143,19 @@ func (m *KernelModel) prepared() *kprep {
 		K, n := m.NumRows(), m.NumSV()
 		p := &kprep{coefT: make([]float32, K*n)}
 		if m.SV != nil {
-			p.data = kernels.NewData(m.SV)
+			// The scratch a prediction scatters x into spans the support
+			// vectors' features only, not Dim: a wide sparse model (or a
+			// file claiming a huge Dim) costs no more per prediction than
+			// its support vectors. Features past them count in ‖x‖² only.
+			sv := *m.SV
+			sv.Cols = 0
+			if nnz := sv.Indptr[sv.Rows]; nnz > 0 {
+				for _, j := range sv.Ind[sv.Indptr[0]:nnz] {
+					sv.Cols = max(sv.Cols, int(j)+1)
+				}
+			}
+			p.width = sv.Cols
+			p.data = kernels.NewData(&sv)
 		}
 		for j := range n {
 			for k := range K {
@@ -150,7 +174,7 @@ func (m *KernelModel) scratch(p *kprep) *kscratch {
 	sc, _ := p.pool.Get().(*kscratch)
 	if sc == nil {
 		K := m.NumRows()
-		sc = &kscratch{buf: make([]float32, m.Dim), kv: make([]float32, m.NumSV()), s: make([]float32, K), v: make([]float64, K)}
+		sc = &kscratch{buf: make([]float32, p.width), kv: make([]float32, m.NumSV()), s: make([]float32, K), v: make([]float64, K)}
 	}
 	return sc
 }

@@ -15,8 +15,9 @@ import (
 var evalCmd = &command{
 	name:  "eval",
 	args:  "-model MODEL FILE",
-	short: "evaluate a saved model on a LIBSVM file",
-	long: `Eval loads a model saved by 'hyperplane train -o', predicts every row of a
+	short: "evaluate a saved model (linear or kernel) on a LIBSVM file",
+	long: `Eval loads a model saved by 'hyperplane train -o' (a linear or a kernel
+perceptron, told apart by the file's magic), predicts every row of a
 LIBSVM file and prints accuracy, per-class precision, recall and F1, and
 the confusion matrix. Features past the model's width count as zero.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
@@ -26,7 +27,7 @@ the confusion matrix. Features past the model's width count as zero.`,
 			if len(args) != 1 || *model == "" {
 				return fmt.Errorf("%w: eval needs -model MODEL and one FILE", errUsage)
 			}
-			m, err := engine.Load(*model)
+			m, err := engine.LoadClassifier(*model)
 			if err != nil {
 				return err
 			}

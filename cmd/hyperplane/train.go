@@ -16,19 +16,26 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
 var trainCmd = &command{
 	name:  "train",
 	args:  "TRAIN",
-	short: "train a linear perceptron on a LIBSVM file",
+	short: "train a linear or kernel perceptron on a LIBSVM file",
 	long: `Train reads a LIBSVM/SVMlight file (gzip too), trains a perceptron and
 prints the training time. With -test it evaluates on a second file, with
 -o it saves the model (written atomically), with -margins it reports the
 margin diagnostics on the training rows. Two distinct labels give a binary
 model, more a multiclass one. Ctrl-C stops after the current epoch's
-check and still saves the model so far when -o is given.`,
+check and still saves the model so far when -o is given.
+
+With -kernel it trains the dual (kernel) perceptron instead: -kernel
+rbf:gamma=2, poly:degree=2,gamma=1,coef0=1, sigmoid:gamma=0.01,coef0=0,
+linear, or default (RBF with gamma = 1/(features·variance)). The Gram
+matrix is held whole when it fits -gram-mb, else as an LRU cache of rows
+of that size; -budget caps the support vectors.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		var cfg engine.Config
 		algo := fs.String("algo", "averaged", "algorithm: averaged, plain, voted or batch")
@@ -50,6 +57,10 @@ check and still saves the model so far when -o is given.`,
 		report := fs.Bool("report", false, "with -test: print per-class precision, recall, F1 and the confusion matrix")
 		verbose := fs.Bool("v", false, "print every epoch's statistics on stderr")
 		asJSON := fs.Bool("json", false, "print the result as JSON")
+		kernel := fs.String("kernel", "", "train a kernel perceptron with this kernel `spec` (rbf:gamma=G, poly:degree=D,gamma=G,coef0=C, sigmoid:gamma=G,coef0=C, linear, default)")
+		budget := fs.Int("budget", 0, "with -kernel: most support vectors (0: no cap)")
+		gramMB := fs.Int64("gram-mb", kernels.DefaultBudget>>20, "with -kernel: memory for the Gram matrix in MiB (full matrix if it fits, else an LRU row cache)")
+		noFull := fs.Bool("no-full-gram", false, "with -kernel: use the row cache even when the full Gram matrix fits")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 {
 				return fmt.Errorf("%w: train takes one TRAIN file", errUsage)
@@ -64,7 +75,43 @@ check and still saves the model so far when -o is given.`,
 			if cfg.ClassWeight, err = parseClassWeights(*cw); err != nil {
 				return fmt.Errorf("%w: -class-weight: %v", errUsage, err)
 			}
-			return train(stdout, args[0], cfg, trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON})
+			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON}
+			if *kernel == "" {
+				set := false
+				fs.Visit(func(f *flag.Flag) { set = set || f.Name == "budget" || f.Name == "gram-mb" || f.Name == "no-full-gram" })
+				if set {
+					return fmt.Errorf("%w: -budget, -gram-mb and -no-full-gram need -kernel", errUsage)
+				}
+				return train(stdout, args[0], cfg, o)
+			}
+			var bad []string
+			fs.Visit(func(f *flag.Flag) {
+				switch f.Name {
+				case "init", "validation", "patience", "margins":
+					bad = append(bad, "-"+f.Name)
+				}
+			})
+			if len(bad) > 0 {
+				return fmt.Errorf("%w: %s not available with -kernel", errUsage, strings.Join(bad, ", "))
+			}
+			if cfg.Algorithm == engine.Batch {
+				return fmt.Errorf("%w: -algo batch has no kernel form", errUsage)
+			}
+			kc := engine.KernelConfig{
+				Algorithm: cfg.Algorithm, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate, Bias: cfg.Bias,
+				BiasScale: cfg.BiasScale, Margin: cfg.Margin, NoShuffle: cfg.NoShuffle, Seed: cfg.Seed,
+				ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced, Budget: *budget,
+				Gram: kernels.Options{Budget: *gramMB << 20, NoFull: *noFull},
+			}
+			if *budget < 0 || *gramMB <= 0 {
+				return fmt.Errorf("%w: -budget must be ≥ 0 and -gram-mb > 0", errUsage)
+			}
+			if !strings.EqualFold(*kernel, "default") {
+				if kc.Kernel, err = kernels.Parse(*kernel); err != nil {
+					return fmt.Errorf("%w: -kernel: %v", errUsage, err)
+				}
+			}
+			return trainKernel(stdout, args[0], kc, o)
 		}
 	},
 }
@@ -95,6 +142,10 @@ type trainResult struct {
 	TestSeconds  float64             `json:"test_seconds,omitempty"`
 	Margins      *engine.MarginStats `json:"margins,omitempty"`
 	Confusion    *metrics.Confusion  `json:"confusion,omitempty"`
+	// Kernel perceptron only.
+	Kernel         string         `json:"kernel,omitempty"`
+	SupportVectors int            `json:"support_vectors,omitempty"`
+	Gram           *kernels.Stats `json:"gram,omitempty"`
 }
 
 func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error {
@@ -144,39 +195,66 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 		}
 		r.Margins = &ms
 	}
-	if o.test != "" {
-		te, err := sparse.ReadLIBSVMFile(o.test, sparse.ReadOptions{})
-		if err != nil {
-			return err
-		}
-		t2 := time.Now()
-		pred := m.PredictBatch(te.X, nil)
-		r.TestSeconds = time.Since(t2).Seconds()
-		c, err := metrics.NewConfusion(te.Y, pred)
-		if err != nil {
-			return fmt.Errorf("%s: %w", o.test, err)
-		}
-		acc := c.Accuracy()
-		r.TestAccuracy, r.TestRows = &acc, te.X.Rows
-		if o.report {
-			r.Confusion = c
-		}
+	if err := r.evaluate(m, o); err != nil {
+		return err
 	}
+	return r.print(stdout, o)
+}
+
+// evaluate fills in the test figures of r when o asks for a test.
+func (r *trainResult) evaluate(m interface {
+	PredictBatch(*sparse.CSR, []float64) []float64
+}, o trainOpts) error {
+	if o.test == "" {
+		return nil
+	}
+	te, err := sparse.ReadLIBSVMFile(o.test, sparse.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	t2 := time.Now()
+	pred := m.PredictBatch(te.X, nil)
+	r.TestSeconds = time.Since(t2).Seconds()
+	c, err := metrics.NewConfusion(te.Y, pred)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.test, err)
+	}
+	acc := c.Accuracy()
+	r.TestAccuracy, r.TestRows = &acc, te.X.Rows
+	if o.report {
+		r.Confusion = c
+	}
+	return nil
+}
+
+// print writes r as text or JSON.
+func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	fmt.Fprintf(stdout, "data:     %s: %d rows, %d features, %d classes, %d nonzeros (read in %.0f ms)\n", path, r.Rows, r.Features, r.Classes, r.NNZ, 1e3*r.ReadSeconds)
-	fmt.Fprintf(stdout, "train:    %s perceptron, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
-		r.Algorithm, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
+	fmt.Fprintf(stdout, "data:     %s: %d rows, %d features, %d classes, %d nonzeros (read in %.0f ms)\n", r.Train, r.Rows, r.Features, r.Classes, r.NNZ, 1e3*r.ReadSeconds)
+	if r.Kernel != "" {
+		fmt.Fprintf(stdout, "train:    %s kernel perceptron (%s), %d epochs in %.1f ms (SIMD tier %s)\n",
+			r.Algorithm, r.Kernel, r.Epochs, 1e3*r.TrainSeconds, r.Tier)
+		g := r.Gram
+		kind := fmt.Sprintf("full, %.0f MiB", float64(g.Bytes)/(1<<20))
+		if !g.Full {
+			kind = fmt.Sprintf("LRU cache of %d rows (%.0f MiB), %d hits, %d misses", g.Rows, float64(g.Bytes)/(1<<20), g.Hits, g.Misses)
+		}
+		fmt.Fprintf(stdout, "kernel:   %d support vectors; Gram matrix %s; %d kernel entries computed\n", r.SupportVectors, kind, g.Computed)
+	} else {
+		fmt.Fprintf(stdout, "train:    %s perceptron, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
+			r.Algorithm, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
+	}
 	fmt.Fprintf(stdout, "mistakes: %v\n", r.Mistakes)
 	if ms := r.Margins; ms != nil {
 		fmt.Fprintf(stdout, "margins:  functional %.4g, geometric %.4g, radius R %.4g, separable %v, errors %d, bound (R/γ)² %.4g\n",
 			ms.Functional, ms.Geometric, ms.Radius, ms.Separable, ms.Errors, ms.Bound)
 	}
 	if r.TestAccuracy != nil {
-		fmt.Fprintf(stdout, "test:     %s: accuracy %.4f (%d rows predicted in %.1f ms)\n", o.test, *r.TestAccuracy, r.TestRows, 1e3*r.TestSeconds)
+		fmt.Fprintf(stdout, "test:     %s: accuracy %.4f (%d rows predicted in %.1f ms)\n", r.Test, *r.TestAccuracy, r.TestRows, 1e3*r.TestSeconds)
 		if r.Confusion != nil {
 			return r.Confusion.WriteReport(stdout)
 		}

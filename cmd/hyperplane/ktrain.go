@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// trainKernel is train for the kernel perceptron.
+func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o trainOpts) error {
+	t0 := time.Now()
+	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(),
+		Rows: d.X.Rows, Features: d.X.Cols, NNZ: d.X.NNZ(), ReadSeconds: time.Since(t0).Seconds()}
+	if o.verbose {
+		cfg.OnEpoch = func(s engine.KernelEpochStats) error {
+			fmt.Fprintf(os.Stderr, "epoch %d: %d mistakes, %d updates, loss %.4g, %d support vectors (%d removed), Gram %d hits %d misses\n",
+				s.Epoch, s.Mistakes, s.Updates, s.Loss, s.SupportVectors, s.Removed, s.Gram.Hits, s.Gram.Misses)
+			return nil
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	t1 := time.Now()
+	m, stats, err := engine.FitKernel(ctx, d.X, d.Y, cfg)
+	r.TrainSeconds = time.Since(t1).Seconds()
+	if err != nil && (m == nil || ctx.Err() == nil) {
+		return err
+	}
+	interrupted := err
+	r.Epochs, r.Classes, r.Kernel, r.SupportVectors = len(stats), len(m.Classes), m.Kernel.String(), m.NumSV()
+	for _, s := range stats {
+		r.Mistakes = append(r.Mistakes, s.Mistakes)
+	}
+	if n := len(stats); n > 0 {
+		g := stats[n-1].Gram
+		r.Gram = &g
+		r.EpochSeconds = r.TrainSeconds / float64(n)
+	}
+	if o.out != "" {
+		if err := m.Save(o.out); err != nil {
+			return err
+		}
+	}
+	if interrupted != nil {
+		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
+	}
+	if err := r.evaluate(m, o); err != nil {
+		return err
+	}
+	return r.print(stdout, o)
+}
