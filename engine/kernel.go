@@ -44,8 +44,12 @@ type KernelConfig struct {
 	// bound, the smallest ‖α_j‖·√K(x_j, x_j), is removed first (the
 	// oldest on ties); see the package documentation.
 	Budget int
-	// Gram bounds the memory of the kernel matrix: the full matrix when
-	// it fits Gram.Budget, otherwise an LRU cache of rows.
+	// Gram bounds the memory of the kernel matrix (Gram.Budget, 0 means
+	// kernels.DefaultBudget). By default a row is computed when an update
+	// first needs it, which is only for support vectors, and kept while it
+	// fits (least recently used out first); Gram.Precompute computes the
+	// whole matrix first, which pays when most rows become support
+	// vectors.
 	Gram kernels.Options
 }
 
@@ -118,9 +122,9 @@ type dual struct {
 }
 
 // FitKernel trains a kernel perceptron on the rows of X with labels y:
-// binary for two labels, one function per class (argmax) for more. The
-// Gram matrix is computed once when it fits cfg.Gram.Budget, else rows
-// are computed as updates need them and kept in an LRU cache. Cancellation
+// binary for two labels, one function per class (argmax) for more. Rows
+// of the Gram matrix are computed as updates need them and cached within
+// cfg.Gram.Budget (see KernelConfig.Gram). Cancellation
 // and errors behave as in Fit: on ctx's end or an OnEpoch error, the model
 // so far is returned with the error.
 func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig) (*KernelModel, []KernelEpochStats, error) {

@@ -1310,9 +1310,9 @@ func TestKernelNonlinearToys(t *testing.T) {
 // 6. The Gram matrix: full or cached rows, the same training.
 
 // TestKernelGramCacheIdentical: training with the full Gram matrix and
-// with an LRU cache of a few rows (forced by NoFull, or by a budget below
-// the full matrix) gives bit-identical models, and the statistics say
-// which ran and that the cache missed.
+// (Precompute) and with an LRU cache of a few rows (a budget below the
+// full matrix) gives bit-identical models, and the statistics say which
+// ran and that the cache missed.
 func TestKernelGramCacheIdentical(t *testing.T) {
 	Xd, yd := ktFloatData(81, 180, 10, 1, 2, 0.1)
 	Xs, ys := ktFloatData(82, 180, 120, 0.12, 3, 0.1)
@@ -1332,15 +1332,21 @@ func TestKernelGramCacheIdentical(t *testing.T) {
 	} {
 		n := int64(c.X.Rows)
 		full := c.cfg
+		full.Gram = kernels.Options{Precompute: true}
 		mf, sf := ktFit(t, c.X, c.y, full)
+		over := 4 * n // what a cache holds beside its rows
+		if kernels.NewData(c.X).IsDense() {
+			over += 4 * n * int64(c.X.Cols)
+		}
 		for _, g := range []struct {
 			name string
 			opt  kernels.Options
 			rows int
 		}{
-			{"NoFull-3-rows", kernels.Options{NoFull: true, Budget: 3 * 4 * n}, 3},
-			{"NoFull-2-rows", kernels.Options{NoFull: true, Budget: 2*4*n + 5}, 2},
-			{"small-budget-10-rows", kernels.Options{Budget: 10 * 4 * n}, 10},
+			{"3-rows", kernels.Options{Budget: 3*4*n + over}, 3},
+			{"2-rows", kernels.Options{Budget: 2*4*n + over + 5}, 2},
+			{"10-rows-precompute-too-big", kernels.Options{Budget: 10*4*n + over, Precompute: true}, 10},
+			{"all-rows-lazy", kernels.Options{}, int(n)},
 		} {
 			what := c.name + "/" + g.name
 			cached := c.cfg
@@ -1646,7 +1652,9 @@ func TestKernelCancelMidEpoch(t *testing.T) {
 	defer cancel()
 	var calls atomic.Int64
 	kern := ktCancelKernel{calls: &calls, after: int64(n) + 1, cancel: cancel}
-	gram := func(rows int) kernels.Options { return kernels.Options{NoFull: true, Budget: int64(2*4*rows + 4)} }
+	// Two cached rows of n entries, beside the diagonal and the transposed
+	// copy of the 2-wide dense data.
+	gram := func(rows int) kernels.Options { return kernels.Options{Budget: int64(2*4*rows + 4*rows + 4*rows*2 + 4)} }
 	m, stats, err := FitKernel(ctx, X, y, KernelConfig{Kernel: kern, Epochs: 3, NoShuffle: true, Gram: gram(n)})
 	if !errors.Is(err, context.Canceled) || m == nil || len(stats) != 0 {
 		t.Fatalf("cancelled in epoch 1: model %v, %d stats, err %v", m != nil, len(stats), err)

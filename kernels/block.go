@@ -180,10 +180,15 @@ func Matrix(k Kernel, a, b *Data, dst []float32) {
 			tiles = append(tiles, tile{i, j})
 		}
 	}
+	// A dense b is transposed once for every tile, not per tile.
+	var bt []float32
+	if _, ok := k.(DotKernel); ok && a.dense != nil {
+		bt = transposeAll(b)
+	}
 	parallel(len(tiles), func(w *worker, t int) {
 		i0, j0 := tiles[t].i0, tiles[t].j0
 		i1, j1 := min(i0+rowsPer, n), min(j0+colsPer, m)
-		w.block(k, a, i0, i1, b, j0, j1, dst[i0*m+j0:], m, nil)
+		w.block(k, a, i0, i1, b, j0, j1, dst[i0*m+j0:], m, bt)
 	})
 }
 

@@ -59,6 +59,9 @@ func NewDenseData(x []float32, n, dim int) *Data {
 	if len(x) != n*dim {
 		panic("kernels.NewDenseData: len(x) != n*dim")
 	}
+	if x == nil {
+		x = []float32{} // dense, even when empty
+	}
 	d := &Data{n: n, dim: dim, dense: x, norms: make([]float32, n)}
 	for i := range n {
 		d.norms[i] = asm.SumSqF32(x[i*dim : (i+1)*dim])
@@ -130,6 +133,9 @@ func (d *Data) unscatter(i int, buf []float32) {
 // Features of x at or past d.Dim() count in ‖x‖² but add nothing to a
 // dot product. For a DotKernel it allocates nothing.
 func (d *Data) EvalSparse(k Kernel, x sparse.Vector, dst, buf []float32) {
+	if len(dst) < d.n {
+		panic(fmt.Sprintf("kernels.EvalSparse: dst of %d for %d rows", len(dst), d.n))
+	}
 	dst = dst[:d.n]
 	dk, ok := k.(DotKernel)
 	if !ok {
@@ -165,6 +171,9 @@ func (d *Data) EvalSparse(k Kernel, x sparse.Vector, dst, buf []float32) {
 // d.Dim() (missing features are zero) or longer (extra features count in
 // ‖x‖² only). buf is needed (and left zero) only when x is shorter.
 func (d *Data) EvalDense(k Kernel, x []float32, dst, buf []float32) {
+	if len(dst) < d.n {
+		panic(fmt.Sprintf("kernels.EvalDense: dst of %d for %d rows", len(dst), d.n))
+	}
 	dst = dst[:d.n]
 	dk, ok := k.(DotKernel)
 	if !ok {

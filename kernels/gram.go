@@ -6,7 +6,7 @@ import (
 )
 
 // DefaultBudget is the memory a Gram matrix may take when the caller
-// gives no budget: 2 GiB, enough for the full matrix of 23,000 rows.
+// gives no budget: 2 GiB, enough for every row of 23,000 rows.
 const DefaultBudget = 2 << 30
 
 // Gram gives the rows of the kernel matrix of one data set with itself.
@@ -37,17 +37,23 @@ type Stats struct {
 // Options configures NewGram. The zero value is the default.
 type Options struct {
 	// Budget is the memory the Gram matrix may use, in bytes; 0 means
-	// DefaultBudget. When the full n×n float32 matrix fits, it is computed
-	// at once; otherwise rows are computed when asked for and kept in a
-	// least-recently-used cache of Budget bytes, as LIBSVM's -m does.
+	// DefaultBudget. It covers the kernel rows held and, for a Cache, its
+	// copy of the data and the diagonal.
 	Budget int64
-	// NoFull forces the row cache even when the full matrix would fit.
-	NoFull bool
+	// Precompute computes the whole n×n matrix at once, on all cores and
+	// exploiting its symmetry, when it fits Budget (a Full). Otherwise
+	// NewGram returns a Cache that computes rows when they are first asked
+	// for and keeps as many as Budget holds: all n of them when they fit,
+	// so nothing is ever computed twice, else the most recently used, as
+	// LIBSVM's -m does. A learner that needs only some rows (the kernel
+	// perceptron needs those of its support vectors) is faster without
+	// Precompute; one that reads every row is faster with it.
+	Precompute bool
 }
 
-// NewGram returns the Gram matrix of k over d: Full when it fits
-// opts.Budget, else a Cache. It fails with ErrBudget when the budget holds
-// fewer than two rows.
+// NewGram returns the Gram matrix of k over d: a Full with
+// opts.Precompute when it fits opts.Budget, else a Cache. It fails with
+// ErrBudget when the budget holds fewer than two rows.
 func NewGram(k Kernel, d *Data, opts Options) (Gram, error) {
 	if err := Check(k); err != nil {
 		return nil, err
@@ -57,12 +63,18 @@ func NewGram(k Kernel, d *Data, opts Options) (Gram, error) {
 		budget = DefaultBudget
 	}
 	n := int64(d.n)
-	if !opts.NoFull && n*n*4 <= budget {
+	if opts.Precompute && n*n*4 <= budget {
 		return NewFull(k, d), nil
 	}
-	rows := budget / max(4*n, 1)
-	if rows < 2 {
-		return nil, fmt.Errorf("%w: %d bytes hold %d rows of %d entries; need at least 2", ErrBudget, budget, rows, n)
+	// What a Cache holds beside its rows: the diagonal and, for dense
+	// data, the transposed rows.
+	over := 4 * n
+	if d.dense != nil {
+		over += 4 * n * int64(d.dim)
+	}
+	rows := (budget - over) / max(4*n, 1)
+	if rows < 2 && n >= 2 {
+		return nil, fmt.Errorf("%w: %d bytes hold %d rows of %d entries beside %d bytes of data; need at least 2", ErrBudget, budget, max(rows, 0), n, over)
 	}
 	return NewCache(k, d, int(min(rows, n))), nil
 }
@@ -132,9 +144,14 @@ func NewFull(k Kernel, d *Data) *Full {
 		j0, j1 := J*fullTile, min((J+1)*fullTile, n)
 		w.block(k, d, i0, i1, d, j0, j1, g.k[i0*n+j0:], n, bt)
 		if I != J {
+			mirror(g.k, n, i0, i1, j0, j1)
+		} else {
+			// K(x_i, x_j) and K(x_j, x_i) computed apart can round
+			// differently; copy the upper triangle so the matrix is
+			// exactly symmetric.
 			for i := i0; i < i1; i++ {
-				for j := j0; j < j1; j++ {
-					g.k[j*n+i] = g.k[i*n+j]
+				for j := i0; j < i; j++ {
+					g.k[i*n+j] = g.k[j*n+i]
 				}
 			}
 		}
@@ -151,6 +168,25 @@ func NewFull(k Kernel, d *Data) *Full {
 	}
 	g.stats = Stats{Full: true, Rows: n, Bytes: int64(n) * int64(n) * 4, Computed: computed}
 	return g
+}
+
+// mirror copies the block [i0,i1)×[j0,j1) of the n×n matrix k to
+// [j0,j1)×[i0,i1), transposed, in 16×16 sub-blocks so that both the
+// strided reads and the writes stay within a few cache lines per row.
+func mirror(k []float32, n, i0, i1, j0, j1 int) {
+	const b = 16
+	for ib := i0; ib < i1; ib += b {
+		ie := min(ib+b, i1)
+		for jb := j0; jb < j1; jb += b {
+			je := min(jb+b, j1)
+			for j := jb; j < je; j++ {
+				dst := k[j*n+ib : j*n+ie]
+				for t := range dst {
+					dst[t] = k[(ib+t)*n+j]
+				}
+			}
+		}
+	}
 }
 
 func (g *Full) N() int              { return g.n }
@@ -199,7 +235,7 @@ func NewCache(k Kernel, d *Data, rows int) *Cache {
 	for i := range c.slot {
 		c.slot[i] = -1
 	}
-	c.stats = Stats{Rows: rows, Bytes: int64(rows) * int64(d.n) * 4, Computed: int64(d.n)}
+	c.stats = Stats{Rows: rows, Bytes: int64(rows)*int64(d.n)*4 + int64(len(c.bt)+len(c.diag))*4, Computed: int64(d.n)}
 	return c
 }
 

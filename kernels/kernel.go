@@ -161,15 +161,17 @@ func (k RBF) Sparse(x, z sparse.Vector) float64 {
 }
 func (k RBF) NeedsNorms() bool { return true }
 
-// Apply computes the exponent in place and then exp over the whole row
-// with vek32's vectorized exp.
+// Apply computes the exponent γ·min(2x·z − ‖x‖² − ‖z‖², 0), clamped at
+// rbfFloor, in place and then exp over the whole row, each step a
+// vectorized pass of vek32 over the row.
 func (k RBF) Apply(dots []float32, xx float32, zz []float32) {
 	g := float32(orOne(k.Gamma))
-	zz = zz[:len(dots)]
-	for j, d := range dots {
-		e := -g * max(xx+zz[j]-2*d, 0)
-		dots[j] = max(e, rbfFloor)
-	}
+	vek32.MulNumber_Inplace(dots, 2)
+	vek32.Sub_Inplace(dots, zz[:len(dots)])
+	vek32.AddNumber_Inplace(dots, -xx)
+	vek32.MinimumNumber_Inplace(dots, 0)
+	vek32.MulNumber_Inplace(dots, g)
+	vek32.MaximumNumber_Inplace(dots, rbfFloor)
 	vek32.Exp_Inplace(dots)
 }
 func (k RBF) String() string { return "rbf:gamma=" + ftoa(orOne(k.Gamma)) }
@@ -213,14 +215,44 @@ func powi32(x float32, n int) float32 {
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// Check reports whether k's parameters are usable: finite, and a degree in
-// [1, MaxDegree]. A nil kernel is an error; user-defined kernels pass.
+// MaxParam bounds |γ| and |coef0|: they are applied in float32, and a
+// larger γ would overflow to Inf and turn 0·γ into NaN.
+const MaxParam = 1e30
+
+// Check reports whether k's parameters are usable: |γ| and |coef0| at most
+// MaxParam, and a degree in [1, MaxDegree]. A nil kernel is an error;
+// user-defined kernels pass.
 func Check(k Kernel) error {
 	bad := func(name string, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%w: %s %v is not finite", ErrKernel, name, v)
 		}
+		if math.Abs(v) > MaxParam {
+			return fmt.Errorf("%w: |%s| = %v exceeds %g", ErrKernel, name, v, MaxParam)
+		}
 		return nil
+	}
+	switch p := k.(type) {
+	case *Linear:
+		if p == nil {
+			return fmt.Errorf("%w: nil *Linear", ErrKernel)
+		}
+		k = *p
+	case *Poly:
+		if p == nil {
+			return fmt.Errorf("%w: nil *Poly", ErrKernel)
+		}
+		k = *p
+	case *RBF:
+		if p == nil {
+			return fmt.Errorf("%w: nil *RBF", ErrKernel)
+		}
+		k = *p
+	case *Sigmoid:
+		if p == nil {
+			return fmt.Errorf("%w: nil *Sigmoid", ErrKernel)
+		}
+		k = *p
 	}
 	switch k := k.(type) {
 	case nil:
@@ -280,8 +312,8 @@ func Parse(s string) (Kernel, error) {
 	case "linear":
 		k, err = Linear{}, allow()
 	case "poly", "polynomial":
-		d := vals["degree"]
-		if d != math.Trunc(d) || d < 0 || d > MaxDegree {
+		d, given := vals["degree"]
+		if d != math.Trunc(d) || d < 0 || d > MaxDegree || (given && d < 1) {
 			return nil, fmt.Errorf("%w: %q: degree must be a whole number in [1, %d]", ErrKernel, s, MaxDegree)
 		}
 		k, err = Poly{Degree: int(d), Gamma: vals["gamma"], Coef0: vals["coef0"]}, allow("degree", "gamma", "coef0")

@@ -33,9 +33,11 @@ check and still saves the model so far when -o is given.
 
 With -kernel it trains the dual (kernel) perceptron instead: -kernel
 rbf:gamma=2, poly:degree=2,gamma=1,coef0=1, sigmoid:gamma=0.01,coef0=0,
-linear, or default (RBF with gamma = 1/(features·variance)). The Gram
-matrix is held whole when it fits -gram-mb, else as an LRU cache of rows
-of that size; -budget caps the support vectors.`,
+linear, or default (RBF with gamma = 1/(features·variance)). Rows of the
+Gram matrix are computed as updates need them and kept within -gram-mb
+(all of them when they fit, else the most recently used);
+-precompute-gram computes the whole matrix first. -budget caps the
+support vectors.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		var cfg engine.Config
 		algo := fs.String("algo", "averaged", "algorithm: averaged, plain, voted or batch")
@@ -60,7 +62,7 @@ of that size; -budget caps the support vectors.`,
 		kernel := fs.String("kernel", "", "train a kernel perceptron with this kernel `spec` (rbf:gamma=G, poly:degree=D,gamma=G,coef0=C, sigmoid:gamma=G,coef0=C, linear, default)")
 		budget := fs.Int("budget", 0, "with -kernel: most support vectors (0: no cap)")
 		gramMB := fs.Int64("gram-mb", kernels.DefaultBudget>>20, "with -kernel: memory for the Gram matrix in MiB (full matrix if it fits, else an LRU row cache)")
-		noFull := fs.Bool("no-full-gram", false, "with -kernel: use the row cache even when the full Gram matrix fits")
+		precompute := fs.Bool("precompute-gram", false, "with -kernel: compute the whole Gram matrix before training when it fits -gram-mb (default: rows as updates need them)")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 {
 				return fmt.Errorf("%w: train takes one TRAIN file", errUsage)
@@ -78,9 +80,9 @@ of that size; -budget caps the support vectors.`,
 			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON}
 			if *kernel == "" {
 				set := false
-				fs.Visit(func(f *flag.Flag) { set = set || f.Name == "budget" || f.Name == "gram-mb" || f.Name == "no-full-gram" })
+				fs.Visit(func(f *flag.Flag) { set = set || f.Name == "budget" || f.Name == "gram-mb" || f.Name == "precompute-gram" })
 				if set {
-					return fmt.Errorf("%w: -budget, -gram-mb and -no-full-gram need -kernel", errUsage)
+					return fmt.Errorf("%w: -budget, -gram-mb and -precompute-gram need -kernel", errUsage)
 				}
 				return train(stdout, args[0], cfg, o)
 			}
@@ -101,7 +103,7 @@ of that size; -budget caps the support vectors.`,
 				Algorithm: cfg.Algorithm, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate, Bias: cfg.Bias,
 				BiasScale: cfg.BiasScale, Margin: cfg.Margin, NoShuffle: cfg.NoShuffle, Seed: cfg.Seed,
 				ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced, Budget: *budget,
-				Gram: kernels.Options{Budget: *gramMB << 20, NoFull: *noFull},
+				Gram: kernels.Options{Budget: *gramMB << 20, Precompute: *precompute},
 			}
 			if *budget < 0 || *gramMB <= 0 {
 				return fmt.Errorf("%w: -budget must be ≥ 0 and -gram-mb > 0", errUsage)
@@ -239,9 +241,9 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		fmt.Fprintf(stdout, "train:    %s kernel perceptron (%s), %d epochs in %.1f ms (SIMD tier %s)\n",
 			r.Algorithm, r.Kernel, r.Epochs, 1e3*r.TrainSeconds, r.Tier)
 		g := r.Gram
-		kind := fmt.Sprintf("full, %.0f MiB", float64(g.Bytes)/(1<<20))
+		kind := fmt.Sprintf("precomputed whole, %.0f MiB", float64(g.Bytes)/(1<<20))
 		if !g.Full {
-			kind = fmt.Sprintf("LRU cache of %d rows (%.0f MiB), %d hits, %d misses", g.Rows, float64(g.Bytes)/(1<<20), g.Hits, g.Misses)
+			kind = fmt.Sprintf("rows on demand, room for %d (%.0f MiB), %d rows computed, %d reused", g.Rows, float64(g.Bytes)/(1<<20), g.Misses, g.Hits)
 		}
 		fmt.Fprintf(stdout, "kernel:   %d support vectors; Gram matrix %s; %d kernel entries computed\n", r.SupportVectors, kind, g.Computed)
 	} else {
