@@ -1654,7 +1654,9 @@ func TestKernelCancelMidEpoch(t *testing.T) {
 	kern := ktCancelKernel{calls: &calls, after: int64(n) + 1, cancel: cancel}
 	// Two cached rows of n entries, beside the diagonal and the transposed
 	// copy of the 2-wide dense data.
-	gram := func(rows int) kernels.Options { return kernels.Options{Budget: int64(2*4*rows + 4*rows + 4*rows*2 + 4)} }
+	gram := func(rows int) kernels.Options {
+		return kernels.Options{Budget: int64(2*4*rows + 4*rows + 4*rows*2 + 4)}
+	}
 	m, stats, err := FitKernel(ctx, X, y, KernelConfig{Kernel: kern, Epochs: 3, NoShuffle: true, Gram: gram(n)})
 	if !errors.Is(err, context.Canceled) || m == nil || len(stats) != 0 {
 		t.Fatalf("cancelled in epoch 1: model %v, %d stats, err %v", m != nil, len(stats), err)

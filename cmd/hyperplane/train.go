@@ -80,7 +80,9 @@ support vectors.`,
 			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON}
 			if *kernel == "" {
 				set := false
-				fs.Visit(func(f *flag.Flag) { set = set || f.Name == "budget" || f.Name == "gram-mb" || f.Name == "precompute-gram" })
+				fs.Visit(func(f *flag.Flag) {
+					set = set || f.Name == "budget" || f.Name == "gram-mb" || f.Name == "precompute-gram"
+				})
 				if set {
 					return fmt.Errorf("%w: -budget, -gram-mb and -precompute-gram need -kernel", errUsage)
 				}
