@@ -39,10 +39,13 @@ type KernelConfig struct {
 	MaxClasses   int
 	OnEpoch      func(KernelEpochStats) error
 	// Budget, when > 0, caps the number of support vectors (for Plain and
-	// Averaged). When an update would add one more, the support vector
-	// whose removal changes the function least by the Cauchy–Schwarz
-	// bound, the smallest ‖α_j‖·√K(x_j, x_j), is removed first (the
-	// oldest on ties); see the package documentation.
+	// Averaged), for long streams. When an update would add one more, the
+	// support vector whose removal can change the function least is
+	// removed first: removing x_j changes f(x) by α_j·K(x_j, x) at most
+	// ‖α_j‖·√K(x_j,x_j)·√K(x,x) (Cauchy–Schwarz in feature space), so the
+	// smallest ‖α_j‖·√K(x_j,x_j) goes, the oldest on ties. Unlike the
+	// Forgetron's oldest-first rule it keeps the vectors that mistakes
+	// have piled weight on. What a removed vector added to the bias stays.
 	Budget int
 	// Gram bounds the memory of the kernel matrix (Gram.Budget, 0 means
 	// kernels.DefaultBudget). By default a row is computed when an update
