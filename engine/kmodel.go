@@ -20,7 +20,9 @@ import (
 //
 // A KernelModel is safe for concurrent use once built. Its prediction
 // methods allocate nothing with the built-in kernels (scratch comes from a
-// pool); do not modify its fields after the first prediction.
+// pool); do not modify its fields after the first prediction. A model
+// from FitKernel or a model file always passes Check; predicting with a
+// hand-built one that does not may panic, like a slice index.
 type KernelModel struct {
 	// Kernel is the kernel function.
 	Kernel kernels.Kernel
@@ -149,6 +151,9 @@ func (m *KernelModel) prepared() *kprep {
 			// its support vectors. Features past them count in ‖x‖² only.
 			sv := *m.SV
 			sv.Cols = 0
+			if len(sv.Indptr) <= sv.Rows || len(sv.Ind) < int(sv.Indptr[sv.Rows]) {
+				panic(fmt.Sprintf("engine: KernelModel.SV is not a valid CSR (%d row pointers for %d rows); see Check", len(sv.Indptr), sv.Rows))
+			}
 			if nnz := sv.Indptr[sv.Rows]; nnz > 0 {
 				for _, j := range sv.Ind[sv.Indptr[0]:nnz] {
 					sv.Cols = max(sv.Cols, int(j)+1)
