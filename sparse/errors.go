@@ -5,8 +5,10 @@ import (
 	"strconv"
 )
 
-// Sentinel errors. Errors returned by this package wrap one of them (a
-// *ParseError for malformed text input); test with errors.Is.
+// Sentinel errors. Errors about the content of the input wrap one of them
+// (a *ParseError for malformed text input); test with errors.Is. Errors of
+// the reader underneath, such as an I/O error or a corrupt gzip stream,
+// are returned wrapped with their own cause instead.
 var (
 	// ErrSyntax reports malformed text: garbage where a token belongs, a
 	// missing label, a missing ':' or value, text where a number belongs, or
