@@ -202,14 +202,31 @@ func (m *KernelModel) fromKV(p *kprep, sc *kscratch) float32 {
 	return s[0]
 }
 
-// Decision returns f(x) for a binary model (for a voted one, the vote in
-// [−1, 1]) and the highest class score for a multiclass one.
-func (m *KernelModel) Decision(x sparse.Vector) float32 {
+// evalSparse returns the prepared model and pooled scratch holding the
+// kernel values of x with every support vector; put sc back when done.
+func (m *KernelModel) evalSparse(x sparse.Vector) (*kprep, *kscratch) {
 	p := m.prepared()
 	sc := m.scratch(p)
 	if m.NumSV() > 0 {
 		p.data.EvalSparse(m.Kernel, x, sc.kv, sc.buf)
 	}
+	return p, sc
+}
+
+// evalDense is evalSparse for a dense row.
+func (m *KernelModel) evalDense(x []float32) (*kprep, *kscratch) {
+	p := m.prepared()
+	sc := m.scratch(p)
+	if m.NumSV() > 0 {
+		p.data.EvalDense(m.Kernel, x, sc.kv, sc.buf)
+	}
+	return p, sc
+}
+
+// Decision returns f(x) for a binary model (for a voted one, the vote in
+// [−1, 1]) and the highest class score for a multiclass one.
+func (m *KernelModel) Decision(x sparse.Vector) float32 {
+	p, sc := m.evalSparse(x)
 	r := m.decide(p, sc)
 	p.pool.Put(sc)
 	return r
@@ -226,11 +243,7 @@ func (m *KernelModel) decide(p *kprep, sc *kscratch) float32 {
 // Scores writes the K function values of x (vote shares for a voted
 // model) into dst, grown if needed, and returns it.
 func (m *KernelModel) Scores(x sparse.Vector, dst []float32) []float32 {
-	p := m.prepared()
-	sc := m.scratch(p)
-	if m.NumSV() > 0 {
-		p.data.EvalSparse(m.Kernel, x, sc.kv, sc.buf)
-	}
+	p, sc := m.evalSparse(x)
 	m.fromKV(p, sc)
 	dst = append(dst[:0], sc.s...)
 	p.pool.Put(sc)
@@ -239,11 +252,7 @@ func (m *KernelModel) Scores(x sparse.Vector, dst []float32) []float32 {
 
 // Predict returns the label m gives x.
 func (m *KernelModel) Predict(x sparse.Vector) float64 {
-	p := m.prepared()
-	sc := m.scratch(p)
-	if m.NumSV() > 0 {
-		p.data.EvalSparse(m.Kernel, x, sc.kv, sc.buf)
-	}
+	p, sc := m.evalSparse(x)
 	r := m.label(p, sc)
 	p.pool.Put(sc)
 	return r
@@ -263,11 +272,7 @@ func (m *KernelModel) label(p *kprep, sc *kscratch) float64 {
 // PredictDense is Predict for a dense row, which may be shorter or longer
 // than Dim (missing features are zero; extra ones count in ‖x‖²).
 func (m *KernelModel) PredictDense(x []float32) float64 {
-	p := m.prepared()
-	sc := m.scratch(p)
-	if m.NumSV() > 0 {
-		p.data.EvalDense(m.Kernel, x, sc.kv, sc.buf)
-	}
+	p, sc := m.evalDense(x)
 	r := m.label(p, sc)
 	p.pool.Put(sc)
 	return r
@@ -275,11 +280,7 @@ func (m *KernelModel) PredictDense(x []float32) float64 {
 
 // DecisionDense is Decision for a dense row.
 func (m *KernelModel) DecisionDense(x []float32) float32 {
-	p := m.prepared()
-	sc := m.scratch(p)
-	if m.NumSV() > 0 {
-		p.data.EvalDense(m.Kernel, x, sc.kv, sc.buf)
-	}
+	p, sc := m.evalDense(x)
 	r := m.decide(p, sc)
 	p.pool.Put(sc)
 	return r

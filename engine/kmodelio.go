@@ -665,9 +665,7 @@ func (m *KernelModel) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	notJSON := func(what string, i int) error {
-		return modelErr("%s %d is not finite, which JSON cannot hold", what, i)
-	}
+	notJSON := modelNotJSON
 	if modelNonFinite([]float32{m.BiasScale}) >= 0 {
 		return nil, notJSON("bias scale", 0)
 	}
@@ -697,14 +695,11 @@ func (m *KernelModel) MarshalJSON() ([]byte, error) {
 		}
 	}
 	if v := m.Votes; v != nil {
-		jv := &kmodelJSONVote{Count0: v.Count0, Steps: make([]modelJSONStep, len(v.Steps))}
-		for i, s := range v.Steps {
-			if modelNonFinite([]float32{s.A}) >= 0 {
-				return nil, notJSON("vote step", i)
-			}
-			jv.Steps[i] = modelJSONStep{Row: s.Row, Up: s.Up, Down: s.Down, A: modelJSONF32(s.A), Count: s.Count}
+		steps, err := modelJSONSteps(v.Steps)
+		if err != nil {
+			return nil, err
 		}
-		jm.Votes = jv
+		jm.Votes = &kmodelJSONVote{Count0: v.Count0, Steps: steps}
 	}
 	return json.Marshal(&jm)
 }
@@ -788,11 +783,7 @@ func (m *KernelModel) UnmarshalJSON(data []byte) error {
 	}
 	dm.SV = sv
 	if jv := jm.Votes; jv != nil {
-		v := &Votes{SV: sv, Count0: jv.Count0, Steps: make([]VoteStep, len(jv.Steps))}
-		for i, s := range jv.Steps {
-			v.Steps[i] = VoteStep{Row: s.Row, Up: s.Up, Down: s.Down, A: float32(s.A), Count: s.Count}
-		}
-		dm.Votes = v
+		dm.Votes = &Votes{SV: sv, Count0: jv.Count0, Steps: modelStepsFromJSON(jv.Steps)}
 	}
 	if _, err := dm.checkFile(); err != nil {
 		return err

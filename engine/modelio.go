@@ -675,6 +675,33 @@ type modelJSONStep struct {
 	Count int64        `json:"count"`
 }
 
+// modelNotJSON is the error for a non-finite value that JSON cannot hold.
+func modelNotJSON(what string, i int) error {
+	return modelErr("%s %d is not finite, which JSON cannot hold", what, i)
+}
+
+// modelJSONSteps converts vote steps for JSON; a non-finite step is an
+// error.
+func modelJSONSteps(steps []VoteStep) ([]modelJSONStep, error) {
+	out := make([]modelJSONStep, len(steps))
+	for i, s := range steps {
+		if modelNonFinite([]float32{s.A}) >= 0 {
+			return nil, modelNotJSON("vote step", i)
+		}
+		out[i] = modelJSONStep{Row: s.Row, Up: s.Up, Down: s.Down, A: modelJSONF32(s.A), Count: s.Count}
+	}
+	return out, nil
+}
+
+// modelStepsFromJSON converts vote steps read from JSON.
+func modelStepsFromJSON(steps []modelJSONStep) []VoteStep {
+	out := make([]VoteStep, len(steps))
+	for i, s := range steps {
+		out[i] = VoteStep{Row: s.Row, Up: s.Up, Down: s.Down, A: float32(s.A), Count: s.Count}
+	}
+	return out
+}
+
 // modelJSONF32 and modelJSONF32s write float32 values with the fewest
 // digits that read back to the same float32; encoding/json, decoding into
 // a float32, reads them back exactly.
@@ -738,9 +765,7 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	K := m.NumRows()
-	notJSON := func(what string, i int) error {
-		return modelErr("%s %d is not finite, which JSON cannot hold", what, i)
-	}
+	notJSON := modelNotJSON
 	for i, c := range m.Classes {
 		if math.IsInf(c, 0) {
 			return nil, notJSON("class", i)
@@ -777,7 +802,6 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 			Count0: v.Count0,
 			SV: modelJSONCSR{Rows: v.SV.Rows, Cols: v.SV.Cols, Indptr: v.SV.Indptr,
 				Ind: v.SV.Ind, Val: v.SV.Val},
-			Steps: make([]modelJSONStep, len(v.Steps)),
 		}
 		if jv.SV.Ind == nil {
 			jv.SV.Ind = []int32{}
@@ -786,12 +810,11 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 			jv.StartBias = v.B0
 			jv.StartWeight = modelJSONRows(v.W0, m.Dim, K)
 		}
-		for i, s := range v.Steps {
-			if modelNonFinite([]float32{s.A}) >= 0 {
-				return nil, notJSON("vote step", i)
-			}
-			jv.Steps[i] = modelJSONStep{Row: s.Row, Up: s.Up, Down: s.Down, A: modelJSONF32(s.A), Count: s.Count}
+		steps, err := modelJSONSteps(v.Steps)
+		if err != nil {
+			return nil, err
 		}
+		jv.Steps = steps
 		jm.Votes = jv
 	}
 	return json.Marshal(&jm)
@@ -848,8 +871,7 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 			Count0: jv.Count0,
 			SV: &sparse.CSR{Rows: jv.SV.Rows, Cols: jv.SV.Cols, Indptr: jv.SV.Indptr,
 				Ind: jv.SV.Ind, Val: jv.SV.Val},
-			B0:    jv.StartBias,
-			Steps: make([]VoteStep, len(jv.Steps)),
+			B0: jv.StartBias,
 		}
 		if v.Count0 < 0 {
 			return modelErr("negative vote count %d of the start vector", v.Count0)
@@ -862,9 +884,7 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 				v.B0 = []float32{}
 			}
 		}
-		for i, s := range jv.Steps {
-			v.Steps[i] = VoteStep{Row: s.Row, Up: s.Up, Down: s.Down, A: float32(s.A), Count: s.Count}
-		}
+		v.Steps = modelStepsFromJSON(jv.Steps)
 		dm.Votes = v
 	}
 	if err := dm.Check(); err != nil {
