@@ -179,7 +179,22 @@ type Config struct {
 	MaxClasses int
 	// MaxDim caps the width an online Learner grows to; 0 means 1<<27.
 	MaxDim int
+	// Workers > 1 trains Plain and Averaged with iterative parameter
+	// mixing (McDonald, Hall & Mann 2010) on that many goroutines: every
+	// epoch the shuffled rows are cut into Workers shards, each worker runs
+	// the online learner over its shard starting from the current weights,
+	// and the workers' weights are then averaged, weighted by shard size.
+	// The averaged model is the average of every weight vector any worker
+	// went through, as in the sequential averaged perceptron. Fit alone
+	// uses it (a Learner is sequential); Voted refuses it, Batch ignores it
+	// (its decisions already use all cores). 0 or 1 trains sequentially.
+	// Results depend on Seed and Workers only, not on the machine's cores.
+	Workers int
 }
+
+// MaxWorkers caps Config.Workers: every worker holds its own copy of the
+// weights.
+const MaxWorkers = 256
 
 // EpochStats reports one pass of training.
 type EpochStats struct {
@@ -246,6 +261,10 @@ func (c Config) settle() (settings, error) {
 		return bad("Validation %v is not in [0, 1)", c.Validation)
 	case c.Patience < 0, c.MaxClasses < 0, c.MaxDim < 0:
 		return bad("negative Patience, MaxClasses or MaxDim")
+	case c.Workers < 0 || c.Workers > MaxWorkers:
+		return bad("Workers %d is not in [0, %d]", c.Workers, MaxWorkers)
+	case c.Workers > 1 && c.Algorithm == Voted:
+		return bad("the voted perceptron cannot mix parameters (Workers %d); use Averaged", c.Workers)
 	}
 	for k, v := range c.ClassWeight {
 		if !(v >= 0) || v > 1e30 {

@@ -29,6 +29,11 @@ type state struct {
 	cw      []float32
 	scores  []float32 // K scratch
 	votes   *voteLog
+	// With parameter mixing (Config.Workers > 1) and averaging, sum holds
+	// the sum of every weight vector the workers went through and sumN
+	// their number; the model is sum/sumN instead of w − u/c.
+	sum, sumB []float64
+	sumN      float64
 }
 
 // voteLog records the voted perceptron's mistakes while it trains.
@@ -246,7 +251,16 @@ func (st *state) model() *Model {
 		W:         append([]float32(nil), st.w...),
 		B:         append([]float32(nil), st.b...),
 	}
-	if st.u != nil && st.c > 0 {
+	if st.sum != nil {
+		if st.sumN > 0 {
+			for i, v := range st.sum {
+				m.W[i] = float32(v / st.sumN)
+			}
+			for i, v := range st.sumB {
+				m.B[i] = float32(v / st.sumN)
+			}
+		}
+	} else if st.u != nil && st.c > 0 {
 		for i, u := range st.u {
 			m.W[i] = float32(float64(st.w[i]) - u/st.c)
 		}
@@ -274,6 +288,24 @@ func (st *state) model() *Model {
 		}
 	}
 	return m
+}
+
+// worker returns a state for one parameter-mixing worker: the same
+// settings, classes and class weights, weights of its own (set from st's
+// at the start of each epoch), and no vote log.
+func (st *state) worker() *state {
+	n := len(st.w)
+	w := &state{
+		s: st.s, classes: st.classes, K: st.K, dim: st.dim, cw: st.cw, bb: st.bb,
+		w:      make([]float32, n),
+		b:      make([]float32, st.K),
+		scores: make([]float32, st.K),
+	}
+	if st.u != nil {
+		w.u = make([]float64, n)
+		w.ub = make([]float64, st.K)
+	}
+	return w
 }
 
 // grow widens the state to dim features (feature-major storage makes it

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -102,6 +103,16 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 		}
 	}
 	f := fitter{st: st, X: X, cls: cls, train: train, valid: valid, y: y, rng: rng}
+	if s.Workers > 1 && s.Algorithm != Batch {
+		f.workers = make([]*state, s.Workers)
+		for k := range f.workers {
+			f.workers[k] = st.worker()
+		}
+		if st.u != nil {
+			st.sum = make([]float64, len(st.w))
+			st.sumB = make([]float64, len(st.b))
+		}
+	}
 	return f.run(ctx)
 }
 
@@ -115,6 +126,8 @@ type fitter struct {
 	rng          *rand.Rand
 	// The batch step's buffers, kept from epoch to epoch.
 	grad, gb, dec []float32
+	// workers are the parameter-mixing learners (Config.Workers > 1).
+	workers []*state
 }
 
 func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
@@ -184,6 +197,16 @@ func (f *fitter) converged(left int) {
 		return
 	}
 	st.c += float64(extra)
+	if st.sum != nil {
+		// The mixed weights did not move: they count once per row left.
+		for i, w := range st.w {
+			st.sum[i] += float64(extra) * float64(w)
+		}
+		for i, b := range st.b {
+			st.sumB[i] += float64(extra) * float64(b)
+		}
+		st.sumN += float64(extra)
+	}
 	if v := st.votes; v != nil {
 		if n := len(v.steps); n > 0 {
 			v.steps[n-1].Count += extra
@@ -202,15 +225,35 @@ func (f *fitter) result(best *Model) *Model {
 }
 
 // onlineEpoch is one pass of the online learners over the training rows,
-// in a fresh random order unless NoShuffle.
+// in a fresh random order unless NoShuffle: by st alone, or by the
+// parameter-mixing workers.
 func (f *fitter) onlineEpoch(ctx context.Context) (EpochStats, error) {
-	st, X, order := f.st, f.X, f.train
-	if !st.s.NoShuffle {
+	order := f.train
+	if !f.st.s.NoShuffle {
 		f.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
+	if f.workers != nil {
+		return f.mixedEpoch(ctx)
+	}
+	p, err := f.pass(ctx, f.st, order)
+	return p.stats(len(order)), err
+}
+
+// passStats is what one learner's pass over some rows did.
+type passStats struct {
+	mistakes, updates int
+	loss              float64 // summed over the mistakes
+}
+
+func (p passStats) stats(rows int) EpochStats {
+	return EpochStats{Rows: rows, Mistakes: p.mistakes, Updates: p.updates, Loss: p.loss / float64(max(1, rows))}
+}
+
+// pass runs st's online learner over the training rows in order.
+func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats, error) {
+	X := f.X
 	sw := st.s.SampleWeight
-	es := EpochStats{Rows: len(order)}
-	var loss float64
+	var ps passStats
 	indptr := X.Indptr
 	for p, i := range order {
 		if q := p + prefetchAhead; q < len(order) {
@@ -220,7 +263,7 @@ func (f *fitter) onlineEpoch(ctx context.Context) (EpochStats, error) {
 		}
 		if p%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
-				return es, err
+				return ps, err
 			}
 		}
 		lo, hi := indptr[i], indptr[i+1]
@@ -230,15 +273,94 @@ func (f *fitter) onlineEpoch(ctx context.Context) (EpochStats, error) {
 		}
 		o := st.step(X.Ind[lo:hi], X.Val[lo:hi], int(f.cls[i]), weight, int(i))
 		if o.mistake {
-			es.Mistakes++
-			loss += float64(o.loss)
+			ps.mistakes++
+			ps.loss += float64(o.loss)
 		}
 		if o.update {
-			es.Updates++
+			ps.updates++
 		}
 	}
-	es.Loss = loss / float64(max(1, len(order)))
-	return es, nil
+	return ps, nil
+}
+
+// mixedEpoch is one epoch of iterative parameter mixing: the shuffled rows
+// are cut into one contiguous shard per worker, every worker learns its
+// shard from the current weights, and the new weights are the workers'
+// average weighted by shard size. With averaging, each worker's lazy
+// accumulator gives the sum of the vectors it went through (n·w − u after
+// n examples from u = 0), which adds to st.sum.
+func (f *fitter) mixedEpoch(ctx context.Context) (EpochStats, error) {
+	st, ws, order := f.st, f.workers, f.train
+	P := len(ws)
+	shard := func(k int) []int32 { return order[k*len(order)/P : (k+1)*len(order)/P] }
+	res := make([]passStats, P)
+	errs := make([]error, P)
+	var wg sync.WaitGroup
+	for k, w := range ws {
+		wg.Go(func() {
+			copy(w.w, st.w)
+			copy(w.b, st.b)
+			if w.u != nil {
+				clear(w.u)
+				clear(w.ub)
+			}
+			w.c = 0
+			res[k], errs[k] = f.pass(ctx, w, shard(k))
+		})
+	}
+	wg.Wait()
+	var total passStats
+	for k := range P {
+		total.mistakes += res[k].mistakes
+		total.updates += res[k].updates
+		total.loss += res[k].loss
+	}
+	if err := errors.Join(errs...); err != nil {
+		// Cancelled mid-epoch: keep the weights of the last finished epoch.
+		return total.stats(len(order)), ctx.Err()
+	}
+	n := float64(len(order))
+	frac := make([]float64, P)
+	for k := range P {
+		frac[k] = float64(len(shard(k))) / n
+	}
+	mix := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var v, sum float64
+			for k, w := range ws {
+				v += frac[k] * float64(w.w[i])
+				if st.sum != nil {
+					sum += frac[k]*n*float64(w.w[i]) - w.u[i]
+				}
+			}
+			st.w[i] = float32(v)
+			if st.sum != nil {
+				st.sum[i] += sum
+			}
+		}
+	}
+	// The mix reads every worker's weights: split it over the workers too.
+	for k := range P {
+		lo, hi := k*len(st.w)/P, (k+1)*len(st.w)/P
+		wg.Go(func() { mix(lo, hi) })
+	}
+	wg.Wait()
+	for j := range st.b {
+		var v, sum float64
+		for k, w := range ws {
+			v += frac[k] * float64(w.b[j])
+			if st.sumB != nil {
+				sum += frac[k]*n*float64(w.b[j]) - w.ub[j]
+			}
+		}
+		st.b[j] = float32(v)
+		if st.sumB != nil {
+			st.sumB[j] += sum
+		}
+	}
+	st.c += n
+	st.sumN += n
+	return total.stats(len(order)), nil
 }
 
 // batchEpoch is one step of the batch perceptron: the scores of all

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,7 @@ support vectors.`,
 		fs.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
 		fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for shuffling, init and the validation split")
 		fs.BoolVar(&cfg.NoShuffle, "no-shuffle", false, "visit rows in file order")
+		threads := fs.Int("threads", 1, "train averaged and plain on this many cores by iterative parameter mixing (0: all cores; 1: the sequential algorithm)")
 		fs.Float64Var(&cfg.Validation, "validation", 0, "hold out this fraction for early stopping")
 		fs.IntVar(&cfg.Patience, "patience", 5, "epochs without improvement before early stopping")
 		fs.BoolVar(&cfg.Balanced, "balanced", false, "weigh classes by n/(k·n_class)")
@@ -77,6 +79,17 @@ support vectors.`,
 			if cfg.ClassWeight, err = parseClassWeights(*cw); err != nil {
 				return fmt.Errorf("%w: -class-weight: %v", errUsage, err)
 			}
+			switch {
+			case *threads < 0:
+				return fmt.Errorf("%w: -threads %d is negative", errUsage, *threads)
+			case *threads == 0:
+				cfg.Workers = runtime.GOMAXPROCS(0)
+			default:
+				cfg.Workers = *threads
+			}
+			if cfg.Workers > 1 && cfg.Algorithm == engine.Voted {
+				return fmt.Errorf("%w: -threads > 1 needs -algo averaged or plain (voted is sequential)", errUsage)
+			}
 			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON}
 			if *kernel == "" {
 				set := false
@@ -91,7 +104,7 @@ support vectors.`,
 			var bad []string
 			fs.Visit(func(f *flag.Flag) {
 				switch f.Name {
-				case "init", "validation", "patience", "margins":
+				case "init", "validation", "patience", "margins", "threads":
 					bad = append(bad, "-"+f.Name)
 				}
 			})
@@ -131,6 +144,7 @@ type trainResult struct {
 	Test         string              `json:"test,omitempty"`
 	Tier         string              `json:"tier"`
 	Algorithm    string              `json:"algorithm"`
+	Workers      int                 `json:"workers,omitempty"`
 	Rows         int                 `json:"rows"`
 	Features     int                 `json:"features"`
 	Classes      int                 `json:"classes"`
@@ -159,7 +173,7 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 		return err
 	}
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(),
-		Rows: d.X.Rows, Features: d.X.Cols, NNZ: d.X.NNZ(), ReadSeconds: time.Since(t0).Seconds()}
+		Workers: max(1, cfg.Workers), Rows: d.X.Rows, Features: d.X.Cols, NNZ: d.X.NNZ(), ReadSeconds: time.Since(t0).Seconds()}
 	if o.verbose {
 		cfg.OnEpoch = func(s engine.EpochStats) error {
 			fmt.Fprintf(os.Stderr, "epoch %d: %d mistakes, %d updates, loss %.4g\n", s.Epoch, s.Mistakes, s.Updates, s.Loss)
@@ -249,8 +263,12 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		}
 		fmt.Fprintf(stdout, "kernel:   %d support vectors; Gram matrix %s; %d kernel entries computed\n", r.SupportVectors, kind, g.Computed)
 	} else {
-		fmt.Fprintf(stdout, "train:    %s perceptron, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
-			r.Algorithm, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
+		on := ""
+		if r.Workers > 1 {
+			on = fmt.Sprintf(" on %d cores (parameter mixing)", r.Workers)
+		}
+		fmt.Fprintf(stdout, "train:    %s perceptron%s, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
+			r.Algorithm, on, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
 	}
 	fmt.Fprintf(stdout, "mistakes: %v\n", r.Mistakes)
 	if ms := r.Margins; ms != nil {

@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// fxRefMix is parameter mixing done the slow way, for NoShuffle: every
+// epoch, P workers each run the plain perceptron (multiclass rule for
+// K > 1) over a contiguous shard of the rows from the mixed weights; the
+// new weights are the workers' average weighted by shard size. It returns
+// the last mixed weights and the explicit average of every weight vector
+// any worker held after an example (class-major [k][j], biases last).
+func fxRefMix(X *sparse.CSR, cls []int, K, P, epochs int) (last, avg [][]float64) {
+	R := K
+	if K == 2 {
+		R = 1
+	}
+	dim := X.Cols + 1 // the bias as one more weight of value 1
+	w := make([][]float64, R)
+	sum := make([][]float64, R)
+	for k := range R {
+		w[k] = make([]float64, dim)
+		sum[k] = make([]float64, dim)
+	}
+	seen := 0
+	n := X.Rows
+	score := func(v [][]float64, i, k int) float64 {
+		row := X.Row(i)
+		s := float64(float32(v[k][X.Cols])) // biases are float32 in the learner
+		for q, j := range row.Ind {
+			s += float64(float32(v[k][j])) * float64(row.Val[q])
+		}
+		return s
+	}
+	for range epochs {
+		next := make([][]float64, R)
+		for k := range R {
+			next[k] = make([]float64, dim)
+		}
+		for p := range P {
+			lo, hi := p*n/P, (p+1)*n/P
+			v := make([][]float64, R)
+			for k := range R {
+				v[k] = append([]float64(nil), w[k]...)
+			}
+			add := func(k int, i int, a float64) {
+				row := X.Row(i)
+				for q, j := range row.Ind {
+					v[k][j] += a * float64(row.Val[q])
+				}
+				v[k][X.Cols] += a
+			}
+			for i := lo; i < hi; i++ {
+				if R == 1 {
+					y := -1.0
+					if cls[i] == 1 {
+						y = 1
+					}
+					if y*score(v, i, 0) <= 0 {
+						add(0, i, y)
+					}
+				} else {
+					c, r := cls[i], -1
+					var best float64
+					for k := range K {
+						if s := score(v, i, k); k != c && (r < 0 || s > best) {
+							r, best = k, s
+						}
+					}
+					if score(v, i, c)-best <= 0 {
+						add(c, i, 1)
+						add(r, i, -1)
+					}
+				}
+				for k := range R {
+					for j := range dim {
+						sum[k][j] += v[k][j]
+					}
+				}
+				seen++
+			}
+			for k := range R {
+				for j := range dim {
+					next[k][j] += float64(hi-lo) / float64(n) * v[k][j]
+				}
+			}
+		}
+		w = next
+	}
+	for k := range R {
+		for j := range dim {
+			sum[k][j] /= float64(seen)
+		}
+	}
+	return w, sum
+}
+
+// fxCloseTo fails unless model m's weights match ref (class-major, bias
+// last) to within tol relative to the largest reference weight.
+func fxCloseTo(t *testing.T, what string, m *Model, ref [][]float64, tol float64) {
+	t.Helper()
+	R := len(ref)
+	scale := 0.0
+	for _, r := range ref {
+		for _, v := range r {
+			scale = math.Max(scale, math.Abs(v))
+		}
+	}
+	if scale == 0 {
+		t.Fatalf("%s: the reference learned nothing", what)
+	}
+	for k := range R {
+		for j := range m.Dim {
+			if d := math.Abs(float64(m.W[j*R+k]) - ref[k][j]); d > tol*scale {
+				t.Fatalf("%s: W[feature %d, row %d] = %v, reference %v", what, j, k, m.W[j*R+k], ref[k][j])
+			}
+		}
+		if d := math.Abs(float64(m.B[k]) - ref[k][m.Dim]); d > tol*scale {
+			t.Fatalf("%s: B[%d] = %v, reference %v", what, k, m.B[k], ref[k][m.Dim])
+		}
+	}
+}
+
+// TestMixingMatchesReference: with Workers > 1 the plain model is the last
+// mixed vector and the averaged model the average of every vector the
+// workers went through, for binary and multiclass data and worker counts
+// that do and do not divide the rows.
+func TestMixingMatchesReference(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		K, P int
+	}{{"binary/2", 2, 2}, {"binary/3", 2, 3}, {"multiclass/4", 4, 4}, {"multiclass/2", 3, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var X *sparse.CSR
+			var y []float64
+			if tc.K == 2 {
+				X, y = fxIntBinary(41, 301, 40, 6, 0.15)
+			} else {
+				X, y = fxIntMulti(42, 301, 40, 6, tc.K, 0.15)
+			}
+			var cls []int
+			if tc.K == 2 {
+				cls = fxClassIndex([]float64{-1, 1}, y)
+			} else {
+				cls = make([]int, len(y))
+				for i, v := range y {
+					cls[i] = int(v)
+				}
+			}
+			const epochs = 4
+			last, avg := fxRefMix(X, cls, tc.K, tc.P, epochs)
+			plain, stats := fxFit(t, X, y, Config{Algorithm: Plain, Workers: tc.P, NoShuffle: true, Epochs: epochs})
+			if len(stats) != epochs {
+				t.Fatalf("plain stopped after %d epochs, want %d (noisy data)", len(stats), epochs)
+			}
+			fxCloseTo(t, "plain, last mixed vector", plain, last, 1e-5)
+			av, _ := fxFit(t, X, y, Config{Workers: tc.P, NoShuffle: true, Epochs: epochs})
+			fxCloseTo(t, "averaged, mean of every worker's vectors", av, avg, 1e-5)
+		})
+	}
+}
+
+// TestMixingDeterministic: the same seed and worker count give a
+// bit-identical model; Workers 1 is the sequential learner.
+func TestMixingDeterministic(t *testing.T) {
+	X, y := fxIntMulti(43, 500, 60, 8, 5, 0.1)
+	a, _ := fxFit(t, X, y, Config{Workers: 3, Seed: 9})
+	b, _ := fxFit(t, X, y, Config{Workers: 3, Seed: 9})
+	fxSameModel(t, "Workers 3, same seed", a, b)
+	s0, _ := fxFit(t, X, y, Config{Seed: 9})
+	s1, _ := fxFit(t, X, y, Config{Workers: 1, Seed: 9})
+	fxSameModel(t, "Workers 1 vs 0", s0, s1)
+}
+
+// TestMixingLearns: mixing on 4 workers separates separable data and stops
+// on a mistake-free epoch, and stays close to the sequential learner's
+// accuracy on noisy data.
+func TestMixingLearns(t *testing.T) {
+	X, y := fxDenseSeparable(44, 800, 20, 2, 0.05)
+	m, stats := fxFit(t, X, y, Config{Algorithm: Plain, Workers: 4, Epochs: 200})
+	if last := stats[len(stats)-1]; last.Updates != 0 || len(stats) == 200 {
+		t.Fatalf("separable data, 4 workers: %d epochs, last had %d updates", len(stats), last.Updates)
+	}
+	if acc := accuracyOn(m, X, y, fxAll(X.Rows)); acc != 1 {
+		t.Fatalf("separable data, 4 workers: training accuracy %v, want 1", acc)
+	}
+	Xn, yn := fxIntBinary(45, 4000, 200, 10, 0.05)
+	seq, _ := fxFit(t, Xn, yn, Config{})
+	mix, _ := fxFit(t, Xn, yn, Config{Workers: 2})
+	as, am := accuracyOn(seq, Xn, yn, fxAll(Xn.Rows)), accuracyOn(mix, Xn, yn, fxAll(Xn.Rows))
+	if am < as-0.03 {
+		t.Fatalf("averaged training accuracy: sequential %.4f, 2 workers %.4f", as, am)
+	}
+}
+
+func fxAll(n int) []int32 {
+	r := make([]int32, n)
+	for i := range r {
+		r[i] = int32(i)
+	}
+	return r
+}
+
+// TestMixingWithOptions: early stopping, class weights, TrainLoss and
+// cancellation behave with workers as without.
+func TestMixingWithOptions(t *testing.T) {
+	X, y := fxIntBinary(46, 600, 30, 5, 0.2)
+	_, stats := fxFit(t, X, y, Config{Workers: 2, Validation: 0.2, Patience: 2, Epochs: 50, TrainLoss: true, Balanced: true})
+	for _, s := range stats {
+		if math.IsNaN(s.ValidAccuracy) || math.IsNaN(s.TrainLoss) || s.Rows != 480 {
+			t.Fatalf("epoch %d: %+v", s.Epoch, s)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m, st, err := Fit(ctx, X, y, Config{Workers: 2})
+	if !errors.Is(err, context.Canceled) || m == nil || len(st) != 0 {
+		t.Fatalf("cancelled: model %v, %d epochs, err %v", m != nil, len(st), err)
+	}
+	for _, bad := range []Config{{Workers: -1}, {Workers: MaxWorkers + 1}, {Workers: 2, Algorithm: Voted}} {
+		if _, _, err := Fit(context.Background(), X, y, bad); !errors.Is(err, ErrConfig) {
+			t.Fatalf("%+v: err %v, want ErrConfig", bad, err)
+		}
+	}
+	// Batch ignores Workers.
+	b0, _ := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 3})
+	b2, _ := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 3, Workers: 2})
+	fxSameModel(t, "batch, Workers 2 vs 0", b0, b2)
+}
