@@ -1,8 +1,10 @@
 package sparse
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,5 +150,43 @@ func BenchmarkParseNumber(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		parseNumber(inputs[i%len(inputs)], 0)
+	}
+}
+
+// TestParseIntegerWidths parses rows whose indices and integer values
+// have every width from 1 to 12 digits, at every position in the line
+// (the integer shortcut for values takes up to 15 digits, parseNumber the rest).
+func TestParseIntegerWidths(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 9))
+	for it := range 3000 {
+		var line []byte
+		line = append(line, "+1"...)
+		var wantInd []int32
+		var wantVal []float32
+		idx := int64(0)
+		for range 1 + r.IntN(6) {
+			idx += 1 + r.Int64N(int64(math.Pow10(1+r.IntN(9))))
+			if idx > math.MaxInt32 {
+				break
+			}
+			v := r.Int64N(int64(math.Pow10(1 + r.IntN(12))))
+			line = append(line, ' ')
+			line = strconv.AppendInt(line, idx, 10)
+			line = append(line, ':')
+			line = strconv.AppendInt(line, v, 10)
+			wantInd = append(wantInd, int32(idx-1))
+			wantVal = append(wantVal, float32(v))
+		}
+		if it%3 == 0 {
+			line = append(line, " # tail"...)
+		}
+		d, err := ReadLIBSVM(bytes.NewReader(line), ReadOptions{})
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		got := d.X.Row(0)
+		if !slices.Equal(got.Ind, wantInd) || !slices.Equal(got.Val, wantVal) {
+			t.Fatalf("%q: got %v %v, want %v %v", line, got.Ind, got.Val, wantInd, wantVal)
+		}
 	}
 }
