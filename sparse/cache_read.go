@@ -1,0 +1,662 @@
+package sparse
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// CacheOptions controls OpenCacheWith. Of the ReadOptions, Dim, MaxDim,
+// MaxRowNNZ and Name apply as for LIBSVM input (Dim: the data set gets Dim
+// columns and a larger index is an error; MaxDim: a file with more columns
+// is refused; MaxRowNNZ: a longer row is an error), and Workers is the
+// number of goroutines Load decodes with.
+type CacheOptions struct {
+	ReadOptions
+
+	// Map memory-maps the file (read-only) on Linux and macOS, so that
+	// ReadBlock and CacheScanner view blocks in the mapping without
+	// reading or copying them. Elsewhere, or when mapping fails, the cache
+	// is read with ordinary reads (Cache.Mapped tells which). A mapped
+	// file must not be truncated or rewritten in place while it is open
+	// (the operating system would kill the program on access); replacing
+	// it by a rename, as WriteFileAtomic does, is safe.
+	Map bool
+
+	// SkipValueChecks skips the checks of the blocks' labels, indices and
+	// values; the checksums, the row pointers and MaxRowNNZ are still
+	// checked on every read. Without it a block is value-checked the first
+	// time it is read from this Cache; later reads (the next epochs) rely
+	// on its checksum being unchanged, and so cost only the checksum. The skipped checks guard against a
+	// file whose checksums are right but whose data break the invariants
+	// (one made by hand, or by a buggy writer): the SIMD kernels index
+	// without bounds checks, so use this only for files this program
+	// wrote itself.
+	SkipValueChecks bool
+}
+
+// Cache is an open cache file. Its methods may be called from several
+// goroutines at once, each with its own CacheBlock.
+type Cache struct {
+	name   string
+	f      *os.File // nil when reading from an io.ReaderAt
+	ra     io.ReaderAt
+	size   int64
+	data   []byte // the mapping, or nil
+	opt    CacheOptions
+	checks blockChecks
+	// verified[i] is set once block i passed the value checks: a later
+	// read with the same checksum skips them.
+	verified []atomic.Bool
+
+	cols     int
+	rows     int64
+	nnz      int64
+	hasQID   bool
+	labels   []float64 // nil without a label set
+	blocks   []indexEntry
+	starts   []int64 // first row of each block, then rows
+	nnzStart []int64 // first nonzero of each block, then nnz
+
+	mu     sync.RWMutex // held for reading while a block is read
+	closed bool
+
+	scMu     sync.Mutex
+	scanners map[*CacheScanner]struct{}
+}
+
+// OpenCache opens the cache file at path with the default CacheOptions
+// for opt (no memory mapping, all checks). See OpenCacheWith.
+func OpenCache(path string, opt ReadOptions) (*Cache, error) {
+	return OpenCacheWith(path, CacheOptions{ReadOptions: opt})
+}
+
+// OpenCacheWith opens the cache file at path. It reads the trailer and
+// the footer and checks the file's whole structure against its size
+// before allocating anything the file's numbers could size: the blocks
+// must tile the file exactly and add up to the footer's totals. A file
+// that is not a cache, is truncated, corrupt or of a newer version gives
+// a *CacheError wrapping ErrCache that names the file (opt.Name, or path)
+// and says what is wrong; invalid options wrap ErrBadOption. The blocks
+// themselves are checked as they are read. Close the Cache when done.
+func OpenCacheWith(path string, opt CacheOptions) (*Cache, error) {
+	if _, err := opt.ReadOptions.normalize(); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	c, err := openFile(f, opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func openFile(f *os.File, opt CacheOptions) (*Cache, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("sparse: %s is not a regular file", opt.Name)
+	}
+	c, err := openCache(f, fi.Size(), opt)
+	if err != nil {
+		return nil, err
+	}
+	c.f = f
+	if opt.Map && mmapSupported && c.size <= math.MaxInt {
+		if data, err := mmapFile(f, c.size); err == nil {
+			c.data = data
+		}
+	}
+	return c, nil
+}
+
+// openCache reads and checks the structure of the cache of size bytes
+// that ra holds.
+func openCache(ra io.ReaderAt, size int64, opt CacheOptions) (*Cache, error) {
+	o, err := opt.ReadOptions.normalize()
+	if err != nil {
+		return nil, err
+	}
+	opt.ReadOptions = o
+	name := o.Name
+	bad := func(format string, a ...any) error {
+		return cacheCorrupt(name, -1, nil, fmt.Sprintf(format, a...))
+	}
+	readAt := func(b []byte, off int64, what string) error {
+		n, err := ra.ReadAt(b, off)
+		if n == len(b) {
+			return nil
+		}
+		if err == nil || errors.Is(err, io.EOF) {
+			return bad("truncated in %s", what)
+		}
+		return readErr(name, err)
+	}
+
+	// Header.
+	hdr := make([]byte, min(size, cacheHeaderSize))
+	if err := readAt(hdr, 0, "the file header"); err != nil {
+		return nil, err
+	}
+	dim, err := decodeHeader(hdr, name)
+	if err != nil {
+		return nil, err
+	}
+	if minSize := int64(cacheHeaderSize + cacheFooterFix + 8 + cacheTrailer); size < minSize {
+		return nil, bad("truncated: %d bytes, shorter than an empty cache (%d)", size, minSize)
+	}
+
+	// Trailer.
+	var tr [cacheTrailer]byte
+	if err := readAt(tr[:], size-cacheTrailer, "the trailer"); err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	if string(tr[20:]) != cacheEndMagic {
+		return nil, bad("truncated: no trailer at the end of the file")
+	}
+	if le.Uint32(tr[16:]) != crc32.Checksum(tr[:16], castagnoli) {
+		return nil, bad("trailer checksum mismatch")
+	}
+	footOff, footLen := le.Uint64(tr[0:]), le.Uint64(tr[8:])
+	if footOff < cacheHeaderSize || footOff%8 != 0 || footLen < cacheFooterFix+8 || footLen > uint64(size) ||
+		footOff > uint64(size) || footOff+footLen != uint64(size-cacheTrailer) {
+		return nil, bad("trailer points to a footer at %d, %d bytes, outside the file of %d bytes", footOff, footLen, size)
+	}
+
+	// Footer: its length is within the file's size, checked above.
+	foot := make([]byte, footLen)
+	if err := readAt(foot, int64(footOff), "the footer"); err != nil {
+		return nil, err
+	}
+	if string(foot[:4]) != cacheFooterTag {
+		return nil, bad("no footer at offset %d", footOff)
+	}
+	crcAt := len(foot) - 8
+	if le.Uint32(foot[crcAt:]) != crc32.Checksum(foot[:crcAt], castagnoli) || le.Uint32(foot[crcAt+4:]) != 0 {
+		return nil, bad("footer checksum mismatch")
+	}
+	fi := decodeFooterFix(foot)
+	if msg := fi.check(dim); msg != "" {
+		return nil, bad("footer: %s", msg)
+	}
+	if fi.wantLen != footLen {
+		return nil, bad("footer: %d bytes for %d blocks and %d labels, want %d", footLen, fi.blocks, fi.labels, fi.wantLen)
+	}
+
+	// Block index: the blocks must tile [16, footOff).
+	nb := int(fi.blocks)
+	c := &Cache{
+		name: name, ra: ra, size: size, opt: opt,
+		blocks:   make([]indexEntry, nb),
+		starts:   make([]int64, nb+1),
+		nnzStart: make([]int64, nb+1),
+		hasQID:   fi.hasQID,
+	}
+	var rows, nnz int64
+	anyQID := false
+	fileMax := int32(-1)
+	next := int64(cacheHeaderSize)
+	at := cacheFooterFix
+	for i := range nb {
+		e, ok := decodeIndexEntry(foot[at:])
+		at += cacheIndexEntry
+		if !ok || e.flags&^cacheBlockQID != 0 {
+			return nil, cacheCorrupt(name, i, nil, "bad index entry")
+		}
+		lay, ok := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+		switch {
+		case e.off != next:
+			return nil, cacheCorrupt(name, i, nil, fmt.Sprintf("index puts the block at offset %d, want %d", e.off, next))
+		case !ok || lay.size > size || (e.nnz == 0) != (e.maxIdx == -1) || e.maxIdx < -1:
+			return nil, cacheCorrupt(name, i, nil, "index entry inconsistent")
+		case uint64(e.maxIdx+1) > fi.cols:
+			return nil, cacheCorrupt(name, i, ErrIndexRange, fmt.Sprintf("largest index %d beyond the file's %d columns", e.maxIdx, fi.cols))
+		case lay.size > math.MaxInt-cacheBlockHdr || e.rows > math.MaxInt-1:
+			return nil, cacheLimit(name, i, ErrRowTooLong, "block too large for this platform")
+		}
+		next += cacheBlockHdr + lay.size
+		if next > int64(footOff) {
+			return nil, cacheCorrupt(name, i, nil, fmt.Sprintf("block extends past the footer at %d: truncated or corrupt", footOff))
+		}
+		c.blocks[i] = e
+		c.starts[i], c.nnzStart[i] = rows, nnz
+		rows += e.rows
+		nnz += e.nnz
+		anyQID = anyQID || e.flags&cacheBlockQID != 0
+		fileMax = max(fileMax, e.maxIdx)
+	}
+	c.starts[nb], c.nnzStart[nb] = rows, nnz
+	switch {
+	case next != int64(footOff):
+		return nil, bad("blocks end at %d, the footer starts at %d", next, footOff)
+	case uint64(rows) != fi.rows || uint64(nnz) != fi.nnz:
+		return nil, bad("footer totals %d rows, %d nonzeros; the blocks hold %d, %d", fi.rows, fi.nnz, rows, nnz)
+	case anyQID != fi.hasQID:
+		return nil, bad("footer's query-id flag disagrees with the blocks")
+	case dim == 0 && fi.cols != uint64(int64(fileMax)+1):
+		return nil, bad("footer says %d columns, the largest index is %d", fi.cols, fileMax)
+	}
+	if fi.labelSet {
+		c.labels = make([]float64, fi.labels)
+		for i := range c.labels {
+			c.labels[i] = math.Float64frombits(le.Uint64(foot[at:]))
+			at += 8
+		}
+		if msg := checkLabelSet(c.labels); msg != "" {
+			return nil, bad("footer: %s", msg)
+		}
+	}
+
+	// The reader's limits.
+	c.cols = int(fi.cols)
+	if o.Dim > 0 {
+		if int(fileMax) >= o.Dim {
+			return nil, cacheLimit(name, -1, ErrIndexRange, fmt.Sprintf("index %d beyond the dimension %d", fileMax, o.Dim))
+		}
+		c.cols = o.Dim
+	} else if c.cols > o.MaxDim {
+		return nil, cacheLimit(name, -1, ErrIndexRange, fmt.Sprintf("%d columns, more than MaxDim = %d", c.cols, o.MaxDim))
+	}
+	c.rows, c.nnz = rows, nnz
+	c.checks = blockChecks{maxRowNNZ: o.MaxRowNNZ, labels: c.labels, full: !opt.SkipValueChecks}
+	c.verified = make([]atomic.Bool, nb)
+	return c, nil
+}
+
+// Name returns the name the cache's errors use.
+func (c *Cache) Name() string { return c.name }
+
+// Rows returns the number of rows.
+func (c *Cache) Rows() int64 { return c.rows }
+
+// NNZ returns the number of stored entries.
+func (c *Cache) NNZ() int64 { return c.nnz }
+
+// Cols returns the number of columns: ReadOptions.Dim if set, else the
+// file's fixed dim if it has one, else its largest index + 1.
+func (c *Cache) Cols() int { return c.cols }
+
+// NumBlocks returns the number of blocks.
+func (c *Cache) NumBlocks() int { return len(c.blocks) }
+
+// HasQID reports whether some rows carry query ids.
+func (c *Cache) HasQID() bool { return c.hasQID }
+
+// Mapped reports whether the file is memory-mapped.
+func (c *Cache) Mapped() bool { return c.data != nil }
+
+// Labels returns a copy of the distinct labels, sorted ascending (−0 is
+// listed as 0), or nil when the file has more than CacheMaxLabels of
+// them. Every row's label is among them: ReadBlock checks it (unless
+// CacheOptions.SkipValueChecks).
+func (c *Cache) Labels() []float64 {
+	if c.labels == nil {
+		return nil
+	}
+	return append([]float64{}, c.labels...)
+}
+
+// CacheBlockInfo describes one block of a cache.
+type CacheBlockInfo struct {
+	Start int64 // the global index of its first row
+	Rows  int
+	NNZ   int64
+}
+
+// BlockInfo returns the position and size of block i, which must be in
+// [0, NumBlocks()).
+func (c *Cache) BlockInfo(i int) CacheBlockInfo {
+	e := &c.blocks[i]
+	return CacheBlockInfo{Start: c.starts[i], Rows: int(e.rows), NNZ: e.nnz}
+}
+
+var errCacheClosed = errors.New("sparse: cache is closed")
+
+// ReadBlock reads block i into dst, reusing dst's buffers (see
+// CacheBlock), and checks it: the block header against the index, the
+// payload's checksum, the row pointers and, unless
+// CacheOptions.SkipValueChecks, the labels, indices and values (on the
+// first read of the block only). When the
+// cache is memory-mapped or the host is little-endian, the arrays are
+// used as they are in the file, without any decoding. ReadBlock may be
+// called concurrently with distinct dst.
+func (c *Cache) ReadBlock(i int, dst *CacheBlock) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return errCacheClosed
+	}
+	if i < 0 || i >= len(c.blocks) {
+		return fmt.Errorf("sparse: %s: ReadBlock(%d): block out of range [0, %d)", c.name, i, len(c.blocks))
+	}
+	return locate(c.readBlock(i, dst), c.name, i)
+}
+
+func (c *Cache) readBlock(i int, dst *CacheBlock) error {
+	e := &c.blocks[i]
+	lay, _ := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+	n := cacheBlockHdr + lay.size
+	var raw []byte
+	if c.data != nil {
+		raw = c.data[e.off : e.off+n]
+	} else {
+		raw = dst.buffer(int(n))
+		k, err := c.ra.ReadAt(raw, e.off)
+		if k < len(raw) {
+			if err == nil || errors.Is(err, io.EOF) {
+				return cacheCorrupt("", -1, nil, "truncated: the file shrank")
+			}
+			return readErr(c.name, err)
+		}
+	}
+	h, err := checkAgainstIndex(raw, e, &lay)
+	if err != nil {
+		return err
+	}
+	payload := raw[cacheBlockHdr:]
+	if crc32.Checksum(payload, castagnoli) != h.payloadCRC {
+		return cacheCorrupt("", -1, nil, "checksum mismatch")
+	}
+	dst.Index, dst.Start = i, c.starts[i]
+	dst.fill(payload, &lay, e.maxIdx, c.cols, true)
+	return c.checkBlock(i, dst)
+}
+
+// checkBlock runs the checks on block i, the value checks only the first
+// time the block passes them.
+func (c *Cache) checkBlock(i int, b *CacheBlock) error {
+	ck := c.checks
+	if ck.full && c.verified[i].Load() {
+		ck.full = false
+	}
+	if ce := b.check(&ck); ce != nil {
+		return ce
+	}
+	if ck.full {
+		c.verified[i].Store(true)
+	}
+	return nil
+}
+
+// checkAgainstIndex decodes the block header in hdr and checks it against
+// the index entry e and its layout.
+func checkAgainstIndex(hdr []byte, e *indexEntry, lay *blockLayout) (blockHeader, error) {
+	h := decodeBlockHeader(hdr)
+	if !h.headerValid {
+		return h, cacheCorrupt("", -1, nil, "bad block header (tag or checksum)")
+	}
+	if h.flags != e.flags || h.rows != uint64(e.rows) || h.nnz != uint64(e.nnz) || h.maxIdx != e.maxIdx || h.payloadLen != uint64(lay.size) {
+		return h, cacheCorrupt("", -1, nil, "block header disagrees with the index")
+	}
+	return h, nil
+}
+
+// loadScratch is a Load worker's reusable state.
+type loadScratch struct {
+	blk CacheBlock
+	hdr [cacheBlockHdr]byte
+	p   []int64
+	pad [8]byte
+}
+
+// loadDirect reads block i of an unmapped cache on a little-endian host
+// straight into its place in d, array by array, without an intermediate
+// buffer, and checks it there.
+func (c *Cache) loadDirect(i int, d *Dataset, s *loadScratch) error {
+	e := &c.blocks[i]
+	lay, _ := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+	readAt := func(b []byte, off int64) error {
+		k, err := c.ra.ReadAt(b, off)
+		if k < len(b) {
+			if err == nil || errors.Is(err, io.EOF) {
+				return cacheCorrupt("", -1, nil, "truncated: the file shrank")
+			}
+			return readErr(c.name, err)
+		}
+		return nil
+	}
+	if err := readAt(s.hdr[:], e.off); err != nil {
+		return err
+	}
+	h, err := checkAgainstIndex(s.hdr[:], e, &lay)
+	if err != nil {
+		return err
+	}
+	r0, n0 := c.starts[i], c.nnzStart[i]
+	rows, nnz := int(e.rows), int(e.nnz)
+	if cap(s.p) < rows+1 {
+		s.p = make([]int64, rows+1)
+	}
+	blk := &s.blk
+	blk.Index, blk.Start, blk.max, blk.fixedDim = i, r0, e.maxIdx, true
+	blk.Y = d.Y[r0 : r0+int64(rows)]
+	blk.QID = nil
+	blk.x = CSR{Rows: rows, Cols: c.cols, Indptr: s.p[:rows+1], Ind: d.X.Ind[n0 : n0+int64(nnz)], Val: d.X.Val[n0 : n0+int64(nnz)]}
+	blk.X = &blk.x
+	pad := s.pad[:lay.val-lay.ind-4*lay.nnz]
+	pieces := [7]struct {
+		b   []byte
+		off int64
+	}{
+		{asBytes(blk.Y), 0},
+		{nil, lay.q},
+		{asBytes(blk.x.Indptr), lay.p},
+		{asBytes(blk.x.Ind), lay.ind},
+		{pad, lay.val - int64(len(pad))},
+		{asBytes(blk.x.Val), lay.val},
+		{pad, lay.size - int64(len(pad))},
+	}
+	if lay.qid {
+		blk.QID = d.QID[r0 : r0+int64(rows)]
+		pieces[1].b = asBytes(blk.QID)
+	}
+	base := e.off + cacheBlockHdr
+	var crc uint32
+	for _, pc := range pieces {
+		if len(pc.b) == 0 {
+			continue
+		}
+		if err := readAt(pc.b, base+pc.off); err != nil {
+			return err
+		}
+		crc = crc32.Update(crc, castagnoli, pc.b)
+	}
+	if crc != h.payloadCRC {
+		return cacheCorrupt("", -1, nil, "checksum mismatch")
+	}
+	if err := c.checkBlock(i, blk); err != nil {
+		return err
+	}
+	dp := d.X.Indptr[r0+1 : r0+1+int64(rows)]
+	for k, p := range blk.x.Indptr[1:] {
+		dp[k] = p + n0
+	}
+	return nil
+}
+
+// Load reads the whole cache into memory, decoding and checking its
+// blocks in parallel with ReadOptions.Workers goroutines (all cores by
+// default). The result does not share memory with the cache. On error it
+// reports the lowest bad block.
+func (c *Cache) Load() (*Dataset, error) {
+	c.mu.RLock()
+	closed := c.closed
+	c.mu.RUnlock()
+	if closed {
+		return nil, errCacheClosed
+	}
+	if c.rows > math.MaxInt-1 || c.nnz > math.MaxInt {
+		return nil, cacheLimit(c.name, -1, ErrRowTooLong, "too large for this platform")
+	}
+	rows, nnz := int(c.rows), int(c.nnz)
+	d := &Dataset{
+		X: &CSR{
+			Rows:   rows,
+			Cols:   c.cols,
+			Indptr: make([]int64, rows+1),
+			Ind:    make([]int32, nnz),
+			Val:    make([]float32, nnz),
+		},
+		Y: make([]float64, rows),
+	}
+	if c.hasQID {
+		d.QID = make([]int64, rows)
+	}
+	// Unmapped on a little-endian host, blocks are read straight into
+	// place; otherwise they are read (or viewed in the mapping) and copied.
+	direct := c.data == nil && canView(nil, 8)
+	var next atomic.Int64
+	var failed atomic.Bool
+	errs := make([]error, len(c.blocks))
+	var wg sync.WaitGroup
+	for range min(c.opt.Workers, len(c.blocks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := new(loadScratch)
+			blk := &s.blk
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(c.blocks) {
+					return
+				}
+				if direct {
+					if err := c.loadBlockDirect(i, d, s); err != nil {
+						errs[i] = err
+						failed.Store(true)
+						return
+					}
+					continue
+				}
+				if err := c.ReadBlock(i, blk); err != nil {
+					errs[i] = err
+					failed.Store(true)
+					return
+				}
+				r0, n0 := c.starts[i], c.nnzStart[i]
+				copy(d.Y[r0:], blk.Y)
+				if blk.QID != nil {
+					copy(d.QID[r0:], blk.QID)
+				}
+				copy(d.X.Ind[n0:], blk.X.Ind)
+				copy(d.X.Val[n0:], blk.X.Val)
+				dp := d.X.Indptr[r0+1 : r0+1+int64(blk.X.Rows)]
+				for k, p := range blk.X.Indptr[1:] {
+					dp[k] = p + n0
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// loadBlockDirect is loadDirect under the read lock, with the error
+// located.
+func (c *Cache) loadBlockDirect(i int, d *Dataset, s *loadScratch) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return errCacheClosed
+	}
+	return locate(c.loadDirect(i, d, s), c.name, i)
+}
+
+// Close stops the cache's scanners, unmaps and closes the file. Blocks
+// read from a memory-mapped cache must not be used after Close.
+func (c *Cache) Close() error {
+	c.scMu.Lock()
+	scs := c.scanners
+	c.scanners = nil
+	c.scMu.Unlock()
+	for sc := range scs {
+		sc.finish()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var err error
+	if c.data != nil {
+		err = munmap(c.data)
+		c.data = nil
+	}
+	if c.f != nil {
+		if cerr := c.f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// ReadFile reads the data set at path, a cache file or a LIBSVM file
+// (gzip-compressed or not), telling them apart by their first bytes:
+// a cache is loaded with Cache.Load, anything else parsed with
+// ReadLIBSVM. If opt.Name is empty, errors name the file by path.
+func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	var magic [len(cacheMagic)]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == len(magic) && string(magic[:]) == cacheMagic {
+		c, err := openFile(f, CacheOptions{ReadOptions: opt})
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		defer c.Close()
+		return c.Load()
+	}
+	defer f.Close()
+	return ReadLIBSVM(f, opt)
+}
+
+// IsCache reports whether r starts like a cache file (with its magic
+// bytes). It consumes up to 4 bytes of r; a short input is not a cache.
+func IsCache(r io.Reader) (bool, error) {
+	var magic [len(cacheMagic)]byte
+	if _, err := io.ReadFull(r, magic[:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return false, nil
+		}
+		return false, err
+	}
+	return string(magic[:]) == cacheMagic, nil
+}
+
+// IsCacheFile reports whether the file at path starts like a cache file.
+func IsCacheFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return IsCache(f)
+}
