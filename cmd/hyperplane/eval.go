@@ -31,7 +31,7 @@ the confusion matrix. Features past the model's width count as zero.`,
 			if err != nil {
 				return err
 			}
-			d, err := sparse.ReadLIBSVMFile(args[0], sparse.ReadOptions{})
+			d, err := sparse.ReadFile(args[0], sparse.ReadOptions{})
 			if err != nil {
 				return err
 			}

@@ -16,7 +16,7 @@ import (
 // trainKernel is train for the kernel perceptron.
 func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o trainOpts) error {
 	t0 := time.Now()
-	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{})
+	d, err := sparse.ReadFile(path, sparse.ReadOptions{})
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func stats(out io.Writer, path string, workers int, asJSON bool) error {
 		return err
 	}
 	t0 := time.Now()
-	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{Workers: workers})
+	d, err := sparse.ReadFile(path, sparse.ReadOptions{Workers: workers})
 	if err != nil {
 		return err
 	}

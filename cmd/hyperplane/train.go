@@ -50,6 +50,7 @@ support vectors.`,
 		fs.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
 		fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for shuffling, init and the validation split")
 		fs.BoolVar(&cfg.NoShuffle, "no-shuffle", false, "visit rows in file order")
+		stream := fs.Bool("stream", false, "train out of core from a cache file (see convert), a block at a time, with bounded memory")
 		threads := fs.Int("threads", 1, "train averaged and plain on this many cores by iterative parameter mixing (0: all cores; 1: the sequential algorithm)")
 		fs.Float64Var(&cfg.Validation, "validation", 0, "hold out this fraction for early stopping")
 		fs.IntVar(&cfg.Patience, "patience", 5, "epochs without improvement before early stopping")
@@ -90,7 +91,10 @@ support vectors.`,
 			if cfg.Workers > 1 && cfg.Algorithm == engine.Voted {
 				return fmt.Errorf("%w: -threads > 1 needs -algo averaged or plain (voted is sequential)", errUsage)
 			}
-			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON}
+			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream}
+			if *stream && (*margins || cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)) {
+				return fmt.Errorf("%w: -stream trains averaged or plain on one core; -margins, -threads, -validation and -balanced need the data in memory", errUsage)
+			}
 			if *kernel == "" {
 				set := false
 				fs.Visit(func(f *flag.Flag) {
@@ -104,7 +108,7 @@ support vectors.`,
 			var bad []string
 			fs.Visit(func(f *flag.Flag) {
 				switch f.Name {
-				case "init", "validation", "patience", "margins", "threads":
+				case "init", "validation", "patience", "margins", "threads", "stream":
 					bad = append(bad, "-"+f.Name)
 				}
 			})
@@ -134,8 +138,8 @@ support vectors.`,
 }
 
 type trainOpts struct {
-	test, out                      string
-	margins, report, verbose, json bool
+	test, out                              string
+	margins, report, verbose, json, stream bool
 }
 
 // trainResult is what train prints with -json.
@@ -145,6 +149,7 @@ type trainResult struct {
 	Tier         string              `json:"tier"`
 	Algorithm    string              `json:"algorithm"`
 	Workers      int                 `json:"workers,omitempty"`
+	Streamed     bool                `json:"streamed,omitempty"`
 	Rows         int                 `json:"rows"`
 	Features     int                 `json:"features"`
 	Classes      int                 `json:"classes"`
@@ -168,12 +173,28 @@ type trainResult struct {
 
 func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error {
 	t0 := time.Now()
-	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{})
-	if err != nil {
+	var d *sparse.Dataset
+	var c *sparse.Cache
+	var err error
+	if o.stream {
+		c, err = sparse.OpenCacheWith(path, sparse.CacheOptions{Map: true})
+		if err != nil {
+			if ok, _ := sparse.IsCacheFile(path); !ok {
+				return fmt.Errorf("%w: -stream trains from a cache file; make one with 'hyperplane convert %s DATA.hpc'", errUsage, path)
+			}
+			return err
+		}
+		defer c.Close()
+	} else if d, err = sparse.ReadFile(path, sparse.ReadOptions{}); err != nil {
 		return err
 	}
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(),
-		Workers: max(1, cfg.Workers), Rows: d.X.Rows, Features: d.X.Cols, NNZ: d.X.NNZ(), ReadSeconds: time.Since(t0).Seconds()}
+		Workers: max(1, cfg.Workers), ReadSeconds: time.Since(t0).Seconds()}
+	if c != nil {
+		r.Rows, r.Features, r.NNZ, r.Streamed = int(c.Rows()), c.Cols(), c.NNZ(), true
+	} else {
+		r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
+	}
 	if o.verbose {
 		cfg.OnEpoch = func(s engine.EpochStats) error {
 			fmt.Fprintf(os.Stderr, "epoch %d: %d mistakes, %d updates, loss %.4g\n", s.Epoch, s.Mistakes, s.Updates, s.Loss)
@@ -183,7 +204,13 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	t1 := time.Now()
-	m, stats, err := engine.Fit(ctx, d.X, d.Y, cfg)
+	var m *engine.Model
+	var stats []engine.EpochStats
+	if c != nil {
+		m, stats, err = engine.FitCache(ctx, c, cfg)
+	} else {
+		m, stats, err = engine.Fit(ctx, d.X, d.Y, cfg)
+	}
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err != nil && (m == nil || ctx.Err() == nil) {
 		return err
@@ -226,7 +253,7 @@ func (r *trainResult) evaluate(m interface {
 	if o.test == "" {
 		return nil
 	}
-	te, err := sparse.ReadLIBSVMFile(o.test, sparse.ReadOptions{})
+	te, err := sparse.ReadFile(o.test, sparse.ReadOptions{})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,227 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// FitCache trains like Fit on a data set in a cache file (see
+// sparse.WriteCacheFile), reading it block by block, so that the data
+// set can be far larger than memory: besides the model, training holds
+// only the window of blocks being learned and the next one, being read
+// ahead: 2·CacheWindow blocks, 128 MiB with the default 4 MiB blocks.
+// Several epochs stream the file several times; the operating system's
+// page cache keeps what fits in memory for the next pass.
+//
+// Shuffling is two-level: each epoch visits the blocks in a fresh random
+// order, CacheWindow blocks at a time, and learns the rows of those blocks
+// in one fresh random order, so that even a file sorted by label (as many
+// are) alternates classes. NoShuffle visits everything in file order. The classes come from the cache's label
+// set and the width from its column count.
+//
+// Plain and Averaged are supported; the other algorithms, Workers > 1,
+// Validation, Balanced, SampleWeight and TrainLoss need the whole data set
+// in memory and are refused with ErrConfig. Stopping, cancellation, OnEpoch and
+// the statistics behave as in Fit. A block that fails its checks (a
+// corrupt or truncated file) stops training with its error, returned with
+// the model as it stood then, as for a cancelled context.
+func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []EpochStats, error) {
+	s, err := cfg.settle()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case s.Algorithm != Averaged && s.Algorithm != Plain:
+		return nil, nil, fmt.Errorf("%w: training from a cache supports the averaged and plain perceptrons, not %v", ErrConfig, s.Algorithm)
+	case s.Workers > 1 || s.Validation != 0 || s.Balanced || s.SampleWeight != nil || s.TrainLoss:
+		return nil, nil, fmt.Errorf("%w: Workers, Validation, Balanced, SampleWeight and TrainLoss need the data in memory; use Fit", ErrConfig)
+	}
+	if c.Rows() == 0 {
+		return nil, nil, ErrNoData
+	}
+	labels := c.Labels()
+	if labels == nil {
+		return nil, nil, fmt.Errorf("%w: %s has more distinct labels than a cache lists", ErrLabels, c.Name())
+	}
+	classes, err := checkClasses(labels, s.maxClass)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", c.Name(), err)
+	}
+	if int64(c.Cols())*int64(len(classes)) > 1<<31 {
+		return nil, nil, fmt.Errorf("%w: %d features × %d classes is more weights than a model holds", ErrDim, c.Cols(), len(classes))
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
+	st := newState(s, classes, c.Cols(), rng)
+	st.classWeights(nil)
+
+	var stats []EpochStats
+	blocks := make([]int, c.NumBlocks())
+	for i := range blocks {
+		blocks[i] = i
+	}
+	window := CacheWindow
+	if s.NoShuffle {
+		window = 1
+	}
+	// 2·window blocks: one window in training, the next being read.
+	free := make(chan *sparse.CacheBlock, 2*window)
+	for range 2 * window {
+		free <- new(sparse.CacheBlock)
+	}
+	type rowRef struct{ blk, row int32 }
+	var order []rowRef
+	var cls [][]int32
+	for e := 1; e <= s.epochs; e++ {
+		if err := ctx.Err(); err != nil {
+			return st.model(), stats, err
+		}
+		if !s.NoShuffle {
+			rng.Shuffle(len(blocks), func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
+		}
+		es := EpochStats{Epoch: e}
+		var loss float64
+		rd := readBlocks(ctx, c, blocks, free)
+		var err error
+		for {
+			// Gather a window of blocks and learn their rows in one
+			// shuffled order, so that a file sorted by label still
+			// alternates classes.
+			var win []*sparse.CacheBlock
+			for len(win) < window {
+				b, ok := <-rd.out
+				if !ok {
+					break
+				}
+				win = append(win, b)
+			}
+			if len(win) == 0 {
+				break
+			}
+			order = order[:0]
+			cls = cls[:0]
+			for k, b := range win {
+				cb := make([]int32, b.Rows())
+				for i := range cb {
+					j := classIndex(classes, b.Y[i]+0)
+					if j < 0 && err == nil {
+						err = fmt.Errorf("%w: %s: row %d has label %v, not in the file's label set", ErrLabels, c.Name(), b.Start+int64(i)+1, b.Y[i])
+					}
+					cb[i] = int32(j)
+					order = append(order, rowRef{int32(k), int32(i)})
+				}
+				cls = append(cls, cb)
+			}
+			if err != nil {
+				break
+			}
+			if !s.NoShuffle {
+				rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			}
+			for p, ref := range order {
+				if q := p + prefetchAhead; q < len(order) {
+					r := order[q]
+					X := win[r.blk].X
+					lo, hi := X.Indptr[r.row], X.Indptr[r.row+1]
+					asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
+				}
+				if es.Rows%checkEvery == checkEvery-1 {
+					if err = ctx.Err(); err != nil {
+						break
+					}
+				}
+				X := win[ref.blk].X
+				lo, hi := X.Indptr[ref.row], X.Indptr[ref.row+1]
+				o := st.step(X.Ind[lo:hi], X.Val[lo:hi], int(cls[ref.blk][ref.row]), 1, -1)
+				es.Rows++
+				if o.mistake {
+					es.Mistakes++
+					loss += float64(o.loss)
+				}
+				if o.update {
+					es.Updates++
+				}
+			}
+			for _, b := range win {
+				free <- b
+			}
+			if err != nil {
+				break
+			}
+		}
+		if rerr := rd.stop(free); err == nil {
+			err = rerr
+		}
+		if err != nil {
+			return st.model(), stats, err
+		}
+		es.Loss = loss / float64(max(1, es.Rows))
+		es.TrainLoss, es.TrainMistakes, es.ValidAccuracy = nan(), -1, nan()
+		if !finite32s(st.w) || !finite32s(st.b) {
+			return nil, stats, fmt.Errorf("%w: after epoch %d (lower the learning rate or scale the features)", ErrDiverged, e)
+		}
+		stats = append(stats, es)
+		if s.OnEpoch != nil {
+			if err := s.OnEpoch(es); err != nil {
+				return st.model(), stats, err
+			}
+		}
+		if es.Updates == 0 {
+			if left := s.epochs - e; left > 0 && s.Algorithm == Averaged {
+				st.c += float64(left) * float64(es.Rows)
+			}
+			break
+		}
+	}
+	return st.model(), stats, nil
+}
+
+// CacheWindow is the number of cache blocks whose rows FitCache shuffles
+// together.
+const CacheWindow = 16
+
+// blockReader reads the blocks of a cache in a given order on its own
+// goroutine, into blocks taken from free, and sends them on out.
+type blockReader struct {
+	out    chan *sparse.CacheBlock
+	err    error
+	finish chan struct{}
+	exited chan struct{}
+}
+
+func readBlocks(ctx context.Context, c *sparse.Cache, order []int, free chan *sparse.CacheBlock) *blockReader {
+	r := &blockReader{out: make(chan *sparse.CacheBlock, cap(free)), finish: make(chan struct{}), exited: make(chan struct{})}
+	go func() {
+		defer close(r.exited)
+		defer close(r.out)
+		for _, i := range order {
+			var b *sparse.CacheBlock
+			select {
+			case b = <-free:
+			case <-r.finish:
+				return
+			}
+			if err := c.ReadBlock(i, b); err != nil {
+				r.err = err
+				free <- b
+				return
+			}
+			r.out <- b // never blocks: out has room for every block
+		}
+	}()
+	return r
+}
+
+// stop ends the reader, returns the blocks it still holds to free, and
+// returns its error.
+func (r *blockReader) stop(free chan *sparse.CacheBlock) error {
+	close(r.finish)
+	<-r.exited
+	for b := range r.out {
+		free <- b
+	}
+	return r.err
+}

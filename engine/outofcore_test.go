@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// fxCache writes X, y to a cache file of small blocks and opens it.
+func fxCache(t *testing.T, X *sparse.CSR, y []float64, blockBytes int) (*sparse.Cache, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "data.hpc")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sparse.NewCacheWriter(f, sparse.CacheWriterOptions{Dim: X.Cols, BlockSize: blockBytes})
+	for i := range X.Rows {
+		r := X.Row(i)
+		if err := w.Add(y[i], r.Ind, r.Val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if c.NumBlocks() < 3 {
+		t.Fatalf("only %d blocks: the test wants several", c.NumBlocks())
+	}
+	return c, path
+}
+
+// TestFitCacheEqualsFit: in file order, training from the cache visits the
+// rows Fit visits, so the models are bit-identical, for both algorithms,
+// binary and multiclass.
+func TestFitCacheEqualsFit(t *testing.T) {
+	Xb, yb := fxIntBinary(51, 700, 50, 7, 0.1)
+	Xm, ym := fxIntMulti(52, 700, 50, 7, 4, 0.1)
+	for _, d := range []struct {
+		name string
+		X    *sparse.CSR
+		y    []float64
+	}{{"binary", Xb, yb}, {"multiclass", Xm, ym}} {
+		c, _ := fxCache(t, d.X, d.y, 2000)
+		for _, a := range []Algorithm{Averaged, Plain} {
+			cfg := Config{Algorithm: a, NoShuffle: true, Epochs: 5, Margin: 0.5}
+			want, ws := fxFit(t, d.X, d.y, cfg)
+			got, gs, err := FitCache(context.Background(), c, cfg)
+			if err != nil {
+				t.Fatalf("%s %v: %v", d.name, a, err)
+			}
+			fxSameModel(t, d.name+" "+a.String()+": FitCache vs Fit", got, want)
+			if len(gs) != len(ws) {
+				t.Fatalf("%s %v: %d epochs, Fit ran %d", d.name, a, len(gs), len(ws))
+			}
+			for e := range gs {
+				if gs[e].Mistakes != ws[e].Mistakes || gs[e].Updates != ws[e].Updates || gs[e].Rows != ws[e].Rows {
+					t.Fatalf("%s %v epoch %d: %+v, Fit %+v", d.name, a, e+1, gs[e], ws[e])
+				}
+			}
+		}
+	}
+}
+
+// TestFitCacheShuffled: shuffled blocks and rows still learn, converge on
+// separable data, and repeat bit for bit with the same seed.
+func TestFitCacheShuffled(t *testing.T) {
+	X, y := fxDenseSeparable(53, 600, 12, 2, 0.05)
+	c, _ := fxCache(t, X, y, 3000)
+	m1, st, err := FitCache(context.Background(), c, Config{Algorithm: Plain, Epochs: 300, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st[len(st)-1].Updates != 0 {
+		t.Fatalf("separable data did not converge in %d epochs", len(st))
+	}
+	if acc := accuracyOn(m1, X, y, fxAll(X.Rows)); acc != 1 {
+		t.Fatalf("training accuracy %v after convergence", acc)
+	}
+	m2, _, err := FitCache(context.Background(), c, Config{Algorithm: Plain, Epochs: 300, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxSameModel(t, "FitCache, same seed", m1, m2)
+	m3, _, err := FitCache(context.Background(), c, Config{Algorithm: Plain, Epochs: 300, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := true
+	for i := range m1.W {
+		same = same && m1.W[i] == m3.W[i]
+	}
+	if same {
+		t.Fatal("seeds 4 and 5 gave the same model: the order is not shuffled")
+	}
+}
+
+// TestFitCacheErrors: refused configurations, a cancelled context, and a
+// cache file damaged after it was opened.
+func TestFitCacheErrors(t *testing.T) {
+	X, y := fxIntBinary(54, 500, 40, 6, 0.2)
+	c, path := fxCache(t, X, y, 2000)
+	for _, bad := range []Config{{Algorithm: Voted}, {Algorithm: Batch}, {Workers: 2}, {Validation: 0.1}, {Balanced: true}, {TrainLoss: true}, {SampleWeight: y}} {
+		if _, _, err := FitCache(context.Background(), c, bad); !errors.Is(err, ErrConfig) {
+			t.Fatalf("%+v: err %v, want ErrConfig", bad, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if m, _, err := FitCache(ctx, c, Config{}); !errors.Is(err, context.Canceled) || m == nil {
+		t.Fatalf("cancelled: model %v, err %v", m != nil, err)
+	}
+
+	// Flip a byte in the middle of the file: some block's checksum fails
+	// during the first epoch.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x40
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	m, st, err := FitCache(context.Background(), c2, Config{NoShuffle: true})
+	if !errors.Is(err, sparse.ErrCache) || m == nil || len(st) != 0 {
+		t.Fatalf("corrupt block: model %v, %d epochs, err %v", m != nil, len(st), err)
+	}
+}
+
+// TestFitCacheSortedByLabel: a file sorted by label (as many data sets
+// are) must still be learned as shuffled data is: rows of a window of
+// blocks are shuffled together, and blocks come from all over the file.
+func TestFitCacheSortedByLabel(t *testing.T) {
+	X, y := fxIntBinary(55, 3000, 60, 8, 0.05)
+	idx := fxAll(X.Rows)
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(y[a], y[b]) })
+	Xs := X.SelectRows(toInts(idx))
+	ys := make([]float64, len(idx))
+	for k, i := range idx {
+		ys[k] = y[i]
+	}
+	c, _ := fxCache(t, Xs, ys, 1500)
+	if c.NumBlocks() <= CacheWindow {
+		t.Fatalf("%d blocks: the test wants more than a window of %d", c.NumBlocks(), CacheWindow)
+	}
+	mem, _ := fxFit(t, Xs, ys, Config{Seed: 3})
+	got, st, err := FitCache(context.Background(), c, Config{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	am := accuracyOn(mem, Xs, ys, fxAll(Xs.Rows))
+	ac := accuracyOn(got, Xs, ys, fxAll(Xs.Rows))
+	if ac < am-0.02 {
+		t.Fatalf("sorted file: training accuracy %.4f from the cache, %.4f in memory", ac, am)
+	}
+	// In file order the first epoch sees one class, then the other: a
+	// couple of mistakes. Shuffled, it errs like on shuffled data.
+	_, ns, err := FitCache(context.Background(), c, Config{NoShuffle: true, Epochs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st[0].Mistakes < 5*ns[0].Mistakes {
+		t.Fatalf("first-epoch mistakes: %d shuffled, %d in file order: the windows do not mix the classes", st[0].Mistakes, ns[0].Mistakes)
+	}
+}
+
+func toInts(a []int32) []int {
+	r := make([]int, len(a))
+	for i, v := range a {
+		r[i] = int(v)
+	}
+	return r
+}
