@@ -3,6 +3,7 @@ module github.com/hyperplane-ml/hyperplane
 go 1.25
 
 require (
+	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/klauspost/compress v1.20.3
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/viterin/vek v0.4.3

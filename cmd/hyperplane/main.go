@@ -33,7 +33,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCmd, cpuCmd, statsCmd, trainCmd, evalCmd}
+	commands = []*command{demoCmd, cpuCmd, statsCmd, trainCmd, evalCmd, convertCmd}
 }
 
 // errUsage marks a misuse; main prints the command's usage and exits 2.

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
+)
+
+var convertCmd = &command{
+	name:  "convert",
+	args:  "IN OUT",
+	short: "convert labelled text (JSONL/TSV) to features, LIBSVM to a binary cache and back",
+	long: `Convert reads IN and writes OUT.
+
+IN is a LIBSVM/SVMlight file (gzip too), a cache file (told by its magic
+bytes), or labelled raw text: JSONL with "label" and "text" fields, or
+label<TAB>text lines (gzip too), recognized by a name ending in .jsonl,
+.json, .tsv or .txt (optionally .gz), or by -from text.
+
+OUT is a cache file when its name ends in .hpc (a compact binary form that
+later passes read without parsing, and that 'train -stream' trains from
+out of core), else LIBSVM, gzip-compressed when it ends in .gz. A LIBSVM
+file becomes a cache in bounded memory, row by row.
+
+Text is tokenized (Unicode letters and digits, lowercased), cut into word
+n-grams, hashed into 2^bits signed buckets (or indexed by a vocabulary),
+weighted and L2-normalized. Fit the featurizer on the training text and
+save it with -save-featurizer; convert the test text with -featurizer, so
+that both share buckets, IDF and label numbers:
+
+  hyperplane convert -ngrams 2 -idf -save-featurizer imdb.feat imdb.train.jsonl.gz train.hpc
+  hyperplane convert -featurizer imdb.feat imdb.test.jsonl.gz test.hpc
+  hyperplane train -test test.hpc train.hpc`,
+	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		from := fs.String("from", "", "force the input kind: libsvm, cache or text (default: by content and name)")
+		var cfg text.Config
+		fs.IntVar(&cfg.NGrams, "ngrams", 1, "text: longest word n-gram (1: words; 2: words and pairs)")
+		fs.IntVar(&cfg.Bits, "bits", text.DefaultBits, "text: hash into 2^bits buckets")
+		fs.BoolVar(&cfg.Vocabulary, "vocab", false, "text: index terms by a vocabulary of the training text instead of hashing")
+		fs.IntVar(&cfg.MinDF, "min-df", 0, "text, -vocab: keep terms found in at least this many documents (0: all)")
+		fs.IntVar(&cfg.MaxFeatures, "max-features", 0, "text, -vocab: keep the most frequent terms only (0: all)")
+		tf := fs.String("tf", "count", "text: term weight: count, binary or log")
+		fs.BoolVar(&cfg.IDF, "idf", false, "text: multiply by the inverse document frequency of the training text")
+		fs.BoolVar(&cfg.NoNormalize, "no-normalize", false, "text: do not scale rows to unit L2 norm")
+		labelField := fs.String("label-field", "label", "text, JSONL: the label field")
+		textField := fs.String("text-field", "text", "text, JSONL: the text field")
+		save := fs.String("save-featurizer", "", "text: save the featurizer fitted on IN to this `file`")
+		load := fs.String("featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
+		dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")
+		asJSON := fs.Bool("json", false, "print the result as JSON")
+		return func(args []string, out io.Writer) error {
+			if len(args) != 2 {
+				return fmt.Errorf("%w: convert takes IN and OUT", errUsage)
+			}
+			in, dst := args[0], args[1]
+			kind, err := inputKind(in, *from)
+			if err != nil {
+				return err
+			}
+			textSet := false
+			fs.Visit(func(f *flag.Flag) {
+				switch f.Name {
+				case "ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf", "no-normalize", "label-field", "text-field", "save-featurizer", "featurizer":
+					textSet = true
+				}
+			})
+			if kind != "text" && textSet {
+				return fmt.Errorf("%w: %s is not text: the text flags do not apply", errUsage, in)
+			}
+			if *load != "" && *save != "" {
+				return fmt.Errorf("%w: -featurizer applies a saved featurizer, -save-featurizer fits a new one: give one", errUsage)
+			}
+			if cfg.TF, err = text.ParseTF(*tf); err != nil {
+				return fmt.Errorf("%w: -tf: %v", errUsage, err)
+			}
+			if cfg.Vocabulary {
+				cfg.Bits = 0
+			}
+			t0 := time.Now()
+			res := convertResult{In: in, Out: dst, From: kind}
+			var d *sparse.Dataset
+			switch kind {
+			case "text":
+				topt := text.ReadOptions{LabelField: *labelField, TextField: *textField}
+				var f *text.Featurizer
+				if *load != "" {
+					if f, err = text.Load(*load); err != nil {
+						return err
+					}
+					d, err = f.VectorizeFile(in, topt)
+				} else {
+					f, d, err = text.FitFile(in, topt, cfg)
+				}
+				if err != nil {
+					return err
+				}
+				if *save != "" {
+					if err := f.Save(*save); err != nil {
+						return err
+					}
+				}
+				res.Labels = f.Labels()
+			case "libsvm":
+				if isCachePath(dst) {
+					// Row by row, in bounded memory.
+					if err := sparse.ConvertLIBSVMFile(dst, in, sparse.ReadOptions{Dim: *dim}, sparse.CacheWriterOptions{}); err != nil {
+						return err
+					}
+					c, err := sparse.OpenCache(dst, sparse.ReadOptions{})
+					if err != nil {
+						return err
+					}
+					res.Rows, res.Cols, res.NNZ = int(c.Rows()), c.Cols(), c.NNZ()
+					c.Close()
+					return res.print(out, t0, *asJSON)
+				}
+				if d, err = sparse.ReadLIBSVMFile(in, sparse.ReadOptions{Dim: *dim}); err != nil {
+					return err
+				}
+			case "cache":
+				if d, err = sparse.ReadFile(in, sparse.ReadOptions{Dim: *dim}); err != nil {
+					return err
+				}
+			}
+			if isCachePath(dst) {
+				err = sparse.WriteCacheFile(dst, d)
+			} else {
+				err = sparse.WriteLIBSVMFile(dst, d)
+			}
+			if err != nil {
+				return err
+			}
+			res.Rows, res.Cols, res.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
+			return res.print(out, t0, *asJSON)
+		}
+	},
+}
+
+type convertResult struct {
+	In      string   `json:"in"`
+	Out     string   `json:"out"`
+	From    string   `json:"from"`
+	Rows    int      `json:"rows"`
+	Cols    int      `json:"cols"`
+	NNZ     int64    `json:"nnz"`
+	Labels  []string `json:"labels,omitempty"`
+	Seconds float64  `json:"seconds"`
+	MBps    float64  `json:"input_mb_per_second"`
+}
+
+func (r *convertResult) print(w io.Writer, t0 time.Time, asJSON bool) error {
+	r.Seconds = time.Since(t0).Seconds()
+	if fi, err := os.Stat(r.In); err == nil && r.Seconds > 0 {
+		r.MBps = float64(fi.Size()) / 1e6 / r.Seconds
+	}
+	if asJSON {
+		return json.NewEncoder(w).Encode(r)
+	}
+	fmt.Fprintf(w, "%s (%s) → %s: %d rows, %d columns, %d nonzeros in %.0f ms (%.0f MB/s of input)\n",
+		r.In, r.From, r.Out, r.Rows, r.Cols, r.NNZ, 1e3*r.Seconds, r.MBps)
+	if len(r.Labels) > 0 {
+		fmt.Fprintf(w, "labels: %s\n", labelList(r.Labels))
+	}
+	return nil
+}
+
+// labelList shows the label names with the numbers the LIBSVM output uses.
+func labelList(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if i == 20 {
+			fmt.Fprintf(&b, "… (%d in all)", len(names))
+			break
+		}
+		b.WriteString(n)
+	}
+	return b.String()
+}
+
+func isCachePath(p string) bool { return strings.HasSuffix(p, ".hpc") }
+
+// inputKind tells what IN holds: a cache by its magic, text by its name
+// or by -from, LIBSVM otherwise.
+func inputKind(path, from string) (string, error) {
+	switch from {
+	case "libsvm", "cache", "text":
+		return from, nil
+	case "":
+	default:
+		return "", fmt.Errorf("%w: -from %q (want libsvm, cache or text)", errUsage, from)
+	}
+	if ok, err := sparse.IsCacheFile(path); err != nil {
+		return "", err
+	} else if ok {
+		return "cache", nil
+	}
+	p := strings.TrimSuffix(path, ".gz")
+	for _, ext := range []string{".jsonl", ".json", ".tsv", ".txt"} {
+		if strings.HasSuffix(p, ext) {
+			return "text", nil
+		}
+	}
+	return "libsvm", nil
+}

@@ -1,0 +1,347 @@
+package text
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// Encoder turns single documents into feature vectors for a Featurizer,
+// reusing its buffers: once they have grown to the longest document,
+// Transform allocates nothing. An Encoder belongs to one goroutine; make
+// one per goroutine with NewEncoder (the Featurizer itself is shared).
+type Encoder struct {
+	f      *Featurizer
+	w      gramWalker
+	keys   []uint32 // one per n-gram: feature<<1 | sign bit
+	hashes []uint64 // vocabulary mode: the n-grams' hashes
+	tmp    []uint32 // radix sort scratch
+	ind    []int32
+	val    []float32
+
+	// Running totals of vectorize, to size its output.
+	seenBytes, seenNNZ int64
+
+	// Fitting.
+	arena  []byte  // the document's tokens, lowered, back to back
+	tokEnd []int32 // end of each token in arena
+	grams  []gramRef
+	tc     *termCounter
+	df     []int32 // hashed document frequencies (see dfCounter.local)
+	dfInit bool
+}
+
+// NewEncoder returns an Encoder for f.
+func (f *Featurizer) NewEncoder() *Encoder {
+	return &Encoder{f: f, w: gramWalker{ngrams: f.cfg.NGrams}}
+}
+
+// Transform returns the feature vector of text (Dim = f.Dim()): the
+// weighted counts of its n-grams, with strictly increasing indices and no
+// zero values. The vector's slices belong to e and are overwritten by the
+// next call: copy them to keep them.
+func (e *Encoder) Transform(text string) sparse.Vector {
+	e.counts(text)
+	e.f.weigh(e.ind, e.val)
+	return sparse.Vector{Dim: e.f.dim, Ind: e.ind, Val: e.val}
+}
+
+// Transform returns the feature vector of text, as Encoder.Transform does,
+// in newly allocated slices. It is safe for concurrent use; a loop over
+// many documents goes faster with an Encoder of its own.
+func (f *Featurizer) Transform(text string) sparse.Vector {
+	e, _ := f.pool.Get().(*Encoder)
+	if e == nil {
+		e = f.NewEncoder()
+	}
+	v := e.Transform(text)
+	v.Ind, v.Val = slices.Clone(v.Ind), slices.Clone(v.Val)
+	f.pool.Put(e)
+	return v
+}
+
+// counts sets e.ind and e.val to the features of text and their raw
+// counts (summed signs), sorted by feature, zeros dropped.
+func (e *Encoder) counts(s string) {
+	f := e.f
+	keys, hashes := e.keys[:0], e.hashes[:0]
+	w := &e.w
+	w.seen = 0
+	for i := 0; i < len(s); {
+		c := byteClass[s[i]]
+		if c == sep {
+			i++
+			continue
+		}
+		// Inline fast path for a token of lowercase ASCII letters and
+		// digits, the bulk of most text; the tokenizer does the rest.
+		j := i
+		if c == word {
+			for j++; j < len(s) && byteClass[s[j]] == word; j++ {
+			}
+		}
+		var h uint64
+		if j > i && (j == len(s) || byteClass[s[j]] == sep) {
+			h = xxhash.Sum64String(s[i:j])
+			i = j
+		} else {
+			a, b, lowered, ok := w.tok.next(s, i)
+			if !ok {
+				break
+			}
+			h = w.tok.hash(s, a, b, lowered)
+			i = b
+		}
+		// The n-grams ending with this token; hashing with unigrams or
+		// bigrams, the common cases, is spelled out.
+		switch {
+		case w.ngrams == 1 && !f.cfg.Vocabulary:
+			keys = append(keys, f.bucketKey(h))
+		case w.ngrams == 2 && !f.cfg.Vocabulary:
+			keys = append(keys, f.bucketKey(h))
+			if w.seen > 0 {
+				keys = append(keys, f.bucketKey(gramHash([]uint64{w.recent[0], h})))
+			}
+			w.recent[0], w.seen = h, 1
+		default:
+			win := w.push(h)
+			for n := 1; n <= len(win); n++ {
+				g := h
+				if n > 1 {
+					g = gramHash(win[len(win)-n:])
+				}
+				if f.cfg.Vocabulary {
+					hashes = append(hashes, g)
+				} else {
+					keys = append(keys, f.bucketKey(g))
+				}
+			}
+		}
+	}
+	// Vocabulary lookups go in a batch of their own: a tight loop of
+	// independent loads lets the processor wait for several cache misses
+	// at once.
+	for _, h := range hashes {
+		if j, ok := f.index.get(h); ok {
+			keys = append(keys, uint32(j)<<1)
+		}
+	}
+	e.keys, e.hashes = keys, hashes
+	if cap(e.tmp) < len(keys) {
+		e.tmp = make([]uint32, len(keys), cap(keys))
+	}
+	keys = sortKeys(keys, e.tmp[:len(keys)])
+
+	ind, val := e.ind[:0], e.val[:0]
+	for j := 0; j < len(keys); {
+		feat := keys[j] >> 1
+		tf := 0
+		for ; j < len(keys) && keys[j]>>1 == feat; j++ {
+			tf += 1 - 2*int(keys[j]&1)
+		}
+		if tf != 0 {
+			ind = append(ind, int32(feat))
+			val = append(val, float32(tf))
+		}
+	}
+	e.ind, e.val = ind, val
+}
+
+// bucketKey returns the sort key of the n-gram with hash h with hashing:
+// its bucket (the low Bits bits) and its sign (the top bit).
+func (f *Featurizer) bucketKey(h uint64) uint32 {
+	return uint32(h&f.mask)<<1 | uint32(h>>63)
+}
+
+// weigh turns the raw counts val of the features ind into the configured
+// values, in place.
+func (f *Featurizer) weigh(ind []int32, val []float32) {
+	switch f.cfg.TF {
+	case Binary:
+		for i, v := range val {
+			val[i] = 1
+			if v < 0 {
+				val[i] = -1
+			}
+		}
+	case Log:
+		for i, v := range val {
+			w := float32(1 + math.Log(math.Abs(float64(v))))
+			if v < 0 {
+				w = -w
+			}
+			val[i] = w
+		}
+	}
+	if f.idf != nil {
+		idf := f.idf
+		for i, j := range ind {
+			val[i] *= idf[j]
+		}
+	}
+	if !f.cfg.NoNormalize {
+		var ss float64
+		for _, v := range val {
+			ss += float64(v) * float64(v)
+		}
+		if ss > 0 {
+			s := 1 / math.Sqrt(ss)
+			for i, v := range val {
+				val[i] = float32(float64(v) * s)
+			}
+		}
+	}
+}
+
+// sortKeys sorts a in increasing order, using tmp (len(tmp) == len(a)) as
+// scratch, and returns whichever of the two holds the result. Short
+// inputs get an insertion sort; longer ones an LSD radix sort on bytes,
+// with the four histograms counted in one pass and the passes skipped on
+// bytes in which all keys agree (with 2^20 buckets only 3 of 4 run).
+func sortKeys(a, tmp []uint32) []uint32 {
+	if len(a) <= 32 {
+		for i := 1; i < len(a); i++ {
+			k := a[i]
+			j := i
+			for ; j > 0 && a[j-1] > k; j-- {
+				a[j] = a[j-1]
+			}
+			a[j] = k
+		}
+		return a
+	}
+	var count [4][256]uint32
+	for _, k := range a {
+		count[0][k&0xff]++
+		count[1][k>>8&0xff]++
+		count[2][k>>16&0xff]++
+		count[3][k>>24]++
+	}
+	src, dst := a, tmp[:len(a)]
+	for pass := range 4 {
+		shift := uint(8 * pass)
+		cnt := &count[pass]
+		if cnt[src[0]>>shift&0xff] == uint32(len(src)) {
+			continue // every key has the same byte here
+		}
+		var sum uint32
+		for d, c := range cnt {
+			cnt[d] = sum
+			sum += c
+		}
+		for _, k := range src {
+			d := k >> shift & 0xff
+			dst[cnt[d]] = k
+			cnt[d]++
+		}
+		src, dst = dst, src
+	}
+	return src
+}
+
+// Vocabulary fitting.
+
+// termStat counts one vocabulary candidate.
+type termStat struct {
+	h       uint64
+	df      int64 // documents holding the term
+	cf      int64 // occurrences in all documents
+	lastDoc int   // the last document counted in df
+	term    string
+}
+
+// termCounter counts the terms of a set of documents.
+type termCounter struct {
+	at    hashIndex // hash → index in stats
+	stats []termStat
+}
+
+// countTerms adds the terms of text, document doc of the corpus, to tc.
+func (e *Encoder) countTerms(s string, doc int, tc *termCounter) {
+	w := &e.w
+	w.seen = 0
+	e.arena, e.tokEnd, e.grams = e.arena[:0], e.tokEnd[:0], e.grams[:0]
+	for i := 0; ; {
+		a, b, lowered, ok := w.tok.next(s, i)
+		if !ok {
+			break
+		}
+		i = b
+		h := w.tok.hash(s, a, b, lowered)
+		if lowered {
+			e.arena = append(e.arena, w.tok.buf...)
+		} else {
+			e.arena = append(e.arena, s[a:b]...)
+		}
+		t := int32(len(e.tokEnd))
+		e.tokEnd = append(e.tokEnd, int32(len(e.arena)))
+		e.grams = append(e.grams, gramRef{h, t, 1})
+		if w.ngrams > 1 {
+			win := w.push(h)
+			for n := 2; n <= len(win); n++ {
+				e.grams = append(e.grams, gramRef{gramHash(win[len(win)-n:]), t, int32(n)})
+			}
+		}
+	}
+	for _, g := range e.grams {
+		e.countTerm(tc, g.h, g.end, int(g.n), doc)
+	}
+}
+
+// gramRef is an n-gram of a document: its hash and its n tokens, which
+// end with token end.
+type gramRef struct {
+	h      uint64
+	end, n int32
+}
+
+// countTerm counts one occurrence of the n-gram with hash h made of the n
+// tokens ending with token end.
+func (e *Encoder) countTerm(tc *termCounter, h uint64, end int32, n, doc int) {
+	idx, ok := tc.at.get(h)
+	if !ok {
+		idx = int32(len(tc.stats))
+		tc.at.put(h, idx)
+		tc.stats = append(tc.stats, termStat{h: h, lastDoc: -1, term: e.termString(end, n)})
+	}
+	st := &tc.stats[idx]
+	st.cf++
+	if st.lastDoc != doc {
+		st.lastDoc = doc
+		st.df++
+	}
+}
+
+// termString builds the text of the n-gram of the n tokens ending with
+// token end: the tokens joined by spaces.
+func (e *Encoder) termString(end int32, n int) string {
+	var sb strings.Builder
+	first := end - int32(n) + 1
+	for t := first; t <= end; t++ {
+		start := int32(0)
+		if t > 0 {
+			start = e.tokEnd[t-1]
+		}
+		if t > first {
+			sb.WriteByte(' ')
+		}
+		sb.Write(e.arena[start:e.tokEnd[t]])
+	}
+	return sb.String()
+}
+
+// merge adds the counts of o to tc.
+func (tc *termCounter) merge(o *termCounter) {
+	for _, st := range o.stats {
+		if idx, ok := tc.at.get(st.h); ok {
+			tc.stats[idx].df += st.df
+			tc.stats[idx].cf += st.cf
+		} else {
+			tc.at.put(st.h, int32(len(tc.stats)))
+			tc.stats = append(tc.stats, st)
+		}
+	}
+}

@@ -1,0 +1,322 @@
+package text
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// DefaultBits is the default number of hash bits (Config.Bits): 2^20
+// buckets.
+const DefaultBits = 20
+
+// TF says how a term's count in a document becomes its value.
+type TF uint8
+
+const (
+	// Count keeps the raw count: the sum of the ±1 signs of the document's
+	// terms that hash to the feature (with a vocabulary, the plain count).
+	Count TF = iota
+	// Binary keeps only the sign: +1 or −1 for any nonzero count.
+	Binary
+	// Log dampens the count: sign(tf)·(1 + ln|tf|).
+	Log
+)
+
+var tfNames = [...]string{"count", "binary", "log"}
+
+// String returns the name ParseTF reads.
+func (t TF) String() string {
+	if int(t) < len(tfNames) {
+		return tfNames[t]
+	}
+	return "TF(" + strconv.Itoa(int(t)) + ")"
+}
+
+// ParseTF reads "count", "binary" or "log".
+func ParseTF(s string) (TF, error) {
+	for i, n := range tfNames {
+		if strings.EqualFold(s, n) {
+			return TF(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown term weighting %q (want count, binary or log)", ErrConfig, s)
+}
+
+// Config sets up a Featurizer. Its zero value is the documented default:
+// unigrams hashed into 2^20 signed buckets, raw counts, no IDF, rows
+// scaled to unit L2 norm, all cores. For sentiment or topic
+// classification Config{NGrams: 2, TF: Log, IDF: true} is markedly
+// better (see the package documentation).
+type Config struct {
+	// NGrams is the longest word n-gram to use, from 1 to 8: with 2 a
+	// document yields its words and its pairs of adjacent words. 0 means 1.
+	NGrams int
+	// Bits sets the number of hash buckets, 2^Bits, from 1 to 31 (30 on
+	// 32-bit platforms). 0 means DefaultBits. It must be 0 with
+	// Vocabulary. More buckets mean fewer collisions between terms, and
+	// wider models: a perceptron keeps a weight per bucket and class.
+	Bits int
+	// Vocabulary replaces hashing by a vocabulary: the distinct terms
+	// (n-grams, their words joined by single spaces) of the training
+	// documents, filtered by MinDF and MaxFeatures and sorted; a term's
+	// feature index is its position. Terms not in the vocabulary are
+	// dropped. Terms are identified by their 64-bit hash: two distinct
+	// terms whose hashes collide (odds about n²/2^65 for n terms) would
+	// count as one.
+	Vocabulary bool
+	// MinDF keeps only the vocabulary terms found in at least MinDF
+	// training documents. 0 means 1. Only with Vocabulary.
+	MinDF int
+	// MaxFeatures, when > 0, keeps only the MaxFeatures vocabulary terms
+	// with the most occurrences in the training documents (ties: the
+	// alphabetically first). Only with Vocabulary.
+	MaxFeatures int
+	// TF is how a term count becomes a value; the zero value is Count.
+	TF TF
+	// IDF multiplies every value by the term's inverse document frequency
+	// in the training documents, idf = ln((1+n)/(1+df)) + 1 for n
+	// documents of which df hold the term (scikit-learn's smooth idf), so
+	// that rare terms weigh more than common ones. The Featurizer keeps a
+	// df and an idf per feature: with hashing, 8·2^Bits bytes.
+	IDF bool
+	// NoNormalize keeps the weighted values as they are; otherwise every
+	// row is scaled to unit Euclidean (L2) norm, so long and short
+	// documents weigh alike.
+	NoNormalize bool
+	// Workers is the number of goroutines that Fit, FitFile and the
+	// Vectorize methods use. 0 means runtime.GOMAXPROCS(0). It is not
+	// saved: a loaded Featurizer uses 0.
+	Workers int
+}
+
+// normalize validates c and fills in the defaults.
+func (c Config) normalize() (Config, error) {
+	bad := func(format string, a ...any) (Config, error) {
+		return c, fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
+	}
+	switch {
+	case c.NGrams < 0 || c.NGrams > maxNGrams:
+		return bad("NGrams = %d, want 0 to %d", c.NGrams, maxNGrams)
+	case c.Bits < 0 || c.Bits > 31:
+		return bad("Bits = %d, want 0 to 31", c.Bits)
+	case c.Bits > 30 && strconv.IntSize == 32:
+		return bad("Bits = %d needs a 64-bit platform", c.Bits)
+	case c.Vocabulary && c.Bits != 0:
+		return bad("Bits = %d is for hashing; it must be 0 with Vocabulary", c.Bits)
+	case !c.Vocabulary && (c.MinDF != 0 || c.MaxFeatures != 0):
+		return bad("MinDF and MaxFeatures need Vocabulary")
+	case c.MinDF < 0:
+		return bad("MinDF = %d is negative", c.MinDF)
+	case c.MaxFeatures < 0:
+		return bad("MaxFeatures = %d is negative", c.MaxFeatures)
+	case c.TF >= TF(len(tfNames)):
+		return bad("unknown TF %d", c.TF)
+	case c.Workers < 0:
+		return bad("Workers = %d is negative", c.Workers)
+	}
+	if c.NGrams == 0 {
+		c.NGrams = 1
+	}
+	if c.Vocabulary {
+		c.MinDF = max(c.MinDF, 1)
+	} else if c.Bits == 0 {
+		c.Bits = DefaultBits
+	}
+	return c, nil
+}
+
+func (c *Config) workers() int {
+	if c.Workers > 0 {
+		return c.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Featurizer turns documents into sparse feature vectors and labels into
+// class values, as fitted on training documents by Fit (or loaded with
+// Load). It is read-only once made: every method may run concurrently.
+type Featurizer struct {
+	cfg    Config
+	dim    int
+	mask   uint64    // hashing: 2^Bits − 1
+	vocab  []string  // vocabulary mode: the terms, sorted
+	index  hashIndex // vocabulary mode: term hash → feature
+	nDocs  int       // training documents
+	df     []int32   // IDF: document frequency of each feature
+	idf    []float32 // IDF: the weight of each feature
+	labels labelSet
+	pool   sync.Pool // of *Encoder, for Transform
+}
+
+// Config returns the configuration f was fitted with, defaults filled in.
+func (f *Featurizer) Config() Config { return f.cfg }
+
+// Dim returns the number of features: 2^Bits with hashing, the vocabulary
+// size with a vocabulary. It is the Cols of the matrices Vectorize makes.
+func (f *Featurizer) Dim() int { return f.dim }
+
+// Vocabulary returns a copy of the vocabulary (nil with hashing): term i
+// is feature i.
+func (f *Featurizer) Vocabulary() []string { return slices.Clone(f.vocab) }
+
+// Labels returns the label names in class order. With names as labels
+// these are the sorted distinct training labels, whose classes are −1 and
+// +1 for two labels and 0, 1, …, K−1 for more; with numeric labels they
+// are the distinct training values, formatted.
+func (f *Featurizer) Labels() []string { return slices.Clone(f.labels.names) }
+
+// Label returns the class value of a label name. An empty label, an
+// unknown name, or a non-number where the training labels were numbers is
+// an error wrapping ErrLabel. With numeric labels any finite number is
+// accepted.
+func (f *Featurizer) Label(name string) (float64, error) {
+	v, msg := f.labels.value(name)
+	if msg != "" {
+		return 0, fmt.Errorf("%w: %s", ErrLabel, msg)
+	}
+	return v, nil
+}
+
+// Name returns the label name of a class value, such as a prediction of a
+// model trained on Vectorize's output: the training label it stands for,
+// or the number formatted if it stands for none (numeric labels).
+func (f *Featurizer) Name(class float64) string { return f.labels.name(class) }
+
+// Fit fits a Featurizer on the training documents c: the label mapping,
+// and, as cfg asks, the vocabulary and the document frequencies. It
+// tokenizes the documents in parallel. An invalid cfg is an error wrapping
+// ErrConfig; a corpus without documents one wrapping ErrEmpty; an empty
+// label one wrapping ErrLabel.
+func Fit(c *Corpus, cfg Config) (*Featurizer, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	f, err := newFeaturizer(c, cfg)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.Vocabulary:
+		f.fitVocabulary(c.Docs)
+	case cfg.IDF:
+		f.fitHashedDF(c.Docs)
+	}
+	f.setIDF()
+	return f, nil
+}
+
+// newFeaturizer checks the training corpus and returns a Featurizer with
+// its labels fitted and, with hashing, its dimension set.
+func newFeaturizer(c *Corpus, cfg Config) (*Featurizer, error) {
+	if c == nil || len(c.Docs) == 0 {
+		return nil, fmt.Errorf("%w: cannot fit on an empty corpus", ErrEmpty)
+	}
+	if len(c.Docs) > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: %d documents, at most %d can be fitted on", ErrConfig, len(c.Docs), math.MaxInt32)
+	}
+	distinct := make(map[string]struct{})
+	for i := range c.Docs {
+		d := &c.Docs[i]
+		if d.Label == "" {
+			return nil, c.docErr(i, "empty label")
+		}
+		distinct[d.Label] = struct{}{}
+	}
+	f := &Featurizer{cfg: cfg, nDocs: len(c.Docs), labels: fitLabels(distinct)}
+	if !cfg.Vocabulary {
+		f.dim = 1 << cfg.Bits
+		f.mask = uint64(f.dim - 1)
+	}
+	return f, nil
+}
+
+// setIDF computes the idf weights from the document frequencies. Most
+// frequencies are small, so the weights of the first ones are tabulated
+// rather than each computed with a logarithm.
+func (f *Featurizer) setIDF() {
+	if !f.cfg.IDF {
+		return
+	}
+	n := float64(f.nDocs)
+	idfOf := func(df int32) float32 { return float32(math.Log((1+n)/(1+float64(df))) + 1) }
+	table := make([]float32, min(f.nDocs, 1<<16)+1)
+	for df := range table {
+		table[df] = idfOf(int32(df))
+	}
+	f.idf = make([]float32, len(f.df))
+	for i, df := range f.df {
+		if int(df) < len(table) {
+			f.idf[i] = table[df]
+		} else {
+			f.idf[i] = idfOf(df)
+		}
+	}
+}
+
+// fitVocabulary builds the vocabulary of the training documents: every
+// worker counts the terms of the chunks it takes, then the counts are
+// merged, filtered and sorted.
+func (f *Featurizer) fitVocabulary(docs []Doc) {
+	chunks := chunkDocs(docs)
+	var mu sync.Mutex
+	var counters []*termCounter
+	runChunks(f, chunks, func(e *Encoder, k int) bool {
+		if e.tc == nil {
+			e.tc = &termCounter{}
+			mu.Lock()
+			counters = append(counters, e.tc)
+			mu.Unlock()
+		}
+		for i := chunks[k].lo; i < chunks[k].hi; i++ {
+			e.countTerms(docs[i].Text, i, e.tc)
+		}
+		return true
+	})
+	all := &termCounter{}
+	if len(counters) > 0 {
+		slices.SortFunc(counters, func(a, b *termCounter) int { return cmp.Compare(len(b.stats), len(a.stats)) })
+		all = counters[0]
+		for _, tc := range counters[1:] {
+			all.merge(tc)
+		}
+	}
+	// Sort small references rather than the statistics themselves.
+	type ref struct {
+		term string
+		i    int32
+	}
+	kept := make([]ref, 0, len(all.stats))
+	for i, st := range all.stats {
+		if st.df >= int64(f.cfg.MinDF) {
+			kept = append(kept, ref{st.term, int32(i)})
+		}
+	}
+	if f.cfg.MaxFeatures > 0 && len(kept) > f.cfg.MaxFeatures {
+		slices.SortFunc(kept, func(a, b ref) int {
+			return cmp.Or(cmp.Compare(all.stats[b.i].cf, all.stats[a.i].cf), strings.Compare(a.term, b.term))
+		})
+		kept = kept[:f.cfg.MaxFeatures]
+	}
+	slices.SortFunc(kept, func(a, b ref) int { return strings.Compare(a.term, b.term) })
+	f.dim = len(kept)
+	f.vocab = make([]string, len(kept))
+	f.index = newHashIndex(len(kept))
+	if f.cfg.IDF {
+		f.df = make([]int32, len(kept))
+	}
+	for i, r := range kept {
+		st := &all.stats[r.i]
+		f.vocab[i] = st.term
+		f.index.put(st.h, int32(i))
+		if f.df != nil {
+			f.df[i] = int32(st.df)
+		}
+	}
+}

@@ -1,0 +1,421 @@
+package text
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/klauspost/compress/gzip"
+)
+
+// DefaultMaxLineBytes is the default limit on the length of one input line
+// (ReadOptions.MaxLineBytes): 64 MiB.
+const DefaultMaxLineBytes = 64 << 20
+
+// Format is the layout of a labelled text input.
+type Format uint8
+
+const (
+	// Auto picks JSONL if the first non-blank character of the input is
+	// '{', else TSV.
+	Auto Format = iota
+	// JSONL holds one JSON object per line, with a label field (a string
+	// or a number) and a text field (a string); other fields are checked
+	// for well-formedness and ignored.
+	JSONL
+	// TSV holds one document per line: the label, a tab, the text (which
+	// runs to the end of the line and may hold more tabs). Spaces around
+	// the label are dropped.
+	TSV
+)
+
+var formatNames = [...]string{"auto", "jsonl", "tsv"}
+
+// String returns "auto", "jsonl" or "tsv".
+func (f Format) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return "Format(" + strconv.Itoa(int(f)) + ")"
+}
+
+// ReadOptions controls Read, ReadFile and NewScanner. The zero value reads
+// JSONL or TSV, gzip-compressed or not, with the defaults documented on
+// each field.
+type ReadOptions struct {
+	// Format is the input's layout; the zero value, Auto, sniffs it.
+	Format Format
+	// LabelField is the JSONL field holding the label; "" means "label".
+	LabelField string
+	// TextField is the JSONL field holding the text; "" means "text".
+	TextField string
+	// MaxLineBytes limits the length of a line, not counting its '\n'
+	// (ErrLineTooLong beyond it), and so the memory a Scanner uses. 0
+	// means DefaultMaxLineBytes.
+	MaxLineBytes int
+	// Name names the input in errors and becomes the Corpus name;
+	// ReadFile defaults it to the path.
+	Name string
+}
+
+func (o ReadOptions) normalize() (ReadOptions, error) {
+	switch {
+	case o.Format > TSV:
+		return o, fmt.Errorf("%w: unknown Format %d", ErrConfig, o.Format)
+	case o.MaxLineBytes < 0:
+		return o, fmt.Errorf("%w: MaxLineBytes = %d is negative", ErrConfig, o.MaxLineBytes)
+	}
+	if o.LabelField == "" {
+		o.LabelField = "label"
+	}
+	if o.TextField == "" {
+		o.TextField = "text"
+	}
+	if o.LabelField == o.TextField {
+		return o, fmt.Errorf("%w: LabelField and TextField are both %q", ErrConfig, o.LabelField)
+	}
+	if o.MaxLineBytes == 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	return o, nil
+}
+
+// Doc is one labelled document.
+type Doc struct {
+	Label string
+	Text  string
+	// Line is the 1-based line the document was read from, for error
+	// messages; 0 for a document that was not read from an input.
+	Line int
+}
+
+// Corpus is a named list of documents, as read from one input.
+type Corpus struct {
+	// Name names the input in error messages (a file path, say).
+	Name string
+	Docs []Doc
+}
+
+// docErr reports a bad label of document i.
+func (c *Corpus) docErr(i int, msg string) error {
+	if line := c.Docs[i].Line; line > 0 {
+		return &sparse.ParseError{File: c.Name, Line: line, Col: 1, Msg: msg, Err: ErrLabel}
+	}
+	if c.Name != "" {
+		return fmt.Errorf("%w: %s: document %d: %s", ErrLabel, c.Name, i, msg)
+	}
+	return fmt.Errorf("%w: document %d: %s", ErrLabel, i, msg)
+}
+
+// ReadFile reads the labelled documents of the file at path with Read. If
+// opt.Name is empty, errors name the file by its path.
+func ReadFile(path string, opt ReadOptions) (*Corpus, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	return Read(f, opt)
+}
+
+// Read reads every labelled document of r into memory. Input starting with
+// the gzip magic bytes is decompressed. It accepts and rejects exactly
+// what Scanner does; see there.
+func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
+	s := NewScanner(r, opt)
+	c := &Corpus{Name: s.opt.Name}
+	for s.Scan() {
+		c.Docs = append(c.Docs, s.doc)
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Scanner reads labelled documents one at a time, in bounded memory: its
+// buffer grows to the longest line, at most ReadOptions.MaxLineBytes.
+//
+//	sc := text.NewScanner(r, text.ReadOptions{})
+//	for sc.Scan() {
+//		d := sc.Doc()
+//		...
+//	}
+//	if err := sc.Err(); err != nil { ... }
+//
+// Accepted: input compressed with gzip (detected by its magic bytes);
+// a UTF-8 byte order mark at the start; CRLF line ends; blank lines
+// (skipped, but counted in line numbers); a last line without a newline.
+// In JSONL the label may be a string or a number (kept as written, "1.0"
+// stays "1.0"), the members may come in any order, strings are fully
+// unescaped (\uXXXX escapes and surrogate pairs included), and invalid
+// UTF-8 in a string becomes U+FFFD, as with encoding/json. A repeated
+// field counts by its last value.
+//
+// Rejected, with a *sparse.ParseError giving the line and byte column:
+// malformed JSON, or anything but whitespace after the object (ErrSyntax);
+// a missing label or text field, or a TSV line without a tab
+// (ErrMissingField); a label that is not a string or number, or a text
+// that is not a string (ErrFieldType); an empty label (ErrLabel); a line
+// longer than MaxLineBytes (ErrLineTooLong); a NUL byte in TSV (ErrSyntax).
+// Reading stops at the first error.
+type Scanner struct {
+	raw     io.Reader
+	opt     ReadOptions
+	format  Format
+	started bool
+	lr      lineReader
+	jp      jsonParser
+	line    int
+	doc     Doc
+	labels  map[string]string // interned label strings
+	err     error
+}
+
+// NewScanner returns a Scanner reading r. With invalid options Scan
+// returns false at once and Err reports an error wrapping ErrConfig. A
+// Scanner is not safe for concurrent use.
+func NewScanner(r io.Reader, opt ReadOptions) *Scanner {
+	o, err := opt.normalize()
+	s := &Scanner{raw: r, opt: o, format: o.Format, err: err}
+	s.jp.labelKey = []byte(o.LabelField)
+	s.jp.textKey = []byte(o.TextField)
+	s.labels = make(map[string]string)
+	return s
+}
+
+// Scan advances to the next document. It returns false at the end of the
+// input or on an error; Err tells which.
+func (s *Scanner) Scan() bool {
+	if s.err != nil {
+		return false
+	}
+	if !s.started {
+		s.started = true
+		src, err := openSource(s.raw)
+		if err != nil {
+			s.err = readErr(s.opt.Name, err)
+			return false
+		}
+		s.lr = lineReader{src: src, max: s.opt.MaxLineBytes}
+	}
+	for {
+		ln, st := s.lr.next()
+		switch st {
+		case lineEOF:
+			return false
+		case lineReadErr:
+			s.err = readErr(s.opt.Name, s.lr.err)
+			return false
+		case lineTooLong:
+			s.line++
+			s.err = &sparse.ParseError{File: s.opt.Name, Line: s.line, Col: s.opt.MaxLineBytes + 1,
+				Msg: "line longer than " + strconv.Itoa(s.opt.MaxLineBytes) + " bytes (ReadOptions.MaxLineBytes)", Err: ErrLineTooLong}
+			return false
+		}
+		s.line++
+		label, text, labelCol, blank, le := s.parseLine(ln)
+		if le == nil && !blank && len(label) == 0 {
+			le = &lineError{col: labelCol, msg: "empty label", err: ErrLabel}
+		}
+		if le != nil {
+			s.err = &sparse.ParseError{File: s.opt.Name, Line: s.line, Col: le.col, Msg: le.msg, Err: le.err}
+			return false
+		}
+		if blank {
+			continue
+		}
+		s.doc = Doc{Label: s.intern(label), Text: string(text), Line: s.line}
+		return true
+	}
+}
+
+// parseLine parses one line in the input's format, settling the format
+// on the first non-blank line if it is Auto.
+func (s *Scanner) parseLine(ln []byte) (label, text []byte, labelCol int, blank bool, le *lineError) {
+	if s.format == Auto {
+		i := skipSpace(ln, 0)
+		if i == len(ln) {
+			return nil, nil, 0, true, nil
+		}
+		s.format = TSV
+		if ln[i] == '{' {
+			s.format = JSONL
+		}
+	}
+	if s.format == JSONL {
+		d, blank, le := s.jp.parse(ln)
+		return d.label, d.text, d.labelCol, blank, le
+	}
+	return parseTSV(ln)
+}
+
+// parseTSV splits a TSV line into its label and text.
+func parseTSV(ln []byte) (label, text []byte, labelCol int, blank bool, le *lineError) {
+	if n := len(ln); n > 0 && ln[n-1] == '\r' {
+		ln = ln[:n-1]
+	}
+	if skipSpace(ln, 0) == len(ln) {
+		return nil, nil, 0, true, nil
+	}
+	if k := bytes.IndexByte(ln, 0); k >= 0 {
+		return nil, nil, 0, false, errAt(k, ErrSyntax, "NUL byte in a text line (binary data?)")
+	}
+	tab := bytes.IndexByte(ln, '\t')
+	if tab < 0 {
+		return nil, nil, 0, false, errAt(0, ErrMissingField, "no tab between the label and the text")
+	}
+	a, b := 0, tab
+	for a < b && ln[a] == ' ' {
+		a++
+	}
+	for b > a && ln[b-1] == ' ' {
+		b--
+	}
+	return ln[a:b], ln[tab+1:], a + 1, false, nil
+}
+
+// intern returns label as a string, sharing one string per distinct
+// label (there are usually few) instead of allocating one per document.
+func (s *Scanner) intern(label []byte) string {
+	if v, ok := s.labels[string(label)]; ok {
+		return v
+	}
+	v := string(label)
+	if len(s.labels) < 4096 {
+		s.labels[v] = v
+	}
+	return v
+}
+
+// Doc returns the current document.
+func (s *Scanner) Doc() Doc { return s.doc }
+
+// Err returns the error that stopped Scan, or nil at a clean end of input.
+func (s *Scanner) Err() error { return s.err }
+
+func readErr(name string, err error) error {
+	if name == "" {
+		return fmt.Errorf("text: reading input: %w", err)
+	}
+	return fmt.Errorf("text: reading %s: %w", name, err)
+}
+
+// openSource returns r, or a decompressing reader when r starts with the
+// gzip magic bytes.
+func openSource(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	magic, err := br.Peek(2)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		return zr, nil
+	}
+	return br, nil
+}
+
+var bom = []byte{0xef, 0xbb, 0xbf}
+
+// lineReader cuts its source into lines, keeping at most one line (of at
+// most max bytes) plus one read in its buffer.
+type lineReader struct {
+	src      io.Reader
+	max      int
+	buf      []byte
+	pos, end int // unconsumed bytes are buf[pos:end]
+	scanned  int // buf[pos:scanned] holds no '\n'
+	eof      bool
+	bomDone  bool
+	err      error
+}
+
+// Line reader outcomes.
+const (
+	lineOK = iota
+	lineEOF
+	lineTooLong
+	lineReadErr
+)
+
+const firstBufSize = 64 << 10
+
+// next returns the next line without its '\n'. The line stays valid until
+// the next call.
+func (r *lineReader) next() ([]byte, int) {
+	if r.buf == nil {
+		r.buf = make([]byte, max(min(firstBufSize, r.max+1), 4))
+	}
+	empty := 0
+	for {
+		if !r.bomDone && (r.end-r.pos >= len(bom) || r.eof) {
+			r.bomDone = true
+			if bytes.HasPrefix(r.buf[r.pos:r.end], bom) {
+				r.pos += len(bom)
+				r.scanned = r.pos
+			}
+		}
+		if r.bomDone {
+			if k := bytes.IndexByte(r.buf[r.scanned:r.end], '\n'); k >= 0 {
+				n := r.scanned + k
+				if n-r.pos > r.max {
+					return nil, lineTooLong
+				}
+				ln := r.buf[r.pos:n]
+				r.pos, r.scanned = n+1, n+1
+				return ln, lineOK
+			}
+			r.scanned = r.end
+			if r.end-r.pos > r.max {
+				return nil, lineTooLong
+			}
+			if r.eof {
+				if r.pos < r.end {
+					ln := r.buf[r.pos:r.end]
+					r.pos = r.end
+					return ln, lineOK
+				}
+				return nil, lineEOF
+			}
+		}
+		// Refill, keeping the partial line; grow the buffer if the line
+		// fills it (never beyond max+1 bytes, which is enough to tell that
+		// a line is too long).
+		if r.pos > 0 {
+			n := copy(r.buf, r.buf[r.pos:r.end])
+			r.scanned -= r.pos
+			r.end, r.pos = n, 0
+		}
+		if r.end == len(r.buf) {
+			nb := make([]byte, min(2*len(r.buf), r.max+1))
+			copy(nb, r.buf[:r.end])
+			r.buf = nb
+		}
+		n, err := r.src.Read(r.buf[r.end:])
+		r.end += n
+		switch {
+		case err == io.EOF:
+			r.eof = true
+		case err != nil:
+			r.err = err
+			return nil, lineReadErr
+		case n == 0:
+			if empty++; empty > 100 {
+				r.err = io.ErrNoProgress
+				return nil, lineReadErr
+			}
+		}
+	}
+}

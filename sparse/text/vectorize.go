@@ -1,0 +1,560 @@
+package text
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// Work is cut into chunks of documents holding about chunkBytes of text
+// (at most chunkMaxDocs documents): enough to amortize the scheduling, small
+// enough to balance the load.
+const (
+	chunkBytes   = 256 << 10
+	chunkMaxDocs = 4096
+)
+
+// chunk is a run of documents handled by one worker at a time.
+type chunk struct{ lo, hi int }
+
+// chunkDocs cuts docs into chunks.
+func chunkDocs(docs []Doc) []chunk {
+	var out []chunk
+	lo, size := 0, 0
+	for i := range docs {
+		size += len(docs[i].Text) + 16
+		if size >= chunkBytes || i+1-lo >= chunkMaxDocs {
+			out = append(out, chunk{lo, i + 1})
+			lo, size = i+1, 0
+		}
+	}
+	if lo < len(docs) {
+		out = append(out, chunk{lo, len(docs)})
+	}
+	return out
+}
+
+// runChunks calls fn for every chunk index on f's number of workers, each
+// goroutine with its own Encoder. Chunks are claimed in increasing order;
+// once an fn returns false no further chunk is claimed, but every chunk
+// claimed before is finished, so all chunks before a failed one are done.
+func runChunks(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) bool) {
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range min(f.cfg.workers(), len(chunks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := f.NewEncoder()
+			for !stop.Load() {
+				k := int(next.Add(1) - 1)
+				if k >= len(chunks) {
+					return
+				}
+				if !fn(e, k) {
+					stop.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// dfCounter counts the document frequencies of features from several
+// goroutines: each into an array of its own when all the arrays fit in
+// 256 MiB, else all into one with atomic adds. The sums do not depend on
+// how the documents were shared out.
+type dfCounter struct {
+	dim     int
+	workers int
+	private bool
+	mu      sync.Mutex
+	arrays  [][]int32 // arrays[0] is shared
+	shared  []int32
+}
+
+// privateDFBytes bounds the memory of per-goroutine document frequency
+// arrays (tests lower it).
+var privateDFBytes int64 = 256 << 20
+
+func newDFCounter(dim, workers int) *dfCounter {
+	return &dfCounter{
+		dim:     dim,
+		workers: workers,
+		private: int64(workers)*int64(dim)*4 <= privateDFBytes,
+		shared:  make([]int32, dim),
+	}
+}
+
+// local returns the array a goroutine counts into; nil means the shared
+// one, with atomic adds.
+func (c *dfCounter) local() []int32 {
+	if !c.private {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.shared
+	if len(c.arrays) > 0 {
+		a = make([]int32, c.dim)
+	}
+	c.arrays = append(c.arrays, a)
+	return a
+}
+
+// add counts one document holding the features ind (each once).
+func (c *dfCounter) add(local []int32, ind []int32) {
+	if local != nil {
+		for _, j := range ind {
+			local[j]++
+		}
+		return
+	}
+	for _, j := range ind {
+		atomic.AddInt32(&c.shared[j], 1)
+	}
+}
+
+// total returns the document frequencies, once every goroutine is done.
+func (c *dfCounter) total() []int32 {
+	if len(c.arrays) > 1 {
+		parallelRange(c.dim, c.workers, func(lo, hi int) {
+			for _, a := range c.arrays[1:] {
+				for j := lo; j < hi; j++ {
+					c.shared[j] += a[j]
+				}
+			}
+		})
+	}
+	c.arrays = nil
+	return c.shared
+}
+
+// parallelRange calls fn on consecutive parts of [0, n) on up to workers
+// goroutines.
+func parallelRange(n, workers int, fn func(lo, hi int)) {
+	parts := max(1, min(workers, n/4096))
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(n*p/parts, n*(p+1)/parts)
+		}()
+	}
+	wg.Wait()
+}
+
+// fitHashedDF counts, for every bucket, the training documents in which
+// it ends up nonzero.
+func (f *Featurizer) fitHashedDF(docs []Doc) {
+	chunks := chunkDocs(docs)
+	dfc := newDFCounter(f.dim, f.cfg.workers())
+	runChunks(f, chunks, func(e *Encoder, k int) bool {
+		if !e.dfInit {
+			e.df, e.dfInit = dfc.local(), true
+		}
+		for _, d := range docs[chunks[k].lo:chunks[k].hi] {
+			e.counts(d.Text)
+			dfc.add(e.df, e.ind)
+		}
+		return true
+	})
+	f.df = dfc.total()
+}
+
+// piece is the vectorized content of one chunk.
+type piece struct {
+	indptr []int64 // local row pointers, len(y)+1
+	ind    []int32
+	val    []float32
+	y      []float64
+	labels []string // label names, when the classes are not known yet
+	bad    int      // chunk-relative index of a document with a bad label, or -1
+	msg    string   // what is wrong with it
+	err    error    // the error to report for it, when known
+}
+
+// newPiece returns an empty piece with room for docs.
+func (e *Encoder) newPiece(docs []Doc) piece {
+	var size int64
+	for i := range docs {
+		size += int64(len(docs[i].Text))
+	}
+	// Reserve room for the nonzeros at the rate seen so far (or one per
+	// 4 bytes of text at first), with 10% slack.
+	nnz := size/4 + 64
+	if e.seenBytes > 0 {
+		nnz = int64(float64(size)*float64(e.seenNNZ)/float64(e.seenBytes)*1.1) + 64
+	}
+	return piece{
+		indptr: make([]int64, 1, len(docs)+1),
+		ind:    make([]int32, 0, nnz),
+		val:    make([]float32, 0, nnz),
+		bad:    -1,
+	}
+}
+
+// add appends the encoder's current row to pc.
+func (pc *piece) add(e *Encoder) {
+	pc.ind = append(pc.ind, e.ind...)
+	pc.val = append(pc.val, e.val...)
+	pc.indptr = append(pc.indptr, int64(len(pc.ind)))
+}
+
+// noteSize records the size of a finished piece, to size the next ones.
+func (e *Encoder) noteSize(docs []Doc, pc *piece) {
+	for i := range docs {
+		e.seenBytes += int64(len(docs[i].Text))
+	}
+	e.seenNNZ += int64(len(pc.ind))
+}
+
+// vectorize transforms a run of documents into a piece, stopping at the
+// first document with a label f does not know.
+func (e *Encoder) vectorize(docs []Doc) piece {
+	pc := e.newPiece(docs)
+	pc.y = make([]float64, 0, len(docs))
+	for i := range docs {
+		d := &docs[i]
+		y, msg := e.f.labels.value(d.Label)
+		if msg != "" {
+			pc.bad, pc.msg = i, msg
+			return pc
+		}
+		e.Transform(d.Text)
+		pc.add(e)
+		pc.y = append(pc.y, y)
+	}
+	e.noteSize(docs, &pc)
+	return pc
+}
+
+// Vectorize turns the documents of c into a Dataset: row i of X holds the
+// features of c.Docs[i] (Cols = Dim()) and Y[i] the class value of its
+// label (see Label). The documents are processed in parallel by
+// Config.Workers goroutines; the result does not depend on their number.
+// A label the Featurizer does not know is an error wrapping ErrLabel: a
+// *sparse.ParseError naming c.Name and the document's line (column 1) if
+// the document has one, else an error naming the document's index. The
+// first such document in corpus order is reported.
+func (f *Featurizer) Vectorize(c *Corpus) (*sparse.Dataset, error) {
+	if c == nil {
+		c = &Corpus{}
+	}
+	docs := c.Docs
+	chunks := chunkDocs(docs)
+	pieces := make([]piece, len(chunks))
+	runChunks(f, chunks, func(e *Encoder, k int) bool {
+		pieces[k] = e.vectorize(docs[chunks[k].lo:chunks[k].hi])
+		return pieces[k].bad < 0
+	})
+	for k := range pieces {
+		if pc := &pieces[k]; pc.bad >= 0 {
+			return nil, c.docErr(chunks[k].lo+pc.bad, pc.msg)
+		}
+	}
+	return assemble(pieces, f.dim, f.cfg.workers()), nil
+}
+
+// assemble concatenates the pieces into one Dataset, copying in parallel.
+func assemble(pieces []piece, cols, workers int) *sparse.Dataset {
+	type span struct {
+		row int
+		off int64
+	}
+	spans := make([]span, len(pieces))
+	var rows int
+	var nnz int64
+	for k := range pieces {
+		spans[k] = span{rows, nnz}
+		rows += len(pieces[k].y)
+		nnz += int64(len(pieces[k].ind))
+	}
+	d := &sparse.Dataset{
+		X: &sparse.CSR{
+			Rows:   rows,
+			Cols:   cols,
+			Indptr: make([]int64, rows+1),
+			Ind:    make([]int32, nnz),
+			Val:    make([]float32, nnz),
+		},
+		Y: make([]float64, rows),
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(pieces)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(pieces) {
+					return
+				}
+				pc, s := &pieces[k], spans[k]
+				copy(d.X.Ind[s.off:], pc.ind)
+				copy(d.X.Val[s.off:], pc.val)
+				copy(d.Y[s.row:], pc.y)
+				ptr := d.X.Indptr[s.row+1 : s.row+1+len(pc.y)]
+				for i := range ptr {
+					ptr[i] = pc.indptr[i+1] + s.off
+				}
+				*pc = piece{}
+			}
+		}()
+	}
+	wg.Wait()
+	return d
+}
+
+// FitFile reads the training documents of the file at path (JSONL or TSV,
+// gzip-compressed or not; see ReadFile), fits a Featurizer on them and
+// vectorizes them: the common first step of training on a text file. It
+// gives the same result as ReadFile, Fit and Vectorize in turn, faster
+// and in less memory: with hashing, the documents are tokenized once,
+// while the file is still being read, and are not kept; the labels and
+// the idf are fitted at the end and applied to the counts. (With
+// Vocabulary the documents are kept and tokenized twice, once to build
+// the vocabulary.) Errors are those of ReadFile and Fit.
+func FitFile(path string, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
+	ncfg, err := cfg.normalize()
+	if err != nil {
+		return nil, nil, err
+	}
+	if ncfg.Vocabulary {
+		c, err := ReadFile(path, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := Fit(c, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		d, err := f.Vectorize(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, d, nil
+	}
+	fl, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fl.Close()
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	return fitReader(fl, opt, ncfg)
+}
+
+// fitReader is FitFile with hashing, on a reader.
+func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
+	f := &Featurizer{cfg: cfg, dim: 1 << cfg.Bits}
+	f.mask = uint64(f.dim - 1)
+	var dfc *dfCounter
+	if cfg.IDF {
+		dfc = newDFCounter(f.dim, cfg.workers())
+	}
+	sc := NewScanner(r, opt)
+	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece { return e.countPiece(docs, dfc) })
+	if err != nil {
+		return nil, nil, err
+	}
+
+	// Labels.
+	distinct := make(map[string]struct{})
+	for k := range pieces {
+		for _, l := range pieces[k].labels {
+			distinct[l] = struct{}{}
+		}
+		f.nDocs += len(pieces[k].labels)
+	}
+	if f.nDocs == 0 {
+		return nil, nil, fmt.Errorf("%w: cannot fit on %s: it holds no documents", ErrEmpty, describeInput(opt.Name))
+	}
+	if f.nDocs > math.MaxInt32 {
+		return nil, nil, fmt.Errorf("%w: %d documents, at most %d can be fitted on", ErrConfig, f.nDocs, math.MaxInt32)
+	}
+	f.labels = fitLabels(distinct)
+	for k := range pieces {
+		pc := &pieces[k]
+		pc.y = make([]float64, len(pc.labels))
+		for i, l := range pc.labels {
+			pc.y[i], _ = f.labels.value(l)
+		}
+		pc.labels = nil
+	}
+	d := assemble(pieces, f.dim, cfg.workers())
+
+	// Weights, once the idf is known.
+	if cfg.IDF {
+		f.df = dfc.total()
+		f.setIDF()
+		x := d.X
+		parallelRange(x.Rows, cfg.workers(), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				a, b := x.Indptr[i], x.Indptr[i+1]
+				f.weigh(x.Ind[a:b], x.Val[a:b])
+			}
+		})
+	}
+	return f, d, nil
+}
+
+func describeInput(name string) string {
+	if name == "" {
+		return "the input"
+	}
+	return name
+}
+
+// countPiece turns a run of documents into a piece holding their label
+// names (their classes are not known yet) and, with dfc, their raw counts,
+// whose document frequencies it counts, else their weighed values.
+func (e *Encoder) countPiece(docs []Doc, dfc *dfCounter) piece {
+	pc := e.newPiece(docs)
+	pc.labels = make([]string, 0, len(docs))
+	if dfc != nil && !e.dfInit {
+		e.df, e.dfInit = dfc.local(), true
+	}
+	for i := range docs {
+		e.counts(docs[i].Text)
+		if dfc != nil {
+			dfc.add(e.df, e.ind)
+		} else {
+			e.f.weigh(e.ind, e.val)
+		}
+		pc.add(e)
+		pc.labels = append(pc.labels, docs[i].Label)
+	}
+	e.noteSize(docs, &pc)
+	return pc
+}
+
+// VectorizeFile reads the documents of the file at path (see ReadFile) and
+// vectorizes them with f: the test or production counterpart of FitFile.
+// See VectorizeReader.
+func (f *Featurizer) VectorizeFile(path string, opt ReadOptions) (*sparse.Dataset, error) {
+	fl, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Close()
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	return f.VectorizeReader(fl, opt)
+}
+
+// VectorizeReader reads documents from r, as Read does, and vectorizes
+// them with f, as Vectorize does, at once: workers vectorize chunks of
+// documents while the input is still being read and decompressed, and no
+// document is kept once vectorized. The first problem in the input is
+// reported, whether a malformed line (see Scanner) or a label f does not
+// know (ErrLabel).
+func (f *Featurizer) VectorizeReader(r io.Reader, opt ReadOptions) (*sparse.Dataset, error) {
+	sc := NewScanner(r, opt)
+	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece {
+		pc := e.vectorize(docs)
+		if pc.bad >= 0 {
+			pc.err = (&Corpus{Name: sc.opt.Name, Docs: docs}).docErr(pc.bad, pc.msg)
+		}
+		return pc
+	})
+	if err != nil {
+		return nil, err
+	}
+	return assemble(pieces, f.dim, f.cfg.workers()), nil
+}
+
+// stream reads the documents of sc in chunks and has them turned into
+// pieces by work on f's number of goroutines while it reads on. It
+// returns the pieces in input order, or the first error in the input: a
+// piece's (which stops the reading) or the scanner's, whichever comes
+// first in the input.
+func (f *Featurizer) stream(sc *Scanner, work func(e *Encoder, docs []Doc) piece) ([]piece, error) {
+	type job struct {
+		seq  int
+		docs []Doc
+	}
+	type result struct {
+		seq int
+		pc  piece
+	}
+	workers := f.cfg.workers()
+	jobs := make(chan job, workers)
+	results := make(chan result, workers)
+	var firstBad atomic.Int64 // lowest job whose piece failed
+	firstBad.Store(math.MaxInt64)
+
+	go func() {
+		defer close(jobs)
+		var batch []Doc
+		size, seq := 0, 0
+		for sc.Scan() {
+			d := sc.Doc()
+			batch = append(batch, d)
+			size += len(d.Text) + 16
+			if size >= chunkBytes || len(batch) >= chunkMaxDocs {
+				jobs <- job{seq, batch}
+				batch, size = nil, 0
+				seq++
+				if firstBad.Load() != math.MaxInt64 {
+					return
+				}
+			}
+		}
+		if len(batch) > 0 {
+			jobs <- job{seq, batch}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := f.NewEncoder()
+			for j := range jobs {
+				var pc piece
+				if int64(j.seq) < firstBad.Load() {
+					pc = work(e, j.docs)
+					if pc.err != nil {
+						for cur := firstBad.Load(); int64(j.seq) < cur && !firstBad.CompareAndSwap(cur, int64(j.seq)); cur = firstBad.Load() {
+						}
+					}
+				}
+				results <- result{j.seq, pc}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	var pieces []piece
+	for res := range results {
+		for len(pieces) <= res.seq {
+			pieces = append(pieces, piece{})
+		}
+		pieces[res.seq] = res.pc
+	}
+	// Every job before a failed one was worked on; the scanner stopped at
+	// its error, after every job it sent.
+	for k := range pieces {
+		if pieces[k].err != nil {
+			return nil, pieces[k].err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return pieces, nil
+}
