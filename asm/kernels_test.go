@@ -536,3 +536,32 @@ func TestPrefetchRow(t *testing.T) {
 		t.Errorf("PrefetchRow allocates %v times", a)
 	}
 }
+
+// TestPrefetchGather: the weights' prefetch must not fault whatever the
+// indices (negative, or far past w with a large stride: a hint for an
+// unmapped address is dropped), must leave ind and w untouched, and
+// allocates nothing.
+func TestPrefetchGather(t *testing.T) {
+	ind := []int32{0, 5, 1 << 30, -1, -(1 << 31), 1<<31 - 1, 17}
+	w := make([]float32, 64)
+	for i := range w {
+		w[i] = float32(i)
+	}
+	for _, stride := range []int{1, 3, 20, 1 << 20} {
+		for off := 0; off <= len(ind); off++ {
+			PrefetchGather(ind[off:], w, stride)
+		}
+	}
+	PrefetchGather(nil, nil, 1)
+	if ind[2] != 1<<30 || ind[3] != -1 {
+		t.Fatal("PrefetchGather changed the indices")
+	}
+	for i := range w {
+		if w[i] != float32(i) {
+			t.Fatalf("PrefetchGather changed w[%d]", i)
+		}
+	}
+	if a := testing.AllocsPerRun(100, func() { PrefetchGather(ind, w, 20) }); a != 0 {
+		t.Errorf("PrefetchGather allocates %v times", a)
+	}
+}

@@ -8,3 +8,11 @@ package asm
 // it turns an 11 ms pass into a 3 ms one). It reads nothing, cannot fault,
 // and does nothing where there is no assembly.
 func PrefetchRow(ind []int32, val []float32) { prefetchRow(ind, val) }
+
+// PrefetchGather asks the CPU to bring into cache the weights w[j·stride]
+// for every index j of a sparse row, without waiting for them: a learner
+// whose weights are larger than the caches (hashed text features, or one
+// weight row per class) calls it for a row a step or two ahead, whose
+// indices are already in cache. It reads only ind, cannot fault whatever
+// the indices, and does nothing where there is no assembly.
+func PrefetchGather(ind []int32, w []float32, stride int) { prefetchGather(ind, w, stride) }

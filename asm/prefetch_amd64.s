@@ -23,3 +23,24 @@ loop:
 
 done:
 	RET
+
+// func prefetchGather(ind []int32, w []float32, stride int)
+// Requires: MMX+
+TEXT ·prefetchGather(SB), NOSPLIT, $0-56
+	MOVQ ind_base+0(FP), AX
+	MOVQ w_base+24(FP), CX
+	MOVQ ind_len+8(FP), DX
+	MOVQ stride+48(FP), BX
+	LEAQ (AX)(DX*4), DX
+
+gloop:
+	CMPQ       AX, DX
+	JAE        gdone
+	MOVLQSX    (AX), SI
+	IMULQ      BX, SI
+	PREFETCHT0 (CX)(SI*4)
+	ADDQ       $0x00000004, AX
+	JMP        gloop
+
+gdone:
+	RET

@@ -6,3 +6,8 @@ package asm
 //
 //	for each 64-byte line of ind and val: prefetch it
 func prefetchRow(ind []int32, val []float32) {}
+
+// prefetchGather is a hint too.
+//
+//	for each j in ind: prefetch the line of w[j·stride]
+func prefetchGather(ind []int32, w []float32, stride int) {}

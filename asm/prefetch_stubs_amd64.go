@@ -6,3 +6,6 @@ package asm
 
 //go:noescape
 func prefetchRow(ind []int32, val []float32)
+
+//go:noescape
+func prefetchGather(ind []int32, w []float32, stride int)

@@ -308,6 +308,12 @@ func (st *state) worker() *state {
 	return w
 }
 
+// gatherWeights reports whether the weights are too large for the caches
+// to hold (hashed text features, many classes), so that a pass gains by
+// prefetching the weights of the rows ahead; below that the extra pass
+// over the indices costs more than it saves.
+func (st *state) gatherWeights() bool { return len(st.w)*4 > 2<<20 }
+
 // grow widens the state to dim features (feature-major storage makes it
 // an append).
 func (st *state) grow(dim int) {

@@ -72,6 +72,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	for range 2 * window {
 		free <- new(sparse.CacheBlock)
 	}
+	gather := st.gatherWeights()
 	type rowRef struct{ blk, row int32 }
 	var order []rowRef
 	var cls [][]int32
@@ -127,6 +128,11 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 					X := win[r.blk].X
 					lo, hi := X.Indptr[r.row], X.Indptr[r.row+1]
 					asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
+				}
+				if q := p + gatherAhead; gather && q < len(order) {
+					r := order[q]
+					X := win[r.blk].X
+					asm.PrefetchGather(X.Ind[X.Indptr[r.row]:X.Indptr[r.row+1]], st.w, st.K)
 				}
 				if es.Rows%checkEvery == checkEvery-1 {
 					if err = ctx.Err(); err != nil {

@@ -18,6 +18,12 @@ import (
 // nearer leaves the miss exposed, further evicts rows before their turn.
 const prefetchAhead = 6
 
+// gatherAhead is how many rows ahead a learner whose weights outgrow the
+// caches prefetches the weights of a row: that row's indices must already
+// be in cache (prefetchAhead brought them), and its weights must arrive in
+// time.
+const gatherAhead = 2
+
 // checkEvery is how many rows pass between checks of ctx inside an epoch.
 const checkEvery = 1 << 16
 
@@ -255,11 +261,16 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 	sw := st.s.SampleWeight
 	var ps passStats
 	indptr := X.Indptr
+	gather := st.gatherWeights()
 	for p, i := range order {
 		if q := p + prefetchAhead; q < len(order) {
 			r := order[q]
 			lo, hi := indptr[r], indptr[r+1]
 			asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
+		}
+		if q := p + gatherAhead; gather && q < len(order) {
+			r := order[q]
+			asm.PrefetchGather(X.Ind[indptr[r]:indptr[r+1]], st.w, st.K)
 		}
 		if p%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {

@@ -638,4 +638,32 @@ func genPrefetch() {
 	JMP(LabelRef("loop"))
 	Label("done")
 	RET()
+
+	genPrefetchGather()
+}
+
+// genPrefetchGather: func(ind []int32, w []float32, stride int), a
+// PREFETCHT0 of w[j·stride] for every index j of a sparse row, so that the
+// weights a row a couple of steps ahead will read are on their way. Like
+// prefetchRow it cannot fault, whatever the indices.
+func genPrefetchGather() {
+	TEXT("prefetchGather", NOSPLIT, "func(ind []int32, w []float32, stride int)")
+	Pragma("noescape")
+	ip := ldGP(Param("ind").Base())
+	wp := ldGP(Param("w").Base())
+	n := ldGP(Param("ind").Len())
+	stride := ldGP(Param("stride"))
+	end := GP64()
+	LEAQ(Mem{Base: ip, Index: n, Scale: 4}, end)
+	j := GP64()
+	Label("gloop")
+	CMPQ(ip, end)
+	JAE(LabelRef("gdone"))
+	MOVLQSX(Mem{Base: ip}, j)
+	IMULQ(stride, j)
+	PREFETCHT0(Mem{Base: wp, Index: j, Scale: 4})
+	ADDQ(U32(4), ip)
+	JMP(LabelRef("gloop"))
+	Label("gdone")
+	RET()
 }
