@@ -1,0 +1,187 @@
+package synth
+
+import (
+	"io"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// TextStream yields the rows of a Text corpus one at a time, the same rows
+// and labels as Generate, for corpora larger than memory. Once its buffers
+// have grown to the longest row it allocates nothing per row. It generates
+// on the calling goroutine (Workers is ignored) and is not safe for
+// concurrent use.
+//
+//	s := synth.Text{Rows: 1e9}.Stream()
+//	for s.Scan() {
+//		y, x := s.Row()
+//		...
+//	}
+//	if err := s.Err(); err != nil { ... }
+type TextStream struct {
+	p          *textPlan
+	g          *rowGen
+	next       int // index of the next row
+	lr, cr, nr rng
+	ind        []int32
+	val        []float32
+	y          float64
+	err        error
+}
+
+// Stream returns a TextStream over the rows of t. With an invalid
+// configuration Scan returns false at once and Err reports an error
+// wrapping ErrConfig.
+func (t Text) Stream() *TextStream {
+	p, err := t.plan()
+	if err != nil {
+		return &TextStream{err: err}
+	}
+	return &TextStream{p: p, g: newRowGen(p)}
+}
+
+// Scan advances to the next row. It returns false after the last row or if
+// the configuration was invalid; Err tells which.
+func (s *TextStream) Scan() bool {
+	if s.err != nil || s.next >= s.p.cfg.Rows {
+		return false
+	}
+	if s.next%chunkRows == 0 {
+		s.lr, s.cr, s.nr = chunkStreams(s.p.cfg.Seed, s.next/chunkRows)
+	}
+	s.y = s.g.next(&s.lr, &s.cr, &s.nr, &s.ind, &s.val)
+	s.next++
+	return true
+}
+
+// Row returns the current row's label and features (Dim is Text.Dim). The
+// vector's slices are reused by the next Scan: copy them to keep them.
+func (s *TextStream) Row() (label float64, x sparse.Vector) {
+	if s.p == nil {
+		return 0, sparse.Vector{}
+	}
+	return s.y, sparse.Vector{Dim: s.p.cfg.Dim, Ind: s.ind, Val: s.val}
+}
+
+// Index returns the 0-based index of the current row (-1 before the first
+// Scan).
+func (s *TextStream) Index() int { return s.next - 1 }
+
+// Err returns the configuration error that stopped Scan, or nil.
+func (s *TextStream) Err() error { return s.err }
+
+// WriteLIBSVM writes the corpus to w in LIBSVM format, one row per line
+// ("label index:count …" with 1-based indices), byte for byte what
+// sparse.WriteLIBSVM writes for the data set of Generate, without holding
+// the corpus in memory: Workers goroutines generate and format blocks of
+// rows that are written in order, with a few blocks in flight. It returns
+// the first write error, or an error wrapping ErrConfig for an invalid
+// configuration (nothing is written then).
+func (t Text) WriteLIBSVM(w io.Writer) error {
+	p, err := t.plan()
+	if err != nil {
+		return err
+	}
+	cfg := p.cfg
+	nChunks := (cfg.Rows + chunkRows - 1) / chunkRows
+	workers := max(1, min(cfg.Workers, nChunks))
+
+	type job struct {
+		chunk int
+		out   chan []byte
+	}
+	jobs := make(chan job)
+	order := make(chan chan []byte, 2*workers)
+	free := make(chan []byte, 3*workers)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { // producer: hands out chunks and records their order
+		defer close(jobs)
+		defer close(order)
+		for c := range nChunks {
+			out := make(chan []byte, 1)
+			select {
+			case order <- out:
+			case <-done:
+				return
+			}
+			select {
+			case jobs <- job{c, out}:
+			case <-done:
+				return
+			}
+		}
+	})
+	for range workers {
+		wg.Go(func() {
+			g := newRowGen(p)
+			var ind []int32
+			var val []float32
+			for j := range jobs {
+				var buf []byte
+				select {
+				case buf = <-free:
+				default:
+				}
+				buf = buf[:0]
+				lo, hi := chunkRange(j.chunk, cfg.Rows)
+				lr, cr, nr := chunkStreams(cfg.Seed, j.chunk)
+				for range hi - lo {
+					y := g.next(&lr, &cr, &nr, &ind, &val)
+					buf = strconv.AppendInt(buf, int64(y), 10)
+					for k, i := range ind {
+						buf = append(buf, ' ')
+						buf = strconv.AppendInt(buf, int64(i)+1, 10)
+						buf = append(buf, ':')
+						buf = appendCount(buf, val[k])
+					}
+					buf = append(buf, '\n')
+				}
+				j.out <- buf
+			}
+		})
+	}
+	for out := range order {
+		if err != nil {
+			continue // drain; the chunk behind out may never be made
+		}
+		buf := <-out
+		if _, err = w.Write(buf); err != nil {
+			close(done)
+		}
+		select {
+		case free <- buf:
+		default:
+		}
+	}
+	wg.Wait()
+	return err
+}
+
+// appendCount formats a count as sparse.WriteLIBSVM formats a value.
+func appendCount(b []byte, v float32) []byte {
+	if v < 1e6 {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, float64(v), 'g', -1, 32)
+}
+
+// chunkStreams returns the generators of the row lengths, the features and
+// the label noise of one chunk of rows.
+func chunkStreams(seed uint64, chunk int) (lr, cr, nr rng) {
+	c := uint64(chunk)
+	return seedRNG(seed, streamLength, c), seedRNG(seed, streamContent, c), seedRNG(seed, streamNoise, c)
+}
+
+// next makes the next row of a chunk into *ind and *val, growing them as
+// needed, and returns its label.
+func (g *rowGen) next(lr, cr, nr *rng, ind *[]int32, val *[]float32) float64 {
+	L := g.p.length(lr)
+	*ind = slices.Grow((*ind)[:0], L)[:L]
+	*val = slices.Grow((*val)[:0], L)[:L]
+	g.features(cr, *ind, *val)
+	return g.label(*ind, *val, nr)
+}
