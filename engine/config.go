@@ -142,7 +142,11 @@ type Config struct {
 	// best other class by no more than τ). 0 is the classic rule.
 	Margin float64
 	// NoShuffle visits rows in their order; otherwise every epoch visits
-	// them in a fresh random order drawn from Seed.
+	// them in a fresh random order drawn from Seed. Above 2^25 nonzeros
+	// (256 MiB of data) the order is windowed for locality: chunks of 256
+	// consecutive rows in random order, and the rows of every 64 chunks in
+	// one random order, which keeps a shuffled epoch from waiting on page
+	// walks at every row.
 	NoShuffle bool
 	// Seed seeds shuffling, the random start and the validation split. The
 	// same seed, data and SIMD tier give a bit-identical model.

@@ -34,6 +34,8 @@ type state struct {
 	// their number; the model is sum/sumN instead of w − u/c.
 	sum, sumB []float64
 	sumN      float64
+	// ext is a pass's scratch: the extents of its rows in visiting order.
+	ext []int64
 }
 
 // voteLog records the voted perceptron's mistakes while it trains.

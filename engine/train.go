@@ -134,6 +134,8 @@ type fitter struct {
 	grad, gb, dec []float32
 	// workers are the parameter-mixing learners (Config.Workers > 1).
 	workers []*state
+	// order is the visiting order of a windowed epoch (windowShuffle).
+	order []int32
 }
 
 func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
@@ -235,14 +237,55 @@ func (f *fitter) result(best *Model) *Model {
 // parameter-mixing workers.
 func (f *fitter) onlineEpoch(ctx context.Context) (EpochStats, error) {
 	order := f.train
-	if !f.st.s.NoShuffle {
+	switch {
+	case f.st.s.NoShuffle:
+	case f.X.NNZ() > windowedNNZ:
+		f.order = windowShuffle(f.train, f.rng, f.order)
+		order = f.order
+	default:
 		f.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
 	if f.workers != nil {
-		return f.mixedEpoch(ctx)
+		return f.mixedEpoch(ctx, order)
 	}
 	p, err := f.pass(ctx, f.st, order)
 	return p.stats(len(order)), err
+}
+
+// Above windowedNNZ nonzeros (256 MiB of CSR) an epoch visits the rows in
+// windowed order (windowShuffle) instead of a uniform permutation. (A
+// variable so that tests can lower it.)
+var windowedNNZ int64 = 32 << 20
+
+// Rows per chunk and chunks per window of windowShuffle.
+const (
+	shuffleChunk  = 256
+	shuffleWindow = 64
+)
+
+// windowShuffle returns a random order of rows (ascending row numbers)
+// with locality: rows are cut into chunks of 256 consecutive rows, the
+// chunks are put in random order, and every window of 64 chunks is
+// visited in one random order of its rows. On a matrix far larger than
+// the caches a uniform permutation makes every row a miss in the TLB as
+// well as in the caches, and the epoch waits on page walks; a window's
+// rows lie in 64 contiguous stretches that the TLB holds. Every row is
+// visited once per epoch, and rows from anywhere in the data meet in a
+// window, so a file sorted by label still alternates classes.
+func windowShuffle(rows []int32, rng *rand.Rand, dst []int32) []int32 {
+	n := len(rows)
+	nc := (n + shuffleChunk - 1) / shuffleChunk
+	chunks := rng.Perm(nc)
+	dst = dst[:0]
+	for w := 0; w < nc; w += shuffleWindow {
+		start := len(dst)
+		for _, c := range chunks[w:min(w+shuffleWindow, nc)] {
+			dst = append(dst, rows[c*shuffleChunk:min((c+1)*shuffleChunk, n)]...)
+		}
+		seg := dst[start:]
+		rng.Shuffle(len(seg), func(i, j int) { seg[i], seg[j] = seg[j], seg[i] })
+	}
+	return dst
 }
 
 // passStats is what one learner's pass over some rows did.
@@ -260,24 +303,33 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 	X := f.X
 	sw := st.s.SampleWeight
 	var ps passStats
+	// The rows' extents in visiting order first: in shuffled order every
+	// lookup of the row pointers is a cache miss (and, on a large matrix,
+	// a TLB miss), and here the misses overlap instead of each stalling
+	// the learner.
+	if cap(st.ext) < 2*len(order) {
+		st.ext = make([]int64, 2*len(order))
+	}
+	ext := st.ext[:2*len(order)]
 	indptr := X.Indptr
+	for p, i := range order {
+		ext[2*p], ext[2*p+1] = indptr[i], indptr[i+1]
+	}
 	gather := st.gatherWeights()
 	for p, i := range order {
 		if q := p + prefetchAhead; q < len(order) {
-			r := order[q]
-			lo, hi := indptr[r], indptr[r+1]
+			lo, hi := ext[2*q], ext[2*q+1]
 			asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
 		}
 		if q := p + gatherAhead; gather && q < len(order) {
-			r := order[q]
-			asm.PrefetchGather(X.Ind[indptr[r]:indptr[r+1]], st.w, st.K)
+			asm.PrefetchGather(X.Ind[ext[2*q]:ext[2*q+1]], st.w, st.K)
 		}
 		if p%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
 				return ps, err
 			}
 		}
-		lo, hi := indptr[i], indptr[i+1]
+		lo, hi := ext[2*p], ext[2*p+1]
 		weight := float32(1)
 		if sw != nil {
 			weight = float32(sw[i])
@@ -300,8 +352,8 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 // average weighted by shard size. With averaging, each worker's lazy
 // accumulator gives the sum of the vectors it went through (n·w − u after
 // n examples from u = 0), which adds to st.sum.
-func (f *fitter) mixedEpoch(ctx context.Context) (EpochStats, error) {
-	st, ws, order := f.st, f.workers, f.train
+func (f *fitter) mixedEpoch(ctx context.Context, order []int32) (EpochStats, error) {
+	st, ws := f.st, f.workers
 	P := len(ws)
 	shard := func(k int) []int32 { return order[k*len(order)/P : (k+1)*len(order)/P] }
 	res := make([]passStats, P)
