@@ -6,6 +6,9 @@
 //	hyperplane demo [flags]    the same, with options
 //	hyperplane cpu [-json]     the CPU, its features and the SIMD tier in use
 //	hyperplane stats FILE...   parse LIBSVM files and describe them
+//	hyperplane train TRAIN     train a perceptron (linear or kernel; -threads, -stream)
+//	hyperplane eval -model M F evaluate a saved model
+//	hyperplane convert IN OUT  text → features, LIBSVM ↔ binary cache
 //	hyperplane help [COMMAND]  help for a command
 //
 // The SIMD tier can be forced for any command with -simd or the

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConvertTextCacheStream: raw JSONL text becomes features (the test
+// text through the saved featurizer), the training set a cache, and the
+// model trained out of core from it, on two cores and in memory all
+// separate the two topics.
+func TestConvertTextCacheStream(t *testing.T) {
+	dir := t.TempDir()
+	var tr, te strings.Builder
+	topics := map[string][]string{
+		"sport":  {"match", "goal", "team", "league", "coach", "score"},
+		"garden": {"roses", "soil", "seeds", "compost", "bloom", "prune"},
+	}
+	for i := range 200 {
+		label := "sport"
+		if i%2 == 1 {
+			label = "garden"
+		}
+		w := topics[label]
+		line := fmt.Sprintf("{\"id\": %d, \"label\": %q, \"text\": \"The %s and the %s, then %s!\"}\n", i, label, w[i%6], w[(i/2)%6], w[(i/3)%6])
+		if i%5 == 0 {
+			te.WriteString(line)
+		} else {
+			tr.WriteString(line)
+		}
+	}
+	trPath, tePath := filepath.Join(dir, "train.jsonl"), filepath.Join(dir, "test.jsonl")
+	for p, s := range map[string]string{trPath: tr.String(), tePath: te.String()} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	feat, trCache, teSVM := filepath.Join(dir, "f.json"), filepath.Join(dir, "train.hpc"), filepath.Join(dir, "test.svm")
+	if code, out, errOut := runCmd("convert", "-ngrams", "2", "-bits", "12", "-idf", "-tf", "log", "-save-featurizer", feat, trPath, trCache); code != 0 {
+		t.Fatalf("convert train: exit %d\n%s%s", code, out, errOut)
+	} else if !strings.Contains(out, "160 rows") || !strings.Contains(out, "labels: garden, sport") {
+		t.Fatalf("convert train printed:\n%s", out)
+	}
+	if code, out, errOut := runCmd("convert", "-featurizer", feat, tePath, teSVM); code != 0 {
+		t.Fatalf("convert test: exit %d\n%s%s", code, out, errOut)
+	}
+	svm, err := os.ReadFile(teSVM)
+	if err != nil || !strings.HasPrefix(string(svm), "1 ") { // sport (the second name) is +1
+		t.Fatalf("test LIBSVM output starts %.20q (err %v)", svm, err)
+	}
+	for _, flags := range [][]string{{"-stream"}, {"-threads", "2"}, {}} {
+		args := append([]string{"train", "-json"}, flags...)
+		code, out, errOut := runCmd(append(args, "-test", teSVM, trCache)...)
+		if code != 0 {
+			t.Fatalf("train %v: exit %d\n%s%s", flags, code, out, errOut)
+		}
+		var r struct {
+			TestAccuracy float64 `json:"test_accuracy"`
+			Streamed     bool    `json:"streamed"`
+			Workers      int     `json:"workers"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.TestAccuracy != 1 || r.Streamed != (len(flags) == 1) || (len(flags) == 2) != (r.Workers == 2) {
+			t.Fatalf("train %v: %s", flags, out)
+		}
+	}
+	// The cache converts back to LIBSVM with the same rows.
+	back := filepath.Join(dir, "back.svm")
+	if code, out, errOut := runCmd("convert", trCache, back); code != 0 || !strings.Contains(out, "160 rows") {
+		t.Fatalf("cache → LIBSVM: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestConvertTrainMisuse: misuse exits 2 with a message, bad data 1.
+func TestConvertTrainMisuse(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"convert", train}, 2, "IN and OUT"},
+		{[]string{"convert", "-ngrams", "2", train, filepath.Join(dir, "x.hpc")}, 2, "not text"},
+		{[]string{"convert", "-from", "xml", train, filepath.Join(dir, "x.hpc")}, 2, "-from"},
+		{[]string{"convert", "-from", "text", "-tf", "sqrt", train, filepath.Join(dir, "x.svm")}, 2, "-tf"},
+		{[]string{"train", "-stream", train}, 2, "cache file"},
+		{[]string{"train", "-stream", "-threads", "2", train}, 2, "-stream"},
+		{[]string{"train", "-threads", "-1", train}, 2, "negative"},
+		{[]string{"train", "-algo", "voted", "-threads", "2", train}, 2, "voted"},
+		{[]string{"convert", filepath.Join(dir, "missing.svm"), filepath.Join(dir, "x.hpc")}, 1, "missing.svm"},
+	} {
+		code, _, errOut := runCmd(c.args...)
+		if code != c.code || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errOut, c.code, c.msg)
+		}
+	}
+}
