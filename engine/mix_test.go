@@ -232,3 +232,25 @@ func TestMixingWithOptions(t *testing.T) {
 	b2, _ := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 3, Workers: 2})
 	fxSameModel(t, "batch, Workers 2 vs 0", b0, b2)
 }
+
+// TestFitBadRowFound: rows are checked as the first epoch reaches them;
+// a bad row anywhere (met by one worker or the other, or held out for
+// validation) fails Fit with no model and the error a check of the whole
+// matrix gives, naming the first bad row.
+func TestFitBadRowFound(t *testing.T) {
+	for _, bad := range []func(X *sparse.CSR){
+		func(X *sparse.CSR) { X.Val[X.Indptr[777]+1] = float32(math.NaN()) },
+		func(X *sparse.CSR) { X.Ind[X.Indptr[5]+2] = X.Ind[X.Indptr[5]+1] },
+		func(X *sparse.CSR) { X.Ind[X.Indptr[901]] = int32(X.Cols) + 5 },
+	} {
+		X, y := fxIntBinary(47, 1000, 40, 6, 0.1)
+		bad(X)
+		want := checkData(X)
+		for _, cfg := range []Config{{}, {Workers: 2}, {Workers: 3, Validation: 0.3}, {Algorithm: Plain, NoShuffle: true}, {Algorithm: Batch}} {
+			m, st, err := Fit(context.Background(), X, y, cfg)
+			if m != nil || st != nil || err == nil || err.Error() != want.Error() {
+				t.Fatalf("%+v: model %v, %d epochs, err %v; want %v", cfg, m != nil, len(st), err, want)
+			}
+		}
+	}
+}

@@ -46,6 +46,22 @@ func (m *CSR) Row(i int) Vector {
 // increasing in [0, Cols), and every value finite. The error wraps ErrShape,
 // ErrIndexOrder, ErrIndexRange or ErrValue and names the first bad row.
 func (m *CSR) Validate() error {
+	if err := m.ValidateShape(); err != nil {
+		return err
+	}
+	for i := 0; i < m.Rows; i++ {
+		if err := m.ValidateRow(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ValidateShape checks what Validate checks except the rows' indices and
+// values: the dimensions, the lengths and the row pointers. With it, a
+// caller that visits every row anyway can check each one with ValidateRow
+// as it goes, instead of an extra pass over the matrix.
+func (m *CSR) ValidateShape() error {
 	if m == nil {
 		return fmt.Errorf("%w: nil matrix", ErrShape)
 	}
@@ -67,11 +83,17 @@ func (m *CSR) Validate() error {
 			return fmt.Errorf("%w: row %d: Indptr not non-decreasing (%d, %d)", ErrShape, i, a, b)
 		}
 	}
-	for i := 0; i < m.Rows; i++ {
-		a, b := m.Indptr[i], m.Indptr[i+1]
-		if err := checkRow(m.Ind[a:b], m.Val[a:b], m.Cols); err != nil {
-			return fmt.Errorf("row %d: %w", i, err)
-		}
+	return nil
+}
+
+// ValidateRow checks row i of a matrix whose shape is valid
+// (ValidateShape): its indices strictly increasing in [0, Cols), its
+// values finite. The error wraps ErrIndexOrder, ErrIndexRange or ErrValue
+// and names the row.
+func (m *CSR) ValidateRow(i int) error {
+	a, b := m.Indptr[i], m.Indptr[i+1]
+	if err := checkRow(m.Ind[a:b], m.Val[a:b], m.Cols); err != nil {
+		return fmt.Errorf("row %d: %w", i, err)
 	}
 	return nil
 }
