@@ -9,6 +9,8 @@
 //	hyperplane train TRAIN     train a perceptron (linear or kernel; -threads, -stream)
 //	hyperplane eval -model M F evaluate a saved model
 //	hyperplane convert IN OUT  text → features, LIBSVM ↔ binary cache
+//	hyperplane predict -model M F  one prediction per row
+//	hyperplane gen OUT         synthetic data (text-like, or separable)
 //	hyperplane help [COMMAND]  help for a command
 //
 // The SIMD tier can be forced for any command with -simd or the
@@ -36,7 +38,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCmd, cpuCmd, statsCmd, trainCmd, evalCmd, convertCmd}
+	commands = []*command{demoCmd, cpuCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, genCmd}
 }
 
 // errUsage marks a misuse; main prints the command's usage and exits 2.

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/synth"
+)
+
+var genCmd = &command{
+	name:  "gen",
+	args:  "[-kind text|separable] OUT",
+	short: "generate a synthetic data set (text-like Zipf corpus, or separable with a known margin)",
+	long: `Gen writes a synthetic data set to OUT: a cache file when OUT ends in .hpc,
+else LIBSVM (gzip-compressed when it ends in .gz). The same flags give the
+same data on any machine of the same architecture, whatever -threads.
+
+-kind text (the default): rows of term counts over -dim features whose
+popularity follows Zipf's law with exponent -zipf, scattered over the
+index range as hashing would; about -nnz distinct features a row; labels
+from a planted linear rule (-classes of them; ±1 for two), each replaced
+by another with probability -noise. Issue 5's scale test is
+'gen -rows 10000000 big.hpc'.
+
+-kind separable: -rows points uniform in the ball of radius -radius in
+-dim dimensions, labelled ±1 by a random unit separator u through the
+origin, every point at distance at least -margin from its hyperplane, so
+the perceptron makes at most (R/γ)² mistakes on it. The exact R and γ are
+printed.`,
+	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		kind := fs.String("kind", "text", "what to generate: text or separable")
+		rows := fs.Int("rows", 100000, "rows (points)")
+		dim := fs.Int("dim", 0, "features (0: 2^20 for text, 100 for separable)")
+		nnz := fs.Float64("nnz", synth.DefaultMeanNNZ, "text: mean nonzeros per row")
+		zipf := fs.Float64("zipf", synth.DefaultZipf, "text: Zipf exponent of feature popularity")
+		classes := fs.Int("classes", 2, "text: number of classes")
+		noise := fs.Float64("noise", 0, "text: probability of a label flip")
+		margin := fs.Float64("margin", 0.1, "separable: margin γ")
+		radius := fs.Float64("radius", 1, "separable: radius R of the ball")
+		seed := fs.Uint64("seed", 0, "seed")
+		threads := fs.Int("threads", 0, "goroutines (0: all cores); the data do not depend on it")
+		asJSON := fs.Bool("json", false, "print the result as JSON")
+		return func(args []string, stdout io.Writer) error {
+			if len(args) != 1 {
+				return fmt.Errorf("%w: gen takes one OUT file", errUsage)
+			}
+			t0 := time.Now()
+			var d *sparse.Dataset
+			res := map[string]any{"kind": *kind, "out": args[0]}
+			switch *kind {
+			case "text":
+				var err error
+				d, err = synth.Text{Rows: *rows, MeanNNZ: *nnz, Dim: *dim, Zipf: *zipf, Classes: *classes,
+					Noise: *noise, Seed: *seed, Workers: *threads}.Generate()
+				if err != nil {
+					return fmt.Errorf("%w: %v", errUsage, err)
+				}
+			case "separable":
+				if *dim == 0 {
+					*dim = 100
+				}
+				s, err := synth.Separable{N: *rows, Dim: *dim, Radius: *radius, Margin: *margin, Seed: *seed, Workers: *threads}.Generate()
+				if err != nil {
+					return fmt.Errorf("%w: %v", errUsage, err)
+				}
+				d = s.Data
+				res["radius"], res["margin"], res["mistake_bound"] = s.R, s.Gamma, s.MistakeBound()
+			default:
+				return fmt.Errorf("%w: -kind %q (want text or separable)", errUsage, *kind)
+			}
+			genSecs := time.Since(t0).Seconds()
+			var err error
+			if strings.HasSuffix(args[0], ".hpc") {
+				err = sparse.WriteCacheFile(args[0], d)
+			} else {
+				err = sparse.WriteLIBSVMFile(args[0], d)
+			}
+			if err != nil {
+				return err
+			}
+			res["rows"], res["cols"], res["nnz"] = d.X.Rows, d.X.Cols, d.X.NNZ()
+			res["generate_seconds"], res["seconds"] = genSecs, time.Since(t0).Seconds()
+			if *asJSON {
+				return json.NewEncoder(stdout).Encode(res)
+			}
+			fmt.Fprintf(stdout, "%s: %d rows, %d features, %d nonzeros (%s; generated in %.2f s, written in %.2f s)\n",
+				args[0], d.X.Rows, d.X.Cols, d.X.NNZ(), *kind, genSecs, res["seconds"].(float64)-genSecs)
+			if *kind == "separable" {
+				fmt.Fprintf(stdout, "radius R %.6g, margin γ %.6g, mistake bound (R/γ)² %.6g\n", res["radius"], res["margin"], res["mistake_bound"])
+			}
+			return nil
+		}
+	},
+}

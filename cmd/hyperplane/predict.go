@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
+)
+
+var predictCmd = &command{
+	name:  "predict",
+	args:  "-model MODEL FILE",
+	short: "write a saved model's predictions for every row of a file, one per line",
+	long: `Predict loads a model saved by 'hyperplane train -o' (linear or kernel) and
+writes one line per row of FILE (LIBSVM, gzip too, or a cache): the
+predicted label, and with -scores a tab and the decision value (for a
+binary model w·x+b, > 0 meaning the larger label; for a multiclass model
+the winning class's score). With -featurizer, labels are written as the
+names the text featurizer knows them by. The labels in FILE are not used.
+Output goes to standard output, or atomically to the -o file.`,
+	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		model := fs.String("model", "", "the model `file`")
+		scores := fs.Bool("scores", false, "write the decision value after each label")
+		out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")
+		feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert)")
+		return func(args []string, stdout io.Writer) error {
+			if len(args) != 1 || *model == "" {
+				return fmt.Errorf("%w: predict needs -model MODEL and one FILE", errUsage)
+			}
+			m, err := engine.LoadClassifier(*model)
+			if err != nil {
+				return err
+			}
+			var names *text.Featurizer
+			if *feat != "" {
+				if names, err = text.Load(*feat); err != nil {
+					return err
+				}
+			}
+			d, err := sparse.ReadFile(args[0], sparse.ReadOptions{})
+			if err != nil {
+				return err
+			}
+			pred := m.PredictBatch(d.X, nil)
+			write := func(w io.Writer) error {
+				bw := bufio.NewWriterSize(w, 64<<10)
+				var b []byte
+				for i, p := range pred {
+					b = b[:0]
+					if names != nil {
+						b = append(b, names.Name(p)...)
+					} else {
+						b = strconv.AppendFloat(b, p, 'g', -1, 64)
+					}
+					if *scores {
+						b = append(b, '\t')
+						b = strconv.AppendFloat(b, float64(m.Decision(d.X.Row(i))), 'g', -1, 32)
+					}
+					b = append(b, '\n')
+					if _, err := bw.Write(b); err != nil {
+						return err
+					}
+				}
+				return bw.Flush()
+			}
+			if *out != "" {
+				return sparse.WriteFileAtomic(*out, write)
+			}
+			return write(stdout)
+		}
+	},
+}
