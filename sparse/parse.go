@@ -123,10 +123,17 @@ func (p *lineParser) parseLine(line []byte, ind []int32, val []float32) (r row, 
 			if c > 9 {
 				break
 			}
-			if idx <= limit {
-				idx = idx*10 + uint64(c)
-			}
+			idx = idx*10 + uint64(c)
 			i++
+		}
+		if i-tok > 19 {
+			// Past 19 digits idx may have wrapped: count again, capped.
+			idx = 0
+			for k := tok; k < i; k++ {
+				if idx <= limit {
+					idx = idx*10 + uint64(line[k]-'0')
+				}
+			}
 		}
 		if i == tok || i == n || line[i] != ':' {
 			return r, ind, val, false, p.badFeature(line, tok)
@@ -149,7 +156,7 @@ func (p *lineParser) parseLine(line []byte, ind []int32, val []float32) (r row, 
 		// Value: small non-negative integers (counts) take a shortcut.
 		vs := i
 		var m uint64
-		for i < n && i-vs < 15 { // < 10^15 < 2^53: float32(m) == float32(float64(m))
+		for i < n {
 			c := line[i] - '0'
 			if c > 9 {
 				break
@@ -158,7 +165,9 @@ func (p *lineParser) parseLine(line []byte, ind []int32, val []float32) (r row, 
 			i++
 		}
 		var v float32
-		if i > vs && (i == n || isBlank(line[i])) {
+		// Up to 15 digits, m < 10^15 < 2^53 is exact and float32(m) is
+		// the correctly rounded value; longer numbers take parseNumber.
+		if i > vs && i-vs <= 15 && (i == n || isBlank(line[i])) {
 			v = float32(m)
 		} else {
 			f, end, st := parseNumber(line, vs)
