@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -19,8 +20,8 @@ import (
 //
 // Shuffling is two-level: each epoch visits the blocks in a fresh random
 // order, CacheWindow blocks at a time, and learns the rows of those blocks
-// in one fresh random order, so that even a file sorted by label (as many
-// are) alternates classes. NoShuffle visits everything in file order. The classes come from the cache's label
+// interleaved at random (see interleave), so that even a file sorted by
+// label (as many are) alternates classes. NoShuffle visits everything in file order. The classes come from the cache's label
 // set and the width from its column count.
 //
 // Plain and Averaged are supported; the other algorithms, Workers > 1,
@@ -73,8 +74,9 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 		free <- new(sparse.CacheBlock)
 	}
 	gather := st.gatherWeights()
-	type rowRef struct{ blk, row int32 }
 	var order []rowRef
+	var sizes []int
+	var seqBuf []int32
 	var cls [][]int32
 	for e := 1; e <= s.epochs; e++ {
 		if err := ctx.Err(); err != nil {
@@ -102,9 +104,9 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			if len(win) == 0 {
 				break
 			}
-			order = order[:0]
 			cls = cls[:0]
-			for k, b := range win {
+			sizes = sizes[:0]
+			for _, b := range win {
 				cb := make([]int32, b.Rows())
 				for i := range cb {
 					j := classIndex(classes, b.Y[i]+0)
@@ -112,15 +114,22 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 						err = fmt.Errorf("%w: %s: row %d has label %v, not in the file's label set", ErrLabels, c.Name(), b.Start+int64(i)+1, b.Y[i])
 					}
 					cb[i] = int32(j)
-					order = append(order, rowRef{int32(k), int32(i)})
 				}
 				cls = append(cls, cb)
+				sizes = append(sizes, b.Rows())
 			}
 			if err != nil {
 				break
 			}
-			if !s.NoShuffle {
-				rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			if s.NoShuffle {
+				order = order[:0]
+				for k, n := range sizes {
+					for i := range n {
+						order = append(order, rowRef{int32(k), int32(i)})
+					}
+				}
+			} else {
+				order = interleave(order[:0], sizes, rng, &seqBuf)
 			}
 			for p, ref := range order {
 				if q := p + prefetchAhead; q < len(order) {
@@ -183,6 +192,57 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 		}
 	}
 	return st.model(), stats, nil
+}
+
+// rowRef names row Row of block Blk of a window.
+type rowRef struct{ blk, row int32 }
+
+// interleaveChunk is the run of consecutive rows interleave keeps.
+const interleaveChunk = 32
+
+// interleave appends to dst a random visiting order of the rows of
+// len(sizes) blocks (block k has sizes[k] rows). Each block is cut into
+// chunks of 32 rows, visited in a random order, rows of a chunk in order;
+// the blocks are merged at random, each step taking the next row of a
+// block drawn with probability proportional to the rows it has left. So
+// classes alternate as in a full shuffle of the window even when every
+// block holds one class, while each block is read as a few sequential
+// streams that the caches and the TLB follow, unlike a full permutation
+// of 64 MiB of rows. seq is scratch.
+func interleave(dst []rowRef, sizes []int, rng *rand.Rand, seq *[]int32) []rowRef {
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	if cap(*seq) < total {
+		*seq = make([]int32, total)
+	}
+	q := (*seq)[:0]
+	starts := make([]int, len(sizes)+1)
+	for k, n := range sizes {
+		starts[k] = len(q)
+		nc := (n + interleaveChunk - 1) / interleaveChunk
+		for _, c := range rng.Perm(nc) {
+			for i := c * interleaveChunk; i < min((c+1)*interleaveChunk, n); i++ {
+				q = append(q, int32(i))
+			}
+		}
+	}
+	starts[len(sizes)] = len(q)
+	left := slices.Clone(sizes)
+	pos := starts[:len(sizes)]
+	for t := total; t > 0; t-- {
+		x := rng.IntN(t)
+		k := 0
+		for x >= left[k] {
+			x -= left[k]
+			k++
+		}
+		dst = append(dst, rowRef{int32(k), q[pos[k]]})
+		pos[k]++
+		left[k]--
+	}
+	return dst
 }
 
 // CacheWindow is the number of cache blocks whose rows FitCache shuffles
