@@ -11,6 +11,7 @@
 //	hyperplane convert IN OUT  text → features, LIBSVM ↔ binary cache
 //	hyperplane predict -model M F  one prediction per row
 //	hyperplane gen OUT         synthetic data (text-like, or separable)
+//	hyperplane experiment convergence|variants  the mistake bound measured; learning curves
 //	hyperplane help [COMMAND]  help for a command
 //
 // The SIMD tier can be forced for any command with -simd or the
@@ -38,7 +39,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCmd, cpuCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, genCmd}
+	commands = []*command{demoCmd, cpuCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, genCmd, experimentCmd}
 }
 
 // errUsage marks a misuse; main prints the command's usage and exits 2.

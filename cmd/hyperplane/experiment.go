@@ -1,0 +1,371 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/synth"
+)
+
+var experimentCmd = &command{
+	name:  "experiment",
+	args:  "convergence|variants",
+	short: "measure the perceptron against its theory (mistake bound) and its variants against each other, with plots",
+	long: `Experiment convergence generates linearly separable data with a known unit
+separator u and margin γ (points in the ball of radius R; see 'gen -kind
+separable'), trains the plain perceptron through the origin until an
+epoch makes no mistake, and records the mistakes made, the bound (R/γ)²
+of Novikoff's theorem, the epochs, and the cosine between the learned w
+and u. It sweeps the number of points n, the dimension d and the margin
+γ, with several seeds each, and writes results.csv and, for each sweep,
+the mean mistakes and epochs with the bound on the same axes as SVG and
+PNG. A run whose mistakes exceed the bound is a bug: the command fails.
+
+Experiment variants trains the plain, averaged, voted and batch
+perceptrons on a data set (the embedded Subjectivity corpus unless
+-train and -test are given) and writes the test accuracy after every
+epoch as learning curves (variants.csv, variants.svg, variants.png).`,
+	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		out := fs.String("out", "experiment", "write the CSV and the plots into this `dir`")
+		seeds := fs.Int("seeds", 5, "convergence: seeds per setting")
+		quick := fs.Bool("quick", false, "convergence: a small sweep (seconds)")
+		epochs := fs.Int("epochs", 15, "variants: epochs")
+		train := fs.String("train", "", "variants: training `file` (default: the embedded Subjectivity data, 80/20 split)")
+		test := fs.String("test", "", "variants: test `file`")
+		return func(args []string, stdout io.Writer) error {
+			if len(args) != 1 {
+				return fmt.Errorf("%w: experiment takes convergence or variants", errUsage)
+			}
+			if err := os.MkdirAll(*out, 0o755); err != nil {
+				return err
+			}
+			switch args[0] {
+			case "convergence":
+				if *seeds < 1 {
+					return fmt.Errorf("%w: -seeds must be at least 1", errUsage)
+				}
+				return convergence(stdout, *out, *seeds, *quick)
+			case "variants":
+				if (*train == "") != (*test == "") || *epochs < 1 {
+					return fmt.Errorf("%w: variants needs both -train and -test or neither, and -epochs ≥ 1", errUsage)
+				}
+				return variants(stdout, *out, *train, *test, *epochs)
+			}
+			return fmt.Errorf("%w: unknown experiment %q (want convergence or variants)", errUsage, args[0])
+		}
+	},
+}
+
+// convRun is one training run of the convergence experiment.
+type convRun struct {
+	sweep            string
+	n, d             int
+	gamma            float64 // the margin asked for
+	seed             uint64
+	R, g, bound      float64 // measured radius and margin, (R/γ)²
+	mistakes, epochs int
+	converged        bool
+	cosine           float64
+}
+
+func convergence(stdout io.Writer, dir string, seeds int, quick bool) error {
+	type setting struct {
+		sweep string
+		n, d  int
+		gamma float64
+	}
+	ns, ds, gs := []int{100, 300, 1000, 3000, 10000}, []int{5, 20, 100, 500, 2000}, []float64{0.3, 0.2, 0.1, 0.05, 0.025}
+	if quick {
+		ns, ds, gs = []int{50, 200, 800}, []int{5, 20, 80}, []float64{0.3, 0.15, 0.075}
+	}
+	var sets []setting
+	for _, n := range ns {
+		sets = append(sets, setting{"n", n, 20, 0.1})
+	}
+	for _, d := range ds {
+		sets = append(sets, setting{"d", 1000, d, 0.1})
+	}
+	for _, g := range gs {
+		sets = append(sets, setting{"gamma", 1000, 20, g})
+	}
+	if quick {
+		for i := range sets {
+			sets[i].n = min(sets[i].n, 800)
+		}
+	}
+	var runs []convRun
+	for _, s := range sets {
+		for seed := 1; seed <= seeds; seed++ {
+			r, err := convergenceRun(s.sweep, s.n, s.d, s.gamma, uint64(seed))
+			if err != nil {
+				return err
+			}
+			if float64(r.mistakes) > r.bound {
+				return fmt.Errorf("BUG: n=%d d=%d γ=%g seed %d: %d mistakes exceed the bound (R/γ)² = %.2f", r.n, r.d, r.g, r.seed, r.mistakes, r.bound)
+			}
+			runs = append(runs, r)
+		}
+	}
+	if err := writeConvCSV(filepath.Join(dir, "results.csv"), runs); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%-6s %6s %5s %7s %9s %9s %9s %8s %7s\n", "sweep", "n", "d", "γ", "bound", "mistakes", "max", "epochs", "cos")
+	for _, sw := range []string{"n", "d", "gamma"} {
+		var xs, mist, maxm, eps, bnd []float64
+		for _, g := range groupRuns(runs, sw) {
+			m, mx, e, b, c := 0.0, 0.0, 0.0, 0.0, 0.0
+			for _, r := range g {
+				m += float64(r.mistakes)
+				mx = math.Max(mx, float64(r.mistakes))
+				e += float64(r.epochs)
+				b += r.bound
+				c += r.cosine
+			}
+			k := float64(len(g))
+			r0 := g[0]
+			fmt.Fprintf(stdout, "%-6s %6d %5d %7.3f %9.1f %9.1f %9.0f %8.1f %7.3f\n", sw, r0.n, r0.d, r0.gamma, b/k, m/k, mx, e/k, c/k)
+			switch sw {
+			case "n":
+				xs = append(xs, float64(r0.n))
+			case "d":
+				xs = append(xs, float64(r0.d))
+			default:
+				xs = append(xs, 1/(r0.gamma*r0.gamma))
+			}
+			mist, maxm, eps, bnd = append(mist, m/k), append(maxm, mx), append(eps, e/k), append(bnd, b/k)
+		}
+		xlabel := map[string]string{"n": "points n", "d": "dimension d", "gamma": "1/γ²"}[sw]
+		g0 := groupRuns(runs, sw)[0][0]
+		title := map[string]string{
+			"n":     fmt.Sprintf("Perceptron mistakes vs n (d = %d, γ = %g)", g0.d, g0.gamma),
+			"d":     fmt.Sprintf("Perceptron mistakes vs d (n = %d, γ = %g)", g0.n, g0.gamma),
+			"gamma": fmt.Sprintf("Perceptron mistakes vs 1/γ² (n = %d, d = %d)", g0.n, g0.d),
+		}[sw]
+		if err := plotSweep(filepath.Join(dir, "convergence_"+sw), title, xlabel, xs, map[string][]float64{
+			"bound (R/γ)²": bnd, "mistakes (mean)": mist, "mistakes (max)": maxm, "epochs (mean)": eps,
+		}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "\n%d runs, every one within its bound; results.csv and convergence_{n,d,gamma}.{svg,png} in %s\n", len(runs), dir)
+	return nil
+}
+
+func convergenceRun(sweep string, n, d int, gamma float64, seed uint64) (convRun, error) {
+	s, err := synth.Separable{N: n, Dim: d, Margin: gamma, Radius: 1, Seed: seed}.Generate()
+	if err != nil {
+		return convRun{}, err
+	}
+	const maxEpochs = 100000
+	m, stats, err := engine.Fit(context.Background(), s.Data.X, s.Data.Y, engine.Config{
+		Algorithm: engine.Plain, Bias: engine.NoBias, Epochs: maxEpochs, Seed: seed,
+	})
+	if err != nil {
+		return convRun{}, err
+	}
+	r := convRun{sweep: sweep, n: n, d: d, gamma: gamma, seed: seed, R: s.R, g: s.Gamma, bound: s.MistakeBound(), epochs: len(stats)}
+	for _, e := range stats {
+		r.mistakes += e.Mistakes
+	}
+	r.converged = stats[len(stats)-1].Mistakes == 0
+	// The learned w points the way of the positive class (Classes[1]).
+	var dot, ww, uu float64
+	for j, u := range s.U {
+		w := float64(m.W[j])
+		dot, ww, uu = dot+w*u, ww+w*w, uu+u*u
+	}
+	if m.Classes[1] < m.Classes[0] {
+		dot = -dot
+	}
+	r.cosine = dot / math.Sqrt(ww*uu)
+	return r, nil
+}
+
+// groupRuns returns the runs of a sweep grouped by setting, in order.
+func groupRuns(runs []convRun, sweep string) [][]convRun {
+	var out [][]convRun
+	for _, r := range runs {
+		if r.sweep != sweep {
+			continue
+		}
+		if k := len(out); k > 0 && out[k-1][0].n == r.n && out[k-1][0].d == r.d && out[k-1][0].gamma == r.gamma {
+			out[k-1] = append(out[k-1], r)
+		} else {
+			out = append(out, []convRun{r})
+		}
+	}
+	return out
+}
+
+func writeConvCSV(path string, runs []convRun) error {
+	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"sweep", "n", "d", "gamma", "seed", "radius", "measured_gamma", "bound", "mistakes", "epochs", "converged", "cosine"})
+		f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+		for _, r := range runs {
+			cw.Write([]string{r.sweep, strconv.Itoa(r.n), strconv.Itoa(r.d), f(r.gamma), strconv.FormatUint(r.seed, 10),
+				f(r.R), f(r.g), f(r.bound), strconv.Itoa(r.mistakes), strconv.Itoa(r.epochs), strconv.FormatBool(r.converged), f(r.cosine)})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// plotSweep draws the named series against xs on one set of log-log axes
+// and saves base.svg and base.png.
+func plotSweep(base, title, xlabel string, xs []float64, series map[string][]float64) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = "count"
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+	names := []string{"bound (R/γ)²", "mistakes (max)", "mistakes (mean)", "epochs (mean)"}
+	for i, name := range names {
+		ys, ok := series[name]
+		if !ok {
+			continue
+		}
+		pts := make(plotter.XYs, len(xs))
+		for k := range xs {
+			pts[k].X, pts[k].Y = xs[k], math.Max(ys[k], 0.5) // log axes: keep zeros drawable
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		line.Color = plotutil.Color(i)
+		points.Color = plotutil.Color(i)
+		points.Shape = plotutil.Shape(i)
+		if name == "bound (R/γ)²" {
+			line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+			line.Color = color.Black
+			points.Color = color.Black
+		}
+		p.Add(line, points)
+		p.Legend.Add(name, line, points)
+	}
+	return savePlot(p, base)
+}
+
+func savePlot(p *plot.Plot, base string) error {
+	for _, ext := range []string{".svg", ".png"} {
+		w, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, ext[1:])
+		if err != nil {
+			return err
+		}
+		if err := sparse.WriteFileAtomic(base+ext, func(out io.Writer) error { _, err := w.WriteTo(out); return err }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int) error {
+	var tr, te *sparse.Dataset
+	name := "Subjectivity (embedded), 80/20 split"
+	if trainPath == "" {
+		d, err := sparse.ReadLIBSVM(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
+		if err != nil {
+			return err
+		}
+		perm := rand.New(rand.NewPCG(1, 2)).Perm(d.Len())
+		nTest := d.Len() / 5
+		tr = &sparse.Dataset{X: d.X.SelectRows(perm[nTest:]), Y: pick(d.Y, perm[nTest:])}
+		te = &sparse.Dataset{X: d.X.SelectRows(perm[:nTest]), Y: pick(d.Y, perm[:nTest])}
+	} else {
+		var err error
+		if tr, err = sparse.ReadFile(trainPath, sparse.ReadOptions{}); err != nil {
+			return err
+		}
+		if te, err = sparse.ReadFile(testPath, sparse.ReadOptions{}); err != nil {
+			return err
+		}
+		name = trainPath + " → " + testPath
+	}
+	algos := []engine.Algorithm{engine.Plain, engine.Averaged, engine.Voted, engine.Batch}
+	acc := make([][]float64, len(algos))
+	for a, alg := range algos {
+		// The model after e epochs is what Fit with Epochs e returns (the
+		// same seed gives the same first e epochs).
+		for e := 1; e <= epochs; e++ {
+			cfg := engine.Config{Algorithm: alg, Epochs: e, Seed: 1}
+			if alg == engine.Batch {
+				cfg.LearningRate = 0.1
+			}
+			m, _, err := engine.Fit(context.Background(), tr.X, tr.Y, cfg)
+			if err != nil {
+				return err
+			}
+			right := 0
+			for i, p := range m.PredictBatch(te.X, nil) {
+				if p == te.Y[i] {
+					right++
+				}
+			}
+			acc[a] = append(acc[a], float64(right)/float64(te.X.Rows))
+		}
+	}
+	err := sparse.WriteFileAtomic(filepath.Join(dir, "variants.csv"), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"epoch", "plain", "averaged", "voted", "batch"})
+		for e := range epochs {
+			row := []string{strconv.Itoa(e + 1)}
+			for a := range algos {
+				row = append(row, strconv.FormatFloat(acc[a][e], 'f', 4, 64))
+			}
+			cw.Write(row)
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+	if err != nil {
+		return err
+	}
+	p := plot.New()
+	p.Title.Text = "Test accuracy per epoch: " + name
+	p.X.Label.Text = "epoch"
+	p.Y.Label.Text = "test accuracy"
+	p.Legend.Left = false
+	fmt.Fprintf(stdout, "%s\n%-6s %8s %8s %8s %8s\n", name, "epoch", "plain", "averaged", "voted", "batch")
+	for e := range epochs {
+		fmt.Fprintf(stdout, "%-6d %8.4f %8.4f %8.4f %8.4f\n", e+1, acc[0][e], acc[1][e], acc[2][e], acc[3][e])
+	}
+	for a, alg := range algos {
+		pts := make(plotter.XYs, epochs)
+		for e := range epochs {
+			pts[e].X, pts[e].Y = float64(e+1), acc[a][e]
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		line.Color, points.Color, points.Shape = plotutil.Color(a), plotutil.Color(a), plotutil.Shape(a)
+		p.Add(line, points)
+		p.Legend.Add(alg.String(), line, points)
+	}
+	if err := savePlot(p, filepath.Join(dir, "variants")); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nvariants.csv and variants.{svg,png} in %s\n", dir)
+	return nil
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestExperiments: the convergence sweep writes a CSV whose every run
+// converged within its mistake bound, and the plots; the variants
+// experiment writes one accuracy per algorithm and epoch.
+func TestExperiments(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCmd("experiment", "-out", dir, "-quick", "-seeds", "2", "convergence")
+	if code != 0 {
+		t.Fatalf("convergence: exit %d\n%s%s", code, out, errOut)
+	}
+	f, err := os.Open(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(recs) != 1+9*2 {
+		t.Fatalf("results.csv: %d records, err %v", len(recs), err)
+	}
+	for _, r := range recs[1:] {
+		bound, _ := strconv.ParseFloat(r[7], 64)
+		mistakes, _ := strconv.Atoi(r[8])
+		cos, _ := strconv.ParseFloat(r[11], 64)
+		if r[10] != "true" || float64(mistakes) > bound || mistakes < 1 || !(cos > 0.5) {
+			t.Fatalf("run %v: converged %s, %d mistakes, bound %s, cosine %s", r[:5], r[10], mistakes, r[7], r[11])
+		}
+	}
+	for _, sw := range []string{"n", "d", "gamma"} {
+		for _, ext := range []string{".svg", ".png"} {
+			if fi, err := os.Stat(filepath.Join(dir, "convergence_"+sw+ext)); err != nil || fi.Size() < 1000 {
+				t.Fatalf("convergence_%s%s: %v", sw, ext, err)
+			}
+		}
+	}
+	code, out, errOut = runCmd("experiment", "-out", dir, "-epochs", "2", "variants")
+	if code != 0 {
+		t.Fatalf("variants: exit %d\n%s%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "variants.csv"))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if err != nil || len(lines) != 3 || lines[0] != "epoch,plain,averaged,voted,batch" {
+		t.Fatalf("variants.csv: %q (err %v)", b, err)
+	}
+	for _, bad := range [][]string{{"experiment"}, {"experiment", "galaxy"}, {"experiment", "-seeds", "0", "convergence"}, {"experiment", "-train", "x", "variants"}} {
+		if code, _, _ := runCmd(append(bad[:1], append([]string{"-out", dir}, bad[1:]...)...)...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
