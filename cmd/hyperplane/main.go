@@ -12,6 +12,7 @@
 //	hyperplane predict -model M F  one prediction per row
 //	hyperplane gen OUT         synthetic data (text-like, or separable)
 //	hyperplane experiment convergence|variants  the mistake bound measured; learning curves
+//	hyperplane bench [-o R.json] | bench compare A.json B.json  the suite, across CPUs
 //	hyperplane help [COMMAND]  help for a command
 //
 // The SIMD tier can be forced for any command with -simd or the
@@ -39,7 +40,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCmd, cpuCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, genCmd, experimentCmd}
+	commands = []*command{demoCmd, cpuCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, genCmd, experimentCmd, benchCmd}
 }
 
 // errUsage marks a misuse; main prints the command's usage and exits 2.
