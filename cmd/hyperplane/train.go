@@ -195,12 +195,7 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	} else {
 		r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
 	}
-	if o.verbose {
-		cfg.OnEpoch = func(s engine.EpochStats) error {
-			fmt.Fprintf(os.Stderr, "epoch %d: %d mistakes, %d updates, loss %.4g\n", s.Epoch, s.Mistakes, s.Updates, s.Loss)
-			return nil
-		}
-	}
+	cfg.OnEpoch = progress(os.Stderr, o.verbose, cfg.Epochs)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	t1 := time.Now()
@@ -336,4 +331,41 @@ func parseClassWeights(s string) (map[float64]float64, error) {
 		m[lv] = wv
 	}
 	return m, nil
+}
+
+// progress returns the epoch callback of train: with -v a line per epoch
+// on w; otherwise, when w is a terminal, one line rewritten in place
+// (epoch, mistakes, rows/s, loss) and ended after the last epoch; nil
+// when w is a file or pipe, so that scripts see nothing there.
+func progress(w *os.File, verbose bool, epochs int) func(engine.EpochStats) error {
+	if verbose {
+		return func(s engine.EpochStats) error {
+			fmt.Fprintf(w, "epoch %d: %d mistakes, %d updates, loss %.4g\n", s.Epoch, s.Mistakes, s.Updates, s.Loss)
+			return nil
+		}
+	}
+	if !isTerminal(w) {
+		return nil
+	}
+	if epochs <= 0 {
+		epochs = 10
+	}
+	last := time.Now()
+	return func(s engine.EpochStats) error {
+		now := time.Now()
+		rate := float64(s.Rows) / max(now.Sub(last).Seconds(), 1e-9)
+		last = now
+		fmt.Fprintf(w, "\repoch %d/%d: %d mistakes, %.3g rows/s, loss %.4g   ", s.Epoch, epochs, s.Mistakes, rate, s.Loss)
+		if s.Epoch == epochs || s.Updates == 0 {
+			fmt.Fprintln(w)
+		}
+		return nil
+	}
+}
+
+// isTerminal reports whether f is a character device (a terminal), not a
+// file or a pipe.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
