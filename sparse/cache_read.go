@@ -504,6 +504,9 @@ func (c *Cache) Load() (*Dataset, error) {
 	if c.rows > math.MaxInt-1 || c.nnz > math.MaxInt {
 		return nil, cacheLimit(c.name, -1, ErrRowTooLong, "too large for this platform")
 	}
+	if c.nnz > c.opt.MaxNNZ {
+		return nil, fmt.Errorf("%w: %s has %d nonzeros, more than MaxNNZ = %d: raise ReadOptions.MaxNNZ, or train from it out of core (engine.FitCache)", ErrTooLarge, c.name, c.nnz, c.opt.MaxNNZ)
+	}
 	rows, nnz := int(c.rows), int(c.nnz)
 	d := &Dataset{
 		X: &CSR{

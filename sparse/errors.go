@@ -32,6 +32,9 @@ var (
 	// ErrShape reports inconsistent lengths or row pointers in a Vector, CSR
 	// or Dataset, or index and value slices of different lengths.
 	ErrShape = errors.New("sparse: inconsistent shape")
+	// ErrTooLarge reports a data set with more nonzeros than
+	// ReadOptions.MaxNNZ allows in memory.
+	ErrTooLarge = errors.New("sparse: data set too large for memory")
 	// ErrBadOption reports a ReadOptions field with an invalid value.
 	ErrBadOption = errors.New("sparse: invalid option")
 )

@@ -15,6 +15,11 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
+// DefaultMaxNNZ is the default ReadOptions.MaxNNZ: 2^30 nonzeros are
+// 8 GiB as a CSR matrix, and the parallel reader needs up to about twice
+// that while it assembles, which a 24 GiB machine can hold.
+const DefaultMaxNNZ = 1 << 30
+
 // DefaultMaxRowNNZ is the default limit on the number of features in one
 // row (ReadOptions.MaxRowNNZ).
 const DefaultMaxRowNNZ = 1 << 24
@@ -45,6 +50,11 @@ type ReadOptions struct {
 	// Workers is the number of goroutines ReadLIBSVM parses with. 0 means
 	// runtime.GOMAXPROCS(0). Scanner ignores it.
 	Workers int
+	// MaxNNZ caps the nonzeros that ReadLIBSVM and Cache.Load bring into
+	// memory (ErrTooLarge beyond it). 0 means DefaultMaxNNZ. The readers
+	// that hold one row or block at a time (Scanner, CacheScanner,
+	// ReadBlock, ConvertLIBSVM) ignore it: they are the way to larger data.
+	MaxNNZ int64
 
 	// chunkSize overrides the block size (tests use tiny blocks to
 	// exercise block boundaries).
@@ -64,6 +74,11 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 		return o, fmt.Errorf("%w: MaxRowNNZ = %d is negative", ErrBadOption, o.MaxRowNNZ)
 	case o.Workers < 0:
 		return o, fmt.Errorf("%w: Workers = %d is negative", ErrBadOption, o.Workers)
+	case o.MaxNNZ < 0:
+		return o, fmt.Errorf("%w: MaxNNZ = %d is negative", ErrBadOption, o.MaxNNZ)
+	}
+	if o.MaxNNZ == 0 {
+		o.MaxNNZ = DefaultMaxNNZ
 	}
 	if o.MaxDim == 0 || o.MaxDim > math.MaxInt32 {
 		o.MaxDim = math.MaxInt32
@@ -136,6 +151,13 @@ func openSource(r io.Reader) (io.Reader, error) {
 		return zr, nil
 	}
 	return br, nil
+}
+
+func nameOr(name string) string {
+	if name == "" {
+		return "the input"
+	}
+	return name
 }
 
 func readErr(name string, err error) error {
@@ -327,11 +349,22 @@ func readParallel(src io.Reader, o *ReadOptions) (*Dataset, error) {
 	}()
 
 	var pieces []piece
+	var held int64
+	tooLarge := false
 	for res := range results {
 		for len(pieces) <= res.seq {
 			pieces = append(pieces, piece{})
 		}
 		pieces[res.seq] = res.pc
+		if held += int64(len(res.pc.ind)); held > o.MaxNNZ && !tooLarge {
+			// Stop reading and parsing, and let the memory go.
+			tooLarge = true
+			stopSeq.Store(-1)
+		}
+		if tooLarge {
+			pieces[res.seq] = piece{}
+			continue
+		}
 		if res.pc.err != nil {
 			for {
 				cur := stopSeq.Load()
@@ -344,6 +377,9 @@ func readParallel(src io.Reader, o *ReadOptions) (*Dataset, error) {
 	// All goroutines except possibly the closer have finished; ioErr is
 	// visible because the producer closed blocks before the workers ended.
 
+	if tooLarge {
+		return nil, fmt.Errorf("%w: %s has more than MaxNNZ = %d nonzeros: raise ReadOptions.MaxNNZ, or stream it (Scanner, or a cache file and engine.FitCache)", ErrTooLarge, nameOr(o.Name), o.MaxNNZ)
+	}
 	line := 0
 	for _, pc := range pieces {
 		if pc.err != nil {
