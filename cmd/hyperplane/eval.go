@@ -23,6 +23,7 @@ the confusion matrix. Features past the model's width count as zero.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		model := fs.String("model", "", "the model `file`")
 		asJSON := fs.Bool("json", false, "print the result as JSON")
+		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn and ignore them)")
 		return func(args []string, out io.Writer) error {
 			if len(args) != 1 || *model == "" {
 				return fmt.Errorf("%w: eval needs -model MODEL and one FILE", errUsage)
@@ -33,6 +34,9 @@ the confusion matrix. Features past the model's width count as zero.`,
 			}
 			d, err := sparse.ReadFile(args[0], sparse.ReadOptions{})
 			if err != nil {
+				return err
+			}
+			if err := checkWidth(args[0], d.X.Cols, m, *strict); err != nil {
 				return err
 			}
 			t0 := time.Now()
@@ -55,4 +59,28 @@ the confusion matrix. Features past the model's width count as zero.`,
 			return c.WriteReport(out)
 		}
 	},
+}
+
+// checkWidth compares the data's width with the model's. Features past the
+// model's width were never seen in training and weigh zero, which is what
+// a test file from a larger vocabulary needs; but it may also be data of
+// another kind altogether, so it is said on stderr, or with strict it is
+// an error.
+func checkWidth(path string, cols int, m engine.Classifier, strict bool) error {
+	dim := 0
+	switch m := m.(type) {
+	case *engine.Model:
+		dim = m.Dim
+	case *engine.KernelModel:
+		dim = m.Dim
+	}
+	if cols <= dim {
+		return nil
+	}
+	msg := fmt.Sprintf("%s has %d features, the model %d: the %d past its width are ignored", path, cols, dim, cols-dim)
+	if strict {
+		return fmt.Errorf("%w: %s", engine.ErrDim, msg)
+	}
+	fmt.Fprintln(warnings, "hyperplane: warning:", msg)
+	return nil
 }

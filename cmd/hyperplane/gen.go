@@ -49,6 +49,18 @@ printed.`,
 			if len(args) != 1 {
 				return fmt.Errorf("%w: gen takes one OUT file", errUsage)
 			}
+			// Gen holds the whole data set in memory before writing it:
+			// refuse what cannot fit, as the readers do (sparse.MaxNNZ).
+			if *rows < 0 || *dim < 0 {
+				return fmt.Errorf("%w: -rows and -dim must not be negative", errUsage)
+			}
+			per := *nnz
+			if *kind == "separable" {
+				per = float64(max(*dim, 100))
+			}
+			if est := float64(*rows) * per; est > sparse.DefaultMaxNNZ {
+				return fmt.Errorf("%w: -rows %d would make about %.3g nonzeros, more than the %d that fit in memory", errUsage, *rows, est, sparse.DefaultMaxNNZ)
+			}
 			t0 := time.Now()
 			var d *sparse.Dataset
 			res := map[string]any{"kind": *kind, "out": args[0]}

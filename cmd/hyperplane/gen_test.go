@@ -108,3 +108,28 @@ func TestGenTrainPredict(t *testing.T) {
 		}
 	}
 }
+
+// TestWidthMismatch: data wider than the model is a warning for eval and
+// predict, an error with -strict.
+func TestWidthMismatch(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.hpm")
+	if code, _, errOut := runCmd("train", "-o", model, train); code != 0 {
+		t.Fatal(errOut)
+	}
+	wide := filepath.Join(dir, "wide.svm")
+	if err := os.WriteFile(wide, []byte("1 2:1 50:3\n2 3:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"eval", "predict"} {
+		code, _, errOut := runCmd(cmd, "-model", model, wide)
+		if code != 0 || !strings.Contains(errOut, "warning") || !strings.Contains(errOut, "50 features") {
+			t.Errorf("%s on wider data: exit %d, stderr %q; want a warning", cmd, code, errOut)
+		}
+		code, _, errOut = runCmd(cmd, "-strict", "-model", model, wide)
+		if code != 1 || !strings.Contains(errOut, "50 features") {
+			t.Errorf("%s -strict on wider data: exit %d, stderr %q; want an error", cmd, code, errOut)
+		}
+	}
+}

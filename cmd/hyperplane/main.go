@@ -50,7 +50,11 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// warnings is where commands write warnings: run's stderr.
+var warnings io.Writer = os.Stderr
+
 func run(args []string, stdout, stderr io.Writer) int {
+	warnings = stderr
 	if len(args) == 0 {
 		args = []string{"demo"}
 	}
