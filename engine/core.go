@@ -310,6 +310,21 @@ func (st *state) worker() *state {
 	return w
 }
 
+// finiteAt reports whether the biases and the weights of features ind are
+// all finite: after an update, those are the only ones that changed.
+func (st *state) finiteAt(ind []int32) bool {
+	if !finite32s(st.b) {
+		return false
+	}
+	K := st.K
+	for _, j := range ind {
+		if !finite32s(st.w[int(j)*K : int(j)*K+K]) {
+			return false
+		}
+	}
+	return true
+}
+
 // gatherWeights reports whether the weights are too large for the caches
 // to hold (hashed text features, many classes), so that a pass gains by
 // prefetching the weights of the rows ahead; below that the extra pass

@@ -19,6 +19,7 @@ import (
 type Learner struct {
 	st  *state
 	rng *rand.Rand
+	err error // sticky ErrDiverged
 }
 
 // RowSource is a stream of labelled sparse rows, such as *sparse.Scanner:
@@ -60,7 +61,9 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 // Learn learns one example and reports whether the learner got it wrong
 // before the update (its progressive validation error). The row must be
 // valid (sparse.Vector.Validate); a label outside the learner's classes or
-// a row wider than MaxDim is an error and changes nothing.
+// a row wider than MaxDim is an error and changes nothing. An update that
+// makes a weight NaN or infinite returns ErrDiverged, and so does every
+// later call.
 func (l *Learner) Learn(x sparse.Vector, y float64) (mistake bool, err error) {
 	return l.LearnWeighted(x, y, 1)
 }
@@ -74,6 +77,9 @@ func (l *Learner) LearnWeighted(x sparse.Vector, y float64, weight float64) (boo
 
 // learn learns one row; valid says the caller has validated it already.
 func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) (outcome, error) {
+	if l.err != nil {
+		return outcome{}, l.err
+	}
 	st := l.st
 	c := classIndex(st.classes, y+0)
 	if c < 0 {
@@ -94,7 +100,14 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 		}
 		st.grow(min(st.s.maxDim, max(need, 2*st.dim)))
 	}
-	return st.step(x.Ind, x.Val, c, float32(weight), -1), nil
+	o := st.step(x.Ind, x.Val, c, float32(weight), -1)
+	if o.update && !st.finiteAt(x.Ind) {
+		// A NaN weight would make every later comparison false, and the
+		// learner would silently stop learning: stop it loudly instead.
+		l.err = fmt.Errorf("%w: after example %d (lower the learning rate or scale the features); the learner is unusable", ErrDiverged, int64(st.c))
+		return o, l.err
+	}
+	return o, nil
 }
 
 // PartialFit makes one pass over the rows of X with labels y, in a random

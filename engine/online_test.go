@@ -429,3 +429,25 @@ func TestNewLearnerErrors(t *testing.T) {
 }
 
 func nanF() float64 { z := 0.0; return z / z }
+
+// TestLearnerDiverges: an update that overflows a weight returns
+// ErrDiverged, and so does every later call, instead of a learner that
+// silently stops learning on NaN weights.
+func TestLearnerDiverges(t *testing.T) {
+	l, err := NewLearner([]float64{-1, 1}, 4, Config{Algorithm: Plain, LearningRate: 1e30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := sparse.Vector{Dim: 4, Ind: []int32{1, 2}, Val: []float32{3e38, 1}}
+	var errs []error
+	for _, y := range []float64{1, -1, 1, -1} {
+		_, err := l.Learn(x, y)
+		errs = append(errs, err)
+	}
+	if !errors.Is(errs[len(errs)-1], ErrDiverged) {
+		t.Fatalf("errors %v: want ErrDiverged by the last call", errs)
+	}
+	if _, err := l.Learn(sparse.Vector{Dim: 4, Ind: []int32{0}, Val: []float32{1}}, 1); !errors.Is(err, ErrDiverged) {
+		t.Fatalf("after divergence: %v, want ErrDiverged again", err)
+	}
+}
