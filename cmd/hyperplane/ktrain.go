@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
@@ -35,7 +36,10 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 	m, stats, err := engine.FitKernel(ctx, d.X, d.Y, cfg)
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err != nil && (m == nil || ctx.Err() == nil) {
-		return err
+		if strings.HasPrefix(err.Error(), path+":") {
+			return err
+		}
+		return fmt.Errorf("%s: %w", path, err) // name the data, as the reader's errors do
 	}
 	interrupted := err
 	r.Epochs, r.Classes, r.Kernel, r.SupportVectors = len(stats), len(m.Classes), m.Kernel.String(), m.NumSV()

@@ -208,7 +208,10 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	}
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err != nil && (m == nil || ctx.Err() == nil) {
-		return err
+		if strings.HasPrefix(err.Error(), path+":") {
+			return err
+		}
+		return fmt.Errorf("%s: %w", path, err) // name the data, as the reader's errors do
 	}
 	interrupted := err
 	r.Epochs = len(stats)
