@@ -29,6 +29,11 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 				s.Epoch, s.Mistakes, s.Updates, s.Loss, s.SupportVectors, s.Removed, s.Gram.Hits, s.Gram.Misses)
 			return nil
 		}
+	} else if line := progressLine(os.Stderr, cfg.Epochs); line != nil {
+		cfg.OnEpoch = func(s engine.KernelEpochStats) error {
+			line(s.EpochStats, fmt.Sprintf(", %d support vectors", s.SupportVectors))
+			return nil
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -347,6 +347,16 @@ func progress(w *os.File, verbose bool, epochs int) func(engine.EpochStats) erro
 			return nil
 		}
 	}
+	line := progressLine(w, epochs)
+	if line == nil {
+		return nil
+	}
+	return func(s engine.EpochStats) error { line(s, ""); return nil }
+}
+
+// progressLine returns a function that rewrites one progress line on the
+// terminal w (with extra at its end), or nil when w is not a terminal.
+func progressLine(w *os.File, epochs int) func(s engine.EpochStats, extra string) {
 	if !isTerminal(w) {
 		return nil
 	}
@@ -354,15 +364,14 @@ func progress(w *os.File, verbose bool, epochs int) func(engine.EpochStats) erro
 		epochs = 10
 	}
 	last := time.Now()
-	return func(s engine.EpochStats) error {
+	return func(s engine.EpochStats, extra string) {
 		now := time.Now()
 		rate := float64(s.Rows) / max(now.Sub(last).Seconds(), 1e-9)
 		last = now
-		fmt.Fprintf(w, "\repoch %d/%d: %d mistakes, %.3g rows/s, loss %.4g   ", s.Epoch, epochs, s.Mistakes, rate, s.Loss)
+		fmt.Fprintf(w, "\repoch %d/%d: %d mistakes, %.3g rows/s, loss %.4g%s   ", s.Epoch, epochs, s.Mistakes, rate, s.Loss, extra)
 		if s.Epoch == epochs || s.Updates == 0 {
 			fmt.Fprintln(w)
 		}
-		return nil
 	}
 }
 
