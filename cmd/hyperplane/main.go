@@ -115,7 +115,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "hyperplane trains and measures SIMD-accelerated perceptrons.\n\nusage: hyperplane <command> [flags] [arguments]\n\ncommands:")
 		sort.Slice(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
 		for _, c := range commands {
-			fmt.Fprintf(stdout, "  %-8s %s\n", c.name, c.short)
+			fmt.Fprintf(stdout, "  %-10s %s\n", c.name, c.short)
 		}
 		fmt.Fprintln(stdout, "\nWith no command, hyperplane runs demo. 'hyperplane help COMMAND' shows a command's flags.")
 		return 0
