@@ -74,6 +74,19 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 		free <- new(sparse.CacheBlock)
 	}
 	gather := st.gatherWeights()
+	// A file of one window or less is read once and kept: every epoch
+	// would read it all before learning anything, with nothing to
+	// overlap the reading with.
+	var resident []*sparse.CacheBlock
+	if c.NumBlocks() <= CacheWindow {
+		for i := range c.NumBlocks() {
+			b := new(sparse.CacheBlock)
+			if err := c.ReadBlock(i, b); err != nil {
+				return st.model(), nil, err
+			}
+			resident = append(resident, b)
+		}
+	}
 	var order []rowRef
 	var sizes []int
 	var seqBuf []int32
@@ -87,19 +100,29 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 		}
 		es := EpochStats{Epoch: e}
 		var loss float64
-		rd := readBlocks(ctx, c, blocks, free)
+		var rd *blockReader
+		if resident == nil {
+			rd = readBlocks(ctx, c, blocks, free)
+		}
 		var err error
-		for {
+		for done := false; !done; {
 			// Gather a window of blocks and learn their rows in one
 			// shuffled order, so that a file sorted by label still
 			// alternates classes.
 			var win []*sparse.CacheBlock
-			for len(win) < window {
-				b, ok := <-rd.out
-				if !ok {
-					break
+			if resident != nil {
+				for _, i := range blocks {
+					win = append(win, resident[i])
 				}
-				win = append(win, b)
+				done = true
+			} else {
+				for len(win) < window {
+					b, ok := <-rd.out
+					if !ok {
+						break
+					}
+					win = append(win, b)
+				}
 			}
 			if len(win) == 0 {
 				break
@@ -160,15 +183,19 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 					es.Updates++
 				}
 			}
-			for _, b := range win {
-				free <- b
+			if resident == nil {
+				for _, b := range win {
+					free <- b
+				}
 			}
 			if err != nil {
 				break
 			}
 		}
-		if rerr := rd.stop(free); err == nil {
-			err = rerr
+		if rd != nil {
+			if rerr := rd.stop(free); err == nil {
+				err = rerr
+			}
 		}
 		if err != nil {
 			return st.model(), stats, err

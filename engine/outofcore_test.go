@@ -38,7 +38,7 @@ func fxCache(t *testing.T, X *sparse.CSR, y []float64, blockBytes int) (*sparse.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if c.NumBlocks() < 3 {
+	if c.NumBlocks() < 3 && blockBytes < 1<<20 {
 		t.Fatalf("only %d blocks: the test wants several", c.NumBlocks())
 	}
 	return c, path
@@ -189,4 +189,49 @@ func toInts(a []int32) []int {
 		r[i] = int(v)
 	}
 	return r
+}
+
+// TestFitCacheResident: a file of one window or less is read once and
+// kept; training from it equals Fit in file order, and a corrupt block is
+// reported before any learning, with the initial model.
+func TestFitCacheResident(t *testing.T) {
+	X, y := fxIntMulti(56, 900, 50, 7, 3, 0.1)
+	c, path := fxCache(t, X, y, 8000)
+	if n := c.NumBlocks(); n < 2 || n > CacheWindow {
+		t.Fatalf("%d blocks: the test wants 2..%d", n, CacheWindow)
+	}
+	cfg := Config{NoShuffle: true, Epochs: 4}
+	want, _ := fxFit(t, X, y, cfg)
+	got, _, err := FitCache(context.Background(), c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxSameModel(t, "resident FitCache vs Fit", got, want)
+	s1, _, err := FitCache(context.Background(), c, Config{Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _, err := FitCache(context.Background(), c, Config{Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxSameModel(t, "resident FitCache, same seed", s1, s2)
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/3] ^= 0x10
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	m, st, err := FitCache(context.Background(), c2, Config{})
+	if !errors.Is(err, sparse.ErrCache) || m == nil || len(st) != 0 {
+		t.Fatalf("corrupt resident block: model %v, %d epochs, err %v", m != nil, len(st), err)
+	}
 }
