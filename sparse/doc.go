@@ -36,4 +36,20 @@
 //
 // WriteLIBSVM and WriteLIBSVMFile write the same format back; every float32
 // value is written with the fewest digits that read back to the same bits.
+//
+// # Binary cache
+//
+// A cache file ("HPSC", see cache.go for the layout) holds a parsed data
+// set as checksummed blocks of the raw CSR arrays, so that later passes
+// cost no parsing: WriteCacheFile or ConvertLIBSVMFile (row by row, in
+// bounded memory) write one; OpenCache reads its index, ReadBlock and
+// Scanner stream it (memory-mapped with CacheOptions.Map), Load reads it
+// whole. ReadFile loads either format, told apart by the first bytes.
+//
+// # Limits
+//
+// ReadOptions bounds what a reader accepts: MaxDim for indices, MaxRowNNZ
+// for one row, MaxNNZ for the nonzeros loaded into memory at once
+// (ErrTooLarge; the default, 2^30, fits a 24 GiB machine). No number read
+// from a file sizes an allocation before the data backing it has arrived.
 package sparse
