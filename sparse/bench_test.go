@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"bytes"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -141,7 +142,7 @@ func readAllGzip(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	src, err := openSource(f)
+	src, err := lineio.Open(f)
 	if err != nil {
 		return nil, err
 	}

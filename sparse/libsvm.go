@@ -1,18 +1,15 @@
 package sparse
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 	"io"
 	"math"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // DefaultMaxNNZ is the default ReadOptions.MaxNNZ: 2^30 nonzeros are
@@ -133,25 +130,7 @@ func (d *Dataset) Validate() error {
 	return nil
 }
 
-var bom = []byte{0xef, 0xbb, 0xbf}
-
-// openSource returns r, or a decompressing reader when r starts with the
-// gzip magic bytes.
-func openSource(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	magic, err := br.Peek(2)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, err
-		}
-		return zr, nil
-	}
-	return br, nil
-}
+var bom = lineio.BOM
 
 func nameOr(name string) string {
 	if name == "" {
@@ -207,7 +186,7 @@ func ReadLIBSVM(r io.Reader, opt ReadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := openSource(r)
+	src, err := lineio.Open(r)
 	if err != nil {
 		return nil, readErr(o.Name, err)
 	}

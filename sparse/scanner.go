@@ -1,7 +1,7 @@
 package sparse
 
 import (
-	"bytes"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 	"io"
 )
 
@@ -18,16 +18,11 @@ import (
 //	if err := sc.Err(); err != nil { ... }
 type Scanner struct {
 	raw     io.Reader
-	src     io.Reader
 	opt     ReadOptions
 	p       lineParser
 	started bool
 
-	buf      []byte
-	pos, end int // unconsumed bytes are buf[pos:end]
-	scanned  int // buf[pos:scanned] holds no '\n'
-	eof      bool
-	bomDone  bool
+	lr lineio.Reader
 
 	line int
 	r    row
@@ -57,17 +52,16 @@ func (s *Scanner) Scan() bool {
 	}
 	if !s.started {
 		s.started = true
-		src, err := openSource(s.raw)
+		src, err := lineio.Open(s.raw)
 		if err != nil {
 			s.err = readErr(s.opt.Name, err)
 			return false
 		}
-		s.src = src
 		size := firstChunkSize
 		if s.opt.chunkSize < defaultChunkSize {
 			size = s.opt.chunkSize // tests: tiny buffers
 		}
-		s.buf = make([]byte, size)
+		s.lr = lineio.Reader{Src: src, Size: size}
 	}
 	for {
 		ln, ok := s.nextLine()
@@ -92,58 +86,11 @@ func (s *Scanner) Scan() bool {
 // nextLine returns the next line without its '\n', reading more input as
 // needed; false at the end of the input or on a read error (s.err set).
 func (s *Scanner) nextLine() ([]byte, bool) {
-	empty := 0
-	for {
-		if !s.bomDone && (s.end-s.pos >= len(bom) || s.eof) {
-			s.bomDone = true
-			if bytes.HasPrefix(s.buf[s.pos:s.end], bom) {
-				s.pos += len(bom)
-				s.scanned = s.pos
-			}
-		}
-		if s.bomDone {
-			if k := bytes.IndexByte(s.buf[s.scanned:s.end], '\n'); k >= 0 {
-				ln := s.buf[s.pos : s.scanned+k]
-				s.pos = s.scanned + k + 1
-				s.scanned = s.pos
-				return ln, true
-			}
-			s.scanned = s.end
-			if s.eof {
-				if s.pos < s.end {
-					ln := s.buf[s.pos:s.end]
-					s.pos = s.end
-					return ln, true
-				}
-				return nil, false
-			}
-		}
-		// Refill: keep the partial line, growing the buffer for long lines.
-		if s.pos > 0 {
-			n := copy(s.buf, s.buf[s.pos:s.end])
-			s.scanned -= s.pos
-			s.end, s.pos = n, 0
-		}
-		if s.end == len(s.buf) {
-			nb := make([]byte, 2*len(s.buf))
-			copy(nb, s.buf[:s.end])
-			s.buf = nb
-		}
-		n, err := s.src.Read(s.buf[s.end:])
-		s.end += n
-		switch {
-		case err == io.EOF:
-			s.eof = true
-		case err != nil:
-			s.err = readErr(s.opt.Name, err)
-			return nil, false
-		case n == 0:
-			if empty++; empty > 100 {
-				s.err = readErr(s.opt.Name, io.ErrNoProgress)
-				return nil, false
-			}
-		}
+	ln, st := s.lr.Next()
+	if st == lineio.ReadErr {
+		s.err = readErr(s.opt.Name, s.lr.Err)
 	}
+	return ln, st == lineio.OK
 }
 
 // Row returns the current row's label and features. The vector's slices

@@ -1,16 +1,14 @@
 package text
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 	"io"
 	"os"
 	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/klauspost/compress/gzip"
 )
 
 // DefaultMaxLineBytes is the default limit on the length of one input line
@@ -172,7 +170,7 @@ type Scanner struct {
 	opt     ReadOptions
 	format  Format
 	started bool
-	lr      lineReader
+	lr      lineio.Reader
 	jp      jsonParser
 	line    int
 	doc     Doc
@@ -200,22 +198,22 @@ func (s *Scanner) Scan() bool {
 	}
 	if !s.started {
 		s.started = true
-		src, err := openSource(s.raw)
+		src, err := lineio.Open(s.raw)
 		if err != nil {
 			s.err = readErr(s.opt.Name, err)
 			return false
 		}
-		s.lr = lineReader{src: src, max: s.opt.MaxLineBytes}
+		s.lr = lineio.Reader{Src: src, Max: s.opt.MaxLineBytes}
 	}
 	for {
-		ln, st := s.lr.next()
+		ln, st := s.lr.Next()
 		switch st {
-		case lineEOF:
+		case lineio.EOF:
 			return false
-		case lineReadErr:
-			s.err = readErr(s.opt.Name, s.lr.err)
+		case lineio.ReadErr:
+			s.err = readErr(s.opt.Name, s.lr.Err)
 			return false
-		case lineTooLong:
+		case lineio.TooLong:
 			s.line++
 			s.err = &sparse.ParseError{File: s.opt.Name, Line: s.line, Col: s.opt.MaxLineBytes + 1,
 				Msg: "line longer than " + strconv.Itoa(s.opt.MaxLineBytes) + " bytes (ReadOptions.MaxLineBytes)", Err: ErrLineTooLong}
@@ -309,113 +307,4 @@ func readErr(name string, err error) error {
 	return fmt.Errorf("text: reading %s: %w", name, err)
 }
 
-// openSource returns r, or a decompressing reader when r starts with the
-// gzip magic bytes.
-func openSource(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	magic, err := br.Peek(2)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, err
-		}
-		return zr, nil
-	}
-	return br, nil
-}
-
-var bom = []byte{0xef, 0xbb, 0xbf}
-
-// lineReader cuts its source into lines, keeping at most one line (of at
-// most max bytes) plus one read in its buffer.
-type lineReader struct {
-	src      io.Reader
-	max      int
-	buf      []byte
-	pos, end int // unconsumed bytes are buf[pos:end]
-	scanned  int // buf[pos:scanned] holds no '\n'
-	eof      bool
-	bomDone  bool
-	err      error
-}
-
-// Line reader outcomes.
-const (
-	lineOK = iota
-	lineEOF
-	lineTooLong
-	lineReadErr
-)
-
-const firstBufSize = 64 << 10
-
-// next returns the next line without its '\n'. The line stays valid until
-// the next call.
-func (r *lineReader) next() ([]byte, int) {
-	if r.buf == nil {
-		r.buf = make([]byte, max(min(firstBufSize, r.max+1), 4))
-	}
-	empty := 0
-	for {
-		if !r.bomDone && (r.end-r.pos >= len(bom) || r.eof) {
-			r.bomDone = true
-			if bytes.HasPrefix(r.buf[r.pos:r.end], bom) {
-				r.pos += len(bom)
-				r.scanned = r.pos
-			}
-		}
-		if r.bomDone {
-			if k := bytes.IndexByte(r.buf[r.scanned:r.end], '\n'); k >= 0 {
-				n := r.scanned + k
-				if n-r.pos > r.max {
-					return nil, lineTooLong
-				}
-				ln := r.buf[r.pos:n]
-				r.pos, r.scanned = n+1, n+1
-				return ln, lineOK
-			}
-			r.scanned = r.end
-			if r.end-r.pos > r.max {
-				return nil, lineTooLong
-			}
-			if r.eof {
-				if r.pos < r.end {
-					ln := r.buf[r.pos:r.end]
-					r.pos = r.end
-					return ln, lineOK
-				}
-				return nil, lineEOF
-			}
-		}
-		// Refill, keeping the partial line; grow the buffer if the line
-		// fills it (never beyond max+1 bytes, which is enough to tell that
-		// a line is too long).
-		if r.pos > 0 {
-			n := copy(r.buf, r.buf[r.pos:r.end])
-			r.scanned -= r.pos
-			r.end, r.pos = n, 0
-		}
-		if r.end == len(r.buf) {
-			nb := make([]byte, min(2*len(r.buf), r.max+1))
-			copy(nb, r.buf[:r.end])
-			r.buf = nb
-		}
-		n, err := r.src.Read(r.buf[r.end:])
-		r.end += n
-		switch {
-		case err == io.EOF:
-			r.eof = true
-		case err != nil:
-			r.err = err
-			return nil, lineReadErr
-		case n == 0:
-			if empty++; empty > 100 {
-				r.err = io.ErrNoProgress
-				return nil, lineReadErr
-			}
-		}
-	}
-}
+var bom = lineio.BOM

@@ -172,7 +172,7 @@ func TestReadLineLimitBoundary(t *testing.T) {
 	if sc.Scan() || !errors.Is(sc.Err(), ErrLineTooLong) {
 		t.Fatalf("Scan: %v", sc.Err())
 	}
-	if n := len(sc.lr.buf); n > 101 {
+	if n := sc.lr.BufLen(); n > 101 {
 		t.Errorf("buffer grew to %d bytes for MaxLineBytes 100", n)
 	}
 	// Long lines within the default limit are fine.

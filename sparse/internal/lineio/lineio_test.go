@@ -1,0 +1,83 @@
+package lineio
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func lines(t *testing.T, r *Reader) ([]string, Status) {
+	t.Helper()
+	var out []string
+	for {
+		ln, st := r.Next()
+		if st != OK {
+			return out, st
+		}
+		out = append(out, string(ln))
+	}
+}
+
+// TestReader: a BOM is dropped at the start only, '\r' is kept for the
+// caller, a last line needs no '\n', tiny buffers and one-byte reads give
+// the same lines, Max refuses longer lines without growing past Max+1, and
+// a source that never progresses is an error, not a hang.
+func TestReader(t *testing.T) {
+	in := "\ufeffa b\r\n\nlong line here\n\ufeffkept\nlast"
+	want := []string{"a b\r", "", "long line here", "\ufeffkept", "last"}
+	for _, size := range []int{0, 4, 5, 64} {
+		for _, one := range []bool{false, true} {
+			var src io.Reader = strings.NewReader(in)
+			if one {
+				src = iotest.OneByteReader(src)
+			}
+			got, st := lines(t, &Reader{Src: src, Size: size})
+			if st != EOF || strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("size %d, one-byte %v: %q, %v", size, one, got, st)
+			}
+		}
+	}
+	r := &Reader{Src: strings.NewReader("ok\n" + strings.Repeat("x", 1000) + "\n"), Max: 10}
+	got, st := lines(t, r)
+	if st != TooLong || len(got) != 1 || r.BufLen() > 11 {
+		t.Fatalf("Max 10: %q, %v, buffer %d", got, st, r.BufLen())
+	}
+	r = &Reader{Src: iotest.ErrReader(errors.New("boom"))}
+	if _, st := r.Next(); st != ReadErr || r.Err == nil {
+		t.Fatalf("failing source: %v, %v", st, r.Err)
+	}
+	r = &Reader{Src: zeroReader{}}
+	if _, st := r.Next(); st != ReadErr || !errors.Is(r.Err, io.ErrNoProgress) {
+		t.Fatalf("source without progress: %v, %v", st, r.Err)
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read([]byte) (int, error) { return 0, nil }
+
+// TestOpen: gzip input is decompressed, anything else passes through,
+// and a truncated gzip header is an error.
+func TestOpen(t *testing.T) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte("hello\n"))
+	zw.Close()
+	for in, want := range map[string]string{z.String(): "hello\n", "plain\n": "plain\n", "": ""} {
+		r, err := Open(strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(r)
+		if err != nil || string(b) != want {
+			t.Fatalf("%q: %q, %v", in, b, err)
+		}
+	}
+	if _, err := Open(strings.NewReader("\x1f\x8b")); err == nil {
+		t.Fatal("a truncated gzip header opened without error")
+	}
+}
