@@ -130,6 +130,23 @@ func dotIndF32Generic(val []float32, ind []int32, w []float32) float32 {
 	return s0 + s1
 }
 
+// dotInd4F32Generic computes, in the order of dotIndF32Generic,
+//
+//	for k := range val { s += val[k] * w[4*ind[k]] }
+func dotInd4F32Generic(val []float32, ind []int32, w []float32) float32 {
+	var s0, s1 float32
+	ind = ind[:len(val)]
+	k := 0
+	for ; k+2 <= len(val); k += 2 {
+		s0 += val[k] * w[4*int(ind[k])]
+		s1 += val[k+1] * w[4*int(ind[k+1])]
+	}
+	if k < len(val) {
+		s0 += val[k] * w[4*int(ind[k])]
+	}
+	return s0 + s1
+}
+
 // dotIndF64Generic computes
 //
 //	for k := range val { s += val[k] * w[ind[k]] }

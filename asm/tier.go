@@ -71,6 +71,7 @@ type kernelSet struct {
 	sumSqF64 func(x []float64) float64
 
 	dotIndF32  func(val []float32, ind []int32, w []float32) float32
+	dotInd4F32 func(val []float32, ind []int32, w []float32) float32
 	dotIndF64  func(val []float64, ind []int32, w []float64) float64
 	axpyIndF32 func(a float32, val []float32, ind []int32, w []float32)
 	axpyIndF64 func(a float64, val []float64, ind []int32, w []float64)
@@ -90,6 +91,7 @@ var genericKernels = kernelSet{
 	sumSqF32:   sumSqF32Generic,
 	sumSqF64:   sumSqF64Generic,
 	dotIndF32:  dotIndF32Generic,
+	dotInd4F32: dotInd4F32Generic,
 	dotIndF64:  dotIndF64Generic,
 	axpyIndF32: axpyIndF32Generic,
 	axpyIndF64: axpyIndF64Generic,
@@ -209,6 +211,18 @@ func SumSqF64(x []float64) float64 { return active.Load().sumSqF64(x) }
 func DotIndF32(val []float32, ind []int32, w []float32) float32 {
 	checkLen("DotIndF32", len(val), len(ind))
 	return active.Load().dotIndF32(val, ind, w)
+}
+
+// DotInd4F32 returns Σ val[k]·w[4·ind[k]]: DotIndF32 over weights kept in
+// every fourth element of w, the layout in which a learner puts other
+// per-feature state beside each weight so that one cache line serves both.
+// On every tier the result is bit-identical to DotIndF32 over the same
+// weights packed densely (the same loop, switching to scalar loads at the
+// same number of weights). It panics if len(val) != len(ind). The indices
+// are not checked: each must lie in [0, len(w)/4).
+func DotInd4F32(val []float32, ind []int32, w []float32) float32 {
+	checkLen("DotInd4F32", len(val), len(ind))
+	return active.Load().dotInd4F32(val, ind, w)
 }
 
 // DotIndF64 returns Σ val[k]·w[ind[k]]. It panics if len(val) != len(ind).

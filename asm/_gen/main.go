@@ -72,12 +72,12 @@ var (
 )
 
 func main() {
-	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotrows, axpyind, prefetch")
+	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, prefetch")
 	flag.Parse()
 	ConstraintExpr("amd64,!noasm")
 	gens := map[string]func(elem, isa){
 		"dot": genDot, "axpy": genAxpy, "scale": genScale, "sumsq": genSumSq,
-		"dotind": genDotInd, "dotrows": genDotRows, "axpyind": genAxpyInd,
+		"dotind": genDotInd, "dotind4": genDotInd4, "dotrows": genDotRows, "axpyind": genAxpyInd,
 	}
 	if *kernel == "prefetch" {
 		genPrefetch()
@@ -371,8 +371,8 @@ func elementwise(e elem, s isa, axpy bool) {
 
 // gather loads w[ind[k+0..lanes)] (indices at ip+off) into a fresh vector.
 // With mask k (AVX-512 only) it loads only the masked lanes and leaves the
-// others zero.
-func gather(e elem, s isa, wp, ip reg.GPVirtual, off int, k reg.Register) reg.VecVirtual {
+// others zero. A non-zero shift reads w[ind[k]<<shift] instead.
+func gather(e elem, s isa, wp, ip reg.GPVirtual, off int, k reg.Register, shift uint8) reg.VecVirtual {
 	dst := s.vec()
 	e.xor(dst, dst, dst)
 	var idx reg.VecVirtual
@@ -396,6 +396,9 @@ func gather(e elem, s isa, wp, ip reg.GPVirtual, off int, k reg.Register) reg.Ve
 			KMOVW(k, k2)
 			k = k2
 		}
+		if shift != 0 {
+			VPSLLD(U8(shift), idx, idx)
+		}
 		m := Mem{Base: wp, Index: idx, Scale: uint8(e.size)}
 		if e.size == 4 {
 			VGATHERDPS(m, k, dst)
@@ -405,6 +408,9 @@ func gather(e elem, s isa, wp, ip reg.GPVirtual, off int, k reg.Register) reg.Ve
 		return dst
 	}
 	VMOVDQU(Mem{Base: ip, Disp: off}, idx)
+	if shift != 0 {
+		VPSLLD(U8(shift), idx, idx)
+	}
 	mask := s.vec()
 	VPCMPEQD(mask, mask, mask)
 	m := Mem{Base: wp, Index: idx, Scale: uint8(e.size)}
@@ -423,7 +429,27 @@ func genDotInd(e elem, s isa) {
 	ip := ldGP(Param("ind").Base())
 	wp := ldGP(Param("w").Base())
 	n := ldGP(Param("val").Len())
-	r := dotIndLoop(e, s, vp, ip, wp, n, "")
+	r := dotIndLoop(e, s, vp, ip, wp, n, "", 0)
+	VZEROUPPER()
+	Store(r, ReturnIndex(0))
+	RET()
+}
+
+// genDotInd4: func(val []float32, ind []int32, w []float32) float32,
+// Σ val[k]*w[4·ind[k]]: the dot product with the weights of an interleaved
+// layout that keeps each weight in every fourth float32 (the learners put
+// the averaging accumulator beside it). The loop is dotIndLoop's, so the
+// sum is bit-identical to dotInd's over the same weights packed densely.
+func genDotInd4(e elem, s isa) {
+	if e.size != 4 {
+		return
+	}
+	text("dotInd4", e, s, "func(val []float32, ind []int32, w []float32) float32")
+	vp := ldGP(Param("val").Base())
+	ip := ldGP(Param("ind").Base())
+	wp := ldGP(Param("w").Base())
+	n := ldGP(Param("val").Len())
+	r := dotIndLoop(e, s, vp, ip, wp, n, "", 2)
 	VZEROUPPER()
 	Store(r, ReturnIndex(0))
 	RET()
@@ -450,7 +476,7 @@ func genDotRows(e elem, s isa) {
 	vp, ip := GP64(), GP64()
 	LEAQ(Mem{Base: vb, Index: start, Scale: uint8(e.size)}, vp)
 	LEAQ(Mem{Base: ib, Index: start, Scale: 4}, ip)
-	r := dotIndLoop(e, s, vp, ip, wp, n, "r")
+	r := dotIndLoop(e, s, vp, ip, wp, n, "r", 0)
 	e.movS(r, Mem{Base: op})
 	ADDQ(U32(8), pp)
 	ADDQ(U32(e.size), op)
@@ -461,11 +487,11 @@ func genDotRows(e elem, s isa) {
 	RET()
 }
 
-// dotIndLoop emits Σ val[k]*w[ind[k]] over n elements at vp and ip,
-// leaving the sum in lane 0 of the returned XMM register. It advances vp
-// and ip and consumes n. Labels get prefix p so that it can be emitted
+// dotIndLoop emits Σ val[k]*w[ind[k]<<shift] over n elements at vp and
+// ip, leaving the sum in lane 0 of the returned XMM register. It advances
+// vp and ip and consumes n. Labels get prefix p so that it can be emitted
 // inside an outer loop.
-func dotIndLoop(e elem, s isa, vp, ip, wp, n reg.GPVirtual, p string) reg.VecVirtual {
+func dotIndLoop(e elem, s isa, vp, ip, wp, n reg.GPVirtual, p string, shift uint8) reg.VecVirtual {
 	L, U := s.lanes(e), 2
 	accs := zeroed(e, s, U)
 	advance := func(elems int) {
@@ -477,7 +503,7 @@ func dotIndLoop(e elem, s isa, vp, ip, wp, n reg.GPVirtual, p string) reg.VecVir
 	CMPQ(n, U32(U*L))
 	JL(LabelRef(p + "loop1"))
 	for j := 0; j < U; j++ {
-		g := gather(e, s, wp, ip, j*L*4, nil)
+		g := gather(e, s, wp, ip, j*L*4, nil, shift)
 		e.fma(Mem{Base: vp, Disp: j * s.bytes}, g, accs[j])
 	}
 	advance(U * L)
@@ -486,7 +512,7 @@ func dotIndLoop(e elem, s isa, vp, ip, wp, n reg.GPVirtual, p string) reg.VecVir
 	Label(p + "loop1")
 	CMPQ(n, U32(L))
 	JL(LabelRef(p + "tail"))
-	g := gather(e, s, wp, ip, 0, nil)
+	g := gather(e, s, wp, ip, 0, nil, shift)
 	e.fma(Mem{Base: vp}, g, accs[0])
 	advance(L)
 	JMP(LabelRef(p + "loop1"))
@@ -496,7 +522,7 @@ func dotIndLoop(e elem, s isa, vp, ip, wp, n reg.GPVirtual, p string) reg.VecVir
 		TESTQ(n, n)
 		JZ(LabelRef(p + "reduce"))
 		k := tailMask(n)
-		g := gather(e, s, wp, ip, 0, k)
+		g := gather(e, s, wp, ip, 0, k, shift)
 		v := s.vec()
 		e.movuZ(Mem{Base: vp}, k, v)
 		e.fma(v, g, accs[0])
@@ -511,6 +537,9 @@ func dotIndLoop(e elem, s isa, vp, ip, wp, n reg.GPVirtual, p string) reg.VecVir
 	JZ(LabelRef(p + "done"))
 	j := GP64()
 	MOVLQSX(Mem{Base: ip}, j)
+	if shift != 0 {
+		SHLQ(U8(shift), j)
+	}
 	t := XMM()
 	e.movS(Mem{Base: wp, Index: j, Scale: uint8(e.size)}, t)
 	e.fmaS(Mem{Base: vp}, t, r)
@@ -564,7 +593,7 @@ func genAxpyInd(e elem, s isa) {
 		Label("loop1")
 		CMPQ(n, U32(L))
 		JL(LabelRef("tail"))
-		g := gather(e, s, wp, ip, 0, nil)
+		g := gather(e, s, wp, ip, 0, nil, 0)
 		e.fma(Mem{Base: vp}, va, g)
 		scatter(g, 0, nil)
 		ADDQ(U32(L*e.size), vp)
@@ -575,7 +604,7 @@ func genAxpyInd(e elem, s isa) {
 		TESTQ(n, n)
 		JZ(LabelRef("done"))
 		k := tailMask(n)
-		g = gather(e, s, wp, ip, 0, k)
+		g = gather(e, s, wp, ip, 0, k, 0)
 		v := s.vec()
 		e.movuZ(Mem{Base: vp}, k, v)
 		e.fma(v, va, g)
