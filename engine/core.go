@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -36,6 +37,12 @@ type state struct {
 	sumN      float64
 	// ext is a pass's scratch: the extents of its rows in visiting order.
 	ext []int64
+	// wu holds w and u interleaved during a pass of a binary averaged
+	// learner with large weights (see interleaved): feature j's weight is
+	// wu[4j] and its accumulator wu64[2j+1], one 16-byte slot. wu is a
+	// float32 view of wu64.
+	wu64 []float64
+	wu   []float32
 }
 
 // voteLog records the voted perceptron's mistakes while it trains.
@@ -134,38 +141,10 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 	}
 	var o outcome
 	if st.K == 1 {
-		y := float32(-1)
-		if cls == 1 {
-			y = 1
-		}
-		m := y * (asm.DotIndF32(val, ind, st.w) + st.b[0])
-		if m <= 0 {
-			o.mistake, o.loss = true, -m
-			if traceMistake != nil {
-				traceMistake(svRow)
-			}
-		}
-		if m <= st.s.tau && weight > 0 {
-			o.update = true
-			a := st.s.eta * weight * y
-			st.b[0] += a * st.bb
-			if st.u != nil {
-				// One pass updates w and u together: both are indexed by
-				// the same features, so the second scatter would re-read
-				// the row for nothing.
-				ca := st.c * float64(a)
-				w, u := st.w, st.u
-				val = val[:len(ind)]
-				for k, j := range ind {
-					v := val[k]
-					w[j] += a * v
-					u[j] += ca * float64(v)
-				}
-				st.ub[0] += ca * float64(st.bb)
-			} else {
-				asm.AxpyIndF32(a, val, ind, st.w)
-			}
-			st.logVote(ind, val, svRow, 0, -1, a)
+		var a float32
+		o, a = st.judge(asm.DotIndF32(val, ind, st.w), cls, weight, svRow)
+		if o.update {
+			st.update1(ind, val, a, svRow)
 		}
 	} else {
 		K := st.K
@@ -205,6 +184,58 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 			st.logVote(ind, val, svRow, cls, r, a)
 		}
 	}
+	st.tick()
+	return o
+}
+
+// judge is the binary learner's decision on an example of class index cls
+// whose row has dot product dot with w: whether it is a mistake, whether
+// to update, and the update's step a (signed by the label).
+func (st *state) judge(dot float32, cls int, weight float32, svRow int) (outcome, float32) {
+	var o outcome
+	y := float32(-1)
+	if cls == 1 {
+		y = 1
+	}
+	m := y * (dot + st.b[0])
+	if m <= 0 {
+		o.mistake, o.loss = true, -m
+		if traceMistake != nil {
+			traceMistake(svRow)
+		}
+	}
+	if m <= st.s.tau && weight > 0 {
+		o.update = true
+		return o, st.s.eta * weight * y
+	}
+	return o, 0
+}
+
+// update1 adds a·x to a binary learner's weights (and a·c·x to the
+// averaging accumulator).
+func (st *state) update1(ind []int32, val []float32, a float32, svRow int) {
+	st.b[0] += a * st.bb
+	if st.u != nil {
+		// One pass updates w and u together: both are indexed by the same
+		// features, so the second scatter would re-read the row for
+		// nothing.
+		ca := st.c * float64(a)
+		w, u := st.w, st.u
+		val = val[:len(ind)]
+		for k, j := range ind {
+			v := val[k]
+			w[j] += a * v
+			u[j] += ca * float64(v)
+		}
+		st.ub[0] += ca * float64(st.bb)
+	} else {
+		asm.AxpyIndF32(a, val, ind, st.w)
+	}
+	st.logVote(ind, val, svRow, 0, -1, a)
+}
+
+// tick counts an example seen.
+func (st *state) tick() {
 	st.c++
 	if v := st.votes; v != nil {
 		// The example counts for the vector in force after it: the new
@@ -215,7 +246,6 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 			v.count0++
 		}
 	}
-	return o
 }
 
 // logVote records an update for the voted perceptron.
@@ -330,6 +360,70 @@ func (st *state) finiteAt(ind []int32) bool {
 // prefetching the weights of the rows ahead; below that the extra pass
 // over the indices costs more than it saves.
 func (st *state) gatherWeights() bool { return len(st.w)*4 > 2<<20 }
+
+// interleaveBytes is the size of w above which a binary averaged learner
+// trains on the interleaved layout. (A variable so that tests can lower it.)
+var interleaveBytes = 2 << 20
+
+// interleaved reports whether passes use the interleaved layout: the
+// averaged binary learner with more weights than the caches hold. Each
+// update adds to u[j] right after w[j], and with w and u in separate
+// arrays every u[j] is a cache miss of its own (u is twice w's size and
+// touched only on updates); in one 16-byte slot the gather that computed
+// the margin has already brought it in. On 10^6 rows of 2^20 hashed
+// features (27% of rows updating) an epoch took 382 instead of 612–656 ms
+// in a prototype of the loop.
+func (st *state) interleaved() bool {
+	return st.u != nil && st.K == 1 && st.votes == nil && len(st.w)*4 > interleaveBytes
+}
+
+// packWU copies w and u into the interleaved slots.
+func (st *state) packWU() {
+	n := len(st.w)
+	if len(st.wu64) != 2*n {
+		st.wu64 = make([]float64, 2*n)
+		st.wu = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(st.wu64))), 4*n)
+	}
+	wu, wu64 := st.wu, st.wu64
+	for j, w := range st.w {
+		wu[4*j] = w
+		wu64[2*j+1] = st.u[j]
+	}
+}
+
+// unpackWU copies the interleaved slots back into w and u.
+func (st *state) unpackWU() {
+	wu, wu64 := st.wu, st.wu64
+	u := st.u[:len(st.w)]
+	for j := range st.w {
+		st.w[j] = wu[4*j]
+		u[j] = wu64[2*j+1]
+	}
+}
+
+// stepWU is step for a learner on the interleaved layout (a binary
+// averaged one; see interleaved), with the same arithmetic in the same
+// order, so the same model.
+func (st *state) stepWU(ind []int32, val []float32, cls int, weight float32, svRow int) outcome {
+	if st.cw != nil {
+		weight *= st.cw[cls]
+	}
+	wu, wu64 := st.wu, st.wu64
+	o, a := st.judge(asm.DotInd4F32(val, ind, wu), cls, weight, svRow)
+	if o.update {
+		st.b[0] += a * st.bb
+		ca := st.c * float64(a)
+		val = val[:len(ind)]
+		for k, j := range ind {
+			v := val[k]
+			wu[4*int(j)] += a * v
+			wu64[2*int(j)+1] += ca * float64(v)
+		}
+		st.ub[0] += ca * float64(st.bb)
+	}
+	st.tick()
+	return o
+}
 
 // grow widens the state to dim features (feature-major storage makes it
 // an append).

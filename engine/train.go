@@ -148,6 +148,9 @@ type fitter struct {
 	grad, gb, dec []float32
 	// workers are the parameter-mixing learners (Config.Workers > 1).
 	workers []*state
+	// primed: the last mix left every worker's weights equal to the
+	// mixed ones and its accumulator zero.
+	primed bool
 	// order is the visiting order of a windowed epoch (windowShuffle).
 	order []int32
 	// unchecked: the training rows' indices and values have not been
@@ -339,13 +342,20 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 		ext[2*p], ext[2*p+1] = indptr[i], indptr[i+1]
 	}
 	gather := st.gatherWeights()
+	gw, stride := st.w, st.K
+	ilv := st.interleaved()
+	if ilv {
+		st.packWU()
+		defer st.unpackWU()
+		gw, stride = st.wu, 4
+	}
 	for p, i := range order {
 		if q := p + prefetchAhead; q < len(order) {
 			lo, hi := ext[2*q], ext[2*q+1]
 			asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
 		}
 		if q := p + gatherAhead; gather && q < len(order) {
-			asm.PrefetchGather(X.Ind[ext[2*q]:ext[2*q+1]], st.w, st.K)
+			asm.PrefetchGather(X.Ind[ext[2*q]:ext[2*q+1]], gw, stride)
 		}
 		if p%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -360,7 +370,12 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 		if sw != nil {
 			weight = float32(sw[i])
 		}
-		o := st.step(X.Ind[lo:hi], X.Val[lo:hi], int(f.cls[i]), weight, int(i))
+		var o outcome
+		if ilv {
+			o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], int(f.cls[i]), weight, int(i))
+		} else {
+			o = st.step(X.Ind[lo:hi], X.Val[lo:hi], int(f.cls[i]), weight, int(i))
+		}
 		if o.mistake {
 			ps.mistakes++
 			ps.loss += float64(o.loss)
@@ -387,17 +402,19 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32) (EpochStats, err
 	var wg sync.WaitGroup
 	for k, w := range ws {
 		wg.Go(func() {
-			copy(w.w, st.w)
-			copy(w.b, st.b)
-			if w.u != nil {
+			if !f.primed {
+				// Later epochs find the workers set up by the last mix.
+				copy(w.w, st.w)
 				clear(w.u)
-				clear(w.ub)
 			}
+			copy(w.b, st.b)
+			clear(w.ub)
 			w.c = 0
 			res[k], errs[k] = f.pass(ctx, w, shard(k))
 		})
 	}
 	wg.Wait()
+	f.primed = false
 	var total passStats
 	for k := range P {
 		total.mistakes += res[k].mistakes
@@ -429,6 +446,15 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32) (EpochStats, err
 			if st.sum != nil {
 				st.sum[i] += sum
 			}
+			// Set the workers up for the next epoch while their lines
+			// are in cache: a separate copy and clear would stream all
+			// their weights through memory once more.
+			for _, w := range ws {
+				w.w[i] = st.w[i]
+				if w.u != nil {
+					w.u[i] = 0
+				}
+			}
 		}
 	}
 	// The mix reads every worker's weights: split it over the workers too.
@@ -452,6 +478,7 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32) (EpochStats, err
 	}
 	st.c += n
 	st.sumN += n
+	f.primed = true
 	return total.stats(len(order)), nil
 }
 
