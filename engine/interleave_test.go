@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"testing"
+)
 
 // TestInterleavedSameModel: the interleaved layout (forced on small data by
 // lowering interleaveBytes) trains the same model bit for bit as the
@@ -60,6 +64,30 @@ func TestInterleavedUsed(t *testing.T) {
 		st := newState(settings{Config: Config{Algorithm: a}}, []float64{-1, 1}, X.Cols, fxRNG(1))
 		if got, want := st.interleaved(), a == Averaged; got != want {
 			t.Fatalf("%v: interleaved %v, want %v", a, got, want)
+		}
+	}
+}
+
+// TestInterleavedFitCache: out of core, both layouts train the same model,
+// in file order and shuffled, from a streamed file and a resident one.
+func TestInterleavedFitCache(t *testing.T) {
+	X, y := fxIntBinary(33, 700, 60, 7, 0.1)
+	old := interleaveBytes
+	defer func() { interleaveBytes = old }()
+	for _, blockBytes := range []int{1000, 1 << 20} {
+		c, _ := fxCache(t, X, y, blockBytes)
+		for _, cfg := range []Config{{NoShuffle: true, Epochs: 4}, {Seed: 9, Epochs: 4, Margin: 0.25}} {
+			interleaveBytes = 1 << 62
+			sep, _, err := FitCache(context.Background(), c, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			interleaveBytes = 0
+			ilv, _, err := FitCache(context.Background(), c, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fxSameModel(t, fmt.Sprintf("%d blocks, %+v", c.NumBlocks(), cfg), sep, ilv)
 		}
 	}
 }

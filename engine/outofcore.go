@@ -105,6 +105,12 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			rd = readBlocks(ctx, c, blocks, free)
 		}
 		var err error
+		gw, stride := st.w, st.K
+		ilv := st.interleaved()
+		if ilv {
+			st.packWU()
+			gw, stride = st.wu, 4
+		}
 		for done := false; !done; {
 			// Gather a window of blocks and learn their rows in one
 			// shuffled order, so that a file sorted by label still
@@ -164,7 +170,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 				if q := p + gatherAhead; gather && q < len(order) {
 					r := order[q]
 					X := win[r.blk].X
-					asm.PrefetchGather(X.Ind[X.Indptr[r.row]:X.Indptr[r.row+1]], st.w, st.K)
+					asm.PrefetchGather(X.Ind[X.Indptr[r.row]:X.Indptr[r.row+1]], gw, stride)
 				}
 				if es.Rows%checkEvery == checkEvery-1 {
 					if err = ctx.Err(); err != nil {
@@ -173,7 +179,12 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 				}
 				X := win[ref.blk].X
 				lo, hi := X.Indptr[ref.row], X.Indptr[ref.row+1]
-				o := st.step(X.Ind[lo:hi], X.Val[lo:hi], int(cls[ref.blk][ref.row]), 1, -1)
+				var o outcome
+				if ilv {
+					o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], int(cls[ref.blk][ref.row]), 1, -1)
+				} else {
+					o = st.step(X.Ind[lo:hi], X.Val[lo:hi], int(cls[ref.blk][ref.row]), 1, -1)
+				}
 				es.Rows++
 				if o.mistake {
 					es.Mistakes++
@@ -191,6 +202,9 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			if err != nil {
 				break
 			}
+		}
+		if ilv {
+			st.unpackWU()
 		}
 		if rd != nil {
 			if rerr := rd.stop(free); err == nil {
