@@ -96,7 +96,8 @@ func BenchmarkFitMulticlass(b *testing.B) {
 // BenchmarkFitIMDB: the averaged perceptron, 10 epochs, on the real
 // imdb.train from ../shared/data when it is there (the figure issue 3's
 // speed target is about; bench/compare_linear.sh runs scikit-learn beside
-// it).
+// it), the plain one, and the averaged one on two cores by parameter
+// mixing.
 func BenchmarkFitIMDB(b *testing.B) {
 	const path = "../../shared/data/text/imdb/imdb.train.svm.gz"
 	if _, err := os.Stat(path); err != nil {
@@ -109,6 +110,7 @@ func BenchmarkFitIMDB(b *testing.B) {
 	for _, a := range []engine.Algorithm{engine.Averaged, engine.Plain} {
 		b.Run(a.String(), func(b *testing.B) { fitBench(b, d.X, d.Y, engine.Config{Algorithm: a}) })
 	}
+	b.Run("averaged/workers=2", func(b *testing.B) { fitBench(b, d.X, d.Y, engine.Config{Workers: 2}) })
 }
 
 // BenchmarkPredictBatch: labels for 25000 rows of 142 nonzeros, binary
