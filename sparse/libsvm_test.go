@@ -481,3 +481,72 @@ func TestReadLargeLine(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestFeaturesMatchStrconv checks the parser's fast paths (counts,
+// fractions, blanks, comments, MaxRowNNZ, and through readAllWays the
+// Scanner's capacity growth) against strconv: each value must be
+// float32(strconv.ParseFloat(s, 64)), bit for bit.
+func TestFeaturesMatchStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for k := range b {
+			b[k] = byte('0' + rng.IntN(10))
+		}
+		return string(b)
+	}
+	value := func() string {
+		switch rng.IntN(8) {
+		case 0, 1, 2:
+			return strconv.Itoa(1 + rng.IntN(20))
+		case 3:
+			return digits(1 + rng.IntN(17)) // up to and past 15 digits
+		case 4:
+			return digits(1+rng.IntN(8)) + "." + digits(rng.IntN(12))
+		case 5:
+			return digits(1+rng.IntN(3)) + "." + digits(10+rng.IntN(8)) // around 15 digits in all
+		case 6:
+			return "0." + strings.Repeat("0", rng.IntN(20)) + digits(1+rng.IntN(6))
+		}
+		return []string{"-1", "+2", "1e3", "2.5E-3", "-0", "0.0", "1.", ".5", "-.25"}[rng.IntN(9)]
+	}
+	seps := []string{" ", " ", " ", "\t", "  ", " \t "}
+	for _, maxRow := range []int{0, 3} {
+		var in strings.Builder
+		var want []wantRow
+		for range 400 {
+			w := wantRow{y: 1}
+			in.WriteString("1")
+			idx := 0
+			nf := rng.IntN(12)
+			if maxRow > 0 {
+				nf = rng.IntN(maxRow + 1)
+			}
+			for range nf {
+				idx += 1 + rng.IntN(1000)
+				s := value()
+				f, err := strconv.ParseFloat(s, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.WriteString(seps[rng.IntN(len(seps))] + strconv.Itoa(idx) + ":" + s)
+				w.ind = append(w.ind, int32(idx-1))
+				w.val = append(w.val, float32(f))
+			}
+			in.WriteString([]string{"", " ", "\t", " # c", "#c", "\r"}[rng.IntN(6)] + "\n")
+			want = append(want, w)
+		}
+		d, err := readAllWays(t, in.String(), ReadOptions{MaxRowNNZ: maxRow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRows(t, d, want)
+		if maxRow > 0 {
+			_, err := readAllWays(t, in.String()+"1 1:1 2:0.5 3:3 4:4\n", ReadOptions{MaxRowNNZ: maxRow})
+			var pe *ParseError
+			if !errors.Is(err, ErrRowTooLong) || !errors.As(err, &pe) || pe.Line != len(want)+1 || pe.Col != 17 {
+				t.Fatalf("row too long: %v", err)
+			}
+		}
+	}
+}
