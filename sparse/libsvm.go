@@ -3,13 +3,15 @@ package sparse
 import (
 	"bytes"
 	"fmt"
-	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 	"io"
 	"math"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/csrcat"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 )
 
 // DefaultMaxNNZ is the default ReadOptions.MaxNNZ: 2^30 nonzeros are
@@ -451,63 +453,18 @@ func assemble(pieces []piece, o *ReadOptions) *Dataset {
 	if o.Dim > 0 {
 		cols = o.Dim
 	}
-	d := &Dataset{
-		X: &CSR{
-			Rows:   rows,
-			Cols:   cols,
-			Indptr: make([]int64, rows+1),
-			Ind:    make([]int32, nnz),
-			Val:    make([]float32, nnz),
-		},
-		Y: make([]float64, rows),
-	}
-	if hasQID {
-		d.QID = make([]int64, rows)
-	}
-	type span struct {
-		pc  *piece
-		row int
-		off int64
-	}
-	spans := make([]span, 0, len(pieces))
-	var row int
-	var off int64
+	parts := make([]csrcat.Part, len(pieces))
 	for k := range pieces {
 		pc := &pieces[k]
-		if len(pc.labels) == 0 {
-			continue
-		}
-		spans = append(spans, span{pc, row, off})
-		row += len(pc.labels)
-		off += int64(len(pc.ind))
+		parts[k] = csrcat.Part{Indptr: pc.indptr, Ind: pc.ind, Val: pc.val, Y: pc.labels, QID: pc.qid}
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(o.Workers, len(spans)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(spans) {
-					return
-				}
-				s := spans[k]
-				pc := s.pc
-				copy(d.X.Ind[s.off:], pc.ind)
-				copy(d.X.Val[s.off:], pc.val)
-				copy(d.Y[s.row:], pc.labels)
-				if pc.qid != nil {
-					copy(d.QID[s.row:], pc.qid)
-				}
-				ptr := d.X.Indptr[s.row+1 : s.row+1+len(pc.labels)]
-				for i := range ptr {
-					ptr[i] = pc.indptr[i+1] + s.off
-				}
-				*pc = piece{} // let the collector free it early
-			}
-		}()
+	r := csrcat.Concat(parts, hasQID, o.Workers, func(k int) {
+		// Let the collector free each block as soon as it is copied.
+		pieces[k], parts[k] = piece{}, csrcat.Part{}
+	})
+	return &Dataset{
+		X:   &CSR{Rows: rows, Cols: cols, Indptr: r.Indptr, Ind: r.Ind, Val: r.Val},
+		Y:   r.Y,
+		QID: r.QID,
 	}
-	wg.Wait()
-	return d
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/csrcat"
 )
 
 // Work is cut into chunks of documents holding about chunkBytes of text
@@ -265,53 +266,16 @@ func (f *Featurizer) Vectorize(c *Corpus) (*sparse.Dataset, error) {
 
 // assemble concatenates the pieces into one Dataset, copying in parallel.
 func assemble(pieces []piece, cols, workers int) *sparse.Dataset {
-	type span struct {
-		row int
-		off int64
-	}
-	spans := make([]span, len(pieces))
-	var rows int
-	var nnz int64
+	parts := make([]csrcat.Part, len(pieces))
 	for k := range pieces {
-		spans[k] = span{rows, nnz}
-		rows += len(pieces[k].y)
-		nnz += int64(len(pieces[k].ind))
+		pc := &pieces[k]
+		parts[k] = csrcat.Part{Indptr: pc.indptr, Ind: pc.ind, Val: pc.val, Y: pc.y}
 	}
-	d := &sparse.Dataset{
-		X: &sparse.CSR{
-			Rows:   rows,
-			Cols:   cols,
-			Indptr: make([]int64, rows+1),
-			Ind:    make([]int32, nnz),
-			Val:    make([]float32, nnz),
-		},
-		Y: make([]float64, rows),
+	r := csrcat.Concat(parts, false, workers, func(k int) { pieces[k], parts[k] = piece{}, csrcat.Part{} })
+	return &sparse.Dataset{
+		X: &sparse.CSR{Rows: len(r.Y), Cols: cols, Indptr: r.Indptr, Ind: r.Ind, Val: r.Val},
+		Y: r.Y,
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, len(pieces)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(pieces) {
-					return
-				}
-				pc, s := &pieces[k], spans[k]
-				copy(d.X.Ind[s.off:], pc.ind)
-				copy(d.X.Val[s.off:], pc.val)
-				copy(d.Y[s.row:], pc.y)
-				ptr := d.X.Indptr[s.row+1 : s.row+1+len(pc.y)]
-				for i := range ptr {
-					ptr[i] = pc.indptr[i+1] + s.off
-				}
-				*pc = piece{}
-			}
-		}()
-	}
-	wg.Wait()
-	return d
 }
 
 // FitFile reads the training documents of the file at path (JSONL or TSV,
