@@ -9,10 +9,22 @@ package asm
 // and does nothing where there is no assembly.
 func PrefetchRow(ind []int32, val []float32) { prefetchRow(ind, val) }
 
-// PrefetchGather asks the CPU to bring into cache the weights w[j·stride]
-// for every index j of a sparse row, without waiting for them: a learner
-// whose weights are larger than the caches (hashed text features, or one
-// weight row per class) calls it for a row a step or two ahead, whose
-// indices are already in cache. It reads only ind, cannot fault whatever
-// the indices, and does nothing where there is no assembly.
-func PrefetchGather(ind []int32, w []float32, stride int) { prefetchGather(ind, w, stride) }
+// PrefetchGather asks the CPU to bring into cache the weights
+// w[j·stride : (j+1)·stride] for every index j of a sparse row, without
+// waiting for them: a learner whose weights are larger than the caches
+// (hashed text features, or one weight row per class) calls it for a row
+// a step or two ahead, whose indices are already in cache. A block of up
+// to 4 weights gets one hint, for its first (it lies in one cache line
+// when w is 16-byte aligned, as Go's large allocations are); a longer one,
+// such as a multiclass learner's K weights of a feature, gets one for
+// every line it spans (20 classes always span two: prefetching only the
+// first made hashed 20 Newsgroups train at 327-506 ms per epoch instead
+// of 143-209). It reads only ind, cannot fault whatever the indices, and
+// does nothing where there is no assembly.
+func PrefetchGather(ind []int32, w []float32, stride int) {
+	if stride <= 4 {
+		prefetchGather(ind, w, stride)
+	} else {
+		prefetchGatherBlock(ind, w, stride)
+	}
+}

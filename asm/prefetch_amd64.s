@@ -44,3 +44,38 @@ gloop:
 
 gdone:
 	RET
+
+// func prefetchGatherBlock(ind []int32, w []float32, stride int)
+// Requires: MMX+
+TEXT ·prefetchGatherBlock(SB), NOSPLIT, $0-56
+	MOVQ ind_base+0(FP), AX
+	MOVQ w_base+24(FP), CX
+	MOVQ ind_len+8(FP), DX
+	MOVQ stride+48(FP), BX
+	SHLQ $0x02, BX
+	LEAQ (AX)(DX*4), DX
+
+gloop:
+	CMPQ       AX, DX
+	JAE        gdone
+	MOVLQSX    (AX), SI
+	IMULQ      BX, SI
+	LEAQ       (CX)(SI*1), SI
+	PREFETCHT0 (SI)
+	LEAQ       -4(SI)(BX*1), DI
+	ORQ        $0x3f, SI
+	INCQ       SI
+
+lines:
+	CMPQ       SI, DI
+	JA         next
+	PREFETCHT0 (SI)
+	ADDQ       $0x00000040, SI
+	JMP        lines
+
+next:
+	ADDQ $0x00000004, AX
+	JMP  gloop
+
+gdone:
+	RET

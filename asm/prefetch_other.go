@@ -11,3 +11,8 @@ func prefetchRow(ind []int32, val []float32) {}
 //
 //	for each j in ind: prefetch the line of w[j·stride]
 func prefetchGather(ind []int32, w []float32, stride int) {}
+
+// prefetchGatherBlock is a hint too.
+//
+//	for each j in ind: prefetch every line of w[j·stride : (j+1)·stride]
+func prefetchGatherBlock(ind []int32, w []float32, stride int) {}

@@ -9,3 +9,6 @@ func prefetchRow(ind []int32, val []float32)
 
 //go:noescape
 func prefetchGather(ind []int32, w []float32, stride int)
+
+//go:noescape
+func prefetchGatherBlock(ind []int32, w []float32, stride int)
