@@ -114,3 +114,16 @@ func dotIndF64AVX512Sized(val []float64, ind []int32, w []float64) float64 {
 	}
 	return dotIndF64AVX512(val, ind, w)
 }
+
+// addScores calls the AVX-512 kernel directly rather than through the
+// kernel table: through a function value the compiler cannot see that s
+// stays put, and a caller's stack scratch (Model.Predict's scores) would
+// move to the heap. AVX2 keeps the Go loop: with 8 lanes and a masked tail
+// it has no instruction to spare over it.
+func addScores(W []float32, ind []int32, val []float32, s []float32) {
+	if active.Load().tier == AVX512 {
+		addScoresAVX512(W, ind, val, s)
+		return
+	}
+	addScoresF32Generic(W, ind, val, s)
+}

@@ -164,6 +164,25 @@ func dotIndF64Generic(val []float64, ind []int32, w []float64) float64 {
 	return s0 + s1
 }
 
+// addScoresF32Generic computes, with K = len(s),
+//
+//	for k, j := range ind { for c := range K { s[c] += float32(val[k] * W[j*K+c]) } }
+//
+// The conversion keeps the product rounded before the add whatever
+// GOAMD64 allows the compiler to fuse, as the AVX-512 kernel rounds it.
+func addScoresF32Generic(W []float32, ind []int32, val []float32, s []float32) {
+	K := len(s)
+	val = val[:len(ind)]
+	for k, j := range ind {
+		v := val[k]
+		row := W[int(j)*K : int(j)*K+K]
+		row = row[:len(s)] // lets the compiler drop the bounds check on s
+		for c, w := range row {
+			s[c] += float32(v * w)
+		}
+	}
+}
+
 // axpyIndF32Generic computes
 //
 //	for k := range val { w[ind[k]] += a * val[k] }

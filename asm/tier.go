@@ -225,6 +225,17 @@ func DotInd4F32(val []float32, ind []int32, w []float32) float32 {
 	return active.Load().dotInd4F32(val, ind, w)
 }
 
+// AddScoresF32 adds val[k]·W[ind[k]·K + c] to s[c] for every class c < K =
+// len(s) and every k in order: the class scores of a multiclass linear
+// model whose K weights per feature are stored together. Each product is
+// rounded before it is added, so every tier gives the same scores bit for
+// bit. It panics if len(val) != len(ind). The indices are not checked:
+// each must lie in [0, len(W)/K).
+func AddScoresF32(W []float32, ind []int32, val []float32, s []float32) {
+	checkLen("AddScoresF32", len(val), len(ind))
+	addScores(W, ind, val, s)
+}
+
 // DotIndF64 returns Σ val[k]·w[ind[k]]. It panics if len(val) != len(ind).
 // The indices are not checked: each must lie in [0, len(w)).
 func DotIndF64(val []float64, ind []int32, w []float64) float64 {

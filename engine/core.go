@@ -450,21 +450,7 @@ func bestOther(s []float32, c int) int {
 
 // addScores adds W_k·x to s[k] for every row k of the feature-major
 // weights W (len(s) rows) and the sparse row (ind, val), whose indices
-// must be below len(W)/len(s). Training and prediction share it. It is a
-// Go loop on purpose: a call into the kernel table per feature makes s
-// escape to the heap (and with it the stack scratch of Model.Predict); with
-// its bounds checks gone it trains 20 classes as fast as asm.AxpyF32 did
-// (the loads of W are where the time goes) and predicts faster. A
-// register-blocked kernel is the real fix.
+// must be below len(W)/len(s). Training and prediction share it.
 func addScores(W []float32, ind []int32, val []float32, s []float32) {
-	K := len(s)
-	val = val[:len(ind)]
-	for k, j := range ind {
-		v := val[k]
-		row := W[int(j)*K : int(j)*K+K]
-		row = row[:len(s)] // lets the compiler drop the bounds check on s
-		for c, w := range row {
-			s[c] += v * w
-		}
-	}
+	asm.AddScoresF32(W, ind, val, s)
 }

@@ -156,8 +156,7 @@ func (m *Model) scores(x sparse.Vector, out []float32) {
 		out[0] += m.dot(x)
 		return
 	}
-	n := len(x.Ind)
-	if n > 0 && int(x.Ind[n-1]) < m.Dim && len(x.Val) == n {
+	if inRange(x.Ind, m.Dim) && len(x.Val) == len(x.Ind) {
 		addScores(m.W, x.Ind, x.Val, out)
 		return
 	}
@@ -166,6 +165,17 @@ func (m *Model) scores(x sparse.Vector, out []float32) {
 			addScores(m.W, x.Ind[k:k+1], x.Val[k:k+1], out)
 		}
 	}
+}
+
+// inRange reports whether every index lies in [0, dim): the kernel behind
+// addScores reads W unchecked.
+func inRange(ind []int32, dim int) bool {
+	for _, j := range ind {
+		if uint64(uint32(j)) >= uint64(dim) {
+			return false
+		}
+	}
+	return true
 }
 
 // argmax returns the index of the largest element, the first on ties.

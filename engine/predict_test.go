@@ -787,3 +787,23 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("hand-built model with one weight for dim 2: %v", err)
 	}
 }
+
+// TestScoresForeignIndices: a row with features the model has never seen
+// (past its width, negative, in any order) scores as if they were absent,
+// never reading past the weights: the multiclass kernel reads them
+// unchecked, so the model must keep such rows from it.
+func TestScoresForeignIndices(t *testing.T) {
+	m := &Model{Classes: []float64{1, 2, 3}, Dim: 4, B: []float32{0.5, 0, -0.5},
+		W: []float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}
+	clean := m.Scores(sparse.Vector{Dim: 4, Ind: []int32{1, 3}, Val: []float32{2, -1}}, nil)
+	for _, x := range []sparse.Vector{
+		{Dim: 9, Ind: []int32{1, 3, 8}, Val: []float32{2, -1, 5}},
+		{Dim: 9, Ind: []int32{1, 1 << 30, 3}, Val: []float32{2, 5, -1}},
+		{Dim: 9, Ind: []int32{-7, 1, 3}, Val: []float32{5, 2, -1}},
+		{Dim: 9, Ind: []int32{3, -(1 << 31), 1}, Val: []float32{-1, 5, 2}},
+	} {
+		if s := m.Scores(x, nil); !slices.Equal(s, clean) {
+			t.Fatalf("%v: scores %v, want %v", x.Ind, s, clean)
+		}
+	}
+}
