@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -343,5 +344,45 @@ func TestBuilder(t *testing.T) {
 	}
 	if nb := NewBuilder(-3); nb.Add([]int32{math.MaxInt32}, []float32{1}) != nil || nb.Build().Cols != math.MaxInt32+1 {
 		t.Error("inferring Builder rejected the largest index")
+	}
+}
+
+// TestValidateFastPath: Validate's one-loop fast path agrees with the
+// row-by-row check: huge finite values (whose sum of squares overflows)
+// are valid, and each kind of bad row, in any row, is still named.
+func TestValidateFastPath(t *testing.T) {
+	good := func() *CSR {
+		return &CSR{Rows: 4, Cols: 6, Indptr: []int64{0, 2, 2, 5, 6},
+			Ind: []int32{0, 5, 1, 2, 4, 3}, Val: []float32{1, 2, 3, 4, 5, 6}}
+	}
+	m := good()
+	if err := m.Validate(); err != nil || !m.rowsOK() {
+		t.Fatalf("valid matrix: %v, fast path %v", err, m.rowsOK())
+	}
+	m.Val[1], m.Val[4] = math.MaxFloat32, -math.MaxFloat32
+	if err := m.Validate(); err != nil {
+		t.Fatalf("huge finite values: %v", err)
+	}
+	for name, c := range map[string]struct {
+		bad  func(m *CSR)
+		want error
+		row  string
+	}{
+		"index past cols": {func(m *CSR) { m.Ind[5] = 6 }, ErrIndexRange, "row 3"},
+		"negative index":  {func(m *CSR) { m.Ind[2] = -1 }, ErrIndexRange, "row 2"},
+		"repeated index":  {func(m *CSR) { m.Ind[3] = 2; m.Ind[4] = 2 }, ErrIndexOrder, "row 2"},
+		"unsorted":        {func(m *CSR) { m.Ind[0], m.Ind[1] = 5, 0 }, ErrIndexOrder, "row 0"},
+		"NaN":             {func(m *CSR) { m.Val[3] = float32(math.NaN()) }, ErrValue, "row 2"},
+		"Inf":             {func(m *CSR) { m.Val[5] = float32(math.Inf(-1)) }, ErrValue, "row 3"},
+	} {
+		m := good()
+		c.bad(m)
+		err := m.Validate()
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.row+":") {
+			t.Errorf("%s: %v, want %v in %s", name, err, c.want, c.row)
+		}
+		if m.rowsOK() {
+			t.Errorf("%s: fast path passes a bad matrix", name)
+		}
 	}
 }
