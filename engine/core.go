@@ -152,15 +152,7 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 		copy(s, st.b)
 		addScores(st.w, ind, val, s)
 		r := bestOther(s, cls)
-		m := s[cls] - s[r]
-		if m <= 0 {
-			o.mistake, o.loss = true, -m
-			if traceMistake != nil {
-				traceMistake(svRow)
-			}
-		}
-		if m <= st.s.tau && weight > 0 {
-			o.update = true
+		if o = st.decide(s[cls]-s[r], weight, svRow); o.update {
 			a := st.s.eta * weight
 			for k, j := range ind {
 				d := a * val[k]
@@ -192,23 +184,29 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 // whose row has dot product dot with w: whether it is a mistake, whether
 // to update, and the update's step a (signed by the label).
 func (st *state) judge(dot float32, cls int, weight float32, svRow int) (outcome, float32) {
-	var o outcome
 	y := float32(-1)
 	if cls == 1 {
 		y = 1
 	}
-	m := y * (dot + st.b[0])
+	o := st.decide(y*(dot+st.b[0]), weight, svRow)
+	if !o.update {
+		return o, 0
+	}
+	return o, st.s.eta * weight * y
+}
+
+// decide is what an example with margin m (the true class's score less
+// the best other's) does: a mistake when m ≤ 0, an update when m ≤ τ.
+func (st *state) decide(m, weight float32, svRow int) outcome {
+	var o outcome
 	if m <= 0 {
 		o.mistake, o.loss = true, -m
 		if traceMistake != nil {
 			traceMistake(svRow)
 		}
 	}
-	if m <= st.s.tau && weight > 0 {
-		o.update = true
-		return o, st.s.eta * weight * y
-	}
-	return o, 0
+	o.update = m <= st.s.tau && weight > 0
+	return o
 }
 
 // update1 adds a·x to a binary learner's weights (and a·c·x to the
@@ -375,6 +373,18 @@ var interleaveBytes = 2 << 20
 // in a prototype of the loop.
 func (st *state) interleaved() bool {
 	return st.u != nil && st.K == 1 && st.votes == nil && len(st.w)*4 > interleaveBytes
+}
+
+// passLayout readies st for a pass and returns the weights and stride that
+// PrefetchGather reads for it, and whether the pass steps with stepWU. On
+// the interleaved layout it fills the slots; the caller then calls
+// unpackWU when the pass ends.
+func (st *state) passLayout() (gw []float32, stride int, ilv bool) {
+	if st.interleaved() {
+		st.packWU()
+		return st.wu, 4, true
+	}
+	return st.w, st.K, false
 }
 
 // packWU copies w and u into the interleaved slots.

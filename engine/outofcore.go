@@ -105,12 +105,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			rd = readBlocks(ctx, c, blocks, free)
 		}
 		var err error
-		gw, stride := st.w, st.K
-		ilv := st.interleaved()
-		if ilv {
-			st.packWU()
-			gw, stride = st.wu, 4
-		}
+		gw, stride, ilv := st.passLayout()
 		for done := false; !done; {
 			// Gather a window of blocks and learn their rows in one
 			// shuffled order, so that a file sorted by label still

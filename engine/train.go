@@ -324,12 +324,9 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 		ext[2*p], ext[2*p+1] = indptr[i], indptr[i+1]
 	}
 	gather := st.gatherWeights()
-	gw, stride := st.w, st.K
-	ilv := st.interleaved()
+	gw, stride, ilv := st.passLayout()
 	if ilv {
-		st.packWU()
 		defer st.unpackWU()
-		gw, stride = st.wu, 4
 	}
 	for p, i := range order {
 		if q := p + prefetchAhead; q < len(order) {

@@ -136,6 +136,21 @@ func BenchmarkParseIMDB(b *testing.B) {
 	}
 }
 
+// BenchmarkValidateIMDB: Validate over imdb.train (3.5M nonzeros), the
+// check Fit runs before training.
+func BenchmarkValidateIMDB(b *testing.B) {
+	d, err := ReadLIBSVMFile(imdbPath, ReadOptions{})
+	if err != nil {
+		b.Skip("imdb data not available:", err)
+	}
+	b.SetBytes(d.X.NNZ() * 8)
+	for b.Loop() {
+		if err := d.X.Validate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func readAllGzip(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

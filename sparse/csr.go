@@ -69,22 +69,9 @@ func (m *CSR) Validate() error {
 // against 3.8-4.4 ms row by row, on a9a (14 nonzeros a row) 0.31-0.36
 // against 0.63-0.90.
 func (m *CSR) rowsOK() bool {
-	cols := int64(m.Cols)
 	ind, ptr := m.Ind, m.Indptr
 	for i := range m.Rows {
-		lo, hi := ptr[i], ptr[i+1]
-		if lo == hi {
-			continue
-		}
-		r := ind[lo:hi]
-		if r[0] < 0 || int64(r[len(r)-1]) >= cols {
-			return false
-		}
-		acc := int64(-1)
-		for k := 1; k < len(r); k++ {
-			acc &= int64(r[k-1]) - int64(r[k])
-		}
-		if acc >= 0 {
+		if lo, hi := ptr[i], ptr[i+1]; lo < hi && !indicesOK(ind[lo:hi], m.Cols) {
 			return false
 		}
 	}

@@ -112,10 +112,20 @@ func checkRow(ind []int32, val []float32, dim int) error {
 // three times as fast as the loops that name the error, and Fit validates
 // its data with it before every training.
 func rowOK(ind []int32, val []float32, dim int) bool {
-	n := len(ind)
-	if n == 0 {
+	if len(ind) == 0 {
 		return true
 	}
+	if !indicesOK(ind, dim) {
+		return false
+	}
+	s := asm.SumSqF32(val)
+	return s-s == 0
+}
+
+// indicesOK is rowOK's test of a non-empty row's indices: strictly
+// increasing, from 0 or above to below dim.
+func indicesOK(ind []int32, dim int) bool {
+	n := len(ind)
 	if ind[0] < 0 || int64(ind[n-1]) >= int64(dim) {
 		return false
 	}
@@ -123,11 +133,7 @@ func rowOK(ind []int32, val []float32, dim int) bool {
 	for k := 1; k < n; k++ {
 		acc &= int64(ind[k-1]) - int64(ind[k])
 	}
-	if acc >= 0 {
-		return false
-	}
-	s := asm.SumSqF32(val)
-	return s-s == 0
+	return acc < 0
 }
 
 // finite32 reports whether x is neither NaN nor ±Inf: x−x is 0 exactly for

@@ -673,20 +673,26 @@ func genPrefetch() {
 	Label("done")
 	RET()
 
-	genPrefetchGather()
+	genPrefetchGather("prefetchGather", false)
+	genPrefetchGather("prefetchGatherBlock", true)
 }
 
 // genPrefetchGather: func(ind []int32, w []float32, stride int), a
 // PREFETCHT0 of w[j·stride] for every index j of a sparse row, so that the
-// weights a row a couple of steps ahead will read are on their way. Like
-// prefetchRow it cannot fault, whatever the indices.
-func genPrefetchGather() {
-	TEXT("prefetchGather", NOSPLIT, "func(ind []int32, w []float32, stride int)")
+// weights a row a couple of steps ahead will read are on their way; with
+// block (prefetchGatherBlock), of every line of w[j·stride : (j+1)·stride]:
+// the K weights of a multiclass learner's feature, which span two lines
+// once K > 16. Like prefetchRow it cannot fault, whatever the indices.
+func genPrefetchGather(name string, block bool) {
+	TEXT(name, NOSPLIT, "func(ind []int32, w []float32, stride int)")
 	Pragma("noescape")
 	ip := ldGP(Param("ind").Base())
 	wp := ldGP(Param("w").Base())
 	n := ldGP(Param("ind").Len())
 	stride := ldGP(Param("stride"))
+	if block {
+		SHLQ(U8(2), stride) // in bytes
+	}
 	end := GP64()
 	LEAQ(Mem{Base: ip, Index: n, Scale: 4}, end)
 	j := GP64()
@@ -695,50 +701,24 @@ func genPrefetchGather() {
 	JAE(LabelRef("gdone"))
 	MOVLQSX(Mem{Base: ip}, j)
 	IMULQ(stride, j)
-	PREFETCHT0(Mem{Base: wp, Index: j, Scale: 4})
-	ADDQ(U32(4), ip)
-	JMP(LabelRef("gloop"))
-	Label("gdone")
-	RET()
-
-	genPrefetchGatherBlock()
-}
-
-// genPrefetchGatherBlock: func(ind []int32, w []float32, stride int), a
-// PREFETCHT0 of every line of w[j·stride : (j+1)·stride] for every index j
-// of a sparse row: the K weights of a multiclass learner's feature, which
-// span two lines once K > 16. Like prefetchRow it cannot fault, whatever
-// the indices.
-func genPrefetchGatherBlock() {
-	TEXT("prefetchGatherBlock", NOSPLIT, "func(ind []int32, w []float32, stride int)")
-	Pragma("noescape")
-	ip := ldGP(Param("ind").Base())
-	wp := ldGP(Param("w").Base())
-	n := ldGP(Param("ind").Len())
-	stride := ldGP(Param("stride"))
-	SHLQ(U8(2), stride) // in bytes
-	end := GP64()
-	LEAQ(Mem{Base: ip, Index: n, Scale: 4}, end)
-	j, a, last := GP64(), GP64(), GP64()
-	Label("gloop")
-	CMPQ(ip, end)
-	JAE(LabelRef("gdone"))
-	MOVLQSX(Mem{Base: ip}, j)
-	IMULQ(stride, j)
-	LEAQ(Mem{Base: wp, Index: j, Scale: 1}, a)
-	PREFETCHT0(Mem{Base: a})
-	// The block's other lines: K class weights of 4 bytes span two lines
-	// once K > 16 (and K = 20 always does).
-	LEAQ(Mem{Base: a, Index: stride, Scale: 1, Disp: -4}, last)
-	ORQ(U8(63), a)
-	INCQ(a)
-	Label("lines")
-	CMPQ(a, last)
-	JA(LabelRef("next"))
-	PREFETCHT0(Mem{Base: a})
-	ADDQ(U32(64), a)
-	JMP(LabelRef("lines"))
-	Label("next")
+	if !block {
+		PREFETCHT0(Mem{Base: wp, Index: j, Scale: 4})
+	} else {
+		a, last := GP64(), GP64()
+		LEAQ(Mem{Base: wp, Index: j, Scale: 1}, a)
+		PREFETCHT0(Mem{Base: a})
+		// The block's other lines, from the one after a's.
+		LEAQ(Mem{Base: a, Index: stride, Scale: 1, Disp: -4}, last)
+		ORQ(U8(63), a)
+		INCQ(a)
+		Label("lines")
+		CMPQ(a, last)
+		JA(LabelRef("next"))
+		PREFETCHT0(Mem{Base: a})
+		ADDQ(U32(64), a)
+		JMP(LabelRef("lines"))
+		Label("next")
+	}
 	ADDQ(U32(4), ip)
 	JMP(LabelRef("gloop"))
 	Label("gdone")
