@@ -363,6 +363,9 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 	return ps, nil
 }
 
+// mixBlock is how many weights the parameter mix sums at a time.
+const mixBlock = 512
+
 // mixedEpoch is one epoch of iterative parameter mixing: the shuffled rows
 // are cut into one contiguous shard per worker, every worker learns its
 // shard from the current weights, and the new weights are the workers'
@@ -407,25 +410,47 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32) (EpochStats, err
 		frac[k] = float64(len(shard(k))) / n
 	}
 	mix := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			var v, sum float64
+		// Block by block, worker by worker: the same sums in the same
+		// order as a loop over the workers for every weight, without its
+		// per-weight overhead (on imdb that loop took about a tenth of a
+		// two-worker epoch).
+		var vb, sb [mixBlock]float64
+		for a := lo; a < hi; a += mixBlock {
+			b := min(a+mixBlock, hi)
+			v, s := vb[:b-a], sb[:b-a]
+			clear(v)
+			clear(s)
 			for k, w := range ws {
-				v += frac[k] * float64(w.w[i])
+				fk, fn := frac[k], frac[k]*n
+				wk := w.w[a:b]
+				for i, x := range wk {
+					v[i] += fk * float64(x)
+				}
 				if st.sum != nil {
-					sum += frac[k]*n*float64(w.w[i]) - w.u[i]
+					uk := w.u[a:b]
+					uk = uk[:len(wk)]
+					for i, x := range wk {
+						s[i] += fn*float64(x) - uk[i]
+					}
 				}
 			}
-			st.w[i] = float32(v)
-			if st.sum != nil {
-				st.sum[i] += sum
+			sw := st.w[a:b]
+			for i := range sw {
+				sw[i] = float32(v[i])
 			}
-			// Set the workers up for the next epoch while their lines
-			// are in cache: a separate copy and clear would stream all
-			// their weights through memory once more.
+			if st.sum != nil {
+				ss := st.sum[a:b]
+				for i := range ss {
+					ss[i] += s[i]
+				}
+			}
+			// Set the workers up for the next epoch while these lines are
+			// in cache: a separate copy and clear would stream all their
+			// weights through memory once more.
 			for _, w := range ws {
-				w.w[i] = st.w[i]
+				copy(w.w[a:b], sw)
 				if w.u != nil {
-					w.u[i] = 0
+					clear(w.u[a:b])
 				}
 			}
 		}
