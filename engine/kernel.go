@@ -215,7 +215,7 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 			return result(), stats, err
 		}
 		if !s.NoShuffle {
-			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+			shuffle(rng, order)
 		}
 		es := KernelEpochStats{EpochStats: EpochStats{Epoch: e, Rows: n, TrainLoss: math.NaN(), TrainMistakes: -1, ValidAccuracy: math.NaN()}}
 		d.removed = 0

@@ -126,7 +126,7 @@ func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (E
 		order[i] = i
 	}
 	if !l.st.s.NoShuffle {
-		l.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		shuffle(l.rng, order)
 	}
 	var t tally
 	for p, i := range order {

@@ -96,7 +96,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			return st.model(), stats, err
 		}
 		if !s.NoShuffle {
-			rng.Shuffle(len(blocks), func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
+			shuffle(rng, blocks)
 		}
 		es := EpochStats{Epoch: e}
 		var loss float64

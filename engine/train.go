@@ -86,7 +86,7 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 		for i := range perm {
 			perm[i] = int32(i)
 		}
-		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		shuffle(rng, perm)
 		nv := int(math.Ceil(s.Validation * float64(X.Rows)))
 		if nv >= X.Rows {
 			return nil, nil, fmt.Errorf("%w: Validation %v leaves no row to train on", ErrConfig, s.Validation)
@@ -251,7 +251,7 @@ func (f *fitter) onlineEpoch(ctx context.Context) (EpochStats, error) {
 		f.order = windowShuffle(f.train, f.rng, f.order)
 		order = f.order
 	default:
-		f.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		shuffle(f.rng, order)
 	}
 	if f.workers != nil {
 		return f.mixedEpoch(ctx, order)
@@ -270,6 +270,16 @@ const (
 	shuffleChunk  = 256
 	shuffleWindow = 64
 )
+
+// shuffle puts p in a random order: the permutation rng.Shuffle makes
+// from the same draws, without a function call per swap (which was half
+// of the 0.2 ms that shuffling imdb.train's 25000 rows took per epoch).
+func shuffle[T any](rng *rand.Rand, p []T) {
+	for i := len(p) - 1; i > 0; i-- {
+		j := rng.Uint64N(uint64(i + 1))
+		p[i], p[j] = p[j], p[i]
+	}
+}
 
 // windowShuffle returns a random order of rows (ascending row numbers)
 // with locality: rows are cut into chunks of 256 consecutive rows, the
@@ -291,7 +301,7 @@ func windowShuffle(rows []int32, rng *rand.Rand, dst []int32) []int32 {
 			dst = append(dst, rows[c*shuffleChunk:min((c+1)*shuffleChunk, n)]...)
 		}
 		seg := dst[start:]
-		rng.Shuffle(len(seg), func(i, j int) { seg[i], seg[j] = seg[j], seg[i] })
+		shuffle(rng, seg)
 	}
 	return dst
 }

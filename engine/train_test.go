@@ -1312,3 +1312,28 @@ func TestParseNames(t *testing.T) {
 		t.Errorf("ParseBiasMode(both): %v", err)
 	}
 }
+
+// shuffle must make rng.Shuffle's permutation from the same draws: models
+// trained before it replaced rng.Shuffle stay the same.
+func TestShuffleMatchesRandShuffle(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 17, 1000, 25000} {
+		for seed := range uint64(3) {
+			a := make([]int32, n)
+			b := make([]int32, n)
+			for i := range a {
+				a[i], b[i] = int32(i), int32(i)
+			}
+			ra := rand.New(rand.NewPCG(seed, 1))
+			rb := rand.New(rand.NewPCG(seed, 1))
+			ra.Shuffle(n, func(i, j int) { a[i], a[j] = a[j], a[i] })
+			shuffle(rb, b)
+			if !slices.Equal(a, b) {
+				t.Fatalf("n=%d seed=%d: shuffle differs from rand.Shuffle", n, seed)
+			}
+			// The generators must also be left in the same state.
+			if x, y := ra.Uint64(), rb.Uint64(); x != y {
+				t.Fatalf("n=%d seed=%d: generator state differs after shuffling", n, seed)
+			}
+		}
+	}
+}
