@@ -442,6 +442,10 @@ func TestLengthMismatchPanics(t *testing.T) {
 		"DotIndF64":  func() { DotIndF64(make([]float64, 1), make([]int32, 2), make([]float64, 9)) },
 		"AxpyIndF32": func() { AxpyIndF32(1, make([]float32, 3), make([]int32, 2), make([]float32, 9)) },
 		"AxpyIndF64": func() { AxpyIndF64(1, make([]float64, 3), make([]int32, 4), make([]float64, 9)) },
+		"AxpyAvgF32": func() {
+			AxpyAvgF32(1, 1, make([]float32, 3), make([]int32, 2), make([]float32, 9), make([]float64, 9))
+		},
+		"AxpyAvg4F32": func() { AxpyAvg4F32(1, 1, make([]float32, 2), make([]int32, 3), make([]float64, 18)) },
 		"DotRowsF32-out": func() {
 			DotRowsF32([]int64{0, 1}, make([]int32, 1), make([]float32, 1), make([]float32, 9), make([]float32, 2))
 		},

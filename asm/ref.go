@@ -1,5 +1,7 @@
 package asm
 
+import "unsafe"
+
 // The portable reference kernels. Every SIMD kernel is tested against these
 // over many lengths, offsets and index patterns.
 
@@ -200,6 +202,34 @@ func axpyIndF64Generic(a float64, val []float64, ind []int32, w []float64) {
 	ind = ind[:len(val)]
 	for k, v := range val {
 		w[ind[k]] += a * v
+	}
+}
+
+// axpyAvgF32Generic computes, rounding every product before adding it,
+//
+//	for k := range val {
+//		w[ind[k]] += a * val[k]
+//		u[ind[k]] += ca * float64(val[k])
+//	}
+func axpyAvgF32Generic(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64) {
+	ind = ind[:len(val)]
+	for k, v := range val {
+		j := ind[k]
+		w[j] += float32(a * v)
+		u[j] += float64(ca * float64(v))
+	}
+}
+
+// axpyAvg4F32Generic computes axpyAvgF32Generic's update on interleaved
+// slots: w[j] is the float32 in the first four bytes of wu[2j], u[j] is
+// wu[2j+1].
+func axpyAvg4F32Generic(a float32, ca float64, val []float32, ind []int32, wu []float64) {
+	w := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(wu))), 2*len(wu))
+	ind = ind[:len(val)]
+	for k, v := range val {
+		j := int(ind[k])
+		w[4*j] += float32(a * v)
+		wu[2*j+1] += float64(ca * float64(v))
 	}
 }
 

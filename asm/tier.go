@@ -76,27 +76,32 @@ type kernelSet struct {
 	axpyIndF32 func(a float32, val []float32, ind []int32, w []float32)
 	axpyIndF64 func(a float64, val []float64, ind []int32, w []float64)
 
+	axpyAvgF32  func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
+	axpyAvg4F32 func(a float32, ca float64, val []float32, ind []int32, wu []float64)
+
 	dotRowsF32 func(indptr []int64, ind []int32, val []float32, w []float32, out []float32)
 	dotRowsF64 func(indptr []int64, ind []int32, val []float64, w []float64, out []float64)
 }
 
 var genericKernels = kernelSet{
-	tier:       Generic,
-	dotF32:     dotF32Generic,
-	dotF64:     dotF64Generic,
-	axpyF32:    axpyF32Generic,
-	axpyF64:    axpyF64Generic,
-	scaleF32:   scaleF32Generic,
-	scaleF64:   scaleF64Generic,
-	sumSqF32:   sumSqF32Generic,
-	sumSqF64:   sumSqF64Generic,
-	dotIndF32:  dotIndF32Generic,
-	dotInd4F32: dotInd4F32Generic,
-	dotIndF64:  dotIndF64Generic,
-	axpyIndF32: axpyIndF32Generic,
-	axpyIndF64: axpyIndF64Generic,
-	dotRowsF32: dotRowsF32Generic,
-	dotRowsF64: dotRowsF64Generic,
+	tier:        Generic,
+	dotF32:      dotF32Generic,
+	dotF64:      dotF64Generic,
+	axpyF32:     axpyF32Generic,
+	axpyF64:     axpyF64Generic,
+	scaleF32:    scaleF32Generic,
+	scaleF64:    scaleF64Generic,
+	sumSqF32:    sumSqF32Generic,
+	sumSqF64:    sumSqF64Generic,
+	dotIndF32:   dotIndF32Generic,
+	dotInd4F32:  dotInd4F32Generic,
+	dotIndF64:   dotIndF64Generic,
+	axpyIndF32:  axpyIndF32Generic,
+	axpyIndF64:  axpyIndF64Generic,
+	axpyAvgF32:  axpyAvgF32Generic,
+	axpyAvg4F32: axpyAvg4F32Generic,
+	dotRowsF32:  dotRowsF32Generic,
+	dotRowsF64:  dotRowsF64Generic,
 }
 
 // tierKernels maps each tier this build and CPU can run to its kernels; it
@@ -257,6 +262,27 @@ func AxpyIndF32(a float32, val []float32, ind []int32, w []float32) {
 func AxpyIndF64(a float64, val []float64, ind []int32, w []float64) {
 	checkLen("AxpyIndF64", len(val), len(ind))
 	active.Load().axpyIndF64(a, val, ind, w)
+}
+
+// AxpyAvgF32 computes w[ind[k]] += a·val[k] and u[ind[k]] += ca·val[k]
+// (in float64) for every k: the update of an averaged perceptron, its
+// weights and its averaging accumulator in one pass over the row. Every
+// product is rounded before it is added, so every tier computes the same
+// bits. It panics if len(val) != len(ind). The indices are not checked:
+// each must lie in [0, len(w)) and in [0, len(u)).
+func AxpyAvgF32(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64) {
+	checkLen("AxpyAvgF32", len(val), len(ind))
+	active.Load().axpyAvgF32(a, ca, val, ind, w, u)
+}
+
+// AxpyAvg4F32 is AxpyAvgF32 on weights and accumulators interleaved in
+// 16-byte slots: w[j] is the float32 in the first four bytes of wu[2j]
+// (element 4j of a float32 view of wu, as DotInd4F32 reads it) and u[j]
+// is wu[2j+1]. It panics if len(val) != len(ind). The indices are not
+// checked: each must lie in [0, len(wu)/2).
+func AxpyAvg4F32(a float32, ca float64, val []float32, ind []int32, wu []float64) {
+	checkLen("AxpyAvg4F32", len(val), len(ind))
+	active.Load().axpyAvg4F32(a, ca, val, ind, wu)
 }
 
 // checkRows panics unless indptr describes len(out) rows whose ranges lie

@@ -72,7 +72,7 @@ var (
 )
 
 func main() {
-	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, addscores, prefetch")
+	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, axpyavg, addscores, prefetch")
 	flag.Parse()
 	ConstraintExpr("amd64,!noasm")
 	gens := map[string]func(elem, isa){
@@ -81,6 +81,12 @@ func main() {
 	}
 	if *kernel == "prefetch" {
 		genPrefetch()
+		Generate()
+		return
+	}
+	if *kernel == "axpyavg" {
+		genAxpyAvg(false)
+		genAxpyAvg(true)
 		Generate()
 		return
 	}
@@ -647,6 +653,77 @@ func genAxpyInd(e elem, s isa) {
 	JMP(LabelRef("scalar"))
 	Label("done")
 	VZEROUPPER()
+	RET()
+}
+
+// genAxpyAvg: the averaged perceptron's update, w[j] += a·v and
+// u[j] += ca·float64(v) for every element v of a sparse row with index j,
+// each product rounded before it is added (no FMA), exactly as the Go loop
+// computes it. With slots (axpyAvg4F32AVX) w[j] and u[j] share one 16-byte
+// slot: w[j] in the low four bytes of wu[2j], u[j] = wu[2j+1]. It is a
+// scalar loop unrolled by four on VEX-encoded instructions, one kernel for
+// both tiers: gathers and scatters lose to it (see genAxpyInd), and
+// without bounds checks and the compiler's register copies it runs about
+// 1.5x faster than the Go loop. Repeated indices are handled because
+// every element's loads, adds and stores happen in program order. It
+// touches only XMM registers with VEX encodings, which leave the upper
+// halves clean, so it needs no VZEROUPPER.
+func genAxpyAvg(slots bool) {
+	if slots {
+		TEXT("axpyAvg4F32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, wu []float64)")
+	} else {
+		TEXT("axpyAvgF32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)")
+	}
+	Pragma("noescape")
+	ax := Load(Param("a"), XMM())
+	cx := Load(Param("ca"), XMM())
+	vp := ldGP(Param("val").Base())
+	ip := ldGP(Param("ind").Base())
+	n := ldGP(Param("val").Len())
+	var wp, up reg.GPVirtual
+	if slots {
+		wp = ldGP(Param("wu").Base())
+	} else {
+		wp = ldGP(Param("w").Base())
+		up = ldGP(Param("u").Base())
+	}
+	one := func(j int) {
+		r := GP64()
+		MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
+		wm, um := Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8}
+		if slots {
+			SHLQ(U8(4), r)
+			wm, um = Mem{Base: wp, Index: r, Scale: 1}, Mem{Base: wp, Index: r, Scale: 1, Disp: 8}
+		}
+		v, p, d := XMM(), XMM(), XMM()
+		VMOVSS(Mem{Base: vp, Disp: 4 * j}, v)
+		VMULSS(ax, v, p)
+		VADDSS(wm, p, p)
+		VMOVSS(p, wm)
+		VCVTSS2SD(v, v, d)
+		VMULSD(cx, d, d)
+		VADDSD(um, d, d)
+		VMOVSD(d, um)
+	}
+	Label("loop4")
+	CMPQ(n, U32(4))
+	JL(LabelRef("scalar"))
+	for j := 0; j < 4; j++ {
+		one(j)
+	}
+	ADDQ(U32(16), vp)
+	ADDQ(U32(16), ip)
+	SUBQ(U32(4), n)
+	JMP(LabelRef("loop4"))
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	one(0)
+	ADDQ(U32(4), vp)
+	ADDQ(U32(4), ip)
+	DECQ(n)
+	JMP(LabelRef("scalar"))
+	Label("done")
 	RET()
 }
 

@@ -1,0 +1,91 @@
+package asm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+// TestAxpyAvgMatchesReference: on every tier the averaged update gives the
+// reference loop's bits (a fused multiply-add would not), for all lengths
+// 0..300, every index pattern (repeats included), unaligned slices, and
+// writes nothing outside w and u.
+func TestAxpyAvgMatchesReference(t *testing.T) {
+	forTiers(t, func(t *testing.T, k *kernelSet) {
+		r := rand.New(rand.NewPCG(21, 22))
+		for _, p := range indexPatterns {
+			for nnz := 0; nnz <= maxLen; nnz++ {
+				dim := maxLen + 1 + r.IntN(50)
+				ind := p.gen(r, nnz, dim)
+				val, cv := guarded32(r, nnz, nnz%4)
+				w, cw := guarded32(r, dim, (nnz+1)%4)
+				u, cu := guarded64(r, dim, (nnz+2)%4)
+				a, ca := float32(r.NormFloat64()), r.NormFloat64()*1e3
+				ww, wu := append([]float32(nil), w...), append([]float64(nil), u...)
+				axpyAvgF32Generic(a, ca, val, ind, ww, wu)
+				k.axpyAvgF32(a, ca, val, ind, w, u)
+				for i := range w {
+					if math.Float32bits(w[i]) != math.Float32bits(ww[i]) || math.Float64bits(u[i]) != math.Float64bits(wu[i]) {
+						t.Fatalf("%s nnz=%d i=%d: w %v u %v, want %v %v", p.name, nnz, i, w[i], u[i], ww[i], wu[i])
+					}
+				}
+				cv(t)
+				cw(t)
+				cu(t)
+			}
+		}
+	})
+}
+
+// TestAxpyAvgReferenceRounds pins the reference itself: each product is
+// rounded before the add. Values are picked where fusing would differ.
+func TestAxpyAvgReferenceRounds(t *testing.T) {
+	a, v := float32(1+0x1p-12), float32(1+0x1p-12)
+	w := []float32{-1}
+	u := []float64{-1}
+	axpyAvgF32Generic(a, 1+0x1p-30, []float32{v}, []int32{0}, w, u)
+	if want := float32(a*v) - 1; w[0] != want {
+		t.Fatalf("w = %v, want the rounded product's %v", w[0], want)
+	}
+	if d := float64(1+0x1p-30) * float64(v); u[0] != float64(d)-1 {
+		t.Fatalf("u = %v, want %v", u[0], float64(d)-1)
+	}
+}
+
+// TestAxpyAvg4MatchesDense: on every tier the interleaved update leaves
+// in every slot what AxpyAvgF32 leaves in dense w and u, bit for bit, and
+// never writes the slot's other four bytes or past the slots.
+func TestAxpyAvg4MatchesDense(t *testing.T) {
+	forTiers(t, func(t *testing.T, k *kernelSet) {
+		r := rand.New(rand.NewPCG(23, 24))
+		for _, p := range indexPatterns {
+			for nnz := 0; nnz <= maxLen; nnz++ {
+				dim := maxLen + 1 + r.IntN(50)
+				ind := p.gen(r, nnz, dim)
+				val, cv := guarded32(r, nnz, nnz%4)
+				w, _ := guarded32(r, dim, 0)
+				u, _ := guarded64(r, dim, 0)
+				wu, cwu := guarded64(r, 2*dim, (nnz+1)%2)
+				w4 := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(wu))), 4*dim)
+				for j := range dim {
+					w4[4*j], w4[4*j+1] = w[j], guardF32
+					wu[2*j+1] = u[j]
+				}
+				a, ca := float32(r.NormFloat64()), r.NormFloat64()*1e3
+				k.axpyAvgF32(a, ca, val, ind, w, u)
+				k.axpyAvg4F32(a, ca, val, ind, wu)
+				for j := range dim {
+					if math.Float32bits(w4[4*j]) != math.Float32bits(w[j]) || math.Float64bits(wu[2*j+1]) != math.Float64bits(u[j]) {
+						t.Fatalf("%s nnz=%d j=%d: slot %v %v, dense %v %v", p.name, nnz, j, w4[4*j], wu[2*j+1], w[j], u[j])
+					}
+					if math.Float32bits(w4[4*j+1]) != math.Float32bits(guardF32) {
+						t.Fatalf("%s nnz=%d j=%d: the slot's unused bytes were written", p.name, nnz, j)
+					}
+				}
+				cv(t)
+				cwu(t)
+			}
+		}
+	})
+}
