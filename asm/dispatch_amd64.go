@@ -5,24 +5,25 @@ package asm
 import "github.com/klauspost/cpuid/v2"
 
 var avx2Kernels = kernelSet{
-	tier:        AVX2,
-	dotF32:      dotF32AVX2,
-	dotF64:      dotF64AVX2,
-	axpyF32:     axpyF32AVX2,
-	axpyF64:     axpyF64AVX2,
-	scaleF32:    scaleF32AVX2,
-	scaleF64:    scaleF64AVX2,
-	sumSqF32:    sumSqF32AVX2,
-	sumSqF64:    sumSqF64AVX2,
-	dotIndF32:   dotIndF32AVX2Sized,
-	dotInd4F32:  dotInd4F32AVX2Sized,
-	dotIndF64:   dotIndF64AVX2Sized,
-	axpyIndF32:  axpyIndF32AVX2,
-	axpyIndF64:  axpyIndF64AVX2,
-	axpyAvgF32:  axpyAvgF32AVX,
-	axpyAvg4F32: axpyAvg4F32AVX,
-	dotRowsF32:  dotRowsF32AVX2,
-	dotRowsF64:  dotRowsF64AVX2,
+	tier:          AVX2,
+	dotF32:        dotF32AVX2,
+	dotF64:        dotF64AVX2,
+	axpyF32:       axpyF32AVX2,
+	axpyF64:       axpyF64AVX2,
+	scaleF32:      scaleF32AVX2,
+	scaleF64:      scaleF64AVX2,
+	sumSqF32:      sumSqF32AVX2,
+	sumSqF64:      sumSqF64AVX2,
+	dotIndF32:     dotIndF32AVX2Sized,
+	dotInd4F32:    dotInd4F32AVX2Sized,
+	dotIndF64:     dotIndF64AVX2Sized,
+	axpyIndF32:    axpyIndF32AVX2,
+	axpyIndF64:    axpyIndF64AVX2,
+	axpyAvgF32:    axpyAvgF32AVX,
+	axpyAvg4F32:   axpyAvg4F32AVX,
+	increasingI32: increasingI32AVX2,
+	dotRowsF32:    dotRowsF32AVX2,
+	dotRowsF64:    dotRowsF64AVX2,
 }
 
 var avx512Kernels = kernelSet{
@@ -47,8 +48,10 @@ var avx512Kernels = kernelSet{
 	// The averaged update is a scalar loop on both tiers (genAxpyAvg).
 	axpyAvgF32:  axpyAvgF32AVX,
 	axpyAvg4F32: axpyAvg4F32AVX,
-	dotRowsF32:  dotRowsF32AVX512,
-	dotRowsF64:  dotRowsF64AVX512,
+	// Validating indices is bound by reading them: AVX2 serves both.
+	increasingI32: increasingI32AVX2,
+	dotRowsF32:    dotRowsF32AVX512,
+	dotRowsF64:    dotRowsF64AVX512,
 }
 
 // archInit registers the tiers this CPU can run. cpuid's AVX flags already

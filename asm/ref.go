@@ -233,6 +233,18 @@ func axpyAvg4F32Generic(a float32, ca float64, val []float32, ind []int32, wu []
 	}
 }
 
+// increasingI32Generic reports whether
+//
+//	for k := 1; k < len(ind); k++ { ind[k-1] < ind[k] }
+func increasingI32Generic(ind []int32) bool {
+	for k := 1; k < len(ind); k++ {
+		if ind[k-1] >= ind[k] {
+			return false
+		}
+	}
+	return true
+}
+
 // dotRowsF32Generic computes, for every row r of a CSR block,
 //
 //	for k := indptr[r]; k < indptr[r+1]; k++ { out[r] += val[k] * w[ind[k]] }

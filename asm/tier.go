@@ -79,29 +79,32 @@ type kernelSet struct {
 	axpyAvgF32  func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
 	axpyAvg4F32 func(a float32, ca float64, val []float32, ind []int32, wu []float64)
 
+	increasingI32 func(ind []int32) bool
+
 	dotRowsF32 func(indptr []int64, ind []int32, val []float32, w []float32, out []float32)
 	dotRowsF64 func(indptr []int64, ind []int32, val []float64, w []float64, out []float64)
 }
 
 var genericKernels = kernelSet{
-	tier:        Generic,
-	dotF32:      dotF32Generic,
-	dotF64:      dotF64Generic,
-	axpyF32:     axpyF32Generic,
-	axpyF64:     axpyF64Generic,
-	scaleF32:    scaleF32Generic,
-	scaleF64:    scaleF64Generic,
-	sumSqF32:    sumSqF32Generic,
-	sumSqF64:    sumSqF64Generic,
-	dotIndF32:   dotIndF32Generic,
-	dotInd4F32:  dotInd4F32Generic,
-	dotIndF64:   dotIndF64Generic,
-	axpyIndF32:  axpyIndF32Generic,
-	axpyIndF64:  axpyIndF64Generic,
-	axpyAvgF32:  axpyAvgF32Generic,
-	axpyAvg4F32: axpyAvg4F32Generic,
-	dotRowsF32:  dotRowsF32Generic,
-	dotRowsF64:  dotRowsF64Generic,
+	tier:          Generic,
+	dotF32:        dotF32Generic,
+	dotF64:        dotF64Generic,
+	axpyF32:       axpyF32Generic,
+	axpyF64:       axpyF64Generic,
+	scaleF32:      scaleF32Generic,
+	scaleF64:      scaleF64Generic,
+	sumSqF32:      sumSqF32Generic,
+	sumSqF64:      sumSqF64Generic,
+	dotIndF32:     dotIndF32Generic,
+	dotInd4F32:    dotInd4F32Generic,
+	dotIndF64:     dotIndF64Generic,
+	axpyIndF32:    axpyIndF32Generic,
+	axpyIndF64:    axpyIndF64Generic,
+	axpyAvgF32:    axpyAvgF32Generic,
+	axpyAvg4F32:   axpyAvg4F32Generic,
+	increasingI32: increasingI32Generic,
+	dotRowsF32:    dotRowsF32Generic,
+	dotRowsF64:    dotRowsF64Generic,
 }
 
 // tierKernels maps each tier this build and CPU can run to its kernels; it
@@ -283,6 +286,14 @@ func AxpyAvgF32(a float32, ca float64, val []float32, ind []int32, w []float32, 
 func AxpyAvg4F32(a float32, ca float64, val []float32, ind []int32, wu []float64) {
 	checkLen("AxpyAvg4F32", len(val), len(ind))
 	active.Load().axpyAvg4F32(a, ca, val, ind, wu)
+}
+
+// IncreasingI32 reports whether ind is strictly increasing: every
+// ind[k-1] < ind[k]. It is the test behind validating a sparse row's
+// indices (with the first ≥ 0 and the last below the dimension, all are in
+// range).
+func IncreasingI32(ind []int32) bool {
+	return active.Load().increasingI32(ind)
 }
 
 // checkRows panics unless indptr describes len(out) rows whose ranges lie

@@ -123,11 +123,15 @@ func rowOK(ind []int32, val []float32, dim int) bool {
 }
 
 // indicesOK is rowOK's test of a non-empty row's indices: strictly
-// increasing, from 0 or above to below dim.
+// increasing, from 0 or above to below dim. Rows of simdIndices or more
+// take asm.IncreasingI32; below that the call costs more than the loop.
 func indicesOK(ind []int32, dim int) bool {
 	n := len(ind)
 	if ind[0] < 0 || int64(ind[n-1]) >= int64(dim) {
 		return false
+	}
+	if n >= simdIndices {
+		return asm.IncreasingI32(ind)
 	}
 	acc := int64(-1)
 	for k := 1; k < n; k++ {
@@ -135,6 +139,9 @@ func indicesOK(ind []int32, dim int) bool {
 	}
 	return acc < 0
 }
+
+// simdIndices is the row length from which indicesOK calls the kernel.
+const simdIndices = 32
 
 // finite32 reports whether x is neither NaN nor ±Inf: x−x is 0 exactly for
 // finite x and NaN otherwise. It is half the cost of math.IsNaN and

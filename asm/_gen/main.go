@@ -72,7 +72,7 @@ var (
 )
 
 func main() {
-	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, axpyavg, addscores, prefetch")
+	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, axpyavg, increasing, addscores, prefetch")
 	flag.Parse()
 	ConstraintExpr("amd64,!noasm")
 	gens := map[string]func(elem, isa){
@@ -81,6 +81,11 @@ func main() {
 	}
 	if *kernel == "prefetch" {
 		genPrefetch()
+		Generate()
+		return
+	}
+	if *kernel == "increasing" {
+		genIncreasing()
 		Generate()
 		return
 	}
@@ -724,6 +729,65 @@ func genAxpyAvg(slots bool) {
 	DECQ(n)
 	JMP(LabelRef("scalar"))
 	Label("done")
+	RET()
+}
+
+// genIncreasing: func(ind []int32) bool, whether every ind[k] < ind[k+1]
+// (signed compares, so no difference can overflow): the test behind
+// validating a sparse row's indices. It compares 16 neighbouring pairs a
+// step with two overlapping loads and VPCMPGTD, ANDs the results into one
+// register, and finishes the last pairs one at a time. It needs only
+// AVX2, so it serves both tiers; a pass over a matrix's indices is bound
+// by reading them, which wider vectors would not change.
+func genIncreasing() {
+	TEXT("increasingI32AVX2", NOSPLIT, "func(ind []int32) bool")
+	Pragma("noescape")
+	ip := ldGP(Param("ind").Base())
+	n := ldGP(Param("ind").Len())
+	ret := GP8()
+	MOVB(U8(1), ret)
+	// n becomes the number of pairs.
+	CMPQ(n, U32(1))
+	JLE(LabelRef("done"))
+	DECQ(n)
+	ok := YMM()
+	VPCMPEQD(ok, ok, ok)
+	Label("loop16")
+	CMPQ(n, U32(16))
+	JL(LabelRef("scalar"))
+	for _, off := range []int{0, 32} {
+		a, b := YMM(), YMM()
+		VMOVDQU(Mem{Base: ip, Disp: off}, a)
+		VMOVDQU(Mem{Base: ip, Disp: off + 4}, b)
+		VPCMPGTD(a, b, b) // b > a, lane by lane
+		VPAND(b, ok, ok)
+	}
+	ADDQ(U32(64), ip)
+	SUBQ(U32(16), n)
+	JMP(LabelRef("loop16"))
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("reduce"))
+	x := GP32()
+	MOVL(Mem{Base: ip}, x)
+	CMPL(Mem{Base: ip, Disp: 4}, x)
+	JLE(LabelRef("fail")) // ind[k+1] <= ind[k]
+	ADDQ(U32(4), ip)
+	DECQ(n)
+	JMP(LabelRef("scalar"))
+	Label("reduce")
+	m := GP32()
+	VPMOVMSKB(ok, m)
+	CMPL(m, U32(0xffffffff))
+	SETEQ(ret)
+	VZEROUPPER()
+	Label("done")
+	Store(ret, ReturnIndex(0))
+	RET()
+	Label("fail")
+	VZEROUPPER()
+	MOVB(U8(0), ret)
+	Store(ret, ReturnIndex(0))
 	RET()
 }
 
