@@ -1,6 +1,7 @@
 package asm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -88,4 +89,17 @@ func TestAxpyAvg4MatchesDense(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The averaged perceptron's update: at example c = 3, a mistake on the row
+// {1: 1.5, 4: 0.5} with step a = 2 adds a·x to w and c·a·x to u; the
+// averaged weights are then w − u/c.
+func ExampleAxpyAvgF32() {
+	w := []float32{0, 1, 0, 0, 1}
+	u := make([]float64, 5)
+	a, c := float32(2), 3.0
+	AxpyAvgF32(a, c*float64(a), []float32{1.5, 0.5}, []int32{1, 4}, w, u)
+	fmt.Println(w, u)
+	// Output:
+	// [0 4 0 0 2] [0 9 0 0 3]
 }
