@@ -2,8 +2,10 @@ package sparse
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -384,5 +386,51 @@ func TestValidateFastPath(t *testing.T) {
 		if m.rowsOK() {
 			t.Errorf("%s: fast path passes a bad matrix", name)
 		}
+	}
+}
+
+// TestValidateSplit: a matrix large enough to be checked in parts is
+// accepted when valid and, with bad rows in different parts, rejected
+// with the first of them named, whichever part finds its own first.
+func TestValidateSplit(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const rows, per = 30000, 50 // 1.5M nonzeros: three or four parts
+	good := func() *CSR {
+		m := &CSR{Rows: rows, Cols: 1000, Indptr: make([]int64, rows+1),
+			Ind: make([]int32, rows*per), Val: make([]float32, rows*per)}
+		for i := range rows {
+			for k := range per {
+				m.Ind[i*per+k] = int32(k * 20)
+				m.Val[i*per+k] = 1
+			}
+			m.Indptr[i+1] = int64((i + 1) * per)
+		}
+		return m
+	}
+	m := good()
+	if err := m.Validate(); err != nil || !m.rowsOK() {
+		t.Fatalf("valid matrix: %v, fast path %v", err, m.rowsOK())
+	}
+	for _, c := range []struct {
+		rows []int
+		want int
+	}{{[]int{0}, 0}, {[]int{rows - 1}, rows - 1}, {[]int{rows / 2}, rows / 2},
+		{[]int{rows - 1, rows / 3}, rows / 3}, {[]int{3 * rows / 4, rows/4 + 1}, rows/4 + 1}} {
+		m := good()
+		for _, r := range c.rows {
+			m.Ind[r*per+per/2] = m.Ind[r*per+per/2-1] // a repeated index
+		}
+		if m.rowsOK() {
+			t.Errorf("bad rows %v: fast path passes", c.rows)
+		}
+		err := m.Validate()
+		if !errors.Is(err, ErrIndexOrder) || !strings.Contains(err.Error(), fmt.Sprintf("row %d:", c.want)) {
+			t.Errorf("bad rows %v: %v, want row %d named", c.rows, err, c.want)
+		}
+	}
+	m = good()
+	m.Val[len(m.Val)-1] = float32(math.Inf(1))
+	if err := m.Validate(); !errors.Is(err, ErrValue) || !strings.Contains(err.Error(), fmt.Sprintf("row %d:", rows-1)) {
+		t.Errorf("Inf in the last row: %v", err)
 	}
 }
