@@ -142,12 +142,18 @@ type fitter struct {
 	// primed: the last mix left every worker's weights equal to the
 	// mixed ones and its accumulator zero.
 	primed bool
-	// order is the visiting order of a windowed epoch (windowShuffle).
-	order []int32
+	// order is this epoch's visiting order and next the coming one's,
+	// drawn on a goroutine of its own while this epoch runs (drawn is
+	// closed when it is ready): on the core a sequential fit leaves idle,
+	// or beside the parameter mix. On imdb.train drawing took 0.15 ms of
+	// a 4-5 ms epoch.
+	order, next []int32
+	drawn       chan struct{}
 }
 
 func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 	st, s := f.st, f.st.s
+	defer f.waitOrder()
 	var stats []EpochStats
 	var best *Model
 	bestAcc, since := -1.0, 0
@@ -160,7 +166,7 @@ func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 		if s.Algorithm == Batch {
 			es = f.batchEpoch()
 		} else {
-			es, err = f.onlineEpoch(ctx)
+			es, err = f.onlineEpoch(ctx, e < s.epochs)
 		}
 		es.Epoch = e
 		es.TrainLoss, es.TrainMistakes, es.ValidAccuracy = math.NaN(), -1, math.NaN()
@@ -242,22 +248,81 @@ func (f *fitter) result(best *Model) *Model {
 
 // onlineEpoch is one pass of the online learners over the training rows,
 // in a fresh random order unless NoShuffle: by st alone, or by the
-// parameter-mixing workers.
-func (f *fitter) onlineEpoch(ctx context.Context) (EpochStats, error) {
-	order := f.train
-	switch {
-	case f.st.s.NoShuffle:
-	case f.X.NNZ() > windowedNNZ:
-		f.order = windowShuffle(f.train, f.rng, f.order)
-		order = f.order
-	default:
-		shuffle(f.rng, order)
-	}
+// parameter-mixing workers. With more, another epoch may follow, and its
+// order is drawn while this one runs.
+func (f *fitter) onlineEpoch(ctx context.Context, more bool) (EpochStats, error) {
+	order := f.epochOrder()
 	if f.workers != nil {
-		return f.mixedEpoch(ctx, order)
+		return f.mixedEpoch(ctx, order, more)
+	}
+	if more {
+		f.drawNext()
 	}
 	p, err := f.pass(ctx, f.st, order)
 	return p.stats(len(order)), err
+}
+
+// epochOrder returns this epoch's visiting order: the rows as they are
+// with NoShuffle, else the order drawNext drew during the last epoch, or
+// one drawn now.
+func (f *fitter) epochOrder() []int32 {
+	if f.st.s.NoShuffle {
+		return f.train
+	}
+	if f.drawn != nil {
+		f.waitOrder()
+	} else {
+		f.next = f.drawOrder(f.next)
+	}
+	f.order, f.next = f.next, f.order
+	if f.X.NNZ() <= windowedNNZ {
+		// The rows in their latest order, as shuffling them in place left
+		// them before orders were drawn ahead (the training loss sums in
+		// this order).
+		f.train = f.order
+	}
+	return f.order
+}
+
+// drawOrder draws the order that follows f.order into dst: a uniform
+// shuffle of it, or a windowed order of the rows (windowShuffle) above
+// windowedNNZ nonzeros. The permutations, and the generator's draws, are
+// those of shuffling the rows in place epoch after epoch.
+func (f *fitter) drawOrder(dst []int32) []int32 {
+	if f.X.NNZ() > windowedNNZ {
+		return windowShuffle(f.train, f.rng, dst)
+	}
+	prev := f.order
+	if prev == nil {
+		prev = f.train
+	}
+	dst = append(dst[:0], prev...)
+	shuffle(f.rng, dst)
+	return dst
+}
+
+// drawNext starts drawing the next epoch's order (into f.next) on its own
+// goroutine. Until waitOrder returns, only that goroutine touches f.rng
+// and f.next; f.order and f.train are only read.
+func (f *fitter) drawNext() {
+	if f.st.s.NoShuffle {
+		return
+	}
+	done := make(chan struct{})
+	f.drawn = done
+	next := f.next
+	go func() {
+		defer close(done)
+		f.next = f.drawOrder(next)
+	}()
+}
+
+// waitOrder waits for the order drawNext is drawing, if any.
+func (f *fitter) waitOrder() {
+	if f.drawn != nil {
+		<-f.drawn
+		f.drawn = nil
+	}
 }
 
 // Above windowedNNZ nonzeros (256 MiB of CSR) an epoch visits the rows in
@@ -382,7 +447,7 @@ const mixBlock = 512
 // average weighted by shard size. With averaging, each worker's lazy
 // accumulator gives the sum of the vectors it went through (n·w − u after
 // n examples from u = 0), which adds to st.sum.
-func (f *fitter) mixedEpoch(ctx context.Context, order []int32) (EpochStats, error) {
+func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (EpochStats, error) {
 	st, ws := f.st, f.workers
 	P := len(ws)
 	shard := func(k int) []int32 { return order[k*len(order)/P : (k+1)*len(order)/P] }
@@ -403,6 +468,10 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32) (EpochStats, err
 		})
 	}
 	wg.Wait()
+	if more {
+		// The workers have finished with order: draw the next beside the mix.
+		f.drawNext()
+	}
 	f.primed = false
 	var total passStats
 	for k := range P {
