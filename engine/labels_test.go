@@ -51,3 +51,36 @@ func TestClassesOf(t *testing.T) {
 		}
 	}
 }
+
+// TestFinite32s: every length up to a few blocks, a NaN or an infinity at
+// any position makes it false, and huge finite values (whose squares
+// overflow the block sums) do not.
+func TestFinite32s(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 31, 32, 33, 100, 4095, 4096, 4097, 9000} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		if !finite32s(x) {
+			t.Fatalf("n=%d: finite values rejected", n)
+		}
+		if n == 0 {
+			continue
+		}
+		for _, p := range []int{0, n / 2, n - 1, r.IntN(n)} {
+			old := x[p]
+			x[p] = math.MaxFloat32
+			if !finite32s(x) {
+				t.Fatalf("n=%d: MaxFloat32 at %d rejected", n, p)
+			}
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				x[p] = float32(bad)
+				if finite32s(x) {
+					t.Fatalf("n=%d: %v at %d accepted", n, bad, p)
+				}
+			}
+			x[p] = old
+		}
+	}
+}

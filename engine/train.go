@@ -685,6 +685,24 @@ func accuracyOn(m *Model, X *sparse.CSR, y []float64, rows []int32) float64 {
 }
 
 func finite32s(x []float32) bool {
+	// Long slices go through the SIMD sum of squares a block at a time:
+	// it is finite when every value is, and a block whose sum is not (a
+	// non-finite value, or huge ones that overflow it) is looked at value
+	// by value. The loop alone cost 1.5 ms of a 17 ms epoch checking the
+	// 2 million weights of a 20 Newsgroups model.
+	const block = 4096
+	for len(x) >= 32 {
+		n := min(block, len(x))
+		if s := asm.SumSqF32(x[:n]); s-s != 0 && !finiteLoop(x[:n]) {
+			return false
+		}
+		x = x[n:]
+	}
+	return finiteLoop(x)
+}
+
+// finiteLoop is finite32s value by value.
+func finiteLoop(x []float32) bool {
 	for _, v := range x {
 		if v-v != 0 { // NaN or ±Inf
 			return false
