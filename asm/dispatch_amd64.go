@@ -22,6 +22,8 @@ var avx2Kernels = kernelSet{
 	axpyAvgF32:    axpyAvgF32AVX,
 	axpyAvg4F32:   axpyAvg4F32AVX,
 	increasingI32: increasingI32AVX2,
+	averageF32:    averageF32AVX2,
+	quotientF32:   quotientF32AVX2,
 	dotRowsF32:    dotRowsF32AVX2Sized,
 	dotRowsF64:    dotRowsF64AVX2Sized,
 }
@@ -50,6 +52,8 @@ var avx512Kernels = kernelSet{
 	axpyAvg4F32: axpyAvg4F32AVX,
 	// Validating indices is bound by reading them: AVX2 serves both.
 	increasingI32: increasingI32AVX2,
+	averageF32:    averageF32AVX512,
+	quotientF32:   quotientF32AVX512,
 	dotRowsF32:    dotRowsF32AVX512Sized,
 	dotRowsF64:    dotRowsF64AVX512Sized,
 }

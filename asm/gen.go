@@ -14,5 +14,6 @@ package asm
 //go:generate go run -C _gen . -kernel axpyind -pkg asm -out ../axpyind_amd64.s -stubs ../axpyind_stubs_amd64.go
 //go:generate go run -C _gen . -kernel axpyavg -pkg asm -out ../axpyavg_amd64.s -stubs ../axpyavg_stubs_amd64.go
 //go:generate go run -C _gen . -kernel increasing -pkg asm -out ../increasing_amd64.s -stubs ../increasing_stubs_amd64.go
+//go:generate go run -C _gen . -kernel average -pkg asm -out ../average_amd64.s -stubs ../average_stubs_amd64.go
 //go:generate go run -C _gen . -kernel addscores -pkg asm -out ../addscores_amd64.s -stubs ../addscores_stubs_amd64.go
 //go:generate go run -C _gen . -kernel prefetch -pkg asm -out ../prefetch_amd64.s -stubs ../prefetch_stubs_amd64.go

@@ -445,6 +445,8 @@ func TestLengthMismatchPanics(t *testing.T) {
 		"AxpyAvgF32": func() {
 			AxpyAvgF32(1, 1, make([]float32, 3), make([]int32, 2), make([]float32, 9), make([]float64, 9))
 		},
+		"AverageF32":  func() { AverageF32(make([]float32, 3), make([]float32, 3), make([]float64, 2), 1) },
+		"QuotientF32": func() { QuotientF32(make([]float32, 3), make([]float64, 4), 1) },
 		"AxpyAvg4F32": func() { AxpyAvg4F32(1, 1, make([]float32, 2), make([]int32, 3), make([]float64, 18)) },
 		"DotRowsF32-out": func() {
 			DotRowsF32([]int64{0, 1}, make([]int32, 1), make([]float32, 1), make([]float32, 9), make([]float32, 2))

@@ -233,6 +233,26 @@ func axpyAvg4F32Generic(a float32, ca float64, val []float32, ind []int32, wu []
 	}
 }
 
+// averageF32Generic computes
+//
+//	for i := range dst { dst[i] = float32(float64(w[i]) - u[i]/c) }
+func averageF32Generic(dst, w []float32, u []float64, c float64) {
+	w, u = w[:len(dst)], u[:len(dst)]
+	for i := range dst {
+		dst[i] = float32(float64(w[i]) - u[i]/c)
+	}
+}
+
+// quotientF32Generic computes
+//
+//	for i := range dst { dst[i] = float32(x[i] / d) }
+func quotientF32Generic(dst []float32, x []float64, d float64) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = float32(x[i] / d)
+	}
+}
+
 // increasingI32Generic reports whether
 //
 //	for k := 1; k < len(ind); k++ { ind[k-1] < ind[k] }

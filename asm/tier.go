@@ -81,6 +81,9 @@ type kernelSet struct {
 
 	increasingI32 func(ind []int32) bool
 
+	averageF32  func(dst, w []float32, u []float64, c float64)
+	quotientF32 func(dst []float32, x []float64, d float64)
+
 	dotRowsF32 func(indptr []int64, ind []int32, val []float32, w []float32, out []float32)
 	dotRowsF64 func(indptr []int64, ind []int32, val []float64, w []float64, out []float64)
 }
@@ -103,6 +106,8 @@ var genericKernels = kernelSet{
 	axpyAvgF32:    axpyAvgF32Generic,
 	axpyAvg4F32:   axpyAvg4F32Generic,
 	increasingI32: increasingI32Generic,
+	averageF32:    averageF32Generic,
+	quotientF32:   quotientF32Generic,
 	dotRowsF32:    dotRowsF32Generic,
 	dotRowsF64:    dotRowsF64Generic,
 }
@@ -286,6 +291,25 @@ func AxpyAvgF32(a float32, ca float64, val []float32, ind []int32, w []float32, 
 func AxpyAvg4F32(a float32, ca float64, val []float32, ind []int32, wu []float64) {
 	checkLen("AxpyAvg4F32", len(val), len(ind))
 	active.Load().axpyAvg4F32(a, ca, val, ind, wu)
+}
+
+// AverageF32 sets dst[i] = float32(float64(w[i]) − u[i]/c) for every i:
+// an averaged perceptron's weights, from its weights w and its averaging
+// accumulator u after c examples. Every operation is rounded as in that
+// Go expression, so every tier writes the same bits. It panics unless w
+// and u are as long as dst.
+func AverageF32(dst, w []float32, u []float64, c float64) {
+	checkLen("AverageF32", len(dst), len(w))
+	checkLen("AverageF32", len(dst), len(u))
+	active.Load().averageF32(dst, w, u, c)
+}
+
+// QuotientF32 sets dst[i] = float32(x[i] / d) for every i: the average of
+// d weight vectors from their sum x. Every tier writes the same bits. It
+// panics unless x is as long as dst.
+func QuotientF32(dst []float32, x []float64, d float64) {
+	checkLen("QuotientF32", len(dst), len(x))
+	active.Load().quotientF32(dst, x, d)
 }
 
 // IncreasingI32 reports whether ind is strictly increasing: every

