@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -112,6 +113,35 @@ func BenchmarkFitIMDB(b *testing.B) {
 		b.Run(a.String(), func(b *testing.B) { fitBench(b, d.X, d.Y, engine.Config{Algorithm: a}) })
 	}
 	b.Run("averaged/workers=2", func(b *testing.B) { fitBench(b, d.X, d.Y, engine.Config{Workers: 2}) })
+}
+
+// BenchmarkMixingIMDB: issue 5's two-core figure on real data. Fits on one
+// worker and on two by parameter mixing alternate, so that both see the
+// same machine, and the medians of their epochs after the first (which
+// also validates the data and allocates) are reported with their ratio.
+func BenchmarkMixingIMDB(b *testing.B) {
+	const path = "../../shared/data/text/imdb/imdb.train.svm.gz"
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("no shared data: ", err)
+	}
+	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	fit := func(cfg engine.Config) ([]engine.EpochStats, error) {
+		_, st, err := engine.Fit(context.Background(), d.X, d.Y, cfg)
+		return st, err
+	}
+	var one, two []time.Duration
+	for b.Loop() {
+		e1, _, _ := epochTimes(b, fit, engine.Config{Workers: 1}, nil)
+		e2, _, _ := epochTimes(b, fit, engine.Config{Workers: 2}, nil)
+		one, two = append(one, e1...), append(two, e2...)
+	}
+	m1, m2 := medianDur(one), medianDur(two)
+	b.ReportMetric(float64(m1.Microseconds())/1e3, "ms/epoch-1")
+	b.ReportMetric(float64(m2.Microseconds())/1e3, "ms/epoch-2")
+	b.ReportMetric(float64(m1)/float64(m2), "speedup")
 }
 
 // BenchmarkFitA9A: the averaged perceptron, 10 epochs, on a9a from
