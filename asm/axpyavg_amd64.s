@@ -157,3 +157,134 @@ scalar:
 
 done:
 	RET
+
+// func axpyAvgStrideF32AVX(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)
+// Requires: AVX, SSE, SSE2
+TEXT ·axpyAvgStrideF32AVX(SB), NOSPLIT, $0-120
+	MOVSS a+0(FP), X0
+	MOVSD ca+8(FP), X1
+	MOVQ  val_base+16(FP), AX
+	MOVQ  ind_base+40(FP), CX
+	MOVQ  val_len+24(FP), DX
+	MOVQ  stride+64(FP), BX
+	MOVQ  w_base+72(FP), SI
+	MOVQ  u_base+96(FP), DI
+	MOVQ  u_len+104(FP), R8
+	TESTQ R8, R8
+	JNZ   avg
+
+wloop4:
+	CMPQ    DX, $0x00000004
+	JL      wscalar
+	MOVLQSX (CX), DI
+	IMULQ   BX, DI
+	VMOVSS  (AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (SI)(DI*4), X1, X1
+	VMOVSS  X1, (SI)(DI*4)
+	MOVLQSX 4(CX), DI
+	IMULQ   BX, DI
+	VMOVSS  4(AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (SI)(DI*4), X1, X1
+	VMOVSS  X1, (SI)(DI*4)
+	MOVLQSX 8(CX), DI
+	IMULQ   BX, DI
+	VMOVSS  8(AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (SI)(DI*4), X1, X1
+	VMOVSS  X1, (SI)(DI*4)
+	MOVLQSX 12(CX), DI
+	IMULQ   BX, DI
+	VMOVSS  12(AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (SI)(DI*4), X1, X1
+	VMOVSS  X1, (SI)(DI*4)
+	ADDQ    $0x00000010, AX
+	ADDQ    $0x00000010, CX
+	SUBQ    $0x00000004, DX
+	JMP     wloop4
+
+wscalar:
+	TESTQ   DX, DX
+	JZ      done
+	MOVLQSX (CX), DI
+	IMULQ   BX, DI
+	VMOVSS  (AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (SI)(DI*4), X1, X1
+	VMOVSS  X1, (SI)(DI*4)
+	ADDQ    $0x00000004, AX
+	ADDQ    $0x00000004, CX
+	DECQ    DX
+	JMP     wscalar
+
+avg:
+aloop4:
+	CMPQ      DX, $0x00000004
+	JL        ascalar
+	MOVLQSX   (CX), R8
+	IMULQ     BX, R8
+	VMOVSS    (AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (SI)(R8*4), X3, X3
+	VMOVSS    X3, (SI)(R8*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (DI)(R8*8), X2, X2
+	VMOVSD    X2, (DI)(R8*8)
+	MOVLQSX   4(CX), R8
+	IMULQ     BX, R8
+	VMOVSS    4(AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (SI)(R8*4), X3, X3
+	VMOVSS    X3, (SI)(R8*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (DI)(R8*8), X2, X2
+	VMOVSD    X2, (DI)(R8*8)
+	MOVLQSX   8(CX), R8
+	IMULQ     BX, R8
+	VMOVSS    8(AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (SI)(R8*4), X3, X3
+	VMOVSS    X3, (SI)(R8*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (DI)(R8*8), X2, X2
+	VMOVSD    X2, (DI)(R8*8)
+	MOVLQSX   12(CX), R8
+	IMULQ     BX, R8
+	VMOVSS    12(AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (SI)(R8*4), X3, X3
+	VMOVSS    X3, (SI)(R8*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (DI)(R8*8), X2, X2
+	VMOVSD    X2, (DI)(R8*8)
+	ADDQ      $0x00000010, AX
+	ADDQ      $0x00000010, CX
+	SUBQ      $0x00000004, DX
+	JMP       aloop4
+
+ascalar:
+	TESTQ     DX, DX
+	JZ        done
+	MOVLQSX   (CX), R8
+	IMULQ     BX, R8
+	VMOVSS    (AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (SI)(R8*4), X3, X3
+	VMOVSS    X3, (SI)(R8*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (DI)(R8*8), X2, X2
+	VMOVSD    X2, (DI)(R8*8)
+	ADDQ      $0x00000004, AX
+	ADDQ      $0x00000004, CX
+	DECQ      DX
+	JMP       ascalar
+
+done:
+	RET

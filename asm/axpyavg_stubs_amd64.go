@@ -9,3 +9,6 @@ func axpyAvgF32AVX(a float32, ca float64, val []float32, ind []int32, w []float3
 
 //go:noescape
 func axpyAvg4F32AVX(a float32, ca float64, val []float32, ind []int32, wu []float64)
+
+//go:noescape
+func axpyAvgStrideF32AVX(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)

@@ -103,3 +103,56 @@ func ExampleAxpyAvgF32() {
 	// Output:
 	// [0 4 0 0 2] [0 9 0 0 3]
 }
+
+// TestAxpyAvgStrideMatchesReference: on every tier the strided update
+// gives the reference loop's bits, with and without accumulators, for
+// strides 1..21, lengths 0..300 and every index pattern (repeats
+// included), touches only every stride-th value from the start of w and
+// u, and writes nothing outside them.
+func TestAxpyAvgStrideMatchesReference(t *testing.T) {
+	forTiers(t, func(t *testing.T, k *kernelSet) {
+		r := rand.New(rand.NewPCG(25, 26))
+		for _, stride := range []int{1, 2, 3, 4, 20, 21} {
+			for _, p := range indexPatterns {
+				for nnz := 0; nnz <= maxLen; nnz += 1 + nnz/16 {
+					dim := maxLen + 1 + r.IntN(50)
+					ind := p.gen(r, nnz, dim)
+					val, cv := guarded32(r, nnz, nnz%4)
+					w, cw := guarded32(r, dim*stride, (nnz+1)%4)
+					u, cu := guarded64(r, dim*stride, (nnz+2)%4)
+					for _, avg := range []bool{false, true} {
+						uu := u
+						if !avg {
+							uu = nil
+						}
+						a, ca := float32(r.NormFloat64()), r.NormFloat64()*1e3
+						ww, wu := append([]float32(nil), w...), append([]float64(nil), u...)
+						var wantU []float64
+						if avg {
+							wantU = wu
+						}
+						axpyAvgStrideF32Generic(a, ca, val, ind, stride, ww, wantU)
+						k.axpyAvgStrideF32(a, ca, val, ind, stride, w, uu)
+						for i := range w {
+							if math.Float32bits(w[i]) != math.Float32bits(ww[i]) || math.Float64bits(u[i]) != math.Float64bits(wu[i]) {
+								t.Fatalf("stride=%d %s nnz=%d avg=%v i=%d: w %v u %v, want %v %v", stride, p.name, nnz, avg, i, w[i], u[i], ww[i], wu[i])
+							}
+						}
+					}
+					cv(t)
+					cw(t)
+					cu(t)
+				}
+			}
+		}
+	})
+}
+
+func TestAxpyAvgStrideRejectsStride(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("stride 0 did not panic")
+		}
+	}()
+	AxpyAvgStrideF32(1, 1, []float32{1}, []int32{0}, 0, make([]float32, 4), nil)
+}

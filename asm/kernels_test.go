@@ -445,6 +445,9 @@ func TestLengthMismatchPanics(t *testing.T) {
 		"AxpyAvgF32": func() {
 			AxpyAvgF32(1, 1, make([]float32, 3), make([]int32, 2), make([]float32, 9), make([]float64, 9))
 		},
+		"AxpyAvgStrideF32": func() {
+			AxpyAvgStrideF32(1, 1, make([]float32, 2), make([]int32, 3), 2, make([]float32, 9), nil)
+		},
 		"AverageF32":  func() { AverageF32(make([]float32, 3), make([]float32, 3), make([]float64, 2), 1) },
 		"QuotientF32": func() { QuotientF32(make([]float32, 3), make([]float64, 4), 1) },
 		"AxpyAvg4F32": func() { AxpyAvg4F32(1, 1, make([]float32, 2), make([]int32, 3), make([]float64, 18)) },

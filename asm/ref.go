@@ -220,6 +220,24 @@ func axpyAvgF32Generic(a float32, ca float64, val []float32, ind []int32, w []fl
 	}
 }
 
+// axpyAvgStrideF32Generic computes, rounding every product before adding
+// it,
+//
+//	for k := range val {
+//		w[ind[k]*stride] += a * val[k]
+//		if len(u) > 0 { u[ind[k]*stride] += ca * float64(val[k]) }
+//	}
+func axpyAvgStrideF32Generic(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64) {
+	ind = ind[:len(val)]
+	for k, v := range val {
+		j := int(ind[k]) * stride
+		w[j] += float32(a * v)
+		if len(u) > 0 {
+			u[j] += float64(ca * float64(v))
+		}
+	}
+}
+
 // axpyAvg4F32Generic computes axpyAvgF32Generic's update on interleaved
 // slots: w[j] is the float32 in the first four bytes of wu[2j], u[j] is
 // wu[2j+1].

@@ -76,8 +76,9 @@ type kernelSet struct {
 	axpyIndF32 func(a float32, val []float32, ind []int32, w []float32)
 	axpyIndF64 func(a float64, val []float64, ind []int32, w []float64)
 
-	axpyAvgF32  func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
-	axpyAvg4F32 func(a float32, ca float64, val []float32, ind []int32, wu []float64)
+	axpyAvgF32       func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
+	axpyAvg4F32      func(a float32, ca float64, val []float32, ind []int32, wu []float64)
+	axpyAvgStrideF32 func(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)
 
 	increasingI32 func(ind []int32) bool
 
@@ -89,27 +90,28 @@ type kernelSet struct {
 }
 
 var genericKernels = kernelSet{
-	tier:          Generic,
-	dotF32:        dotF32Generic,
-	dotF64:        dotF64Generic,
-	axpyF32:       axpyF32Generic,
-	axpyF64:       axpyF64Generic,
-	scaleF32:      scaleF32Generic,
-	scaleF64:      scaleF64Generic,
-	sumSqF32:      sumSqF32Generic,
-	sumSqF64:      sumSqF64Generic,
-	dotIndF32:     dotIndF32Generic,
-	dotInd4F32:    dotInd4F32Generic,
-	dotIndF64:     dotIndF64Generic,
-	axpyIndF32:    axpyIndF32Generic,
-	axpyIndF64:    axpyIndF64Generic,
-	axpyAvgF32:    axpyAvgF32Generic,
-	axpyAvg4F32:   axpyAvg4F32Generic,
-	increasingI32: increasingI32Generic,
-	averageF32:    averageF32Generic,
-	quotientF32:   quotientF32Generic,
-	dotRowsF32:    dotRowsF32Generic,
-	dotRowsF64:    dotRowsF64Generic,
+	tier:             Generic,
+	dotF32:           dotF32Generic,
+	dotF64:           dotF64Generic,
+	axpyF32:          axpyF32Generic,
+	axpyF64:          axpyF64Generic,
+	scaleF32:         scaleF32Generic,
+	scaleF64:         scaleF64Generic,
+	sumSqF32:         sumSqF32Generic,
+	sumSqF64:         sumSqF64Generic,
+	dotIndF32:        dotIndF32Generic,
+	dotInd4F32:       dotInd4F32Generic,
+	dotIndF64:        dotIndF64Generic,
+	axpyIndF32:       axpyIndF32Generic,
+	axpyIndF64:       axpyIndF64Generic,
+	axpyAvgF32:       axpyAvgF32Generic,
+	axpyAvg4F32:      axpyAvg4F32Generic,
+	axpyAvgStrideF32: axpyAvgStrideF32Generic,
+	increasingI32:    increasingI32Generic,
+	averageF32:       averageF32Generic,
+	quotientF32:      quotientF32Generic,
+	dotRowsF32:       dotRowsF32Generic,
+	dotRowsF64:       dotRowsF64Generic,
 }
 
 // tierKernels maps each tier this build and CPU can run to its kernels; it
@@ -291,6 +293,21 @@ func AxpyAvgF32(a float32, ca float64, val []float32, ind []int32, w []float32, 
 func AxpyAvg4F32(a float32, ca float64, val []float32, ind []int32, wu []float64) {
 	checkLen("AxpyAvg4F32", len(val), len(ind))
 	active.Load().axpyAvg4F32(a, ca, val, ind, wu)
+}
+
+// AxpyAvgStrideF32 is AxpyAvgF32 on every stride-th weight:
+// w[ind[k]·stride] += a·val[k] and, when u is not empty,
+// u[ind[k]·stride] += ca·val[k] (in float64). A multiclass learner keeps a
+// feature's K class weights together; its update of class c is a call
+// with w[c:], u[c:] and stride K. It panics if len(val) != len(ind) or
+// stride < 1. The indices are not checked: each ind[k]·stride must lie in
+// w, and in u when u is not empty.
+func AxpyAvgStrideF32(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64) {
+	checkLen("AxpyAvgStrideF32", len(val), len(ind))
+	if stride < 1 {
+		panic(fmt.Sprintf("asm.AxpyAvgStrideF32: stride %d < 1", stride))
+	}
+	active.Load().axpyAvgStrideF32(a, ca, val, ind, stride, w, u)
 }
 
 // AverageF32 sets dst[i] = float32(float64(w[i]) − u[i]/c) for every i:

@@ -153,23 +153,21 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 		addScores(st.w, ind, val, s)
 		r := bestOther(s, cls)
 		if o = st.decide(s[cls]-s[r], weight, svRow); o.update {
+			// Class cls gains a·x and class r loses it (−a·v is exactly
+			// −(a·v)): one strided pass each over the row, w and u
+			// together.
 			a := st.s.eta * weight
-			for k, j := range ind {
-				d := a * val[k]
-				base := int(j) * K
-				st.w[base+cls] += d
-				st.w[base+r] -= d
+			var ca float64
+			var ucls, ur []float64
+			if st.u != nil {
+				ca = st.c * float64(a)
+				ucls, ur = st.u[cls:], st.u[r:]
 			}
+			asm.AxpyAvgStrideF32(a, ca, val, ind, K, st.w[cls:], ucls)
+			asm.AxpyAvgStrideF32(-a, -ca, val, ind, K, st.w[r:], ur)
 			st.b[cls] += a * st.bb
 			st.b[r] -= a * st.bb
 			if st.u != nil {
-				ca := st.c * float64(a)
-				for k, j := range ind {
-					d := ca * float64(val[k])
-					base := int(j) * K
-					st.u[base+cls] += d
-					st.u[base+r] -= d
-				}
 				st.ub[cls] += ca * float64(st.bb)
 				st.ub[r] -= ca * float64(st.bb)
 			}

@@ -100,6 +100,7 @@ func main() {
 	if *kernel == "axpyavg" {
 		genAxpyAvg(false)
 		genAxpyAvg(true)
+		genAxpyAvgStride()
 		Generate()
 		return
 	}
@@ -833,6 +834,75 @@ func genAverage(s isa, quotient bool) {
 	JMP(LabelRef("scalar"))
 	Label("done")
 	VZEROUPPER()
+	RET()
+}
+
+// genAxpyAvgStride: func(a float32, ca float64, val []float32, ind []int32,
+// stride int, w []float32, u []float64), genAxpyAvg's update of every
+// stride-th weight: w[j·stride] += a·v and, when u is not empty,
+// u[j·stride] += ca·v. A multiclass learner stores a feature's K class
+// weights together, and its update adds to one class's weights and
+// subtracts from another's: two calls with the slices starting at those
+// classes and stride K.
+func genAxpyAvgStride() {
+	TEXT("axpyAvgStrideF32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)")
+	Pragma("noescape")
+	ax := Load(Param("a"), XMM())
+	cx := Load(Param("ca"), XMM())
+	vp := ldGP(Param("val").Base())
+	ip := ldGP(Param("ind").Base())
+	n := ldGP(Param("val").Len())
+	stride := ldGP(Param("stride"))
+	wp := ldGP(Param("w").Base())
+	up := ldGP(Param("u").Base())
+	nu := ldGP(Param("u").Len())
+	for _, avg := range []bool{false, true} {
+		p := "w"
+		if avg {
+			p = "a"
+			Label("avg")
+		} else {
+			TESTQ(nu, nu)
+			JNZ(LabelRef("avg"))
+		}
+		one := func(j int) {
+			r := GP64()
+			MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
+			IMULQ(stride, r)
+			wm, um := Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8}
+			v, q := XMM(), XMM()
+			VMOVSS(Mem{Base: vp, Disp: 4 * j}, v)
+			VMULSS(ax, v, q)
+			VADDSS(wm, q, q)
+			VMOVSS(q, wm)
+			if avg {
+				d := XMM()
+				VCVTSS2SD(v, v, d)
+				VMULSD(cx, d, d)
+				VADDSD(um, d, d)
+				VMOVSD(d, um)
+			}
+		}
+		Label(p + "loop4")
+		CMPQ(n, U32(4))
+		JL(LabelRef(p + "scalar"))
+		for j := 0; j < 4; j++ {
+			one(j)
+		}
+		ADDQ(U32(16), vp)
+		ADDQ(U32(16), ip)
+		SUBQ(U32(4), n)
+		JMP(LabelRef(p + "loop4"))
+		Label(p + "scalar")
+		TESTQ(n, n)
+		JZ(LabelRef("done"))
+		one(0)
+		ADDQ(U32(4), vp)
+		ADDQ(U32(4), ip)
+		DECQ(n)
+		JMP(LabelRef(p + "scalar"))
+	}
+	Label("done")
 	RET()
 }
 
