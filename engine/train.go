@@ -37,6 +37,10 @@ const checkEvery = 1 << 16
 // every 65536 rows; if ctx is done, or cfg.OnEpoch returns an error, Fit
 // returns the model as it stood then together with that error, so a caller
 // can keep it. The statistics of every finished epoch are returned too.
+//
+// With cfg.Workers at most 1 the learning is sequential; Fit still checks a
+// large X on all cores and draws the next epoch's order on a goroutine of
+// its own while an epoch runs, which changes no result.
 func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, []EpochStats, error) {
 	s, err := cfg.settle()
 	if err != nil {
