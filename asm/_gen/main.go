@@ -576,6 +576,32 @@ func dotIndLoop(e elem, s isa, vp, ip, wp, n reg.GPVirtual, p string, shift uint
 	return r
 }
 
+// scalarLoop4 emits the loop of the scalar sparse updates: one(j) for the
+// element j places on, four a step while four are left, then one at a
+// time, over n elements of a row whose values (size bytes each) are at vp
+// and indices at ip. Its labels start with p; it jumps to "done" at the
+// end.
+func scalarLoop4(p string, n, vp, ip reg.GPVirtual, size int, one func(j int)) {
+	Label(p + "loop4")
+	CMPQ(n, U32(4))
+	JL(LabelRef(p + "scalar"))
+	for j := 0; j < 4; j++ {
+		one(j)
+	}
+	ADDQ(U32(4*size), vp)
+	ADDQ(U32(16), ip)
+	SUBQ(U32(4), n)
+	JMP(LabelRef(p + "loop4"))
+	Label(p + "scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	one(0)
+	ADDQ(U32(size), vp)
+	ADDQ(U32(4), ip)
+	DECQ(n)
+	JMP(LabelRef(p + "scalar"))
+}
+
 // genAxpyInd: func(a T, val []T, ind []int32, w []T), w[ind[k]] += a*val[k].
 // AVX2 has no scatter, so its loop is scalar FMA without bounds checks,
 // unrolled by four; it handles repeated indices because each element's
@@ -647,24 +673,7 @@ func genAxpyInd(e elem, s isa) {
 		e.fma213S(Mem{Base: wp, Index: r, Scale: uint8(e.size)}, ax, t)
 		e.movS(t, Mem{Base: wp, Index: r, Scale: uint8(e.size)})
 	}
-	Label("loop4")
-	CMPQ(n, U32(4))
-	JL(LabelRef("scalar"))
-	for j := 0; j < 4; j++ {
-		one(j)
-	}
-	ADDQ(U32(4*e.size), vp)
-	ADDQ(U32(16), ip)
-	SUBQ(U32(4), n)
-	JMP(LabelRef("loop4"))
-	Label("scalar")
-	TESTQ(n, n)
-	JZ(LabelRef("done"))
-	one(0)
-	ADDQ(U32(e.size), vp)
-	ADDQ(U32(4), ip)
-	DECQ(n)
-	JMP(LabelRef("scalar"))
+	scalarLoop4("", n, vp, ip, e.size, one)
 	Label("done")
 	VZEROUPPER()
 	RET()
@@ -719,24 +728,7 @@ func genAxpyAvg(slots bool) {
 		VADDSD(um, d, d)
 		VMOVSD(d, um)
 	}
-	Label("loop4")
-	CMPQ(n, U32(4))
-	JL(LabelRef("scalar"))
-	for j := 0; j < 4; j++ {
-		one(j)
-	}
-	ADDQ(U32(16), vp)
-	ADDQ(U32(16), ip)
-	SUBQ(U32(4), n)
-	JMP(LabelRef("loop4"))
-	Label("scalar")
-	TESTQ(n, n)
-	JZ(LabelRef("done"))
-	one(0)
-	ADDQ(U32(4), vp)
-	ADDQ(U32(4), ip)
-	DECQ(n)
-	JMP(LabelRef("scalar"))
+	scalarLoop4("", n, vp, ip, 4, one)
 	Label("done")
 	RET()
 }
@@ -883,24 +875,7 @@ func genAxpyAvgStride() {
 				VMOVSD(d, um)
 			}
 		}
-		Label(p + "loop4")
-		CMPQ(n, U32(4))
-		JL(LabelRef(p + "scalar"))
-		for j := 0; j < 4; j++ {
-			one(j)
-		}
-		ADDQ(U32(16), vp)
-		ADDQ(U32(16), ip)
-		SUBQ(U32(4), n)
-		JMP(LabelRef(p + "loop4"))
-		Label(p + "scalar")
-		TESTQ(n, n)
-		JZ(LabelRef("done"))
-		one(0)
-		ADDQ(U32(4), vp)
-		ADDQ(U32(4), ip)
-		DECQ(n)
-		JMP(LabelRef(p + "scalar"))
+		scalarLoop4(p, n, vp, ip, 4, one)
 	}
 	Label("done")
 	RET()
