@@ -95,13 +95,10 @@ func BenchmarkFitMulticlass(b *testing.B) {
 	fitBench(b, X, y, engine.Config{})
 }
 
-// BenchmarkFitIMDB: the averaged perceptron, 10 epochs, on the real
-// imdb.train from ../shared/data when it is there (the figure issue 3's
-// speed target is about; bench/compare_linear.sh runs scikit-learn beside
-// it), the plain one, and the averaged one on two cores by parameter
-// mixing.
-func BenchmarkFitIMDB(b *testing.B) {
-	const path = "../../shared/data/text/imdb/imdb.train.svm.gz"
+// sharedData reads the LIBSVM file rel under ../shared/data, or skips the
+// benchmark when the shared data is not there.
+func sharedData(b *testing.B, rel string) *sparse.Dataset {
+	path := "../../shared/data/" + rel
 	if _, err := os.Stat(path); err != nil {
 		b.Skip("no shared data: ", err)
 	}
@@ -109,6 +106,16 @@ func BenchmarkFitIMDB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return d
+}
+
+// BenchmarkFitIMDB: the averaged perceptron, 10 epochs, on the real
+// imdb.train from ../shared/data when it is there (the figure issue 3's
+// speed target is about; bench/compare_linear.sh runs scikit-learn beside
+// it), the plain one, and the averaged one on two cores by parameter
+// mixing.
+func BenchmarkFitIMDB(b *testing.B) {
+	d := sharedData(b, "text/imdb/imdb.train.svm.gz")
 	for _, a := range []engine.Algorithm{engine.Averaged, engine.Plain} {
 		b.Run(a.String(), func(b *testing.B) { fitBench(b, d.X, d.Y, engine.Config{Algorithm: a}) })
 	}
@@ -120,14 +127,7 @@ func BenchmarkFitIMDB(b *testing.B) {
 // same machine, and the medians of their epochs after the first (which
 // also validates the data and allocates) are reported with their ratio.
 func BenchmarkMixingIMDB(b *testing.B) {
-	const path = "../../shared/data/text/imdb/imdb.train.svm.gz"
-	if _, err := os.Stat(path); err != nil {
-		b.Skip("no shared data: ", err)
-	}
-	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := sharedData(b, "text/imdb/imdb.train.svm.gz")
 	fit := func(cfg engine.Config) ([]engine.EpochStats, error) {
 		_, st, err := engine.Fit(context.Background(), d.X, d.Y, cfg)
 		return st, err
@@ -149,14 +149,7 @@ func BenchmarkMixingIMDB(b *testing.B) {
 // per-row costs (the shuffle, the dot product's fixed cost, the loop)
 // matter more than per-nonzero ones.
 func BenchmarkFitA9A(b *testing.B) {
-	const path = "../../shared/data/libsvm/a9a"
-	if _, err := os.Stat(path); err != nil {
-		b.Skip("no shared data: ", err)
-	}
-	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := sharedData(b, "libsvm/a9a")
 	fitBench(b, d.X, d.Y, engine.Config{})
 }
 
