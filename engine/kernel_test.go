@@ -1326,9 +1326,9 @@ func TestKernelGramCacheIdentical(t *testing.T) {
 		{"dense-rbf-averaged", Xd, yd, KernelConfig{Kernel: kernels.RBF{Gamma: 0.5}, Epochs: 4, Seed: 1}},
 		{"dense-rbf-voted", Xd, yd, KernelConfig{Kernel: kernels.RBF{Gamma: 0.5}, Algorithm: Voted, Epochs: 3, Seed: 1}},
 		{"sparse-poly-K3", Xs, ys, KernelConfig{Kernel: kernels.Poly{Degree: 2, Gamma: 0.5, Coef0: 1}, Epochs: 4, Seed: 2}},
-		{"sparse-rbf-K3-budget", Xs, ys, KernelConfig{Kernel: kernels.RBF{Gamma: 0.2}, Epochs: 4, Seed: 3, Budget: 20}},
+		{"sparse-rbf-K3-budget", Xs, ys, KernelConfig{Kernel: kernels.RBF{Gamma: 0.2}, Algorithm: Plain, Epochs: 4, Seed: 3, Budget: 20}},
 		{"int-sigmoid-K4-plain", Xi, yi, KernelConfig{Kernel: kernels.Sigmoid{Gamma: 0.01}, Algorithm: Plain, Epochs: 4, Seed: 4}},
-		{"int-linear-K4-budget", Xi, yi, KernelConfig{Kernel: kernels.Linear{}, Epochs: 4, Seed: 5, Budget: 15}},
+		{"int-linear-K4-budget", Xi, yi, KernelConfig{Kernel: kernels.Linear{}, Algorithm: Plain, Epochs: 4, Seed: 5, Budget: 15}},
 	} {
 		n := int64(c.X.Rows)
 		full := c.cfg
@@ -1457,28 +1457,27 @@ func TestKernelBudgetEvictsSmallest(t *testing.T) {
 // TestKernelBudgetMatchesReference: with a budget the dual perceptron makes
 // the mistakes and removals of the slow reference budget perceptron; the
 // support vectors never exceed the budget (every epoch, and in the model);
-// Removed counts the removals; coefficients match (Plain exactly,
-// Averaged to an ulp).
+// Removed counts the removals; coefficients match exactly. (Only Plain
+// takes a budget.)
 func TestKernelBudgetMatchesReference(t *testing.T) {
 	poly := kernels.Poly{Degree: 2, Coef0: 1}
 	for _, c := range []struct {
 		K      int
-		alg    Algorithm
 		budget int
 		kern   kernels.Kernel
 	}{
-		{2, Plain, 8, poly},
-		{2, Averaged, 8, poly},
-		{3, Plain, 12, poly},
-		{3, Averaged, 5, poly},
-		{2, Averaged, 10, kernels.Linear{}},
-		{4, Plain, 9, kernels.Linear{}},
+		{2, 8, poly},
+		{2, 5, poly},
+		{3, 12, poly},
+		{3, 5, poly},
+		{2, 10, kernels.Linear{}},
+		{4, 9, kernels.Linear{}},
 	} {
-		what := fmt.Sprintf("K=%d/%v/budget=%d/%s", c.K, c.alg, c.budget, c.kern)
+		what := fmt.Sprintf("K=%d/budget=%d/%s", c.K, c.budget, c.kern)
 		X, y := ktIntData(91+uint64(c.K*c.budget), 120, 20, 4, c.K, 0.2, 0)
 		classes, cls := ktClasses(y)
 		var perEpoch []KernelEpochStats
-		cfg := KernelConfig{Kernel: c.kern, Algorithm: c.alg, Epochs: 5, Seed: 11, Budget: c.budget,
+		cfg := KernelConfig{Kernel: c.kern, Algorithm: Plain, Epochs: 5, Seed: 11, Budget: c.budget,
 			OnEpoch: func(s KernelEpochStats) error { perEpoch = append(perEpoch, s); return nil }}
 		ref := ktRefRun(c.kern, X, cls, ktRefCfg{K: len(classes), Epochs: 5, BB: 1, Seed: 11, Budget: c.budget})
 		var m *KernelModel
@@ -1503,15 +1502,10 @@ func TestKernelBudgetMatchesReference(t *testing.T) {
 			t.Fatalf("%s: model has %d support vectors, budget %d", what, m.NumSV(), c.budget)
 		}
 		coef := ktCoefByRow(t, m, X)
-		if c.alg == Plain {
-			ktCompare(t, what+": Coef", coef, ref.alpha, 0)
-			ktCompare(t, what+": B", m.B, ref.b, 0)
-			if m.NumSV() != perEpoch[len(perEpoch)-1].SupportVectors {
-				t.Fatalf("%s: plain model has %d support vectors, the last epoch reported %d", what, m.NumSV(), perEpoch[len(perEpoch)-1].SupportVectors)
-			}
-		} else {
-			ktCompare(t, what+": averaged Coef", coef, ref.avg, 1)
-			ktCompare(t, what+": averaged B", m.B, ref.avgB, 1)
+		ktCompare(t, what+": Coef", coef, ref.alpha, 0)
+		ktCompare(t, what+": B", m.B, ref.b, 0)
+		if m.NumSV() != perEpoch[len(perEpoch)-1].SupportVectors {
+			t.Fatalf("%s: model has %d support vectors, the last epoch reported %d", what, m.NumSV(), perEpoch[len(perEpoch)-1].SupportVectors)
 		}
 	}
 }
@@ -1710,6 +1704,7 @@ func TestKernelErrors(t *testing.T) {
 		{"unknown algorithm", X, y, KernelConfig{Algorithm: 9}, ErrConfig},
 		{"negative Budget", X, y, KernelConfig{Budget: -1}, ErrConfig},
 		{"Budget with Voted", X, y, KernelConfig{Algorithm: Voted, Budget: 5}, ErrConfig},
+		{"Budget with Averaged", X, y, KernelConfig{Budget: 5}, ErrConfig},
 		{"negative Epochs", X, y, KernelConfig{Epochs: -1}, ErrConfig},
 		{"NaN LearningRate", X, y, KernelConfig{LearningRate: math.NaN()}, ErrConfig},
 		{"negative Margin", X, y, KernelConfig{Margin: -1}, ErrConfig},

@@ -98,7 +98,7 @@ var kmioTrained = sync.OnceValue(func() []kmioCase {
 		}
 	}
 	X, y := kmioData(99, 60, 5, 3, 0.6)
-	m, _, err := FitKernel(context.Background(), X, y, KernelConfig{Budget: 6, Epochs: 4})
+	m, _, err := FitKernel(context.Background(), X, y, KernelConfig{Algorithm: Plain, Budget: 6, Epochs: 4})
 	if err != nil {
 		panic(err)
 	}

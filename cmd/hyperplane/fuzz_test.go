@@ -51,7 +51,7 @@ func FuzzFlagValues(f *testing.F) {
 		for _, args := range [][]string{
 			{"train", "-epochs", a, "-lr", c, "-margin", c, "-class-weight", c, train},
 			{"train", "-init", a, "-validation", c, "-patience", a, "-threads", a, "-bias-scale", c, train},
-			{"train", "-kernel", c, "-budget", a, "-epochs", "2", train},
+			{"train", "-kernel", c, "-algo", "plain", "-budget", a, "-epochs", "2", train},
 			{"gen", "-rows", a, "-nnz", c, "-dim", a, "-zipf", c, "-classes", a, "-noise", c, out},
 			{"gen", "-kind", "separable", "-rows", a, "-dim", a, "-margin", c, "-radius", c, out},
 			{"convert", "-ngrams", a, "-bits", a, "-tf", c, "-min-df", a, text, out},
