@@ -279,6 +279,7 @@ func Check(k Kernel) error {
 // defaults.
 func Parse(s string) (Kernel, error) {
 	name, params, _ := strings.Cut(strings.TrimSpace(s), ":")
+	name = strings.TrimSpace(name)
 	vals := map[string]float64{}
 	if params != "" {
 		for _, kv := range strings.Split(params, ",") {
@@ -305,6 +306,12 @@ func Parse(s string) (Kernel, error) {
 			return fmt.Errorf("%w: %q: %s takes no parameter %q", ErrKernel, s, name, k)
 		}
 		return nil
+	}
+	if g, given := vals["gamma"]; given && g == 0 {
+		// The zero Gamma of the structs means 1; written out it would
+		// more likely be a mistake (or a value that underflowed) than a
+		// request for the default.
+		return nil, fmt.Errorf("%w: %q: gamma must be nonzero (leave it out for the default 1)", ErrKernel, s)
 	}
 	var k Kernel
 	var err error

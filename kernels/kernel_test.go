@@ -89,6 +89,7 @@ func TestDefaults(t *testing.T) {
 		"poly:degree=32":          Poly{Degree: 32},
 		"poly:degree=1.0":         Poly{Degree: 1},
 		"poly:gamma=-1":           Poly{Gamma: -1},
+		" rbf : gamma = 2 ":       RBF{Gamma: 2},
 	} {
 		got, err := Parse(s)
 		if err != nil || got != want {
@@ -108,6 +109,9 @@ func TestParseErrors(t *testing.T) {
 		"rbf:gamma=NaN", "rbf:gamma=nan", "rbf:gamma=inf", "rbf:gamma=-Inf", "rbf:gamma=-1", "rbf:gamma=1e400",
 		"poly:gamma=NaN", "poly:coef0=Inf", "sigmoid:gamma=NaN", "sigmoid:coef0=-inf",
 		"rbf:gamma=1:2", "poly:degree=2,gamma=1,coef0=1,extra=0",
+		// A gamma written out as zero (or underflowing to it) is not
+		// taken as the default 1.
+		"rbf:gamma=0", "rbf:gamma=1e-400", "poly:gamma=0", "sigmoid:gamma=-0",
 	} {
 		k, err := Parse(s)
 		if !errors.Is(err, ErrKernel) || k != nil {

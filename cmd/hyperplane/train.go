@@ -38,7 +38,7 @@ linear, or default (RBF with gamma = 1/(features·variance)). Rows of the
 Gram matrix are computed as updates need them and kept within -gram-mb
 (all of them when they fit, else the most recently used);
 -precompute-gram computes the whole matrix first. -budget caps the
-support vectors.`,
+support vectors (with -algo plain).`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		var cfg engine.Config
 		algo := fs.String("algo", "averaged", "algorithm: averaged, plain, voted or batch")
@@ -63,7 +63,7 @@ support vectors.`,
 		verbose := fs.Bool("v", false, "print every epoch's statistics on stderr")
 		asJSON := fs.Bool("json", false, "print the result as JSON")
 		kernel := fs.String("kernel", "", "train a kernel perceptron with this kernel `spec` (rbf:gamma=G, poly:degree=D,gamma=G,coef0=C, sigmoid:gamma=G,coef0=C, linear, default)")
-		budget := fs.Int("budget", 0, "with -kernel: most support vectors (0: no cap)")
+		budget := fs.Int("budget", 0, "with -kernel and -algo plain: most support vectors (0: no cap)")
 		gramMB := fs.Int64("gram-mb", kernels.DefaultBudget>>20, "with -kernel: memory for the Gram matrix in MiB (full matrix if it fits, else an LRU row cache)")
 		precompute := fs.Bool("precompute-gram", false, "with -kernel: compute the whole Gram matrix before training when it fits -gram-mb (default: rows as updates need them)")
 		return func(args []string, stdout io.Writer) error {
