@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,10 @@ import (
 func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o trainOpts) error {
 	t0 := time.Now()
 	d, err := sparse.ReadFile(path, sparse.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	te, err := readTest(o)
 	if err != nil {
 		return err
 	}
@@ -41,7 +46,7 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 	m, stats, err := engine.FitKernel(ctx, d.X, d.Y, cfg)
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err != nil && (m == nil || ctx.Err() == nil) {
-		if strings.HasPrefix(err.Error(), path+":") {
+		if strings.HasPrefix(err.Error(), path+":") || errors.Is(err, engine.ErrConfig) {
 			return err
 		}
 		return fmt.Errorf("%s: %w", path, err) // name the data, as the reader's errors do
@@ -56,16 +61,5 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 		r.Gram = &g
 		r.EpochSeconds = r.TrainSeconds / float64(n)
 	}
-	if o.out != "" {
-		if err := m.Save(o.out); err != nil {
-			return err
-		}
-	}
-	if interrupted != nil {
-		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
-	}
-	if err := r.evaluate(m, o); err != nil {
-		return err
-	}
-	return r.print(stdout, o)
+	return r.finish(stdout, m, te, o, nil, interrupted)
 }

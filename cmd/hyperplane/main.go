@@ -29,6 +29,9 @@ import (
 	"strings"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 // command is one entry of the command table.
@@ -94,7 +97,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := body(fs.Args(), stdout); err != nil {
-		if errors.Is(err, errUsage) {
+		if errors.Is(err, errUsage) || badOption(err) {
 			fmt.Fprintf(stderr, "hyperplane %s: %s\n", cmd.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 			fs.Usage()
 			return 2
@@ -103,6 +106,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// badOption reports whether err is a library's refusal of an option: on
+// the command line those come from flag values, so they are misuse (exit
+// 2) like the flags the commands check themselves.
+func badOption(err error) bool {
+	return errors.Is(err, engine.ErrConfig) || errors.Is(err, text.ErrConfig) || errors.Is(err, sparse.ErrBadOption)
 }
 
 func usage(c *command, fs *flag.FlagSet, w io.Writer) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -144,31 +145,100 @@ type trainOpts struct {
 
 // trainResult is what train prints with -json.
 type trainResult struct {
-	Train        string              `json:"train"`
-	Test         string              `json:"test,omitempty"`
-	Tier         string              `json:"tier"`
-	Algorithm    string              `json:"algorithm"`
-	Workers      int                 `json:"workers,omitempty"`
-	Streamed     bool                `json:"streamed,omitempty"`
-	Rows         int                 `json:"rows"`
-	Features     int                 `json:"features"`
-	Classes      int                 `json:"classes"`
-	NNZ          int64               `json:"nnz"`
-	Epochs       int                 `json:"epochs"`
-	ReadSeconds  float64             `json:"read_seconds"`
-	TrainSeconds float64             `json:"train_seconds"`
-	EpochSeconds float64             `json:"seconds_per_epoch"`
-	NsPerNNZ     float64             `json:"ns_per_nonzero"`
-	Mistakes     []int               `json:"mistakes_per_epoch"`
-	TestRows     int                 `json:"test_rows,omitempty"`
-	TestAccuracy *float64            `json:"test_accuracy,omitempty"`
-	TestSeconds  float64             `json:"test_seconds,omitempty"`
-	Margins      *engine.MarginStats `json:"margins,omitempty"`
-	Confusion    *metrics.Confusion  `json:"confusion,omitempty"`
+	Train        string             `json:"train"`
+	Test         string             `json:"test,omitempty"`
+	Tier         string             `json:"tier"`
+	Algorithm    string             `json:"algorithm"`
+	Workers      int                `json:"workers,omitempty"`
+	Streamed     bool               `json:"streamed,omitempty"`
+	Rows         int                `json:"rows"`
+	Features     int                `json:"features"`
+	Classes      int                `json:"classes"`
+	NNZ          int64              `json:"nnz"`
+	Epochs       int                `json:"epochs"`
+	ReadSeconds  float64            `json:"read_seconds"`
+	TrainSeconds float64            `json:"train_seconds"`
+	EpochSeconds float64            `json:"seconds_per_epoch"`
+	NsPerNNZ     float64            `json:"ns_per_nonzero"`
+	Mistakes     []int              `json:"mistakes_per_epoch"`
+	TestRows     int                `json:"test_rows,omitempty"`
+	TestAccuracy *float64           `json:"test_accuracy,omitempty"`
+	TestSeconds  float64            `json:"test_seconds,omitempty"`
+	Margins      *marginsJSON       `json:"margins,omitempty"`
+	Confusion    *metrics.Confusion `json:"confusion,omitempty"`
 	// Kernel perceptron only.
 	Kernel         string         `json:"kernel,omitempty"`
 	SupportVectors int            `json:"support_vectors,omitempty"`
 	Gram           *kernels.Stats `json:"gram,omitempty"`
+}
+
+// marginsJSON is engine.MarginStats as train -json prints it: a value
+// that is not finite (the bound of rows the model does not separate is
+// +Inf) becomes null, which JSON can carry.
+type marginsJSON struct {
+	Functional, Geometric, Radius jsonFloat
+	Separable                     bool
+	Bound                         jsonFloat
+	Errors, Rows                  int
+}
+
+func newMarginsJSON(ms engine.MarginStats) *marginsJSON {
+	return &marginsJSON{jsonFloat(ms.Functional), jsonFloat(ms.Geometric), jsonFloat(ms.Radius),
+		ms.Separable, jsonFloat(ms.Bound), ms.Errors, ms.Rows}
+}
+
+// jsonFloat is a float64 that JSON writes as null when it is not finite.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	if v := float64(f); math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
+// readTest reads o's test file, if any, before training starts, so that a
+// wrong path or a bad file stops the command before the training time is
+// spent and before -o replaces a model.
+func readTest(o trainOpts) (*sparse.Dataset, error) {
+	if o.test == "" {
+		return nil, nil
+	}
+	return sparse.ReadFile(o.test, sparse.ReadOptions{})
+}
+
+// finish does what follows training: the margins (with -margins), the
+// test, then the model saved with -o, last, so that a command that fails
+// leaves the file that was there; an interrupted training saves what it
+// has and stops there.
+func (r *trainResult) finish(stdout io.Writer, m interface {
+	PredictBatch(*sparse.CSR, []float64) []float64
+	Save(string) error
+}, te *sparse.Dataset, o trainOpts, margins func() (engine.MarginStats, error), interrupted error) error {
+	if interrupted != nil {
+		if o.out != "" {
+			if err := m.Save(o.out); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
+	}
+	if margins != nil {
+		ms, err := margins()
+		if err != nil {
+			return err
+		}
+		r.Margins = newMarginsJSON(ms)
+	}
+	if err := r.evaluate(m, te, o); err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := m.Save(o.out); err != nil {
+			return err
+		}
+	}
+	return r.print(stdout, o)
 }
 
 func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error {
@@ -186,6 +256,10 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 		}
 		defer c.Close()
 	} else if d, err = sparse.ReadFile(path, sparse.ReadOptions{}); err != nil {
+		return err
+	}
+	te, err := readTest(o)
+	if err != nil {
 		return err
 	}
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(),
@@ -208,7 +282,7 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	}
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err != nil && (m == nil || ctx.Err() == nil) {
-		if strings.HasPrefix(err.Error(), path+":") {
+		if strings.HasPrefix(err.Error(), path+":") || errors.Is(err, engine.ErrConfig) {
 			return err
 		}
 		return fmt.Errorf("%s: %w", path, err) // name the data, as the reader's errors do
@@ -221,39 +295,24 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	}
 	if r.Epochs > 0 {
 		r.EpochSeconds = r.TrainSeconds / float64(r.Epochs)
-		r.NsPerNNZ = 1e9 * r.TrainSeconds / float64(r.NNZ*int64(r.Epochs))
-	}
-	if o.out != "" {
-		if err := m.Save(o.out); err != nil {
-			return err
+		if r.NNZ > 0 {
+			r.NsPerNNZ = 1e9 * r.TrainSeconds / float64(r.NNZ*int64(r.Epochs))
 		}
 	}
-	if interrupted != nil {
-		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
-	}
+	var margins func() (engine.MarginStats, error)
 	if o.margins {
-		ms, err := engine.Margins(m, d.X, d.Y)
-		if err != nil {
-			return err
-		}
-		r.Margins = &ms
+		margins = func() (engine.MarginStats, error) { return engine.Margins(m, d.X, d.Y) }
 	}
-	if err := r.evaluate(m, o); err != nil {
-		return err
-	}
-	return r.print(stdout, o)
+	return r.finish(stdout, m, te, o, margins, interrupted)
 }
 
-// evaluate fills in the test figures of r when o asks for a test.
+// evaluate fills in the test figures of r from te, the test set o names
+// (nil without one).
 func (r *trainResult) evaluate(m interface {
 	PredictBatch(*sparse.CSR, []float64) []float64
-}, o trainOpts) error {
-	if o.test == "" {
+}, te *sparse.Dataset, o trainOpts) error {
+	if te == nil {
 		return nil
-	}
-	te, err := sparse.ReadFile(o.test, sparse.ReadOptions{})
-	if err != nil {
-		return err
 	}
 	t2 := time.Now()
 	pred := m.PredictBatch(te.X, nil)

@@ -47,7 +47,7 @@ func TestTrainSaveEval(t *testing.T) {
 	if r.Classes != 3 || r.Rows != 72 || r.TestAccuracy == nil || *r.TestAccuracy != 1 {
 		t.Fatalf("train result %+v", r)
 	}
-	if r.Margins == nil || !r.Margins.Separable || float64(sum(r.Mistakes)) > r.Margins.Bound {
+	if r.Margins == nil || !r.Margins.Separable || float64(sum(r.Mistakes)) > float64(r.Margins.Bound) {
 		t.Fatalf("margins %+v with %d mistakes", r.Margins, sum(r.Mistakes))
 	}
 	code, out, errOut = runCmd("eval", "-model", model, test)
@@ -85,7 +85,9 @@ func TestTrainEvalErrors(t *testing.T) {
 		{[]string{"train", "-algo", "kernel", train}, 2, "unknown algorithm"},
 		{[]string{"train", "-bias", "maybe", train}, 2, "unknown bias mode"},
 		{[]string{"train", "-class-weight", "1=2", train}, 2, "LABEL:WEIGHT"},
-		{[]string{"train", "-lr", "-1", train}, 1, "LearningRate"},
+		{[]string{"train", "-lr", "-1", train}, 2, "LearningRate"},
+		{[]string{"train", "-epochs", "-3", train}, 2, "Epochs"},
+		{[]string{"train", "-kernel", "rbf", "-budget", "5", train}, 2, "needs Algorithm Plain"},
 		{[]string{"train", filepath.Join(dir, "missing.svm")}, 1, "no such file"},
 		{[]string{"eval", test}, 2, "-model"},
 		{[]string{"eval", "-model", filepath.Join(dir, "none.hpm"), test}, 1, "no such file"},
@@ -95,6 +97,68 @@ func TestTrainEvalErrors(t *testing.T) {
 		code, _, errOut := runCmd(c.args...)
 		if code != c.code || !strings.Contains(errOut, c.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, c.code, c.msg)
+		}
+	}
+}
+
+// TestTrainJSONNotFinite: -json stays valid JSON where a figure is not
+// finite: the mistake bound of rows the model does not separate (+Inf) is
+// null, and data without nonzeros has no time per nonzero.
+func TestTrainJSONNotFinite(t *testing.T) {
+	dir := t.TempDir()
+	xor := filepath.Join(dir, "xor.svm")
+	if err := os.WriteFile(xor, []byte("1 1:1\n1 2:1\n-1 1:1 2:1\n-1 3:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.svm")
+	if err := os.WriteFile(empty, []byte("1\n-1\n1\n-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-margins", xor}, {empty}} {
+		code, out, errOut := runCmd(append([]string{"train", "-json", "-algo", "plain"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(out), &raw); err != nil {
+			t.Fatalf("%v: bad JSON %q: %v", args, out, err)
+		}
+		if args[0] == "-margins" {
+			m, _ := raw["margins"].(map[string]any)
+			if m == nil || m["Separable"] != false || m["Bound"] != nil {
+				t.Fatalf("%v: margins %v; want a null Bound for rows not separated", args, raw["margins"])
+			}
+		} else if raw["ns_per_nonzero"] != 0.0 {
+			t.Fatalf("%v: ns_per_nonzero %v", args, raw["ns_per_nonzero"])
+		}
+	}
+}
+
+// TestTrainKeepsModelOnFailure: a train command that fails leaves the
+// file -o names as it was; the test file is read before training.
+func TestTrainKeepsModelOnFailure(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.hpm")
+	old := []byte("the model that was here")
+	bad := filepath.Join(dir, "bad.svm")
+	if err := os.WriteFile(bad, []byte("1 1:1\n1 2:1 1:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-test", filepath.Join(dir, "missing.svm")},
+		{"-test", bad},
+		{"-kernel", "linear", "-test", bad},
+	} {
+		if err := os.WriteFile(model, old, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := runCmd(append(append([]string{"train", "-o", model}, args...), train)...)
+		if code != 1 {
+			t.Fatalf("%v: exit %d (%s); want 1", args, code, errOut)
+		}
+		if got, err := os.ReadFile(model); err != nil || string(got) != string(old) {
+			t.Fatalf("%v: the model file was replaced (%q, %v)", args, got, err)
 		}
 	}
 }
