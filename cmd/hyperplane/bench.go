@@ -53,13 +53,38 @@ PNG by the file's extension).`,
 		plotPath := fs.String("plot", "", "compare: draw the ratios to this `file` (.svg or .png)")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) > 0 && args[0] == "compare" {
-				if len(args) < 3 {
+				// Flags may come after compare and between the reports
+				// (flag stops at the first argument that is not one).
+				var files []string
+				for rest := args[1:]; ; {
+					if err := fs.Parse(rest); err != nil {
+						return fmt.Errorf("%w: %v", errUsage, err)
+					}
+					if rest = fs.Args(); len(rest) == 0 {
+						break
+					}
+					files, rest = append(files, rest[0]), rest[1:]
+				}
+				var runOnly []string
+				fs.Visit(func(f *flag.Flag) {
+					switch f.Name {
+					case "o", "reps", "ms", "quick":
+						runOnly = append(runOnly, "-"+f.Name)
+					}
+				})
+				if len(runOnly) > 0 {
+					return fmt.Errorf("%w: %s apply to a run of the suite, not to compare", errUsage, strings.Join(runOnly, ", "))
+				}
+				if len(files) < 2 {
 					return fmt.Errorf("%w: bench compare needs at least two reports", errUsage)
 				}
-				return benchCompare(stdout, args[1:], *plotPath)
+				return benchCompare(stdout, files, *plotPath)
 			}
 			if len(args) > 0 {
 				return fmt.Errorf("%w: bench takes no file (did you mean bench compare?)", errUsage)
+			}
+			if *plotPath != "" {
+				return fmt.Errorf("%w: -plot draws a comparison: bench compare -plot FILE A.json B.json", errUsage)
 			}
 			if *reps < 1 || *ms < 1 {
 				return fmt.Errorf("%w: -reps and -ms must be positive", errUsage)

@@ -68,6 +68,24 @@ func TestBenchReportCompare(t *testing.T) {
 	if fi, err := os.Stat(svg); err != nil || fi.Size() < 1000 {
 		t.Fatalf("plot: %v", err)
 	}
+	// The flags may also follow compare, and go between the reports.
+	png := filepath.Join(dir, "cmp.png")
+	code, out, errOut = runCmd("bench", "compare", a, "-plot", png, bPath)
+	if code != 0 || strings.Count(out, "2.00x") != len(r.Results) {
+		t.Fatalf("compare with -plot after it: exit %d\n%s%s", code, out, errOut)
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() < 1000 {
+		t.Fatalf("plot: %v", err)
+	}
+	for _, args := range [][]string{
+		{"bench", "compare", "-quick", a, bPath}, // a run's flag
+		{"bench", "-plot", svg},                  // -plot without compare
+		{"bench", "compare", a, "-nosuch", bPath},
+	} {
+		if code, _, _ := runCmd(args...); code != 2 {
+			t.Fatalf("%v: exit %d, want 2", args, code)
+		}
+	}
 	if code, _, _ := runCmd("bench", "compare", a); code != 2 {
 		t.Fatalf("compare with one report: exit %d, want 2", code)
 	}

@@ -74,6 +74,9 @@ that both share buckets, IDF and label numbers:
 			if kind != "text" && textSet {
 				return fmt.Errorf("%w: %s is not text: the text flags do not apply", errUsage, in)
 			}
+			if kind == "text" && *dim != 0 {
+				return fmt.Errorf("%w: -dim fixes the columns of LIBSVM input; text gets its width from -bits or its vocabulary", errUsage)
+			}
 			if *load != "" && *save != "" {
 				return fmt.Errorf("%w: -featurizer applies a saved featurizer, -save-featurizer fits a new one: give one", errUsage)
 			}
@@ -86,10 +89,10 @@ that both share buckets, IDF and label numbers:
 			t0 := time.Now()
 			res := convertResult{In: in, Out: dst, From: kind}
 			var d *sparse.Dataset
+			var f *text.Featurizer // fitted here, saved once OUT is written
 			switch kind {
 			case "text":
 				topt := text.ReadOptions{LabelField: *labelField, TextField: *textField}
-				var f *text.Featurizer
 				if *load != "" {
 					if f, err = text.Load(*load); err != nil {
 						return err
@@ -100,11 +103,6 @@ that both share buckets, IDF and label numbers:
 				}
 				if err != nil {
 					return err
-				}
-				if *save != "" {
-					if err := f.Save(*save); err != nil {
-						return err
-					}
 				}
 				res.Labels = f.Labels()
 			case "libsvm":
@@ -136,6 +134,13 @@ that both share buckets, IDF and label numbers:
 			}
 			if err != nil {
 				return err
+			}
+			// The featurizer last: a conversion that fails leaves the one
+			// that was there, which still matches the data it made.
+			if *save != "" {
+				if err := f.Save(*save); err != nil {
+					return err
+				}
 			}
 			res.Rows, res.Cols, res.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
 			return res.print(out, t0, *asJSON)

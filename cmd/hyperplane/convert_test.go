@@ -102,3 +102,32 @@ func TestConvertTrainMisuse(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertKeepsFeaturizerOnFailure: a conversion that cannot write OUT
+// leaves the featurizer file as it was, so it still matches the data it
+// made.
+func TestConvertKeepsFeaturizerOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(in, []byte("{\"label\": \"a\", \"text\": \"one two\"}\n{\"label\": \"b\", \"text\": \"three four\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	feat := filepath.Join(dir, "f.json")
+	if code, _, errOut := runCmd("convert", "-save-featurizer", feat, in, filepath.Join(dir, "ok.svm")); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errOut)
+	}
+	before, err := os.ReadFile(feat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, _ := runCmd("convert", "-ngrams", "2", "-save-featurizer", feat, in, filepath.Join(dir, "no", "such", "dir", "x.svm"))
+	if code != 1 {
+		t.Fatalf("convert to a missing directory: exit %d, want 1", code)
+	}
+	if after, err := os.ReadFile(feat); err != nil || string(after) != string(before) {
+		t.Fatalf("the featurizer was replaced by a failed conversion (%v)", err)
+	}
+	if code, _, errOut := runCmd("convert", "-dim", "10", in, filepath.Join(dir, "x.svm")); code != 2 || !strings.Contains(errOut, "-dim") {
+		t.Fatalf("convert -dim on text: exit %d, %q; want 2", code, errOut)
+	}
+}

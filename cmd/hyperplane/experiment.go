@@ -53,20 +53,23 @@ epoch as learning curves (variants.csv, variants.svg, variants.png).`,
 			if len(args) != 1 {
 				return fmt.Errorf("%w: experiment takes convergence or variants", errUsage)
 			}
-			if err := os.MkdirAll(*out, 0o755); err != nil {
-				return err
-			}
+			// The arguments are checked before -out is made, so that a
+			// misuse leaves nothing behind.
+			mkdir := func() error { return os.MkdirAll(*out, 0o755) }
 			switch args[0] {
 			case "convergence":
 				if *seeds < 1 {
 					return fmt.Errorf("%w: -seeds must be at least 1", errUsage)
+				}
+				if err := mkdir(); err != nil {
+					return err
 				}
 				return convergence(stdout, *out, *seeds, *quick)
 			case "variants":
 				if (*train == "") != (*test == "") || *epochs < 1 {
 					return fmt.Errorf("%w: variants needs both -train and -test or neither, and -epochs ≥ 1", errUsage)
 				}
-				return variants(stdout, *out, *train, *test, *epochs)
+				return variants(stdout, *out, *train, *test, *epochs, mkdir)
 			}
 			return fmt.Errorf("%w: unknown experiment %q (want convergence or variants)", errUsage, args[0])
 		}
@@ -280,7 +283,7 @@ func savePlot(p *plot.Plot, base string) error {
 	return nil
 }
 
-func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int) error {
+func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int, mkdir func() error) error {
 	var tr, te *sparse.Dataset
 	name := "Subjectivity (embedded), 80/20 split"
 	if trainPath == "" {
@@ -300,7 +303,15 @@ func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int) err
 		if te, err = sparse.ReadFile(testPath, sparse.ReadOptions{}); err != nil {
 			return err
 		}
+		if te.X.Rows == 0 {
+			// Accuracy on no rows is NaN: nothing to plot, and an existing
+			// variants.csv would be replaced by NaN.
+			return fmt.Errorf("%w: %s has no rows to test on", errUsage, testPath)
+		}
 		name = trainPath + " → " + testPath
+	}
+	if err := mkdir(); err != nil {
+		return err
 	}
 	algos := []engine.Algorithm{engine.Plain, engine.Averaged, engine.Voted, engine.Batch}
 	acc := make([][]float64, len(algos))

@@ -57,3 +57,36 @@ func TestExperiments(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentMisuseLeavesNothing: a misused experiment makes no -out
+// directory, and a test set without rows is refused before the results of
+// an earlier run are replaced.
+func TestExperimentMisuseLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "exp")
+	if code, _, _ := runCmd("experiment", "-out", out, "bogus"); code != 2 {
+		t.Fatalf("bogus experiment: exit %d, want 2", code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a misused experiment left %s behind (%v)", out, err)
+	}
+	train, _ := threeClassFiles(t)
+	empty := filepath.Join(dir, "empty.svm")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	csvPath := filepath.Join(out, "variants.csv")
+	if err := os.WriteFile(csvPath, []byte("earlier results\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd("experiment", "-out", out, "-epochs", "2", "-train", train, "-test", empty, "variants")
+	if code != 2 || !strings.Contains(errOut, "no rows") {
+		t.Fatalf("variants on an empty test set: exit %d, %q; want 2", code, errOut)
+	}
+	if b, err := os.ReadFile(csvPath); err != nil || string(b) != "earlier results\n" {
+		t.Fatalf("variants.csv was replaced: %q (%v)", b, err)
+	}
+}
