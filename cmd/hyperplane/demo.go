@@ -73,6 +73,9 @@ func demo(out io.Writer, epochs int, plain bool, seed uint64, holdout float64, a
 
 	perm := rand.New(rand.NewPCG(seed, 2)).Perm(d.Len())
 	nTest := int(float64(d.Len()) * holdout)
+	if nTest == 0 || nTest == d.Len() {
+		return fmt.Errorf("%w: -test %g leaves no rows to test or to train on (of %d)", errUsage, holdout, d.Len())
+	}
 	testIdx, trainIdx := perm[:nTest], perm[nTest:]
 	Xtr, Xte := d.X.SelectRows(trainIdx), d.X.SelectRows(testIdx)
 	ytr, yte := pick(d.Y, trainIdx), pick(d.Y, testIdx)

@@ -76,6 +76,11 @@ printed.`,
 				if *dim == 0 {
 					*dim = 100
 				}
+				if !(*margin > 0) || !(*radius > 0) {
+					// The library reads 0 as its default; a flag written
+					// as 0 asks for something else.
+					return fmt.Errorf("%w: -margin and -radius must be positive", errUsage)
+				}
 				s, err := synth.Separable{N: *rows, Dim: *dim, Radius: *radius, Margin: *margin, Seed: *seed, Workers: *threads}.Generate()
 				if err != nil {
 					return fmt.Errorf("%w: %v", errUsage, err)

@@ -53,6 +53,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"stats", filepath.Join(dir, "missing.svm")}, 1, "no such file"},
 		{[]string{"stats", bad}, 1, bad + ":2:"},
 		{[]string{"help", "nosuch"}, 2, "unknown command"},
+		{[]string{"demo", "-test", "0.00001"}, 2, "no rows to test"},
+		{[]string{"gen", "-kind", "separable", "-margin", "0", filepath.Join(dir, "sep.svm")}, 2, "-margin"},
+		{[]string{"train", "-kernel", "linear", "-gram-mb", "9000000000000", bad}, 2, "-gram-mb"},
 	}
 	for _, c := range cases {
 		code, _, errOut := runCmd(c.args...)

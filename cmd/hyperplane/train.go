@@ -125,8 +125,8 @@ support vectors (with -algo plain).`,
 				ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced, Budget: *budget,
 				Gram: kernels.Options{Budget: *gramMB << 20, Precompute: *precompute},
 			}
-			if *budget < 0 || *gramMB <= 0 {
-				return fmt.Errorf("%w: -budget must be ≥ 0 and -gram-mb > 0", errUsage)
+			if *budget < 0 || *gramMB <= 0 || *gramMB > 1<<40 {
+				return fmt.Errorf("%w: -budget must be ≥ 0 and -gram-mb in [1, 2^40]", errUsage)
 			}
 			if !strings.EqualFold(*kernel, "default") {
 				if kc.Kernel, err = kernels.Parse(*kernel); err != nil {
