@@ -129,13 +129,14 @@ func (m *Model) Check() error {
 	return nil
 }
 
-// dot returns W_0·x for a binary model, ignoring features past Dim.
+// dot returns W_0·x for a binary model, ignoring features outside
+// [0, Dim).
 func (m *Model) dot(x sparse.Vector) float32 {
 	n := len(x.Ind)
 	if n == 0 {
 		return 0
 	}
-	if int(x.Ind[n-1]) < m.Dim && len(x.Val) == n {
+	if len(x.Val) == n && inRange(x.Ind, m.Dim) {
 		return asm.DotIndF32(x.Val, x.Ind, m.W)
 	}
 	var s float32
@@ -167,9 +168,14 @@ func (m *Model) scores(x sparse.Vector, out []float32) {
 	}
 }
 
-// inRange reports whether every index lies in [0, dim): the kernel behind
-// addScores reads W unchecked.
+// inRange reports whether every index lies in [0, dim): the kernels behind
+// dot and addScores read W unchecked. A long row in the order the sparse
+// types keep (strictly increasing) is checked by its ends and a vector
+// pass over its order; any other row by a loop over its indices.
 func inRange(ind []int32, dim int) bool {
+	if n := len(ind); n >= 32 && ind[0] >= 0 && int(ind[n-1]) < dim && asm.IncreasingI32(ind) {
+		return true
+	}
 	for _, j := range ind {
 		if uint64(uint32(j)) >= uint64(dim) {
 			return false

@@ -807,3 +807,55 @@ func TestScoresForeignIndices(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryForeignIndices: the binary model's gather kernel reads W
+// unchecked too. Rows short and long (the long ones take the vector check
+// of their order), with features past the width, negative or out of
+// order, score as without them; W sits between guards of 1e30 that any
+// stray read would show.
+func TestBinaryForeignIndices(t *testing.T) {
+	const dim = 64
+	buf := make([]float32, 3*dim)
+	for i := range buf {
+		buf[i] = 1e30
+	}
+	W := buf[dim : 2*dim : 2*dim]
+	for j := range W {
+		W[j] = float32(j%5) - 2
+	}
+	m := &Model{Classes: []float64{0, 1}, Dim: dim, W: W, B: []float32{0.25}}
+	for _, n := range []int{3, 40} {
+		ind := make([]int32, n)
+		val := make([]float32, n)
+		for k := range ind {
+			ind[k], val[k] = int32(k+1), float32(k%3)+0.5
+		}
+		want := m.Decision(sparse.Vector{Dim: dim, Ind: ind, Val: val})
+		if want > 1e20 || want < -1e20 {
+			t.Fatalf("n=%d: clean row scores %g", n, want)
+		}
+		with := func(pos int, j int32) sparse.Vector {
+			i := slices.Insert(slices.Clone(ind), pos, j)
+			v := slices.Insert(slices.Clone(val), pos, 7)
+			return sparse.Vector{Dim: 1<<31 - 1, Ind: i, Val: v}
+		}
+		for _, x := range []sparse.Vector{
+			with(0, -1),           // increasing, first negative
+			with(0, -(1 << 20)),   // far below W
+			with(n, dim),          // just past the width
+			with(n, 1<<30),        // far past it
+			with(n/2, dim+3),      // out of order, past the width
+			with(n/2, -dim),       // out of order, negative
+			with(n/2, int32(n/2)), // a repeat, in range: counts
+		} {
+			got := m.Decision(x)
+			exp := want
+			if j := x.Ind[n/2]; j == int32(n/2) && x.Val[n/2] == 7 {
+				exp = want + 7*W[j]
+			}
+			if got != exp {
+				t.Fatalf("n=%d, row %v: decision %g, want %g", n, x.Ind, got, exp)
+			}
+		}
+	}
+}
