@@ -133,7 +133,13 @@ type modelEncoder struct {
 }
 
 func (e *modelEncoder) flush() {
-	if e.w == nil || e.err != nil || len(e.buf) == 0 {
+	if e.w != nil && e.err != nil {
+		// The write failed: what follows is dropped, not gathered into a
+		// buffer the size of the model.
+		e.buf = e.buf[:0]
+		return
+	}
+	if e.w == nil || len(e.buf) == 0 {
 		return
 	}
 	e.crc = crc32.Update(e.crc, modelCRC, e.buf)
@@ -154,6 +160,9 @@ func (e *modelEncoder) u32(x uint32) { e.buf = binary.LittleEndian.AppendUint32(
 func (e *modelEncoder) u64(x uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, x); e.spill() }
 
 func (e *modelEncoder) f32s(s []float32) {
+	if e.err != nil {
+		return
+	}
 	for _, x := range s {
 		e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(x))
 		e.spill()
@@ -161,6 +170,9 @@ func (e *modelEncoder) f32s(s []float32) {
 }
 
 func (e *modelEncoder) f64s(s []float64) {
+	if e.err != nil {
+		return
+	}
 	for _, x := range s {
 		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(x))
 		e.spill()
@@ -168,6 +180,9 @@ func (e *modelEncoder) f64s(s []float64) {
 }
 
 func (e *modelEncoder) i32s(s []int32) {
+	if e.err != nil {
+		return
+	}
 	for _, x := range s {
 		e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(x))
 		e.spill()
@@ -175,6 +190,9 @@ func (e *modelEncoder) i32s(s []int32) {
 }
 
 func (e *modelEncoder) i64s(s []int64) {
+	if e.err != nil {
+		return
+	}
 	for _, x := range s {
 		e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(x))
 		e.spill()

@@ -932,3 +932,39 @@ func TestModelTestdata(t *testing.T) {
 		}
 	}
 }
+
+// failingWriter fails every write and counts them.
+type failingWriter struct{ calls int }
+
+func (w *failingWriter) Write([]byte) (int, error) {
+	w.calls++
+	return 0, errors.New("disk full")
+}
+
+// TestWriteToStopsAfterFailure: once a write fails, WriteTo drops the rest
+// instead of gathering the whole model into its buffer (it promises no
+// second copy of the model in memory), for linear and kernel models.
+func TestWriteToStopsAfterFailure(t *testing.T) {
+	const dim = 8 << 20 // 32 MiB of weights
+	lin := &Model{Classes: []float64{0, 1}, Dim: dim, W: make([]float32, dim), B: []float32{0}}
+	for _, c := range []struct {
+		name string
+		m    io.WriterTo
+	}{
+		{"linear", lin},
+		{"kernel", kmioBig()},
+	} {
+		var w failingWriter
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := c.m.WriteTo(&w)
+		runtime.ReadMemStats(&after)
+		if err == nil || w.calls != 1 {
+			t.Fatalf("%s: WriteTo = %v after %d writes; want the writer's error after one", c.name, err, w.calls)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*modelChunk {
+			t.Fatalf("%s: WriteTo allocated %d bytes after the write failed (chunk %d)", c.name, alloc, modelChunk)
+		}
+	}
+}
