@@ -56,12 +56,18 @@ type voteLog struct {
 	w0, b0 []float32
 }
 
+// weightRows is the number of weight vectors a model of classes keeps: one
+// for two classes, one per class for more.
+func weightRows(classes []float64) int {
+	if len(classes) == 2 {
+		return 1
+	}
+	return len(classes)
+}
+
 // newState allocates the weights for classes and dim.
 func newState(s settings, classes []float64, dim int, rng *rand.Rand) *state {
-	K := len(classes)
-	if K == 2 {
-		K = 1
-	}
+	K := weightRows(classes)
 	st := &state{
 		s: s, classes: classes, K: K, dim: dim,
 		w:      make([]float32, dim*K),

@@ -61,10 +61,11 @@ func classIndex(classes []float64, v float64) int {
 // sorted.
 func checkClasses(classes []float64, maxClasses int) ([]float64, error) {
 	c := slices.Clone(classes)
-	for _, v := range c {
+	for i, v := range c {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%w: class %v is not finite", ErrLabels, v)
 		}
+		c[i] = v + 0 // −0 is class 0, as in Fit
 	}
 	slices.Sort(c)
 	for i := 1; i < len(c); i++ {

@@ -52,6 +52,9 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 	if dim < 0 || dim > s.maxDim {
 		return nil, fmt.Errorf("%w: width %d is outside [0, %d]", ErrDim, dim, s.maxDim)
 	}
+	if int64(dim)*int64(weightRows(c)) > maxWeights {
+		return nil, fmt.Errorf("%w: %d features × %d classes is more weights than a model holds", ErrDim, dim, len(c))
+	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
 	st := newState(s, c, dim, rng)
 	st.classWeights(nil)
@@ -90,7 +93,7 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 	}
 	if !valid {
 		if err := x.Validate(); err != nil {
-			return outcome{}, fmt.Errorf("%w: %w", ErrDim, err)
+			return outcome{}, dataErr(err)
 		}
 	}
 	if n := len(x.Ind); n > 0 && int(x.Ind[n-1]) >= st.dim {
@@ -98,7 +101,15 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 		if need > st.s.maxDim {
 			return outcome{}, fmt.Errorf("%w: feature %d is past MaxDim %d", ErrDim, need-1, st.s.maxDim)
 		}
-		st.grow(min(st.s.maxDim, max(need, 2*st.dim)))
+		// As Fit refuses a matrix too wide for its classes, so the learner
+		// refuses a row that would grow it past what a model holds,
+		// before allocating (one row of a hostile stream must not exhaust
+		// memory).
+		most := int(maxWeights / int64(st.K))
+		if need > most {
+			return outcome{}, fmt.Errorf("%w: feature %d × %d classes is more weights than a model holds", ErrDim, need-1, len(st.classes))
+		}
+		st.grow(min(st.s.maxDim, most, max(need, 2*st.dim)))
 	}
 	o := st.step(x.Ind, x.Val, c, float32(weight), -1)
 	if o.update && !st.finiteAt(x.Ind) {
@@ -119,7 +130,7 @@ func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (E
 		return EpochStats{}, fmt.Errorf("%w: labels and rows differ in number", ErrLabels)
 	}
 	if err := X.Validate(); err != nil {
-		return EpochStats{}, fmt.Errorf("%w: %w", ErrDim, err)
+		return EpochStats{}, dataErr(err)
 	}
 	order := make([]int, X.Rows)
 	for i := range order {

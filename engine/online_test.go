@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -449,5 +451,41 @@ func TestLearnerDiverges(t *testing.T) {
 	}
 	if _, err := l.Learn(sparse.Vector{Dim: 4, Ind: []int32{0}, Val: []float32{1}}, 1); !errors.Is(err, ErrDiverged) {
 		t.Fatalf("after divergence: %v, want ErrDiverged again", err)
+	}
+}
+
+// TestLearnerWeightCap: the learner holds no more weights than a model
+// can, as Fit refuses: a start width or one row of a stream that would
+// need more is ErrDim, before anything is allocated.
+func TestLearnerWeightCap(t *testing.T) {
+	classes := make([]float64, 1024)
+	for i := range classes {
+		classes[i] = float64(i)
+	}
+	if _, err := NewLearner(classes, 1<<22, Config{}); !errors.Is(err, ErrDim) {
+		t.Fatalf("NewLearner 2^22 wide × 1024 classes: %v, want ErrDim", err)
+	}
+	l := fxLearner(t, classes, 0, Config{})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := l.Learn(sparse.Vector{Dim: 1 << 22, Ind: []int32{1<<22 - 1}, Val: []float32{1}}, 0)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrDim) {
+		t.Fatalf("Learn of a row 2^22 wide with 1024 classes: %v, want ErrDim", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Fatalf("the refused row allocated %d bytes", alloc)
+	}
+}
+
+// TestLearnerNegativeZeroClass: NewLearner folds a class −0 into 0, as Fit
+// does with labels.
+func TestLearnerNegativeZeroClass(t *testing.T) {
+	l := fxLearner(t, []float64{math.Copysign(0, -1), 1}, 2, Config{})
+	if c := l.Model().Classes[0]; math.Signbit(c) {
+		t.Fatalf("class %v keeps its sign bit", c)
+	}
+	if _, err := l.Learn(sparse.Vector{Dim: 2, Ind: []int32{0}, Val: []float32{1}}, 0); err != nil {
+		t.Fatalf("Learn with label 0: %v", err)
 	}
 }

@@ -52,7 +52,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", c.Name(), err)
 	}
-	if int64(c.Cols())*int64(len(classes)) > 1<<31 {
+	if int64(c.Cols())*int64(len(classes)) > maxWeights {
 		return nil, nil, fmt.Errorf("%w: %d features × %d classes is more weights than a model holds", ErrDim, c.Cols(), len(classes))
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))

@@ -24,6 +24,9 @@ const prefetchAhead = 6
 // time.
 const gatherAhead = 2
 
+// maxWeights is the most weights (features × weight rows) a model holds.
+const maxWeights = 1 << 31
+
 // checkEvery is how many rows pass between checks of ctx inside an epoch.
 const checkEvery = 1 << 16
 
@@ -74,7 +77,7 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if err != nil {
 		return nil, nil, err
 	}
-	if int64(X.Cols)*int64(max(1, len(classes))) > 1<<31 {
+	if int64(X.Cols)*int64(max(1, len(classes))) > maxWeights {
 		return nil, nil, fmt.Errorf("%w: %d features × %d classes is more weights than a model holds", ErrDim, X.Cols, len(classes))
 	}
 	cls := make([]int32, X.Rows)
@@ -722,7 +725,13 @@ func nan() float64 { return math.NaN() }
 // is ErrDiverged (a NaN makes every comparison false, so its row would
 // silently never count as a mistake), anything else ErrDim.
 func checkData(X *sparse.CSR) error {
-	err := X.Validate()
+	return dataErr(X.Validate())
+}
+
+// dataErr maps a sparse validation error to the engine's sentinels: a
+// value that is not finite is ErrDiverged (as it would make the weights),
+// anything else about the rows ErrDim.
+func dataErr(err error) error {
 	switch {
 	case err == nil:
 		return nil

@@ -513,12 +513,16 @@ func TestFitNonFiniteValues(t *testing.T) {
 					alg, v, err, len(stats), w)
 			}
 		}
+		// The online learner reports such a value as Fit's check does.
 		l := fxLearner(t, []float64{-1, 1}, 2, Config{})
-		if _, err := l.PartialFit(context.Background(), X, y); !errors.Is(err, ErrDim) {
-			t.Errorf("PartialFit with value %v: %v, want ErrDim", v, err)
+		if _, err := l.PartialFit(context.Background(), X, y); !errors.Is(err, ErrDiverged) {
+			t.Errorf("PartialFit with value %v: %v, want ErrDiverged", v, err)
 		}
-		if _, err := l.Learn(X.Row(2), 1); !errors.Is(err, ErrDim) {
-			t.Errorf("Learn with value %v: %v, want ErrDim", v, err)
+		if _, err := l.Learn(X.Row(2), 1); !errors.Is(err, ErrDiverged) {
+			t.Errorf("Learn with value %v: %v, want ErrDiverged", v, err)
+		}
+		if _, stats, err := Fit(context.Background(), X, y, Config{}); !errors.Is(err, ErrDiverged) || stats != nil {
+			t.Errorf("Fit with value %v: %v after %d epochs, want ErrDiverged from the check before training", v, err, len(stats))
 		}
 	}
 }
