@@ -13,13 +13,15 @@ import (
 // except that it never stops by itself and never holds rows out; the
 // Batch algorithm is not online and is refused.
 //
-// A Learner grows to the width of the rows it sees (up to Config.MaxDim);
-// features it has not seen weigh zero. It is not safe for concurrent use;
-// Model returns a snapshot that is.
+// A Learner grows to the width of the rows it sees (up to Config.MaxDim),
+// at least doubling each time it grows, so its Model can be wider than the
+// widest row; features it has not seen weigh zero. It is not safe for
+// concurrent use; Model returns a snapshot that is.
 type Learner struct {
-	st  *state
-	rng *rand.Rand
-	err error // sticky ErrDiverged
+	st     *state
+	rng    *rand.Rand
+	err    error // sticky ErrDiverged
+	passes int   // PartialFit and LearnFrom calls, for EpochStats.Epoch
 }
 
 // RowSource is a stream of labelled sparse rows, such as *sparse.Scanner:
@@ -123,8 +125,12 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 
 // PartialFit makes one pass over the rows of X with labels y, in a random
 // order drawn from the learner's seed unless NoShuffle, and returns its
-// statistics. It checks ctx every 65536 rows; on an error the rows before
-// it have been learned.
+// statistics (their Epoch counts the learner's passes, PartialFit and
+// LearnFrom calls alike). Each call shuffles the rows' own order afresh,
+// where Fit shuffles the order of its previous epoch, so shuffled calls
+// after the first do not repeat Fit's epochs; with NoShuffle they do. It
+// checks ctx every 65536 rows; on an error the rows before it have been
+// learned.
 func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (EpochStats, error) {
 	if X == nil || len(y) != X.Rows {
 		return EpochStats{}, fmt.Errorf("%w: labels and rows differ in number", ErrLabels)
@@ -139,7 +145,8 @@ func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (E
 	if !l.st.s.NoShuffle {
 		shuffle(l.rng, order)
 	}
-	var t tally
+	l.passes++
+	t := tally{epoch: l.passes}
 	for p, i := range order {
 		if p%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -159,7 +166,8 @@ func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (E
 // statistics of the pass. Memory stays bounded by the model, whatever the
 // length of the stream. It checks ctx every 65536 rows.
 func (l *Learner) LearnFrom(ctx context.Context, src RowSource) (EpochStats, error) {
-	var t tally
+	l.passes++
+	t := tally{epoch: l.passes}
 	for src.Scan() {
 		if t.rows%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -185,8 +193,8 @@ func (l *Learner) Seen() int64 { return int64(l.st.c) }
 
 // tally sums outcomes into EpochStats.
 type tally struct {
-	rows, mistakes, updates int
-	loss                    float64
+	epoch, rows, mistakes, updates int
+	loss                           float64
 }
 
 func (t *tally) add(o outcome) {
@@ -202,7 +210,7 @@ func (t *tally) add(o outcome) {
 
 func (t *tally) stats() EpochStats {
 	return EpochStats{
-		Rows: t.rows, Mistakes: t.mistakes, Updates: t.updates,
+		Epoch: t.epoch, Rows: t.rows, Mistakes: t.mistakes, Updates: t.updates,
 		Loss: t.loss / float64(max(1, t.rows)), TrainLoss: nan(), TrainMistakes: -1, ValidAccuracy: nan(),
 	}
 }

@@ -489,3 +489,24 @@ func TestLearnerNegativeZeroClass(t *testing.T) {
 		t.Fatalf("Learn with label 0: %v", err)
 	}
 }
+
+// TestLearnerPassNumbers: PartialFit and LearnFrom number their passes.
+func TestLearnerPassNumbers(t *testing.T) {
+	X := sparse.FromDense([][]float32{{1, 0}, {0, 1}, {-1, 0}})
+	y := []float64{1, 1, -1}
+	l := fxLearner(t, []float64{-1, 1}, 2, Config{})
+	for want := 1; want <= 2; want++ {
+		s, err := l.PartialFit(context.Background(), X, y)
+		if err != nil || s.Epoch != want || s.Rows != 3 {
+			t.Fatalf("PartialFit %d: %+v, %v", want, s, err)
+		}
+	}
+	var buf strings.Builder
+	if err := sparse.WriteLIBSVM(&buf, &sparse.Dataset{X: X, Y: y}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.LearnFrom(context.Background(), sparse.NewScanner(strings.NewReader(buf.String()), sparse.ReadOptions{}))
+	if err != nil || s.Epoch != 3 || s.Rows != 3 {
+		t.Fatalf("LearnFrom after two passes: %+v, %v", s, err)
+	}
+}
