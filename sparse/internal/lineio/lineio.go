@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -60,6 +61,16 @@ type Reader struct {
 	bomDone  bool
 }
 
+// limit is the most the buffer needs: Max+1 bytes tell that a line is
+// longer than Max. (Max+1 must not wrap when Max is math.MaxInt, a natural
+// way to ask for no limit.)
+func (r *Reader) limit() int {
+	if r.Max <= 0 || r.Max == math.MaxInt {
+		return math.MaxInt
+	}
+	return r.Max + 1
+}
+
 // Next returns the next line without its '\n' (a trailing '\r' is kept).
 // The line stays valid until the next call.
 func (r *Reader) Next() ([]byte, Status) {
@@ -68,9 +79,7 @@ func (r *Reader) Next() ([]byte, Status) {
 		if size <= 0 {
 			size = 64 << 10
 		}
-		if r.Max > 0 {
-			size = min(size, r.Max+1)
-		}
+		size = min(size, r.limit())
 		r.buf = make([]byte, max(size, 4))
 	}
 	empty := 0
@@ -114,10 +123,7 @@ func (r *Reader) Next() ([]byte, Status) {
 			r.end, r.pos = n, 0
 		}
 		if r.end == len(r.buf) {
-			size := 2 * len(r.buf)
-			if r.Max > 0 {
-				size = min(size, r.Max+1)
-			}
+			size := min(2*len(r.buf), r.limit())
 			nb := make([]byte, size)
 			copy(nb, r.buf[:r.end])
 			r.buf = nb

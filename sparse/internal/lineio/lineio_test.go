@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -45,6 +46,13 @@ func TestReader(t *testing.T) {
 	got, st := lines(t, r)
 	if st != TooLong || len(got) != 1 || r.BufLen() > 11 {
 		t.Fatalf("Max 10: %q, %v, buffer %d", got, st, r.BufLen())
+	}
+	// math.MaxInt asks for no limit: Max+1 must not wrap into a negative
+	// buffer size when the first line outgrows the buffer.
+	long := strings.Repeat("y", 200<<10)
+	r = &Reader{Src: strings.NewReader(long + "\nz\n"), Max: math.MaxInt}
+	if got, st := lines(t, r); st != EOF || len(got) != 2 || got[0] != long {
+		t.Fatalf("Max = MaxInt: %d lines, %v", len(got), st)
 	}
 	r = &Reader{Src: iotest.ErrReader(errors.New("boom"))}
 	if _, st := r.Next(); st != ReadErr || r.Err == nil {
