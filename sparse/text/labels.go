@@ -26,7 +26,9 @@ func parseNumber(s string) (float64, bool) {
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false
 	}
-	return v, true
+	// −0 is 0: otherwise which of "0" and "-0" named the class would
+	// depend on map order.
+	return v + 0, true
 }
 
 func formatNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
@@ -155,7 +156,9 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 // In JSONL the label may be a string or a number (kept as written, "1.0"
 // stays "1.0"), the members may come in any order, strings are fully
 // unescaped (\uXXXX escapes and surrogate pairs included), and invalid
-// UTF-8 in a string becomes U+FFFD, as with encoding/json. A repeated
+// UTF-8 in a string becomes U+FFFD, as with encoding/json. So does each
+// invalid byte of a TSV label, so that a label reads the same in both
+// formats and survives the featurizer's JSON file (Save). A repeated
 // field counts by its last value.
 //
 // Rejected, with a *sparse.ParseError giving the line and byte column:
@@ -287,9 +290,18 @@ func (s *Scanner) intern(label []byte) string {
 	if v, ok := s.labels[string(label)]; ok {
 		return v
 	}
-	v := string(label)
+	key, v := string(label), string(label)
+	if !utf8.Valid(label) {
+		// (JSONL labels are valid already: the decoder did this.)
+		var b []byte
+		for len(label) > 0 {
+			r, n := utf8.DecodeRune(label)
+			b, label = utf8.AppendRune(b, r), label[n:]
+		}
+		v = string(b)
+	}
 	if len(s.labels) < 4096 {
-		s.labels[v] = v
+		s.labels[key] = v
 	}
 	return v
 }

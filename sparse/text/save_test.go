@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSaveLoad(t *testing.T) {
@@ -225,5 +227,66 @@ func TestSavedFormat(t *testing.T) {
 	}
 	if !bytes.HasSuffix(data, []byte("\n")) {
 		t.Error("no final newline")
+	}
+}
+
+// TestSaveLoadInvalidUTF8Labels: TSV labels with invalid UTF-8 read as
+// JSONL ones do (each bad byte U+FFFD), so the saved featurizer knows them
+// after Load.
+func TestSaveLoadInvalidUTF8Labels(t *testing.T) {
+	for _, in := range []string{
+		"caf\xe9\tone\nthe\ttwo\n",
+		"x\x80\tone\nx\xc3\xa9\ttwo\n",
+		"a\xfe\tone\na\xff\ttwo\nb\tthree\n",
+	} {
+		c, err := Read(strings.NewReader(in), ReadOptions{Format: TSV})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range c.Docs {
+			if !utf8.ValidString(d.Label) {
+				t.Fatalf("%q: label %q is not valid UTF-8", in, d.Label)
+			}
+		}
+		f, err := Fit(c, Config{Bits: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "f.json")
+		if err := f.Save(p); err != nil {
+			t.Fatal(err)
+		}
+		g, err := Load(p)
+		if err != nil {
+			t.Fatalf("%q: Load: %v", in, err)
+		}
+		if !slices.Equal(g.Labels(), f.Labels()) {
+			t.Fatalf("%q: labels %q after Load, %q before", in, g.Labels(), f.Labels())
+		}
+		if _, err := g.Vectorize(c); err != nil {
+			t.Fatalf("%q: the loaded featurizer: %v", in, err)
+		}
+	}
+}
+
+// TestNegativeZeroLabel: numeric labels "0" and "-0" are one class, named
+// "0" every time.
+func TestNegativeZeroLabel(t *testing.T) {
+	for range 50 {
+		c := &Corpus{Docs: []Doc{{Label: "0", Text: "a"}, {Label: "-0", Text: "b"}, {Label: "1", Text: "c"}}}
+		f, err := Fit(c, Config{Bits: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(f.Labels(), ","); got != "0,1" {
+			t.Fatalf("labels %q, want 0,1", got)
+		}
+		d, err := f.Vectorize(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Signbit(d.Y[1]) || d.Y[0] != d.Y[1] {
+			t.Fatalf("Y = %v: -0 is not class 0", d.Y)
+		}
 	}
 }
