@@ -15,6 +15,9 @@ import (
 // buckets.
 const DefaultBits = 20
 
+// MaxBits is the largest Config.Bits.
+const MaxBits = 30
+
 // TF says how a term's count in a document becomes its value.
 type TF uint8
 
@@ -57,8 +60,9 @@ type Config struct {
 	// NGrams is the longest word n-gram to use, from 1 to 8: with 2 a
 	// document yields its words and its pairs of adjacent words. 0 means 1.
 	NGrams int
-	// Bits sets the number of hash buckets, 2^Bits, from 1 to 31 (30 on
-	// 32-bit platforms). 0 means DefaultBits. It must be 0 with
+	// Bits sets the number of hash buckets, 2^Bits, from 1 to 30 (2^31
+	// columns would be one more than package sparse's int32 indices and
+	// cache files hold). 0 means DefaultBits. It must be 0 with
 	// Vocabulary. More buckets mean fewer collisions between terms, and
 	// wider models: a perceptron keeps a weight per bucket and class.
 	Bits int
@@ -103,10 +107,8 @@ func (c Config) normalize() (Config, error) {
 	switch {
 	case c.NGrams < 0 || c.NGrams > maxNGrams:
 		return bad("NGrams = %d, want 0 to %d", c.NGrams, maxNGrams)
-	case c.Bits < 0 || c.Bits > 31:
-		return bad("Bits = %d, want 0 to 31", c.Bits)
-	case c.Bits > 30 && strconv.IntSize == 32:
-		return bad("Bits = %d needs a 64-bit platform", c.Bits)
+	case c.Bits < 0 || c.Bits > MaxBits:
+		return bad("Bits = %d, want 0 to %d", c.Bits, MaxBits)
 	case c.Vocabulary && c.Bits != 0:
 		return bad("Bits = %d is for hashing; it must be 0 with Vocabulary", c.Bits)
 	case !c.Vocabulary && (c.MinDF != 0 || c.MaxFeatures != 0):

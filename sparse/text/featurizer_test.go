@@ -135,7 +135,7 @@ func testConfigs() []Config {
 		{},
 		{Bits: 1},
 		{Bits: 3, NGrams: 2},
-		{Bits: 31, NGrams: 3},
+		{Bits: MaxBits, NGrams: 3},
 		{NGrams: 2, TF: Binary},
 		{NGrams: 2, TF: Log, IDF: true},
 		{Bits: 4, TF: Log, IDF: true, NoNormalize: true},
@@ -484,7 +484,7 @@ func TestVectorizeUnknownLabel(t *testing.T) {
 func TestFitErrors(t *testing.T) {
 	c := &Corpus{Docs: []Doc{{Label: "a", Text: "x"}}}
 	for _, cfg := range []Config{
-		{NGrams: -1}, {NGrams: 9}, {Bits: -1}, {Bits: 32},
+		{NGrams: -1}, {NGrams: 9}, {Bits: -1}, {Bits: 31}, {Bits: 32},
 		{Vocabulary: true, Bits: 20}, {MinDF: 2}, {MaxFeatures: 5},
 		{Vocabulary: true, MinDF: -1}, {Vocabulary: true, MaxFeatures: -1},
 		{TF: 3}, {Workers: -1},
