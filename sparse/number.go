@@ -175,3 +175,36 @@ func wordEnd(b []byte, i int) int {
 	}
 	return i
 }
+
+// toFloat32 returns the decimal s as a float32, given f, its correctly
+// rounded float64. Rounding f again gives the float32 nearest to s except
+// when f lies exactly halfway between two float32 values while s does not
+// (s was a hair off the midpoint and the first rounding landed on it):
+// the tie then breaks to even where s is nearer the other side, as for
+// 7.038531e-26, which WriteLIBSVM writes for the float32 0x15ae43fd. There
+// s is parsed again, straight to float32.
+func toFloat32(f float64, s []byte) float32 {
+	if !halfway32(f) {
+		return float32(f)
+	}
+	v, err := strconv.ParseFloat(string(s), 32)
+	if err != nil && !math.IsInf(v, 0) {
+		return float32(f) // not a plain decimal (the callers checked it)
+	}
+	return float32(v)
+}
+
+// halfway32 reports whether f lies exactly halfway between two adjacent
+// float32 values.
+func halfway32(f float64) bool {
+	a := math.Abs(f)
+	if a >= 0x1p-126 {
+		// A normal float32 has 29 fewer mantissa bits than a float64:
+		// halfway, those bits are 1 followed by zeros.
+		return math.Float64bits(a)&(1<<29-1) == 1<<28
+	}
+	// Below, float32 steps by 2^-149: halfway is an odd multiple of
+	// 2^-150 (a·2^150 < 2^24 is exact).
+	m := a * 0x1p150
+	return m == math.Trunc(m) && math.Mod(m, 2) == 1
+}

@@ -190,3 +190,63 @@ func TestParseIntegerWidths(t *testing.T) {
 		}
 	}
 }
+
+// TestFloat32DoubleRounding: a decimal whose float64 lands exactly halfway
+// between two float32 values, though the decimal itself is not halfway,
+// reads as the float32 nearest to it (strconv.ParseFloat with bitSize 32),
+// not as the even one a second rounding picks. The writer's shortest form
+// of 0x15ae43fd is such a decimal.
+func TestFloat32DoubleRounding(t *testing.T) {
+	read := func(s string) float32 {
+		t.Helper()
+		d, err := ReadLIBSVM(strings.NewReader("1 1:"+s+"\n"), ReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		return d.X.Val[0]
+	}
+	for _, bits := range []uint32{0x15ae43fd, 0x95ae43fd} {
+		v := math.Float32frombits(bits)
+		d := &Dataset{X: &CSR{Rows: 1, Cols: 1, Indptr: []int64{0, 1}, Ind: []int32{0}, Val: []float32{v}}, Y: []float64{1}}
+		var buf bytes.Buffer
+		if err := WriteLIBSVM(&buf, d); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadLIBSVM(&buf, ReadOptions{})
+		if err != nil || math.Float32bits(back.X.Val[0]) != bits {
+			t.Fatalf("%#x written and read back: %#x, %v", bits, math.Float32bits(back.X.Val[0]), err)
+		}
+	}
+	if v := read("1.00000005960464477539062500000001"); math.Float32bits(v) != 0x3f800001 {
+		t.Fatalf("just above the midpoint of 1 and its successor: %#x", math.Float32bits(v))
+	}
+	// Decimals of the reader's fast path (digits and a point, 16
+	// characters at most) a hair off float32 midpoints, and the same with
+	// more digits, which parseNumber takes; count the ones whose float64
+	// is exactly halfway, so the test is sure to reach the case.
+	r := rand.New(rand.NewPCG(5, 6))
+	hits := 0
+	for range 20000 {
+		v := float32(r.Float64()*2 - 1)
+		if v <= 0 {
+			continue
+		}
+		mid := (float64(v) + float64(math.Nextafter32(v, 2))) / 2
+		long := strconv.FormatFloat(mid, 'f', 17, 64) // "0." and 17 digits
+		s := long[:2+14]
+		for _, c := range []string{s, s[:len(s)-1] + string(s[len(s)-1]^1), long} {
+			want, _ := strconv.ParseFloat(c, 32)
+			if got := read(c); got != float32(want) {
+				t.Fatalf("%s: read %v (%#x), nearest float32 %v", c, got, math.Float32bits(got), want)
+			}
+			f, _ := strconv.ParseFloat(c, 64)
+			if halfway32(f) {
+				hits++
+			}
+		}
+	}
+	if hits == 0 {
+		t.Fatal("no decimal landed on a midpoint: the search tests nothing")
+	}
+	t.Logf("%d decimals landed halfway", hits)
+}

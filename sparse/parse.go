@@ -121,7 +121,7 @@ func (p *lineParser) features(line []byte, i int, ind []int32, val []float32) ([
 			// parseNumber.
 			f, end, st := parseNumber(line, vs)
 			if st == numOK && (end == n || isBlank(line[end])) {
-				if v := float32(f); !math.IsInf(float64(v), 0) {
+				if v := toFloat32(f, line[vs:end]); !math.IsInf(float64(v), 0) {
 					ind = append(ind, int32(vidx-1))
 					val = append(val, v)
 					i, prev = end, vidx
@@ -197,7 +197,7 @@ func (p *lineParser) features(line []byte, i int, ind []int32, val []float32) ([
 		case numNotFinit:
 			return ind, val, p.errAt(line, vs, ErrValue, "value %q is not a finite number", token(line, vs))
 		}
-		v := float32(f)
+		v := toFloat32(f, line[vs:end])
 		if math.IsInf(float64(v), 0) {
 			return ind, val, p.errAt(line, vs, ErrValue, "value %q overflows float32", token(line, vs))
 		}
@@ -282,7 +282,13 @@ func scanFeatures(line []byte, i int, prev, limit uint64, oi []int32, ov []float
 			if j-start > 16 || (j < n && !isBlank(line[j])) {
 				return k, tokenStart(line, start), prev, idx, start
 			}
-			v = float32(float64(m) / pow10[j-frac])
+			q := float64(m) / pow10[j-frac]
+			if halfway32(q) {
+				// It may round the wrong way the second time: see
+				// toFloat32.
+				return k, tokenStart(line, start), prev, idx, start
+			}
+			v = float32(q)
 		}
 		oi[k] = int32(idx - 1)
 		ov[k] = v
