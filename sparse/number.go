@@ -90,6 +90,8 @@ func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
 		}
 		return 0, i, numSyntax
 	}
+	mantEnd := i
+	bigExp := false // the exponent as written is 10000 or more
 	if i < n && (b[i] == 'e' || b[i] == 'E') {
 		i++
 		eneg := false
@@ -106,10 +108,15 @@ func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
 			if c > 9 {
 				break
 			}
-			if e < 100000 {
+			// Saturated far beyond any line's count of digits, which
+			// offsets it, so that exp stays exact for the value's
+			// magnitude (a cap at 10^5 let 99990 leading zeros bring
+			// 1e100000000 back into range as 1e9).
+			if e < 1<<40 {
 				e = e*10 + int(c)
 			}
 		}
+		bigExp = e >= 10000
 		if eneg {
 			e = -e
 		}
@@ -143,10 +150,55 @@ func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
 		return f, end, numOK
 	}
 slow:
+	if bigExp {
+		return bigExponent(b[start:mantEnd], neg, mant, exp+nd, end)
+	}
 	f, err := strconv.ParseFloat(unsafe.String(&b[start], end-start), 64)
 	if err != nil || math.IsInf(f, 0) {
 		// The grammar was checked above, so the only possible error is
 		// ErrRange from overflow (underflow rounds to zero without error).
+		return f, end, numNotFinit
+	}
+	return f, end, numOK
+}
+
+// bigExponent finishes parseNumber for a number written with an exponent
+// of 10000 or more, which strconv.ParseFloat caps (it takes 1e100000 with
+// enough leading zeros before the 1 for 0). lead is the decimal exponent
+// of the leading digit plus one (the value lies in [10^(lead-1), 10^lead)),
+// m the mantissa part as written. A number far out of range is decided
+// here; one in range is passed to strconv as 0.DIGITS e LEAD, an exponent
+// it takes.
+func bigExponent(m []byte, neg bool, mant uint64, lead, end int) (float64, int, numStatus) {
+	zero := 0.0
+	if neg {
+		zero = math.Copysign(0, -1)
+	}
+	switch {
+	case mant == 0:
+		return zero, end, numOK
+	case lead > 310:
+		return 0, end, numNotFinit
+	case lead < -330:
+		return zero, end, numOK // underflow rounds to zero, as strconv's does
+	}
+	s := make([]byte, 0, len(m)+16)
+	if neg {
+		s = append(s, '-')
+	}
+	s = append(s, '0', '.')
+	leading := true
+	for _, c := range m {
+		if c < '0' || c > '9' || (leading && c == '0') {
+			continue
+		}
+		leading = false
+		s = append(s, c)
+	}
+	s = append(s, 'e')
+	s = strconv.AppendInt(s, int64(lead), 10)
+	f, err := strconv.ParseFloat(string(s), 64)
+	if err != nil || math.IsInf(f, 0) {
 		return f, end, numNotFinit
 	}
 	return f, end, numOK

@@ -250,3 +250,37 @@ func TestFloat32DoubleRounding(t *testing.T) {
 	}
 	t.Logf("%d decimals landed halfway", hits)
 }
+
+// TestParseNumberHugeExponent: an exponent of 10000 or more (which
+// strconv caps) together with the leading zeros or digits that offset it
+// gives the true value: out of range is an overflow or zero, in range the
+// number itself.
+func TestParseNumberHugeExponent(t *testing.T) {
+	z := func(n int) string { return strings.Repeat("0", n) }
+	for _, c := range []struct {
+		s    string
+		want float64
+		st   numStatus
+	}{
+		{"0." + z(99990) + "1e100000000", 0, numNotFinit}, // 1e99900009, read as 1e9 by a capped exponent
+		{"0." + z(99990) + "1e99995", 1e4, numOK},
+		{"-0." + z(20000) + "5e20001", -5, numOK},
+		{"0." + z(20000) + "123456789012345678901234567e20003", 123.456789012345678901234567, numOK},
+		{"1" + z(10000) + "e-10000", 1, numOK},
+		{"25" + z(30000) + "e-30001", 2.5, numOK},
+		{"1e100000", 0, numNotFinit},
+		{"-1e100000", 0, numNotFinit},
+		{"1e-100000", 0, numOK},
+		{"0e999999999999999999999", 0, numOK},
+		{"7e-99999999999999999999999999", 0, numOK},
+	} {
+		f, end, st := parseNumber([]byte(c.s), 0)
+		if st != c.st || end != len(c.s) || (st == numOK && f != c.want) {
+			short := c.s
+			if len(short) > 40 {
+				short = short[:20] + "…" + short[len(short)-20:]
+			}
+			t.Errorf("%s: %v, end %d of %d, status %d; want %v, status %d", short, f, end, len(c.s), st, c.want, c.st)
+		}
+	}
+}
