@@ -51,9 +51,10 @@ type Cache struct {
 	data   []byte // the mapping, or nil
 	opt    CacheOptions
 	checks blockChecks
-	// verified[i] is set once block i passed the value checks: a later
-	// read with the same checksum skips them.
-	verified []atomic.Bool
+	// verified[i] holds 1<<32 | the payload checksum of block i once it
+	// passed the value checks: a later read of a payload with the same
+	// checksum skips them (a file rewritten in place gets them again).
+	verified []atomic.Uint64
 
 	cols     int
 	rows     int64
@@ -275,7 +276,7 @@ func openCache(ra io.ReaderAt, size int64, opt CacheOptions) (*Cache, error) {
 	}
 	c.rows, c.nnz = rows, nnz
 	c.checks = blockChecks{maxRowNNZ: o.MaxRowNNZ, labels: c.labels, full: !opt.SkipValueChecks}
-	c.verified = make([]atomic.Bool, nb)
+	c.verified = make([]atomic.Uint64, nb)
 	return c, nil
 }
 
@@ -375,21 +376,22 @@ func (c *Cache) readBlock(i int, dst *CacheBlock) error {
 	}
 	dst.Index, dst.Start = i, c.starts[i]
 	dst.fill(payload, &lay, e.maxIdx, c.cols, true)
-	return c.checkBlock(i, dst)
+	return c.checkBlock(i, dst, h.payloadCRC)
 }
 
-// checkBlock runs the checks on block i, the value checks only the first
-// time the block passes them.
-func (c *Cache) checkBlock(i int, b *CacheBlock) error {
+// checkBlock runs the checks on block i, whose payload has checksum crc;
+// the value checks only until a payload with that checksum passed them.
+func (c *Cache) checkBlock(i int, b *CacheBlock, crc uint32) error {
 	ck := c.checks
-	if ck.full && c.verified[i].Load() {
+	seal := 1<<32 | uint64(crc)
+	if ck.full && c.verified[i].Load() == seal {
 		ck.full = false
 	}
 	if ce := b.check(&ck); ce != nil {
 		return ce
 	}
 	if ck.full {
-		c.verified[i].Store(true)
+		c.verified[i].Store(seal)
 	}
 	return nil
 }
@@ -480,7 +482,7 @@ func (c *Cache) loadDirect(i int, d *Dataset, s *loadScratch) error {
 	if crc != h.payloadCRC {
 		return cacheCorrupt("", -1, nil, "checksum mismatch")
 	}
-	if err := c.checkBlock(i, blk); err != nil {
+	if err := c.checkBlock(i, blk, h.payloadCRC); err != nil {
 		return err
 	}
 	dp := d.X.Indptr[r0+1 : r0+1+int64(rows)]
@@ -547,21 +549,10 @@ func (c *Cache) Load() (*Dataset, error) {
 					}
 					continue
 				}
-				if err := c.ReadBlock(i, blk); err != nil {
+				if err := c.loadBlockCopy(i, d, blk); err != nil {
 					errs[i] = err
 					failed.Store(true)
 					return
-				}
-				r0, n0 := c.starts[i], c.nnzStart[i]
-				copy(d.Y[r0:], blk.Y)
-				if blk.QID != nil {
-					copy(d.QID[r0:], blk.QID)
-				}
-				copy(d.X.Ind[n0:], blk.X.Ind)
-				copy(d.X.Val[n0:], blk.X.Val)
-				dp := d.X.Indptr[r0+1 : r0+1+int64(blk.X.Rows)]
-				for k, p := range blk.X.Indptr[1:] {
-					dp[k] = p + n0
 				}
 			}
 		}()
@@ -573,6 +564,31 @@ func (c *Cache) Load() (*Dataset, error) {
 		}
 	}
 	return d, nil
+}
+
+// loadBlockCopy reads block i into blk and copies it into place in d,
+// all under the read lock: blk may view the mapping, which Close unmaps.
+func (c *Cache) loadBlockCopy(i int, d *Dataset, blk *CacheBlock) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return errCacheClosed
+	}
+	if err := c.readBlock(i, blk); err != nil {
+		return locate(err, c.name, i)
+	}
+	r0, n0 := c.starts[i], c.nnzStart[i]
+	copy(d.Y[r0:], blk.Y)
+	if blk.QID != nil {
+		copy(d.QID[r0:], blk.QID)
+	}
+	copy(d.X.Ind[n0:], blk.X.Ind)
+	copy(d.X.Val[n0:], blk.X.Val)
+	dp := d.X.Indptr[r0+1 : r0+1+int64(blk.X.Rows)]
+	for k, p := range blk.X.Indptr[1:] {
+		dp[k] = p + n0
+	}
+	return nil
 }
 
 // loadBlockDirect is loadDirect under the read lock, with the error
