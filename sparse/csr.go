@@ -217,7 +217,8 @@ func (m *CSR) RowNorms() []float32 {
 	n := make([]float32, m.Rows)
 	for i := range n {
 		a, b := m.Indptr[i], m.Indptr[i+1]
-		n[i] = float32(math.Sqrt(float64(asm.SumSqF32(m.Val[a:b]))))
+		ss, _ := sumSq(m.Val[a:b])
+		n[i] = float32(math.Sqrt(ss))
 	}
 	return n
 }
@@ -228,12 +229,33 @@ func (m *CSR) NormalizeRows() {
 	for i := 0; i < m.Rows; i++ {
 		a, b := m.Indptr[i], m.Indptr[i+1]
 		v := m.Val[a:b]
-		ss := float64(asm.SumSqF32(v))
-		if ss == 0 {
-			continue
+		ss, fast := sumSq(v)
+		switch {
+		case ss == 0:
+		case fast:
+			asm.ScaleF32(float32(1/math.Sqrt(ss)), v)
+		default:
+			// 1/norm may not be a float32: divide each value.
+			norm := math.Sqrt(ss)
+			for k, x := range v {
+				v[k] = float32(float64(x) / norm)
+			}
 		}
-		asm.ScaleF32(float32(1/math.Sqrt(ss)), v)
 	}
+}
+
+// sumSq returns the sum of the squares of v, and whether the float32
+// kernel computed it: it does when the sum lies well inside float32's
+// range, and the float64 loop takes rows whose squares overflow float32
+// (values near 1e19 and up) or underflow it (near 1e-19 and below).
+func sumSq(v []float32) (ss float64, fast bool) {
+	if ss := float64(asm.SumSqF32(v)); ss > 0x1p-60 && ss < 0x1p100 {
+		return ss, true
+	}
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	return ss, false
 }
 
 // FromDense builds a CSR from dense rows, storing only the nonzero entries

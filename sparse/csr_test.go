@@ -434,3 +434,41 @@ func TestValidateSplit(t *testing.T) {
 		t.Errorf("Inf in the last row: %v", err)
 	}
 }
+
+// TestNormalizeRowsExtremes: rows whose squares overflow or underflow
+// float32 (or whose 1/norm is not a float32) have their true norm and
+// normalize to unit length, instead of being zeroed or skipped.
+func TestNormalizeRowsExtremes(t *testing.T) {
+	rows := [][]float32{
+		{3e19, 4e19},
+		{3e-30, 4e-30},
+		{3e37, 4e37},
+		{3e-45, 4e-45}, // subnormal: 1/norm overflows float32
+		{1e-20, 0, 0},
+		{0.6, 0.8},
+	}
+	m := FromDense(rows)
+	norms := m.RowNorms()
+	m.NormalizeRows()
+	for i, r := range rows {
+		var ss float64
+		for _, x := range r {
+			ss += float64(x) * float64(x)
+		}
+		if want := float32(math.Sqrt(ss)); !near(norms[i], want) {
+			t.Errorf("row %d %v: RowNorms %v, want %v", i, r, norms[i], want)
+		}
+		var after float64
+		for _, x := range m.Row(i).Val {
+			after += float64(x) * float64(x)
+		}
+		// The subnormal row has only a few bits of precision.
+		tol := 1e-5
+		if i == 3 {
+			tol = 0.3
+		}
+		if math.Abs(math.Sqrt(after)-1) > tol {
+			t.Errorf("row %d %v: normalized to %v (norm %v)", i, r, m.Row(i).Val, math.Sqrt(after))
+		}
+	}
+}
