@@ -206,7 +206,16 @@ type piece struct {
 	maxCol int32 // largest 0-based column, -1 if none
 
 	err     *lineError
-	errLine int // block-relative 1-based line of err
+	errLine int   // block-relative 1-based line of err
+	errNNZ  int64 // with err: the nonzeros of the block's lines before it
+}
+
+// nnz is the number of nonzeros the block holds before its error, if any.
+func (pc *piece) nnz() int64 {
+	if pc.err != nil {
+		return pc.errNNZ
+	}
+	return int64(len(pc.ind))
 }
 
 // worker is one parsing goroutine's state.
@@ -252,7 +261,7 @@ func (w *worker) parse(data []byte) piece {
 		start := len(pc.ind)
 		r, ind, val, blank, le := w.p.parseLine(ln, pc.ind, pc.val)
 		if le != nil {
-			return piece{lines: line, err: le, errLine: line}
+			return piece{lines: line, err: le, errLine: line, errNNZ: int64(len(pc.ind))}
 		}
 		pc.ind, pc.val = ind, val
 		if blank {
@@ -329,44 +338,70 @@ func readParallel(src io.Reader, o *ReadOptions) (*Dataset, error) {
 		close(results)
 	}()
 
+	// Blocks come back in any order. The data's first problem in file
+	// order is reported: a bad line, or MaxNNZ passed before it. held
+	// counts the nonzeros of the blocks before the earliest failed one;
+	// once it passes MaxNNZ (in a block that may yet turn out to come
+	// after a failure) the parsed arrays are let go and no block past
+	// those handed out is read, and the counts kept decide at the end.
 	var pieces []piece
+	var counts []int64
 	var held int64
-	tooLarge := false
+	dropped := false
 	for res := range results {
 		for len(pieces) <= res.seq {
 			pieces = append(pieces, piece{})
+			counts = append(counts, 0)
 		}
-		pieces[res.seq] = res.pc
-		if held += int64(len(res.pc.ind)); held > o.MaxNNZ && !tooLarge {
-			// Stop reading and parsing, and let the memory go.
-			tooLarge = true
-			stopSeq.Store(-1)
+		pc := res.pc
+		counts[res.seq] = pc.nnz()
+		if dropped {
+			pc = piece{lines: pc.lines, err: pc.err, errLine: pc.errLine, errNNZ: pc.errNNZ}
 		}
-		if tooLarge {
-			pieces[res.seq] = piece{}
-			continue
+		pieces[res.seq] = pc
+		cur := stopSeq.Load() // only this loop lowers it once parsing began
+		if int64(res.seq) < cur {
+			held += counts[res.seq]
 		}
-		if res.pc.err != nil {
-			for {
-				cur := stopSeq.Load()
-				if int64(res.seq) >= cur || stopSeq.CompareAndSwap(cur, int64(res.seq)) {
-					break
-				}
+		if pc.err != nil && int64(res.seq) < cur {
+			// The blocks from here on no longer count.
+			for s := res.seq; s < len(counts) && int64(s) < cur; s++ {
+				held -= counts[s]
+			}
+			stopSeq.Store(int64(res.seq))
+		}
+		if held > o.MaxNNZ && !dropped {
+			dropped = true
+			for i := range pieces {
+				p := &pieces[i]
+				p.labels, p.qid, p.indptr, p.ind, p.val = nil, nil, nil, nil, nil
+			}
+			// Every block up to the one just counted has been handed out;
+			// finish those (one may hold an earlier bad line).
+			if n := int64(len(pieces)); n < stopSeq.Load() {
+				stopSeq.Store(n)
 			}
 		}
 	}
 	// All goroutines except possibly the closer have finished; ioErr is
 	// visible because the producer closed blocks before the workers ended.
 
-	if tooLarge {
-		return nil, fmt.Errorf("%w: %s has more than MaxNNZ = %d nonzeros: raise ReadOptions.MaxNNZ, or stream it (Scanner, or a cache file and engine.FitCache)", ErrTooLarge, nameOr(o.Name), o.MaxNNZ)
-	}
 	line := 0
-	for _, pc := range pieces {
+	var total int64
+	for i, pc := range pieces {
+		if total+counts[i] > o.MaxNNZ {
+			// (A failed block's count holds the rows before its bad line.)
+			return nil, fmt.Errorf("%w: %s has more than MaxNNZ = %d nonzeros: raise ReadOptions.MaxNNZ, or stream it (Scanner, or a cache file and engine.FitCache)", ErrTooLarge, nameOr(o.Name), o.MaxNNZ)
+		}
+		total += counts[i]
 		if pc.err != nil {
 			return nil, &ParseError{File: o.Name, Line: line + pc.errLine, Col: pc.err.col, Msg: pc.err.msg, Err: pc.err.err}
 		}
 		line += pc.lines
+	}
+	if dropped {
+		// Unreachable: the counts passed MaxNNZ.
+		return nil, fmt.Errorf("%w: %s has more than MaxNNZ = %d nonzeros", ErrTooLarge, nameOr(o.Name), o.MaxNNZ)
 	}
 	if ioErr != nil {
 		return nil, readErr(o.Name, ioErr)

@@ -70,3 +70,25 @@ func TestMaxNNZ(t *testing.T) {
 		t.Fatalf("ReadFile of the cache over the cap: err %v", err)
 	}
 }
+
+// TestMaxNNZFirstProblem: whichever comes first in the file is reported,
+// every time, at any worker count and block size: a bad line before the
+// data pass MaxNNZ, or MaxNNZ passed before a bad line.
+func TestMaxNNZFirstProblem(t *testing.T) {
+	row := "1 1:1 2:2 3:3\n" // 3 nonzeros
+	early := strings.Repeat(row, 100) + "bad\n" + strings.Repeat(row, 20000)
+	late := strings.Repeat(row, 2000) + "bad\n" + strings.Repeat(row, 100)
+	for _, o := range []ReadOptions{{Workers: 1}, {Workers: 2}, {Workers: 4, chunkSize: 64}, {Workers: 3, chunkSize: 4096}} {
+		o.MaxNNZ = 1000
+		for k := range 20 {
+			_, err := ReadLIBSVM(strings.NewReader(early), o)
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line != 101 {
+				t.Fatalf("%+v, run %d: %v; want the bad line 101, which comes before the 1000th nonzero", o, k, err)
+			}
+			if _, err := ReadLIBSVM(strings.NewReader(late), o); !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("%+v, run %d: %v; want ErrTooLarge, which comes before the bad line 2001", o, k, err)
+			}
+		}
+	}
+}
