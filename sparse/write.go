@@ -86,9 +86,15 @@ func WriteLIBSVMFile(path string, d *Dataset) error {
 // data goes to a temporary file in the same directory, which is synced
 // and then renamed over path. If write or any step fails, the temporary
 // file is removed and an existing file at path is left untouched. A new
-// file gets mode 0644; a replaced file keeps its mode. Model and cache
-// files of the other packages are written through it.
+// file gets mode 0644; a replaced file keeps its mode. When path is a
+// symbolic link, the file it points to is replaced and the link kept. Model
+// and cache files of the other packages are written through it.
 func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			path = target
+		}
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -105,8 +111,10 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
 		return err
 	}
 	tmp := f.Name()
+	renamed := false
 	defer func() {
-		if err != nil {
+		// On an error, and if write panics (err is still nil then).
+		if !renamed {
 			f.Close()
 			os.Remove(tmp)
 		}
@@ -134,6 +142,7 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
+	renamed = true
 	syncDir(dir)
 	return nil
 }

@@ -265,3 +265,52 @@ func TestTestdataFiles(t *testing.T) {
 		t.Errorf("bad.svm: %v", err)
 	}
 }
+
+// TestWriteFileAtomicPanicAndSymlink: a write that panics leaves no
+// temporary file behind (and the old file as it was); a path that is a
+// symbolic link has the file it points to replaced, the link kept.
+func TestWriteFileAtomicPanicAndSymlink(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.bin")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		_ = WriteFileAtomic(path, func(w io.Writer) error {
+			w.Write([]byte("partial"))
+			panic("writer blew up")
+		})
+	}()
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("after a panicking write the directory holds %d entries", len(entries))
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("the old file became %q", b)
+	}
+
+	target := filepath.Join(dir, "versions", "v1.bin")
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, []byte("v1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "current.bin")
+	if err := os.Symlink(filepath.Join("versions", "v1.bin"), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := WriteFileAtomic(link, func(w io.Writer) error { _, err := w.Write([]byte("v2")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced by a file (%v)", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "v2" {
+		t.Fatalf("the link's target holds %q, want v2", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the target's mode became %v", fi.Mode().Perm())
+	}
+}
