@@ -47,7 +47,8 @@ type ReadOptions struct {
 	// the path.
 	Name string
 	// Workers is the number of goroutines ReadLIBSVM parses with. 0 means
-	// runtime.GOMAXPROCS(0). Scanner ignores it.
+	// runtime.GOMAXPROCS(0); more than MaxWorkers means MaxWorkers (the
+	// reader's queues grow with it). Scanner ignores it.
 	Workers int
 	// MaxNNZ caps the nonzeros that ReadLIBSVM and Cache.Load bring into
 	// memory (ErrTooLarge beyond it). 0 means DefaultMaxNNZ. The readers
@@ -59,6 +60,10 @@ type ReadOptions struct {
 	// exercise block boundaries).
 	chunkSize int
 }
+
+// MaxWorkers is the most goroutines a reader or featurizer uses
+// (ReadOptions.Workers, text.Config.Workers).
+const MaxWorkers = 1024
 
 // normalize validates o and fills in the defaults.
 func (o ReadOptions) normalize() (ReadOptions, error) {
@@ -91,6 +96,7 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	o.Workers = min(o.Workers, MaxWorkers)
 	if o.chunkSize == 0 {
 		o.chunkSize = defaultChunkSize
 	}

@@ -92,3 +92,16 @@ func TestMaxNNZFirstProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkersCapped: an absurd worker count is capped at MaxWorkers
+// rather than sizing the reader's queues by it.
+func TestWorkersCapped(t *testing.T) {
+	o, err := ReadOptions{Workers: 1 << 40}.normalize()
+	if err != nil || o.Workers != MaxWorkers {
+		t.Fatalf("Workers 2^40: %d, %v", o.Workers, err)
+	}
+	d, err := ReadLIBSVM(strings.NewReader("1 1:1\n-1 2:1\n"), ReadOptions{Workers: 1 << 40})
+	if err != nil || d.X.Rows != 2 {
+		t.Fatalf("read with Workers 2^40: %v", err)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
 // DefaultBits is the default number of hash bits (Config.Bits): 2^20
@@ -94,8 +96,9 @@ type Config struct {
 	// documents weigh alike.
 	NoNormalize bool
 	// Workers is the number of goroutines that Fit, FitFile and the
-	// Vectorize methods use. 0 means runtime.GOMAXPROCS(0). It is not
-	// saved: a loaded Featurizer uses 0.
+	// Vectorize methods use. 0 means runtime.GOMAXPROCS(0); more than
+	// sparse.MaxWorkers means sparse.MaxWorkers. It is not saved: a loaded
+	// Featurizer uses 0.
 	Workers int
 }
 
@@ -135,7 +138,7 @@ func (c Config) normalize() (Config, error) {
 
 func (c *Config) workers() int {
 	if c.Workers > 0 {
-		return c.Workers
+		return min(c.Workers, sparse.MaxWorkers)
 	}
 	return runtime.GOMAXPROCS(0)
 }
