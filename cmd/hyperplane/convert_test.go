@@ -70,6 +70,24 @@ func TestConvertTextCacheStream(t *testing.T) {
 			t.Fatalf("train %v: %s", flags, out)
 		}
 	}
+	// predict names the classes by the featurizer's labels, and refuses a
+	// model whose classes are not among them.
+	model := filepath.Join(dir, "m.hpm")
+	if code, _, errOut := runCmd("train", "-o", model, trCache); code != 0 {
+		t.Fatalf("train -o: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCmd("predict", "-model", model, "-featurizer", feat, teSVM)
+	if code != 0 || !strings.Contains(out, "sport\n") || !strings.Contains(out, "garden\n") {
+		t.Fatalf("predict -featurizer: exit %d\n%s%s", code, out, errOut)
+	}
+	other := filepath.Join(dir, "other.hpm")
+	three, _ := threeClassFiles(t)
+	if code, _, errOut := runCmd("train", "-o", other, three); code != 0 {
+		t.Fatalf("train three classes: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCmd("predict", "-model", other, "-featurizer", feat, teSVM); code != 1 || !strings.Contains(errOut, "none of its labels") {
+		t.Fatalf("predict with a model from other data: exit %d, %q; want 1", code, errOut)
+	}
 	// The cache converts back to LIBSVM with the same rows.
 	back := filepath.Join(dir, "back.svm")
 	if code, out, errOut := runCmd("convert", trCache, back); code != 0 || !strings.Contains(out, "160 rows") {

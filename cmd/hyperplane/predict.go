@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -41,6 +42,28 @@ Output goes to standard output, or atomically to the -o file.`,
 			if *feat != "" {
 				if names, err = text.Load(*feat); err != nil {
 					return err
+				}
+				// With names for labels (not numbers, which name
+				// themselves), every class must be one of them, or the
+				// output would mix names with bare numbers.
+				var classes []float64
+				switch m := m.(type) {
+				case *engine.Model:
+					classes = m.Classes
+				case *engine.KernelModel:
+					classes = m.Classes
+				}
+				known := names.Labels()
+				numeric := true
+				for _, s := range known {
+					if _, err := strconv.ParseFloat(s, 64); err != nil {
+						numeric = false
+					}
+				}
+				for _, c := range classes {
+					if !numeric && !slices.Contains(known, names.Name(c)) {
+						return fmt.Errorf("%s: class %v of model %s is none of its labels %s: was the model trained on this featurizer's output?", *feat, c, *model, labelList(known))
+					}
 				}
 			}
 			d, err := sparse.ReadFile(args[0], sparse.ReadOptions{})
