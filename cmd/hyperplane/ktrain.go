@@ -28,13 +28,15 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 	}
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(),
 		Rows: d.X.Rows, Features: d.X.Cols, NNZ: d.X.NNZ(), ReadSeconds: time.Since(t0).Seconds()}
+	endProgress := func() {}
 	if o.verbose {
 		cfg.OnEpoch = func(s engine.KernelEpochStats) error {
 			fmt.Fprintf(os.Stderr, "epoch %d: %d mistakes, %d updates, loss %.4g, %d support vectors (%d removed), Gram %d hits %d misses\n",
 				s.Epoch, s.Mistakes, s.Updates, s.Loss, s.SupportVectors, s.Removed, s.Gram.Hits, s.Gram.Misses)
 			return nil
 		}
-	} else if line := progressLine(os.Stderr, cfg.Epochs); line != nil {
+	} else if line, end := progressLine(os.Stderr, cfg.Epochs); line != nil {
+		endProgress = end
 		cfg.OnEpoch = func(s engine.KernelEpochStats) error {
 			line(s.EpochStats, fmt.Sprintf(", %d support vectors", s.SupportVectors))
 			return nil
@@ -44,6 +46,7 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 	defer stop()
 	t1 := time.Now()
 	m, stats, err := engine.FitKernel(ctx, d.X, d.Y, cfg)
+	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err != nil && (m == nil || ctx.Err() == nil) {
 		if strings.HasPrefix(err.Error(), path+":") || errors.Is(err, engine.ErrConfig) {

@@ -269,7 +269,8 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	} else {
 		r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
 	}
-	cfg.OnEpoch = progress(os.Stderr, o.verbose, cfg.Epochs)
+	var endProgress func()
+	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	t1 := time.Now()
@@ -280,6 +281,7 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	} else {
 		m, stats, err = engine.Fit(ctx, d.X, d.Y, cfg)
 	}
+	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err != nil && (m == nil || ctx.Err() == nil) {
 		if strings.HasPrefix(err.Error(), path+":") || errors.Is(err, engine.ErrConfig) {
@@ -399,39 +401,50 @@ func parseClassWeights(s string) (map[float64]float64, error) {
 // on w; otherwise, when w is a terminal, one line rewritten in place
 // (epoch, mistakes, rows/s, loss) and ended after the last epoch; nil
 // when w is a file or pipe, so that scripts see nothing there.
-func progress(w *os.File, verbose bool, epochs int) func(engine.EpochStats) error {
+func progress(w *os.File, verbose bool, epochs int) (onEpoch func(engine.EpochStats) error, end func()) {
 	if verbose {
 		return func(s engine.EpochStats) error {
 			fmt.Fprintf(w, "epoch %d: %d mistakes, %d updates, loss %.4g\n", s.Epoch, s.Mistakes, s.Updates, s.Loss)
 			return nil
-		}
+		}, func() {}
 	}
-	line := progressLine(w, epochs)
+	line, end := progressLine(w, epochs)
 	if line == nil {
-		return nil
+		return nil, end
 	}
-	return func(s engine.EpochStats) error { line(s, ""); return nil }
+	return func(s engine.EpochStats) error { line(s, ""); return nil }, end
 }
 
 // progressLine returns a function that rewrites one progress line on the
-// terminal w (with extra at its end), or nil when w is not a terminal.
-func progressLine(w *os.File, epochs int) func(s engine.EpochStats, extra string) {
+// terminal w (with extra at its end), or nil when w is not a terminal, and
+// one that ends the line if training stopped before its last epoch (early
+// stopping, an interrupt), so that what follows starts on a line of its
+// own.
+func progressLine(w *os.File, epochs int) (update func(s engine.EpochStats, extra string), end func()) {
 	if !isTerminal(w) {
-		return nil
+		return nil, func() {}
 	}
 	if epochs <= 0 {
 		epochs = 10
 	}
 	last := time.Now()
+	open := false
 	return func(s engine.EpochStats, extra string) {
-		now := time.Now()
-		rate := float64(s.Rows) / max(now.Sub(last).Seconds(), 1e-9)
-		last = now
-		fmt.Fprintf(w, "\repoch %d/%d: %d mistakes, %.3g rows/s, loss %.4g%s   ", s.Epoch, epochs, s.Mistakes, rate, s.Loss, extra)
-		if s.Epoch == epochs || s.Updates == 0 {
-			fmt.Fprintln(w)
+			now := time.Now()
+			rate := float64(s.Rows) / max(now.Sub(last).Seconds(), 1e-9)
+			last = now
+			fmt.Fprintf(w, "\repoch %d/%d: %d mistakes, %.3g rows/s, loss %.4g%s   ", s.Epoch, epochs, s.Mistakes, rate, s.Loss, extra)
+			open = true
+			if s.Epoch == epochs || s.Updates == 0 {
+				fmt.Fprintln(w)
+				open = false
+			}
+		}, func() {
+			if open {
+				fmt.Fprintln(w)
+				open = false
+			}
 		}
-	}
 }
 
 // isTerminal reports whether f is a character device (a terminal), not a
