@@ -300,7 +300,11 @@ func (c *Cache) NumBlocks() int { return len(c.blocks) }
 func (c *Cache) HasQID() bool { return c.hasQID }
 
 // Mapped reports whether the file is memory-mapped.
-func (c *Cache) Mapped() bool { return c.data != nil }
+func (c *Cache) Mapped() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.data != nil
+}
 
 // Labels returns a copy of the distinct labels, sorted ascending (−0 is
 // listed as 0), or nil when the file has more than CacheMaxLabels of
@@ -499,6 +503,10 @@ func (c *Cache) loadDirect(i int, d *Dataset, s *loadScratch) error {
 func (c *Cache) Load() (*Dataset, error) {
 	c.mu.RLock()
 	closed := c.closed
+	// Unmapped on a little-endian host, blocks are read straight into
+	// place; otherwise they are read (or viewed in the mapping) and copied.
+	// (Close clears c.data: look at it under the lock.)
+	direct := c.data == nil && canView(nil, 8)
 	c.mu.RUnlock()
 	if closed {
 		return nil, errCacheClosed
@@ -523,9 +531,6 @@ func (c *Cache) Load() (*Dataset, error) {
 	if c.hasQID {
 		d.QID = make([]int64, rows)
 	}
-	// Unmapped on a little-endian host, blocks are read straight into
-	// place; otherwise they are read (or viewed in the mapping) and copied.
-	direct := c.data == nil && canView(nil, 8)
 	var next atomic.Int64
 	var failed atomic.Bool
 	errs := make([]error, len(c.blocks))
