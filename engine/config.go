@@ -257,6 +257,10 @@ func (c Config) settle() (settings, error) {
 		return bad("LearningRate %v", c.LearningRate)
 	case !(c.BiasScale >= 0) || c.BiasScale > 1e15:
 		return bad("BiasScale %v", c.BiasScale)
+	case c.LearningRate > 0 && float32(c.LearningRate) == 0, c.BiasScale > 0 && float32(c.BiasScale*c.BiasScale) == 0:
+		// The updates are made in float32: such a value would be 0 there
+		// (and 0 means the default), and training would silently not move.
+		return bad("LearningRate %v or BiasScale %v is too small for float32", c.LearningRate, c.BiasScale)
 	case !(c.InitScale >= 0) || c.InitScale > 1e30:
 		return bad("InitScale %v", c.InitScale)
 	case !(c.Margin >= 0) || c.Margin > 1e30:

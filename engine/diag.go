@@ -64,10 +64,10 @@ func Margins(m *Model, X *sparse.CSR, y []float64) (MarginStats, error) {
 	// The bias as the weight of a constant feature of value A: the stored
 	// bias is b·A. NoBias has A = 0 and b = 0.
 	var a2, bnorm2 float64
-	if m.Bias != NoBias && m.BiasScale > 0 {
-		a2 = float64(m.BiasScale) * float64(m.BiasScale)
+	if A := float64(biasScale(m.BiasScale)); m.Bias != NoBias {
+		a2 = A * A
 		for _, b := range m.B {
-			wb := float64(b) / float64(m.BiasScale)
+			wb := float64(b) / A
 			bnorm2 += wb * wb
 		}
 	}

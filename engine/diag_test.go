@@ -205,3 +205,24 @@ func TestMarginsByHand(t *testing.T) {
 		t.Fatalf("short labels: %v", err)
 	}
 }
+
+// TestMarginsBiasScaleZero: a model whose BiasScale is 0 (hand-built, or
+// from JSON without it) reads it as the default 1, as Config does, so its
+// bound counts the bias as the model trained with scale 1 would.
+func TestMarginsBiasScaleZero(t *testing.T) {
+	m := &Model{Classes: []float64{0, 1, 2}, Dim: 2, W: []float32{1, 0, -1, 0, 1, -1}, B: []float32{0, 0.5, 0}, BiasScale: 1}
+	X := sparse.FromDense([][]float32{{2, 0}, {0, 2}, {-1, -1}})
+	y := []float64{0, 1, 2}
+	a, err := Margins(m, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.BiasScale = 0
+	b, err := Margins(m, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Fatalf("BiasScale 0: %+v; with 1: %+v", b, a)
+	}
+}

@@ -256,7 +256,7 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 			// As in Fit: the averaged and voted models count the epochs
 			// left as run, so stopping changes nothing but the time.
 			if left := s.epochs - e; left > 0 {
-				extra := int64(left) * int64(n)
+				extra := examplesLeft(left, n)
 				d.c += float64(extra)
 				if len(d.steps) > 0 {
 					d.steps[len(d.steps)-1].Count += extra

@@ -27,7 +27,8 @@ type KernelModel struct {
 	// Kernel is the kernel function.
 	Kernel kernels.Kernel
 	// Algorithm and Bias record how the model was trained; BiasScale is
-	// the constant feature's value (0 with NoBias).
+	// the constant feature's value (unused with NoBias; 0 means 1, as in
+	// KernelConfig).
 	Algorithm Algorithm
 	Bias      BiasMode
 	BiasScale float32
@@ -168,7 +169,8 @@ func (m *KernelModel) prepared() *kprep {
 			}
 		}
 		if m.Bias != NoBias {
-			p.bb = m.BiasScale * m.BiasScale
+			a := biasScale(m.BiasScale)
+			p.bb = a * a
 		}
 		m.prep = p
 	})

@@ -23,7 +23,8 @@ import (
 // it. Prediction methods allocate nothing.
 type Model struct {
 	// Algorithm and Bias record how the model was trained; BiasScale is the
-	// constant feature of BiasAugmented (the margin diagnostics use it).
+	// value of the constant feature the bias multiplies (the margin
+	// diagnostics and the voted replay use it); 0 means 1, as in Config.
 	Algorithm Algorithm
 	Bias      BiasMode
 	BiasScale float32
@@ -182,6 +183,15 @@ func inRange(ind []int32, dim int) bool {
 		}
 	}
 	return true
+}
+
+// biasScale is a model's BiasScale with 0 read as 1, the default (a
+// hand-built model or a JSON file may leave it out).
+func biasScale(a float32) float32 {
+	if a == 0 {
+		return 1
+	}
+	return a
 }
 
 // argmax returns the index of the largest element, the first on ties.
@@ -420,7 +430,8 @@ func (m *Model) voteDense(sc *voteScratch, out []float32) float32 {
 			}
 		}
 	}
-	bb := m.BiasScale * m.BiasScale
+	a := biasScale(m.BiasScale)
+	bb := a * a
 	if m.Bias == NoBias {
 		bb = 0
 	}

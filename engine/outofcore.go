@@ -52,8 +52,8 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", c.Name(), err)
 	}
-	if int64(c.Cols())*int64(len(classes)) > maxWeights {
-		return nil, nil, fmt.Errorf("%w: %d features × %d classes is more weights than a model holds", ErrDim, c.Cols(), len(classes))
+	if err := checkWeights(c.Cols(), classes); err != nil {
+		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
 	st := newState(s, classes, c.Cols(), rng)

@@ -77,8 +77,8 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if err != nil {
 		return nil, nil, err
 	}
-	if int64(X.Cols)*int64(max(1, len(classes))) > maxWeights {
-		return nil, nil, fmt.Errorf("%w: %d features × %d classes is more weights than a model holds", ErrDim, X.Cols, len(classes))
+	if err := checkWeights(X.Cols, classes); err != nil {
+		return nil, nil, err
 	}
 	cls := make([]int32, X.Rows)
 	for i, v := range y {
@@ -171,7 +171,7 @@ func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 		var es EpochStats
 		var err error
 		if s.Algorithm == Batch {
-			es = f.batchEpoch()
+			es, err = f.batchEpoch(ctx)
 		} else {
 			es, err = f.onlineEpoch(ctx, e < s.epochs)
 		}
@@ -215,13 +215,39 @@ func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 	return f.result(best), stats, nil
 }
 
+// maxLeft bounds the examples that the epochs left after convergence
+// count for: Epochs may be huge (math.MaxInt, to mean "until it
+// converges"), and the counts are int64. At 2^62 the final vector
+// outweighs every earlier one by far more than float64 can tell.
+const maxLeft = 1 << 62
+
+// checkWeights refuses a model of cols features and these classes with
+// more than maxWeights weights (a binary model keeps one vector).
+func checkWeights(cols int, classes []float64) error {
+	if int64(cols)*int64(weightRows(classes)) > maxWeights {
+		return fmt.Errorf("%w: %d features × %d classes is more weights than a model holds", ErrDim, cols, len(classes))
+	}
+	return nil
+}
+
+// examplesLeft returns left epochs × rows examples, saturated at maxLeft.
+func examplesLeft(left, rows int) int64 {
+	if left <= 0 || rows <= 0 {
+		return 0
+	}
+	if int64(left) > maxLeft/int64(rows) {
+		return maxLeft
+	}
+	return int64(left) * int64(rows)
+}
+
 // converged accounts for the epochs left after an epoch without updates.
 // They would change nothing but the average, which would lean further
 // towards the final vector: so the averaged and voted models count them as
 // if they had run, and stopping early changes nothing but the time taken.
 func (f *fitter) converged(left int) {
 	st := f.st
-	extra := int64(left) * int64(len(f.train))
+	extra := examplesLeft(left, len(f.train))
 	if left <= 0 || st.s.Algorithm == Plain || st.s.Algorithm == Batch {
 		return
 	}
@@ -569,7 +595,7 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 // batchEpoch is one step of the batch perceptron: the scores of all
 // training rows under the current weights, then one move along the sum of
 // y·x over the rows within the margin.
-func (f *fitter) batchEpoch() EpochStats {
+func (f *fitter) batchEpoch(ctx context.Context) (EpochStats, error) {
 	st, X := f.st, f.X
 	K := st.K
 	cur := &Model{Classes: st.classes, Dim: st.dim, W: st.w, B: st.b}
@@ -588,7 +614,14 @@ func (f *fitter) batchEpoch() EpochStats {
 		dec = f.dec
 	}
 	s := st.scores
-	for _, i := range f.train {
+	for p, i := range f.train {
+		if p%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				// The step is not taken: the weights stay those of the
+				// last finished epoch.
+				return es, err
+			}
+		}
 		row := X.Row(int(i))
 		c := int(f.cls[i])
 		weight := float32(1)
@@ -641,7 +674,7 @@ func (f *fitter) batchEpoch() EpochStats {
 	}
 	st.c += float64(len(f.train))
 	es.Loss = loss / float64(max(1, len(f.train)))
-	return es
+	return es, nil
 }
 
 // loss returns the mean perceptron loss and the mistakes of m over rows.

@@ -1341,3 +1341,73 @@ func TestShuffleMatchesRandShuffle(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeEpochs: Epochs as large as math.MaxInt (to mean "until it
+// converges") counts the epochs left after convergence without
+// overflowing: the voted model stays valid and the averaged one leans
+// on the final vector, as with any large Epochs.
+func TestHugeEpochs(t *testing.T) {
+	X, y := fxIntBinary(25, 200, 20, 4, 0) // separable
+	plain, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 1000, NoShuffle: true})
+	for _, alg := range []Algorithm{Voted, Averaged} {
+		m, stats, err := Fit(context.Background(), X, y, Config{Algorithm: alg, Epochs: math.MaxInt, NoShuffle: true})
+		if err != nil || stats[len(stats)-1].Updates != 0 {
+			t.Fatalf("%v: %v after %d epochs", alg, err, len(stats))
+		}
+		if err := m.Check(); err != nil {
+			t.Fatalf("%v: %v", alg, err)
+		}
+		for i := range X.Rows {
+			if m.Predict(X.Row(i)) != y[i] {
+				t.Fatalf("%v: row %d misclassified after convergence", alg, i)
+			}
+		}
+		if alg == Averaged {
+			for j, w := range m.W {
+				if d := math.Abs(float64(w - plain.W[j])); d > 1e-5*math.Abs(float64(plain.W[j]))+1e-6 {
+					t.Fatalf("averaged weight %d = %v, the final vector's %v", j, w, plain.W[j])
+				}
+			}
+		}
+	}
+}
+
+// cancelAfter is a context whose Err turns to Canceled after n calls.
+type cancelAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestBatchCancelMidEpoch: the batch perceptron checks ctx every 65536
+// rows as the online ones do, and a cancelled epoch takes no step.
+func TestBatchCancelMidEpoch(t *testing.T) {
+	X, y := fxIntBinary(26, 70000, 30, 4, 0.1)
+	ctx := &cancelAfter{Context: context.Background(), n: 1}
+	m, stats, err := Fit(ctx, X, y, Config{Algorithm: Batch, LearningRate: 0.1})
+	if !errors.Is(err, context.Canceled) || len(stats) != 0 {
+		t.Fatalf("cancelled in epoch 1: %v, %d epochs", err, len(stats))
+	}
+	for _, w := range m.W {
+		if w != 0 {
+			t.Fatal("the cancelled epoch moved the weights")
+		}
+	}
+}
+
+// TestLearningRateTooSmall: a positive rate or bias scale that is 0 in
+// float32 is refused: training would not move.
+func TestLearningRateTooSmall(t *testing.T) {
+	X, y := fxIntBinary(27, 20, 5, 2, 0)
+	for _, cfg := range []Config{{LearningRate: 1e-46}, {BiasScale: 1e-30}} {
+		if _, _, err := Fit(context.Background(), X, y, cfg); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", cfg, err)
+		}
+	}
+}
