@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -148,13 +149,16 @@ func (m *Matrix[T]) MulVec(w, out []T) {
 	}
 }
 
-// ToGonum returns m as a gonum matrix sharing its storage, for the
-// factorisations and BLAS level-3 routines gonum has.
+// ToGonum returns m as a gonum matrix sharing its storage (its stride
+// too, so a view of a wider matrix stays one), for the factorisations and
+// BLAS level-3 routines gonum has.
 func ToGonum(m *Matrix[float64]) *mat.Dense {
 	if m.Rows == 0 || m.Cols == 0 {
 		return &mat.Dense{}
 	}
-	return mat.NewDense(m.Rows, m.Cols, m.Data[:(m.Rows-1)*m.Stride+m.Cols]).Slice(0, m.Rows, 0, m.Cols).(*mat.Dense)
+	var d mat.Dense
+	d.SetRawMatrix(blas64.General{Rows: m.Rows, Cols: m.Cols, Stride: m.Stride, Data: m.Data[:(m.Rows-1)*m.Stride+m.Cols]})
+	return &d
 }
 
 // FromGonum returns a gonum matrix as a Matrix sharing its storage.

@@ -117,3 +117,23 @@ func ExampleDot() {
 	fmt.Println(Dot([]float64{1, 2, 3}, []float64{4, 5, 6}))
 	// Output: 32
 }
+
+// TestToGonumStrided: a matrix whose stride exceeds its width (a view of
+// a wider gonum matrix, or one built so) goes to gonum and back sharing
+// its storage.
+func TestToGonumStrided(t *testing.T) {
+	g := mat.NewDense(3, 3, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	m := FromGonum(g.Slice(0, 2, 0, 2).(*mat.Dense))
+	back := ToGonum(m)
+	if r, c := back.Dims(); r != 2 || c != 2 || back.At(1, 1) != 5 || back.At(1, 0) != 4 {
+		t.Fatalf("round trip of a 2×2 view: %v", mat.Formatted(back))
+	}
+	back.Set(0, 1, -2)
+	if g.At(0, 1) != -2 {
+		t.Fatal("the view does not share storage with the original")
+	}
+	h := ToGonum(&Matrix[float64]{Rows: 2, Cols: 2, Stride: 3, Data: []float64{1, 2, 0, 4, 5, 0}})
+	if h.At(1, 0) != 4 || h.At(1, 1) != 5 {
+		t.Fatalf("strided matrix: %v", mat.Formatted(h))
+	}
+}

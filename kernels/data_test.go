@@ -414,3 +414,23 @@ func TestMatrixTiles(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroWidthDenseMany: zero-width dense data with enough rows for the
+// block loops' parallel paths (NewFull past 256 rows, Matrix past 1024, a
+// cached row past 32768) gives all-ones RBF rows instead of a panic in a
+// worker goroutine, which no caller could recover.
+func TestZeroWidthDenseMany(t *testing.T) {
+	d := NewDenseData([]float32{}, 2000, 0)
+	full := NewFull(RBF{}, d).Matrix()
+	dst := make([]float32, 2000*2000)
+	Matrix(RBF{}, d, d, dst)
+	big := NewDenseData([]float32{}, 33000, 0)
+	row := NewCache(RBF{}, big, 1<<30).Row(5)
+	for name, vals := range map[string][]float32{"NewFull": full, "Matrix": dst, "Cache row": row} {
+		for i, v := range vals {
+			if v != 1 {
+				t.Fatalf("%s[%d] = %v, want 1", name, i, v)
+			}
+		}
+	}
+}

@@ -96,7 +96,9 @@ func diag(k Kernel, d *Data) []float32 {
 // transposeAll returns the dim×n transpose of dense d, for the rank-1
 // updates of the dense product.
 func transposeAll(d *Data) []float32 {
-	if d.dense == nil {
+	if d.dense == nil || d.dim == 0 {
+		// (Zero-width rows: nothing to transpose, and the block loops
+		// take nil as "transpose as you go", which costs nothing then.)
 		return nil
 	}
 	n, dim := d.n, d.dim
