@@ -168,7 +168,13 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 	}
 	k := cfg.Kernel
 	if k == nil {
-		k = kernels.RBF{Gamma: ScaleGamma(X)}
+		g := ScaleGamma(X)
+		if !(g <= kernels.MaxParam) {
+			// The default kernel is the data's doing, not the caller's:
+			// say so, rather than report a gamma nobody set.
+			return nil, nil, fmt.Errorf("%w: the default RBF gamma 1/(features·variance) is %.3g for these rows, past kernels.MaxParam = %g: their values are too small (variance %.3g); scale the features or set Kernel", ErrConfig, g, kernels.MaxParam, 1/(g*float64(X.Cols)))
+		}
+		k = kernels.RBF{Gamma: g}
 	}
 	if err := kernels.Check(k); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -244,7 +250,7 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 		es.Loss = loss / float64(n)
 		es.SupportVectors, es.Removed, es.Gram = d.nsv, d.removed, gram.Stats()
 		if !finite32s(d.F) || !finite32s(d.b) {
-			return nil, stats, fmt.Errorf("%w: kernel function values overflowed in epoch %d (lower the polynomial degree or γ, or scale the features)", ErrDiverged, e)
+			return nil, stats, fmt.Errorf("%w: kernel function values overflowed in epoch %d (lower the polynomial degree or γ, or scale the features; a user kernel may have returned NaN or Inf)", ErrDiverged, e)
 		}
 		stats = append(stats, es)
 		if cfg.OnEpoch != nil {

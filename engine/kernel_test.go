@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -2680,5 +2681,17 @@ func TestKernelScaleGammaConstantData(t *testing.T) {
 		if got := ScaleGamma(sparse.FromDense(rows)); math.Abs(got-want) > 1e-6*want {
 			t.Errorf("entries %v + U(0, %v): ScaleGamma %v, direct two-pass %v (relative error %.2g)", c.base, c.spread, got, want, (got-want)/want)
 		}
+	}
+}
+
+// TestKernelDefaultGammaTinyValues: rows of values near 1e-18 make the
+// default gamma 1/(features·variance) too large for the kernels; the
+// error says the data need scaling instead of blaming a gamma the caller
+// never set.
+func TestKernelDefaultGammaTinyValues(t *testing.T) {
+	X := sparse.FromDense([][]float32{{1e-18, 0}, {0, 1e-18}, {2e-18, 1e-18}, {0, 3e-18}})
+	_, _, err := FitKernel(context.Background(), X, []float64{1, -1, 1, -1}, KernelConfig{})
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "scale the features") {
+		t.Fatalf("default kernel on values near 1e-18: %v", err)
 	}
 }

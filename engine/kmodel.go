@@ -116,6 +116,9 @@ func (m *KernelModel) Check() error {
 	if !finite32s(m.Coef) || !finite32s(m.B) {
 		return bad("coefficients not finite")
 	}
+	if !finite32s([]float32{m.BiasScale}) {
+		return bad("bias scale %v not finite", m.BiasScale)
+	}
 	if m.Algorithm > Voted || m.Bias > NoBias {
 		return bad("algorithm %v or bias mode %v has no kernel model", m.Algorithm, m.Bias)
 	}
@@ -125,8 +128,8 @@ func (m *KernelModel) Check() error {
 	if v := m.Votes; v != nil {
 		for i, st := range v.Steps {
 			if st.Row < 0 || int(st.Row) >= m.SV.Rows || st.Up < 0 || int(st.Up) >= K ||
-				st.Down < -1 || int(st.Down) >= K || (K > 1) != (st.Down >= 0) || st.Count < 0 {
-				return bad("vote step %d out of range", i)
+				st.Down < -1 || int(st.Down) >= K || (K > 1) != (st.Down >= 0) || st.Count < 0 || !finite32s([]float32{st.A}) {
+				return bad("vote step %d out of range or not finite", i)
 			}
 		}
 		switch {
@@ -305,7 +308,9 @@ func (m *KernelModel) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
 }
 
 // DecisionBatch writes Decision of every row of X into dst (grown if
-// needed) and returns it.
+// needed) and returns it. Its kernel values come from matrix products, so
+// they may differ from Decision's in the last bits (and a score that
+// cancels to near zero may then change sign); PredictBatch likewise.
 func (m *KernelModel) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 	if cap(dst) < X.Rows {
 		dst = make([]float32, X.Rows)

@@ -1162,12 +1162,10 @@ func TestKernelModelJSONNonFinite(t *testing.T) {
 		if _, err := json.Marshal(m); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not finite") {
 			t.Errorf("case %d: %v", i, err)
 		}
-		// The binary format holds them.
-		var got KernelModel
-		if err := got.UnmarshalBinary(kmioEncode(t, m)); err != nil {
+		// Nor does the binary format: Check refuses them (a loaded model
+		// with a NaN step would vote at chance).
+		if _, err := m.MarshalBinary(); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not finite") {
 			t.Errorf("case %d: binary: %v", i, err)
-		} else if d := kmioSame(t, &got, m); d != "" {
-			t.Errorf("case %d: binary: %s", i, d)
 		}
 	}
 }

@@ -122,8 +122,8 @@ func (m *Model) Check() error {
 		}
 		for i, s := range v.Steps {
 			if s.Row < 0 || int(s.Row) >= v.SV.Rows || s.Up < 0 || int(s.Up) >= k ||
-				s.Down < -1 || int(s.Down) >= k || (k == 1) != (s.Down == -1) || s.Count < 0 {
-				return bad("vote step %d out of range", i)
+				s.Down < -1 || int(s.Down) >= k || (k == 1) != (s.Down == -1) || s.Count < 0 || !finite32s([]float32{s.A}) {
+				return bad("vote step %d out of range or not finite", i)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -857,5 +858,29 @@ func TestBinaryForeignIndices(t *testing.T) {
 				t.Fatalf("n=%d, row %v: decision %g, want %g", n, x.Ind, got, exp)
 			}
 		}
+	}
+}
+
+// TestCheckNonFiniteVoteStep: a vote step whose coefficient is not finite
+// (only a damaged or hand-made file has one) fails Check, linear and
+// kernel alike, as a NaN weight does.
+func TestCheckNonFiniteVoteStep(t *testing.T) {
+	X := sparse.FromDense([][]float32{{1, 0}, {0, 1}, {-1, 0}, {0, -1}})
+	y := []float64{1, 1, -1, -1}
+	m, _, err := Fit(context.Background(), X, y, Config{Algorithm: Voted, NoShuffle: true})
+	if err != nil || m.Check() != nil || len(m.Votes.Steps) == 0 {
+		t.Fatalf("voted fit: %v", err)
+	}
+	m.Votes.Steps[0].A = float32(math.NaN())
+	if err := m.Check(); !errors.Is(err, ErrFormat) {
+		t.Fatalf("linear model with a NaN step: %v", err)
+	}
+	k, _, err := FitKernel(context.Background(), X, y, KernelConfig{Kernel: kernels.Linear{}, Algorithm: Voted, NoShuffle: true})
+	if err != nil || k.Check() != nil {
+		t.Fatalf("voted kernel fit: %v", err)
+	}
+	k.Votes.Steps[0].A = float32(math.Inf(1))
+	if err := k.Check(); !errors.Is(err, ErrFormat) {
+		t.Fatalf("kernel model with an infinite step: %v", err)
 	}
 }

@@ -30,8 +30,10 @@ const MaxDegree = 32
 // Kernel is a kernel function K(x, z) on dense and on sparse rows. A
 // user-defined kernel implements this interface; its blocks are then
 // computed pair by pair (on all cores). Implementations must be safe for
-// concurrent use and should be positive semi-definite for the perceptron's
-// mistake bound to hold.
+// concurrent use, must be symmetric (K(x, z) = K(z, x): a precomputed Gram
+// matrix fills one triangle from the other, and training and prediction
+// evaluate the pairs in opposite orders) and should be positive
+// semi-definite for the perceptron's mistake bound to hold.
 type Kernel interface {
 	// Dense returns K(x, z) for rows of equal length.
 	Dense(x, z []float32) float64
@@ -56,7 +58,8 @@ type DotKernel interface {
 }
 
 // Linear is the linear kernel K(x, z) = x·z. With it the dual perceptron
-// is the primal one.
+// is the primal one, up to rounding: with exact arithmetic (a learning
+// rate of 1, whole-number weights) they make the same mistakes.
 type Linear struct{}
 
 // Poly is the polynomial kernel K(x, z) = (γ·x·z + coef0)^degree. The
