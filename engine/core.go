@@ -164,13 +164,19 @@ func (st *state) step(ind []int32, val []float32, cls int, weight float32, svRow
 			// together.
 			a := st.s.eta * weight
 			var ca float64
-			var ucls, ur []float64
 			if st.u != nil {
 				ca = st.c * float64(a)
-				ucls, ur = st.u[cls:], st.u[r:]
 			}
-			asm.AxpyAvgStrideF32(a, ca, val, ind, K, st.w[cls:], ucls)
-			asm.AxpyAvgStrideF32(-a, -ca, val, ind, K, st.w[r:], ur)
+			if len(ind) > 0 {
+				// (An empty row touches no weight; with a model of width
+				// 0 there is none to slice from class cls on.)
+				var ucls, ur []float64
+				if st.u != nil {
+					ucls, ur = st.u[cls:], st.u[r:]
+				}
+				asm.AxpyAvgStrideF32(a, ca, val, ind, K, st.w[cls:], ucls)
+				asm.AxpyAvgStrideF32(-a, -ca, val, ind, K, st.w[r:], ur)
+			}
 			st.b[cls] += a * st.bb
 			st.b[r] -= a * st.bb
 			if st.u != nil {

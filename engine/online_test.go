@@ -510,3 +510,21 @@ func TestLearnerPassNumbers(t *testing.T) {
 		t.Fatalf("LearnFrom after two passes: %+v, %v", s, err)
 	}
 }
+
+// TestMulticlassEmptyRows: a multiclass model of width 0, or a learner
+// that starts at width 0 and meets an empty row first, learns the biases
+// from empty rows instead of slicing past its empty weights.
+func TestMulticlassEmptyRows(t *testing.T) {
+	l := fxLearner(t, []float64{1, 2, 3}, 0, Config{})
+	sc := sparse.NewScanner(strings.NewReader("2\n3 1:1 4:2\n1 2:1\n"), sparse.ReadOptions{})
+	if _, err := l.LearnFrom(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+	X := &sparse.CSR{Rows: 3, Cols: 0, Indptr: []int64{0, 0, 0, 0}}
+	for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
+		m, _, err := Fit(context.Background(), X, []float64{0, 1, 2}, Config{Algorithm: alg})
+		if err != nil || m.Dim != 0 || len(m.B) != 3 {
+			t.Fatalf("%v on width 0: %v", alg, err)
+		}
+	}
+}

@@ -222,7 +222,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 		}
 		if es.Updates == 0 {
 			if left := s.epochs - e; left > 0 && s.Algorithm == Averaged {
-				st.c += float64(left) * float64(es.Rows)
+				st.c += float64(examplesLeft(left, es.Rows)) // as Fit counts them
 			}
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -234,4 +235,23 @@ func TestFitCacheResident(t *testing.T) {
 	if !errors.Is(err, sparse.ErrCache) || m == nil || len(st) != 0 {
 		t.Fatalf("corrupt resident block: model %v, %d epochs, err %v", m != nil, len(st), err)
 	}
+}
+
+// TestFitCacheHugeEpochs: with Epochs = math.MaxInt, FitCache counts the
+// epochs left after convergence as Fit does (saturated), so the averaged
+// models are bit-identical.
+func TestFitCacheHugeEpochs(t *testing.T) {
+	X := sparse.FromDense([][]float32{{1, 0, 1}, {0, 1, 1}, {1, 0, 0}, {0, 1, 0}})
+	y := []float64{1, -1, 1, -1}
+	c, _ := fxCache(t, X, y, 1<<20)
+	cfg := Config{NoShuffle: true, Epochs: math.MaxInt}
+	want, _, err := Fit(context.Background(), X, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := FitCache(context.Background(), c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxSameModel(t, "FitCache vs Fit, Epochs MaxInt", got, want)
 }
