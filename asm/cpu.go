@@ -33,7 +33,9 @@ type CPUInfo struct {
 
 // CPU reports the processor (as github.com/klauspost/cpuid/v2 sees it), its
 // caches and features, and the kernel tiers. Cache sizes are -1 where the
-// CPU does not report them.
+// CPU does not report them. cpuid honours the noasm build tag too, so a
+// build with -tags noasm knows nothing of the processor: Brand and
+// Features are empty and the logical core count is runtime.NumCPU().
 func CPU() CPUInfo {
 	c := cpuid.CPU
 	info := CPUInfo{
@@ -53,6 +55,9 @@ func CPU() CPUInfo {
 		Features:      c.FeatureSet(),
 		Active:        Active().String(),
 		Override:      envNote,
+	}
+	if info.LogicalCores == 0 {
+		info.LogicalCores = runtime.NumCPU()
 	}
 	for _, t := range Tiers() {
 		info.Tiers = append(info.Tiers, t.String())

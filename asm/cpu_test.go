@@ -14,6 +14,11 @@ func TestCPUReport(t *testing.T) {
 	if info.Active != Active().String() {
 		t.Fatalf("Active = %q, want %q", info.Active, Active())
 	}
+	// Even without cpuid data (a noasm build) the report counts the
+	// cores it can run on.
+	if info.LogicalCores < 1 {
+		t.Fatalf("LogicalCores = %d", info.LogicalCores)
+	}
 	if len(info.Tiers) != len(Tiers()) || info.Tiers[0] != "generic" {
 		t.Fatalf("Tiers = %v", info.Tiers)
 	}

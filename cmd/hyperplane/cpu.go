@@ -28,7 +28,11 @@ in use, which HYPERPLANE_SIMD or -simd can force.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(c)
 			}
-			fmt.Fprintf(out, "cpu:      %s (%s, family %d model %d stepping %d, %s)\n", c.Brand, c.Vendor, c.Family, c.Model, c.Stepping, c.Arch)
+			if c.Brand == "" && c.Vendor == "" {
+				fmt.Fprintf(out, "cpu:      unknown (%s; no cpuid data, as in a -tags noasm build)\n", c.Arch)
+			} else {
+				fmt.Fprintf(out, "cpu:      %s (%s, family %d model %d stepping %d, %s)\n", c.Brand, c.Vendor, c.Family, c.Model, c.Stepping, c.Arch)
+			}
 			fmt.Fprintf(out, "cores:    %d physical, %d logical\n", c.PhysicalCores, c.LogicalCores)
 			fmt.Fprintf(out, "caches:   L1d %s, L2 %s, L3 %s, line %d B\n", size(c.L1DataBytes), size(c.L2Bytes), size(c.L3Bytes), c.CacheLine)
 			fmt.Fprintf(out, "features: %s\n", strings.Join(c.Features, " "))
