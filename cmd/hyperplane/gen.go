@@ -54,9 +54,17 @@ printed.`,
 			if *rows < 0 || *dim < 0 {
 				return fmt.Errorf("%w: -rows and -dim must not be negative", errUsage)
 			}
+			if *kind == "text" && (!(*nnz > 0) || !(*zipf > 0) || *classes < 1) {
+				// The library reads 0 as its default; a flag written as
+				// 0 asks for something else.
+				return fmt.Errorf("%w: -nnz, -zipf and -classes must be positive", errUsage)
+			}
 			per := *nnz
 			if *kind == "separable" {
-				per = float64(max(*dim, 100))
+				per = float64(*dim) // dense rows
+				if per == 0 {
+					per = 100 // the default width
+				}
 			}
 			if est := float64(*rows) * per; est > sparse.DefaultMaxNNZ {
 				return fmt.Errorf("%w: -rows %d would make about %.3g nonzeros, more than the %d that fit in memory", errUsage, *rows, est, sparse.DefaultMaxNNZ)

@@ -55,6 +55,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"help", "nosuch"}, 2, "unknown command"},
 		{[]string{"demo", "-test", "0.00001"}, 2, "no rows to test"},
 		{[]string{"gen", "-kind", "separable", "-margin", "0", filepath.Join(dir, "sep.svm")}, 2, "-margin"},
+		{[]string{"gen", "-nnz", "0", filepath.Join(dir, "t.svm")}, 2, "-nnz"},
+		{[]string{"gen", "-zipf", "0", filepath.Join(dir, "t.svm")}, 2, "-zipf"},
+		{[]string{"gen", "-classes", "0", filepath.Join(dir, "t.svm")}, 2, "-classes"},
+		// Dense rows of 5: the estimate counts 5 a row (it counted 100,
+		// refusing sizes that fit), here 1.5e9, past the limit.
+		{[]string{"gen", "-kind", "separable", "-dim", "5", "-rows", "300000000", filepath.Join(dir, "s.svm")}, 2, "1.5e+09"},
 		{[]string{"train", "-kernel", "linear", "-gram-mb", "9000000000000", bad}, 2, "-gram-mb"},
 	}
 	for _, c := range cases {
