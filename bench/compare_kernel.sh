@@ -31,7 +31,7 @@ for s in "${sets[@]}"; do
   for _ in $(seq "$runs"); do
     # shellcheck disable=SC2086
     line=$(bash ../shared/tools/libsvm.sh "$tr" "$te" $opts)
-    svm_acc=$(field acc_percent <<<"$line")
+    svm_acc=$(echo "$(field acc_percent <<<"$line") / 100" | bc -l) # a fraction, like hp_acc
     svm_t+=("$(field train_s <<<"$line")")
     a=$(now)
     j=$("$tmp/hyperplane" train -json -kernel "$kern" "$tr")
@@ -43,6 +43,6 @@ for s in "${sets[@]}"; do
   hp_acc=$("$tmp/hyperplane" train -json -kernel "$kern" -test "$te" "$tr" | jget '["test_accuracy"]')
   st=$(printf '%s\n' "${svm_t[@]}" | median)
   ht=$(printf '%s\n' "${hp_t[@]}" | median)
-  printf '%-7s %8s %9.3f %8.4f %9.3f %9.3f %9.3f %6.2f\n' "$name" "$svm_acc" "$st" "$hp_acc" "$ht" \
+  printf '%-7s %8.4f %9.3f %8.4f %9.3f %9.3f %9.3f %6.2f\n' "$name" "$svm_acc" "$st" "$hp_acc" "$ht" \
     "$(printf '%s\n' "${hp_r[@]}" | median)" "$(printf '%s\n' "${hp_f[@]}" | median)" "$(echo "$st / $ht" | bc -l)"
 done
