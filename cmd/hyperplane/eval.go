@@ -77,10 +77,10 @@ func checkWidth(path string, cols int, m engine.Classifier, strict bool) error {
 	if cols <= dim {
 		return nil
 	}
-	msg := fmt.Sprintf("%s has %d features, the model %d: the %d past its width are ignored", path, cols, dim, cols-dim)
+	msg := fmt.Sprintf("%s has %d features, the model %d", path, cols, dim)
 	if strict {
-		return fmt.Errorf("%w: %s", engine.ErrDim, msg)
+		return fmt.Errorf("%w: %s (-strict: features past the model's width are an error)", engine.ErrDim, msg)
 	}
-	fmt.Fprintln(warnings, "hyperplane: warning:", msg)
+	fmt.Fprintf(warnings, "hyperplane: warning: %s: the %d past its width are ignored\n", msg, cols-dim)
 	return nil
 }
