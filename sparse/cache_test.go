@@ -1144,3 +1144,18 @@ func TestCacheCloseDuringLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertLIBSVMDimErrorLine: an index past the cache writer's Dim is
+// reported as the LIBSVM reader reports it, a *ParseError naming the file
+// and line (blank and comment lines counted), not as a cache row.
+func TestConvertLIBSVMDimErrorLine(t *testing.T) {
+	in := "# header\n\n1 1:1\n1 2:1\n1 9:1\n"
+	for _, ropt := range []ReadOptions{{Name: "in.svm"}, {Name: "in.svm", Dim: 20}} {
+		var buf bytes.Buffer
+		err := ConvertLIBSVM(&buf, strings.NewReader(in), ropt, CacheWriterOptions{Dim: 5})
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.File != "in.svm" || pe.Line != 5 || !errors.Is(err, ErrIndexRange) {
+			t.Fatalf("read Dim %d: %v; want a ParseError at in.svm:5 wrapping ErrIndexRange", ropt.Dim, err)
+		}
+	}
+}

@@ -348,10 +348,15 @@ func WriteCacheFile(path string, d *Dataset) error {
 // ConvertLIBSVM reads the LIBSVM input src (gzip-compressed or not) row by
 // row with a Scanner and writes it to dst as a cache file, in memory
 // bounded by one block and the longest line. If wopt.Dim is 0 it is set
-// to ropt.Dim. Parse errors are the Scanner's *ParseError.
+// to ropt.Dim; the Scanner reads with the smaller of the two that are set,
+// so that an index past either is its *ParseError, naming the line, as
+// every parse error is.
 func ConvertLIBSVM(dst io.Writer, src io.Reader, ropt ReadOptions, wopt CacheWriterOptions) error {
 	if wopt.Dim == 0 {
 		wopt.Dim = ropt.Dim
+	}
+	if ropt.Dim == 0 || (wopt.Dim > 0 && wopt.Dim < ropt.Dim) {
+		ropt.Dim = wopt.Dim
 	}
 	cw := NewCacheWriter(dst, wopt)
 	if cw.err != nil {
