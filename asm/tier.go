@@ -16,7 +16,7 @@ const (
 	Generic Tier = iota
 	// AVX2 is the AVX2+FMA tier (amd64 only).
 	AVX2
-	// AVX512 is the AVX-512 F+VL tier (amd64 only).
+	// AVX512 is the AVX-512 F+VL tier, which also needs BMI2 (amd64 only).
 	AVX512
 )
 

@@ -19,11 +19,13 @@ var evalCmd = &command{
 	long: `Eval loads a model saved by 'hyperplane train -o' (a linear or a kernel
 perceptron, told apart by the file's magic), predicts every row of a
 LIBSVM file and prints accuracy, per-class precision, recall and F1, and
-the confusion matrix. Features past the model's width count as zero.`,
+the confusion matrix. Features past the model's width weigh zero in a
+linear model; in a kernel model they meet no support vector, but an RBF
+kernel still counts them in the row's norm.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		model := fs.String("model", "", "the model `file`")
 		asJSON := fs.Bool("json", false, "print the result as JSON")
-		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn and ignore them)")
+		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
 		return func(args []string, out io.Writer) error {
 			if len(args) != 1 || *model == "" {
 				return fmt.Errorf("%w: eval needs -model MODEL and one FILE", errUsage)
@@ -81,6 +83,10 @@ func checkWidth(path string, cols int, m engine.Classifier, strict bool) error {
 	if strict {
 		return fmt.Errorf("%w: %s (-strict: features past the model's width are an error)", engine.ErrDim, msg)
 	}
-	fmt.Fprintf(warnings, "hyperplane: warning: %s: the %d past its width are ignored\n", msg, cols-dim)
+	what := "weigh zero"
+	if _, ok := m.(*engine.KernelModel); ok {
+		what = "meet no support vector (an RBF kernel still counts them in the row's norm)"
+	}
+	fmt.Fprintf(warnings, "hyperplane: warning: %s: the %d past its width %s\n", msg, cols-dim, what)
 	return nil
 }

@@ -28,7 +28,7 @@ Output goes to standard output, or atomically to the -o file.`,
 		model := fs.String("model", "", "the model `file`")
 		scores := fs.Bool("scores", false, "write the decision value after each label")
 		out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")
-		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn and ignore them)")
+		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
 		feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert)")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 || *model == "" {
