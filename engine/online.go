@@ -107,11 +107,11 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 		// refuses a row that would grow it past what a model holds,
 		// before allocating (one row of a hostile stream must not exhaust
 		// memory).
-		most := int(maxWeights / int64(st.K))
-		if need > most {
+		most := maxWeights / int64(st.K) // int64: 2^31 overflows a 32-bit int
+		if int64(need) > most {
 			return outcome{}, fmt.Errorf("%w: feature %d × %d classes is more weights than a model holds", ErrDim, need-1, len(st.classes))
 		}
-		st.grow(min(st.s.maxDim, most, max(need, 2*st.dim)))
+		st.grow(int(min(int64(st.s.maxDim), most, int64(max(need, 2*st.dim)))))
 	}
 	o := st.step(x.Ind, x.Val, c, float32(weight), -1)
 	if o.update && !st.finiteAt(x.Ind) {
