@@ -18,11 +18,28 @@ import (
 // entry with 1-based indices. Integral labels are written without a
 // decimal point ("1", "-1", "3"); other labels and all values are written
 // with the fewest digits that read back to the same float64 (labels) or
-// float32 (values), so ReadLIBSVM returns d bit for bit. d is validated
-// first (see Dataset.Validate); nothing is written if it is invalid.
+// float32 (values), so ReadLIBSVM returns d bit for bit, except for Cols,
+// which the format does not hold: read with ReadOptions{Dim: d.X.Cols} to
+// keep trailing empty columns. d is validated first (see
+// Dataset.Validate); nothing is written if it is invalid, or if it holds
+// what the format cannot: an entry in column 2^31-1, whose 1-based index
+// no reader takes (ErrIndexRange), or a negative qid (ErrSyntax; the cache
+// format holds those).
 func WriteLIBSVM(w io.Writer, d *Dataset) error {
 	if err := d.Validate(); err != nil {
 		return err
+	}
+	for i, q := range d.QID {
+		if q < 0 {
+			return fmt.Errorf("%w: qid of row %d is %d: LIBSVM's qid:N has no sign", ErrSyntax, i, q)
+		}
+	}
+	if d.X.Cols > math.MaxInt32 {
+		for k, j := range d.X.Ind {
+			if j == math.MaxInt32 {
+				return fmt.Errorf("%w: entry %d is in column %d, whose 1-based index %d the LIBSVM readers refuse", ErrIndexRange, k, j, int64(j)+1)
+			}
+		}
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var line []byte
@@ -93,6 +110,12 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		if target, err := filepath.EvalSymlinks(path); err == nil {
 			path = target
+		} else if l, err := os.Readlink(path); err == nil {
+			// A dangling link: create the file it names.
+			if !filepath.IsAbs(l) {
+				l = filepath.Join(filepath.Dir(path), l)
+			}
+			path = l
 		}
 	}
 	dir, base := filepath.Split(path)

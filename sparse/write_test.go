@@ -314,3 +314,36 @@ func TestWriteFileAtomicPanicAndSymlink(t *testing.T) {
 		t.Fatalf("the target's mode became %v", fi.Mode().Perm())
 	}
 }
+
+// TestWriteLIBSVMOnlyReadable: WriteLIBSVM refuses, writing nothing, the
+// data its readers would refuse: an entry in column 2^31-1 (1-based index
+// 2^31) and a negative qid; and a dangling symlink gets its target
+// created, the link kept.
+func TestWriteLIBSVMOnlyReadable(t *testing.T) {
+	b := NewBuilder(0)
+	if err := b.Add([]int32{math.MaxInt32}, []float32{1}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteLIBSVM(&buf, &Dataset{X: b.Build(), Y: []float64{1}}); !errors.Is(err, ErrIndexRange) || buf.Len() != 0 {
+		t.Fatalf("column 2^31-1: %v, %d bytes written", err, buf.Len())
+	}
+	neg := &Dataset{X: FromDense([][]float32{{1}}), Y: []float64{1}, QID: []int64{-3}}
+	if err := WriteLIBSVM(&buf, neg); !errors.Is(err, ErrSyntax) || buf.Len() != 0 {
+		t.Fatalf("negative qid: %v, %d bytes written", err, buf.Len())
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "link.svm")
+	if err := os.Symlink("target.svm", link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := WriteLIBSVMFile(link, &Dataset{X: FromDense([][]float32{{1}}), Y: []float64{1}}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the dangling link was replaced (%v)", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "target.svm")); err != nil || string(b) != "1 1:1\n" {
+		t.Fatalf("the link's target holds %q (%v)", b, err)
+	}
+}
