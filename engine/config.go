@@ -160,7 +160,9 @@ type Config struct {
 	// stopping waits; 0 means 5.
 	Patience int
 	// ClassWeight multiplies the update of rows of a class, keyed by label
-	// (for imbalanced data such as spam); labels not in the map weigh 1.
+	// (for imbalanced data such as spam); labels not in the map weigh 1. A
+	// key that is none of the classes is an error (ErrConfig): a weight
+	// keyed by a label the data does not use would silently do nothing.
 	ClassWeight map[float64]float64
 	// Balanced weighs each class by n/(k·n_c), as scikit-learn's
 	// class_weight="balanced": n rows, k classes, n_c rows of the class.

@@ -183,6 +183,9 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkClassWeights(s.ClassWeight, classes); err != nil {
+		return nil, nil, err
+	}
 	n := X.Rows
 	cls := make([]int32, n)
 	for i, v := range y {

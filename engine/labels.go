@@ -78,3 +78,14 @@ func checkClasses(classes []float64, maxClasses int) ([]float64, error) {
 	}
 	return c, nil
 }
+
+// checkClassWeights refuses a class weight keyed by a label that is none
+// of the classes (such as 0 for text labels read as −1 and +1).
+func checkClassWeights(cw map[float64]float64, classes []float64) error {
+	for k := range cw {
+		if classIndex(classes, k+0) < 0 {
+			return fmt.Errorf("%w: ClassWeight has label %v, which is none of the classes %v", ErrConfig, k, classes)
+		}
+	}
+	return nil
+}

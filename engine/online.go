@@ -51,6 +51,9 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkClassWeights(s.ClassWeight, c); err != nil {
+		return nil, err
+	}
 	if dim < 0 || dim > s.maxDim {
 		return nil, fmt.Errorf("%w: width %d is outside [0, %d]", ErrDim, dim, s.maxDim)
 	}

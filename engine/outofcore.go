@@ -52,6 +52,9 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", c.Name(), err)
 	}
+	if err := checkClassWeights(s.ClassWeight, classes); err != nil {
+		return nil, nil, err
+	}
 	if err := checkWeights(c.Cols(), classes); err != nil {
 		return nil, nil, err
 	}

@@ -77,6 +77,9 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkClassWeights(s.ClassWeight, classes); err != nil {
+		return nil, nil, err
+	}
 	if err := checkWeights(X.Cols, classes); err != nil {
 		return nil, nil, err
 	}

@@ -1411,3 +1411,23 @@ func TestLearningRateTooSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestClassWeightUnknownLabel: a class weight keyed by a label the data
+// does not have (0 for labels −1 and +1) is an error in every trainer,
+// not a weight that silently does nothing.
+func TestClassWeightUnknownLabel(t *testing.T) {
+	X, y := fxIntBinary(28, 20, 5, 2, 0) // labels −1, +1
+	cw := map[float64]float64{0: 5}
+	if _, _, err := Fit(context.Background(), X, y, Config{ClassWeight: cw}); !errors.Is(err, ErrConfig) {
+		t.Errorf("Fit: %v", err)
+	}
+	if _, _, err := FitKernel(context.Background(), X, y, KernelConfig{ClassWeight: cw}); !errors.Is(err, ErrConfig) {
+		t.Errorf("FitKernel: %v", err)
+	}
+	if _, err := NewLearner([]float64{-1, 1}, 5, Config{ClassWeight: cw}); !errors.Is(err, ErrConfig) {
+		t.Errorf("NewLearner: %v", err)
+	}
+	if _, _, err := Fit(context.Background(), X, y, Config{ClassWeight: map[float64]float64{-1: 2, math.Copysign(0, -1) + 1: 3}}); err != nil {
+		t.Errorf("weights for both labels: %v", err)
+	}
+}
