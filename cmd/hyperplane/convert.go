@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,10 +81,29 @@ that both share buckets, IDF and label numbers:
 			if *load != "" && *save != "" {
 				return fmt.Errorf("%w: -featurizer applies a saved featurizer, -save-featurizer fits a new one: give one", errUsage)
 			}
+			if *load != "" {
+				// A saved featurizer carries its own settings: flags that
+				// would fit another one would be silently ignored.
+				var fitting []string
+				fs.Visit(func(f *flag.Flag) {
+					switch f.Name {
+					case "ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf", "no-normalize":
+						fitting = append(fitting, "-"+f.Name)
+					}
+				})
+				if len(fitting) > 0 {
+					return fmt.Errorf("%w: %s fit a featurizer; -featurizer %s applies a saved one with its own settings", errUsage, strings.Join(fitting, ", "), *load)
+				}
+			}
 			if cfg.TF, err = text.ParseTF(*tf); err != nil {
 				return fmt.Errorf("%w: -tf: %v", errUsage, err)
 			}
 			if cfg.Vocabulary {
+				bitsSet := false
+				fs.Visit(func(f *flag.Flag) { bitsSet = bitsSet || f.Name == "bits" })
+				if bitsSet {
+					return fmt.Errorf("%w: -bits sizes the hashing; -vocab indexes a vocabulary instead", errUsage)
+				}
 				cfg.Bits = 0
 			}
 			t0 := time.Now()
@@ -105,6 +125,10 @@ that both share buckets, IDF and label numbers:
 					return err
 				}
 				res.Labels = f.Labels()
+				for _, n := range res.Labels {
+					v, _ := f.Label(n)
+					res.Values = append(res.Values, v)
+				}
 			case "libsvm":
 				if isCachePath(dst) {
 					// Row by row, in bounded memory.
@@ -149,15 +173,16 @@ that both share buckets, IDF and label numbers:
 }
 
 type convertResult struct {
-	In      string   `json:"in"`
-	Out     string   `json:"out"`
-	From    string   `json:"from"`
-	Rows    int      `json:"rows"`
-	Cols    int      `json:"cols"`
-	NNZ     int64    `json:"nnz"`
-	Labels  []string `json:"labels,omitempty"`
-	Seconds float64  `json:"seconds"`
-	MBps    float64  `json:"input_mb_per_second"`
+	In      string    `json:"in"`
+	Out     string    `json:"out"`
+	From    string    `json:"from"`
+	Rows    int       `json:"rows"`
+	Cols    int       `json:"cols"`
+	NNZ     int64     `json:"nnz"`
+	Labels  []string  `json:"labels,omitempty"`
+	Values  []float64 `json:"label_values,omitempty"` // the numbers Labels become`
+	Seconds float64   `json:"seconds"`
+	MBps    float64   `json:"input_mb_per_second"`
 }
 
 func (r *convertResult) print(w io.Writer, t0 time.Time, asJSON bool) error {
@@ -171,13 +196,15 @@ func (r *convertResult) print(w io.Writer, t0 time.Time, asJSON bool) error {
 	fmt.Fprintf(w, "%s (%s) → %s: %d rows, %d columns, %d nonzeros in %.0f ms (%.0f MB/s of input)\n",
 		r.In, r.From, r.Out, r.Rows, r.Cols, r.NNZ, 1e3*r.Seconds, r.MBps)
 	if len(r.Labels) > 0 {
-		fmt.Fprintf(w, "labels: %s\n", labelList(r.Labels))
+		fmt.Fprintf(w, "labels: %s\n", labelList(r.Labels, r.Values))
 	}
 	return nil
 }
 
-// labelList shows the label names with the numbers the LIBSVM output uses.
-func labelList(names []string) string {
+// labelList shows the label names with the numbers the LIBSVM output uses
+// for them (values, one per name), which are what train's -class-weight
+// takes; numeric labels are their own numbers. values may be nil.
+func labelList(names []string, values []float64) string {
 	var b strings.Builder
 	for i, n := range names {
 		if i > 0 {
@@ -188,6 +215,11 @@ func labelList(names []string) string {
 			break
 		}
 		b.WriteString(n)
+		if i < len(values) {
+			if v := strconv.FormatFloat(values[i], 'g', -1, 64); v != n {
+				b.WriteString("=" + v)
+			}
+		}
 	}
 	return b.String()
 }

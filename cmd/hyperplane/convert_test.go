@@ -42,7 +42,7 @@ func TestConvertTextCacheStream(t *testing.T) {
 	feat, trCache, teSVM := filepath.Join(dir, "f.json"), filepath.Join(dir, "train.hpc"), filepath.Join(dir, "test.svm")
 	if code, out, errOut := runCmd("convert", "-ngrams", "2", "-bits", "12", "-idf", "-tf", "log", "-save-featurizer", feat, trPath, trCache); code != 0 {
 		t.Fatalf("convert train: exit %d\n%s%s", code, out, errOut)
-	} else if !strings.Contains(out, "160 rows") || !strings.Contains(out, "labels: garden, sport") {
+	} else if !strings.Contains(out, "160 rows") || !strings.Contains(out, "labels: garden=-1, sport=1") {
 		t.Fatalf("convert train printed:\n%s", out)
 	}
 	if code, out, errOut := runCmd("convert", "-featurizer", feat, tePath, teSVM); code != 0 {
@@ -112,6 +112,10 @@ func TestConvertTrainMisuse(t *testing.T) {
 		{[]string{"train", "-stream", "-threads", "2", train}, 2, "-stream"},
 		{[]string{"train", "-threads", "-1", train}, 2, "negative"},
 		{[]string{"train", "-algo", "voted", "-threads", "2", train}, 2, "voted"},
+		{[]string{"train", "-algo", "batch", "-threads", "2", train}, 2, "batch"},
+		{[]string{"train", "-class-weight", "0:5", train}, 2, "none of the classes"},
+		{[]string{"convert", "-vocab", "-bits", "10", "-from", "text", train, filepath.Join(dir, "x.svm")}, 2, "-bits"},
+		{[]string{"convert", "-featurizer", filepath.Join(dir, "f.json"), "-ngrams", "2", "-from", "text", train, filepath.Join(dir, "x.svm")}, 2, "-ngrams"},
 		{[]string{"convert", filepath.Join(dir, "missing.svm"), filepath.Join(dir, "x.hpc")}, 1, "missing.svm"},
 	} {
 		code, _, errOut := runCmd(c.args...)

@@ -38,7 +38,7 @@ kernel still counts them in the row's norm.`,
 			if err != nil {
 				return err
 			}
-			if err := checkWidth(args[0], d.X.Cols, m, *strict); err != nil {
+			if err := checkWidth(args[0], d.X, m, *strict); err != nil {
 				return err
 			}
 			t0 := time.Now()
@@ -67,8 +67,9 @@ kernel still counts them in the row's norm.`,
 // model's width were never seen in training and weigh zero, which is what
 // a test file from a larger vocabulary needs; but it may also be data of
 // another kind altogether, so it is said on stderr, or with strict it is
-// an error.
-func checkWidth(path string, cols int, m engine.Classifier, strict bool) error {
+// an error. It goes by the indices X uses, not its declared width: a cache
+// file made with a featurizer declares all of its 2^bits columns.
+func checkWidth(path string, X *sparse.CSR, m engine.Classifier, strict bool) error {
 	dim := 0
 	switch m := m.(type) {
 	case *engine.Model:
@@ -76,10 +77,20 @@ func checkWidth(path string, cols int, m engine.Classifier, strict bool) error {
 	case *engine.KernelModel:
 		dim = m.Dim
 	}
-	if cols <= dim {
+	if X.Cols <= dim {
 		return nil
 	}
-	msg := fmt.Sprintf("%s has %d features, the model %d", path, cols, dim)
+	past, widest := 0, int32(-1)
+	for _, j := range X.Ind {
+		if int(j) >= dim {
+			past++
+			widest = max(widest, j)
+		}
+	}
+	if past == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s uses features up to %d, the model %d", path, int(widest)+1, dim)
 	if strict {
 		return fmt.Errorf("%w: %s (-strict: features past the model's width are an error)", engine.ErrDim, msg)
 	}
@@ -87,6 +98,6 @@ func checkWidth(path string, cols int, m engine.Classifier, strict bool) error {
 	if _, ok := m.(*engine.KernelModel); ok {
 		what = "meet no support vector (an RBF kernel still counts them in the row's norm)"
 	}
-	fmt.Fprintf(warnings, "hyperplane: warning: %s: the %d past its width %s\n", msg, cols-dim, what)
+	fmt.Fprintf(warnings, "hyperplane: warning: %s: the %d entries past its width %s\n", msg, past, what)
 	return nil
 }

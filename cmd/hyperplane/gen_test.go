@@ -124,12 +124,27 @@ func TestWidthMismatch(t *testing.T) {
 	}
 	for _, cmd := range []string{"eval", "predict"} {
 		code, _, errOut := runCmd(cmd, "-model", model, wide)
-		if code != 0 || !strings.Contains(errOut, "warning") || !strings.Contains(errOut, "50 features") {
+		if code != 0 || !strings.Contains(errOut, "warning") || !strings.Contains(errOut, "features up to 50") {
 			t.Errorf("%s on wider data: exit %d, stderr %q; want a warning", cmd, code, errOut)
 		}
 		code, _, errOut = runCmd(cmd, "-strict", "-model", model, wide)
-		if code != 1 || !strings.Contains(errOut, "50 features") {
+		if code != 1 || !strings.Contains(errOut, "features up to 50") {
 			t.Errorf("%s -strict on wider data: exit %d, stderr %q; want an error", cmd, code, errOut)
+		}
+	}
+	// A file that declares more columns than the model has but uses none
+	// past its width (a cache made with a featurizer declares all 2^bits)
+	// passes -strict without a warning.
+	declared := filepath.Join(dir, "declared.hpc")
+	if err := os.WriteFile(filepath.Join(dir, "narrow.svm"), []byte("1 2:1\n2 3:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCmd("convert", "-dim", "50", filepath.Join(dir, "narrow.svm"), declared); code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, cmd := range []string{"eval", "predict"} {
+		if code, _, errOut := runCmd(cmd, "-strict", "-model", model, declared); code != 0 || strings.Contains(errOut, "warning") {
+			t.Errorf("%s -strict on a file declaring 50 columns but using 3: exit %d, stderr %q", cmd, code, errOut)
 		}
 	}
 }

@@ -62,7 +62,7 @@ Output goes to standard output, or atomically to the -o file.`,
 				}
 				for _, c := range classes {
 					if !numeric && !slices.Contains(known, names.Name(c)) {
-						return fmt.Errorf("%s: class %v of model %s is none of its labels %s: was the model trained on this featurizer's output?", *feat, c, *model, labelList(known))
+						return fmt.Errorf("%s: class %v of model %s is none of its labels %s: was the model trained on this featurizer's output?", *feat, c, *model, labelList(known, nil))
 					}
 				}
 			}
@@ -70,7 +70,7 @@ Output goes to standard output, or atomically to the -o file.`,
 			if err != nil {
 				return err
 			}
-			if err := checkWidth(args[0], d.X.Cols, m, *strict); err != nil {
+			if err := checkWidth(args[0], d.X, m, *strict); err != nil {
 				return err
 			}
 			pred := m.PredictBatch(d.X, nil)

@@ -89,8 +89,8 @@ support vectors (with -algo plain).`,
 			default:
 				cfg.Workers = *threads
 			}
-			if cfg.Workers > 1 && cfg.Algorithm == engine.Voted {
-				return fmt.Errorf("%w: -threads > 1 needs -algo averaged or plain (voted is sequential)", errUsage)
+			if cfg.Workers > 1 && (cfg.Algorithm == engine.Voted || cfg.Algorithm == engine.Batch) {
+				return fmt.Errorf("%w: -threads > 1 needs -algo averaged or plain (voted is sequential; batch scores on all cores already)", errUsage)
 			}
 			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream}
 			if *stream && (*margins || cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)) {
