@@ -180,7 +180,7 @@ type convertResult struct {
 	Cols    int       `json:"cols"`
 	NNZ     int64     `json:"nnz"`
 	Labels  []string  `json:"labels,omitempty"`
-	Values  []float64 `json:"label_values,omitempty"` // the numbers Labels become`
+	Values  []float64 `json:"label_values,omitempty"` // the numbers Labels become
 	Seconds float64   `json:"seconds"`
 	MBps    float64   `json:"input_mb_per_second"`
 }
