@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
@@ -120,6 +121,38 @@ func BenchmarkFitIMDB(b *testing.B) {
 		b.Run(a.String(), func(b *testing.B) { fitBench(b, d.X, d.Y, engine.Config{Algorithm: a}) })
 	}
 	b.Run("averaged/workers=2", func(b *testing.B) { fitBench(b, d.X, d.Y, engine.Config{Workers: 2}) })
+}
+
+// BenchmarkScoreIMDB: the least any imdb epoch has to do, w·x for every
+// row once in storage order with the gather kernel (no learning, no
+// shuffling), beside a pass that only reads the rows' 28.6 MB. It bounds
+// issue 3's one-core figure from below: the scoring alone takes most of a
+// quarter of scikit-learn's epoch.
+func BenchmarkScoreIMDB(b *testing.B) {
+	X := sharedData(b, "text/imdb/imdb.train.svm.gz").X
+	w := make([]float32, X.Cols)
+	for j := range w {
+		w[j] = float32(j%7) - 3
+	}
+	out := make([]float32, X.Rows)
+	b.Run("dotrows", func(b *testing.B) {
+		for b.Loop() {
+			asm.DotRowsF32(X.Indptr, X.Ind, X.Val, w, out)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/pass")
+	})
+	b.Run("read", func(b *testing.B) {
+		var s int32
+		var f float32
+		for b.Loop() {
+			for i := 0; i < len(X.Ind); i += 16 { // one load per 64-byte line
+				s += X.Ind[i]
+				f += X.Val[i]
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/pass")
+		bareSink = f + float32(s)
+	})
 }
 
 // BenchmarkMixingIMDB: issue 5's two-core figure on real data. Fits on one

@@ -57,8 +57,8 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 	if dim < 0 || dim > s.maxDim {
 		return nil, fmt.Errorf("%w: width %d is outside [0, %d]", ErrDim, dim, s.maxDim)
 	}
-	if int64(dim)*int64(weightRows(c)) > maxWeights {
-		return nil, fmt.Errorf("%w: %d features × %d classes is more weights than a model holds", ErrDim, dim, len(c))
+	if err := checkWeights(dim, c); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
 	st := newState(s, c, dim, rng)

@@ -65,14 +65,7 @@ PNG by the file's extension).`,
 					}
 					files, rest = append(files, rest[0]), rest[1:]
 				}
-				var runOnly []string
-				fs.Visit(func(f *flag.Flag) {
-					switch f.Name {
-					case "o", "reps", "ms", "quick":
-						runOnly = append(runOnly, "-"+f.Name)
-					}
-				})
-				if len(runOnly) > 0 {
+				if runOnly := setAmong(fs, "o", "reps", "ms", "quick"); len(runOnly) > 0 {
 					return fmt.Errorf("%w: %s apply to a run of the suite, not to compare", errUsage, strings.Join(runOnly, ", "))
 				}
 				if len(files) < 2 {

@@ -65,14 +65,9 @@ that both share buckets, IDF and label numbers:
 			if err != nil {
 				return err
 			}
-			textSet := false
-			fs.Visit(func(f *flag.Flag) {
-				switch f.Name {
-				case "ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf", "no-normalize", "label-field", "text-field", "save-featurizer", "featurizer":
-					textSet = true
-				}
-			})
-			if kind != "text" && textSet {
+			fitting := []string{"ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf", "no-normalize"}
+			textFlags := append([]string{"label-field", "text-field", "save-featurizer", "featurizer"}, fitting...)
+			if kind != "text" && len(setAmong(fs, textFlags...)) > 0 {
 				return fmt.Errorf("%w: %s is not text: the text flags do not apply", errUsage, in)
 			}
 			if kind == "text" && *dim != 0 {
@@ -84,24 +79,15 @@ that both share buckets, IDF and label numbers:
 			if *load != "" {
 				// A saved featurizer carries its own settings: flags that
 				// would fit another one would be silently ignored.
-				var fitting []string
-				fs.Visit(func(f *flag.Flag) {
-					switch f.Name {
-					case "ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf", "no-normalize":
-						fitting = append(fitting, "-"+f.Name)
-					}
-				})
-				if len(fitting) > 0 {
-					return fmt.Errorf("%w: %s fit a featurizer; -featurizer %s applies a saved one with its own settings", errUsage, strings.Join(fitting, ", "), *load)
+				if set := setAmong(fs, fitting...); len(set) > 0 {
+					return fmt.Errorf("%w: %s fit a featurizer; -featurizer %s applies a saved one with its own settings", errUsage, strings.Join(set, ", "), *load)
 				}
 			}
 			if cfg.TF, err = text.ParseTF(*tf); err != nil {
 				return fmt.Errorf("%w: -tf: %v", errUsage, err)
 			}
 			if cfg.Vocabulary {
-				bitsSet := false
-				fs.Visit(func(f *flag.Flag) { bitsSet = bitsSet || f.Name == "bits" })
-				if bitsSet {
+				if len(setAmong(fs, "bits")) > 0 {
 					return fmt.Errorf("%w: -bits sizes the hashing; -vocab indexes a vocabulary instead", errUsage)
 				}
 				cfg.Bits = 0

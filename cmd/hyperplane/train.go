@@ -97,23 +97,12 @@ support vectors (with -algo plain).`,
 				return fmt.Errorf("%w: -stream trains averaged or plain on one core; -margins, -threads, -validation and -balanced need the data in memory", errUsage)
 			}
 			if *kernel == "" {
-				set := false
-				fs.Visit(func(f *flag.Flag) {
-					set = set || f.Name == "budget" || f.Name == "gram-mb" || f.Name == "precompute-gram"
-				})
-				if set {
+				if len(setAmong(fs, "budget", "gram-mb", "precompute-gram")) > 0 {
 					return fmt.Errorf("%w: -budget, -gram-mb and -precompute-gram need -kernel", errUsage)
 				}
 				return train(stdout, args[0], cfg, o)
 			}
-			var bad []string
-			fs.Visit(func(f *flag.Flag) {
-				switch f.Name {
-				case "init", "validation", "patience", "margins", "threads", "stream":
-					bad = append(bad, "-"+f.Name)
-				}
-			})
-			if len(bad) > 0 {
+			if bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream"); len(bad) > 0 {
 				return fmt.Errorf("%w: %s not available with -kernel", errUsage, strings.Join(bad, ", "))
 			}
 			if cfg.Algorithm == engine.Batch {
