@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -75,6 +76,73 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 	return 0, fmt.Errorf("%w: unknown algorithm %q (want averaged, plain, voted or batch)", ErrConfig, s)
 }
 
+// Rule is the update rule of the online linear learners: when an example
+// moves the weights and by how much. Every rule runs with every averaging
+// choice of Algorithm except Voted and Batch, which are perceptron forms.
+type Rule uint8
+
+const (
+	// Perceptron updates by η·y·x when y·(w·x+b) ≤ Margin (a mistake, with
+	// Margin 0). It is the default.
+	Perceptron Rule = iota
+	// PA is the passive-aggressive learner of Crammer, Dekel, Keshet,
+	// Shalev-Shwartz and Singer (JMLR 2006): on an example with hinge loss
+	// ℓ = max(0, 1 − y·(w·x+b)) > 0 it takes the smallest step that
+	// brings the loss to zero, τ = ℓ/‖x‖². For multiclass data the margin
+	// is the true class's score less the best other's, and the step
+	// τ = ℓ/(2‖x‖²) goes up for the true class and down for the other.
+	// ‖x‖² counts the bias's constant feature (BiasScale², or 1 with
+	// BiasSeparate; 0 with NoBias), since the bias moves with the weights.
+	PA
+	// PA1 is PA-I: the step is capped at C, τ = min(C, ℓ/‖x‖²), which
+	// tolerates noisy labels (the hinge loss with a box constraint).
+	PA1
+	// PA2 is PA-II: τ = ℓ/(‖x‖² + 1/(2C)), the squared hinge loss.
+	PA2
+	// Pegasos minimizes the regularized hinge loss
+	// λ/2·‖w‖² + mean(max(0, 1 − y·(w·x+b))) by the stochastic
+	// sub-gradient step of Shalev-Shwartz, Singer, Srebro and Cotter
+	// (2007/2011): at example t, with η = 1/(λ(t+t0)),
+	// w ← (1 − λη)·w + η·y·x when the margin is at most 1, and
+	// w ← (1 − λη)·w otherwise (multiclass: the true class gains η·x and
+	// the best other loses it, Crammer and Singer's hinge). The offset
+	// t0 = λ^(−3/4) is Bottou's, as in scikit-learn's "optimal" schedule:
+	// it keeps the first steps from overshooting, where the paper's t0 = 0
+	// starts with a step of 1/λ. This is a linear SVM (the bias is
+	// regularized like a weight, as LIBLINEAR's -B 1 does). The weights
+	// are kept as w = v/(λ(t−1+t0)), so no example costs O(dim): v only
+	// changes by ±x, and the average has a lazy form too.
+	Pegasos
+)
+
+var ruleNames = [...]string{"perceptron", "pa", "pa1", "pa2", "pegasos"}
+
+// String returns the name ParseRule reads.
+func (r Rule) String() string {
+	if int(r) < len(ruleNames) {
+		return ruleNames[r]
+	}
+	return fmt.Sprintf("Rule(%d)", r)
+}
+
+// ParseRule reads "perceptron", "pa", "pa1", "pa2" or "pegasos".
+func ParseRule(s string) (Rule, error) {
+	for i, n := range ruleNames {
+		if strings.EqualFold(s, n) {
+			return Rule(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown rule %q (want perceptron, pa, pa1, pa2 or pegasos)", ErrConfig, s)
+}
+
+// DefaultC is the aggressiveness parameter of PA1 and PA2 when Config.C is
+// 0, as scikit-learn's PassiveAggressiveClassifier and LIBLINEAR default.
+const DefaultC = 1.0
+
+// DefaultAlpha is Pegasos's regularization λ when Config.Alpha is 0, as
+// scikit-learn's SGDClassifier defaults its alpha.
+const DefaultAlpha = 1e-4
+
 // BiasMode says how the model gets its bias (intercept).
 type BiasMode uint8
 
@@ -120,6 +188,18 @@ func ParseBiasMode(s string) (BiasMode, error) {
 type Config struct {
 	// Algorithm is the variant; the zero value is Averaged.
 	Algorithm Algorithm
+	// Rule is the update rule; the zero value is Perceptron. The other
+	// rules take Algorithm Averaged or Plain, no LearningRate, Margin or
+	// InitScale (their steps are set by the loss), and Pegasos trains
+	// sequentially (Workers at most 1).
+	Rule Rule
+	// C is the aggressiveness of PA1 and PA2 (as scikit-learn and
+	// LIBLINEAR name it): the larger, the bigger the steps on noisy
+	// examples. 0 means DefaultC. Class and sample weights multiply it.
+	C float64
+	// Alpha is Pegasos's regularization λ (scikit-learn's alpha; LIBLINEAR's
+	// C is 1/(λn) for n rows). 0 means DefaultAlpha.
+	Alpha float64
 	// Epochs is the most passes over the data; 0 means 10. Training stops
 	// sooner after an epoch with no update, or by early stopping.
 	Epochs int
@@ -241,6 +321,9 @@ type settings struct {
 	patience  int
 	maxClass  int
 	maxDim    int
+	cAgg      float32 // C of PA1 and PA2
+	lambda    float64 // λ of Pegasos
+	t0        float64 // Pegasos's step offset
 }
 
 func (c Config) settle() (settings, error) {
@@ -275,6 +358,22 @@ func (c Config) settle() (settings, error) {
 		return bad("Workers %d is not in [0, %d]", c.Workers, MaxWorkers)
 	case c.Workers > 1 && c.Algorithm == Voted:
 		return bad("the voted perceptron cannot mix parameters (Workers %d); use Averaged", c.Workers)
+	case c.Rule > Pegasos:
+		return bad("unknown rule %d", c.Rule)
+	case !(c.C >= 0) || c.C > 1e30 || (c.C > 0 && float32(c.C) == 0):
+		return bad("C %v", c.C)
+	case !(c.Alpha >= 0) || c.Alpha > 1e30 || (c.Alpha > 0 && c.Alpha < 1e-30):
+		return bad("Alpha %v", c.Alpha)
+	case c.Rule != Perceptron && c.Algorithm != Averaged && c.Algorithm != Plain:
+		return bad("rule %v needs Algorithm Averaged or Plain, not %v", c.Rule, c.Algorithm)
+	case c.Rule != Perceptron && (c.LearningRate != 0 || c.Margin != 0 || c.InitScale != 0):
+		return bad("rule %v sets its own steps and margin: LearningRate, Margin and InitScale must be 0", c.Rule)
+	case c.Rule == Pegasos && c.Workers > 1:
+		return bad("Pegasos trains sequentially (Workers %d); use PA1 to mix parameters", c.Workers)
+	case c.C != 0 && c.Rule != PA1 && c.Rule != PA2:
+		return bad("C is the parameter of rules PA1 and PA2, not %v", c.Rule)
+	case c.Alpha != 0 && c.Rule != Pegasos:
+		return bad("Alpha is the parameter of rule Pegasos, not %v", c.Rule)
 	}
 	for k, v := range c.ClassWeight {
 		if !(v >= 0) || v > 1e30 {
@@ -298,6 +397,15 @@ func (c Config) settle() (settings, error) {
 		s.eta = 1
 	}
 	s.tau = float32(c.Margin)
+	s.cAgg = float32(c.C)
+	if c.C == 0 {
+		s.cAgg = DefaultC
+	}
+	s.lambda = c.Alpha
+	if c.Alpha == 0 {
+		s.lambda = DefaultAlpha
+	}
+	s.t0 = math.Pow(s.lambda, -0.75)
 	switch c.Bias {
 	case BiasSeparate:
 		s.biasScale = 1
@@ -308,4 +416,12 @@ func (c Config) settle() (settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// converged reports whether an epoch left the learner where it was, so
+// that further epochs would change nothing but the average: an epoch
+// without updates. Pegasos's weights shrink with every example, updated
+// or not, so for it no epoch is the last.
+func (s *settings) converged(es EpochStats) bool {
+	return es.Updates == 0 && s.Rule != Pegasos
 }

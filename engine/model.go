@@ -22,10 +22,11 @@ import (
 // A Model is safe for concurrent use once trained: its methods only read
 // it. Prediction methods allocate nothing.
 type Model struct {
-	// Algorithm and Bias record how the model was trained; BiasScale is the
-	// value of the constant feature the bias multiplies (the margin
+	// Algorithm, Rule and Bias record how the model was trained; BiasScale
+	// is the value of the constant feature the bias multiplies (the margin
 	// diagnostics and the voted replay use it); 0 means 1, as in Config.
 	Algorithm Algorithm
+	Rule      Rule
 	Bias      BiasMode
 	BiasScale float32
 	// Classes are the labels, in ascending order; at least two.
@@ -101,8 +102,11 @@ func (m *Model) Check() error {
 	if m.Dim < 0 || int64(len(m.W)) != int64(m.Dim)*int64(k) || len(m.B) != k {
 		return bad("%d weights and %d biases for dim %d and %d rows", len(m.W), len(m.B), m.Dim, k)
 	}
-	if m.Algorithm > Batch || m.Bias > NoBias {
-		return bad("unknown algorithm %d or bias mode %d", m.Algorithm, m.Bias)
+	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > Pegasos {
+		return bad("unknown algorithm %d, bias mode %d or rule %d", m.Algorithm, m.Bias, m.Rule)
+	}
+	if m.Rule != Perceptron && m.Algorithm != Averaged && m.Algorithm != Plain {
+		return bad("rule %v with algorithm %v", m.Rule, m.Algorithm)
 	}
 	if (m.Algorithm == Voted) != (m.Votes != nil) {
 		return bad("votes present only and always for the voted algorithm")

@@ -11,7 +11,9 @@ package engine
 //	                    bit 1 start weights W0/B0 present; others 0
 //	8       1           algorithm (uint8)
 //	9       1           bias mode (uint8)
-//	10      2           reserved, 0
+//	10      1           update rule (uint8; 0, the perceptron, in files
+//	                    written before the rule was recorded)
+//	11      1           reserved, 0
 //	12      4           bias scale (float32 bits)
 //	16      4           number of classes C (uint32)
 //	20      4           number of weight rows K (uint32; 1 if C = 2, else C)
@@ -211,7 +213,7 @@ func (e *modelEncoder) encode(m *Model) {
 	e.buf = append(e.buf, modelMagic...)
 	e.u16(modelFormatVersion)
 	e.u16(flags)
-	e.buf = append(e.buf, byte(m.Algorithm), byte(m.Bias), 0, 0)
+	e.buf = append(e.buf, byte(m.Algorithm), byte(m.Bias), byte(m.Rule), 0)
 	e.u32(math.Float32bits(m.BiasScale))
 	e.u32(uint32(len(m.Classes)))
 	e.u32(uint32(m.NumRows()))
@@ -460,12 +462,15 @@ func (d *modelDecoder) decode() (*Model, error) {
 	case flags&modelFlagStart != 0 && flags&modelFlagVotes == 0:
 		return nil, modelErr("start weights flagged without votes")
 	}
-	m := &Model{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5])}
-	if b[6] != 0 || b[7] != 0 {
-		return nil, modelErr("reserved header bytes are not zero")
+	m := &Model{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[6])}
+	if b[7] != 0 {
+		return nil, modelErr("reserved header byte is not zero")
 	}
-	if m.Algorithm > Batch || m.Bias > NoBias {
-		return nil, modelErr("unknown algorithm %d or bias mode %d", b[4], b[5])
+	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > Pegasos {
+		return nil, modelErr("unknown algorithm %d, bias mode %d or rule %d", b[4], b[5], b[6])
+	}
+	if m.Rule != Perceptron && m.Algorithm != Averaged && m.Algorithm != Plain {
+		return nil, modelErr("rule %v with algorithm %v", m.Rule, m.Algorithm)
 	}
 	if (m.Algorithm == Voted) != (flags&modelFlagVotes != 0) {
 		return nil, modelErr("votes present only and always for the voted algorithm")
@@ -660,6 +665,7 @@ type modelJSON struct {
 	Format    string          `json:"format"`
 	Version   int             `json:"version"`
 	Algorithm string          `json:"algorithm"`
+	Rule      string          `json:"rule,omitempty"`
 	BiasMode  string          `json:"bias_mode"`
 	BiasScale modelJSONF32    `json:"bias_scale"`
 	Classes   []float64       `json:"classes"`
@@ -809,6 +815,10 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		Bias:      m.B,
 		Weights:   modelJSONRows(m.W, m.Dim, K),
 	}
+	if m.Rule != Perceptron {
+		// Perceptron models leave the field out, as before it existed.
+		jm.Rule = m.Rule.String()
+	}
 	if v := m.Votes; v != nil {
 		if i := modelNonFinite(v.W0); i >= 0 {
 			return nil, notJSON("start weight", i)
@@ -866,8 +876,15 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return modelErr("unknown bias mode %q", jm.BiasMode)
 	}
+	rule := Perceptron // files written before the rule was recorded
+	if jm.Rule != "" {
+		if rule, err = ParseRule(jm.Rule); err != nil {
+			return modelErr("unknown rule %q", jm.Rule)
+		}
+	}
 	dm := &Model{
 		Algorithm: alg,
+		Rule:      rule,
 		Bias:      bias,
 		BiasScale: float32(jm.BiasScale),
 		Classes:   jm.Classes,

@@ -223,7 +223,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 				return st.model(), stats, err
 			}
 		}
-		if es.Updates == 0 {
+		if s.converged(es) {
 			if left := s.epochs - e; left > 0 && s.Algorithm == Averaged {
 				st.c += float64(examplesLeft(left, es.Rows)) // as Fit counts them
 			}

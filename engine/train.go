@@ -193,7 +193,7 @@ func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 		if s.TrainLoss {
 			es.TrainLoss, es.TrainMistakes = f.loss(m, f.train)
 		}
-		stop := es.Updates == 0
+		stop := s.converged(es)
 		if f.valid != nil {
 			es.ValidAccuracy = accuracyOn(m, f.X, f.y, f.valid)
 			if es.ValidAccuracy > bestAcc {
@@ -209,7 +209,7 @@ func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 			}
 		}
 		if stop {
-			if es.Updates == 0 {
+			if s.converged(es) {
 				f.converged(s.epochs - e)
 			}
 			break
