@@ -255,17 +255,24 @@ func (st *state) hinge(m float32, val []float32, n float32, weight float32, svRo
 		// An empty row without a bias moves nothing.
 		return o, 0
 	}
-	var tau float32
-	switch s.Rule {
-	case PA:
-		tau = l / q
-	case PA1:
-		tau = min(s.cAgg*weight, l/q)
-	case PA2:
-		tau = l / (q + 1/(2*s.cAgg*weight))
-	}
+	tau := paStep(s.Rule, l, q, s.cAgg*weight)
 	o.update = tau > 0
 	return o, tau
+}
+
+// paStep is the step of a passive-aggressive rule on an example with
+// hinge loss l > 0 and squared norm q > 0 (of its feature-map difference)
+// with aggressiveness c: l/q for PA, min(c, l/q) for PA-I, l/(q + 1/(2c))
+// for PA-II (Crammer et al. 2006). The primal and the dual learners share
+// it.
+func paStep(rule Rule, l, q, c float32) float32 {
+	switch rule {
+	case PA1:
+		return min(c, l/q)
+	case PA2:
+		return l / (q + 1/(2*c))
+	}
+	return l / q
 }
 
 // clock is the weight of an update in the averaging accumulator u: the

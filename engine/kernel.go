@@ -23,6 +23,13 @@ type KernelConfig struct {
 	// Algorithm is Averaged (the zero value), Plain or Voted, in their
 	// dual forms; Batch is not offered for kernels.
 	Algorithm Algorithm
+	// Rule is the update rule: Perceptron (the zero value) or, with
+	// Algorithm Averaged or Plain, the passive-aggressive PA, PA1 and PA2
+	// in their dual forms, where ‖x‖² is the kernel's K(x, x) (plus the
+	// bias's BiasScale²). Pegasos has no kernel form here. C means what
+	// it means in Config.
+	Rule Rule
+	C    float64
 	// Epochs, LearningRate, Bias, BiasScale, Margin, NoShuffle, Seed,
 	// ClassWeight, Balanced, MaxClasses and OnEpoch mean what they mean
 	// in Config. BiasAugmented adds BiasScale² to every kernel value,
@@ -132,7 +139,7 @@ type dual struct {
 // so far is returned with the error.
 func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig) (*KernelModel, []KernelEpochStats, error) {
 	base := Config{
-		Algorithm: cfg.Algorithm, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate,
+		Algorithm: cfg.Algorithm, Rule: cfg.Rule, C: cfg.C, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate,
 		Bias: cfg.Bias, BiasScale: cfg.BiasScale, Margin: cfg.Margin, NoShuffle: cfg.NoShuffle,
 		Seed: cfg.Seed, ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced, MaxClasses: cfg.MaxClasses,
 	}
@@ -143,6 +150,8 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 	switch {
 	case cfg.Algorithm == Batch:
 		return nil, nil, fmt.Errorf("%w: the batch perceptron has no kernel form here", ErrConfig)
+	case cfg.Rule == Pegasos:
+		return nil, nil, fmt.Errorf("%w: Pegasos has no kernel form here; use PA1 or PA2", ErrConfig)
 	case cfg.Budget < 0:
 		return nil, nil, fmt.Errorf("%w: Budget %d < 0", ErrConfig, cfg.Budget)
 	case cfg.Budget > 0 && cfg.Algorithm != Plain:
@@ -261,7 +270,7 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 				return result(), stats, err
 			}
 		}
-		if es.Updates == 0 {
+		if s.converged(es.EpochStats) {
 			// As in Fit: the averaged and voted models count the epochs
 			// left as run, so stopping changes nothing but the time.
 			if left := s.epochs - e; left > 0 {
@@ -290,10 +299,10 @@ func (d *dual) step(i int) (mistake, update bool, loss float32) {
 	var m float32
 	up, down := 0, -1
 	var a float32
+	y := float32(1)
 	if K == 1 {
-		y := float32(-1)
-		if c == 1 {
-			y = 1
+		if c == 0 {
+			y = -1
 		}
 		m = y * (d.F[i] + d.b[0])
 		a = d.s.eta * weight * y
@@ -313,7 +322,23 @@ func (d *dual) step(i int) (mistake, update bool, loss float32) {
 			traceMistake(i)
 		}
 	}
-	if m <= d.s.tau && weight > 0 {
+	if d.s.Rule != Perceptron {
+		// The passive-aggressive step, with K(x_i, x_i) for ‖x‖².
+		a = 0
+		if l := 1 - m; l > 0 && weight > 0 {
+			q := (d.gram.Diag(i) + d.bb)
+			if K > 1 {
+				q *= 2
+			}
+			if q > 0 {
+				a = paStep(d.s.Rule, l, q, d.s.cAgg*weight) * y
+			}
+		}
+		if a != 0 {
+			update = true
+			d.update(i, up, down, a)
+		}
+	} else if m <= d.s.tau && weight > 0 {
 		update = true
 		d.update(i, up, down, a)
 	}
@@ -431,7 +456,7 @@ func (d *dual) model(X *sparse.CSR, classes []float64) *KernelModel {
 		}
 	}
 	m := &KernelModel{
-		Kernel: d.kern, Algorithm: d.s.Algorithm, Bias: d.s.Bias, BiasScale: d.s.biasScale,
+		Kernel: d.kern, Algorithm: d.s.Algorithm, Rule: d.s.Rule, Bias: d.s.Bias, BiasScale: d.s.biasScale,
 		Classes: classes, Dim: X.Cols,
 		SV:   X.SelectRows(rows),
 		Coef: make([]float32, len(rows)*K),

@@ -26,10 +26,11 @@ import (
 type KernelModel struct {
 	// Kernel is the kernel function.
 	Kernel kernels.Kernel
-	// Algorithm and Bias record how the model was trained; BiasScale is
-	// the constant feature's value (unused with NoBias; 0 means 1, as in
-	// KernelConfig).
+	// Algorithm, Rule and Bias record how the model was trained;
+	// BiasScale is the constant feature's value (unused with NoBias; 0
+	// means 1, as in KernelConfig).
 	Algorithm Algorithm
+	Rule      Rule
 	Bias      BiasMode
 	BiasScale float32
 	// Classes are the labels, ascending; at least two.
@@ -119,8 +120,11 @@ func (m *KernelModel) Check() error {
 	if !finite32s([]float32{m.BiasScale}) {
 		return bad("bias scale %v not finite", m.BiasScale)
 	}
-	if m.Algorithm > Voted || m.Bias > NoBias {
-		return bad("algorithm %v or bias mode %v has no kernel model", m.Algorithm, m.Bias)
+	if m.Algorithm > Voted || m.Bias > NoBias || m.Rule > PA2 {
+		return bad("algorithm %v, bias mode %v or rule %v has no kernel model", m.Algorithm, m.Bias, m.Rule)
+	}
+	if m.Rule != Perceptron && m.Algorithm == Voted {
+		return bad("rule %v with algorithm %v", m.Rule, m.Algorithm)
 	}
 	if (m.Votes != nil) != (m.Algorithm == Voted) {
 		return bad("votes present only and always for the voted algorithm")

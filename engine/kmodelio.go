@@ -15,7 +15,9 @@ package engine
 //	9       1           bias mode (uint8)
 //	10      1           kernel kind (uint8): 0 linear, 1 poly, 2 rbf,
 //	                    3 sigmoid
-//	11      1           reserved, 0
+//	11      1           update rule (uint8): 0 perceptron (every file
+//	                    written before the rule was recorded), 1 PA,
+//	                    2 PA-I, 3 PA-II
 //	12      4           bias scale (float32 bits)
 //	16      8           kernel degree (float64 bits; poly only, else 0)
 //	24      8           kernel gamma (float64 bits; 0 for linear)
@@ -237,7 +239,7 @@ func (e *modelEncoder) encodeKernel(m *KernelModel, kk kmodelKernel) {
 	e.buf = append(e.buf, kmodelMagic...)
 	e.u16(kmodelFormatVersion)
 	e.u16(flags)
-	e.buf = append(e.buf, byte(m.Algorithm), byte(m.Bias), kk.kind, 0)
+	e.buf = append(e.buf, byte(m.Algorithm), byte(m.Bias), kk.kind, byte(m.Rule))
 	e.u32(math.Float32bits(m.BiasScale))
 	e.f64s([]float64{kk.degree, kk.gamma, kk.coef0})
 	e.u32(uint32(len(m.Classes)))
@@ -356,12 +358,15 @@ func (d *modelDecoder) decodeKernel() (*KernelModel, error) {
 		return nil, modelErr("format version 0 does not exist")
 	case flags&^kmodelFlagsKnown != 0:
 		return nil, modelErr("unknown flags %#x", flags)
-	case b[7] != 0:
-		return nil, modelErr("reserved header byte is not zero")
+	case b[7] > byte(PA2):
+		return nil, modelErr("unknown rule %d", b[7])
 	}
-	m := &KernelModel{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5])}
+	m := &KernelModel{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[7])}
 	if m.Algorithm > Voted || m.Bias > NoBias {
 		return nil, modelErr("unknown algorithm %d or bias mode %d", b[4], b[5])
+	}
+	if m.Rule != Perceptron && m.Algorithm == Voted {
+		return nil, modelErr("rule %v with algorithm %v", m.Rule, m.Algorithm)
 	}
 	if (m.Algorithm == Voted) != (flags&kmodelFlagVotes != 0) {
 		return nil, modelErr("votes present only and always for the voted algorithm")
@@ -494,6 +499,7 @@ func (m *KernelModel) setDecoded(dm *KernelModel) {
 	*m = KernelModel{
 		Kernel:    dm.Kernel,
 		Algorithm: dm.Algorithm,
+		Rule:      dm.Rule,
 		Bias:      dm.Bias,
 		BiasScale: dm.BiasScale,
 		Classes:   dm.Classes,
@@ -621,6 +627,7 @@ type kmodelJSON struct {
 	Version        int             `json:"version"`
 	Kernel         string          `json:"kernel"`
 	Algorithm      string          `json:"algorithm"`
+	Rule           string          `json:"rule,omitempty"`
 	BiasMode       string          `json:"bias_mode"`
 	BiasScale      modelJSONF32    `json:"bias_scale"`
 	Classes        []float64       `json:"classes"`
@@ -682,6 +689,10 @@ func (m *KernelModel) MarshalJSON() ([]byte, error) {
 		Bias:           m.B,
 		SupportVectors: make([]kmodelJSONSV, m.SV.Rows),
 	}
+	if m.Rule != Perceptron {
+		// Perceptron models leave the field out, as before it existed.
+		jm.Rule = m.Rule.String()
+	}
 	for i := range jm.SupportVectors {
 		a, b := m.SV.Indptr[i], m.SV.Indptr[i+1]
 		ind := m.SV.Ind[a:b:b]
@@ -741,8 +752,15 @@ func (m *KernelModel) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return modelErr("unknown bias mode %q", jm.BiasMode)
 	}
+	rule := Perceptron // files written before the rule was recorded
+	if jm.Rule != "" {
+		if rule, err = ParseRule(jm.Rule); err != nil || rule > PA2 {
+			return modelErr("unknown rule %q", jm.Rule)
+		}
+	}
 	dm := &KernelModel{
 		Kernel:    k,
+		Rule:      rule,
 		Algorithm: alg,
 		Bias:      bias,
 		BiasScale: float32(jm.BiasScale),

@@ -722,7 +722,7 @@ func TestKernelModelBinaryHeaderErrors(t *testing.T) {
 		{"newer", withCRC(kmioHeader(7, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0)), "engine: bad model file: format version 7 is newer than this build reads (1)"},
 		{"version0", withCRC(kmioHeader(0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0)), "format version 0 does not exist"},
 		{"flags", withCRC(kmioHeader(1, 2, 0, 0, 0, 0, 0, 0, 2, 1, 0)), "unknown flags 0x2"},
-		{"reserved", patch(11, 1), "reserved header byte is not zero"},
+		{"rule", patch(11, 4), "unknown rule 4"},
 		{"algorithm-batch", withCRC(kmioHeader(1, 0, byte(Batch), 0, 0, 0, 0, 0, 2, 1, 0)), "unknown algorithm 3"},
 		{"bias", withCRC(kmioHeader(1, 0, 0, 3, 0, 0, 0, 0, 2, 1, 0)), "bias mode 3"},
 		{"votes-not-voted", withCRC(kmioHeader(1, 1, 0, 0, 0, 0, 0, 0, 2, 1, 0)), "votes present only and always for the voted algorithm"},

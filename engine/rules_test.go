@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -523,5 +524,76 @@ func TestRuleModelFiles(t *testing.T) {
 			}
 			fxSameModel(t, r.String(), m, &d)
 		}
+	}
+}
+
+// TestKernelPAEqualsPrimal checks the dual passive-aggressive learners:
+// with the linear kernel, K(x, x) is ‖x‖², so the dual must make the
+// primal reference's updates and reach its scores.
+func TestKernelPAEqualsPrimal(t *testing.T) {
+	const epochs = 5
+	binX, binY := fxIntBinary(8, 150, 30, 5, 0.1)
+	mulX, mulY := fxIntMulti(9, 150, 30, 5, 3, 0.1)
+	for _, data := range []struct {
+		name string
+		X    *sparse.CSR
+		y    []float64
+	}{{"binary", binX, binY}, {"multiclass", mulX, mulY}} {
+		for _, rule := range []Rule{PA, PA1, PA2} {
+			for _, alg := range []Algorithm{Averaged, Plain} {
+				t.Run(data.name+"/"+rule.String()+"/"+alg.String(), func(t *testing.T) {
+					cfg := Config{Rule: rule, Epochs: epochs, NoShuffle: true}
+					if rule != PA {
+						cfg.C = 0.05
+					}
+					s, err := cfg.settle()
+					if err != nil {
+						t.Fatal(err)
+					}
+					classes, _ := classesOf(data.y, 1024)
+					ref := rlRefRun(data.X, fxClassIndex(classes, data.y), len(classes), epochs, s)
+					km, stats, err := FitKernel(context.Background(), data.X, data.y, KernelConfig{
+						Kernel: kernels.Linear{}, Algorithm: alg, Rule: rule, C: cfg.C, Epochs: epochs, NoShuffle: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if km.Rule != rule {
+						t.Fatalf("kernel model records rule %v", km.Rule)
+					}
+					for e, es := range stats {
+						if es.Updates != ref.Updates[e] {
+							t.Fatalf("epoch %d: %d updates, reference %d", e+1, es.Updates, ref.Updates[e])
+						}
+					}
+					W, B := ref.W, ref.B
+					if alg == Plain {
+						W, B = ref.Wlast, ref.Blast
+					}
+					scale, worst := 0.0, 0.0
+					var got []float32
+					for i := range data.X.Rows {
+						x := data.X.Row(i)
+						got = km.Scores(x, got)
+						for k := range W {
+							want := B[k]
+							for q, j := range x.Ind {
+								want += W[k][j] * float64(x.Val[q])
+							}
+							scale = max(scale, math.Abs(want))
+							worst = max(worst, math.Abs(float64(got[k])-want))
+						}
+					}
+					if worst > 1e-4*scale {
+						t.Fatalf("scores differ from the primal reference by %g (largest %g)", worst, scale)
+					}
+				})
+			}
+		}
+	}
+	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Rule: Pegasos}); !errors.Is(err, ErrConfig) {
+		t.Fatalf("kernel Pegasos: %v, want ErrConfig", err)
+	}
+	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Rule: PA1, Algorithm: Voted}); !errors.Is(err, ErrConfig) {
+		t.Fatalf("kernel voted PA-I: %v, want ErrConfig", err)
 	}
 }

@@ -49,8 +49,8 @@ func FuzzFlagValues(f *testing.F) {
 		}
 		out := filepath.Join(t.TempDir(), "out.svm")
 		for _, args := range [][]string{
-			{"train", "-epochs", a, "-lr", c, "-margin", c, "-class-weight", c, train},
-			{"train", "-init", a, "-validation", c, "-patience", a, "-threads", a, "-bias-scale", c, train},
+			{"train", "-algo", "averaged", "-epochs", a, "-lr", c, "-margin", c, "-class-weight", c, train},
+			{"train", "-algo", "averaged", "-init", a, "-validation", c, "-patience", a, "-threads", a, "-bias-scale", c, train},
 			{"train", "-kernel", c, "-algo", "plain", "-budget", a, "-epochs", "2", train},
 			{"gen", "-rows", a, "-nnz", c, "-dim", a, "-zipf", c, "-classes", a, "-noise", c, out},
 			{"gen", "-kind", "separable", "-rows", a, "-dim", a, "-margin", c, "-radius", c, out},

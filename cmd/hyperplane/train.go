@@ -25,9 +25,13 @@ import (
 var trainCmd = &command{
 	name:  "train",
 	args:  "TRAIN",
-	short: "train a linear or kernel perceptron on a LIBSVM file",
-	long: `Train reads a LIBSVM/SVMlight file (gzip too), trains a perceptron and
-prints the training time. With -test it evaluates on a second file, with
+	short: "train a linear or kernel classifier on a LIBSVM file",
+	long: `Train reads a LIBSVM/SVMlight file (gzip too), trains a linear
+classifier and prints the training time. The default learner is the
+averaged passive-aggressive PA-II (-C sets its aggressiveness); -algo picks
+another: the perceptrons (averaged, plain, voted, batch), pa and pa1
+(passive-aggressive), or pegasos (a linear SVM by stochastic sub-gradient
+steps; -alpha sets its regularization). With -test it evaluates on a second file, with
 -o it saves the model (written atomically), with -margins it reports the
 margin diagnostics on the training rows. Two distinct labels give a binary
 model, more a multiclass one. Ctrl-C stops after the current epoch's
@@ -42,7 +46,10 @@ Gram matrix are computed as updates need them and kept within -gram-mb
 support vectors (with -algo plain).`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		var cfg engine.Config
-		algo := fs.String("algo", "averaged", "algorithm: averaged, plain, voted or batch")
+		algo := fs.String("algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive) or pegasos (linear SVM), averaged unless -no-average (default pa2; averaged with -kernel)")
+		noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2 or pegasos: keep the last weights instead of their average")
+		fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (0: 1)")
+		fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (0: 1e-4)")
 		fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
 		fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
 		bias := fs.String("bias", "separate", "bias: separate, augmented or none")
@@ -72,8 +79,31 @@ support vectors (with -algo plain).`,
 				return fmt.Errorf("%w: train takes one TRAIN file", errUsage)
 			}
 			var err error
-			if cfg.Algorithm, err = engine.ParseAlgorithm(*algo); err != nil {
+			learner := *algo
+			if learner == "" {
+				learner = defaultLearner
+				if *kernel != "" {
+					learner = defaultKernelLearner
+				}
+			}
+			if cfg.Algorithm, cfg.Rule, err = parseLearner(learner, *noAverage); err != nil {
 				return fmt.Errorf("%w: -algo: %v", errUsage, err)
+			}
+			if cfg.Rule != engine.Perceptron {
+				if bad := setAmong(fs, "lr", "margin", "init"); len(bad) > 0 {
+					hint := ""
+					if *algo == "" {
+						hint = fmt.Sprintf(" (they are the perceptron's: add -algo averaged; the default learner, %s, sets its own steps)", learner)
+					}
+					return fmt.Errorf("%w: -algo %s: %s not available%s", errUsage, learner, strings.Join(bad, ", "), hint)
+				}
+				cfg.LearningRate = 0
+			}
+			if cfg.C != 0 && cfg.Rule != engine.PA1 && cfg.Rule != engine.PA2 {
+				return fmt.Errorf("%w: -C needs -algo pa1 or pa2", errUsage)
+			}
+			if cfg.Alpha != 0 && cfg.Rule != engine.Pegasos {
+				return fmt.Errorf("%w: -alpha needs -algo pegasos", errUsage)
 			}
 			if cfg.Bias, err = engine.ParseBiasMode(*bias); err != nil {
 				return fmt.Errorf("%w: -bias: %v", errUsage, err)
@@ -105,11 +135,11 @@ support vectors (with -algo plain).`,
 			if bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream"); len(bad) > 0 {
 				return fmt.Errorf("%w: %s not available with -kernel", errUsage, strings.Join(bad, ", "))
 			}
-			if cfg.Algorithm == engine.Batch {
-				return fmt.Errorf("%w: -algo batch has no kernel form", errUsage)
+			if cfg.Algorithm == engine.Batch || cfg.Rule == engine.Pegasos {
+				return fmt.Errorf("%w: -algo %s has no kernel form", errUsage, *algo)
 			}
 			kc := engine.KernelConfig{
-				Algorithm: cfg.Algorithm, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate, Bias: cfg.Bias,
+				Algorithm: cfg.Algorithm, Rule: cfg.Rule, C: cfg.C, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate, Bias: cfg.Bias,
 				BiasScale: cfg.BiasScale, Margin: cfg.Margin, NoShuffle: cfg.NoShuffle, Seed: cfg.Seed,
 				ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced, Budget: *budget,
 				Gram: kernels.Options{Budget: *gramMB << 20, Precompute: *precompute},
@@ -138,6 +168,7 @@ type trainResult struct {
 	Test         string             `json:"test,omitempty"`
 	Tier         string             `json:"tier"`
 	Algorithm    string             `json:"algorithm"`
+	Rule         string             `json:"rule"`
 	Workers      int                `json:"workers,omitempty"`
 	Streamed     bool               `json:"streamed,omitempty"`
 	Rows         int                `json:"rows"`
@@ -251,7 +282,7 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	if err != nil {
 		return err
 	}
-	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(),
+	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(),
 		Workers: max(1, cfg.Workers), ReadSeconds: time.Since(t0).Seconds()}
 	if c != nil {
 		r.Rows, r.Features, r.NNZ, r.Streamed = int(c.Rows()), c.Cols(), c.NNZ(), true
@@ -329,8 +360,8 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 	}
 	fmt.Fprintf(stdout, "data:     %s: %d rows, %d features, %d classes, %d nonzeros (read in %.0f ms)\n", r.Train, r.Rows, r.Features, r.Classes, r.NNZ, 1e3*r.ReadSeconds)
 	if r.Kernel != "" {
-		fmt.Fprintf(stdout, "train:    %s kernel perceptron (%s), %d epochs in %.1f ms (SIMD tier %s)\n",
-			r.Algorithm, r.Kernel, r.Epochs, 1e3*r.TrainSeconds, r.Tier)
+		fmt.Fprintf(stdout, "train:    %s, kernel %s, %d epochs in %.1f ms (SIMD tier %s)\n",
+			learnerName(r.Algorithm, r.Rule), r.Kernel, r.Epochs, 1e3*r.TrainSeconds, r.Tier)
 		g := r.Gram
 		kind := fmt.Sprintf("precomputed whole, %.0f MiB", float64(g.Bytes)/(1<<20))
 		if !g.Full {
@@ -342,8 +373,8 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		if r.Workers > 1 {
 			on = fmt.Sprintf(" on %d cores (parameter mixing)", r.Workers)
 		}
-		fmt.Fprintf(stdout, "train:    %s perceptron%s, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
-			r.Algorithm, on, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
+		fmt.Fprintf(stdout, "train:    %s%s, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
+			learnerName(r.Algorithm, r.Rule), on, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
 	}
 	fmt.Fprintf(stdout, "mistakes: %v\n", r.Mistakes)
 	if ms := r.Margins; ms != nil {
@@ -441,4 +472,50 @@ func progressLine(w *os.File, epochs int) (update func(s engine.EpochStats, extr
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// defaultLearner is what train fits without -algo: the averaged PA-II,
+// the most accurate of the linear learners at their default settings
+// across the shared data sets (bench/compare_margin.sh), at the averaged
+// perceptron's speed. With -kernel the default stays the averaged kernel
+// perceptron, whose models keep fewer support vectors and so predict
+// faster.
+const (
+	defaultLearner       = "pa2"
+	defaultKernelLearner = "averaged"
+)
+
+// parseLearner reads -algo: a perceptron algorithm, or an update rule
+// (averaged, or plain with noAverage).
+func parseLearner(name string, noAverage bool) (engine.Algorithm, engine.Rule, error) {
+	if alg, err := engine.ParseAlgorithm(name); err == nil {
+		if noAverage {
+			return 0, 0, fmt.Errorf("-no-average is for pa, pa1, pa2 and pegasos (use -algo plain)")
+		}
+		return alg, engine.Perceptron, nil
+	}
+	rule, err := engine.ParseRule(name)
+	if err != nil || rule == engine.Perceptron {
+		return 0, 0, fmt.Errorf("unknown algorithm %q (want averaged, plain, voted, batch, pa, pa1, pa2 or pegasos)", name)
+	}
+	if noAverage {
+		return engine.Plain, rule, nil
+	}
+	return engine.Averaged, rule, nil
+}
+
+// learnerName names a learner for people: "averaged perceptron",
+// "averaged PA-II", "plain Pegasos (linear SVM)".
+func learnerName(algorithm, rule string) string {
+	switch rule {
+	case "", engine.Perceptron.String():
+		return algorithm + " perceptron"
+	case engine.PA1.String():
+		return algorithm + " PA-I"
+	case engine.PA2.String():
+		return algorithm + " PA-II"
+	case engine.Pegasos.String():
+		return algorithm + " Pegasos (linear SVM)"
+	}
+	return algorithm + " " + strings.ToUpper(rule)
 }

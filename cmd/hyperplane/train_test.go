@@ -85,7 +85,7 @@ func TestTrainEvalErrors(t *testing.T) {
 		{[]string{"train", "-algo", "kernel", train}, 2, "unknown algorithm"},
 		{[]string{"train", "-bias", "maybe", train}, 2, "unknown bias mode"},
 		{[]string{"train", "-class-weight", "1=2", train}, 2, "LABEL:WEIGHT"},
-		{[]string{"train", "-lr", "-1", train}, 2, "LearningRate"},
+		{[]string{"train", "-algo", "averaged", "-lr", "-1", train}, 2, "LearningRate"},
 		{[]string{"train", "-epochs", "-3", train}, 2, "Epochs"},
 		{[]string{"train", "-kernel", "rbf", "-budget", "5", train}, 2, "needs Algorithm Plain"},
 		{[]string{"train", filepath.Join(dir, "missing.svm")}, 1, "no such file"},

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+)
+
+// TestTrainLearners trains every -algo on the three-class files, checks
+// that the JSON names the learner, that the saved model records its rule
+// and evaluates as train -test did, and that the default is PA-II (the
+// averaged kernel perceptron with -kernel).
+func TestTrainLearners(t *testing.T) {
+	train, test := threeClassFiles(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args            []string
+		algorithm, rule string
+	}{
+		{nil, "averaged", "pa2"},
+		{[]string{"-algo", "averaged"}, "averaged", "perceptron"},
+		{[]string{"-algo", "pa"}, "averaged", "pa"},
+		{[]string{"-algo", "pa1", "-C", "0.1"}, "averaged", "pa1"},
+		{[]string{"-algo", "pa2", "-no-average"}, "plain", "pa2"},
+		{[]string{"-algo", "pegasos", "-alpha", "0.01"}, "averaged", "pegasos"},
+		{[]string{"-kernel", "rbf:gamma=0.5"}, "averaged", "perceptron"},
+		{[]string{"-kernel", "rbf:gamma=0.5", "-algo", "pa1"}, "averaged", "pa1"},
+	} {
+		name := strings.Join(tc.args, " ")
+		model := filepath.Join(dir, "m.hpm")
+		args := append([]string{"train", "-json", "-o", model, "-test", test}, tc.args...)
+		code, out, errOut := runCmd(append(args, train)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		var r trainResult
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%s: bad JSON %q: %v", name, out, err)
+		}
+		if r.Algorithm != tc.algorithm || r.Rule != tc.rule {
+			t.Errorf("%s: trained %s/%s, want %s/%s", name, r.Algorithm, r.Rule, tc.algorithm, tc.rule)
+		}
+		if r.TestAccuracy == nil || *r.TestAccuracy < 0.9 {
+			t.Errorf("%s: test accuracy %v on separable data", name, r.TestAccuracy)
+		}
+		if r.Kernel == "" {
+			m, err := engine.Load(model)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if m.Rule.String() != tc.rule {
+				t.Errorf("%s: saved model has rule %v", name, m.Rule)
+			}
+		}
+		code, out, errOut = runCmd("eval", "-json", "-model", model, test)
+		if code != 0 || !strings.Contains(out, `"accuracy"`) {
+			t.Fatalf("%s: eval exit %d: %s %s", name, code, out, errOut)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-lr", "0.5"}, "add -algo averaged"},
+		{[]string{"-algo", "pa1", "-margin", "1"}, "-margin not available"},
+		{[]string{"-algo", "pa", "-C", "1"}, "-C needs -algo pa1 or pa2"},
+		{[]string{"-algo", "pa2", "-alpha", "1"}, "-alpha needs -algo pegasos"},
+		{[]string{"-algo", "averaged", "-no-average"}, "-no-average is for"},
+		{[]string{"-algo", "pegasos", "-threads", "2"}, "Pegasos trains sequentially"},
+		{[]string{"-algo", "pegasos", "-kernel", "rbf"}, "no kernel form"},
+		{[]string{"-algo", "svm"}, "unknown algorithm"},
+	} {
+		code, _, errOut := runCmd(append(append([]string{"train"}, tc.args...), train)...)
+		if code != 2 || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: exit %d, stderr %.200q; want exit 2 and %q", tc.args, code, errOut, tc.msg)
+		}
+	}
+}
