@@ -200,6 +200,13 @@ type Config struct {
 	// Alpha is Pegasos's regularization λ (scikit-learn's alpha; LIBLINEAR's
 	// C is 1/(λn) for n rows). 0 means DefaultAlpha.
 	Alpha float64
+	// Normalize scales every row to unit Euclidean norm, in training and
+	// in the model's predictions (Model.Normalize), as fastText and
+	// Vowpal Wabbit do by default. It makes the large-margin rules, whose
+	// margin of 1 is in the units of the features, independent of a row's
+	// scale: raw word counts of long and short documents then weigh alike.
+	// The data passed in are not changed. Voted refuses it.
+	Normalize bool
 	// Epochs is the most passes over the data; 0 means 10. Training stops
 	// sooner after an epoch with no update, or by early stopping.
 	Epochs int
@@ -356,6 +363,8 @@ func (c Config) settle() (settings, error) {
 		return bad("negative Patience, MaxClasses or MaxDim")
 	case c.Workers < 0 || c.Workers > MaxWorkers:
 		return bad("Workers %d is not in [0, %d]", c.Workers, MaxWorkers)
+	case c.Normalize && c.Algorithm == Voted:
+		return bad("the voted perceptron does not normalize rows")
 	case c.Workers > 1 && c.Algorithm == Voted:
 		return bad("the voted perceptron cannot mix parameters (Workers %d); use Averaged", c.Workers)
 	case c.Rule > Pegasos:

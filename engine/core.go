@@ -364,6 +364,7 @@ func (st *state) model() *Model {
 	m := &Model{
 		Algorithm: st.s.Algorithm,
 		Rule:      st.s.Rule,
+		Normalize: st.s.Normalize,
 		Bias:      st.s.Bias,
 		BiasScale: st.s.biasScale,
 		Classes:   append([]float64(nil), st.classes...),

@@ -89,6 +89,9 @@ func Margins(m *Model, X *sparse.CSR, y []float64) (MarginStats, error) {
 		for _, v := range x.Val {
 			r2 += float64(v) * float64(v)
 		}
+		if m.Normalize && r2 > 0 {
+			r2 = 1 // the model sees x/‖x‖
+		}
 		st.Radius = math.Max(st.Radius, math.Sqrt(r2+aug))
 		rAug = math.Max(rAug, math.Sqrt(r2+a2))
 		m.scores(x, s)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -29,6 +30,11 @@ type Model struct {
 	Rule      Rule
 	Bias      BiasMode
 	BiasScale float32
+	// Normalize says the model was trained on rows scaled to unit
+	// Euclidean norm (Config.Normalize), and so scales every row it
+	// scores the same way: W·x/‖x‖ + B, where ‖x‖ counts every feature
+	// of the row, those past Dim too. A row of norm 0 scores B.
+	Normalize bool
 	// Classes are the labels, in ascending order; at least two.
 	Classes []float64
 	// Dim is the number of features; rows may be wider, the features past
@@ -111,6 +117,9 @@ func (m *Model) Check() error {
 	if (m.Algorithm == Voted) != (m.Votes != nil) {
 		return bad("votes present only and always for the voted algorithm")
 	}
+	if m.Normalize && m.Votes != nil {
+		return bad("a voted model does not normalize rows")
+	}
 	if v := m.Votes; v != nil {
 		if v.SV == nil {
 			return bad("voted model without its rows")
@@ -153,12 +162,53 @@ func (m *Model) dot(x sparse.Vector) float32 {
 	return s
 }
 
-// scores sets out[k] = W_k·x + B[k] for every row k; out has NumRows
-// elements.
+// rowScale is what a model multiplies W·x by: 1/‖x‖ for a model that
+// normalizes rows (1 for a row of norm 0), else 1.
+func (m *Model) rowScale(val []float32) float32 {
+	if !m.Normalize {
+		return 1
+	}
+	return invNorm(val)
+}
+
+// invNorm returns 1/‖v‖ as float32, or 1 when ‖v‖ is 0. The sum of
+// squares is taken in float64, so rows whose squares leave float32's
+// range scale correctly.
+func invNorm(v []float32) float32 {
+	var ss float64
+	if f := float64(asm.SumSqF32(v)); f > 0x1p-60 && f < 0x1p100 {
+		ss = f
+	} else {
+		for _, x := range v {
+			ss += float64(x) * float64(x)
+		}
+	}
+	if ss == 0 {
+		return 1
+	}
+	return float32(1 / math.Sqrt(ss))
+}
+
+// scores sets out[k] = W_k·x + B[k] for every row k (W_k·x/‖x‖ + B[k]
+// for a model that normalizes rows); out has NumRows elements.
 func (m *Model) scores(x sparse.Vector, out []float32) {
-	K := len(out)
+	if m.Normalize {
+		clear(out)
+		m.addWX(x, out)
+		sc := invNorm(x.Val)
+		for k := range out {
+			out[k] = out[k]*sc + m.B[k]
+		}
+		return
+	}
 	copy(out, m.B)
-	if K == 1 {
+	m.addWX(x, out)
+}
+
+// addWX adds W_k·x to out[k] for every row k, ignoring features outside
+// [0, Dim).
+func (m *Model) addWX(x sparse.Vector, out []float32) {
+	if len(out) == 1 {
 		out[0] += m.dot(x)
 		return
 	}
@@ -220,6 +270,9 @@ func (m *Model) Decision(x sparse.Vector) float32 {
 	if m.Binary() {
 		if m.Votes != nil {
 			return m.vote(x, nil)
+		}
+		if m.Normalize {
+			return m.dot(x)*invNorm(x.Val) + m.B[0]
 		}
 		return m.dot(x) + m.B[0]
 	}
@@ -300,7 +353,7 @@ func (m *Model) Predict(x sparse.Vector) float64 {
 func (m *Model) DecisionDense(x []float32) float32 {
 	if m.Votes == nil && m.Binary() {
 		n := min(len(x), m.Dim)
-		return asm.DotF32(x[:n], m.W[:n]) + m.B[0]
+		return asm.DotF32(x[:n], m.W[:n])*m.rowScale(x) + m.B[0]
 	}
 	var buf [maxStack]float32
 	s, p := m.scratch(&buf)
@@ -341,19 +394,32 @@ func (m *Model) scoresDense(x []float32, s []float32) {
 		return
 	}
 	K := len(s)
-	copy(s, m.B)
+	// Without normalization the scores start from the biases, as they
+	// always have (the sums round in that order); with it from zero, to
+	// be scaled before the biases are added.
+	if m.Normalize {
+		clear(s)
+	} else {
+		copy(s, m.B)
+	}
 	n := min(len(x), m.Dim)
 	if K == 1 {
 		s[0] += asm.DotF32(x[:n], m.W[:n])
-		return
-	}
-	for j, v := range x[:n] {
-		if v == 0 {
-			continue
+	} else {
+		for j, v := range x[:n] {
+			if v == 0 {
+				continue
+			}
+			row := m.W[j*K : j*K+K]
+			for c, w := range row {
+				s[c] += v * w
+			}
 		}
-		row := m.W[j*K : j*K+K]
-		for c, w := range row {
-			s[c] += v * w
+	}
+	if m.Normalize {
+		sc := invNorm(x)
+		for c := range s {
+			s[c] = s[c]*sc + m.B[c]
 		}
 	}
 }
@@ -545,6 +611,13 @@ func (m *Model) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
 func (m *Model) binaryBlock(X *sparse.CSR, lo, hi int, out []float32) {
 	asm.DotRowsF32(X.Indptr[lo:hi+1], X.Ind, X.Val, m.W, out)
 	b := m.B[0]
+	if m.Normalize {
+		for i := range out {
+			r := lo + i
+			out[i] = out[i]*invNorm(X.Val[X.Indptr[r]:X.Indptr[r+1]]) + b
+		}
+		return
+	}
 	for i := range out {
 		out[i] += b
 	}

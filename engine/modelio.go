@@ -8,7 +8,8 @@ package engine
 //	0       4           magic "HPLM"
 //	4       2           format version (uint16, 1)
 //	6       2           flags (uint16): bit 0 votes section present,
-//	                    bit 1 start weights W0/B0 present; others 0
+//	                    bit 1 start weights W0/B0 present, bit 2 rows
+//	                    normalized (Model.Normalize); others 0
 //	8       1           algorithm (uint8)
 //	9       1           bias mode (uint8)
 //	10      1           update rule (uint8; 0, the perceptron, in files
@@ -64,7 +65,8 @@ const (
 
 	modelFlagVotes  = 1 << 0 // the votes section follows the weights
 	modelFlagStart  = 1 << 1 // the votes section holds W0 and B0
-	modelFlagsKnown = modelFlagVotes | modelFlagStart
+	modelFlagNorm   = 1 << 2 // Model.Normalize
+	modelFlagsKnown = modelFlagVotes | modelFlagStart | modelFlagNorm
 
 	// modelMaxDim bounds Dim, the number of classes and the rows of the
 	// voted model's SV: indices are int32.
@@ -209,6 +211,9 @@ func (e *modelEncoder) encode(m *Model) {
 		if v.W0 != nil {
 			flags |= modelFlagStart
 		}
+	}
+	if m.Normalize {
+		flags |= modelFlagNorm
 	}
 	e.buf = append(e.buf, modelMagic...)
 	e.u16(modelFormatVersion)
@@ -462,7 +467,10 @@ func (d *modelDecoder) decode() (*Model, error) {
 	case flags&modelFlagStart != 0 && flags&modelFlagVotes == 0:
 		return nil, modelErr("start weights flagged without votes")
 	}
-	m := &Model{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[6])}
+	m := &Model{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[6]), Normalize: flags&modelFlagNorm != 0}
+	if m.Normalize && m.Algorithm == Voted {
+		return nil, modelErr("a voted model does not normalize rows")
+	}
 	if b[7] != 0 {
 		return nil, modelErr("reserved header byte is not zero")
 	}
@@ -666,6 +674,7 @@ type modelJSON struct {
 	Version   int             `json:"version"`
 	Algorithm string          `json:"algorithm"`
 	Rule      string          `json:"rule,omitempty"`
+	Normalize bool            `json:"normalize,omitempty"`
 	BiasMode  string          `json:"bias_mode"`
 	BiasScale modelJSONF32    `json:"bias_scale"`
 	Classes   []float64       `json:"classes"`
@@ -819,6 +828,7 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		// Perceptron models leave the field out, as before it existed.
 		jm.Rule = m.Rule.String()
 	}
+	jm.Normalize = m.Normalize
 	if v := m.Votes; v != nil {
 		if i := modelNonFinite(v.W0); i >= 0 {
 			return nil, notJSON("start weight", i)
@@ -885,6 +895,7 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 	dm := &Model{
 		Algorithm: alg,
 		Rule:      rule,
+		Normalize: jm.Normalize,
 		Bias:      bias,
 		BiasScale: float32(jm.BiasScale),
 		Classes:   jm.Classes,

@@ -87,6 +87,9 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			if err := c.ReadBlock(i, b); err != nil {
 				return st.model(), nil, err
 			}
+			if s.Normalize {
+				b.X = normalized(b.X)
+			}
 			resident = append(resident, b)
 		}
 	}
@@ -94,6 +97,10 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	var sizes []int
 	var seqBuf []int32
 	var cls [][]int32
+	// xs are the window's rows as the learner sees them: the blocks', or
+	// with Normalize copies scaled to unit norm in the buffers vals.
+	var xs []*sparse.CSR
+	var vals [][]float32
 	for e := 1; e <= s.epochs; e++ {
 		if err := ctx.Err(); err != nil {
 			return st.model(), stats, err
@@ -133,7 +140,20 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			}
 			cls = cls[:0]
 			sizes = sizes[:0]
-			for _, b := range win {
+			xs = xs[:0]
+			for k, b := range win {
+				X := b.X
+				if s.Normalize && resident == nil {
+					if len(vals) <= k {
+						vals = append(vals, nil)
+					}
+					vals[k] = append(vals[k][:0], X.Val...)
+					n := *X
+					n.Val = vals[k]
+					n.NormalizeRows()
+					X = &n
+				}
+				xs = append(xs, X)
 				cb := make([]int32, b.Rows())
 				for i := range cb {
 					j := classIndex(classes, b.Y[i]+0)
@@ -161,13 +181,13 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			for p, ref := range order {
 				if q := p + prefetchAhead; q < len(order) {
 					r := order[q]
-					X := win[r.blk].X
+					X := xs[r.blk]
 					lo, hi := X.Indptr[r.row], X.Indptr[r.row+1]
 					asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
 				}
 				if q := p + gatherAhead; gather && q < len(order) {
 					r := order[q]
-					X := win[r.blk].X
+					X := xs[r.blk]
 					asm.PrefetchGather(X.Ind[X.Indptr[r.row]:X.Indptr[r.row+1]], gw, stride)
 				}
 				if es.Rows%checkEvery == checkEvery-1 {
@@ -175,7 +195,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 						break
 					}
 				}
-				X := win[ref.blk].X
+				X := xs[ref.blk]
 				lo, hi := X.Indptr[ref.row], X.Indptr[ref.row+1]
 				var o outcome
 				if ilv {

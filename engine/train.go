@@ -123,7 +123,10 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 			st.votes.rowOf[i] = -1
 		}
 	}
-	f := fitter{st: st, X: X, cls: cls, train: train, valid: valid, y: y, rng: rng}
+	f := fitter{st: st, X: X, data: X, cls: cls, train: train, valid: valid, y: y, rng: rng}
+	if s.Normalize {
+		f.X = normalized(X)
+	}
 	if s.Workers > 1 && s.Algorithm != Batch {
 		f.workers = make([]*state, s.Workers)
 		for k := range f.workers {
@@ -139,8 +142,11 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 
 // fitter runs the epochs of Fit.
 type fitter struct {
-	st           *state
-	X            *sparse.CSR
+	st *state
+	// X is what the learners train on: the caller's rows, or a copy of
+	// them scaled to unit norm (Config.Normalize). data is the caller's,
+	// on which models (which scale rows themselves) are measured.
+	X, data      *sparse.CSR
 	cls          []int32
 	y            []float64
 	train, valid []int32
@@ -195,7 +201,7 @@ func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 		}
 		stop := s.converged(es)
 		if f.valid != nil {
-			es.ValidAccuracy = accuracyOn(m, f.X, f.y, f.valid)
+			es.ValidAccuracy = accuracyOn(m, f.data, f.y, f.valid)
 			if es.ValidAccuracy > bestAcc {
 				best, bestAcc, since = m, es.ValidAccuracy, 0
 			} else if since++; since >= s.patience {
@@ -688,7 +694,7 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 	s := make([]float32, K)
 	var dec []float32
 	if K == 1 && m.Votes == nil {
-		dec = m.DecisionBatch(f.X, nil)
+		dec = m.DecisionBatch(f.data, nil)
 	}
 	for _, i := range rows {
 		c := int(f.cls[i])
@@ -698,14 +704,14 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 			if dec != nil {
 				d = dec[i]
 			} else {
-				d = m.Decision(f.X.Row(int(i)))
+				d = m.Decision(f.data.Row(int(i)))
 			}
 			mg = d
 			if c == 0 {
 				mg = -d
 			}
 		} else {
-			m.Scores(f.X.Row(int(i)), s)
+			m.Scores(f.data.Row(int(i)), s)
 			mg = s[c] - s[bestOther(s, c)]
 		}
 		if mg <= 0 {
@@ -714,6 +720,15 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 		}
 	}
 	return sum / float64(max(1, len(rows))), mistakes
+}
+
+// normalized returns X with every row scaled to unit norm: a copy of the
+// values, sharing X's indices. Rows of norm 0 stay as they are.
+func normalized(X *sparse.CSR) *sparse.CSR {
+	n := *X
+	n.Val = slices.Clone(X.Val)
+	n.NormalizeRows()
+	return &n
 }
 
 // accuracyOn returns the fraction of rows m labels as y does.

@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// fxScaledRows returns X with row i multiplied by a factor from 0.01 to
+// 100 that depends on i: the same directions at other lengths.
+func fxScaledRows(X *sparse.CSR) *sparse.CSR {
+	n := normalized(X) // a copy to scale
+	for i := range n.Rows {
+		f := float32(math.Pow(10, float64(i%5)-2))
+		for k := n.Indptr[i]; k < n.Indptr[i+1]; k++ {
+			n.Val[k] = X.Val[k] * f
+		}
+	}
+	return n
+}
+
+// TestNormalize checks Config.Normalize: Fit trains on the rows scaled to
+// unit norm, exactly as on data normalized by hand, leaves the caller's
+// data alone, and the model scales the rows it scores, on every
+// prediction path, so that rows of any length in the same direction
+// score alike.
+func TestNormalize(t *testing.T) {
+	Xb, yb := fxIntBinary(61, 400, 40, 6, 0.1)
+	Xm, ym := fxIntMulti(62, 400, 40, 6, 4, 0.1)
+	for _, d := range []struct {
+		name string
+		X    *sparse.CSR
+		y    []float64
+	}{{"binary", Xb, yb}, {"multiclass", Xm, ym}} {
+		for _, cfg := range []Config{{}, {Algorithm: Plain}, {Rule: PA2}, {Rule: Pegasos}, {Rule: PA1, Workers: 2}, {Algorithm: Batch}} {
+			name := d.name + "/" + cfg.Algorithm.String() + "/" + cfg.Rule.String()
+			t.Run(name, func(t *testing.T) {
+				before := append([]float32(nil), d.X.Val...)
+				cfg.Epochs, cfg.Normalize = 4, true
+				m, _ := fxFit(t, d.X, d.y, cfg)
+				for k, v := range d.X.Val {
+					if math.Float32bits(v) != math.Float32bits(before[k]) {
+						t.Fatalf("Fit changed the caller's value %d", k)
+					}
+				}
+				if !m.Normalize {
+					t.Fatal("model does not record Normalize")
+				}
+				byHand := normalized(d.X)
+				plain := cfg
+				plain.Normalize = false
+				want, _ := fxFit(t, byHand, d.y, plain)
+				fxSameModel(t, "Normalize vs rows normalized by hand", m, want)
+
+				// Every path scores a row as the unnormalized model scores
+				// the normalized row, up to rounding, and a scaled row
+				// the same.
+				scaled := fxScaledRows(d.X)
+				K := m.NumRows()
+				var s, sw, ss []float32
+				for i := range d.X.Rows {
+					x, xn, xs := d.X.Row(i), byHand.Row(i), scaled.Row(i)
+					s, sw, ss = m.Scores(x, s), want.Scores(xn, sw), m.Scores(xs, ss)
+					for k := range K {
+						tol := 1e-5 * (1 + math.Abs(float64(sw[k])))
+						if math.Abs(float64(s[k]-sw[k])) > tol || math.Abs(float64(ss[k]-sw[k])) > tol {
+							t.Fatalf("row %d class %d: score %v, scaled row %v, normalized row %v", i, k, s[k], ss[k], sw[k])
+						}
+					}
+					dense := make([]float32, d.X.Cols)
+					for q, j := range x.Ind {
+						dense[j] = x.Val[q]
+					}
+					if a, b := m.Decision(x), m.DecisionDense(dense); math.Abs(float64(a-b)) > 1e-5*(1+math.Abs(float64(a))) {
+						t.Fatalf("row %d: Decision %v, DecisionDense %v", i, a, b)
+					}
+					if m.Predict(x) != m.PredictDense(dense) {
+						t.Fatalf("row %d: Predict and PredictDense disagree", i)
+					}
+				}
+				dec := m.DecisionBatch(d.X, nil)
+				pred := m.PredictBatch(d.X, nil)
+				for i := range d.X.Rows {
+					if dec[i] != m.Decision(d.X.Row(i)) || pred[i] != m.Predict(d.X.Row(i)) {
+						t.Fatalf("row %d: batch %v/%v, single %v/%v", i, dec[i], pred[i], m.Decision(d.X.Row(i)), m.Predict(d.X.Row(i)))
+					}
+				}
+				// A row of norm 0 scores the biases.
+				s = m.Scores(sparse.Vector{Dim: d.X.Cols}, s)
+				for k := range K {
+					if s[k] != m.B[k] {
+						t.Fatalf("empty row: score %v, bias %v", s[k], m.B[k])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestNormalizeOtherPaths checks that FitCache and the Learner normalize
+// as Fit does (the same models, in file order), that the model files keep
+// the flag, that the margin diagnostics measure the rows the model sees
+// (radius 1), and that the voted perceptron refuses it.
+func TestNormalizeOtherPaths(t *testing.T) {
+	X, y := fxIntMulti(63, 700, 50, 7, 3, 0.1)
+	for _, cfg := range []Config{{NoShuffle: true, Epochs: 3, Normalize: true}, {Rule: PA2, NoShuffle: true, Epochs: 3, Normalize: true}} {
+		want, _ := fxFit(t, X, y, cfg)
+		for _, block := range []int{2000, 1 << 22} { // streamed, resident
+			c, _ := fxCache(t, X, y, block)
+			got, _, err := FitCache(context.Background(), c, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fxSameModel(t, "FitCache vs Fit, normalized", got, want)
+			if !got.Normalize {
+				t.Fatal("FitCache's model does not record Normalize")
+			}
+		}
+		l := fxLearner(t, want.Classes, X.Cols, cfg)
+		for range 3 {
+			if _, err := l.PartialFit(context.Background(), X, y); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fxSameModel(t, "Learner vs Fit, normalized", l.Model(), want)
+
+		for _, roundTrip := range []func(*Model) (*Model, error){
+			func(m *Model) (*Model, error) {
+				b, err := m.MarshalBinary()
+				var d Model
+				if err == nil {
+					err = d.UnmarshalBinary(b)
+				}
+				return &d, err
+			},
+			func(m *Model) (*Model, error) {
+				b, err := m.MarshalJSON()
+				var d Model
+				if err == nil {
+					err = d.UnmarshalJSON(b)
+				}
+				return &d, err
+			},
+		} {
+			d, err := roundTrip(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.Normalize {
+				t.Fatal("a model file lost Normalize")
+			}
+			fxSameModel(t, "round trip", d, want)
+		}
+		ms, err := Margins(want, X, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ms.Radius != 1 {
+			t.Fatalf("radius %v of a normalizing model, want 1", ms.Radius)
+		}
+	}
+	if _, _, err := Fit(context.Background(), X, y, Config{Algorithm: Voted, Normalize: true}); !errors.Is(err, ErrConfig) {
+		t.Fatalf("voted with Normalize: %v, want ErrConfig", err)
+	}
+}
