@@ -19,15 +19,18 @@ func TestTrainLearners(t *testing.T) {
 	for _, tc := range []struct {
 		args            []string
 		algorithm, rule string
+		normalize       bool
 	}{
-		{nil, "averaged", "pa2"},
-		{[]string{"-algo", "averaged"}, "averaged", "perceptron"},
-		{[]string{"-algo", "pa"}, "averaged", "pa"},
-		{[]string{"-algo", "pa1", "-C", "0.1"}, "averaged", "pa1"},
-		{[]string{"-algo", "pa2", "-no-average"}, "plain", "pa2"},
-		{[]string{"-algo", "pegasos", "-alpha", "0.01"}, "averaged", "pegasos"},
-		{[]string{"-kernel", "rbf:gamma=0.5"}, "averaged", "perceptron"},
-		{[]string{"-kernel", "rbf:gamma=0.5", "-algo", "pa1"}, "averaged", "pa1"},
+		{nil, "averaged", "pa2", true},
+		{[]string{"-normalize=false"}, "averaged", "pa2", false},
+		{[]string{"-algo", "averaged"}, "averaged", "perceptron", true},
+		{[]string{"-algo", "voted"}, "voted", "perceptron", false},
+		{[]string{"-algo", "pa"}, "averaged", "pa", true},
+		{[]string{"-algo", "pa1", "-C", "0.1"}, "averaged", "pa1", true},
+		{[]string{"-algo", "pa2", "-no-average"}, "plain", "pa2", true},
+		{[]string{"-algo", "pegasos", "-alpha", "0.01"}, "averaged", "pegasos", true},
+		{[]string{"-kernel", "rbf:gamma=0.5"}, "averaged", "perceptron", false},
+		{[]string{"-kernel", "rbf:gamma=0.5", "-algo", "pa1"}, "averaged", "pa1", false},
 	} {
 		name := strings.Join(tc.args, " ")
 		model := filepath.Join(dir, "m.hpm")
@@ -40,8 +43,8 @@ func TestTrainLearners(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("%s: bad JSON %q: %v", name, out, err)
 		}
-		if r.Algorithm != tc.algorithm || r.Rule != tc.rule {
-			t.Errorf("%s: trained %s/%s, want %s/%s", name, r.Algorithm, r.Rule, tc.algorithm, tc.rule)
+		if r.Algorithm != tc.algorithm || r.Rule != tc.rule || r.Normalize != tc.normalize {
+			t.Errorf("%s: trained %s/%s normalize=%v, want %s/%s normalize=%v", name, r.Algorithm, r.Rule, r.Normalize, tc.algorithm, tc.rule, tc.normalize)
 		}
 		if r.TestAccuracy == nil || *r.TestAccuracy < 0.9 {
 			t.Errorf("%s: test accuracy %v on separable data", name, r.TestAccuracy)
@@ -51,8 +54,8 @@ func TestTrainLearners(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if m.Rule.String() != tc.rule {
-				t.Errorf("%s: saved model has rule %v", name, m.Rule)
+			if m.Rule.String() != tc.rule || m.Normalize != tc.normalize {
+				t.Errorf("%s: saved model has rule %v, normalize %v", name, m.Rule, m.Normalize)
 			}
 		}
 		code, out, errOut = runCmd("eval", "-json", "-model", model, test)
@@ -72,6 +75,8 @@ func TestTrainLearners(t *testing.T) {
 		{[]string{"-algo", "pegasos", "-threads", "2"}, "Pegasos trains sequentially"},
 		{[]string{"-algo", "pegasos", "-kernel", "rbf"}, "no kernel form"},
 		{[]string{"-algo", "svm"}, "unknown algorithm"},
+		{[]string{"-kernel", "rbf", "-normalize=false"}, "normalize not available with -kernel"},
+		{[]string{"-algo", "voted", "-normalize"}, "does not normalize"},
 	} {
 		code, _, errOut := runCmd(append(append([]string{"train"}, tc.args...), train)...)
 		if code != 2 || !strings.Contains(errOut, tc.msg) {

@@ -31,7 +31,9 @@ classifier and prints the training time. The default learner is the
 averaged passive-aggressive PA-II (-C sets its aggressiveness); -algo picks
 another: the perceptrons (averaged, plain, voted, batch), pa and pa1
 (passive-aggressive), or pegasos (a linear SVM by stochastic sub-gradient
-steps; -alpha sets its regularization). With -test it evaluates on a second file, with
+steps; -alpha sets its regularization). Rows are scaled to unit length in
+training and in the model's predictions unless -normalize=false (the voted
+perceptron and kernel models use the raw rows). With -test it evaluates on a second file, with
 -o it saves the model (written atomically), with -margins it reports the
 margin diagnostics on the training rows. Two distinct labels give a binary
 model, more a multiclass one. Ctrl-C stops after the current epoch's
@@ -50,6 +52,7 @@ support vectors (with -algo plain).`,
 		noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2 or pegasos: keep the last weights instead of their average")
 		fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (0: 1)")
 		fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (0: 1e-4)")
+		normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
 		fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
 		fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
 		bias := fs.String("bias", "separate", "bias: separate, augmented or none")
@@ -122,6 +125,12 @@ support vectors (with -algo plain).`,
 			if cfg.Workers > 1 && (cfg.Algorithm == engine.Voted || cfg.Algorithm == engine.Batch) {
 				return fmt.Errorf("%w: -threads > 1 needs -algo averaged or plain (voted is sequential; batch scores on all cores already)", errUsage)
 			}
+			// Rows are normalized by default for the linear learners; the
+			// voted perceptron replays its mistakes on the raw rows.
+			cfg.Normalize = *normalize && *kernel == "" && cfg.Algorithm != engine.Voted
+			if *normalize && cfg.Algorithm == engine.Voted && len(setAmong(fs, "normalize")) > 0 {
+				return fmt.Errorf("%w: -algo voted does not normalize rows (-normalize=false)", errUsage)
+			}
 			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream}
 			if *stream && (*margins || cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)) {
 				return fmt.Errorf("%w: -stream trains averaged or plain on one core; -margins, -threads, -validation and -balanced need the data in memory", errUsage)
@@ -132,7 +141,7 @@ support vectors (with -algo plain).`,
 				}
 				return train(stdout, args[0], cfg, o)
 			}
-			if bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream"); len(bad) > 0 {
+			if bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream", "normalize"); len(bad) > 0 {
 				return fmt.Errorf("%w: %s not available with -kernel", errUsage, strings.Join(bad, ", "))
 			}
 			if cfg.Algorithm == engine.Batch || cfg.Rule == engine.Pegasos {
@@ -169,6 +178,7 @@ type trainResult struct {
 	Tier         string             `json:"tier"`
 	Algorithm    string             `json:"algorithm"`
 	Rule         string             `json:"rule"`
+	Normalize    bool               `json:"normalize"`
 	Workers      int                `json:"workers,omitempty"`
 	Streamed     bool               `json:"streamed,omitempty"`
 	Rows         int                `json:"rows"`
@@ -282,7 +292,7 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	if err != nil {
 		return err
 	}
-	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(),
+	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(), Normalize: cfg.Normalize,
 		Workers: max(1, cfg.Workers), ReadSeconds: time.Since(t0).Seconds()}
 	if c != nil {
 		r.Rows, r.Features, r.NNZ, r.Streamed = int(c.Rows()), c.Cols(), c.NNZ(), true
@@ -372,6 +382,9 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		on := ""
 		if r.Workers > 1 {
 			on = fmt.Sprintf(" on %d cores (parameter mixing)", r.Workers)
+		}
+		if r.Normalize {
+			on += ", rows normalized"
 		}
 		fmt.Fprintf(stdout, "train:    %s%s, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
 			learnerName(r.Algorithm, r.Rule), on, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
