@@ -26,7 +26,7 @@ import (
 
 var experimentCmd = &command{
 	name:  "experiment",
-	args:  "convergence|variants",
+	args:  "convergence|variants|margins",
 	short: "measure the perceptron against its theory (mistake bound) and its variants against each other, with plots",
 	long: `Experiment convergence generates linearly separable data with a known unit
 separator u and margin γ (points in the ball of radius R; see 'gen -kind
@@ -41,17 +41,27 @@ PNG. A run whose mistakes exceed the bound is a bug: the command fails.
 Experiment variants trains the plain, averaged, voted and batch
 perceptrons on a data set (the embedded Subjectivity corpus unless
 -train and -test are given) and writes the test accuracy after every
-epoch as learning curves (variants.csv, variants.svg, variants.png).`,
+epoch as learning curves (variants.csv, variants.svg, variants.png).
+
+Experiment margins sets the large-margin learners (PA, PA-I, PA-II with
+C = 1, Pegasos) beside the perceptron on generated data: separable data
+of margin γ, each learner until an epoch without updates, and one pass
+over the same points with a share of their labels flipped. It records
+each learner's mistakes, its mistake bound (Freund and Schapire's for the
+perceptron, Crammer et al.'s for the PA family, least over the multiples
+of the true separator) and the geometric margin of its final weights, in
+margins.csv and margins_{separable,noisy}.{svg,png}. A run whose
+mistakes exceed its bound is a bug: the command fails.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		out := fs.String("out", "experiment", "write the CSV and the plots into this `dir`")
-		seeds := fs.Int("seeds", 5, "convergence: seeds per setting")
-		quick := fs.Bool("quick", false, "convergence: a small sweep (seconds)")
+		seeds := fs.Int("seeds", 5, "convergence, margins: seeds per setting")
+		quick := fs.Bool("quick", false, "convergence, margins: a small sweep (seconds)")
 		epochs := fs.Int("epochs", 15, "variants: epochs")
 		train := fs.String("train", "", "variants: training `file` (default: the embedded Subjectivity data, 80/20 split)")
 		test := fs.String("test", "", "variants: test `file`")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 {
-				return fmt.Errorf("%w: experiment takes convergence or variants", errUsage)
+				return fmt.Errorf("%w: experiment takes convergence, variants or margins", errUsage)
 			}
 			// The arguments are checked before -out is made, so that a
 			// misuse leaves nothing behind.
@@ -65,13 +75,21 @@ epoch as learning curves (variants.csv, variants.svg, variants.png).`,
 					return err
 				}
 				return convergence(stdout, *out, *seeds, *quick)
+			case "margins":
+				if *seeds < 1 {
+					return fmt.Errorf("%w: -seeds must be at least 1", errUsage)
+				}
+				if err := mkdir(); err != nil {
+					return err
+				}
+				return marginsExperiment(stdout, *out, *seeds, *quick)
 			case "variants":
 				if (*train == "") != (*test == "") || *epochs < 1 {
 					return fmt.Errorf("%w: variants needs both -train and -test or neither, and -epochs ≥ 1", errUsage)
 				}
 				return variants(stdout, *out, *train, *test, *epochs, mkdir)
 			}
-			return fmt.Errorf("%w: unknown experiment %q (want convergence or variants)", errUsage, args[0])
+			return fmt.Errorf("%w: unknown experiment %q (want convergence, variants or margins)", errUsage, args[0])
 		}
 	},
 }

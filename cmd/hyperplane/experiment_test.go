@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -88,5 +89,43 @@ func TestExperimentMisuseLeavesNothing(t *testing.T) {
 	}
 	if b, err := os.ReadFile(csvPath); err != nil || string(b) != "earlier results\n" {
 		t.Fatalf("variants.csv was replaced: %q (%v)", b, err)
+	}
+}
+
+// TestMarginsExperiment: the margins experiment writes one run per
+// learner and setting, every mistake count within its bound, a bound for
+// every learner that has one, and on separable data final weights that
+// separate the points (each learner ran until an epoch without updates).
+func TestMarginsExperiment(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCmd("experiment", "-out", dir, "-quick", "-seeds", "1", "margins")
+	if code != 0 {
+		t.Fatalf("margins: exit %d\n%s%s", code, out, errOut)
+	}
+	f, err := os.Open(filepath.Join(dir, "margins.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(recs) != 1+4*len(marginLearners) {
+		t.Fatalf("margins.csv: %d records, err %v", len(recs), err)
+	}
+	for _, r := range recs[1:] {
+		mistakes, _ := strconv.Atoi(r[5])
+		bound, _ := strconv.ParseFloat(r[6], 64)
+		margin, _ := strconv.ParseFloat(r[7], 64)
+		hasBound := r[3] != "pegasos" && !(r[3] == "pa" && r[0] == "noisy" && r[1] != "0")
+		if hasBound != !math.IsNaN(bound) || float64(mistakes) > bound {
+			t.Errorf("run %v: %d mistakes, bound %v", r[:4], mistakes, bound)
+		}
+		if r[0] == "separable" && r[3] != "pegasos" && !(margin > 0) {
+			t.Errorf("run %v: final margin %v on separable data", r[:4], margin)
+		}
+	}
+	for _, sw := range []string{"separable", "noisy"} {
+		if fi, err := os.Stat(filepath.Join(dir, "margins_"+sw+".png")); err != nil || fi.Size() < 1000 {
+			t.Fatalf("margins_%s.png: %v", sw, err)
+		}
 	}
 }
