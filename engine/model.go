@@ -171,9 +171,11 @@ func (m *Model) rowScale(val []float32) float32 {
 	return invNorm(val)
 }
 
-// invNorm returns 1/‖v‖ as float32, or 1 when ‖v‖ is 0. The sum of
-// squares is taken in float64, so rows whose squares leave float32's
-// range scale correctly.
+// invNorm returns 1/‖v‖ as float32, or 0 when ‖v‖ is 0 (such a row has
+// no direction; W·x is 0 for it anyway). The sum of squares is taken in
+// float64 where float32 would overflow or underflow, so rows of huge or
+// tiny values scale correctly. Training (Config.Normalize) and prediction
+// share it, so that a model scores its training rows as it saw them.
 func invNorm(v []float32) float32 {
 	var ss float64
 	if f := float64(asm.SumSqF32(v)); f > 0x1p-60 && f < 0x1p100 {
@@ -184,7 +186,7 @@ func invNorm(v []float32) float32 {
 		}
 	}
 	if ss == 0 {
-		return 1
+		return 0
 	}
 	return float32(1 / math.Sqrt(ss))
 }

@@ -22,10 +22,6 @@ type Learner struct {
 	rng    *rand.Rand
 	err    error // sticky ErrDiverged
 	passes int   // PartialFit and LearnFrom calls, for EpochStats.Epoch
-	// With Config.Normalize, row is the scratch in which a row is scaled
-	// to unit norm, by the routine Fit uses, so that both learn the same.
-	row    sparse.CSR
-	rowPtr [2]int64
 }
 
 // RowSource is a stream of labelled sparse rows, such as *sparse.Scanner:
@@ -120,14 +116,11 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 		}
 		st.grow(int(min(int64(st.s.maxDim), most, int64(max(need, 2*st.dim)))))
 	}
-	val := x.Val
+	sc := float32(1)
 	if st.s.Normalize {
-		l.rowPtr[1] = int64(len(val))
-		l.row = sparse.CSR{Rows: 1, Cols: st.dim, Indptr: l.rowPtr[:], Ind: x.Ind, Val: append(l.row.Val[:0], val...)}
-		l.row.NormalizeRows()
-		val = l.row.Val
+		sc = invNorm(x.Val)
 	}
-	o := st.step(x.Ind, val, c, float32(weight), -1)
+	o := st.step(x.Ind, x.Val, sc, c, float32(weight), -1)
 	if o.update && !st.finiteAt(x.Ind) {
 		// A NaN weight would make every later comparison false, and the
 		// learner would silently stop learning: stop it loudly instead.

@@ -87,9 +87,6 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			if err := c.ReadBlock(i, b); err != nil {
 				return st.model(), nil, err
 			}
-			if s.Normalize {
-				b.X = normalized(b.X)
-			}
 			resident = append(resident, b)
 		}
 	}
@@ -97,10 +94,9 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	var sizes []int
 	var seqBuf []int32
 	var cls [][]int32
-	// xs are the window's rows as the learner sees them: the blocks', or
-	// with Normalize copies scaled to unit norm in the buffers vals.
-	var xs []*sparse.CSR
-	var vals [][]float32
+	// With Normalize, scales[k] holds the row scales of the window's
+	// block k (see rowScales).
+	var scales [][]float32
 	for e := 1; e <= s.epochs; e++ {
 		if err := ctx.Err(); err != nil {
 			return st.model(), stats, err
@@ -140,20 +136,17 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			}
 			cls = cls[:0]
 			sizes = sizes[:0]
-			xs = xs[:0]
 			for k, b := range win {
-				X := b.X
-				if s.Normalize && resident == nil {
-					if len(vals) <= k {
-						vals = append(vals, nil)
+				if s.Normalize {
+					if len(scales) <= k {
+						scales = append(scales, nil)
 					}
-					vals[k] = append(vals[k][:0], X.Val...)
-					n := *X
-					n.Val = vals[k]
-					n.NormalizeRows()
-					X = &n
+					X := b.X
+					scales[k] = slices.Grow(scales[k][:0], X.Rows)[:X.Rows]
+					for i := range X.Rows {
+						scales[k][i] = invNorm(X.Val[X.Indptr[i]:X.Indptr[i+1]])
+					}
 				}
-				xs = append(xs, X)
 				cb := make([]int32, b.Rows())
 				for i := range cb {
 					j := classIndex(classes, b.Y[i]+0)
@@ -181,13 +174,13 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			for p, ref := range order {
 				if q := p + prefetchAhead; q < len(order) {
 					r := order[q]
-					X := xs[r.blk]
+					X := win[r.blk].X
 					lo, hi := X.Indptr[r.row], X.Indptr[r.row+1]
 					asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
 				}
 				if q := p + gatherAhead; gather && q < len(order) {
 					r := order[q]
-					X := xs[r.blk]
+					X := win[r.blk].X
 					asm.PrefetchGather(X.Ind[X.Indptr[r.row]:X.Indptr[r.row+1]], gw, stride)
 				}
 				if es.Rows%checkEvery == checkEvery-1 {
@@ -195,13 +188,17 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 						break
 					}
 				}
-				X := xs[ref.blk]
+				X := win[ref.blk].X
 				lo, hi := X.Indptr[ref.row], X.Indptr[ref.row+1]
+				sc := float32(1)
+				if s.Normalize {
+					sc = scales[ref.blk][ref.row]
+				}
 				var o outcome
 				if ilv {
-					o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], int(cls[ref.blk][ref.row]), 1, -1)
+					o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], sc, int(cls[ref.blk][ref.row]), 1, -1)
 				} else {
-					o = st.step(X.Ind[lo:hi], X.Val[lo:hi], int(cls[ref.blk][ref.row]), 1, -1)
+					o = st.step(X.Ind[lo:hi], X.Val[lo:hi], sc, int(cls[ref.blk][ref.row]), 1, -1)
 				}
 				es.Rows++
 				if o.mistake {

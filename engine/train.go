@@ -123,9 +123,9 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 			st.votes.rowOf[i] = -1
 		}
 	}
-	f := fitter{st: st, X: X, data: X, cls: cls, train: train, valid: valid, y: y, rng: rng}
+	f := fitter{st: st, X: X, cls: cls, train: train, valid: valid, y: y, rng: rng}
 	if s.Normalize {
-		f.X = normalized(X)
+		f.scale = rowScales(X)
 	}
 	if s.Workers > 1 && s.Algorithm != Batch {
 		f.workers = make([]*state, s.Workers)
@@ -143,10 +143,10 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 // fitter runs the epochs of Fit.
 type fitter struct {
 	st *state
-	// X is what the learners train on: the caller's rows, or a copy of
-	// them scaled to unit norm (Config.Normalize). data is the caller's,
-	// on which models (which scale rows themselves) are measured.
-	X, data      *sparse.CSR
+	X  *sparse.CSR
+	// scale holds 1/‖x‖ of every row (0 for rows of norm 0) with
+	// Config.Normalize, nil otherwise.
+	scale        []float32
 	cls          []int32
 	y            []float64
 	train, valid []int32
@@ -201,7 +201,7 @@ func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 		}
 		stop := s.converged(es)
 		if f.valid != nil {
-			es.ValidAccuracy = accuracyOn(m, f.data, f.y, f.valid)
+			es.ValidAccuracy = accuracyOn(m, f.X, f.y, f.valid)
 			if es.ValidAccuracy > bestAcc {
 				best, bestAcc, since = m, es.ValidAccuracy, 0
 			} else if since++; since >= s.patience {
@@ -463,11 +463,15 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 		if sw != nil {
 			weight = float32(sw[i])
 		}
+		sc := float32(1)
+		if f.scale != nil {
+			sc = f.scale[i]
+		}
 		var o outcome
 		if ilv {
-			o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], int(f.cls[i]), weight, int(i))
+			o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], sc, int(f.cls[i]), weight, int(i))
 		} else {
-			o = st.step(X.Ind[lo:hi], X.Val[lo:hi], int(f.cls[i]), weight, int(i))
+			o = st.step(X.Ind[lo:hi], X.Val[lo:hi], sc, int(f.cls[i]), weight, int(i))
 		}
 		if o.mistake {
 			ps.mistakes++
@@ -607,7 +611,7 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 func (f *fitter) batchEpoch(ctx context.Context) (EpochStats, error) {
 	st, X := f.st, f.X
 	K := st.K
-	cur := &Model{Classes: st.classes, Dim: st.dim, W: st.w, B: st.b}
+	cur := &Model{Classes: st.classes, Dim: st.dim, W: st.w, B: st.b, Normalize: st.s.Normalize}
 	if f.grad == nil {
 		f.grad, f.gb = make([]float32, len(st.w)), make([]float32, K)
 	}
@@ -640,6 +644,10 @@ func (f *fitter) batchEpoch(ctx context.Context) (EpochStats, error) {
 		if st.cw != nil {
 			weight *= st.cw[c]
 		}
+		wx := weight // the weight of the row's values in the gradient
+		if f.scale != nil {
+			wx *= f.scale[i]
+		}
 		if K == 1 {
 			y := float32(-1)
 			if c == 1 {
@@ -652,7 +660,7 @@ func (f *fitter) batchEpoch(ctx context.Context) (EpochStats, error) {
 			}
 			if m <= st.s.tau && weight > 0 {
 				es.Updates++
-				asm.AxpyIndF32(weight*y, row.Val, row.Ind, grad)
+				asm.AxpyIndF32(wx*y, row.Val, row.Ind, grad)
 				gb[0] += weight * y
 			}
 			continue
@@ -667,7 +675,7 @@ func (f *fitter) batchEpoch(ctx context.Context) (EpochStats, error) {
 		if m <= st.s.tau && weight > 0 {
 			es.Updates++
 			for k, j := range row.Ind {
-				d := weight * row.Val[k]
+				d := wx * row.Val[k]
 				grad[int(j)*K+c] += d
 				grad[int(j)*K+r] -= d
 			}
@@ -694,7 +702,7 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 	s := make([]float32, K)
 	var dec []float32
 	if K == 1 && m.Votes == nil {
-		dec = m.DecisionBatch(f.data, nil)
+		dec = m.DecisionBatch(f.X, nil)
 	}
 	for _, i := range rows {
 		c := int(f.cls[i])
@@ -704,14 +712,14 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 			if dec != nil {
 				d = dec[i]
 			} else {
-				d = m.Decision(f.data.Row(int(i)))
+				d = m.Decision(f.X.Row(int(i)))
 			}
 			mg = d
 			if c == 0 {
 				mg = -d
 			}
 		} else {
-			m.Scores(f.data.Row(int(i)), s)
+			m.Scores(f.X.Row(int(i)), s)
 			mg = s[c] - s[bestOther(s, c)]
 		}
 		if mg <= 0 {
@@ -722,13 +730,17 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 	return sum / float64(max(1, len(rows))), mistakes
 }
 
-// normalized returns X with every row scaled to unit norm: a copy of the
-// values, sharing X's indices. Rows of norm 0 stay as they are.
-func normalized(X *sparse.CSR) *sparse.CSR {
-	n := *X
-	n.Val = slices.Clone(X.Val)
-	n.NormalizeRows()
-	return &n
+// rowScales returns 1/‖x‖ for every row of X (0 for a row of norm 0),
+// the scale a learner with Normalize gives each row: a pass over the
+// values, where a normalized copy of them would cost their size again.
+func rowScales(X *sparse.CSR) []float32 {
+	sc := make([]float32, X.Rows)
+	parallelRows(X.Rows, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sc[i] = invNorm(X.Val[X.Indptr[i]:X.Indptr[i+1]])
+		}
+	})
+	return sc
 }
 
 // accuracyOn returns the fraction of rows m labels as y does.
