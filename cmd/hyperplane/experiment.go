@@ -67,22 +67,17 @@ mistakes exceed its bound is a bug: the command fails.`,
 			// misuse leaves nothing behind.
 			mkdir := func() error { return os.MkdirAll(*out, 0o755) }
 			switch args[0] {
-			case "convergence":
+			case "convergence", "margins":
 				if *seeds < 1 {
 					return fmt.Errorf("%w: -seeds must be at least 1", errUsage)
 				}
 				if err := mkdir(); err != nil {
 					return err
+				}
+				if args[0] == "margins" {
+					return marginsExperiment(stdout, *out, *seeds, *quick)
 				}
 				return convergence(stdout, *out, *seeds, *quick)
-			case "margins":
-				if *seeds < 1 {
-					return fmt.Errorf("%w: -seeds must be at least 1", errUsage)
-				}
-				if err := mkdir(); err != nil {
-					return err
-				}
-				return marginsExperiment(stdout, *out, *seeds, *quick)
 			case "variants":
 				if (*train == "") != (*test == "") || *epochs < 1 {
 					return fmt.Errorf("%w: variants needs both -train and -test or neither, and -epochs ≥ 1", errUsage)
