@@ -111,7 +111,10 @@ const (
 	// starts with a step of 1/λ. This is a linear SVM (the bias is
 	// regularized like a weight, as LIBLINEAR's -B 1 does). The weights
 	// are kept as w = v/(λ(t−1+t0)), so no example costs O(dim): v only
-	// changes by ±x, and the average has a lazy form too.
+	// changes by ±x, and the average has a lazy form too. v is float32 and
+	// grows like λ·t·‖w‖: once that is some 10^6 times a row's values, the
+	// updates begin to round away (after 10^7 examples at λ = 1 the
+	// weights were a few per cent off the exact ones).
 	Pegasos
 )
 
@@ -195,17 +198,20 @@ type Config struct {
 	Rule Rule
 	// C is the aggressiveness of PA1 and PA2 (as scikit-learn and
 	// LIBLINEAR name it): the larger, the bigger the steps on noisy
-	// examples. 0 means DefaultC. Class and sample weights multiply it.
+	// examples. 0 means DefaultC. Class and sample weights multiply it
+	// (for PA, which has no C, they multiply the step).
 	C float64
 	// Alpha is Pegasos's regularization λ (scikit-learn's alpha; LIBLINEAR's
 	// C is 1/(λn) for n rows). 0 means DefaultAlpha.
 	Alpha float64
 	// Normalize scales every row to unit Euclidean norm, in training and
-	// in the model's predictions (Model.Normalize), as fastText and
-	// Vowpal Wabbit do by default. It makes the large-margin rules, whose
-	// margin of 1 is in the units of the features, independent of a row's
-	// scale: raw word counts of long and short documents then weigh alike.
-	// The data passed in are not changed. Voted refuses it.
+	// in the model's predictions (Model.Normalize), as TF-IDF features
+	// usually are (scikit-learn's norm="l2"). It makes the large-margin
+	// rules, whose margin of 1 is in the units of the features,
+	// independent of a row's scale: raw word counts of long and short
+	// documents then weigh alike. The data passed in are not changed. A
+	// row whose 1/‖x‖ is past float32's range (‖x‖ below about 3e-39)
+	// counts as a row of norm 0. Voted refuses it.
 	Normalize bool
 	// Epochs is the most passes over the data; 0 means 10. Training stops
 	// sooner after an epoch with no update, or by early stopping.
@@ -369,7 +375,8 @@ func (c Config) settle() (settings, error) {
 		return bad("the voted perceptron cannot mix parameters (Workers %d); use Averaged", c.Workers)
 	case c.Rule > Pegasos:
 		return bad("unknown rule %d", c.Rule)
-	case !(c.C >= 0) || c.C > 1e30 || (c.C > 0 && float32(c.C) == 0):
+	case !(c.C >= 0) || c.C > 1e30 || (c.C > 0 && c.C < 1e-30):
+		// (Below that, PA-II's 1/(2C) leaves float32's range.)
 		return bad("C %v", c.C)
 	case !(c.Alpha >= 0) || c.Alpha > 1e30 || (c.Alpha > 0 && c.Alpha < 1e-30):
 		return bad("Alpha %v", c.Alpha)

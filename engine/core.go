@@ -26,8 +26,8 @@ type state struct {
 	u       []float64 // averaging accumulator, nil when not averaging
 	ub      []float64
 	c       float64 // examples seen
-	// h is the harmonic number H_c = 1 + 1/2 + … + 1/c, Pegasos's
-	// averaging clock (see clock).
+	// h is Σ_{t≤c} 1/(t+t0), the harmonic number H_c shifted by
+	// Pegasos's offset t0: its averaging clock (see clock).
 	h      float64
 	bb     float32 // biasScale², the bias gain of an update
 	cw     []float32
@@ -255,8 +255,8 @@ func (st *state) judge(dot float32, val []float32, sc float32, cls int, weight f
 func (st *state) hinge(m float32, val []float32, sc float32, n float32, weight float32, svRow int) (outcome, float32) {
 	var o outcome
 	s := &st.s
-	// Pegasos keeps w = v/(λc) in st.w as v: its margin below 1 is m
-	// below λc. (Before the first example w is 0, and m = 0 = λc.)
+	// Pegasos keeps w = v/(λ(c+t0)) in st.w as v: its margin below 1 is
+	// m below λ(c+t0). (Before the first example w = v = 0.)
 	thr := float32(1)
 	if s.Rule == Pegasos {
 		thr = float32(s.lambda * (st.c + s.t0))
@@ -292,6 +292,10 @@ func (st *state) hinge(m float32, val []float32, sc float32, n float32, weight f
 		return o, 0
 	}
 	tau := paStep(s.Rule, l, q, s.cAgg*weight)
+	if s.Rule == PA {
+		// PA has no C for the weight to scale: it scales the step.
+		tau *= weight
+	}
 	o.update = tau > 0
 	return o, tau
 }
@@ -312,9 +316,9 @@ func paStep(rule Rule, l, q, c float32) float32 {
 }
 
 // clock is the weight of an update in the averaging accumulator u: the
-// examples seen before it, c, for the rules whose weights are st.w; H_c
-// for Pegasos, whose weights after example t are v/(λt), so that the sum
-// of the weights after examples 1…T is (H_T·v − u)/λ.
+// examples seen before it, c, for the rules whose weights are st.w; h for
+// Pegasos, whose weights after example t are v/(λ(t+t0)), so that the sum
+// of the weights after examples 1…T is (h_T·v − u)/λ.
 func (st *state) clock() float64 {
 	if st.s.Rule == Pegasos {
 		return st.h
@@ -448,9 +452,9 @@ func (st *state) model() *Model {
 	return m
 }
 
-// pegasosModel sets m's weights from Pegasos's state: w = v/(λc) after c
-// examples, or with averaging the mean of the weights after each example,
-// (H_c·v − u)/(λc) (see clock). Before any example they are 0.
+// pegasosModel sets m's weights from Pegasos's state: w = v/(λ(c+t0))
+// after c examples, or with averaging the mean of the weights after each
+// example, (h·v − u)/(λc) (see clock). Before any example they are 0.
 func (st *state) pegasosModel(m *Model) {
 	if st.c == 0 {
 		return

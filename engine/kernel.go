@@ -331,7 +331,11 @@ func (d *dual) step(i int) (mistake, update bool, loss float32) {
 				q *= 2
 			}
 			if q > 0 {
-				a = paStep(d.s.Rule, l, q, d.s.cAgg*weight) * y
+				a = paStep(d.s.Rule, l, q, d.s.cAgg*weight)
+				if d.s.Rule == PA {
+					a *= weight // PA has no C for the weight to scale
+				}
+				a *= y
 			}
 		}
 		if a != 0 {

@@ -172,9 +172,11 @@ func (m *Model) rowScale(val []float32) float32 {
 }
 
 // invNorm returns 1/‖v‖ as float32, or 0 when ‖v‖ is 0 (such a row has
-// no direction; W·x is 0 for it anyway). The sum of squares is taken in
-// float64 where float32 would overflow or underflow, so rows of huge or
-// tiny values scale correctly. Training (Config.Normalize) and prediction
+// no direction; W·x is 0 for it anyway) or when 1/‖v‖ is past float32's
+// range (‖v‖ below about 3e-39), which counts as no direction too. The sum
+// of squares is taken in float64 where float32 would overflow or
+// underflow. (W·x itself is float32: rows of values near float32's limit
+// can overflow it before it is scaled, as without Normalize.) Training (Config.Normalize) and prediction
 // share it, so that a model scores its training rows as it saw them.
 func invNorm(v []float32) float32 {
 	var ss float64
@@ -185,10 +187,12 @@ func invNorm(v []float32) float32 {
 			ss += float64(x) * float64(x)
 		}
 	}
-	if ss == 0 {
+	sc := float32(1 / math.Sqrt(ss))
+	if ss == 0 || math.IsInf(float64(sc), 1) {
+		// No direction, or none float32 can scale to unit length.
 		return 0
 	}
-	return float32(1 / math.Sqrt(ss))
+	return sc
 }
 
 // scores sets out[k] = W_k·x + B[k] for every row k (W_k·x/‖x‖ + B[k]

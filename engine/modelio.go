@@ -667,6 +667,12 @@ func Load(path string) (*Model, error) {
 // modelJSONFormat is the "format" member of the JSON export.
 const modelJSONFormat = "hyperplane-model"
 
+// modelJSONVersion is the newest JSON version: 2 marks a model that
+// normalizes rows, which a reader of version 1 would silently score
+// unnormalized (it ignores fields it does not know); other models are
+// written as version 1, as before.
+const modelJSONVersion = 2
+
 // modelJSON is the JSON export. Weights and start weights are given per
 // weight row, Dim values each.
 type modelJSON struct {
@@ -828,7 +834,9 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		// Perceptron models leave the field out, as before it existed.
 		jm.Rule = m.Rule.String()
 	}
-	jm.Normalize = m.Normalize
+	if m.Normalize {
+		jm.Normalize, jm.Version = true, 2
+	}
 	if v := m.Votes; v != nil {
 		if i := modelNonFinite(v.W0); i >= 0 {
 			return nil, notJSON("start weight", i)
@@ -873,8 +881,8 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 	switch {
 	case jm.Format != modelJSONFormat:
 		return modelErr("not a hyperplane model file")
-	case jm.Version > modelFormatVersion:
-		return modelErr("format version %d is newer than this build reads (%d)", jm.Version, modelFormatVersion)
+	case jm.Version > modelJSONVersion:
+		return modelErr("format version %d is newer than this build reads (%d)", jm.Version, modelJSONVersion)
 	case jm.Version < 1:
 		return modelErr("format version %d does not exist", jm.Version)
 	}

@@ -788,7 +788,7 @@ func TestModelJSONErrors(t *testing.T) {
 		{"array", `[1,2]`, "JSON"},
 		{"format", edit(func(o map[string]any) { o["format"] = "other" }), "not a hyperplane model file"},
 		{"no-format", `{"version":1}`, "not a hyperplane model file"},
-		{"newer", edit(func(o map[string]any) { o["version"] = 7 }), "format version 7 is newer than this build reads (1)"},
+		{"newer", edit(func(o map[string]any) { o["version"] = 7 }), "format version 7 is newer than this build reads (2)"},
 		{"version0", edit(func(o map[string]any) { delete(o, "version") }), "format version 0"},
 		{"algorithm", edit(func(o map[string]any) { o["algorithm"] = "svm" }), `unknown algorithm "svm"`},
 		{"bias-mode", edit(func(o map[string]any) { o["bias_mode"] = "x" }), `unknown bias mode "x"`},

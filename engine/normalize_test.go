@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -192,5 +193,43 @@ func TestNormalizeOtherPaths(t *testing.T) {
 	}
 	if _, _, err := Fit(context.Background(), X, y, Config{Algorithm: Voted, Normalize: true}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("voted with Normalize: %v, want ErrConfig", err)
+	}
+}
+
+// TestNormalizeEdges: a model that normalizes rows says so in its JSON
+// version (a reader of version 1 would drop the field and score rows
+// unnormalized), and a row too short for float32 to scale to unit length
+// counts as a row of norm 0 instead of making the weights infinite.
+func TestNormalizeEdges(t *testing.T) {
+	X, y := fxIntBinary(64, 100, 10, 3, 0)
+	for _, norm := range []bool{false, true} {
+		m, _ := fxFit(t, X, y, Config{Rule: PA2, Normalize: norm, Epochs: 2})
+		js, err := m.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `"version":1,`
+		if norm {
+			want = `"version":2,`
+		}
+		if !strings.Contains(string(js), want) {
+			t.Errorf("Normalize %v: JSON %.80s…, want %s", norm, js, want)
+		}
+	}
+	tiny := sparse.NewBuilder(2)
+	for _, r := range [][]float32{{1, 1}, {1e-39, 1e-39}, {-1, 0.5}, {-1e-39, 2e-39}} {
+		if err := tiny.Add([]int32{0, 1}, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ty := []float64{1, 1, -1, -1}
+	TX := tiny.Build()
+	for r := Perceptron; r <= Pegasos; r++ {
+		m, _ := fxFit(t, TX, ty, Config{Rule: r, Normalize: true, Epochs: 3})
+		for i := range 4 {
+			if d := m.Decision(TX.Row(i)); math.IsInf(float64(d), 0) || math.IsNaN(float64(d)) {
+				t.Fatalf("%v: row %d scores %v", r, i, d)
+			}
+		}
 	}
 }

@@ -597,3 +597,31 @@ func TestKernelPAEqualsPrimal(t *testing.T) {
 		t.Fatalf("kernel voted PA-I: %v, want ErrConfig", err)
 	}
 }
+
+// TestRuleWeights: class and sample weights change every rule's steps;
+// for PA, which has no C, they scale the step.
+func TestRuleWeights(t *testing.T) {
+	X, y := fxIntBinary(65, 60, 12, 4, 0.1)
+	sw := make([]float64, len(y))
+	for i := range sw {
+		sw[i] = float64(1 + i%3)
+	}
+	for _, r := range []Rule{PA, PA1, PA2, Pegasos} {
+		cfg := Config{Rule: r, C: 0.05, Epochs: 2, NoShuffle: true}
+		if r == PA || r == Pegasos {
+			cfg.C = 0
+		}
+		base, _ := fxFit(t, X, y, cfg)
+		for _, w := range []Config{{ClassWeight: map[float64]float64{1: 3}}, {SampleWeight: sw}} {
+			c := cfg
+			c.ClassWeight, c.SampleWeight = w.ClassWeight, w.SampleWeight
+			m, _ := fxFit(t, X, y, c)
+			if slices.Equal(m.W, base.W) && slices.Equal(m.B, base.B) {
+				t.Errorf("%v: weights %+v changed nothing", r, w)
+			}
+		}
+	}
+	if _, _, err := Fit(context.Background(), X, y, Config{Rule: PA2, C: 1e-35}); !errors.Is(err, ErrConfig) {
+		t.Errorf("PA2 with C 1e-35 (1/(2C) past float32): %v, want ErrConfig", err)
+	}
+}

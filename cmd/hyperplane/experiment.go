@@ -45,7 +45,8 @@ epoch as learning curves (variants.csv, variants.svg, variants.png).
 
 Experiment margins sets the large-margin learners (PA, PA-I, PA-II with
 C = 1, Pegasos) beside the perceptron on generated data: separable data
-of margin γ, each learner until an epoch without updates, and one pass
+of margin γ, each learner until an epoch without updates (at most 2000;
+Pegasos 20), and one pass
 over the same points with a share of their labels flipped. It records
 each learner's mistakes, its mistake bound (Freund and Schapire's for the
 perceptron, Crammer et al.'s for the PA family, least over the multiples

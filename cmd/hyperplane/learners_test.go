@@ -31,6 +31,7 @@ func TestTrainLearners(t *testing.T) {
 		{[]string{"-algo", "pegasos", "-alpha", "0.01"}, "averaged", "pegasos", true},
 		{[]string{"-kernel", "rbf:gamma=0.5"}, "averaged", "perceptron", false},
 		{[]string{"-kernel", "rbf:gamma=0.5", "-algo", "pa1"}, "averaged", "pa1", false},
+		{[]string{"-kernel", "rbf:gamma=0.5", "-normalize=false"}, "averaged", "perceptron", false},
 	} {
 		name := strings.Join(tc.args, " ")
 		model := filepath.Join(dir, "m.hpm")
@@ -75,7 +76,7 @@ func TestTrainLearners(t *testing.T) {
 		{[]string{"-algo", "pegasos", "-threads", "2"}, "Pegasos trains sequentially"},
 		{[]string{"-algo", "pegasos", "-kernel", "rbf"}, "no kernel form"},
 		{[]string{"-algo", "svm"}, "unknown algorithm"},
-		{[]string{"-kernel", "rbf", "-normalize=false"}, "normalize not available with -kernel"},
+		{[]string{"-kernel", "rbf", "-normalize"}, "normalize not available with -kernel"},
 		{[]string{"-algo", "voted", "-normalize"}, "does not normalize"},
 	} {
 		code, _, errOut := runCmd(append(append([]string{"train"}, tc.args...), train)...)

@@ -31,7 +31,7 @@ import (
 // unit separator U and the s that gives the least bound), with the hinge
 // loss ℓ_t(u) = max(0, 1 − y_t·u·x_t) summed over the examples seen:
 //
-//   - perceptron, Freund and Schapire (1999), Theorem 1: for unit U and
+//   - perceptron, Freund and Schapire (1999), Theorem 2: for unit U and
 //     any γ > 0, mistakes ≤ ((R + D)/γ)² with D² = Σ max(0, γ − y·U·x)²;
 //     on separable data with margin γ this is Novikoff's (R/γ)²;
 //   - PA, Crammer et al. (2006), Theorem 2: with a u that has no loss,
@@ -78,8 +78,8 @@ func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) erro
 	}
 	var runs []marginRun
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		// Separable: every learner until an epoch makes no update
-		// (Pegasos, which never stops shrinking, for 20 epochs).
+		// Separable: every learner until an epoch makes no update, at
+		// most 2000 epochs (Pegasos, which never stops shrinking, 20).
 		for _, g := range gammas {
 			s, err := synth.Separable{N: n, Dim: 20, Margin: g, Radius: 1, Seed: seed}.Generate()
 			if err != nil {
@@ -121,7 +121,7 @@ func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) erro
 		return err
 	}
 	for _, sweep := range []string{"separable", "noisy"} {
-		xlabel, title := "1/γ²", fmt.Sprintf("Mistakes until no update, separable data (n = %d, d = 20, C = %g)", n, marginC)
+		xlabel, title := "1/γ²", fmt.Sprintf("Mistakes until no update (≤ 2000 epochs), separable data (n = %d, d = 20, C = %g)", n, marginC)
 		if sweep == "noisy" {
 			xlabel, title = "label noise", fmt.Sprintf("Mistakes in one pass, margin 0.1, labels flipped (n = %d, d = 20, C = %g)", 2*n, marginC)
 		}
@@ -154,7 +154,8 @@ func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) erro
 }
 
 // marginRuns trains every learner on the points of s with labels y for at
-// most passes epochs (separable: until an epoch without updates).
+// most passes epochs (separable: until an epoch without updates, which
+// PA-II, whose step always leaves some loss, may never reach).
 func marginRuns(s *synth.SeparableData, y []float64, sweep string, x float64, seed uint64, passes int) ([]marginRun, error) {
 	X := s.Data.X
 	var out []marginRun

@@ -141,7 +141,10 @@ support vectors (with -algo plain).`,
 				}
 				return train(stdout, args[0], cfg, o)
 			}
-			if bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream", "normalize"); len(bad) > 0 {
+			if bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream"); len(bad) > 0 || *normalize && len(setAmong(fs, "normalize")) > 0 {
+				if len(bad) == 0 {
+					bad = []string{"normalize"}
+				}
 				return fmt.Errorf("%w: %s not available with -kernel", errUsage, strings.Join(bad, ", "))
 			}
 			if cfg.Algorithm == engine.Batch || cfg.Rule == engine.Pegasos {
