@@ -17,19 +17,7 @@ SK=../shared/tools/sk_perceptron.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/hyperplane" ./cmd/hyperplane
-split() { # FILE NAME → $tmp/NAME.train $tmp/NAME.test
-  awk -v tr="$tmp/$2.train" -v te="$tmp/$2.test" '{ if (NR % 5 == 0) print > te; else print > tr }' "$1"
-}
-split $D/libsvm/w8a w8a
-split $D/libsvm/rcv1_small_vw1000.svm rcv1
-sets=(
-  "imdb $D/text/imdb/imdb.train.svm.gz $D/text/imdb/imdb.test.svm.gz"
-  "a9a $D/libsvm/a9a $D/libsvm/a9a.t"
-  "w8a $tmp/w8a.train $tmp/w8a.test"
-  "rcv1_small $tmp/rcv1.train $tmp/rcv1.test"
-  "20ng $D/text/20newsgroups/20ng.train.svm.gz $D/text/20newsgroups/20ng.test.svm.gz"
-  "r52 $D/text/reuters21578/r52.train.svm $D/text/reuters21578/r52.test.svm"
-)
+. bench/sets.sh
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p"; }
 jget() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }

@@ -29,18 +29,8 @@ SK=bench/sk_margin.py
 LL=../shared/tools/liblinear.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-split() { # FILE NAME → $tmp/NAME.train $tmp/NAME.test
-  awk -v tr="$tmp/$2.train" -v te="$tmp/$2.test" '{ if (NR % 5 == 0) print > te; else print > tr }' "$1"
-}
-split $D/libsvm/w8a w8a
-split $D/libsvm/rcv1_small_vw1000.svm rcv1
-sets=(
-  "imdb $D/text/imdb/imdb.train.svm.gz $D/text/imdb/imdb.test.svm.gz"
-  "a9a $D/libsvm/a9a $D/libsvm/a9a.t"
-  "w8a $tmp/w8a.train $tmp/w8a.test"
-  "rcv1_small $tmp/rcv1.train $tmp/rcv1.test"
-  "20ng $D/text/20newsgroups/20ng.train.svm.gz $D/text/20newsgroups/20ng.test.svm.gz"
-  "r52 $D/text/reuters21578/r52.train.svm $D/text/reuters21578/r52.test.svm"
+. bench/sets.sh
+sets+=(
   "r8 $D/text/reuters21578/r8.train.svm $D/text/reuters21578/r8.test.svm"
   "20ng_text $D/text/20newsgroups/20ng.train.jsonl.gz $D/text/20newsgroups/20ng.test.jsonl.gz"
 )

@@ -162,8 +162,8 @@ func (m *Model) dot(x sparse.Vector) float32 {
 	return s
 }
 
-// rowScale is what a model multiplies W·x by: 1/‖x‖ for a model that
-// normalizes rows (1 for a row of norm 0), else 1.
+// rowScale is what a model multiplies W·x by: invNorm(x) for a model
+// that normalizes rows, else 1.
 func (m *Model) rowScale(val []float32) float32 {
 	if !m.Normalize {
 		return 1
@@ -173,20 +173,13 @@ func (m *Model) rowScale(val []float32) float32 {
 
 // invNorm returns 1/‖v‖ as float32, or 0 when ‖v‖ is 0 (such a row has
 // no direction; W·x is 0 for it anyway) or when 1/‖v‖ is past float32's
-// range (‖v‖ below about 3e-39), which counts as no direction too. The sum
-// of squares is taken in float64 where float32 would overflow or
-// underflow. (W·x itself is float32: rows of values near float32's limit
-// can overflow it before it is scaled, as without Normalize.) Training (Config.Normalize) and prediction
-// share it, so that a model scores its training rows as it saw them.
+// range (‖v‖ below about 3e-39), which counts as no direction too. (W·x
+// itself is float32: rows of values near float32's limit can overflow it
+// before it is scaled, as without Normalize.) Training (Config.Normalize)
+// and prediction share it, so that a model scores its training rows as it
+// saw them.
 func invNorm(v []float32) float32 {
-	var ss float64
-	if f := float64(asm.SumSqF32(v)); f > 0x1p-60 && f < 0x1p100 {
-		ss = f
-	} else {
-		for _, x := range v {
-			ss += float64(x) * float64(x)
-		}
-	}
+	ss := sparse.SquaredNorm(v)
 	sc := float32(1 / math.Sqrt(ss))
 	if ss == 0 || math.IsInf(float64(sc), 1) {
 		// No direction, or none float32 can scale to unit length.

@@ -95,8 +95,14 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	var seqBuf []int32
 	var cls [][]int32
 	// With Normalize, scales[k] holds the row scales of the window's
-	// block k (see rowScales).
-	var scales [][]float32
+	// block k (see rowScales); resident blocks have theirs computed once,
+	// in resScales.
+	var scales, resScales [][]float32
+	if s.Normalize {
+		for _, b := range resident {
+			resScales = append(resScales, rowScales(b.X))
+		}
+	}
 	for e := 1; e <= s.epochs; e++ {
 		if err := ctx.Err(); err != nil {
 			return st.model(), stats, err
@@ -118,8 +124,12 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			// alternates classes.
 			var win []*sparse.CacheBlock
 			if resident != nil {
+				scales = scales[:0]
 				for _, i := range blocks {
 					win = append(win, resident[i])
+					if s.Normalize {
+						scales = append(scales, resScales[i])
+					}
 				}
 				done = true
 			} else {
@@ -137,7 +147,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 			cls = cls[:0]
 			sizes = sizes[:0]
 			for k, b := range win {
-				if s.Normalize {
+				if s.Normalize && resident == nil {
 					if len(scales) <= k {
 						scales = append(scales, nil)
 					}

@@ -244,6 +244,16 @@ func (m *CSR) NormalizeRows() {
 	}
 }
 
+// SquaredNorm returns Σ v[k]² in float64, computed by the float32 SIMD
+// kernel when the sum lies well inside float32's range and in float64
+// otherwise, so that rows of huge or tiny values (those whose squares
+// overflow or underflow float32) get their true norm. NormalizeRows and
+// RowNorms use it; so does a model that normalizes the rows it scores.
+func SquaredNorm(v []float32) float64 {
+	ss, _ := sumSq(v)
+	return ss
+}
+
 // sumSq returns the sum of the squares of v, and whether the float32
 // kernel computed it: it does when the sum lies well inside float32's
 // range, and the float64 loop takes rows whose squares overflow float32

@@ -33,11 +33,12 @@ another: the perceptrons (averaged, plain, voted, batch), pa and pa1
 (passive-aggressive), or pegasos (a linear SVM by stochastic sub-gradient
 steps; -alpha sets its regularization). Rows are scaled to unit length in
 training and in the model's predictions unless -normalize=false (the voted
-perceptron and kernel models use the raw rows). With -test it evaluates on a second file, with
--o it saves the model (written atomically), with -margins it reports the
-margin diagnostics on the training rows. Two distinct labels give a binary
-model, more a multiclass one. Ctrl-C stops after the current epoch's
-check and still saves the model so far when -o is given.
+perceptron and kernel models use the raw rows). With -test it evaluates on
+a second file, with -o it saves the model (written atomically), with
+-margins it reports the margin diagnostics on the training rows. Two
+distinct labels give a binary model, more a multiclass one. Ctrl-C stops
+after the current epoch's check and still saves the model so far when -o
+is given.
 
 With -kernel it trains the dual (kernel) perceptron instead: -kernel
 rbf:gamma=2, poly:degree=2,gamma=1,coef0=1, sigmoid:gamma=0.01,coef0=0,
@@ -141,10 +142,11 @@ support vectors (with -algo plain).`,
 				}
 				return train(stdout, args[0], cfg, o)
 			}
-			if bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream"); len(bad) > 0 || *normalize && len(setAmong(fs, "normalize")) > 0 {
-				if len(bad) == 0 {
-					bad = []string{"normalize"}
-				}
+			bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream")
+			if *normalize && len(setAmong(fs, "normalize")) > 0 {
+				bad = append(bad, "normalize") // -normalize=false is what kernels do
+			}
+			if len(bad) > 0 {
 				return fmt.Errorf("%w: %s not available with -kernel", errUsage, strings.Join(bad, ", "))
 			}
 			if cfg.Algorithm == engine.Batch || cfg.Rule == engine.Pegasos {
