@@ -16,7 +16,8 @@
 //	hyperplane help [COMMAND]  help for a command
 //
 // The SIMD tier can be forced for any command with -simd or the
-// HYPERPLANE_SIMD environment variable (generic, avx2, avx512).
+// HYPERPLANE_SIMD environment variable (generic, avx2, avx512), and the
+// memory budget that input-sized allocations are checked against with -mem.
 package main
 
 import (
@@ -32,6 +33,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -79,6 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hyperplane "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	simd := fs.String("simd", "", "force the SIMD `tier`: generic, avx2 or avx512")
+	mem := fs.String("mem", "", memUsage)
 	body := cmd.flags(fs)
 	fs.Usage = func() { usage(cmd, fs, stderr) }
 	if err := fs.Parse(args[1:]); err != nil {
@@ -97,7 +100,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	if *mem != "" {
+		n, err := budget.Parse(*mem)
+		if err != nil {
+			fmt.Fprintf(stderr, "hyperplane %s: -mem: %v\n", cmd.name, err)
+			return 2
+		}
+		defer budget.Set(budget.Set(n))
+	}
 	if err := body(fs.Args(), stdout); err != nil {
+		if errors.Is(err, budget.ErrExceeded) {
+			fmt.Fprintf(stderr, "hyperplane %s: %v\n%s\n", cmd.name, err, memHint)
+			return 1
+		}
 		if errors.Is(err, errUsage) || badOption(err) {
 			fmt.Fprintf(stderr, "hyperplane %s: %s\n", cmd.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 			fs.Usage()
@@ -108,6 +123,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// memUsage documents -mem, which every command takes.
+var memUsage = "the memory `budget` for allocations sized by the input, e.g. 4GiB (default: half of this machine's memory, " + budget.Format(budget.Default()) + ")"
+
+// memHint follows an over-budget error: what a user can do about it.
+const memHint = `hint: hash text into fewer buckets (-bits), cap the vocabulary (-vocab), train fewer classes,
+      stream the data from a cache (convert to .hpc, then train -stream), or raise the budget with -mem`
 
 // setAmong returns, as "-name", the flags among names that the command
 // line set, in fs's order.
@@ -148,6 +170,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 			fs := flag.NewFlagSet("hyperplane "+c.name, flag.ContinueOnError)
 			fs.SetOutput(stdout)
 			fs.String("simd", "", "force the SIMD `tier`: generic, avx2 or avx512")
+			fs.String("mem", "", memUsage)
 			c.flags(fs)
 			usage(c, fs, stdout)
 			return 0
