@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of them, so
@@ -30,6 +32,10 @@ var (
 	// ErrFormat: a model file is not one, is truncated or corrupt, or has
 	// a version this build cannot read.
 	ErrFormat = errors.New("engine: bad model file")
+	// ErrMemory: training or a model would need more memory than the
+	// budget (Config.MemoryBudget). It is budget.ErrExceeded, so one test
+	// covers the refusals of every package.
+	ErrMemory = budget.ErrExceeded
 )
 
 // Algorithm picks the perceptron variant.
@@ -278,6 +284,12 @@ type Config struct {
 	MaxClasses int
 	// MaxDim caps the width an online Learner grows to; 0 means 1<<27.
 	MaxDim int
+	// MemoryBudget caps, in bytes, what training allocates for the
+	// weights, their averaging sums and the workers' copies, which the
+	// data's width and classes size: more is ErrMemory, before anything
+	// is allocated. 0 means budget.Default(), half of the machine's
+	// memory unless the process set another.
+	MemoryBudget int64
 	// Workers > 1 trains Plain and Averaged with iterative parameter
 	// mixing (McDonald, Hall & Mann 2010) on that many goroutines: every
 	// epoch the shuffled rows are cut into Workers shards, each worker runs
@@ -365,8 +377,8 @@ func (c Config) settle() (settings, error) {
 		return bad("Margin %v", c.Margin)
 	case !(c.Validation >= 0 && c.Validation < 1):
 		return bad("Validation %v is not in [0, 1)", c.Validation)
-	case c.Patience < 0, c.MaxClasses < 0, c.MaxDim < 0:
-		return bad("negative Patience, MaxClasses or MaxDim")
+	case c.Patience < 0, c.MaxClasses < 0, c.MaxDim < 0, c.MemoryBudget < 0:
+		return bad("negative Patience, MaxClasses, MaxDim or MemoryBudget")
 	case c.Workers < 0 || c.Workers > MaxWorkers:
 		return bad("Workers %d is not in [0, %d]", c.Workers, MaxWorkers)
 	case c.Normalize && c.Algorithm == Voted:

@@ -9,6 +9,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // KernelConfig sets up FitKernel, the dual (kernel) perceptron. Its zero
@@ -31,7 +32,7 @@ type KernelConfig struct {
 	Rule Rule
 	C    float64
 	// Epochs, LearningRate, Bias, BiasScale, Margin, NoShuffle, Seed,
-	// ClassWeight, Balanced, MaxClasses and OnEpoch mean what they mean
+	// ClassWeight, Balanced, MaxClasses, MemoryBudget and OnEpoch mean what they mean
 	// in Config. BiasAugmented adds BiasScale² to every kernel value,
 	// which is the same as learning b with that gain.
 	Epochs       int
@@ -44,6 +45,7 @@ type KernelConfig struct {
 	ClassWeight  map[float64]float64
 	Balanced     bool
 	MaxClasses   int
+	MemoryBudget int64
 	OnEpoch      func(KernelEpochStats) error
 	// Budget, when > 0, caps the number of support vectors, for long
 	// streams; it needs Algorithm Plain. When an update would add one more, the
@@ -142,6 +144,7 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 		Algorithm: cfg.Algorithm, Rule: cfg.Rule, C: cfg.C, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate,
 		Bias: cfg.Bias, BiasScale: cfg.BiasScale, Margin: cfg.Margin, NoShuffle: cfg.NoShuffle,
 		Seed: cfg.Seed, ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced, MaxClasses: cfg.MaxClasses,
+		MemoryBudget: cfg.MemoryBudget,
 	}
 	s, err := base.settle()
 	if err != nil {
@@ -200,13 +203,20 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 	for i, v := range y {
 		cls[i] = int32(classIndex(classes, v+0))
 	}
+	// The dual holds, per row and weight vector, α, the scores F and
+	// with averaging their sums, beside the Gram matrix's own budget.
+	K := weightRows(classes)
+	gb := cfg.Gram.Budget
+	if gb <= 0 {
+		gb = kernels.DefaultBudget
+	}
+	need := budget.Add(budget.Mul(int64(n), int64(K), 16), budget.Mul(int64(n), 8), gb)
+	if err := budget.Check(s.MemoryBudget, need, fmt.Sprintf("the dual of %d rows × %d weight vectors and a Gram matrix of %s", n, K, budget.Format(gb))); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrMemory, err)
+	}
 	gram, err := kernels.NewGram(k, kernels.NewData(X), cfg.Gram)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	K := len(classes)
-	if K == 2 {
-		K = 1
 	}
 	d := &dual{
 		s: s, kern: k, gram: gram, n: n, K: K, cls: cls,

@@ -57,7 +57,7 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 	if dim < 0 || dim > s.maxDim {
 		return nil, fmt.Errorf("%w: width %d is outside [0, %d]", ErrDim, dim, s.maxDim)
 	}
-	if err := checkWeights(dim, c); err != nil {
+	if err := checkWeights(s, dim, c, 1); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
@@ -114,7 +114,15 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 		if int64(need) > most {
 			return outcome{}, fmt.Errorf("%w: feature %d × %d classes is more weights than a model holds", ErrDim, need-1, len(st.classes))
 		}
-		st.grow(int(min(int64(st.s.maxDim), most, int64(max(need, 2*st.dim)))))
+		grow := int(min(int64(st.s.maxDim), most, int64(max(need, 2*st.dim))))
+		if grow > need && checkWeights(st.s, grow, st.classes, 1) != nil {
+			// Doubling would pass the budget: grow only as far as the row.
+			grow = need
+		}
+		if err := checkWeights(st.s, grow, st.classes, 1); err != nil {
+			return outcome{}, err
+		}
+		st.grow(grow)
 	}
 	sc := float32(1)
 	if st.s.Normalize {

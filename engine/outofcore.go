@@ -55,7 +55,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	if err := checkClassWeights(s.ClassWeight, classes); err != nil {
 		return nil, nil, err
 	}
-	if err := checkWeights(c.Cols(), classes); err != nil {
+	if err := checkWeights(s, c.Cols(), classes, 1); err != nil {
 		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // prefetchAhead is how many rows ahead of the one being learned a shuffled
@@ -80,9 +81,6 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if err := checkClassWeights(s.ClassWeight, classes); err != nil {
 		return nil, nil, err
 	}
-	if err := checkWeights(X.Cols, classes); err != nil {
-		return nil, nil, err
-	}
 	cls := make([]int32, X.Rows)
 	for i, v := range y {
 		cls[i] = int32(classIndex(classes, v+0)) // +0 folds −0 into 0
@@ -109,6 +107,14 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 		for i := range train {
 			train[i] = int32(i)
 		}
+	}
+	if s.Workers > len(train) {
+		// Parameter mixing never needs more shards than rows, and each
+		// worker holds a copy of the weights.
+		s.Workers = len(train)
+	}
+	if err := checkWeights(s, X.Cols, classes, s.Workers); err != nil {
+		return nil, nil, err
 	}
 	trainCls := make([]int32, len(train))
 	for k, i := range train {
@@ -231,12 +237,57 @@ func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 const maxLeft = 1 << 62
 
 // checkWeights refuses a model of cols features and these classes with
-// more than maxWeights weights (a binary model keeps one vector).
-func checkWeights(cols int, classes []float64) error {
-	if int64(cols)*int64(weightRows(classes)) > maxWeights {
+// more than maxWeights weights (a binary model keeps one vector), or one
+// whose training would need more memory than the budget: the width and
+// the classes come from the data, and their product sizes every
+// allocation that follows.
+func checkWeights(s settings, cols int, classes []float64, workers int) error {
+	K := weightRows(classes)
+	if int64(cols)*int64(K) > maxWeights {
 		return fmt.Errorf("%w: %d features × %d classes is more weights than a model holds", ErrDim, cols, len(classes))
 	}
+	per := s.bytesPerWeight(cols*K, workers)
+	need := budget.Mul(int64(cols), int64(K), per)
+	what := fmt.Sprintf("training %d features × %d weight vectors (%d bytes a weight", cols, K, per)
+	if workers > 1 {
+		what += fmt.Sprintf(", %d workers", workers)
+	}
+	if err := budget.Check(s.MemoryBudget, need, what+")"); err != nil {
+		return fmt.Errorf("%w: %w", ErrMemory, err)
+	}
 	return nil
+}
+
+// bytesPerWeight is what training holds for each of n weights: the
+// weights; the averaging sums; the interleaved copy of both; the model it
+// returns (and with early stopping the best one, or with TrainLoss the
+// one of each epoch); the batch gradient; and with parameter mixing every
+// worker's weights and sums, and the sum of theirs.
+func (s *settings) bytesPerWeight(n, workers int) int64 {
+	avg := s.Algorithm == Averaged || s.Algorithm == Voted
+	b := int64(4 + 4)
+	if avg {
+		b += 8
+		if n*4 > interleaveBytes && workers <= 1 {
+			b += 16
+		}
+	}
+	if s.Validation > 0 {
+		b += 8
+	} else if s.TrainLoss {
+		b += 4
+	}
+	if s.Algorithm == Batch {
+		b += 4
+	} else if workers > 1 {
+		per := int64(4)
+		if avg {
+			per += 8
+			b += 8
+		}
+		b += int64(workers) * per
+	}
+	return b
 }
 
 // examplesLeft returns left epochs × rows examples, saturated at maxLeft.
