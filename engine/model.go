@@ -20,6 +20,11 @@ import (
 // in row k, K = m.NumRows(); one cache line serves every class of a
 // feature, which is what sparse multiclass scoring needs.
 //
+// Scores are float32. Where a row's float32 score is not finite (values
+// and weights whose products pass float32's range, 1e20·1e20), it is
+// summed again in float64, so the label is the exact score's and a score
+// is ±Inf when beyond float32's range, never NaN.
+//
 // A Model is safe for concurrent use once trained: its methods only read
 // it. Prediction methods allocate nothing.
 type Model struct {
@@ -198,11 +203,56 @@ func (m *Model) scores(x sparse.Vector, out []float32) {
 		for k := range out {
 			out[k] = out[k]*sc + m.B[k]
 		}
-		return
+	} else {
+		copy(out, m.B)
+		m.addWX(x, out)
 	}
-	copy(out, m.B)
-	m.addWX(x, out)
+	for k, v := range out {
+		if !finite32(v) {
+			out[k] = m.exact(x, k)
+		}
+	}
 }
+
+// finite32 reports whether v is neither infinite nor NaN.
+func finite32(v float32) bool { return v-v == 0 }
+
+// exact returns the score of row k for x summed in float64: what scores
+// falls back on when float32 overflowed. Finite weights and values can
+// overflow float32 (1e20·1e20), and +Inf and −Inf terms then make NaN,
+// which would decide the label by the order of comparisons. In float64
+// no sum of float32 products overflows, so the sign, and with it the
+// label, is right; the score is rounded back to float32, ±Inf when it is
+// beyond float32's range, never NaN.
+func (m *Model) exact(x sparse.Vector, k int) float32 {
+	K := m.NumRows()
+	var s float64
+	for i, j := range x.Ind {
+		if j >= 0 && int(j) < m.Dim {
+			s += float64(m.W[int(j)*K+k]) * float64(x.Val[i])
+		}
+	}
+	if m.Normalize {
+		s *= invNorm64(x.Val)
+	}
+	return float32(s + float64(m.B[k]))
+}
+
+// exactDense is exact for a dense row.
+func (m *Model) exactDense(x []float32, k int) float32 {
+	K := m.NumRows()
+	var s float64
+	for j, v := range x[:min(len(x), m.Dim)] {
+		s += float64(m.W[j*K+k]) * float64(v)
+	}
+	if m.Normalize {
+		s *= invNorm64(x)
+	}
+	return float32(s + float64(m.B[k]))
+}
+
+// invNorm64 is invNorm's scale in float64, for exact.
+func invNorm64(v []float32) float64 { return float64(invNorm(v)) }
 
 // addWX adds W_k·x to out[k] for every row k, ignoring features outside
 // [0, Dim).
@@ -248,10 +298,11 @@ func biasScale(a float32) float32 {
 }
 
 // argmax returns the index of the largest element, the first on ties.
+// A NaN never wins over a number, wherever it stands.
 func argmax(s []float32) int {
 	best := 0
 	for i, v := range s[1:] {
-		if v > s[best] {
+		if v > s[best] || (s[best] != s[best] && v == v) {
 			best = i + 1
 		}
 	}
@@ -270,10 +321,16 @@ func (m *Model) Decision(x sparse.Vector) float32 {
 		if m.Votes != nil {
 			return m.vote(x, nil)
 		}
+		var d float32
 		if m.Normalize {
-			return m.dot(x)*invNorm(x.Val) + m.B[0]
+			d = m.dot(x)*invNorm(x.Val) + m.B[0]
+		} else {
+			d = m.dot(x) + m.B[0]
 		}
-		return m.dot(x) + m.B[0]
+		if !finite32(d) {
+			d = m.exact(x, 0)
+		}
+		return d
 	}
 	var buf [maxStack]float32
 	s, p := m.scratch(&buf)
@@ -352,7 +409,11 @@ func (m *Model) Predict(x sparse.Vector) float64 {
 func (m *Model) DecisionDense(x []float32) float32 {
 	if m.Votes == nil && m.Binary() {
 		n := min(len(x), m.Dim)
-		return asm.DotF32(x[:n], m.W[:n])*m.rowScale(x) + m.B[0]
+		d := asm.DotF32(x[:n], m.W[:n])*m.rowScale(x) + m.B[0]
+		if !finite32(d) {
+			d = m.exactDense(x, 0)
+		}
+		return d
 	}
 	var buf [maxStack]float32
 	s, p := m.scratch(&buf)
@@ -419,6 +480,11 @@ func (m *Model) scoresDense(x []float32, s []float32) {
 		sc := invNorm(x)
 		for c := range s {
 			s[c] = s[c]*sc + m.B[c]
+		}
+	}
+	for c, v := range s {
+		if !finite32(v) {
+			s[c] = m.exactDense(x, c)
 		}
 	}
 }
@@ -615,10 +681,15 @@ func (m *Model) binaryBlock(X *sparse.CSR, lo, hi int, out []float32) {
 			r := lo + i
 			out[i] = out[i]*invNorm(X.Val[X.Indptr[r]:X.Indptr[r+1]]) + b
 		}
-		return
+	} else {
+		for i := range out {
+			out[i] += b
+		}
 	}
-	for i := range out {
-		out[i] += b
+	for i, v := range out {
+		if !finite32(v) {
+			out[i] = m.exact(X.Row(lo+i), 0)
+		}
 	}
 }
 
