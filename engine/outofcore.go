@@ -30,7 +30,19 @@ import (
 // the statistics behave as in Fit. A block that fails its checks (a
 // corrupt or truncated file) stops training with its error, returned with
 // the model as it stood then, as for a cancelled context.
-func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []EpochStats, error) {
+func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (m *Model, stats []EpochStats, err error) {
+	// A mapped cache's blocks view the mapping: if the file is truncated
+	// underneath, the learner's reads fault, and Guard turns that into an
+	// error instead of a crash (the model is then lost with the data).
+	err = c.Guard(func() error {
+		var err error
+		m, stats, err = fitCache(ctx, c, cfg)
+		return err
+	})
+	return m, stats, err
+}
+
+func fitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []EpochStats, error) {
 	s, err := cfg.settle()
 	if err != nil {
 		return nil, nil, err
@@ -329,22 +341,27 @@ func readBlocks(ctx context.Context, c *sparse.Cache, order []int, free chan *sp
 	go func() {
 		defer close(r.exited)
 		defer close(r.out)
-		for _, i := range order {
-			var b *sparse.CacheBlock
-			select {
-			case b = <-free:
-			case <-r.finish:
-				return
-			}
-			if err := c.ReadBlock(i, b); err != nil {
-				r.err = err
-				free <- b
-				return
-			}
-			r.out <- b // never blocks: out has room for every block
-		}
+		r.err = c.Guard(func() error { return r.read(c, order, free) })
 	}()
 	return r
+}
+
+// read reads the blocks of order into blocks from free and sends them on.
+func (r *blockReader) read(c *sparse.Cache, order []int, free chan *sparse.CacheBlock) error {
+	for _, i := range order {
+		var b *sparse.CacheBlock
+		select {
+		case b = <-free:
+		case <-r.finish:
+			return nil
+		}
+		if err := c.ReadBlock(i, b); err != nil {
+			free <- b
+			return err
+		}
+		r.out <- b // never blocks: out has room for every block
+	}
+	return nil
 }
 
 // stop ends the reader, returns the blocks it still holds to free, and

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -254,4 +255,41 @@ func TestFitCacheHugeEpochs(t *testing.T) {
 		t.Fatal(err)
 	}
 	fxSameModel(t, "FitCache vs Fit, Epochs MaxInt", got, want)
+}
+
+// A memory-mapped cache truncated while FitCache trains from it must end
+// training with an error, not kill the program with SIGBUS: both when its
+// blocks are read once and kept (a small file) and when they are streamed
+// every epoch.
+func TestFitCacheTruncatedWhileMapped(t *testing.T) {
+	X, y := fxIntMulti(57, 3000, 50, 7, 3, 0.1)
+	for _, c := range []struct {
+		name  string
+		block int
+	}{{"resident", 16000}, {"streamed", 1500}} {
+		t.Run(c.name, func(t *testing.T) {
+			_, path := fxCache(t, X, y, c.block)
+			mc, err := sparse.OpenCacheWith(path, sparse.CacheOptions{Map: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mc.Close()
+			if !mc.Mapped() {
+				t.Fatal("the cache is not mapped on this platform")
+			}
+			if resident := mc.NumBlocks() <= CacheWindow; resident != (c.name == "resident") {
+				t.Fatalf("%d blocks for the %s case", mc.NumBlocks(), c.name)
+			}
+			cfg := Config{Epochs: 5, OnEpoch: func(es EpochStats) error {
+				if es.Epoch == 1 {
+					return os.Truncate(path, 0)
+				}
+				return nil
+			}}
+			_, st, err := FitCache(context.Background(), mc, cfg)
+			if !errors.Is(err, sparse.ErrCache) || !strings.Contains(err.Error(), "changed while in use") {
+				t.Fatalf("after %d epochs: %v", len(st), err)
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -24,9 +25,11 @@ type CacheOptions struct {
 	// ReadBlock and CacheScanner view blocks in the mapping without
 	// reading or copying them. Elsewhere, or when mapping fails, the cache
 	// is read with ordinary reads (Cache.Mapped tells which). A mapped
-	// file must not be truncated or rewritten in place while it is open
-	// (the operating system would kill the program on access); replacing
-	// it by a rename, as WriteFileAtomic does, is safe.
+	// file truncated while it is open makes every later access to the
+	// lost pages fault: ReadBlock, and whatever runs under Guard (such as
+	// engine.FitCache), return an error then, while other code reading a
+	// block's views would be killed with SIGBUS. Replacing the file by a
+	// rename, as WriteFileAtomic does, is safe.
 	Map bool
 
 	// SkipValueChecks skips the checks of the blocks' labels, indices and
@@ -350,7 +353,41 @@ func (c *Cache) ReadBlock(i int, dst *CacheBlock) error {
 	if i < 0 || i >= len(c.blocks) {
 		return fmt.Errorf("sparse: %s: ReadBlock(%d): block out of range [0, %d)", c.name, i, len(c.blocks))
 	}
+	if c.data != nil {
+		return guardFault(c.name, func() error { return locate(c.readBlock(i, dst), c.name, i) })
+	}
 	return locate(c.readBlock(i, dst), c.name, i)
+}
+
+// Guard runs f, which reads c's blocks, and returns its error. When c is
+// memory-mapped, a fault on the mapping in f's goroutine (the file was
+// truncated underneath, which would otherwise kill the program with
+// SIGBUS) stops f and is returned as a *CacheError wrapping ErrCache.
+// Blocks read from a mapped cache view the mapping, so code that learns
+// from them runs under Guard too (engine.FitCache does); goroutines that
+// f starts need a Guard of their own.
+func (c *Cache) Guard(f func() error) error {
+	if !c.Mapped() {
+		return f()
+	}
+	return guardFault(c.name, f)
+}
+
+// guardFault runs f, turning a memory fault in it into an error about the
+// mapped file name.
+func guardFault(name string, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if _, ok := r.(interface{ Addr() uintptr }); !ok {
+			panic(r)
+		}
+		err = cacheCorrupt(name, -1, nil, "the mapped file changed while in use (truncated or rewritten in place)")
+	}()
+	return f()
 }
 
 func (c *Cache) readBlock(i int, dst *CacheBlock) error {
