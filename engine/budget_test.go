@@ -38,9 +38,13 @@ func allocated(f func()) uint64 {
 // product must be checked against the budget before anything is
 // allocated.
 func TestFitRefusesOverBudgetBeforeAllocating(t *testing.T) {
+	// (The voted perceptron keeps every column; the other learners would
+	// train these two rows on the two columns they use.)
 	X, y := wideRows(t, 1<<30)
 	var err error
-	got := allocated(func() { _, _, err = Fit(context.Background(), X, y, Config{Epochs: 1, MemoryBudget: 64 << 20}) })
+	got := allocated(func() {
+		_, _, err = Fit(context.Background(), X, y, Config{Epochs: 1, Algorithm: Voted, MemoryBudget: 64 << 20})
+	})
 	if !errors.Is(err, ErrMemory) || !errors.Is(err, budget.ErrExceeded) {
 		t.Fatalf("Fit of width 2^30 under a 64 MiB budget: %v", err)
 	}
@@ -51,10 +55,36 @@ func TestFitRefusesOverBudgetBeforeAllocating(t *testing.T) {
 		t.Errorf("Fit allocated %d bytes before refusing", got)
 	}
 	// The default budget (half of the machine) refuses the widest index
-	// LIBSVM allows for the default averaged learner too.
+	// LIBSVM allows for dense weights.
 	X, y = wideRows(t, 1<<31-1)
-	if _, _, err := Fit(context.Background(), X, y, Config{Epochs: 1}); !errors.Is(err, ErrMemory) && !errors.Is(err, ErrDim) {
-		t.Fatalf("Fit of width 2^31-1: %v", err)
+	if _, _, err := Fit(context.Background(), X, y, Config{Epochs: 1, Algorithm: Voted}); !errors.Is(err, ErrMemory) {
+		t.Fatalf("voted Fit of width 2^31-1: %v", err)
+	}
+}
+
+// Two rows whose largest index is 2^31-2 use two columns: Fit trains on
+// those, in a few KiB, and the model lists them.
+func TestFitWideSparseRowsTrainCompact(t *testing.T) {
+	X, y := wideRows(t, 1<<31-1)
+	for _, cfg := range []Config{{}, {Algorithm: Plain, Rule: PA2, Normalize: true}, {Algorithm: Batch}, {Workers: 2}} {
+		cfg.MemoryBudget = 1 << 20
+		var m *Model
+		var err error
+		got := allocated(func() { m, _, err = Fit(context.Background(), X, y, cfg) })
+		if err != nil {
+			t.Fatalf("%+v: %v", cfg, err)
+		}
+		if got > 1<<20 {
+			t.Errorf("%+v: Fit allocated %d bytes", cfg, got)
+		}
+		if m.Dim != 1<<31-1 || len(m.Cols) != 2 || len(m.W) != 2 {
+			t.Fatalf("%+v: dim %d, cols %v, %d weights", cfg, m.Dim, m.Cols, len(m.W))
+		}
+		for i, want := range y {
+			if p := m.Predict(X.Row(i)); p != want {
+				t.Errorf("%+v: row %d predicted %v, want %v", cfg, i, p, want)
+			}
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
@@ -45,9 +46,22 @@ type Model struct {
 	// Dim is the number of features; rows may be wider, the features past
 	// Dim weigh zero.
 	Dim int
-	// W holds Dim×K weights, feature-major; B the K biases.
+	// W holds Dim×K weights, feature-major (len(Cols)×K with Cols); B
+	// the K biases.
 	W []float32
 	B []float32
+	// Cols, when not nil, lists in increasing order the features that W
+	// holds weights for: W[p*K+k] is the weight of feature Cols[p] in row
+	// k, and every other feature weighs zero. Fit stores a model this way
+	// when its rows use few of their columns (at most half, with the
+	// dense weights past a few MiB), so that the model's memory and file
+	// follow the features the data has, not the widest index. Weight
+	// reads either layout.
+	Cols []int32
+	// pos maps a feature below Dim to its row of W, −1 if absent, for a
+	// model with Cols whose Dim is not much larger than W; nil means a
+	// binary search of Cols.
+	pos []int32
 	// Votes is set for Algorithm Voted, and then decides predictions; W
 	// and B then hold the averaged weights, which come free with it.
 	Votes *Votes
@@ -92,8 +106,54 @@ func (m *Model) NumRows() int {
 // Binary reports whether m has two classes.
 func (m *Model) Binary() bool { return len(m.Classes) == 2 }
 
-// Weight returns the weight of feature j in row k (0 ≤ k < NumRows).
-func (m *Model) Weight(k, j int) float32 { return m.W[j*m.NumRows()+k] }
+// Weight returns the weight of feature j in row k (0 ≤ k < NumRows), 0
+// for a feature outside [0, Dim).
+func (m *Model) Weight(k, j int) float32 {
+	if j < 0 || j >= m.Dim {
+		return 0
+	}
+	if m.Cols != nil {
+		p := m.col(int32(j))
+		if p < 0 {
+			return 0
+		}
+		j = p
+	}
+	return m.W[j*m.NumRows()+k]
+}
+
+// col returns the row of W that holds feature j of a model with Cols, or
+// −1 when j has no weights.
+func (m *Model) col(j int32) int {
+	if j < 0 || int(j) >= m.Dim {
+		return -1
+	}
+	if m.pos != nil {
+		return int(m.pos[j])
+	}
+	p, ok := slices.BinarySearch(m.Cols, j)
+	if !ok {
+		return -1
+	}
+	return p
+}
+
+// index builds pos for a model with Cols when the table costs no more
+// than the weights themselves (or 4 MiB).
+func (m *Model) index() {
+	m.pos = nil
+	if m.Cols == nil || (m.Dim > len(m.W) && m.Dim > 1<<20) {
+		return
+	}
+	pos := make([]int32, m.Dim)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for p, j := range m.Cols {
+		pos[j] = int32(p)
+	}
+	m.pos = pos
+}
 
 // Check verifies that m is internally consistent: what a model read from
 // a file or built by hand must pass before it is used.
@@ -110,8 +170,24 @@ func (m *Model) Check() error {
 		}
 	}
 	k := m.NumRows()
-	if m.Dim < 0 || int64(len(m.W)) != int64(m.Dim)*int64(k) || len(m.B) != k {
-		return bad("%d weights and %d biases for dim %d and %d rows", len(m.W), len(m.B), m.Dim, k)
+	if m.Cols != nil {
+		if m.Votes != nil {
+			return bad("a voted model keeps all its columns")
+		}
+		if len(m.Cols) == 0 {
+			return bad("an empty column list (a model with every column has Cols nil)")
+		}
+		for i, j := range m.Cols {
+			if j < 0 || int(j) >= m.Dim || (i > 0 && j <= m.Cols[i-1]) {
+				return bad("column %d (%d) is not increasing in [0, %d)", i, j, m.Dim)
+			}
+		}
+		if m.pos != nil && len(m.pos) != m.Dim {
+			return bad("column index of %d for dim %d", len(m.pos), m.Dim)
+		}
+	}
+	if n := m.stored(); m.Dim < 0 || int64(len(m.W)) != int64(n)*int64(k) || len(m.B) != k {
+		return bad("%d weights and %d biases for %d features and %d rows", len(m.W), len(m.B), n, k)
 	}
 	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > Pegasos {
 		return bad("unknown algorithm %d, bias mode %d or rule %d", m.Algorithm, m.Bias, m.Rule)
@@ -148,12 +224,30 @@ func (m *Model) Check() error {
 	return nil
 }
 
+// stored is the number of features W holds weights for: Dim, or
+// len(Cols).
+func (m *Model) stored() int {
+	if m.Cols != nil {
+		return len(m.Cols)
+	}
+	return m.Dim
+}
+
 // dot returns W_0·x for a binary model, ignoring features outside
 // [0, Dim).
 func (m *Model) dot(x sparse.Vector) float32 {
 	n := len(x.Ind)
 	if n == 0 {
 		return 0
+	}
+	if m.Cols != nil {
+		var s float32
+		for i, j := range x.Ind {
+			if p := m.col(j); p >= 0 {
+				s += x.Val[i] * m.W[p]
+			}
+		}
+		return s
 	}
 	if len(x.Val) == n && inRange(x.Ind, m.Dim) {
 		return asm.DotIndF32(x.Val, x.Ind, m.W)
@@ -228,8 +322,12 @@ func (m *Model) exact(x sparse.Vector, k int) float32 {
 	K := m.NumRows()
 	var s float64
 	for i, j := range x.Ind {
-		if j >= 0 && int(j) < m.Dim {
-			s += float64(m.W[int(j)*K+k]) * float64(x.Val[i])
+		p := int(j)
+		if m.Cols != nil {
+			p = m.col(j)
+		}
+		if p >= 0 && p < m.stored() {
+			s += float64(m.W[p*K+k]) * float64(x.Val[i])
 		}
 	}
 	if m.Normalize {
@@ -242,8 +340,16 @@ func (m *Model) exact(x sparse.Vector, k int) float32 {
 func (m *Model) exactDense(x []float32, k int) float32 {
 	K := m.NumRows()
 	var s float64
-	for j, v := range x[:min(len(x), m.Dim)] {
-		s += float64(m.W[j*K+k]) * float64(v)
+	if m.Cols != nil {
+		for p, j := range m.Cols {
+			if int(j) < len(x) {
+				s += float64(m.W[p*K+k]) * float64(x[j])
+			}
+		}
+	} else {
+		for j, v := range x[:min(len(x), m.Dim)] {
+			s += float64(m.W[j*K+k]) * float64(v)
+		}
 	}
 	if m.Normalize {
 		s *= invNorm64(x)
@@ -259,6 +365,18 @@ func invNorm64(v []float32) float64 { return float64(invNorm(v)) }
 func (m *Model) addWX(x sparse.Vector, out []float32) {
 	if len(out) == 1 {
 		out[0] += m.dot(x)
+		return
+	}
+	if m.Cols != nil {
+		K := len(out)
+		for i, j := range x.Ind {
+			if p := m.col(j); p >= 0 {
+				v := x.Val[i]
+				for k, w := range m.W[p*K : p*K+K] {
+					out[k] += v * w
+				}
+			}
+		}
 		return
 	}
 	if inRange(x.Ind, m.Dim) && len(x.Val) == len(x.Ind) {
@@ -407,7 +525,7 @@ func (m *Model) Predict(x sparse.Vector) float64 {
 // DecisionDense is Decision for a dense row; x may be shorter or longer
 // than Dim (missing features are zero, extra ones ignored).
 func (m *Model) DecisionDense(x []float32) float32 {
-	if m.Votes == nil && m.Binary() {
+	if m.Votes == nil && m.Binary() && m.Cols == nil {
 		n := min(len(x), m.Dim)
 		d := asm.DotF32(x[:n], m.W[:n])*m.rowScale(x) + m.B[0]
 		if !finite32(d) {
@@ -463,7 +581,18 @@ func (m *Model) scoresDense(x []float32, s []float32) {
 		copy(s, m.B)
 	}
 	n := min(len(x), m.Dim)
-	if K == 1 {
+	if m.Cols != nil {
+		for p, j := range m.Cols {
+			if int(j) >= len(x) {
+				break
+			}
+			if v := x[j]; v != 0 {
+				for c, w := range m.W[p*K : p*K+K] {
+					s[c] += v * w
+				}
+			}
+		}
+	} else if K == 1 {
 		s[0] += asm.DotF32(x[:n], m.W[:n])
 	} else {
 		for j, v := range x[:n] {
@@ -645,7 +774,7 @@ func (m *Model) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
 		dst = make([]float64, X.Rows)
 	}
 	dst = dst[:X.Rows]
-	if m.Binary() && m.Votes == nil && X.Cols <= m.Dim {
+	if m.Binary() && m.Votes == nil && m.Cols == nil && X.Cols <= m.Dim {
 		parallelRows(X.Rows, func(lo, hi int) {
 			// Decisions in stack-sized blocks, turned into labels.
 			var buf [256]float32
@@ -702,7 +831,7 @@ func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 		dst = make([]float32, X.Rows)
 	}
 	dst = dst[:X.Rows]
-	fast := m.Binary() && m.Votes == nil && X.Cols <= m.Dim
+	fast := m.Binary() && m.Votes == nil && m.Cols == nil && X.Cols <= m.Dim
 	parallelRows(X.Rows, func(lo, hi int) {
 		if fast {
 			m.binaryBlock(X, lo, hi, dst[lo:hi])

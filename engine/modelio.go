@@ -9,7 +9,8 @@ package engine
 //	4       2           format version (uint16, 1)
 //	6       2           flags (uint16): bit 0 votes section present,
 //	                    bit 1 start weights W0/B0 present, bit 2 rows
-//	                    normalized (Model.Normalize); others 0
+//	                    normalized (Model.Normalize), bit 3 columns
+//	                    listed (Model.Cols); others 0
 //	8       1           algorithm (uint8)
 //	9       1           bias mode (uint8)
 //	10      1           update rule (uint8; 0, the perceptron, in files
@@ -21,7 +22,10 @@ package engine
 //	24      8           dim (uint64)
 //	32      8·C         classes (float64 bits)
 //	        4·K         biases B (float32 bits)
-//	        4·dim·K     weights W, feature-major as Model.W (float32 bits)
+//	columns, when flag bit 3 is set (n = their number, else n = dim):
+//	        8           n (uint64)
+//	        4·n         Model.Cols, strictly increasing, below dim (int32)
+//	        4·n·K       weights W, feature-major as Model.W (float32 bits)
 //	votes section, when flag bit 0 is set:
 //	        8           Count0 (int64)
 //	        4·dim·K     W0, when flag bit 1 is set
@@ -66,7 +70,8 @@ const (
 	modelFlagVotes  = 1 << 0 // the votes section follows the weights
 	modelFlagStart  = 1 << 1 // the votes section holds W0 and B0
 	modelFlagNorm   = 1 << 2 // Model.Normalize
-	modelFlagsKnown = modelFlagVotes | modelFlagStart | modelFlagNorm
+	modelFlagCols   = 1 << 3 // Model.Cols follows the biases
+	modelFlagsKnown = modelFlagVotes | modelFlagStart | modelFlagNorm | modelFlagCols
 
 	// modelMaxDim bounds Dim, the number of classes and the rows of the
 	// voted model's SV: indices are int32.
@@ -115,6 +120,9 @@ func (m *Model) checkEncodable() error {
 func (m *Model) encodedSize() int64 {
 	K, wn := int64(m.NumRows()), int64(len(m.W))
 	n := modelHeaderSize + 8*int64(len(m.Classes)) + 4*K + 4*wn
+	if m.Cols != nil {
+		n += 8 + 4*int64(len(m.Cols))
+	}
 	if v := m.Votes; v != nil {
 		n += 8
 		if v.W0 != nil {
@@ -215,6 +223,9 @@ func (e *modelEncoder) encode(m *Model) {
 	if m.Normalize {
 		flags |= modelFlagNorm
 	}
+	if m.Cols != nil {
+		flags |= modelFlagCols
+	}
 	e.buf = append(e.buf, modelMagic...)
 	e.u16(modelFormatVersion)
 	e.u16(flags)
@@ -225,6 +236,10 @@ func (e *modelEncoder) encode(m *Model) {
 	e.u64(uint64(m.Dim))
 	e.f64s(m.Classes)
 	e.f32s(m.B)
+	if m.Cols != nil {
+		e.u64(uint64(len(m.Cols)))
+		e.i32s(m.Cols)
+	}
 	e.f32s(m.W)
 	if v := m.Votes; v != nil {
 		e.u64(uint64(v.Count0))
@@ -466,6 +481,8 @@ func (d *modelDecoder) decode() (*Model, error) {
 		return nil, modelErr("unknown flags %#x", flags)
 	case flags&modelFlagStart != 0 && flags&modelFlagVotes == 0:
 		return nil, modelErr("start weights flagged without votes")
+	case flags&modelFlagCols != 0 && flags&modelFlagVotes != 0:
+		return nil, modelErr("a voted model keeps all its columns")
 	}
 	m := &Model{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[6]), Normalize: flags&modelFlagNorm != 0}
 	if m.Normalize && m.Algorithm == Voted {
@@ -503,6 +520,19 @@ func (d *modelDecoder) decode() (*Model, error) {
 	if m.B, err = modelReadArray[float32](d, int(K), "biases"); err != nil {
 		return nil, err
 	}
+	if flags&modelFlagCols != 0 {
+		n, err := d.u64("columns")
+		if err != nil {
+			return nil, err
+		}
+		if n > dim {
+			return nil, modelErr("%d columns for dim %d", n, dim)
+		}
+		if m.Cols, err = modelReadArray[int32](d, int(n), "columns"); err != nil {
+			return nil, err
+		}
+		wn = int(n) * int(K)
+	}
 	if m.W, err = modelReadArray[float32](d, wn, "weights"); err != nil {
 		return nil, err
 	}
@@ -522,6 +552,7 @@ func (d *modelDecoder) decode() (*Model, error) {
 	if err := m.Check(); err != nil {
 		return nil, err
 	}
+	m.index()
 	return m, nil
 }
 
@@ -671,7 +702,10 @@ const modelJSONFormat = "hyperplane-model"
 // normalizes rows, which a reader of version 1 would silently score
 // unnormalized (it ignores fields it does not know); other models are
 // written as version 1, as before.
-const modelJSONVersion = 2
+//
+// 3 marks a model that lists its columns ("cols"), whose weight rows a
+// version 2 reader would refuse as too short.
+const modelJSONVersion = 3
 
 // modelJSON is the JSON export. Weights and start weights are given per
 // weight row, Dim values each.
@@ -685,6 +719,7 @@ type modelJSON struct {
 	BiasScale modelJSONF32    `json:"bias_scale"`
 	Classes   []float64       `json:"classes"`
 	Dim       int             `json:"dim"`
+	Cols      []int32         `json:"cols,omitempty"`
 	Bias      modelJSONF32s   `json:"bias"`
 	Weights   []modelJSONF32s `json:"weights"`
 	Votes     *modelJSONVotes `json:"votes,omitempty"`
@@ -828,7 +863,8 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		Classes:   m.Classes,
 		Dim:       m.Dim,
 		Bias:      m.B,
-		Weights:   modelJSONRows(m.W, m.Dim, K),
+		Weights:   modelJSONRows(m.W, m.stored(), K),
+		Cols:      m.Cols,
 	}
 	if m.Rule != Perceptron {
 		// Perceptron models leave the field out, as before it existed.
@@ -836,6 +872,9 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 	}
 	if m.Normalize {
 		jm.Normalize, jm.Version = true, 2
+	}
+	if m.Cols != nil {
+		jm.Version = 3
 	}
 	if v := m.Votes; v != nil {
 		if i := modelNonFinite(v.W0); i >= 0 {
@@ -909,6 +948,7 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 		Classes:   jm.Classes,
 		Dim:       jm.Dim,
 		B:         jm.Bias,
+		Cols:      jm.Cols,
 	}
 	if len(dm.Classes) < 2 {
 		return modelErr("%d classes", len(dm.Classes))
@@ -917,7 +957,10 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 		return modelErr("dim %d", dm.Dim)
 	}
 	K := dm.NumRows()
-	if dm.W, err = modelJSONWeights(jm.Weights, dm.Dim, K, "weights"); err != nil {
+	if dm.Cols != nil && len(dm.Cols) > dm.Dim {
+		return modelErr("%d columns for dim %d", len(dm.Cols), dm.Dim)
+	}
+	if dm.W, err = modelJSONWeights(jm.Weights, dm.stored(), K, "weights"); err != nil {
 		return err
 	}
 	if jv := jm.Votes; jv != nil {
@@ -944,6 +987,7 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 	if err := dm.Check(); err != nil {
 		return err
 	}
+	dm.index()
 	*m = *dm
 	return nil
 }

@@ -113,6 +113,18 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 		// worker holds a copy of the weights.
 		s.Workers = len(train)
 	}
+	// Train on the used columns only when the data leave most of a wide
+	// feature space empty (the voted model keeps its rows as given, and
+	// a random start would differ on the unused columns).
+	dim, used := X.Cols, []int32(nil)
+	if s.Algorithm != Voted && s.InitScale == 0 {
+		K := weightRows(classes)
+		var err error
+		used, X, err = compactColumns(X, K, s.bytesPerWeight(X.Cols*K, s.Workers), s.MemoryBudget)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := checkWeights(s, X.Cols, classes, s.Workers); err != nil {
 		return nil, nil, err
 	}
@@ -143,7 +155,8 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 			st.sumB = make([]float64, len(st.b))
 		}
 	}
-	return f.run(ctx)
+	m, stats, err := f.run(ctx)
+	return withCols(m, used, dim), stats, err
 }
 
 // fitter runs the epochs of Fit.

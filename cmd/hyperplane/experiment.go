@@ -205,7 +205,7 @@ func convergenceRun(sweep string, n, d int, gamma float64, seed uint64) (convRun
 	// The learned w points the way of the positive class (Classes[1]).
 	var dot, ww, uu float64
 	for j, u := range s.U {
-		w := float64(m.W[j])
+		w := float64(m.Weight(0, j))
 		dot, ww, uu = dot+w*u, ww+w*w, uu+u*u
 	}
 	if m.Classes[1] < m.Classes[0] {

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// fxSpread places the columns of X at spread-out positions of a space
+// wide columns across (column j at j·stride + 3), leaving most empty.
+func fxSpread(X *sparse.CSR, wide, stride int) *sparse.CSR {
+	ind := make([]int32, len(X.Ind))
+	for i, j := range X.Ind {
+		ind[i] = int32(int(j)*stride + 3)
+	}
+	return &sparse.CSR{Rows: X.Rows, Cols: wide, Indptr: X.Indptr, Ind: ind, Val: X.Val}
+}
+
+// fitDense and fitCompact train with compaction off and forced on.
+func fitWith(t *testing.T, X *sparse.CSR, y []float64, cfg Config, minBytes int64) *Model {
+	t.Helper()
+	old := compactMinBytes
+	compactMinBytes = minBytes
+	defer func() { compactMinBytes = old }()
+	m, _, err := Fit(context.Background(), X, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Training on the used columns does the same arithmetic as on all of
+// them: every weight of a compact model is bit for bit the dense model's
+// weight of its column, the dense model's other weights are zero, and the
+// biases are equal. The widths cover the interleaved layout (a binary
+// averaged learner with dense weights past the caches) against the plain
+// one the compact weights use.
+func TestCompactColumnsBitIdentical(t *testing.T) {
+	Xb, yb := fxIntBinary(61, 600, 400, 12, 0.05)
+	Xm, ym := fxIntMulti(62, 600, 400, 12, 5, 0.05)
+	cases := []struct {
+		name string
+		X    *sparse.CSR
+		y    []float64
+		cfg  Config
+	}{
+		{"averaged binary, interleaved when dense", fxSpread(Xb, 1<<20, 997), yb, Config{Epochs: 4}},
+		{"averaged multiclass", fxSpread(Xm, 50_000, 97), ym, Config{Epochs: 4}},
+		{"plain PA-II normalized", fxSpread(Xm, 50_000, 97), ym, Config{Epochs: 3, Algorithm: Plain, Rule: PA2, Normalize: true}},
+		{"pegasos", fxSpread(Xb, 50_000, 97), yb, Config{Epochs: 3, Rule: Pegasos}},
+		{"batch", fxSpread(Xb, 50_000, 97), yb, Config{Epochs: 3, Algorithm: Batch}},
+		{"two workers, validation", fxSpread(Xm, 50_000, 97), ym, Config{Epochs: 5, Workers: 2, Validation: 0.2}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dense := fitWith(t, c.X, c.y, c.cfg, math.MaxInt64)
+			compact := fitWith(t, c.X, c.y, c.cfg, 0)
+			if dense.Cols != nil || compact.Cols == nil {
+				t.Fatalf("dense cols %d, compact cols %d", len(dense.Cols), len(compact.Cols))
+			}
+			if compact.Dim != dense.Dim || len(compact.W) != len(compact.Cols)*compact.NumRows() {
+				t.Fatalf("compact: dim %d (dense %d), %d weights for %d columns", compact.Dim, dense.Dim, len(compact.W), len(compact.Cols))
+			}
+			K := dense.NumRows()
+			for k := range K {
+				if math.Float32bits(dense.B[k]) != math.Float32bits(compact.B[k]) {
+					t.Fatalf("bias %d: dense %v, compact %v", k, dense.B[k], compact.B[k])
+				}
+			}
+			p := 0
+			for j := range dense.Dim {
+				used := p < len(compact.Cols) && int(compact.Cols[p]) == j
+				for k := range K {
+					d := dense.W[j*K+k]
+					var c float32
+					if used {
+						c = compact.W[p*K+k]
+					}
+					if math.Float32bits(d) != math.Float32bits(c) || compact.Weight(k, j) != c {
+						t.Fatalf("feature %d row %d: dense %v, compact %v", j, k, d, c)
+					}
+				}
+				if used {
+					p++
+				}
+			}
+			// Predictions agree on rows that also use columns the
+			// training rows left empty.
+			test := fxSpread(Xm, c.X.Cols, 89)
+			for i := range test.Rows {
+				x := test.Row(i)
+				if a, b := dense.Predict(x), compact.Predict(x); a != b {
+					t.Fatalf("row %d: dense predicts %v, compact %v", i, a, b)
+				}
+			}
+			if a, b := dense.PredictBatch(test, nil), compact.PredictBatch(test, nil); !equalF64(a, b) {
+				t.Fatal("PredictBatch differs")
+			}
+			row := make([]float32, c.X.Cols)
+			x := c.X.Row(0)
+			for i, j := range x.Ind {
+				row[j] = x.Val[i]
+			}
+			if a, b := dense.PredictDense(row), compact.PredictDense(row); a != b {
+				t.Fatalf("PredictDense: dense %v, compact %v", a, b)
+			}
+		})
+	}
+}
+
+func equalF64(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// A compact model survives both file formats, with and without the
+// column table, and a corrupt column list is refused.
+func TestCompactModelFiles(t *testing.T) {
+	Xm, ym := fxIntMulti(63, 300, 200, 10, 4, 0.05)
+	for _, wide := range []int{40_000, 1<<31 - 1} {
+		m := fitWith(t, fxSpread(Xm, wide, 150), ym, Config{Epochs: 3, Rule: PA2, Normalize: true}, 0)
+		if m.Cols == nil {
+			t.Fatal("not compact")
+		}
+		if (m.pos != nil) != (wide == 40_000) {
+			t.Errorf("width %d: column table %v", wide, m.pos != nil)
+		}
+		var buf bytes.Buffer
+		if _, err := m.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if buf.Len() > 100_000 {
+			t.Errorf("width %d: a compact model of %d columns takes %d bytes", wide, len(m.Cols), buf.Len())
+		}
+		var back Model
+		if err := back.UnmarshalBinary(buf.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		fxSameModel(t, "binary round trip", &back, m)
+		js, err := m.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jback Model
+		if err := jback.UnmarshalJSON(js); err != nil {
+			t.Fatal(err)
+		}
+		fxSameModel(t, "JSON round trip", &jback, m)
+		x := fxSpread(Xm, wide, 150).Row(5)
+		if back.Predict(x) != m.Predict(x) || jback.Predict(x) != m.Predict(x) {
+			t.Error("a model read back predicts differently")
+		}
+	}
+	good := &Model{Classes: []float64{0, 1}, Dim: 10, Cols: []int32{2, 7}, W: []float32{1, -1}, B: []float32{0}}
+	if err := good.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string]*Model{
+		"not increasing": {Classes: []float64{0, 1}, Dim: 10, Cols: []int32{7, 2}, W: []float32{1, -1}, B: []float32{0}},
+		"past dim":       {Classes: []float64{0, 1}, Dim: 5, Cols: []int32{2, 7}, W: []float32{1, -1}, B: []float32{0}},
+		"weights":        {Classes: []float64{0, 1}, Dim: 10, Cols: []int32{2, 7}, W: []float32{1}, B: []float32{0}},
+		"empty":          {Classes: []float64{0, 1}, Dim: 10, Cols: []int32{}, W: []float32{}, B: []float32{0}},
+	} {
+		if err := bad.Check(); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: %v", name, err)
+		}
+		if _, err := bad.MarshalBinary(); err == nil {
+			t.Errorf("%s: encoded", name)
+		}
+	}
+	if got := good.Weight(0, 7); got != -1 {
+		t.Errorf("Weight(0, 7) = %v", got)
+	}
+	if got := good.Weight(0, 3) + good.Weight(0, 12) + good.Weight(0, -1); got != 0 {
+		t.Errorf("weights of unlisted features: %v", got)
+	}
+}
