@@ -51,8 +51,8 @@ support vectors (with -algo plain).`,
 		var cfg engine.Config
 		algo := fs.String("algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive) or pegasos (linear SVM), averaged unless -no-average (default pa2; averaged with -kernel)")
 		noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2 or pegasos: keep the last weights instead of their average")
-		fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (0: 1)")
-		fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (0: 1e-4)")
+		fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
+		fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (default 1e-4)")
 		normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
 		fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
 		fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
@@ -81,6 +81,17 @@ support vectors (with -algo plain).`,
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 {
 				return fmt.Errorf("%w: train takes one TRAIN file", errUsage)
+			}
+			// The library reads 0 as its default: a flag written as 0 asks
+			// for something else, and gets a usage error instead.
+			for _, f := range []struct {
+				name string
+				v    float64
+			}{{"epochs", float64(cfg.Epochs)}, {"lr", cfg.LearningRate}, {"bias-scale", cfg.BiasScale},
+				{"C", cfg.C}, {"alpha", cfg.Alpha}, {"patience", float64(cfg.Patience)}} {
+				if len(setAmong(fs, f.name)) > 0 && !(f.v > 0) {
+					return fmt.Errorf("%w: -%s %v: the value must be positive", errUsage, f.name, f.v)
+				}
 			}
 			var err error
 			learner := *algo

@@ -85,8 +85,8 @@ func TestTrainEvalErrors(t *testing.T) {
 		{[]string{"train", "-algo", "kernel", train}, 2, "unknown algorithm"},
 		{[]string{"train", "-bias", "maybe", train}, 2, "unknown bias mode"},
 		{[]string{"train", "-class-weight", "1=2", train}, 2, "LABEL:WEIGHT"},
-		{[]string{"train", "-algo", "averaged", "-lr", "-1", train}, 2, "LearningRate"},
-		{[]string{"train", "-epochs", "-3", train}, 2, "Epochs"},
+		{[]string{"train", "-algo", "averaged", "-lr", "-1", train}, 2, "-lr -1: the value must be positive"},
+		{[]string{"train", "-epochs", "-3", train}, 2, "-epochs -3: the value must be positive"},
 		{[]string{"train", "-kernel", "rbf", "-budget", "5", train}, 2, "needs Algorithm Plain"},
 		{[]string{"train", filepath.Join(dir, "missing.svm")}, 1, "no such file"},
 		{[]string{"eval", test}, 2, "-model"},
@@ -159,6 +159,41 @@ func TestTrainKeepsModelOnFailure(t *testing.T) {
 		}
 		if got, err := os.ReadFile(model); err != nil || string(got) != string(old) {
 			t.Fatalf("%v: the model file was replaced (%q, %v)", args, got, err)
+		}
+	}
+}
+
+// TestTrainZeroFlags: a flag written as 0 that the library would read as
+// its default is refused, not silently replaced by the default; the flags
+// whose 0 means what it says (-margin, -init, -validation, -seed) are
+// taken.
+func TestTrainZeroFlags(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	for _, args := range [][]string{
+		{"-epochs", "0"},
+		{"-algo", "averaged", "-lr", "0"},
+		{"-bias", "augmented", "-bias-scale", "0"},
+		{"-algo", "pa1", "-C", "0"},
+		{"-algo", "pegasos", "-alpha", "0"},
+		{"-validation", "0.2", "-patience", "0"},
+		{"-kernel", "linear", "-epochs", "0"},
+		{"-kernel", "linear", "-lr", "0"},
+	} {
+		code, _, errOut := runCmd(append(append([]string{"train"}, args...), train)...)
+		first, _, _ := strings.Cut(errOut, "\n")
+		flag := args[len(args)-2]
+		if code != 2 || !strings.Contains(first, flag+" 0: the value must be positive") {
+			t.Errorf("%v: exit %d, first line %q; want exit 2 and %q", args, code, first, flag+" 0: the value must be positive")
+		}
+	}
+	for _, args := range [][]string{
+		{"-algo", "averaged", "-margin", "0"},
+		{"-algo", "averaged", "-init", "0"},
+		{"-validation", "0"},
+		{"-seed", "0"},
+	} {
+		if code, _, errOut := runCmd(append(append([]string{"train"}, args...), train)...); code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
 		}
 	}
 }
