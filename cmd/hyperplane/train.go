@@ -212,6 +212,7 @@ type trainResult struct {
 	TestSeconds  float64            `json:"test_seconds,omitempty"`
 	Margins      *marginsJSON       `json:"margins,omitempty"`
 	Confusion    *metrics.Confusion `json:"confusion,omitempty"`
+	Warnings     []string           `json:"warnings,omitempty"` // about the test data, as eval gives them
 	// Kernel perceptron only.
 	Kernel         string         `json:"kernel,omitempty"`
 	SupportVectors int            `json:"support_vectors,omitempty"`
@@ -258,7 +259,7 @@ func readTest(o trainOpts) (*sparse.Dataset, error) {
 // leaves the file that was there; an interrupted training saves what it
 // has and stops there.
 func (r *trainResult) finish(stdout io.Writer, m interface {
-	PredictBatch(*sparse.CSR, []float64) []float64
+	engine.Classifier
 	Save(string) error
 }, te *sparse.Dataset, o trainOpts, margins func() (engine.MarginStats, error), interrupted error) error {
 	if interrupted != nil {
@@ -356,12 +357,15 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 
 // evaluate fills in the test figures of r from te, the test set o names
 // (nil without one).
-func (r *trainResult) evaluate(m interface {
-	PredictBatch(*sparse.CSR, []float64) []float64
-}, te *sparse.Dataset, o trainOpts) error {
+func (r *trainResult) evaluate(m engine.Classifier, te *sparse.Dataset, o trainOpts) error {
 	if te == nil {
 		return nil
 	}
+	ws, err := checkData(o.test, te, m, false)
+	if err != nil {
+		return err
+	}
+	r.Warnings = ws
 	t2 := time.Now()
 	pred := m.PredictBatch(te.X, nil)
 	r.TestSeconds = time.Since(t2).Seconds()
