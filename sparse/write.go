@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -171,6 +172,11 @@ func CreatePending(path string) (*PendingFile, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			// Name the file asked for, not the temporary one.
+			return nil, &os.PathError{Op: "create", Path: path, Err: pe.Err}
+		}
 		return nil, err
 	}
 	var out io.Writer = f

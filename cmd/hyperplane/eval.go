@@ -37,7 +37,7 @@ kernel still counts them in the row's norm.`,
 			if err != nil {
 				return err
 			}
-			d, err := sparse.ReadFile(args[0], sparse.ReadOptions{})
+			d, err := readData(args[0])
 			if err != nil {
 				return err
 			}

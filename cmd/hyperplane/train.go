@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -144,6 +142,9 @@ support vectors (with -algo plain).`,
 				return fmt.Errorf("%w: -algo voted does not normalize rows (-normalize=false)", errUsage)
 			}
 			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream}
+			if *out == "-" {
+				return fmt.Errorf("%w: -o -: a model is written to a file, not to standard output", errUsage)
+			}
 			if *stream && (*margins || cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)) {
 				return fmt.Errorf("%w: -stream trains averaged or plain on one core; -margins, -threads, -validation and -balanced need the data in memory", errUsage)
 			}
@@ -151,6 +152,12 @@ support vectors (with -algo plain).`,
 				if len(setAmong(fs, "budget", "gram-mb", "precompute-gram")) > 0 {
 					return fmt.Errorf("%w: -budget, -gram-mb and -precompute-gram need -kernel", errUsage)
 				}
+				outs, err := prepareTrain(fs, stdout, args[0], o)
+				if err != nil {
+					return err
+				}
+				defer outs.cleanup()
+				o.outs = outs
 				return train(stdout, args[0], cfg, o)
 			}
 			bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream")
@@ -177,6 +184,12 @@ support vectors (with -algo plain).`,
 					return fmt.Errorf("%w: -kernel: %v", errUsage, err)
 				}
 			}
+			outs, err := prepareTrain(fs, stdout, args[0], o)
+			if err != nil {
+				return err
+			}
+			defer outs.cleanup()
+			o.outs = outs
 			return trainKernel(stdout, args[0], kc, o)
 		}
 	},
@@ -185,6 +198,28 @@ support vectors (with -algo plain).`,
 type trainOpts struct {
 	test, out                              string
 	margins, report, verbose, json, stream bool
+	outs                                   *outputs // -o, created before the data are read
+}
+
+// prepareTrain checks train's files and creates the -o file, if any,
+// before any data are read: see prepareOutputs.
+func prepareTrain(fs *flag.FlagSet, stdout io.Writer, path string, o trainOpts) (*outputs, error) {
+	var outs []arg
+	if len(setAmong(fs, "o")) > 0 {
+		outs = append(outs, arg{"-o", o.out})
+	}
+	return prepareOutputs(stdout, []arg{{"TRAIN", path}, {"-test", o.test}}, outs...)
+}
+
+// save writes m to the -o file, replacing its target.
+func (o trainOpts) save(m io.WriterTo) error {
+	if o.out == "" {
+		return nil
+	}
+	if _, err := m.WriteTo(o.outs.writer(o.out)); err != nil {
+		return err
+	}
+	return o.outs.commit()
 }
 
 // trainResult is what train prints with -json.
@@ -260,13 +295,11 @@ func readTest(o trainOpts) (*sparse.Dataset, error) {
 // has and stops there.
 func (r *trainResult) finish(stdout io.Writer, m interface {
 	engine.Classifier
-	Save(string) error
+	io.WriterTo
 }, te *sparse.Dataset, o trainOpts, margins func() (engine.MarginStats, error), interrupted error) error {
 	if interrupted != nil {
-		if o.out != "" {
-			if err := m.Save(o.out); err != nil {
-				return err
-			}
+		if err := o.save(m); err != nil {
+			return err
 		}
 		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
 	}
@@ -280,10 +313,8 @@ func (r *trainResult) finish(stdout io.Writer, m interface {
 	if err := r.evaluate(m, te, o); err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := m.Save(o.out); err != nil {
-			return err
-		}
+	if err := o.save(m); err != nil {
+		return err
 	}
 	return r.print(stdout, o)
 }
@@ -318,8 +349,6 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	}
 	var endProgress func()
 	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	t1 := time.Now()
 	var m *engine.Model
 	var stats []engine.EpochStats
