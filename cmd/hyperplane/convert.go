@@ -31,7 +31,11 @@ label<TAB>text lines (gzip too), recognized by a name ending in .jsonl,
 OUT is a cache file when its name ends in .hpc (a compact binary form that
 later passes read without parsing, and that 'train -stream' trains from
 out of core), else LIBSVM, gzip-compressed when it ends in .gz. A LIBSVM
-file becomes a cache in bounded memory, row by row.
+file becomes a cache in bounded memory, row by row. IN - is standard
+input (a pipe: LIBSVM, gzip too, or a cache; text with -from text); OUT -
+is standard output (LIBSVM), the report then going to standard error.
+OUT (and -save-featurizer) may not be a file read, and are replaced
+together once all is done, or not at all.
 
 Text is tokenized (Unicode letters and digits, lowercased), cut into word
 n-grams, hashed into 2^bits signed buckets (or indexed by a vocabulary),
@@ -146,6 +150,9 @@ that both share buckets, IDF and label numbers:
 					if err := sparse.ConvertLIBSVM(ctxWriter{outs.writer(dst)}, src, ropt, sparse.CacheWriterOptions{}); err != nil {
 						return interrupted(err)
 					}
+					if err := ctx.Err(); err != nil {
+						return interrupted(err)
+					}
 					if err := outs.commit(); err != nil {
 						return err
 					}
@@ -172,6 +179,9 @@ that both share buckets, IDF and label numbers:
 				if err := writeFeaturizer(ctxWriter{outs.writer(*save)}, f); err != nil {
 					return interrupted(err)
 				}
+			}
+			if err := ctx.Err(); err != nil {
+				return interrupted(err)
 			}
 			if err := outs.commit(); err != nil {
 				return err

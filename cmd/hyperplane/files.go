@@ -84,12 +84,9 @@ func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, erro
 func (w *outputs) writer(path string) io.Writer { return w.byPath[path] }
 
 // commit replaces every output's target, or none (see
-// sparse.ReplaceTogether); cancelled, it replaces none.
+// sparse.ReplaceTogether). It does not look at ctx: train saves what it
+// has when interrupted; commands that drop their work check ctx first.
 func (w *outputs) commit() error {
-	if err := ctx.Err(); err != nil {
-		w.cleanup()
-		return interrupted(err)
-	}
 	for _, p := range w.files {
 		if err := p.Flush(); err != nil {
 			w.cleanup()
