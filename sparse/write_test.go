@@ -347,3 +347,121 @@ func TestWriteLIBSVMOnlyReadable(t *testing.T) {
 		t.Fatalf("the link's target holds %q (%v)", b, err)
 	}
 }
+
+// TestPendingFile: a pending file is checked when it is created (an empty
+// name, a missing directory, a directory in the way), leaves no trace when
+// cleaned up, and replaces its target when committed.
+func TestPendingFile(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := CreatePending(""); !errors.Is(err, ErrBadOption) {
+		t.Errorf("empty name: %v, want ErrBadOption", err)
+	}
+	for _, bad := range []string{filepath.Join(dir, "missing", "x"), dir, dir + "/"} {
+		if p, err := CreatePending(bad); err == nil {
+			p.Cleanup()
+			t.Errorf("%s: created", bad)
+		}
+	}
+	path := filepath.Join(dir, "out")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := CreatePending(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := dirNames(t, dir); len(names) != 2 {
+		t.Errorf("while pending the directory holds %v, want the target and a temporary file", names)
+	}
+	p.Write([]byte("abandoned"))
+	if err := p.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" || len(dirNames(t, dir)) != 1 {
+		t.Fatalf("after Cleanup: %q, directory %v", b, dirNames(t, dir))
+	}
+	if _, err := p.Write([]byte("x")); err == nil {
+		t.Error("write after Cleanup succeeded")
+	}
+	p, err = CreatePending(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Cleanup() // a no-op once replaced
+	p.Write([]byte("new"))
+	if err := p.CloseAtomicallyReplace(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" || len(dirNames(t, dir)) != 1 {
+		t.Fatalf("after replace: %q, directory %v", b, dirNames(t, dir))
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+}
+
+// TestReplaceTogether: two files replace their targets together or not at
+// all: when the second rename fails, the first target is put back as it
+// was (or removed, if it did not exist), and no temporary file is left.
+func TestReplaceTogether(t *testing.T) {
+	for _, firstExists := range []bool{true, false} {
+		for failAt := 0; failAt <= 2; failAt++ {
+			dir := t.TempDir()
+			a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+			if firstExists {
+				if err := os.WriteFile(a, []byte("A0"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(b, []byte("B0"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			pa, err := CreatePending(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pb, err := CreatePending(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pa.Write([]byte("A1"))
+			pb.Write([]byte("B1"))
+			n := 0
+			renameHook = func(from, to string) error {
+				if n++; n == failAt {
+					return errInjected
+				}
+				return os.Rename(from, to)
+			}
+			err = ReplaceTogether(pa, pb)
+			renameHook = os.Rename
+			wantA, wantB := "A1", "B1"
+			if failAt > 0 {
+				if !errors.Is(err, errInjected) {
+					t.Fatalf("rename %d fails: error %v", failAt, err)
+				}
+				wantA, wantB = "A0", "B0"
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			gotA, errA := os.ReadFile(a)
+			if !firstExists && failAt > 0 {
+				if !errors.Is(errA, os.ErrNotExist) {
+					t.Errorf("first exists %v, rename %d fails: a new first target stays (%q, %v)", firstExists, failAt, gotA, errA)
+				}
+			} else if string(gotA) != wantA {
+				t.Errorf("first exists %v, rename %d fails: first target %q, want %q", firstExists, failAt, gotA, wantA)
+			}
+			if gotB, _ := os.ReadFile(b); string(gotB) != wantB {
+				t.Errorf("first exists %v, rename %d fails: second target %q, want %q", firstExists, failAt, gotB, wantB)
+			}
+			want := 2
+			if !firstExists && failAt > 0 {
+				want = 1
+			}
+			if names := dirNames(t, dir); len(names) != want {
+				t.Errorf("first exists %v, rename %d fails: directory holds %v", firstExists, failAt, names)
+			}
+		}
+	}
+}

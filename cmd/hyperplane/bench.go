@@ -71,6 +71,18 @@ PNG by the file's extension).`,
 				if len(files) < 2 {
 					return fmt.Errorf("%w: bench compare needs at least two reports", errUsage)
 				}
+				if len(setAmong(fs, "plot")) > 0 {
+					var ins []arg
+					for _, f := range files {
+						ins = append(ins, arg{"report", f})
+					}
+					// The plot is drawn last; its file is checked first.
+					w, err := prepareOutputs(stdout, ins, arg{"-plot", *plotPath})
+					if err != nil {
+						return err
+					}
+					w.cleanup()
+				}
 				return benchCompare(stdout, files, *plotPath)
 			}
 			if len(args) > 0 {
@@ -85,16 +97,26 @@ PNG by the file's extension).`,
 			if *quick {
 				*reps, *ms = min(*reps, 3), min(*ms, 5)
 			}
+			var outArgs []arg
+			if len(setAmong(fs, "o")) > 0 {
+				outArgs = append(outArgs, arg{"-o", *out})
+			}
+			w, err := prepareOutputs(stdout, nil, outArgs...)
+			if err != nil {
+				return err
+			}
+			defer w.cleanup()
 			r, err := runBench(stdout, *reps, time.Duration(*ms)*time.Millisecond, *quick)
 			if err != nil {
 				return err
 			}
 			if *out != "" {
-				return sparse.WriteFileAtomic(*out, func(w io.Writer) error {
-					enc := json.NewEncoder(w)
-					enc.SetIndent("", "  ")
-					return enc.Encode(r)
-				})
+				enc := json.NewEncoder(w.writer(*out))
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+				return w.commit()
 			}
 			return nil
 		}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +31,11 @@ label<TAB>text lines (gzip too), recognized by a name ending in .jsonl,
 OUT is a cache file when its name ends in .hpc (a compact binary form that
 later passes read without parsing, and that 'train -stream' trains from
 out of core), else LIBSVM, gzip-compressed when it ends in .gz. A LIBSVM
-file becomes a cache in bounded memory, row by row.
+file becomes a cache in bounded memory, row by row. IN - is standard
+input (a pipe: LIBSVM, gzip too, or a cache; text with -from text); OUT -
+is standard output (LIBSVM), the report then going to standard error.
+OUT (and -save-featurizer) may not be a file read, and are replaced
+together once all is done, or not at all.
 
 Text is tokenized (Unicode letters and digits, lowercased), cut into word
 n-grams, hashed into 2^bits signed buckets (or indexed by a vocabulary),
@@ -61,7 +68,12 @@ that both share buckets, IDF and label numbers:
 				return fmt.Errorf("%w: convert takes IN and OUT", errUsage)
 			}
 			in, dst := args[0], args[1]
-			kind, err := inputKind(in, *from)
+			src, name, closeIn, err := openInput(in)
+			if err != nil {
+				return err
+			}
+			defer closeIn()
+			kind, err := inputKind(src, in, *from)
 			if err != nil {
 				return err
 			}
@@ -92,23 +104,39 @@ that both share buckets, IDF and label numbers:
 				}
 				cfg.Bits = 0
 			}
+			// Both outputs are created now, before the work, and replace
+			// their targets together at the end, or neither does: data
+			// and the featurizer that made them always agree.
+			outArgs := []arg{{"OUT", dst}}
+			if len(setAmong(fs, "save-featurizer")) > 0 {
+				outArgs = append(outArgs, arg{"-save-featurizer", *save})
+			}
+			outs, err := prepareOutputs(out, append([]arg{{"IN", in}, {"-featurizer", *load}}, stdioInput(in)...), outArgs...)
+			if err != nil {
+				return err
+			}
+			defer outs.cleanup()
+			report := out
+			if dst == "-" {
+				report = warnings // standard output carries the data
+			}
 			t0 := time.Now()
 			res := convertResult{In: in, Out: dst, From: kind}
 			var d *sparse.Dataset
-			var f *text.Featurizer // fitted here, saved once OUT is written
+			var f *text.Featurizer
 			switch kind {
 			case "text":
-				topt := text.ReadOptions{LabelField: *labelField, TextField: *textField}
+				topt := text.ReadOptions{LabelField: *labelField, TextField: *textField, Name: name}
 				if *load != "" {
 					if f, err = text.Load(*load); err != nil {
 						return err
 					}
-					d, err = f.VectorizeFile(in, topt)
+					d, err = f.VectorizeReader(src, topt)
 				} else {
-					f, d, err = text.FitFile(in, topt, cfg)
+					f, d, err = fitText(src, in, topt, cfg)
 				}
 				if err != nil {
-					return err
+					return interrupted(err)
 				}
 				res.Labels = f.Labels()
 				for _, n := range res.Labels {
@@ -118,7 +146,14 @@ that both share buckets, IDF and label numbers:
 			case "libsvm":
 				if isCachePath(dst) {
 					// Row by row, in bounded memory.
-					if err := sparse.ConvertLIBSVMFile(dst, in, sparse.ReadOptions{Dim: *dim}, sparse.CacheWriterOptions{}); err != nil {
+					ropt := sparse.ReadOptions{Dim: *dim, Name: name}
+					if err := sparse.ConvertLIBSVM(ctxWriter{outs.writer(dst)}, src, ropt, sparse.CacheWriterOptions{}); err != nil {
+						return interrupted(err)
+					}
+					if err := ctx.Err(); err != nil {
+						return interrupted(err)
+					}
+					if err := outs.commit(); err != nil {
 						return err
 					}
 					c, err := sparse.OpenCache(dst, sparse.ReadOptions{})
@@ -127,33 +162,32 @@ that both share buckets, IDF and label numbers:
 					}
 					res.Rows, res.Cols, res.NNZ = int(c.Rows()), c.Cols(), c.NNZ()
 					c.Close()
-					return res.print(out, t0, *asJSON)
+					return res.print(report, t0, *asJSON)
 				}
-				if d, err = sparse.ReadLIBSVMFile(in, sparse.ReadOptions{Dim: *dim}); err != nil {
-					return err
+				if d, err = sparse.ReadLIBSVM(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
+					return interrupted(err)
 				}
 			case "cache":
-				if d, err = sparse.ReadFile(in, sparse.ReadOptions{Dim: *dim}); err != nil {
-					return err
+				if d, err = sparse.ReadCache(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
+					return interrupted(err)
 				}
 			}
-			if isCachePath(dst) {
-				err = sparse.WriteCacheFile(dst, d)
-			} else {
-				err = sparse.WriteLIBSVMFile(dst, d)
+			if err := writeData(ctxWriter{outs.writer(dst)}, dst, d); err != nil {
+				return interrupted(err)
 			}
-			if err != nil {
+			if *save != "" {
+				if err := writeFeaturizer(ctxWriter{outs.writer(*save)}, f); err != nil {
+					return interrupted(err)
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return interrupted(err)
+			}
+			if err := outs.commit(); err != nil {
 				return err
 			}
-			// The featurizer last: a conversion that fails leaves the one
-			// that was there, which still matches the data it made.
-			if *save != "" {
-				if err := f.Save(*save); err != nil {
-					return err
-				}
-			}
 			res.Rows, res.Cols, res.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
-			return res.print(out, t0, *asJSON)
+			return res.print(report, t0, *asJSON)
 		}
 	},
 }
@@ -212,9 +246,32 @@ func labelList(names []string, values []float64) string {
 
 func isCachePath(p string) bool { return strings.HasSuffix(p, ".hpc") }
 
-// inputKind tells what IN holds: a cache by its magic, text by its name
-// or by -from, LIBSVM otherwise.
-func inputKind(path, from string) (string, error) {
+// openInput opens IN for convert: the file at path, or standard input
+// for "-", behind one buffered reader through which the kind is told
+// (see inputKind) and then the data read, so that nothing is read twice
+// and a pipe (/dev/stdin too) loses no bytes. It returns the name that
+// errors use and the function that closes the file.
+func openInput(path string) (*bufio.Reader, string, func(), error) {
+	if path == "-" {
+		return bufio.NewReaderSize(ctxReader{stdin}, 1<<16), "standard input", func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, "", nil, fmt.Errorf("%s is a directory", path)
+	}
+	// A read blocked on a pipe or FIFO that has gone quiet ends when ctx
+	// is cancelled (regular files need not: their reads return).
+	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
+	return bufio.NewReaderSize(ctxReader{f}, 1<<16), path, func() { stop(); f.Close() }, nil
+}
+
+// inputKind tells what IN holds, peeking at src without consuming it: a
+// cache by its magic, text by its name or by -from, LIBSVM otherwise.
+func inputKind(src *bufio.Reader, path, from string) (string, error) {
 	switch from {
 	case "libsvm", "cache", "text":
 		return from, nil
@@ -222,9 +279,7 @@ func inputKind(path, from string) (string, error) {
 	default:
 		return "", fmt.Errorf("%w: -from %q (want libsvm, cache or text)", errUsage, from)
 	}
-	if ok, err := sparse.IsCacheFile(path); err != nil {
-		return "", err
-	} else if ok {
+	if isCache(src) {
 		return "cache", nil
 	}
 	p := strings.TrimSuffix(path, ".gz")
@@ -234,4 +289,52 @@ func inputKind(path, from string) (string, error) {
 		}
 	}
 	return "libsvm", nil
+}
+
+// fitText fits a featurizer on the text of src and vectorizes it. A
+// regular file goes through text.FitFile, which with hashing tokenizes
+// each document once while reading and keeps none (opening the file a
+// second time is harmless where the file is regular); anything else (a
+// pipe, standard input) is read once from src, the documents kept for
+// the fit.
+func fitText(src io.Reader, path string, opt text.ReadOptions, cfg text.Config) (*text.Featurizer, *sparse.Dataset, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != "-" {
+		f, d, err := text.FitFile(path, opt, cfg)
+		if err == nil {
+			err = ctx.Err()
+		}
+		return f, d, err
+	}
+	c, err := text.Read(src, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := text.Fit(c, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := f.Vectorize(c)
+	return f, d, err
+}
+
+// writeFeaturizer writes f to w as f.Save writes it to a file (the text
+// package writes featurizers to paths only: it goes through a scratch
+// file).
+func writeFeaturizer(w io.Writer, f *text.Featurizer) error {
+	dir, err := os.MkdirTemp("", "hyperplane-featurizer")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "featurizer.json")
+	if err := f.Save(path); err != nil {
+		return err
+	}
+	fl, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fl.Close()
+	_, err = io.Copy(w, fl)
+	return err
 }

@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -34,11 +37,12 @@ kernel still counts them in the row's norm.`,
 			if err != nil {
 				return err
 			}
-			d, err := sparse.ReadFile(args[0], sparse.ReadOptions{})
+			d, err := readData(args[0])
 			if err != nil {
 				return err
 			}
-			if err := checkWidth(args[0], d.X, m, *strict); err != nil {
+			ws, err := checkData(args[0], d, m, *strict)
+			if err != nil {
 				return err
 			}
 			t0 := time.Now()
@@ -55,7 +59,8 @@ kernel still counts them in the row's norm.`,
 					Rows        int                `json:"rows"`
 					PredictSecs float64            `json:"predict_seconds"`
 					Confusion   *metrics.Confusion `json:"metrics"`
-				}{args[0], *model, d.X.Rows, secs, c})
+					Warnings    []string           `json:"warnings,omitempty"`
+				}{args[0], *model, d.X.Rows, secs, c, ws})
 			}
 			fmt.Fprintf(out, "%s on %s: %d rows predicted in %.1f ms\n\n", *model, args[0], d.X.Rows, 1e3*secs)
 			return c.WriteReport(out)
@@ -63,13 +68,46 @@ kernel still counts them in the row's norm.`,
 	},
 }
 
-// checkWidth compares the data's width with the model's. Features past the
-// model's width were never seen in training and weigh zero, which is what
-// a test file from a larger vocabulary needs; but it may also be data of
-// another kind altogether, so it is said on stderr, or with strict it is
-// an error. It goes by the indices X uses, not its declared width: a cache
-// file made with a featurizer declares all of its 2^bits columns.
+// checkData looks at data a model m is about to be measured on (labels
+// and all, in eval and train -test) for what makes its figures mean
+// less than they seem: features past the model's width (see widthWarning)
+// and labels the model has no class for (see labelWarning). Each warning
+// is written on stderr, one line each, and returned for -json; with
+// strict, the features past the width are an error instead.
+func checkData(path string, d *sparse.Dataset, m engine.Classifier, strict bool) ([]string, error) {
+	var ws []string
+	w, err := widthWarning(path, d.X, m, strict)
+	if err != nil {
+		return nil, err
+	}
+	if w != "" {
+		ws = append(ws, w)
+	}
+	if w := labelWarning(path, d.Y, m); w != "" {
+		ws = append(ws, w)
+	}
+	for _, w := range ws {
+		fmt.Fprintf(warnings, "hyperplane: warning: %s\n", w)
+	}
+	return ws, nil
+}
+
+// checkWidth is checkData for data without labels to measure (predict).
 func checkWidth(path string, X *sparse.CSR, m engine.Classifier, strict bool) error {
+	w, err := widthWarning(path, X, m, strict)
+	if w != "" {
+		fmt.Fprintf(warnings, "hyperplane: warning: %s\n", w)
+	}
+	return err
+}
+
+// widthWarning compares the data's width with the model's. Features past
+// the model's width were never seen in training and weigh zero, which is
+// what a test file from a larger vocabulary needs; but it may also be
+// data of another kind altogether, so it is a warning, or with strict an
+// error. It goes by the indices X uses, not its declared width: a cache
+// file made with a featurizer declares all of its 2^bits columns.
+func widthWarning(path string, X *sparse.CSR, m engine.Classifier, strict bool) (string, error) {
 	dim := 0
 	switch m := m.(type) {
 	case *engine.Model:
@@ -78,7 +116,7 @@ func checkWidth(path string, X *sparse.CSR, m engine.Classifier, strict bool) er
 		dim = m.Dim
 	}
 	if X.Cols <= dim {
-		return nil
+		return "", nil
 	}
 	past, widest := 0, int32(-1)
 	for _, j := range X.Ind {
@@ -88,16 +126,52 @@ func checkWidth(path string, X *sparse.CSR, m engine.Classifier, strict bool) er
 		}
 	}
 	if past == 0 {
-		return nil
+		return "", nil
 	}
 	msg := fmt.Sprintf("%s uses features up to %d, the model %d", path, int(widest)+1, dim)
 	if strict {
-		return fmt.Errorf("%w: %s (-strict: features past the model's width are an error)", engine.ErrDim, msg)
+		return "", fmt.Errorf("%w: %s (-strict: features past the model's width are an error)", engine.ErrDim, msg)
 	}
 	what := "weigh zero"
 	if _, ok := m.(*engine.KernelModel); ok {
 		what = "meet no support vector (an RBF kernel still counts them in the row's norm)"
 	}
-	fmt.Fprintf(warnings, "hyperplane: warning: %s: the %d entries past its width %s\n", msg, past, what)
-	return nil
+	return fmt.Sprintf("%s: the %d entries past its width %s", msg, past, what), nil
+}
+
+// labelWarning says, when some of the labels y are none of m's classes,
+// how many rows have such labels and which: the model never predicts
+// them, so every such row counts as a mistake, and data labelled in
+// another scheme (0/1 against a model trained on -1/+1) would score 0
+// with no other sign of why.
+func labelWarning(path string, y []float64, m engine.Classifier) string {
+	var classes []float64
+	switch m := m.(type) {
+	case *engine.Model:
+		classes = m.Classes
+	case *engine.KernelModel:
+		classes = m.Classes
+	}
+	rows := 0
+	unknown := map[float64]bool{}
+	for _, v := range y {
+		if !slices.Contains(classes, v) {
+			rows++
+			unknown[v] = true
+		}
+	}
+	if rows == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %d of %d rows have labels the model has no class for (%s; its classes: %s): it never predicts them, so they all count as mistakes",
+		path, rows, len(y), floatList(slices.Sorted(maps.Keys(unknown))), floatList(classes))
+}
+
+// floatList writes labels as a short comma-separated list.
+func floatList(v []float64) string {
+	names := make([]string, len(v))
+	for i, x := range v {
+		names[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return labelList(names, nil)
 }

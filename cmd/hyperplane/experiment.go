@@ -66,7 +66,10 @@ mistakes exceed its bound is a bug: the command fails.`,
 			}
 			// The arguments are checked before -out is made, so that a
 			// misuse leaves nothing behind.
-			mkdir := func() error { return os.MkdirAll(*out, 0o755) }
+			if *out == "" {
+				return fmt.Errorf("%w: -out: the directory name is empty", errUsage)
+			}
+			mkdir := func() error { return outDir(*out) }
 			switch args[0] {
 			case "convergence", "margins":
 				if *seeds < 1 {
@@ -393,4 +396,17 @@ func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int, mkd
 	}
 	fmt.Fprintf(stdout, "\nvariants.csv and variants.{svg,png} in %s\n", dir)
 	return nil
+}
+
+// outDir makes dir, where an experiment writes its files, and checks that
+// a file can be created in it, before the experiment runs.
+func outDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	p, err := sparse.CreatePending(filepath.Join(dir, "results"))
+	if err != nil {
+		return fmt.Errorf("-out %s: %w", dir, err)
+	}
+	return p.Cleanup()
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -69,12 +68,16 @@ printed.`,
 			if est := float64(*rows) * per; est > sparse.DefaultMaxNNZ {
 				return fmt.Errorf("%w: -rows %d would make about %.3g nonzeros, more than the %d that fit in memory", errUsage, *rows, est, sparse.DefaultMaxNNZ)
 			}
+			w, err := prepareOutputs(stdout, nil, arg{"OUT", args[0]})
+			if err != nil {
+				return err
+			}
+			defer w.cleanup()
 			t0 := time.Now()
 			var d *sparse.Dataset
 			res := map[string]any{"kind": *kind, "out": args[0]}
 			switch *kind {
 			case "text":
-				var err error
 				d, err = synth.Text{Rows: *rows, MeanNNZ: *nnz, Dim: *dim, Zipf: *zipf, Classes: *classes,
 					Noise: *noise, Seed: *seed, Workers: *threads}.Generate()
 				if err != nil {
@@ -99,13 +102,13 @@ printed.`,
 				return fmt.Errorf("%w: -kind %q (want text or separable)", errUsage, *kind)
 			}
 			genSecs := time.Since(t0).Seconds()
-			var err error
-			if strings.HasSuffix(args[0], ".hpc") {
-				err = sparse.WriteCacheFile(args[0], d)
-			} else {
-				err = sparse.WriteLIBSVMFile(args[0], d)
+			if err := writeData(ctxWriter{w.writer(args[0])}, args[0], d); err != nil {
+				return interrupted(err)
 			}
-			if err != nil {
+			if err := ctx.Err(); err != nil {
+				return interrupted(err)
+			}
+			if err := w.commit(); err != nil {
 				return err
 			}
 			res["rows"], res["cols"], res["nnz"] = d.X.Rows, d.X.Cols, d.X.NNZ()

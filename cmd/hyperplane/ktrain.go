@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -42,8 +40,6 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 			return nil
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	t1 := time.Now()
 	m, stats, err := engine.FitKernel(ctx, d.X, d.Y, cfg)
 	endProgress()

@@ -21,14 +21,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -108,6 +111,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		defer budget.Set(budget.Set(n))
 	}
+	// One context for the command, cancelled by the signals that ask a
+	// process to stop: train saves the model so far, convert and gen
+	// remove what they had started to write.
+	c, stop := signal.NotifyContext(baseCtx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	defer func(old context.Context) { ctx = old }(ctx)
+	ctx = c
 	if err := body(fs.Args(), stdout); err != nil {
 		if errors.Is(err, budget.ErrExceeded) {
 			fmt.Fprintf(stderr, "hyperplane %s: %v\n%s\n", cmd.name, err, memHint)

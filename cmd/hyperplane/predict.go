@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
-	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -23,7 +22,9 @@ predicted label, and with -scores a tab and the decision value (for a
 binary model w·x+b, > 0 meaning the larger label; for a multiclass model
 the winning class's score). With -featurizer, labels are written as the
 names the text featurizer knows them by. The labels in FILE are not used.
-Output goes to standard output, or atomically to the -o file.`,
+FILE - reads standard input. Output goes to standard output, or
+atomically to the -o file (- is standard output), which must not be one
+of the files read.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		model := fs.String("model", "", "the model `file`")
 		scores := fs.Bool("scores", false, "write the decision value after each label")
@@ -34,6 +35,15 @@ Output goes to standard output, or atomically to the -o file.`,
 			if len(args) != 1 || *model == "" {
 				return fmt.Errorf("%w: predict needs -model MODEL and one FILE", errUsage)
 			}
+			var outs []arg
+			if len(setAmong(fs, "o")) > 0 && *out != "-" {
+				outs = append(outs, arg{"-o", *out})
+			}
+			w, err := prepareOutputs(stdout, append([]arg{{"FILE", args[0]}, {"-model", *model}, {"-featurizer", *feat}}, stdioInput(args[0])...), outs...)
+			if err != nil {
+				return err
+			}
+			defer w.cleanup()
 			m, err := engine.LoadClassifier(*model)
 			if err != nil {
 				return err
@@ -66,7 +76,7 @@ Output goes to standard output, or atomically to the -o file.`,
 					}
 				}
 			}
-			d, err := sparse.ReadFile(args[0], sparse.ReadOptions{})
+			d, err := readData(args[0])
 			if err != nil {
 				return err
 			}
@@ -95,10 +105,13 @@ Output goes to standard output, or atomically to the -o file.`,
 				}
 				return bw.Flush()
 			}
-			if *out != "" {
-				return sparse.WriteFileAtomic(*out, write)
+			if len(outs) == 0 {
+				return write(stdout)
 			}
-			return write(stdout)
+			if err := write(w.writer(*out)); err != nil {
+				return err
+			}
+			return w.commit()
 		}
 	},
 }

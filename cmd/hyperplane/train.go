@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -36,9 +34,10 @@ training and in the model's predictions unless -normalize=false (the voted
 perceptron and kernel models use the raw rows). With -test it evaluates on
 a second file, with -o it saves the model (written atomically), with
 -margins it reports the margin diagnostics on the training rows. Two
-distinct labels give a binary model, more a multiclass one. Ctrl-C stops
-after the current epoch's check and still saves the model so far when -o
-is given.
+distinct labels give a binary model, more a multiclass one. Ctrl-C (or
+SIGTERM, SIGHUP) stops after the current epoch's check and still saves
+the model so far when -o is given. The -o file is checked before the data
+are read, and may not be one of the files read.
 
 With -kernel it trains the dual (kernel) perceptron instead: -kernel
 rbf:gamma=2, poly:degree=2,gamma=1,coef0=1, sigmoid:gamma=0.01,coef0=0,
@@ -51,8 +50,8 @@ support vectors (with -algo plain).`,
 		var cfg engine.Config
 		algo := fs.String("algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive) or pegasos (linear SVM), averaged unless -no-average (default pa2; averaged with -kernel)")
 		noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2 or pegasos: keep the last weights instead of their average")
-		fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (0: 1)")
-		fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (0: 1e-4)")
+		fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
+		fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (default 1e-4)")
 		normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
 		fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
 		fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
@@ -81,6 +80,17 @@ support vectors (with -algo plain).`,
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 {
 				return fmt.Errorf("%w: train takes one TRAIN file", errUsage)
+			}
+			// The library reads 0 as its default: a flag written as 0 asks
+			// for something else, and gets a usage error instead.
+			for _, f := range []struct {
+				name string
+				v    float64
+			}{{"epochs", float64(cfg.Epochs)}, {"lr", cfg.LearningRate}, {"bias-scale", cfg.BiasScale},
+				{"C", cfg.C}, {"alpha", cfg.Alpha}, {"patience", float64(cfg.Patience)}} {
+				if len(setAmong(fs, f.name)) > 0 && !(f.v > 0) {
+					return fmt.Errorf("%w: -%s %v: the value must be positive", errUsage, f.name, f.v)
+				}
 			}
 			var err error
 			learner := *algo
@@ -133,6 +143,9 @@ support vectors (with -algo plain).`,
 				return fmt.Errorf("%w: -algo voted does not normalize rows (-normalize=false)", errUsage)
 			}
 			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream}
+			if *out == "-" {
+				return fmt.Errorf("%w: -o -: a model is written to a file, not to standard output", errUsage)
+			}
 			if *stream && (*margins || cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)) {
 				return fmt.Errorf("%w: -stream trains averaged or plain on one core; -margins, -threads, -validation and -balanced need the data in memory", errUsage)
 			}
@@ -140,6 +153,12 @@ support vectors (with -algo plain).`,
 				if len(setAmong(fs, "budget", "gram-mb", "precompute-gram")) > 0 {
 					return fmt.Errorf("%w: -budget, -gram-mb and -precompute-gram need -kernel", errUsage)
 				}
+				outs, err := prepareTrain(fs, stdout, args[0], o)
+				if err != nil {
+					return err
+				}
+				defer outs.cleanup()
+				o.outs = outs
 				return train(stdout, args[0], cfg, o)
 			}
 			bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream")
@@ -166,6 +185,12 @@ support vectors (with -algo plain).`,
 					return fmt.Errorf("%w: -kernel: %v", errUsage, err)
 				}
 			}
+			outs, err := prepareTrain(fs, stdout, args[0], o)
+			if err != nil {
+				return err
+			}
+			defer outs.cleanup()
+			o.outs = outs
 			return trainKernel(stdout, args[0], kc, o)
 		}
 	},
@@ -174,6 +199,28 @@ support vectors (with -algo plain).`,
 type trainOpts struct {
 	test, out                              string
 	margins, report, verbose, json, stream bool
+	outs                                   *outputs // -o, created before the data are read
+}
+
+// prepareTrain checks train's files and creates the -o file, if any,
+// before any data are read: see prepareOutputs.
+func prepareTrain(fs *flag.FlagSet, stdout io.Writer, path string, o trainOpts) (*outputs, error) {
+	var outs []arg
+	if len(setAmong(fs, "o")) > 0 {
+		outs = append(outs, arg{"-o", o.out})
+	}
+	return prepareOutputs(stdout, []arg{{"TRAIN", path}, {"-test", o.test}}, outs...)
+}
+
+// save writes m to the -o file, replacing its target.
+func (o trainOpts) save(m io.WriterTo) error {
+	if o.out == "" {
+		return nil
+	}
+	if _, err := m.WriteTo(o.outs.writer(o.out)); err != nil {
+		return err
+	}
+	return o.outs.commit()
 }
 
 // trainResult is what train prints with -json.
@@ -201,6 +248,7 @@ type trainResult struct {
 	TestSeconds  float64            `json:"test_seconds,omitempty"`
 	Margins      *marginsJSON       `json:"margins,omitempty"`
 	Confusion    *metrics.Confusion `json:"confusion,omitempty"`
+	Warnings     []string           `json:"warnings,omitempty"` // about the test data, as eval gives them
 	// Kernel perceptron only.
 	Kernel         string         `json:"kernel,omitempty"`
 	SupportVectors int            `json:"support_vectors,omitempty"`
@@ -247,14 +295,12 @@ func readTest(o trainOpts) (*sparse.Dataset, error) {
 // leaves the file that was there; an interrupted training saves what it
 // has and stops there.
 func (r *trainResult) finish(stdout io.Writer, m interface {
-	PredictBatch(*sparse.CSR, []float64) []float64
-	Save(string) error
+	engine.Classifier
+	io.WriterTo
 }, te *sparse.Dataset, o trainOpts, margins func() (engine.MarginStats, error), interrupted error) error {
 	if interrupted != nil {
-		if o.out != "" {
-			if err := m.Save(o.out); err != nil {
-				return err
-			}
+		if err := o.save(m); err != nil {
+			return err
 		}
 		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
 	}
@@ -268,10 +314,8 @@ func (r *trainResult) finish(stdout io.Writer, m interface {
 	if err := r.evaluate(m, te, o); err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := m.Save(o.out); err != nil {
-			return err
-		}
+	if err := o.save(m); err != nil {
+		return err
 	}
 	return r.print(stdout, o)
 }
@@ -306,8 +350,6 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	}
 	var endProgress func()
 	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	t1 := time.Now()
 	var m *engine.Model
 	var stats []engine.EpochStats
@@ -345,12 +387,15 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 
 // evaluate fills in the test figures of r from te, the test set o names
 // (nil without one).
-func (r *trainResult) evaluate(m interface {
-	PredictBatch(*sparse.CSR, []float64) []float64
-}, te *sparse.Dataset, o trainOpts) error {
+func (r *trainResult) evaluate(m engine.Classifier, te *sparse.Dataset, o trainOpts) error {
 	if te == nil {
 		return nil
 	}
+	ws, err := checkData(o.test, te, m, false)
+	if err != nil {
+		return err
+	}
+	r.Warnings = ws
 	t2 := time.Now()
 	pred := m.PredictBatch(te.X, nil)
 	r.TestSeconds = time.Since(t2).Seconds()

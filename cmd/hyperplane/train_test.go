@@ -85,8 +85,8 @@ func TestTrainEvalErrors(t *testing.T) {
 		{[]string{"train", "-algo", "kernel", train}, 2, "unknown algorithm"},
 		{[]string{"train", "-bias", "maybe", train}, 2, "unknown bias mode"},
 		{[]string{"train", "-class-weight", "1=2", train}, 2, "LABEL:WEIGHT"},
-		{[]string{"train", "-algo", "averaged", "-lr", "-1", train}, 2, "LearningRate"},
-		{[]string{"train", "-epochs", "-3", train}, 2, "Epochs"},
+		{[]string{"train", "-algo", "averaged", "-lr", "-1", train}, 2, "-lr -1: the value must be positive"},
+		{[]string{"train", "-epochs", "-3", train}, 2, "-epochs -3: the value must be positive"},
 		{[]string{"train", "-kernel", "rbf", "-budget", "5", train}, 2, "needs Algorithm Plain"},
 		{[]string{"train", filepath.Join(dir, "missing.svm")}, 1, "no such file"},
 		{[]string{"eval", test}, 2, "-model"},
@@ -160,5 +160,93 @@ func TestTrainKeepsModelOnFailure(t *testing.T) {
 		if got, err := os.ReadFile(model); err != nil || string(got) != string(old) {
 			t.Fatalf("%v: the model file was replaced (%q, %v)", args, got, err)
 		}
+	}
+}
+
+// TestTrainZeroFlags: a flag written as 0 that the library would read as
+// its default is refused, not silently replaced by the default; the flags
+// whose 0 means what it says (-margin, -init, -validation, -seed) are
+// taken.
+func TestTrainZeroFlags(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	for _, args := range [][]string{
+		{"-epochs", "0"},
+		{"-algo", "averaged", "-lr", "0"},
+		{"-bias", "augmented", "-bias-scale", "0"},
+		{"-algo", "pa1", "-C", "0"},
+		{"-algo", "pegasos", "-alpha", "0"},
+		{"-validation", "0.2", "-patience", "0"},
+		{"-kernel", "linear", "-epochs", "0"},
+		{"-kernel", "linear", "-lr", "0"},
+	} {
+		code, _, errOut := runCmd(append(append([]string{"train"}, args...), train)...)
+		first, _, _ := strings.Cut(errOut, "\n")
+		flag := args[len(args)-2]
+		if code != 2 || !strings.Contains(first, flag+" 0: the value must be positive") {
+			t.Errorf("%v: exit %d, first line %q; want exit 2 and %q", args, code, first, flag+" 0: the value must be positive")
+		}
+	}
+	for _, args := range [][]string{
+		{"-algo", "averaged", "-margin", "0"},
+		{"-algo", "averaged", "-init", "0"},
+		{"-validation", "0"},
+		{"-seed", "0"},
+	} {
+		if code, _, errOut := runCmd(append(append([]string{"train"}, args...), train)...); code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+}
+
+// TestTestDataWarnings: train -test and eval warn, one line each on stderr
+// and in the -json output, when the test data has labels the model has no
+// class for (which score as mistakes however good the model) and when it
+// is wider than the training data.
+func TestTestDataWarnings(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	dir := t.TempDir()
+	test := filepath.Join(dir, "other.svm")
+	if err := os.WriteFile(test, []byte("-1 1:3 4:1\n7 2:3 20:1\n1 1:3 4:1\n-1 3:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.hpm")
+	labels := "3 of 4 rows have labels the model has no class for (-1, 7; its classes: 1, 2, 3)"
+	width := "uses features up to 20, the model 8"
+	for _, args := range [][]string{
+		{"train", "-o", model, "-test", test, train},
+		{"eval", "-model", model, test},
+	} {
+		for _, asJSON := range []bool{false, true} {
+			a := args
+			if asJSON {
+				a = append([]string{a[0], "-json"}, a[1:]...)
+			}
+			code, out, errOut := runCmd(a...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", a, code, errOut)
+			}
+			for _, want := range []string{labels, width} {
+				if n := strings.Count(errOut, want); n != 1 {
+					t.Errorf("%v: stderr has %q %d times, want once:\n%s", a, want, n, errOut)
+				}
+			}
+			if lines := strings.Count(strings.TrimSpace(errOut), "\n") + 1; lines != 2 {
+				t.Errorf("%v: %d lines of warnings, want 2:\n%s", a, lines, errOut)
+			}
+			if asJSON {
+				var r struct{ Warnings []string }
+				if err := json.Unmarshal([]byte(out), &r); err != nil {
+					t.Fatalf("%v: bad JSON %q: %v", a, out, err)
+				}
+				if len(r.Warnings) != 2 || !strings.Contains(strings.Join(r.Warnings, "\n"), labels) {
+					t.Errorf("%v: JSON warnings %q", a, r.Warnings)
+				}
+			}
+		}
+	}
+	// Test data with the model's labels only has nothing to warn about.
+	_, test2 := threeClassFiles(t)
+	if code, _, errOut := runCmd("eval", "-model", model, test2); code != 0 || errOut != "" {
+		t.Errorf("eval on matching data: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/klauspost/compress/gzip"
+)
+
+// ctx is cancelled when the process is asked to stop (SIGINT, SIGTERM,
+// SIGHUP); run sets it for the command it runs. Commands that write files
+// check it during their work, and remove what they had started to write.
+var ctx = context.Background()
+
+// baseCtx is the context run derives ctx from (a test cancels it).
+var baseCtx = context.Background()
+
+// stdin is what "-" reads (a test replaces it).
+var stdin io.Reader = os.Stdin
+
+// arg is a file named on the command line, with what named it (a flag,
+// or the argument's place) for messages.
+type arg struct{ what, path string }
+
+// outputs are the files a command writes, each created (as a pending,
+// hidden temporary file beside its target) before the command's work
+// starts, so that a target that cannot be written stops it before the
+// work is spent, and replaced together once the work is done.
+type outputs struct {
+	files   []*sparse.PendingFile
+	byPath  map[string]io.Writer
+	stdout  io.Writer
+	cleaned bool
+}
+
+// prepareOutputs checks a command's files before it does anything: no
+// output may be empty-named, be the same file as an input (by device and
+// inode where both exist, so hard links and other spellings count) or as
+// another output; then it creates every output but "-", which is stdout.
+// The caller must defer cleanup. A misuse is a usage error naming both
+// files; an output that cannot be created is the error that says why.
+func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, error) {
+	for i, o := range outs {
+		if o.path == "" {
+			return nil, fmt.Errorf("%w: %s: the file name is empty", errUsage, o.what)
+		}
+		for _, in := range inputs {
+			if in.path != "" && sameFile(in.path, o.path) {
+				return nil, fmt.Errorf("%w: %s %s is the input %s %s: writing it would destroy what is read", errUsage, o.what, o.path, in.what, in.path)
+			}
+		}
+		for _, o2 := range outs[:i] {
+			if sameFile(o.path, o2.path) {
+				return nil, fmt.Errorf("%w: %s %s and %s %s are the same file", errUsage, o2.what, o2.path, o.what, o.path)
+			}
+		}
+	}
+	w := &outputs{byPath: map[string]io.Writer{}, stdout: stdout}
+	for _, o := range outs {
+		if o.path == "-" {
+			w.byPath["-"] = stdout
+			continue
+		}
+		p, err := sparse.CreatePending(o.path)
+		if err != nil {
+			w.cleanup()
+			return nil, err
+		}
+		w.files = append(w.files, p)
+		w.byPath[o.path] = p
+	}
+	return w, nil
+}
+
+// writer returns the writer of the output path.
+func (w *outputs) writer(path string) io.Writer { return w.byPath[path] }
+
+// commit replaces every output's target, or none (see
+// sparse.ReplaceTogether). It does not look at ctx: train saves what it
+// has when interrupted; commands that drop their work check ctx first.
+func (w *outputs) commit() error {
+	for _, p := range w.files {
+		if err := p.Flush(); err != nil {
+			w.cleanup()
+			return err
+		}
+	}
+	if f, ok := w.byPath["-"].(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil {
+			w.cleanup()
+			return err
+		}
+	}
+	return sparse.ReplaceTogether(w.files...)
+}
+
+// cleanup removes the temporary files of the outputs not committed.
+func (w *outputs) cleanup() {
+	for _, p := range w.files {
+		p.Cleanup()
+	}
+}
+
+// interrupted words err, the error of work cut short, as an interruption
+// when a signal has cancelled ctx (the error is then whatever the read or
+// write that noticed it made of it).
+func interrupted(err error) error {
+	if err != nil && ctx.Err() != nil {
+		return errors.New("interrupted: nothing written")
+	}
+	return err
+}
+
+// sameFile reports whether the paths a and b name one file: both "-"
+// (the standard streams are told apart by the caller), the same file by
+// device and inode where both exist, else the same cleaned absolute path
+// once the directory's symbolic links are resolved.
+func sameFile(a, b string) bool {
+	if a == "-" || b == "-" {
+		return false
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	return canonical(a) == canonical(b)
+}
+
+// canonical is path absolute, cleaned, its directory's links resolved.
+func canonical(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	dir, base := filepath.Split(abs)
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(d, base)
+	}
+	return abs
+}
+
+// stdioInput returns stdin as an input arg to compare outputs with when
+// it is a file (hyperplane convert - out.svm < out.svm), else nothing.
+func stdioInput(path string) []arg {
+	if path != "-" {
+		return nil
+	}
+	if f, ok := stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			return []arg{{"standard input", "/dev/stdin"}}
+		}
+	}
+	return nil
+}
+
+// ctxReader fails its reads once ctx is cancelled, so that a long read or
+// conversion stops at the next buffer.
+type ctxReader struct{ r io.Reader }
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// ctxWriter fails its writes once ctx is cancelled.
+type ctxWriter struct{ w io.Writer }
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// writeData writes d to w in the format path's name asks for: a cache
+// (.hpc), gzip-compressed LIBSVM (.gz) or LIBSVM.
+func writeData(w io.Writer, path string, d *sparse.Dataset) error {
+	switch {
+	case isCachePath(path):
+		return sparse.WriteCache(w, d)
+	case strings.HasSuffix(path, ".gz"):
+		zw := gzip.NewWriter(w)
+		if err := sparse.WriteLIBSVM(zw, d); err != nil {
+			return err
+		}
+		return zw.Close()
+	}
+	return sparse.WriteLIBSVM(w, d)
+}
+
+// readData reads the data set at path, a cache or LIBSVM file (gzip too),
+// as sparse.ReadFile does; "-" reads standard input, told apart by its
+// first bytes, which are read once.
+func readData(path string) (*sparse.Dataset, error) {
+	if path != "-" {
+		return sparse.ReadFile(path, sparse.ReadOptions{})
+	}
+	br := bufio.NewReaderSize(ctxReader{stdin}, 1<<16)
+	opt := sparse.ReadOptions{Name: "standard input"}
+	if isCache(br) {
+		return sparse.ReadCache(br, opt)
+	}
+	return sparse.ReadLIBSVM(br, opt)
+}
+
+// isCache reports whether br starts with a cache file's magic bytes,
+// without consuming them.
+func isCache(br *bufio.Reader) bool {
+	b, _ := br.Peek(4)
+	ok, _ := sparse.IsCache(bytes.NewReader(b))
+	return ok
+}
