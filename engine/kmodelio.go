@@ -90,6 +90,7 @@ type Classifier interface {
 	Predict(sparse.Vector) float64
 	Decision(sparse.Vector) float32
 	PredictBatch(*sparse.CSR, []float64) []float64
+	DecisionBatch(*sparse.CSR, []float32) []float32
 	Binary() bool
 }
 

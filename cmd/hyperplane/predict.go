@@ -84,6 +84,8 @@ of the files read.`,
 				return err
 			}
 			pred := m.PredictBatch(d.X, nil)
+			dec := m.DecisionBatch(d.X, nil)
+			warnOverflow(args[0], dec)
 			write := func(w io.Writer) error {
 				bw := bufio.NewWriterSize(w, 64<<10)
 				var b []byte
@@ -96,7 +98,7 @@ of the files read.`,
 					}
 					if *scores {
 						b = append(b, '\t')
-						b = strconv.AppendFloat(b, float64(m.Decision(d.X.Row(i))), 'g', -1, 32)
+						b = strconv.AppendFloat(b, float64(dec[i]), 'g', -1, 32)
 					}
 					b = append(b, '\n')
 					if _, err := bw.Write(b); err != nil {
@@ -114,4 +116,22 @@ of the files read.`,
 			return w.commit()
 		}
 	},
+}
+
+// warnOverflow warns when scores passed float32's range (values such as
+// 1e20 times weights of the same size): the labels are still the exact
+// scores' (the model sums such rows again in float64), but the scores
+// printed are ±Inf.
+func warnOverflow(file string, dec []float32) {
+	n, first := 0, -1
+	for i, v := range dec {
+		if v-v != 0 {
+			if n++; first < 0 {
+				first = i
+			}
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(warnings, "warning: %s: %d rows (the first is row %d) score beyond float32's range; their labels follow the exact score and their scores are ±Inf: scale the features down\n", file, n, first+1)
+	}
 }
