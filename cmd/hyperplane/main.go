@@ -86,7 +86,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	simd := fs.String("simd", "", "force the SIMD `tier`: generic, avx2 or avx512")
 	mem := fs.String("mem", "", memUsage)
 	body := cmd.flags(fs)
-	fs.Usage = func() { usage(cmd, fs, stderr) }
+	// A misuse gets the command's one-line usage and where to read more;
+	// -h gets the whole help.
+	fs.Usage = func() {
+		if slices.ContainsFunc(args[1:], func(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" }) {
+			usage(cmd, fs, stderr)
+			return
+		}
+		fmt.Fprintf(stderr, "usage: hyperplane %s [flags] %s\nRun 'hyperplane help %s' for its flags.\n", cmd.name, cmd.args, cmd.name)
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

@@ -86,3 +86,21 @@ func TestHelpAndCPU(t *testing.T) {
 		t.Fatalf("cpu -json: exit %d, %q", code, out)
 	}
 }
+
+// A misuse prints the error, the command's usage line and where its flags
+// are described, not the whole help; -h prints the whole help.
+func TestUsageErrorIsShort(t *testing.T) {
+	for _, args := range [][]string{{"train", "-epochs", "0", "x.svm"}, {"train", "-bogus"}, {"predict", "x.svm"}} {
+		code, _, stderr := runCmd(args...)
+		if code != 2 || !strings.Contains(stderr, "Run 'hyperplane help "+args[0]+"' for its flags.") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+		if n := strings.Count(stderr, "\n"); n > 3 {
+			t.Errorf("%v: %d lines of stderr:\n%s", args, n, stderr)
+		}
+	}
+	code, _, stderr := runCmd("train", "-h")
+	if code != 0 || !strings.Contains(stderr, "-epochs int") {
+		t.Errorf("train -h: exit %d, stderr %q", code, stderr)
+	}
+}
