@@ -6,7 +6,9 @@ import (
 )
 
 // Sentinel errors. Errors about the content of the input wrap one of them
-// (a *ParseError for malformed text input); test with errors.Is. Errors of
+// (a *ParseError for malformed text input); test with errors.Is. A reader
+// that would hold more than the memory budget returns an error wrapping
+// budget.ErrExceeded (package sparse/budget) instead. Errors of
 // the reader underneath, such as an I/O error or a corrupt gzip stream,
 // are returned wrapped with their own cause instead.
 var (
@@ -29,6 +31,8 @@ var (
 	// ErrRowTooLong reports a row with more than ReadOptions.MaxRowNNZ
 	// features.
 	ErrRowTooLong = errors.New("sparse: row has too many nonzeros")
+	// ErrLineTooLong reports a line longer than ReadOptions.MaxLineBytes.
+	ErrLineTooLong = errors.New("sparse: line too long")
 	// ErrShape reports inconsistent lengths or row pointers in a Vector, CSR
 	// or Dataset, or index and value slices of different lengths.
 	ErrShape = errors.New("sparse: inconsistent shape")
@@ -48,7 +52,7 @@ type ParseError struct {
 	Line int    // 1-based line number, counting every line including blank ones
 	Col  int    // 1-based byte column of the offending token
 	Msg  string // human-readable description
-	Err  error  // sentinel: ErrSyntax, ErrIndex, ErrIndexOrder, ErrIndexRange, ErrValue or ErrRowTooLong
+	Err  error  // sentinel: ErrSyntax, ErrIndex, ErrIndexOrder, ErrIndexRange, ErrValue, ErrRowTooLong or ErrLineTooLong
 }
 
 // Error formats the error as file:line:col: msg. An unnamed input is

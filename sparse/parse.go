@@ -36,6 +36,13 @@ type lineError struct {
 	err error
 }
 
+// lineTooLong is the error for a line longer than max bytes, placed at
+// the first byte past the limit. ReadLIBSVM and Scanner both give it, so
+// that they report such a line identically.
+func lineTooLong(max int) *lineError {
+	return &lineError{col: max + 1, msg: "line longer than " + strconv.Itoa(max) + " bytes (ReadOptions.MaxLineBytes)", err: ErrLineTooLong}
+}
+
 // row is the parsed content of one line, apart from its features.
 type row struct {
 	label  float64
