@@ -30,6 +30,14 @@
 // errors (ErrSyntax, ErrIndex, ErrIndexOrder, ErrIndexRange, ErrValue,
 // ErrRowTooLong, ErrLineTooLong), to be tested with errors.Is.
 //
+// Labels are read as float64 and values as float32, each rounded to the
+// nearest. A number its type cannot hold is refused with ErrValue, both
+// ways: one too large (1e39 as a value, 1e999 as a label) and one written
+// with a nonzero digit that rounds to zero (1e-50 as a value, below
+// float32's smallest magnitude of about 1.4e-45, or 1e-400 as a label), which
+// would otherwise be stored as an explicit zero and counted as a nonzero.
+// A zero written as such (0, 0.0, -0, 0e5) is an explicit zero, kept.
+//
 // ReadLIBSVM may be called from several goroutines at once; a Scanner or
 // Builder belongs to one goroutine. The read-only methods of Vector and CSR
 // may run concurrently.

@@ -26,7 +26,9 @@ var (
 	// ReadOptions.MaxDim, or beyond the int32 range.
 	ErrIndexRange = errors.New("sparse: index out of range")
 	// ErrValue reports a NaN or infinite value or label, or a number that
-	// overflows its type (such as 1e999, or 1e39 as a float32 value).
+	// overflows its type (such as 1e999, or 1e39 as a float32 value), or a
+	// nonzero number that its type rounds to zero (such as 1e-50 as a
+	// float32 value, or 1e-400 as a label).
 	ErrValue = errors.New("sparse: value not finite")
 	// ErrRowTooLong reports a row with more than ReadOptions.MaxRowNNZ
 	// features.
