@@ -28,7 +28,15 @@
 // accept and reject exactly the same inputs. Malformed input is reported as a
 // *ParseError carrying the line and column and wrapping one of the sentinel
 // errors (ErrSyntax, ErrIndex, ErrIndexOrder, ErrIndexRange, ErrValue,
-// ErrRowTooLong), to be tested with errors.Is.
+// ErrRowTooLong, ErrLineTooLong), to be tested with errors.Is.
+//
+// Labels are read as float64 and values as float32, each rounded to the
+// nearest. A number its type cannot hold is refused with ErrValue, both
+// ways: one too large (1e39 as a value, 1e999 as a label) and one written
+// with a nonzero digit that rounds to zero (1e-50 as a value, below
+// float32's smallest magnitude of about 1.4e-45, or 1e-400 as a label), which
+// would otherwise be stored as an explicit zero and counted as a nonzero.
+// A zero written as such (0, 0.0, -0, 0e5) is an explicit zero, kept.
 //
 // ReadLIBSVM may be called from several goroutines at once; a Scanner or
 // Builder belongs to one goroutine. The read-only methods of Vector and CSR
@@ -49,7 +57,13 @@
 // # Limits
 //
 // ReadOptions bounds what a reader accepts: MaxDim for indices, MaxRowNNZ
-// for one row, MaxNNZ for the nonzeros loaded into memory at once
-// (ErrTooLarge; the default, 2^30, fits a 24 GiB machine). No number read
-// from a file sizes an allocation before the data backing it has arrived.
+// for one row, MaxLineBytes for one line (ErrLineTooLong; 64 MiB by
+// default, refused before the rest of the line is read), MaxNNZ for the
+// nonzeros loaded into memory at once (ErrTooLarge; the default, 2^30,
+// fits a 24 GiB machine), and MemoryBudget for the memory ReadLIBSVM holds
+// for the rows and nonzeros read so far (an error wrapping
+// budget.ErrExceeded; the default is budget.Default()). No number read
+// from a file sizes an allocation before the data backing it has arrived,
+// and the streaming readers hold one line or block at a time whatever the
+// number of rows.
 package sparse

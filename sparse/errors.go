@@ -6,7 +6,9 @@ import (
 )
 
 // Sentinel errors. Errors about the content of the input wrap one of them
-// (a *ParseError for malformed text input); test with errors.Is. Errors of
+// (a *ParseError for malformed text input); test with errors.Is. A reader
+// that would hold more than the memory budget returns an error wrapping
+// budget.ErrExceeded (package sparse/budget) instead. Errors of
 // the reader underneath, such as an I/O error or a corrupt gzip stream,
 // are returned wrapped with their own cause instead.
 var (
@@ -24,11 +26,15 @@ var (
 	// ReadOptions.MaxDim, or beyond the int32 range.
 	ErrIndexRange = errors.New("sparse: index out of range")
 	// ErrValue reports a NaN or infinite value or label, or a number that
-	// overflows its type (such as 1e999, or 1e39 as a float32 value).
+	// overflows its type (such as 1e999, or 1e39 as a float32 value), or a
+	// nonzero number that its type rounds to zero (such as 1e-50 as a
+	// float32 value, or 1e-400 as a label).
 	ErrValue = errors.New("sparse: value not finite")
 	// ErrRowTooLong reports a row with more than ReadOptions.MaxRowNNZ
 	// features.
 	ErrRowTooLong = errors.New("sparse: row has too many nonzeros")
+	// ErrLineTooLong reports a line longer than ReadOptions.MaxLineBytes.
+	ErrLineTooLong = errors.New("sparse: line too long")
 	// ErrShape reports inconsistent lengths or row pointers in a Vector, CSR
 	// or Dataset, or index and value slices of different lengths.
 	ErrShape = errors.New("sparse: inconsistent shape")
@@ -48,7 +54,7 @@ type ParseError struct {
 	Line int    // 1-based line number, counting every line including blank ones
 	Col  int    // 1-based byte column of the offending token
 	Msg  string // human-readable description
-	Err  error  // sentinel: ErrSyntax, ErrIndex, ErrIndexOrder, ErrIndexRange, ErrValue or ErrRowTooLong
+	Err  error  // sentinel: ErrSyntax, ErrIndex, ErrIndexOrder, ErrIndexRange, ErrValue, ErrRowTooLong or ErrLineTooLong
 }
 
 // Error formats the error as file:line:col: msg. An unnamed input is

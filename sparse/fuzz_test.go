@@ -5,7 +5,10 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
@@ -17,14 +20,22 @@ import (
 // blanks, CRLF, BOM, blank lines, no final newline) and every error kind
 // (index 0, negative, out of order, repeated, 4000000000, NaN/Inf/overflow,
 // value without index, binary garbage, gzip magic with garbage, a valid
-// gzip file, a row longer than fuzzRestricted.MaxRowNNZ).
+// gzip file, a row longer than fuzzRestricted.MaxRowNNZ, a line longer
+// than its MaxLineBytes, values and labels that round to zero), and the
+// size fields: indices and qids past every limit, and more rows than
+// fuzzBudget holds.
 //
 //	go test -run '^$' -fuzz '^FuzzReadLIBSVM$' -fuzztime 60s ./sparse/
 //	go test -run '^$' -fuzz '^FuzzScanner$' -fuzztime 60s ./sparse/
 
 // fuzzRestricted is a second option set, so the fuzzer also reaches
-// ErrRowTooLong and the MaxDim range check with short inputs.
-var fuzzRestricted = ReadOptions{MaxDim: 1000, MaxRowNNZ: 4}
+// ErrRowTooLong, ErrLineTooLong and the MaxDim range check with short
+// inputs.
+var fuzzRestricted = ReadOptions{MaxDim: 1000, MaxRowNNZ: 4, MaxLineBytes: 48}
+
+// fuzzBudget is a MemoryBudget that a few dozen rows pass, so that the
+// fuzzer reaches ReadLIBSVM's budget check with short inputs.
+const fuzzBudget = 2048
 
 // fuzzMaxInput is the largest input for which the allocation bound is
 // checked (the brief's "inputs under 64 KiB").
@@ -93,7 +104,7 @@ func describeInput(data []byte) fuzzInput {
 	return in
 }
 
-var fuzzSentinels = []error{ErrSyntax, ErrIndex, ErrIndexOrder, ErrIndexRange, ErrValue, ErrRowTooLong}
+var fuzzSentinels = []error{ErrSyntax, ErrIndex, ErrIndexOrder, ErrIndexRange, ErrValue, ErrRowTooLong, ErrLineTooLong}
 
 // checkReadError checks an error from ReadLIBSVM or Scanner for input in.
 // Text errors must be *ParseErrors wrapping a sentinel with a sane line and
@@ -269,6 +280,8 @@ func FuzzReadLIBSVM(f *testing.F) {
 				}
 			}
 
+			checkBudget(t, in, data, opt, d1, err1)
+
 			// Scanner (collected into a Dataset by scanAll, whose Builder
 			// infers Cols as ReadLIBSVM does) must agree.
 			ds, errs := scanAll(bytes.NewReader(data), opt)
@@ -287,6 +300,38 @@ func FuzzReadLIBSVM(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkBudget reads data again with opt and the tiny fuzzBudget, at one
+// and at several workers with tiny blocks, and checks the outcome against
+// d1 and err1, the read without a budget: the same data set when it fits
+// the budget, else an error wrapping budget.ErrExceeded and no sentinel;
+// the same error when the read without a budget failed, or the budget
+// error if it was passed before the bad line.
+func checkBudget(t *testing.T, in fuzzInput, data []byte, opt ReadOptions, d1 *Dataset, err1 error) {
+	t.Helper()
+	for _, o := range []ReadOptions{{Workers: 1}, {Workers: 3, chunkSize: minChunkSize}} {
+		o.MaxDim, o.MaxRowNNZ, o.MaxLineBytes, o.MemoryBudget = opt.MaxDim, opt.MaxRowNNZ, opt.MaxLineBytes, fuzzBudget
+		d, err := ReadLIBSVM(bytes.NewReader(data), o)
+		fits := d1 != nil && libsvmLoadBytes(int64(d1.Len()), d1.X.NNZ(), d1.QID != nil) <= fuzzBudget
+		switch {
+		case errors.Is(err, budget.ErrExceeded):
+			if fits || isSentinelErr(err) || !strings.Contains(err.Error(), "stream it instead") {
+				t.Fatalf("budget %d, %+v: error %q; without a budget: %v", fuzzBudget, o, err, err1)
+			}
+		case err != nil:
+			checkReadError(t, "with a budget", in, err)
+			if err1 == nil || !sameErrors(in, err, err1) {
+				t.Fatalf("budget %d, %+v: error %q; without a budget: %v", fuzzBudget, o, err, err1)
+			}
+		case !fits:
+			t.Fatalf("budget %d, %+v: read data needing %d bytes (without a budget: %v)", fuzzBudget, o, libsvmLoadBytes(int64(d.Len()), d.X.NNZ(), d.QID != nil), err1)
+		default:
+			if diff := diffDatasets(d1, d); diff != "" {
+				t.Fatalf("budget %d, %+v differs from the read without one: %s", fuzzBudget, o, diff)
+			}
+		}
+	}
 }
 
 // FuzzScanner drives the Scanner row by row (with a reader returning one

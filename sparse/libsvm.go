@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/csrcat"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 )
@@ -22,6 +23,12 @@ const DefaultMaxNNZ = 1 << 30
 // DefaultMaxRowNNZ is the default limit on the number of features in one
 // row (ReadOptions.MaxRowNNZ).
 const DefaultMaxRowNNZ = 1 << 24
+
+// DefaultMaxLineBytes is the default limit on the length of one line
+// (ReadOptions.MaxLineBytes): 64 MiB, as for the labelled-text reader. A
+// line of DefaultMaxRowNNZ features of the shortest form, " 1:1", does not
+// fit, but one of 1<<24 features is already far beyond any real row.
+const DefaultMaxLineBytes = 64 << 20
 
 const (
 	defaultChunkSize = 1 << 20  // parallel reader block size
@@ -43,6 +50,11 @@ type ReadOptions struct {
 	// MaxRowNNZ limits the number of features in one row (ErrRowTooLong
 	// beyond it). 0 means DefaultMaxRowNNZ.
 	MaxRowNNZ int
+	// MaxLineBytes limits the length of one line, not counting its '\n'
+	// (ErrLineTooLong beyond it), and so the buffer that one line needs:
+	// a line is refused once MaxLineBytes+1 bytes of it have been read,
+	// without reading the rest. 0 means DefaultMaxLineBytes.
+	MaxLineBytes int
 	// Name names the input in error messages; ReadLIBSVMFile defaults it to
 	// the path.
 	Name string
@@ -55,6 +67,13 @@ type ReadOptions struct {
 	// that hold one row or block at a time (Scanner, CacheScanner,
 	// ReadBlock, ConvertLIBSVM) ignore it: they are the way to larger data.
 	MaxNNZ int64
+	// MemoryBudget is the memory in bytes that ReadLIBSVM may hold for
+	// the data set, checked as the rows arrive: the labels, row pointers,
+	// query ids and nonzeros of the parsed blocks, and as much again for
+	// the copy they are assembled into at the end. Past it ReadLIBSVM
+	// stops reading and returns an error wrapping budget.ErrExceeded. 0
+	// means budget.Default(). Scanner ignores it.
+	MemoryBudget int64
 
 	// chunkSize overrides the block size (tests use tiny blocks to
 	// exercise block boundaries).
@@ -80,7 +99,15 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 		return o, fmt.Errorf("%w: Workers = %d is negative", ErrBadOption, o.Workers)
 	case o.MaxNNZ < 0:
 		return o, fmt.Errorf("%w: MaxNNZ = %d is negative", ErrBadOption, o.MaxNNZ)
+	case o.MaxLineBytes < 0:
+		return o, fmt.Errorf("%w: MaxLineBytes = %d is negative", ErrBadOption, o.MaxLineBytes)
+	case o.MemoryBudget < 0:
+		return o, fmt.Errorf("%w: MemoryBudget = %d is negative", ErrBadOption, o.MemoryBudget)
 	}
+	if o.MaxLineBytes == 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	o.MemoryBudget = budget.Resolve(o.MemoryBudget)
 	if o.MaxNNZ == 0 {
 		o.MaxNNZ = DefaultMaxNNZ
 	}
@@ -175,7 +202,9 @@ func ReadLIBSVMFile(path string, opt ReadOptions) (*Dataset, error) {
 // parallel by opt.Workers goroutines (while another goroutine reads and
 // decompresses), then concatenated in order, so the result equals a
 // sequential parse. Memory use is bounded by the data actually read: no
-// number in the input sizes an allocation.
+// number in the input sizes an allocation, a line is refused past
+// opt.MaxLineBytes before the rest of it is read, and the rows read so far
+// are checked against opt.MemoryBudget as they arrive (see ReadOptions).
 //
 // Accepted: labels that are integers or decimal floats ("+1", "-1", "2.5",
 // "1e3"); "qid:N" right after the label; '#' comments, at the end of a line
@@ -185,10 +214,13 @@ func ReadLIBSVMFile(path string, opt ReadOptions) (*Dataset, error) {
 // without a newline. Explicit zero values are kept.
 //
 // Anything else is an error: a *ParseError wrapping ErrSyntax, ErrIndex,
-// ErrIndexOrder, ErrIndexRange, ErrValue or ErrRowTooLong, reporting the
-// earliest bad line. An input with no rows (empty, or only blank and comment
-// lines) is not an error: the Dataset has 0 rows. Read and decompression
-// errors are returned wrapped; invalid options wrap ErrBadOption.
+// ErrIndexOrder, ErrIndexRange, ErrValue, ErrRowTooLong or ErrLineTooLong,
+// reporting the earliest bad line. An input with no rows (empty, or only
+// blank and comment lines) is not an error: the Dataset has 0 rows. Data
+// past MaxNNZ gives an error wrapping ErrTooLarge, and data past the
+// memory budget one wrapping budget.ErrExceeded that says how much was
+// read, unless a bad line comes first. Read and decompression errors are
+// returned wrapped; invalid options wrap ErrBadOption.
 func ReadLIBSVM(r io.Reader, opt ReadOptions) (*Dataset, error) {
 	o, err := opt.normalize()
 	if err != nil {
@@ -214,6 +246,7 @@ type piece struct {
 	err     *lineError
 	errLine int   // block-relative 1-based line of err
 	errNNZ  int64 // with err: the nonzeros of the block's lines before it
+	errRows int64 // with err: the rows of the block's lines before it
 }
 
 // nnz is the number of nonzeros the block holds before its error, if any.
@@ -224,9 +257,38 @@ func (pc *piece) nnz() int64 {
 	return int64(len(pc.ind))
 }
 
+// rows is the number of rows the block holds before its error, if any.
+func (pc *piece) rows() int64 {
+	if pc.err != nil {
+		return pc.errRows
+	}
+	return int64(len(pc.labels))
+}
+
+// libsvmLoadBytes is the memory ReadLIBSVM needs for rows rows holding nnz
+// nonzeros: a label and a row pointer per row (and a query id when the
+// data have them), an index and a value per nonzero, twice over, as the
+// parsed blocks are all held until the data set they are copied into
+// has been allocated.
+func libsvmLoadBytes(rows, nnz int64, qid bool) int64 {
+	perRow := int64(8 + 8)
+	if qid {
+		perRow += 8
+	}
+	return budget.Mul(2, budget.Add(budget.Mul(rows, perRow), budget.Mul(nnz, 4+4)))
+}
+
+// overBudget is the error for data whose first rows rows, holding nnz
+// nonzeros, need more than o.MemoryBudget.
+func overBudget(o *ReadOptions, rows, nnz int64, qid bool) error {
+	return fmt.Errorf("sparse: reading %s whole: %w: its first %d rows, with %d nonzeros, need %s (parsed, then assembled into one copy), the budget is %s; stream it instead (Scanner, or a cache file and engine.FitCache)",
+		nameOr(o.Name), budget.ErrExceeded, rows, nnz, budget.Format(libsvmLoadBytes(rows, nnz, qid)), budget.Format(o.MemoryBudget))
+}
+
 // worker is one parsing goroutine's state.
 type worker struct {
-	p lineParser
+	p       lineParser
+	maxLine int // ReadOptions.MaxLineBytes
 	// Running totals, to size each block's slices from its byte length.
 	bytes, nnz, rows int64
 }
@@ -265,9 +327,12 @@ func (w *worker) parse(data []byte) piece {
 		}
 		line++
 		start := len(pc.ind)
+		if len(ln) > w.maxLine {
+			return piece{lines: line, err: lineTooLong(w.maxLine), errLine: line, errNNZ: int64(len(pc.ind)), errRows: int64(len(pc.labels))}
+		}
 		r, ind, val, blank, le := w.p.parseLine(ln, pc.ind, pc.val)
 		if le != nil {
-			return piece{lines: line, err: le, errLine: line, errNNZ: int64(len(pc.ind))}
+			return piece{lines: line, err: le, errLine: line, errNNZ: int64(len(pc.ind)), errRows: int64(len(pc.labels))}
 		}
 		pc.ind, pc.val = ind, val
 		if blank {
@@ -295,6 +360,9 @@ func (w *worker) parse(data []byte) piece {
 type block struct {
 	seq  int
 	data []byte
+	// tooLong marks, instead of data, a line longer than MaxLineBytes
+	// starting the block: the producer stopped reading it there.
+	tooLong bool
 }
 
 type result struct {
@@ -317,7 +385,7 @@ func readParallel(src io.Reader, o *ReadOptions) (*Dataset, error) {
 	// Producer: read (and decompress) blocks cut after their last '\n'.
 	go func() {
 		defer close(blocks)
-		ioErr = produceBlocks(src, o.chunkSize, blocks, free, &stopSeq)
+		ioErr = produceBlocks(src, o.chunkSize, o.MaxLineBytes, blocks, free, &stopSeq)
 	}()
 
 	var wg sync.WaitGroup
@@ -325,10 +393,13 @@ func readParallel(src io.Reader, o *ReadOptions) (*Dataset, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := worker{p: newLineParser(o)}
+			w := worker{p: newLineParser(o), maxLine: o.MaxLineBytes}
 			for b := range blocks {
 				var pc piece
-				if int64(b.seq) < stopSeq.Load() {
+				switch {
+				case b.tooLong:
+					pc = piece{lines: 1, err: lineTooLong(o.MaxLineBytes), errLine: 1}
+				case int64(b.seq) < stopSeq.Load():
 					pc = w.parse(b.data)
 				}
 				select {
@@ -345,38 +416,48 @@ func readParallel(src io.Reader, o *ReadOptions) (*Dataset, error) {
 	}()
 
 	// Blocks come back in any order. The data's first problem in file
-	// order is reported: a bad line, or MaxNNZ passed before it. held
-	// counts the nonzeros of the blocks before the earliest failed one;
-	// once it passes MaxNNZ (in a block that may yet turn out to come
-	// after a failure) the parsed arrays are let go and no block past
-	// those handed out is read, and the counts kept decide at the end.
+	// order is reported: a bad line, or MaxNNZ or the memory budget passed
+	// before it. held and heldRows count the nonzeros and rows of the
+	// blocks before the earliest failed one; once they pass MaxNNZ or the
+	// budget (in a block that may yet turn out to come after a failure)
+	// the parsed arrays are let go and no block past those handed out is
+	// read, and the counts kept decide at the end.
 	var pieces []piece
-	var counts []int64
-	var held int64
+	var counts, rowCounts []int64
+	var qids []bool // the block has query ids
+	var held, heldRows int64
+	heldQID := false // some block held has query ids
 	dropped := false
 	for res := range results {
 		for len(pieces) <= res.seq {
 			pieces = append(pieces, piece{})
 			counts = append(counts, 0)
+			rowCounts = append(rowCounts, 0)
+			qids = append(qids, false)
 		}
 		pc := res.pc
 		counts[res.seq] = pc.nnz()
+		rowCounts[res.seq] = pc.rows()
+		qids[res.seq] = pc.qid != nil
 		if dropped {
-			pc = piece{lines: pc.lines, err: pc.err, errLine: pc.errLine, errNNZ: pc.errNNZ}
+			pc = piece{lines: pc.lines, err: pc.err, errLine: pc.errLine, errNNZ: pc.errNNZ, errRows: pc.errRows}
 		}
 		pieces[res.seq] = pc
 		cur := stopSeq.Load() // only this loop lowers it once parsing began
 		if int64(res.seq) < cur {
 			held += counts[res.seq]
+			heldRows += rowCounts[res.seq]
+			heldQID = heldQID || qids[res.seq]
 		}
 		if pc.err != nil && int64(res.seq) < cur {
 			// The blocks from here on no longer count.
 			for s := res.seq; s < len(counts) && int64(s) < cur; s++ {
 				held -= counts[s]
+				heldRows -= rowCounts[s]
 			}
 			stopSeq.Store(int64(res.seq))
 		}
-		if held > o.MaxNNZ && !dropped {
+		if !dropped && (held > o.MaxNNZ || libsvmLoadBytes(heldRows, held, heldQID) > o.MemoryBudget) {
 			dropped = true
 			for i := range pieces {
 				p := &pieces[i]
@@ -393,21 +474,27 @@ func readParallel(src io.Reader, o *ReadOptions) (*Dataset, error) {
 	// visible because the producer closed blocks before the workers ended.
 
 	line := 0
-	var total int64
+	var total, rows int64
+	hasQID := false
 	for i, pc := range pieces {
+		// (A failed block's counts hold the rows before its bad line.)
 		if total+counts[i] > o.MaxNNZ {
-			// (A failed block's count holds the rows before its bad line.)
 			return nil, fmt.Errorf("%w: %s has more than MaxNNZ = %d nonzeros: raise ReadOptions.MaxNNZ, or stream it (Scanner, or a cache file and engine.FitCache)", ErrTooLarge, nameOr(o.Name), o.MaxNNZ)
 		}
 		total += counts[i]
+		rows += rowCounts[i]
+		hasQID = hasQID || qids[i]
+		if libsvmLoadBytes(rows, total, hasQID) > o.MemoryBudget {
+			return nil, overBudget(o, rows, total, hasQID)
+		}
 		if pc.err != nil {
 			return nil, &ParseError{File: o.Name, Line: line + pc.errLine, Col: pc.err.col, Msg: pc.err.msg, Err: pc.err.err}
 		}
 		line += pc.lines
 	}
 	if dropped {
-		// Unreachable: the counts passed MaxNNZ.
-		return nil, fmt.Errorf("%w: %s has more than MaxNNZ = %d nonzeros", ErrTooLarge, nameOr(o.Name), o.MaxNNZ)
+		// Unreachable: the counts passed MaxNNZ or the budget.
+		return nil, fmt.Errorf("%w: %s has more than MaxNNZ = %d nonzeros or needs more than the budget", ErrTooLarge, nameOr(o.Name), o.MaxNNZ)
 	}
 	if ioErr != nil {
 		return nil, readErr(o.Name, ioErr)
@@ -416,8 +503,10 @@ func readParallel(src io.Reader, o *ReadOptions) (*Dataset, error) {
 }
 
 // produceBlocks reads src into blocks of whole lines and sends them on out,
-// until EOF, a read error (returned) or a block failure (stopSeq set).
-func produceBlocks(src io.Reader, chunkSize int, out chan<- block, free chan []byte, stopSeq *atomic.Int64) error {
+// until EOF, a read error (returned), a block failure (stopSeq set) or a
+// line longer than maxLine (a tooLong block, after at most maxLine+1 bytes
+// of it were read).
+func produceBlocks(src io.Reader, chunkSize, maxLine int, out chan<- block, free chan []byte, stopSeq *atomic.Int64) error {
 	var carry []byte // partial line left over from the previous block
 	size := min(firstChunkSize, chunkSize)
 	first := true
@@ -465,13 +554,20 @@ func produceBlocks(src io.Reader, chunkSize int, out chan<- block, free chan []b
 				buf = buf[:k+1]
 				break
 			}
-			// A line longer than the buffer: grow it.
-			nb := make([]byte, len(buf), 2*cap(buf))
+			// A line longer than the buffer: grow it, up to maxLine+1
+			// bytes, which tell that the line is too long. (The worker
+			// checks the lines of every block too: the buffer may hold
+			// more than maxLine bytes when a block or its carry does.)
+			if len(buf) > maxLine {
+				out <- block{seq: seq, tooLong: true}
+				return nil
+			}
+			nb := make([]byte, len(buf), cap(buf)+min(cap(buf), maxLine-cap(buf)+1))
 			copy(nb, buf)
 			buf = nb
 		}
 		if len(buf) > 0 {
-			out <- block{seq, buf}
+			out <- block{seq: seq, data: buf}
 		}
 		size = min(2*size, chunkSize)
 	}

@@ -89,7 +89,12 @@ func TestReadAccepted(t *testing.T) {
 		{name: "values", in: "1 1:-0.5 2:1e-3 3:+4 4:.5 5:5. 6:0 7:1E2 8:-7 9:123456789012\n",
 			want: []wantRow{r(1, 0, -0.5, 1, 1e-3, 2, 4, 3, .5, 4, 5, 5, 0, 6, 100, 7, -7, 8, 123456789012)}, cols: 9},
 		{name: "negative zero", in: "1 1:-0\n", want: []wantRow{{y: 1, ind: []int32{0}, val: []float32{negZero}}}, cols: 1},
-		{name: "float32 extremes", in: "1 1:3.4028235e38 2:1e-50 3:1.4e-45\n", want: []wantRow{r(1, 0, math.MaxFloat32, 1, 0, 2, math.SmallestNonzeroFloat32)}, cols: 3},
+		{name: "float32 extremes", in: "1 1:3.4028235e38 2:1.4e-45 3:-7.1e-46\n", want: []wantRow{r(1, 0, math.MaxFloat32, 1, math.SmallestNonzeroFloat32, 2, -math.SmallestNonzeroFloat32)}, cols: 3},
+		// Zero written any way is an explicit zero (only a nonzero digit
+		// that float32 rounds away is refused).
+		{name: "zeros", in: "0 1:0 2:0.0 3:0e5 4:0.000e-999 5:.0e400 6:0.00000000000000000000000000\n", want: []wantRow{r(0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0)}, cols: 6},
+		{name: "label 1e-300", in: "1e-300 1:1\n", want: []wantRow{r(1e-300, 0, 1)}, cols: 1},
+		{name: "MaxLineBytes exact", in: "1 1:1 2:2\n-1 3:1\r\n1 1:1 2:2", opt: ReadOptions{MaxLineBytes: 9}, want: []wantRow{r(1, 0, 1, 1, 2), r(-1, 2, 1), r(1, 0, 1, 1, 2)}, cols: 3},
 		{name: "long mantissa", in: "1 1:0.1000000000000000000000000001 2:123456789012345678901234567890\n",
 			want: []wantRow{r(1, 0, 0.1, 1, 123456789012345678901234567890)}, cols: 2},
 		{name: "leading zeros index", in: "1 007:1\n", want: []wantRow{r(1, 6, 1)}, cols: 7},
@@ -174,6 +179,21 @@ func TestReadErrors(t *testing.T) {
 		{"1 1:1e999\n", ReadOptions{}, ErrValue, 1, 5},
 		{"1 1:-1e999\n", ReadOptions{}, ErrValue, 1, 5},
 		{"1 1:1e39\n", ReadOptions{}, ErrValue, 1, 5}, // overflows float32
+		// Nonzero values that float32 rounds to zero.
+		{"1 1:1e-50\n", ReadOptions{}, ErrValue, 1, 5},
+		{"1 1:1 2:-1e-46\n", ReadOptions{}, ErrValue, 1, 9},
+		{"1 1:7.006492321624085e-46\n", ReadOptions{}, ErrValue, 1, 5}, // 2^-150, ties to zero
+		{"1 1:1e-400\n", ReadOptions{}, ErrValue, 1, 5},
+		{"1 1:0.0000000000000000000000000000000000000000000000001\n", ReadOptions{}, ErrValue, 1, 5},
+		{"1 1:1e-99999\n", ReadOptions{}, ErrValue, 1, 5},
+		{"1e-400 1:1\n", ReadOptions{}, ErrValue, 1, 1}, // label underflows float64
+		{"1 1:1e-50x\n", ReadOptions{}, ErrSyntax, 1, 5},
+		// Lines longer than MaxLineBytes, '\r' included, '\n' not.
+		{"1 1:1 2:2\n", ReadOptions{MaxLineBytes: 8}, ErrLineTooLong, 1, 9},
+		{"1 1:1\n\n1 1:1 2:2 3:3\n1 1:1\n", ReadOptions{MaxLineBytes: 8}, ErrLineTooLong, 3, 9},
+		{"1 1:1\n1 1:1 2:3", ReadOptions{MaxLineBytes: 8}, ErrLineTooLong, 2, 9}, // last line, no newline
+		{"1 1:1 2:\r\n", ReadOptions{MaxLineBytes: 8}, ErrLineTooLong, 1, 9},
+		{"1 1:1\n" + strings.Repeat("1 1:1 2:2 3:3 4:4 5:5 ", 20) + "\n", ReadOptions{MaxLineBytes: 100}, ErrLineTooLong, 2, 101},
 		{"nan 1:1\n", ReadOptions{}, ErrValue, 1, 1},
 		{"-inf 1:1\n", ReadOptions{}, ErrValue, 1, 1},
 		{"1e999 1:1\n", ReadOptions{}, ErrValue, 1, 1},
@@ -217,6 +237,7 @@ func TestBadOptions(t *testing.T) {
 	for _, opt := range []ReadOptions{
 		{Dim: -1}, {MaxDim: -1}, {MaxRowNNZ: -1}, {Workers: -1},
 		{Dim: 11, MaxDim: 10}, {Dim: math.MaxInt32 + 1},
+		{MaxLineBytes: -1}, {MemoryBudget: -1},
 	} {
 		if _, err := ReadLIBSVM(strings.NewReader("1 1:1\n"), opt); !errors.Is(err, ErrBadOption) {
 			t.Errorf("%+v: ReadLIBSVM error %v, want ErrBadOption", opt, err)

@@ -3,9 +3,12 @@ package sparse
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // TestMaxNNZ: a data set with more nonzeros than ReadOptions.MaxNNZ is
@@ -103,5 +106,156 @@ func TestWorkersCapped(t *testing.T) {
 	d, err := ReadLIBSVM(strings.NewReader("1 1:1\n-1 2:1\n"), ReadOptions{Workers: 1 << 40})
 	if err != nil || d.X.Rows != 2 {
 		t.Fatalf("read with Workers 2^40: %v", err)
+	}
+}
+
+// endless is an input of prefix followed by fill repeated for ever,
+// never held in memory. It counts the bytes served and, so that a reader
+// that does not stop fails the test instead of the machine, returns
+// errServedTooMuch past limit bytes.
+type endless struct {
+	prefix []byte
+	fill   []byte
+	served int64
+	limit  int64
+}
+
+var errServedTooMuch = errors.New("test input: read far past the limit under test")
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.served >= e.limit {
+		return 0, errServedTooMuch
+	}
+	p = p[:min(int64(len(p)), e.limit-e.served)]
+	n := 0
+	for n < len(p) {
+		at := e.served + int64(n)
+		if at < int64(len(e.prefix)) {
+			n += copy(p[n:], e.prefix[at:])
+			continue
+		}
+		k := (at - int64(len(e.prefix))) % int64(len(e.fill))
+		n += copy(p[n:], e.fill[k:])
+	}
+	e.served += int64(n)
+	return n, nil
+}
+
+// TestMaxLineBytesEndless: a line that never ends (a few bytes of gzip
+// can decompress to one) is refused once MaxLineBytes+1 bytes of it have
+// arrived, by ReadLIBSVM at any worker count and by Scanner, with a
+// *ParseError naming the file and the line, rather than buffered until
+// memory runs out. The default limit applies with MaxLineBytes 0.
+func TestMaxLineBytesEndless(t *testing.T) {
+	prefix := []byte("1 1:1\n-1 2:1\n\n1 ")
+	for _, max := range []int{0, 1 << 20, 100} {
+		limit := max
+		if max == 0 {
+			limit = DefaultMaxLineBytes
+		}
+		want := fmt.Sprintf("train.svm:4:%d: line longer than %d bytes", limit+1, limit)
+		check := func(who string, in *endless, err error) {
+			t.Helper()
+			var pe *ParseError
+			if !errors.Is(err, ErrLineTooLong) || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("MaxLineBytes %d, %s: error %v, want %q…", max, who, err, want)
+			}
+			// The line and one buffered read of the source, no more.
+			if in.served > int64(limit)+1<<20 {
+				t.Errorf("MaxLineBytes %d, %s: read %d bytes", max, who, in.served)
+			}
+		}
+		opts := []ReadOptions{{Workers: 1}, {Workers: 3}, {Workers: 2, chunkSize: 64}}
+		if max == 0 {
+			opts = opts[:1] // 64 MiB a read: once is enough
+		}
+		for _, o := range opts {
+			o.MaxLineBytes, o.Name = max, "train.svm"
+			in := &endless{prefix: prefix, fill: bytes.Repeat([]byte("a"), 4096), limit: int64(limit) + 16<<20}
+			_, err := ReadLIBSVM(in, o)
+			check(fmt.Sprintf("ReadLIBSVM %+v", o), in, err)
+		}
+		in := &endless{prefix: prefix, fill: bytes.Repeat([]byte("a"), 4096), limit: int64(limit) + 16<<20}
+		sc := NewScanner(in, ReadOptions{MaxLineBytes: max, Name: "train.svm"})
+		rows := 0
+		for sc.Scan() {
+			rows++
+		}
+		check("Scanner", in, sc.Err())
+		if rows != 2 || sc.Line() != 4 {
+			t.Errorf("Scanner: %d rows before the error at line %d", rows, sc.Line())
+		}
+	}
+}
+
+// TestMemoryBudget: ReadLIBSVM counts the rows and nonzeros it holds
+// against ReadOptions.MemoryBudget (0: budget.Default()) as they arrive.
+// Data that fit load at the exact budget; one byte less gives an error
+// wrapping budget.ErrExceeded that names the input, says what was read and
+// suggests streaming, at any worker count and block size, while the
+// Scanner ignores the budget. A bad line before the budget is passed is
+// reported instead, and one after it is not.
+func TestMemoryBudget(t *testing.T) {
+	const rows = 3000
+	data := strings.Repeat("1 1:1 4:2\n", rows) // 2 nonzeros a row
+	need := libsvmLoadBytes(rows, 2*rows, false)
+	if need != 2*(rows*16+2*rows*8) {
+		t.Fatalf("libsvmLoadBytes = %d", need)
+	}
+	for _, o := range []ReadOptions{{Workers: 1}, {Workers: 4}, {Workers: 3, chunkSize: 64}} {
+		o.Name = "big.svm"
+		o.MemoryBudget = need
+		if d, err := ReadLIBSVM(strings.NewReader(data), o); err != nil || d.Len() != rows {
+			t.Fatalf("%+v at the budget: err %v", o, err)
+		}
+		o.MemoryBudget = need - 1
+		_, err := ReadLIBSVM(strings.NewReader(data), o)
+		if !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "big.svm") ||
+			!strings.Contains(err.Error(), "rows, with") || !strings.Contains(err.Error(), "stream it instead") {
+			t.Fatalf("%+v over the budget: err %v", o, err)
+		}
+		// With query ids a row costs 8 bytes more.
+		q := strings.Repeat("1 qid:3 1:1 4:2\n", rows)
+		o.MemoryBudget = need
+		if _, err := ReadLIBSVM(strings.NewReader(q), o); !errors.Is(err, budget.ErrExceeded) {
+			t.Fatalf("%+v, qids: err %v", o, err)
+		}
+		o.MemoryBudget = 1000
+		early := "1 1:1\nbad\n" + data
+		var pe *ParseError
+		if _, err := ReadLIBSVM(strings.NewReader(early), o); !errors.As(err, &pe) || pe.Line != 2 {
+			t.Fatalf("%+v: %v; want the bad line 2, before the budget is passed", o, err)
+		}
+		if _, err := ReadLIBSVM(strings.NewReader(data+"bad\n"), o); !errors.Is(err, budget.ErrExceeded) {
+			t.Fatalf("%+v: %v; want the budget, passed before the bad last line", o, err)
+		}
+	}
+	if _, err := scanAll(strings.NewReader(data), ReadOptions{MemoryBudget: 1}); err != nil {
+		t.Fatalf("Scanner with a budget of 1 byte: %v", err)
+	}
+
+	// 0 means budget.Default().
+	defer budget.Set(budget.Set(need - 1))
+	if _, err := ReadLIBSVM(strings.NewReader(data), ReadOptions{}); !errors.Is(err, budget.ErrExceeded) {
+		t.Fatalf("budget.Default() below the data: err %v", err)
+	}
+}
+
+// TestMemoryBudgetEndless: endless rows of "1 1:1" (a small gzip file can
+// hold a billion of them) are refused soon after their memory passes the
+// budget, not read to the end.
+func TestMemoryBudgetEndless(t *testing.T) {
+	const mem = 8 << 20
+	for _, w := range []int{1, 2} {
+		in := &endless{fill: bytes.Repeat([]byte("1 1:1\n"), 1000), limit: 1 << 30}
+		_, err := ReadLIBSVM(in, ReadOptions{MemoryBudget: mem, Workers: w})
+		if !errors.Is(err, budget.ErrExceeded) {
+			t.Fatalf("Workers %d: err %v", w, err)
+		}
+		// 6 bytes a row hold 32 bytes of row and nonzero, twice over;
+		// a few blocks are in flight when the budget is passed.
+		if max := int64(mem)/64*6 + int64(4*w+4)*defaultChunkSize; in.served > max {
+			t.Errorf("Workers %d: read %d bytes, want at most %d", w, in.served, max)
+		}
 	}
 }

@@ -10,9 +10,10 @@ import (
 type numStatus uint8
 
 const (
-	numOK       numStatus = iota
-	numSyntax             // not a decimal number
-	numNotFinit           // NaN, Inf or overflow
+	numOK        numStatus = iota
+	numSyntax              // not a decimal number
+	numNotFinit            // NaN, Inf or overflow
+	numUnderflow           // not zero as written, but rounds to float64 zero
 )
 
 // pow10 holds the powers of ten that are exact in float64.
@@ -32,8 +33,10 @@ var pow10 = [...]float64{
 // multiplication or division by an exact power of ten (Clinger's fast
 // path); every other number goes to strconv.ParseFloat through a
 // zero-copy string view. NaN and infinities, spelled out or by overflow,
-// yield numNotFinit; anything else that is not a decimal number yields
-// numSyntax.
+// yield numNotFinit; a number with a nonzero digit whose value rounds to
+// zero (1e-400) yields numUnderflow, with f = ±0; anything else that is
+// not a decimal number yields numSyntax. Only the slow path can
+// underflow: the fast path's mantissa is nonzero or every digit was 0.
 func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
 	start := i
 	n := len(b)
@@ -159,6 +162,11 @@ slow:
 		// ErrRange from overflow (underflow rounds to zero without error).
 		return f, end, numNotFinit
 	}
+	if f == 0 && mant != 0 {
+		// mant holds the leading significant digits: nonzero unless
+		// every digit was 0.
+		return f, end, numUnderflow
+	}
 	return f, end, numOK
 }
 
@@ -180,7 +188,7 @@ func bigExponent(m []byte, neg bool, mant uint64, lead, end int) (float64, int, 
 	case lead > 310:
 		return 0, end, numNotFinit
 	case lead < -330:
-		return zero, end, numOK // underflow rounds to zero, as strconv's does
+		return zero, end, numUnderflow
 	}
 	s := make([]byte, 0, len(m)+16)
 	if neg {
@@ -200,6 +208,9 @@ func bigExponent(m []byte, neg bool, mant uint64, lead, end int) (float64, int, 
 	f, err := strconv.ParseFloat(string(s), 64)
 	if err != nil || math.IsInf(f, 0) {
 		return f, end, numNotFinit
+	}
+	if f == 0 {
+		return f, end, numUnderflow // mant != 0 here
 	}
 	return f, end, numOK
 }

@@ -69,6 +69,13 @@ func TestParseNumberMatchesStrconv(t *testing.T) {
 			}
 			return
 		}
+		// A number with a nonzero digit that strconv rounds to zero is an
+		// underflow; a zero written with zeros is not.
+		if under := want == 0 && nonzeroMantissa(s); under != (st == numUnderflow) {
+			t.Fatalf("%q: status %d, strconv %v", s, st, want)
+		} else if under {
+			return
+		}
 		if st != numOK || math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("%q: got %v (%#x, status %d), want %v (%#x)", s, got, math.Float64bits(got), st, want, math.Float64bits(want))
 		}
@@ -270,9 +277,12 @@ func TestParseNumberHugeExponent(t *testing.T) {
 		{"25" + z(30000) + "e-30001", 2.5, numOK},
 		{"1e100000", 0, numNotFinit},
 		{"-1e100000", 0, numNotFinit},
-		{"1e-100000", 0, numOK},
+		{"1e-100000", 0, numUnderflow},
 		{"0e999999999999999999999", 0, numOK},
-		{"7e-99999999999999999999999999", 0, numOK},
+		{"0.000e-999999", 0, numOK},
+		{"7e-99999999999999999999999999", 0, numUnderflow},
+		{"0." + z(20000) + "1e19000", 0, numUnderflow}, // 1e-1001: leading zeros and a big exponent
+		{"1" + z(20000) + "e-20400", 0, numUnderflow},  // 1e-400
 	} {
 		f, end, st := parseNumber([]byte(c.s), 0)
 		if st != c.st || end != len(c.s) || (st == numOK && f != c.want) {
@@ -281,6 +291,43 @@ func TestParseNumberHugeExponent(t *testing.T) {
 				short = short[:20] + "…" + short[len(short)-20:]
 			}
 			t.Errorf("%s: %v, end %d of %d, status %d; want %v, status %d", short, f, end, len(c.s), st, c.want, c.st)
+		}
+	}
+}
+
+// nonzeroMantissa reports whether the decimal s has a nonzero digit
+// before its exponent.
+func nonzeroMantissa(s string) bool {
+	if k := strings.IndexAny(s, "eE"); k >= 0 {
+		s = s[:k]
+	}
+	return strings.ContainsAny(s, "123456789")
+}
+
+// TestParseNumberUnderflow: a number written with a nonzero digit that
+// rounds to float64 zero is numUnderflow, on every path (the fast path
+// never is one, strconv's, and the big-exponent path); a zero written in
+// any form is numOK.
+func TestParseNumberUnderflow(t *testing.T) {
+	for _, c := range []struct {
+		s  string
+		st numStatus
+	}{
+		{"1e-400", numUnderflow},
+		{"-1e-400", numUnderflow},
+		{"2e-324", numUnderflow}, // below half the smallest float64
+		{"3e-324", numOK},        // rounds up to 4.9e-324
+		{"4.9e-324", numOK},
+		{"0.0000000000000000000000000001e-300", numUnderflow},
+		{"1e-50", numOK},
+		{"0", numOK}, {"-0", numOK}, {"0.0", numOK}, {"0e5", numOK}, {"0e-999", numOK}, {"-0.000E+0", numOK}, {".0", numOK},
+	} {
+		f, end, st := parseNumber([]byte(c.s), 0)
+		if st != c.st || end != len(c.s) {
+			t.Errorf("%s: %v, end %d, status %d; want status %d", c.s, f, end, st, c.st)
+		}
+		if st == numUnderflow && f != 0 {
+			t.Errorf("%s: underflow with value %v", c.s, f)
 		}
 	}
 }

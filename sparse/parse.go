@@ -36,6 +36,13 @@ type lineError struct {
 	err error
 }
 
+// lineTooLong is the error for a line longer than max bytes, placed at
+// the first byte past the limit. ReadLIBSVM and Scanner both give it, so
+// that they report such a line identically.
+func lineTooLong(max int) *lineError {
+	return &lineError{col: max + 1, msg: "line longer than " + strconv.Itoa(max) + " bytes (ReadOptions.MaxLineBytes)", err: ErrLineTooLong}
+}
+
 // row is the parsed content of one line, apart from its features.
 type row struct {
 	label  float64
@@ -65,7 +72,7 @@ func (p *lineParser) parseLine(line []byte, ind []int32, val []float32) (r row, 
 
 	// Label.
 	f, end, st := parseNumber(line, i)
-	if st == numOK && end < n && !isBlank(line[end]) && line[end] != '#' {
+	if (st == numOK || st == numUnderflow) && end < n && !isBlank(line[end]) && line[end] != '#' {
 		st = numSyntax
 	}
 	switch st {
@@ -76,6 +83,8 @@ func (p *lineParser) parseLine(line []byte, ind []int32, val []float32) (r row, 
 		return r, ind, val, false, p.errAt(line, i, ErrSyntax, "invalid label %q", token(line, i))
 	case numNotFinit:
 		return r, ind, val, false, p.errAt(line, i, ErrValue, "label %q is not a finite number", token(line, i))
+	case numUnderflow:
+		return r, ind, val, false, p.errAt(line, i, ErrValue, "label %q is not zero but below float64's smallest magnitude (~4.9e-324)", token(line, i))
 	}
 	r.label = f
 	i = end
@@ -121,7 +130,7 @@ func (p *lineParser) features(line []byte, i int, ind []int32, val []float32) ([
 			// parseNumber.
 			f, end, st := parseNumber(line, vs)
 			if st == numOK && (end == n || isBlank(line[end])) {
-				if v := toFloat32(f, line[vs:end]); !math.IsInf(float64(v), 0) {
+				if v := toFloat32(f, line[vs:end]); !math.IsInf(float64(v), 0) && (v != 0 || f == 0) {
 					ind = append(ind, int32(vidx-1))
 					val = append(val, v)
 					i, prev = end, vidx
@@ -185,7 +194,7 @@ func (p *lineParser) features(line []byte, i int, ind []int32, val []float32) ([
 
 		vs = i
 		f, end, st := parseNumber(line, vs)
-		if st == numOK && end < n && !isBlank(line[end]) && line[end] != '#' {
+		if (st == numOK || st == numUnderflow) && end < n && !isBlank(line[end]) && line[end] != '#' {
 			st = numSyntax
 		}
 		switch st {
@@ -200,6 +209,12 @@ func (p *lineParser) features(line []byte, i int, ind []int32, val []float32) ([
 		v := toFloat32(f, line[vs:end])
 		if math.IsInf(float64(v), 0) {
 			return ind, val, p.errAt(line, vs, ErrValue, "value %q overflows float32", token(line, vs))
+		}
+		if v == 0 && (f != 0 || st == numUnderflow) {
+			// A value written as nonzero that float32 rounds to zero
+			// would be stored as an explicit zero: refused, as an
+			// overflowing one is (see "Values" in the package doc).
+			return ind, val, p.errAt(line, vs, ErrValue, "value %q is not zero but below float32's smallest magnitude (~1.4e-45)", token(line, vs))
 		}
 		i = end
 		ind = append(ind, int32(idx-1))
@@ -375,7 +390,7 @@ func allDigits(b []byte) bool {
 
 func looksNumeric(b []byte) bool {
 	_, end, st := parseNumber(b, 0)
-	return st == numOK && end == len(b)
+	return (st == numOK || st == numUnderflow) && end == len(b)
 }
 
 // parseUint parses decimal digits at b[i:], saturating at MaxUint64.

@@ -61,7 +61,9 @@ func (s *Scanner) Scan() bool {
 		if s.opt.chunkSize < defaultChunkSize {
 			size = s.opt.chunkSize // tests: tiny buffers
 		}
-		s.lr = lineio.Reader{Src: src, Size: size}
+		// Max bounds the buffer: a longer line is refused after
+		// MaxLineBytes+1 bytes of it, as ReadLIBSVM refuses it.
+		s.lr = lineio.Reader{Src: src, Size: size, Max: s.opt.MaxLineBytes}
 	}
 	for {
 		ln, ok := s.nextLine()
@@ -84,11 +86,17 @@ func (s *Scanner) Scan() bool {
 }
 
 // nextLine returns the next line without its '\n', reading more input as
-// needed; false at the end of the input or on a read error (s.err set).
+// needed; false at the end of the input, on a read error or on a line
+// longer than MaxLineBytes (s.err set for both).
 func (s *Scanner) nextLine() ([]byte, bool) {
 	ln, st := s.lr.Next()
-	if st == lineio.ReadErr {
+	switch st {
+	case lineio.ReadErr:
 		s.err = readErr(s.opt.Name, s.lr.Err)
+	case lineio.TooLong:
+		s.line++
+		le := lineTooLong(s.opt.MaxLineBytes)
+		s.err = &ParseError{File: s.opt.Name, Line: s.line, Col: le.col, Msg: le.msg, Err: le.err}
 	}
 	return ln, st == lineio.OK
 }

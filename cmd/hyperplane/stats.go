@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"time"
@@ -17,17 +18,22 @@ var statsCmd = &command{
 	args:  "FILE...",
 	short: "parse LIBSVM/SVMlight files (gzip too) and describe them",
 	long: `Stats parses each file as LIBSVM/SVMlight (gzip is detected by its magic
-bytes) and prints its rows, columns, nonzeros and label counts, with the
-time the parse took.`,
+bytes), or reads it as a cache file, and prints its rows, columns, nonzeros
+and label counts, with the time the parse took. It streams the file a row
+at a time, so it describes files of any number of rows in a few megabytes;
+past ` + fmt.Sprint(maxStatsLabels) + ` distinct labels (a regression target) it reports only
+that there are more.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		asJSON := fs.Bool("json", false, "print one JSON object per file")
-		workers := fs.Int("workers", 0, "parsing goroutines (0: one per core)")
+		// Kept so that existing command lines still work: the streaming
+		// parse is sequential.
+		fs.Int("workers", 0, "ignored: stats streams each file with one parser")
 		return func(args []string, out io.Writer) error {
 			if len(args) == 0 {
 				return fmt.Errorf("%w: stats needs at least one file", errUsage)
 			}
 			for _, path := range args {
-				if err := stats(out, path, *workers, *asJSON); err != nil {
+				if err := stats(out, path, *asJSON); err != nil {
 					return err
 				}
 			}
@@ -36,46 +42,150 @@ time the parse took.`,
 	},
 }
 
+// maxStatsLabels is the most distinct labels stats counts: beyond it the
+// labels are a regression target, whose counts say nothing, and tracking
+// them would let a file's distinct values grow the map without bound.
+const maxStatsLabels = 1 << 16
+
 type fileStats struct {
 	File         string         `json:"file"`
 	Bytes        int64          `json:"bytes"`
 	Rows         int            `json:"rows"`
 	Cols         int            `json:"cols"`
 	NNZ          int64          `json:"nnz"`
-	Labels       map[string]int `json:"labels"`
+	Labels       map[string]int `json:"labels"` // null past LabelsOver distinct labels
+	LabelsOver   int            `json:"labels_more_than,omitempty"`
 	ParseSeconds float64        `json:"parse_seconds"`
 	MBPerSecond  float64        `json:"mb_per_second_of_file"`
 }
 
-func stats(out io.Writer, path string, workers int, asJSON bool) error {
+// labelCounter counts rows by label (told apart by their bits, so that 0
+// and -0 stay apart as fmt.Sprint writes them), up to maxStatsLabels
+// distinct labels.
+type labelCounter struct {
+	counts map[uint64]int
+	over   bool
+	// Rows of one label often come in runs: cur counts the current run
+	// without a map access per row.
+	cur  uint64
+	run  int
+	done bool
+}
+
+func (c *labelCounter) add(y float64) {
+	b := math.Float64bits(y)
+	if c.run > 0 && b == c.cur {
+		c.run++
+		return
+	}
+	c.flush()
+	c.cur, c.run = b, 1
+}
+
+func (c *labelCounter) flush() {
+	if c.run == 0 || c.over {
+		c.run = 0
+		return
+	}
+	if c.counts == nil {
+		c.counts = map[uint64]int{}
+	}
+	if _, ok := c.counts[c.cur]; !ok && len(c.counts) == maxStatsLabels {
+		c.over, c.counts = true, nil
+	} else {
+		c.counts[c.cur] += c.run
+	}
+	c.run = 0
+}
+
+// labels returns the counts by label as fmt.Sprint writes it, or nil past
+// maxStatsLabels distinct labels.
+func (c *labelCounter) labels() map[string]int {
+	c.flush()
+	if c.over {
+		return nil
+	}
+	m := make(map[string]int, len(c.counts))
+	for b, n := range c.counts {
+		m[fmt.Sprint(math.Float64frombits(b))] = n
+	}
+	return m
+}
+
+func stats(out io.Writer, path string, asJSON bool) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
-	d, err := sparse.ReadFile(path, sparse.ReadOptions{Workers: workers})
-	if err != nil {
+	s := fileStats{File: path, Bytes: fi.Size()}
+	var lc labelCounter
+	if err := scanStats(path, &s, &lc); err != nil {
 		return err
 	}
-	el := time.Since(t0)
-	s := fileStats{File: path, Bytes: fi.Size(), Rows: d.Len(), Cols: d.X.Cols, NNZ: d.X.NNZ(),
-		Labels: map[string]int{}, ParseSeconds: el.Seconds(), MBPerSecond: float64(fi.Size()) / 1e6 / el.Seconds()}
-	for _, y := range d.Y {
-		s.Labels[fmt.Sprint(y)]++
+	s.Labels = lc.labels()
+	if lc.over {
+		s.LabelsOver = maxStatsLabels
 	}
+	el := time.Since(t0)
+	s.ParseSeconds, s.MBPerSecond = el.Seconds(), float64(fi.Size())/1e6/el.Seconds()
 	if asJSON {
 		return json.NewEncoder(out).Encode(s)
+	}
+	fmt.Fprintf(out, "%s: %d rows, %d columns, %d nonzeros, parsed in %.1f ms (%.0f MB/s of file)\n", path, s.Rows, s.Cols, s.NNZ, 1e3*s.ParseSeconds, s.MBPerSecond)
+	fmt.Fprint(out, "  labels:")
+	if lc.over {
+		fmt.Fprintf(out, " more than %d distinct values", maxStatsLabels)
 	}
 	keys := make([]string, 0, len(s.Labels))
 	for k := range s.Labels {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	fmt.Fprintf(out, "%s: %d rows, %d columns, %d nonzeros, parsed in %.1f ms (%.0f MB/s of file)\n", path, s.Rows, s.Cols, s.NNZ, 1e3*s.ParseSeconds, s.MBPerSecond)
-	fmt.Fprint(out, "  labels:")
 	for _, k := range keys {
 		fmt.Fprintf(out, " %s=%d", k, s.Labels[k])
 	}
 	fmt.Fprintln(out)
 	return nil
+}
+
+// scanStats fills in s's rows, columns and nonzeros and counts the labels
+// of the file at path, a LIBSVM file or a cache, one row at a time.
+func scanStats(path string, s *fileStats, lc *labelCounter) error {
+	isCache, err := sparse.IsCacheFile(path)
+	if err != nil {
+		return err
+	}
+	if isCache {
+		c, err := sparse.OpenCache(path, sparse.ReadOptions{})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		sc := c.Scanner()
+		defer sc.Close()
+		for sc.Scan() {
+			y, _ := sc.Row()
+			lc.add(y)
+		}
+		if err := sc.Err(); err != nil {
+			return err
+		}
+		s.Rows, s.Cols, s.NNZ = int(c.Rows()), c.Cols(), c.NNZ()
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := sparse.NewScanner(f, sparse.ReadOptions{Name: path})
+	for sc.Scan() {
+		y, x := sc.Row()
+		lc.add(y)
+		s.Rows++
+		s.NNZ += int64(len(x.Ind))
+		s.Cols = max(s.Cols, x.Dim)
+	}
+	return sc.Err()
 }
