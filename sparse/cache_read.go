@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"hash/crc32"
 	"io"
 	"math"
@@ -553,6 +554,14 @@ func (c *Cache) Load() (*Dataset, error) {
 	}
 	if c.nnz > c.opt.MaxNNZ {
 		return nil, fmt.Errorf("%w: %s has %d nonzeros, more than MaxNNZ = %d: raise ReadOptions.MaxNNZ, or train from it out of core (engine.FitCache)", ErrTooLarge, c.name, c.nnz, c.opt.MaxNNZ)
+	}
+	perRow := int64(16)
+	if c.hasQID {
+		perRow += 8
+	}
+	need := budget.Add(budget.Mul(int64(c.rows), perRow), budget.Mul(int64(c.nnz), 8))
+	if err := budget.Check(c.opt.MemoryBudget, need, fmt.Sprintf("loading %s (%d rows, %d nonzeros)", c.name, c.rows, c.nnz)); err != nil {
+		return nil, fmt.Errorf("%w; train from it out of core (engine.FitCache, train -stream)", err)
 	}
 	rows, nnz := int(c.rows), int(c.nnz)
 	d := &Dataset{

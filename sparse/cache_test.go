@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"hash/crc32"
 	"io"
 	"math"
@@ -1157,5 +1158,20 @@ func TestConvertLIBSVMDimErrorLine(t *testing.T) {
 		if !errors.As(err, &pe) || pe.File != "in.svm" || pe.Line != 5 || !errors.Is(err, ErrIndexRange) {
 			t.Fatalf("read Dim %d: %v; want a ParseError at in.svm:5 wrapping ErrIndexRange", ropt.Dim, err)
 		}
+	}
+}
+
+// Load brings a whole cache into memory: what its index says that takes
+// is checked against the budget first.
+func TestCacheLoadBudget(t *testing.T) {
+	d := randCacheDataset(rand.New(rand.NewPCG(91, 1)), 2000, 20, 500, false)
+	b := cacheBytes(t, d, 8<<10)
+	need := int64(d.X.Rows)*16 + d.X.NNZ()*8
+	if _, err := loadBytes(b, CacheOptions{ReadOptions: ReadOptions{MemoryBudget: need}}); err != nil {
+		t.Fatalf("at its size: %v", err)
+	}
+	_, err := loadBytes(b, CacheOptions{ReadOptions: ReadOptions{MemoryBudget: need - 1}})
+	if !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "out of core") {
+		t.Fatalf("one byte short: %v", err)
 	}
 }
