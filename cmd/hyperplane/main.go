@@ -67,6 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		args = []string{"demo"}
 	}
+	args = globalsAfterCommand(args)
 	name := args[0]
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		return help(args[1:], stdout, stderr)
@@ -95,7 +96,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "usage: hyperplane %s [flags] %s\nRun 'hyperplane help %s' for its flags.\n", cmd.name, cmd.args, cmd.name)
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	pos, err := parseArgs(fs, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -104,6 +106,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *simd != "" {
 		t, err := asm.ParseTier(*simd)
 		if err == nil {
+			// (Restored on return, for callers of run that go on.)
+			defer asm.SetTier(asm.Active())
 			err = asm.SetTier(t)
 		}
 		if err != nil {
@@ -126,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	defer func(old context.Context) { ctx = old }(ctx)
 	ctx = c
-	if err := body(fs.Args(), stdout); err != nil {
+	if err := body(pos, stdout); err != nil {
 		if errors.Is(err, budget.ErrExceeded) {
 			fmt.Fprintf(stderr, "hyperplane %s: %v\n%s\n", cmd.name, err, memHint)
 			return 1
@@ -148,6 +152,48 @@ var memUsage = "the memory `budget` for allocations sized by the input, e.g. 4Gi
 // memHint follows an over-budget error: what a user can do about it.
 const memHint = `hint: hash text into fewer buckets (-bits), cap the vocabulary (-vocab), train fewer classes,
       stream the data from a cache (convert to .hpc, then train -stream), or raise the budget with -mem`
+
+// globalsAfterCommand moves the flags every command takes (-simd, -mem)
+// from before the command name to after it, so that "hyperplane -simd
+// generic train data.svm" works as "hyperplane train -simd generic
+// data.svm" does.
+func globalsAfterCommand(args []string) []string {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if name != "simd" && name != "mem" {
+			return args
+		}
+		if i++; !hasValue {
+			i++
+		}
+	}
+	if i == 0 || i >= len(args) {
+		return args
+	}
+	return slices.Concat([]string{args[i]}, args[:i], args[i+1:])
+}
+
+// parseArgs parses the flags wherever they stand among the arguments, as
+// users of fastText and Vowpal Wabbit type them (train data.svm -epochs
+// 3), and returns the other arguments in order. "--" ends the flags; a
+// lone "-" (standard input or output) is an argument.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
 
 // setAmong returns, as "-name", the flags among names that the command
 // line set, in fs's order.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,52 @@ func TestUsageErrorIsShort(t *testing.T) {
 	code, _, stderr := runCmd("train", "-h")
 	if code != 0 || !strings.Contains(stderr, "-epochs int") {
 		t.Errorf("train -h: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Flags may follow the file names, as users of fastText and Vowpal Wabbit
+// type them; "--" ends the flags; -simd and -mem may come before the
+// command.
+func TestFlagsAnywhere(t *testing.T) {
+	train, test := threeClassFiles(t)
+	// What training did, without the timings.
+	strip := func(s string) string {
+		var r struct {
+			Epochs   int     `json:"epochs"`
+			Mistakes []int   `json:"mistakes_per_epoch"`
+			Acc      float64 `json:"test_accuracy"`
+			Tier     string  `json:"tier"`
+		}
+		if err := json.Unmarshal([]byte(s), &r); err != nil {
+			t.Fatalf("%v: %s", err, s)
+		}
+		r.Tier = ""
+		return fmt.Sprint(r)
+	}
+	code, before, stderr := runCmd("train", "-json", "-epochs", "3", "-test", test, train)
+	if code != 0 {
+		t.Fatalf("flags first: %d %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"train", train, "-json", "-epochs", "3", "-test", test},
+		{"train", "-json", train, "-epochs=3", "-test", test},
+		{"-simd", "generic", "train", train, "-json", "-epochs", "3", "-test", test},
+		{"-mem=1GiB", "train", "-json", train, "-epochs", "3", "-test", test},
+	} {
+		code, after, stderr := runCmd(args...)
+		if code != 0 {
+			t.Fatalf("%v: %d %s", args, code, stderr)
+		}
+		if strip(after) != strip(before) {
+			t.Errorf("%v: output differs from flags first:\n%s\nvs\n%s", args, after, before)
+		}
+	}
+	code, _, stderr = runCmd("train", "-epochs", "1", "--", "-not-a-flag.svm")
+	if code != 1 || !strings.Contains(stderr, "-not-a-flag.svm") {
+		t.Errorf("after --: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCmd("train", train, "-epochs")
+	if code != 2 || !strings.Contains(stderr, "flag needs an argument") {
+		t.Errorf("a trailing flag without its value: exit %d, %q", code, stderr)
 	}
 }
