@@ -5,6 +5,7 @@
 //	hyperplane                 train and evaluate on the embedded demo data
 //	hyperplane demo [flags]    the same, with options
 //	hyperplane cpu [-json]     the CPU, its features and the SIMD tier in use
+//	hyperplane version [-json] the module version, source revision and Go toolchain
 //	hyperplane stats FILE...   parse LIBSVM files and describe them
 //	hyperplane train TRAIN     train a perceptron (linear or kernel; -threads, -stream)
 //	hyperplane eval -model M F evaluate a saved model
@@ -49,7 +50,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCmd, cpuCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, genCmd, experimentCmd, benchCmd}
+	commands = []*command{demoCmd, cpuCmd, versionCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, genCmd, experimentCmd, benchCmd}
 }
 
 // errUsage marks a misuse; main prints the command's usage and exits 2.

@@ -152,3 +152,23 @@ func TestFlagsAnywhere(t *testing.T) {
 		t.Errorf("a trailing flag without its value: exit %d, %q", code, stderr)
 	}
 }
+
+func TestVersion(t *testing.T) {
+	code, out, stderr := runCmd("version", "-json")
+	if code != 0 {
+		t.Fatalf("%d %s", code, stderr)
+	}
+	var v versionInfo
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Module != "github.com/hyperplane-ml/hyperplane" || !strings.HasPrefix(v.Go, "go") || v.Version == "" || v.Tier == "" {
+		t.Errorf("%+v", v)
+	}
+	if code, out, _ := runCmd("version"); code != 0 || !strings.HasPrefix(out, "hyperplane ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+	if code, _, _ := runCmd("version", "extra"); code != 2 {
+		t.Errorf("version extra: exit %d", code)
+	}
+}
