@@ -8,8 +8,10 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/csrcat"
 )
 
@@ -143,6 +145,15 @@ func (e *Encoder) newPiece(docs []Doc) piece {
 		val:    make([]float32, 0, nnz),
 		bad:    -1,
 	}
+}
+
+// bytes returns the memory pc holds.
+func (pc *piece) bytes() int64 {
+	b := 8*cap(pc.indptr) + 4*cap(pc.ind) + 4*cap(pc.val) + 8*cap(pc.y) + int(unsafe.Sizeof(""))*cap(pc.labels)
+	for _, l := range pc.labels {
+		b += len(l)
+	}
+	return int64(b)
 }
 
 // add appends the encoder's current row to pc.
@@ -454,11 +465,24 @@ func (f *Featurizer) stream(sc *Scanner, work func(e *Encoder, docs []Doc) piece
 		close(results)
 	}()
 	var pieces []piece
+	var held int64 // bytes of the pieces
+	var overErr error
 	for res := range results {
 		for len(pieces) <= res.seq {
 			pieces = append(pieces, piece{})
 		}
 		pieces[res.seq] = res.pc
+		held += res.pc.bytes()
+		// Assembling copies the pieces into one matrix, freeing each once
+		// copied: at most twice their size.
+		if overErr == nil {
+			if overErr = budget.Check(0, budget.Mul(held, 2), "the rows of "+describeInput(sc.opt.Name)); overErr != nil {
+				firstBad.Store(-1) // no more reading or work
+			}
+		}
+	}
+	if overErr != nil {
+		return nil, overErr
 	}
 	// Every job before a failed one was worked on; the scanner stopped at
 	// its error, after every job it sent.
