@@ -72,11 +72,13 @@ func TestIDFMemoryGrowsWithData(t *testing.T) {
 func TestDFForms(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	c := testCorpus(r, 400)
-	old := privateDFBytes
-	defer func() { privateDFBytes = old }()
+	old, floor := privateDFBytes, denseFloorBytes
+	defer func() { privateDFBytes, denseFloorBytes = old, floor }()
 	for _, bits := range []int{3, 8, 12, 16} {
-		for _, private := range []int64{old, 0} {
+		for k, private := range []int64{old, 0, old} {
 			privateDFBytes = private
+			// Tables are only used above the floor.
+			denseFloorBytes = []int64{0, 0, floor}[k]
 			for _, workers := range []int{1, 3} {
 				f, err := Fit(c, Config{Bits: bits, NGrams: 2, IDF: true, Workers: workers})
 				if err != nil {
@@ -96,7 +98,7 @@ func TestDFForms(t *testing.T) {
 						t.Fatalf("bits %d: idf(%d) = %g, want %g for df %d", bits, j, w, f.idfOfDF(df), df)
 					}
 				}
-				if dense := f.idf.dense != nil; bits == 3 && !dense || bits == 16 && dense {
+				if dense := f.idf.dense != nil; bits == 3 && !dense || bits == 16 && dense != (denseFloorBytes > 0) {
 					t.Errorf("bits %d: dense idf %v", bits, dense)
 				}
 			}
@@ -137,7 +139,7 @@ func TestIDFOverBudget(t *testing.T) {
 		}
 	}
 	_, err := Fit(c, Config{Vocabulary: true})
-	if !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "vocabulary") {
+	if !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "instead of -vocab") {
 		t.Errorf("vocabulary: %v", err)
 	}
 }

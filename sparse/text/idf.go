@@ -26,6 +26,14 @@ type dfTable struct {
 	sparse   bool
 }
 
+// sparseForm returns t in the sparse form, converting a dense table.
+func (t *dfTable) sparseForm() dfTable {
+	if t.sparse {
+		return *t
+	}
+	return t.toSparse(t.nnz(len(t.dense)))
+}
+
 // at returns the document frequency of feature j.
 func (t *dfTable) at(j int32) int32 {
 	if !t.sparse {
@@ -37,15 +45,18 @@ func (t *dfTable) at(j int32) int32 {
 	return 0
 }
 
-// nnz returns the number of features with df > 0.
-func (t *dfTable) nnz() int {
+// nnz returns the number of features with df > 0, or a number above
+// limit if there are more than limit.
+func (t *dfTable) nnz(limit int) int {
 	if t.sparse {
 		return len(t.ind)
 	}
 	n := 0
 	for _, c := range t.dense {
 		if c != 0 {
-			n++
+			if n++; n > limit {
+				break
+			}
 		}
 	}
 	return n
@@ -67,6 +78,21 @@ func (t *dfTable) toSparse(nnz int) dfTable {
 	}
 	return s
 }
+
+// sparseFrac: a hash table of document frequencies or idf weights is used
+// while it takes at most 1/sparseFrac of the memory of the array of every
+// feature. Probing a table costs more than indexing an array, whose
+// accesses follow the increasing feature indices of a row, unless the
+// table is small enough to stay in cache; this keeps it so, and still
+// bounds the memory of either form by sparseFrac times what the data
+// touch.
+const sparseFrac = 16
+
+// denseFloorBytes: document frequencies and idf weights of at most this
+// many bytes a form are kept dense whatever the data (tests lower it).
+// Such arrays are small next to the rest of a process that uses them,
+// and filling a hash table first, then the array, costs time.
+var denseFloorBytes int64 = 16 << 20
 
 // idfTable holds the idf weight of every feature: dense, or as an
 // open-addressing hash table of the features with df > 0 beside the one
@@ -118,7 +144,8 @@ func (t *idfTable) at(j int32) float32 {
 // overBudget wraps a budget error with what would help.
 func (f *Featurizer) overBudget(err error) error {
 	if f.cfg.Vocabulary {
-		return fmt.Errorf("%w (a smaller vocabulary, -max-features or -min-df, needs less)", err)
+		// Every distinct term is counted before any is dropped.
+		return fmt.Errorf("%w (hashing, -bits instead of -vocab, or shorter n-grams, -ngrams, need less)", err)
 	}
 	return fmt.Errorf("%w (fewer hash bits, -bits, or a vocabulary, -vocab, need less)", err)
 }
@@ -145,11 +172,10 @@ func (f *Featurizer) setIDF() error {
 		}
 		return idfOf(df)
 	}
-	nnz := f.df.nnz()
 	// A sparse slot takes 8 bytes and a table is at most half full, a
-	// dense entry 4: sparse when it takes at most half the memory. A
-	// vocabulary has no feature without documents.
-	if f.cfg.Vocabulary || int64(slotsFor(nnz))*8 > int64(f.dim)*4/2 {
+	// dense entry 4. A vocabulary has no feature without documents.
+	nnz := f.df.nnz(f.dim / sparseFrac / 4)
+	if f.cfg.Vocabulary || int64(f.dim)*4 <= denseFloorBytes || int64(slotsFor(nnz))*8 > int64(f.dim)*4/sparseFrac {
 		need := budget.Add(f.df.bytes(), budget.Mul(int64(f.dim), 4))
 		if err := budget.Check(0, need, fmt.Sprintf("the idf weights of %d features", f.dim)); err != nil {
 			return f.overBudget(err)
@@ -213,6 +239,9 @@ type dfCounter struct {
 	f            *Featurizer
 }
 
+// denseMergeRatio: see dfCounter.total.
+const denseMergeRatio = 32
+
 // privateDFBytes bounds the memory of per-goroutine document frequency
 // arrays (tests lower it).
 var privateDFBytes int64 = 256 << 20
@@ -249,6 +278,12 @@ func (c *dfCounter) local() *dfLocal {
 	c.mu.Lock()
 	c.locals = append(c.locals, l)
 	c.mu.Unlock()
+	if int64(c.dim)*4 <= denseFloorBytes {
+		if err := l.toDense(); err != nil {
+			// Counted into a table instead, checked as it grows.
+			l.dense, l.atomic = nil, false
+		}
+	}
 	return l
 }
 
@@ -304,8 +339,9 @@ func (l *dfLocal) add(ind []int32) error {
 // take more memory than the array.
 func (l *dfLocal) grow() error {
 	c := l.c
+	// A table takes 8 bytes a slot, an array 4 a bucket.
 	size := max(1024, 2*len(l.slots))
-	if int64(size)*8 >= int64(c.dim)*4 {
+	if int64(size)*8 > int64(c.dim)*4/sparseFrac {
 		return l.toDense()
 	}
 	if err := c.reserve(int64(size) * 8); err != nil {
@@ -378,6 +414,14 @@ func (c *dfCounter) total() (dfTable, error) {
 	}
 	if c.shared != nil {
 		arrays = append([][]int32{c.shared}, arrays...)
+	}
+	// Merging tables holding an entry for more than one bucket in
+	// denseMergeRatio is faster in an array, whose scan yields the
+	// buckets in order, than by sorting the entries.
+	if len(arrays) == 0 && int64(entries)*denseMergeRatio >= int64(c.dim) {
+		if err := c.reserve(int64(c.dim) * 4); err == nil {
+			arrays = [][]int32{make([]int32, c.dim)}
+		}
 	}
 	if len(arrays) == 0 {
 		if err := c.reserve(int64(entries) * 8); err != nil {

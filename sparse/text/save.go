@@ -84,11 +84,16 @@ func (f *Featurizer) Save(path string) error {
 		Docs:        f.nDocs,
 		Labels:      labelsJSON{Numeric: f.labels.numeric, Names: f.labels.names},
 	}
+	// The sparse form, "features":[j,…],"counts":[c,…], takes up to about
+	// 16 bytes a bucket with df > 0, the dense one, [c,…], 2 or more a
+	// bucket: hashed frequencies go sparse when at most 1 in 8 buckets
+	// have some.
 	switch {
-	case f.df.sparse:
+	case f.cfg.IDF && !f.cfg.Vocabulary && (f.df.sparse || f.df.nnz(f.dim/8) <= f.dim/8):
+		ds := f.df.sparseForm()
 		doc.Version = fileVersionSparse
-		doc.DFSparse = &dfSparse{Features: f.df.ind, Counts: f.df.cnt}
-		if doc.DFSparse.Features == nil { // an empty list, not null
+		doc.DFSparse = &dfSparse{Features: ds.ind, Counts: ds.cnt}
+		if ds.ind == nil { // an empty list, not null
 			doc.DFSparse = &dfSparse{Features: []int32{}, Counts: []int32{}}
 		}
 	case f.cfg.IDF:
