@@ -150,9 +150,10 @@ func (f *Featurizer) overBudget(err error) error {
 	return fmt.Errorf("%w (fewer hash bits, -bits, or a vocabulary, -vocab, need less)", err)
 }
 
-// setIDF computes the idf weights from the document frequencies f.df,
-// densely when most features occur in the training documents and
-// sparsely otherwise, and turns f.df to the sparse form with the table.
+// setIDF computes the idf weights from the document frequencies f.df:
+// an array when it takes at most denseFloorBytes or a table of the
+// features with df > 0 would not take under 1/sparseFrac of it, else
+// that table, and then f.df goes to the sparse form too.
 // Every array sized by the number of features is checked against the
 // memory budget first. Most frequencies are small, so the weights of the
 // first ones are tabulated rather than each computed with a logarithm.
@@ -225,9 +226,10 @@ func (f *Featurizer) setIDF() error {
 
 // dfCounter counts the document frequencies of hashed features from
 // several goroutines. Each counts into a dfLocal: a hash table of the
-// buckets it has seen while that is smaller than an array of all 2^Bits,
-// then an array of its own when all such arrays fit in privateDFBytes,
-// else one shared array with atomic adds. Every table and array is
+// buckets it has seen while that takes at most 1/sparseFrac of an array
+// of all 2^Bits (from the start when the array takes at most
+// denseFloorBytes), then an array of its own when all such arrays fit in
+// privateDFBytes, else one shared array with atomic adds. Every table and array is
 // counted against the memory budget before it is made. The sums do not
 // depend on how the documents were shared out.
 type dfCounter struct {
@@ -336,7 +338,7 @@ func (l *dfLocal) add(ind []int32) error {
 }
 
 // grow doubles the table, or trades it for an array once the table would
-// take more memory than the array.
+// take more than 1/sparseFrac of the array's memory.
 func (l *dfLocal) grow() error {
 	c := l.c
 	// A table takes 8 bytes a slot, an array 4 a bucket.
