@@ -175,27 +175,31 @@ func (f *Featurizer) setIDF() error {
 	}
 	// A sparse slot takes 8 bytes and a table is at most half full, a
 	// dense entry 4. A vocabulary has no feature without documents.
-	nnz := f.df.nnz(f.dim / sparseFrac / 4)
-	if f.cfg.Vocabulary || int64(f.dim)*4 <= denseFloorBytes || int64(slotsFor(nnz))*8 > int64(f.dim)*4/sparseFrac {
+	nnz := 0
+	dense := f.cfg.Vocabulary || int64(f.dim)*4 <= denseFloorBytes
+	if !dense {
+		nnz = f.df.nnz(f.dim / sparseFrac / 4)
+		dense = int64(slotsFor(nnz))*8 > int64(f.dim)*4/sparseFrac
+	}
+	if dense {
 		need := budget.Add(f.df.bytes(), budget.Mul(int64(f.dim), 4))
 		if err := budget.Check(0, need, fmt.Sprintf("the idf weights of %d features", f.dim)); err != nil {
 			return f.overBudget(err)
 		}
-		f.idf = idfTable{dense: make([]float32, f.dim), unseen: table[0]}
+		idf := make([]float32, f.dim)
 		if f.df.sparse {
-			for k, j := range f.df.ind {
-				f.idf.dense[j] = weight(f.df.cnt[k])
+			for j := range idf {
+				idf[j] = table[0]
 			}
-			for j := range f.idf.dense {
-				if f.idf.dense[j] == 0 {
-					f.idf.dense[j] = table[0]
-				}
+			for k, j := range f.df.ind {
+				idf[j] = weight(f.df.cnt[k])
 			}
 		} else {
 			for j, df := range f.df.dense {
-				f.idf.dense[j] = weight(df)
+				idf[j] = weight(df)
 			}
 		}
+		f.idf = idfTable{dense: idf, unseen: table[0]}
 		return nil
 	}
 	size := slotsFor(nnz)
@@ -238,6 +242,7 @@ type dfCounter struct {
 	mu           sync.Mutex
 	locals       []*dfLocal
 	shared       []int32 // the array counted into with atomic adds, once made
+	first        []int32 // a goroutine's array made in advance, until taken
 	f            *Featurizer
 }
 
@@ -249,7 +254,14 @@ const denseMergeRatio = 32
 var privateDFBytes int64 = 256 << 20
 
 func newDFCounter(f *Featurizer, workers int) *dfCounter {
-	return &dfCounter{dim: f.dim, workers: workers, f: f}
+	c := &dfCounter{dim: f.dim, workers: workers, f: f}
+	// Below the floor every goroutine takes an array at once; the first
+	// is made here, before they start, which measures faster than making
+	// them all as they start.
+	if arr := int64(c.dim) * 4; arr <= denseFloorBytes && int64(workers)*arr <= privateDFBytes && c.reserve(arr) == nil {
+		c.first = make([]int32, c.dim)
+	}
+	return c
 }
 
 // reserve counts n more bytes against the budget, or returns the error
@@ -372,10 +384,15 @@ func (l *dfLocal) toDense() error {
 	c := l.c
 	arr := int64(c.dim) * 4
 	if int64(c.workers)*arr <= privateDFBytes {
-		if err := c.reserve(arr); err != nil {
-			return err
+		c.mu.Lock()
+		l.dense, c.first = c.first, nil
+		c.mu.Unlock()
+		if l.dense == nil {
+			if err := c.reserve(arr); err != nil {
+				return err
+			}
+			l.dense = make([]int32, c.dim)
 		}
-		l.dense = make([]int32, c.dim)
 	} else {
 		c.mu.Lock()
 		if c.shared == nil {
