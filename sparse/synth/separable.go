@@ -1,12 +1,15 @@
 package synth
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // Separable configures a linearly separable data set with a known margin,
@@ -163,14 +166,44 @@ func (a *axis) sample(r *rng) float64 {
 	}
 }
 
+// memory returns the bytes Generate allocates with workers goroutines:
+// the separator, a scratch vector per goroutine, the dense rows, the CSR
+// copy (indices and values) and the labels, row pointers and row headers.
+func (s Separable) memory(workers int) int64 {
+	n, d := int64(s.N), int64(s.Dim)
+	return budget.Add(
+		budget.Mul(d, 8, int64(1+workers)),
+		budget.Mul(n, d, 4+4+4),
+		budget.Mul(n+1, 8+8+int64(unsafe.Sizeof([]float32{}))),
+	)
+}
+
+// Memory returns the bytes Generate will allocate for the configuration,
+// to check before generating, or an error wrapping ErrConfig for an
+// invalid configuration.
+func (s Separable) Memory() (int64, error) {
+	cfg, err := s.normalize()
+	if err != nil {
+		return 0, err
+	}
+	return cfg.memory(max(1, min(cfg.Workers, (cfg.N+sepChunk-1)/sepChunk))), nil
+}
+
 // Generate draws the data set. The error wraps ErrConfig for an invalid
-// configuration.
+// configuration, and budget.ErrExceeded when the data set would take more
+// memory than the budget (budget.Default; see Memory): every point is
+// stored densely, twice, in about 12·N·Dim bytes.
 func (s Separable) Generate() (*SeparableData, error) {
 	cfg, err := s.normalize()
 	if err != nil {
 		return nil, err
 	}
 	n, d, R := cfg.N, cfg.Dim, cfg.Radius
+	nChunks := (n + sepChunk - 1) / sepChunk
+	workers := max(1, min(cfg.Workers, nChunks))
+	if err := budget.Check(0, cfg.memory(workers), fmt.Sprintf("Separable: N×Dim = %d×%d dense coordinates", n, d)); err != nil {
+		return nil, err
+	}
 	u := make([]float64, d)
 	ur := seedRNG(cfg.Seed, streamSep, 0)
 	for {
@@ -196,8 +229,6 @@ func (s Separable) Generate() (*SeparableData, error) {
 	y := make([]float64, n)
 	ax := newAxis(cfg.Margin/R, float64(d-1)/2)
 
-	nChunks := (n + sepChunk - 1) / sepChunk
-	workers := max(1, min(cfg.Workers, nChunks))
 	var next atomic.Int64
 	var failed atomic.Bool
 	var wg sync.WaitGroup

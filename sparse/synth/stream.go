@@ -1,12 +1,14 @@
 package synth
 
 import (
+	"cmp"
 	"io"
 	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // TextStream yields the rows of a Text corpus one at a time, the same rows
@@ -52,7 +54,12 @@ func (s *TextStream) Scan() bool {
 	if s.next%chunkRows == 0 {
 		s.lr, s.cr, s.nr = chunkStreams(s.p.cfg.Seed, s.next/chunkRows)
 	}
-	s.y = s.g.next(&s.lr, &s.cr, &s.nr, &s.ind, &s.val)
+	y, err := s.g.next(&s.lr, &s.cr, &s.nr, &s.ind, &s.val, 1)
+	if err != nil {
+		s.err = err
+		return false
+	}
+	s.y = y
 	s.next++
 	return true
 }
@@ -70,7 +77,9 @@ func (s *TextStream) Row() (label float64, x sparse.Vector) {
 // Scan).
 func (s *TextStream) Index() int { return s.next - 1 }
 
-// Err returns the configuration error that stopped Scan, or nil.
+// Err returns the error that stopped Scan, or nil: one wrapping ErrConfig
+// for an invalid configuration, or budget.ErrExceeded for a row whose
+// scratch space would take more memory than the budget.
 func (s *TextStream) Err() error { return s.err }
 
 // WriteLIBSVM writes the corpus to w in LIBSVM format, one row per line
@@ -78,8 +87,10 @@ func (s *TextStream) Err() error { return s.err }
 // sparse.WriteLIBSVM writes for the data set of Generate, without holding
 // the corpus in memory: Workers goroutines generate and format blocks of
 // rows that are written in order, with a few blocks in flight. It returns
-// the first write error, or an error wrapping ErrConfig for an invalid
-// configuration (nothing is written then).
+// the first write error, an error wrapping ErrConfig for an invalid
+// configuration (nothing is written then), or one wrapping
+// budget.ErrExceeded when the rows' scratch space or the blocks in flight
+// would take more memory than the budget (budget.Default).
 func (t Text) WriteLIBSVM(w io.Writer) error {
 	p, err := t.plan()
 	if err != nil {
@@ -97,6 +108,8 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 	order := make(chan chan []byte, 2*workers)
 	free := make(chan []byte, 3*workers)
 	done := make(chan struct{})
+	var genMu sync.Mutex
+	var genErr error // the first error of a goroutine making rows
 	var wg sync.WaitGroup
 	wg.Go(func() { // producer: hands out chunks and records their order
 		defer close(jobs)
@@ -130,7 +143,19 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 				lo, hi := chunkRange(j.chunk, cfg.Rows)
 				lr, cr, nr := chunkStreams(cfg.Seed, j.chunk)
 				for range hi - lo {
-					y := g.next(&lr, &cr, &nr, &ind, &val)
+					y, err := g.next(&lr, &cr, &nr, &ind, &val, workers)
+					if err == nil && len(buf)+maxRowText(len(ind)) > cap(buf) {
+						// The buffers of the blocks being made, waiting to
+						// be written and kept for reuse: about 4 per
+						// goroutine.
+						err = budget.Check(0, budget.Mul(int64(len(buf)+maxRowText(len(ind))), 2, 4, int64(workers)), "Text.WriteLIBSVM: the blocks of rows in flight")
+					}
+					if err != nil {
+						genMu.Lock()
+						genErr = cmp.Or(genErr, err)
+						genMu.Unlock()
+						break
+					}
 					buf = strconv.AppendInt(buf, int64(y), 10)
 					for k, i := range ind {
 						buf = append(buf, ' ')
@@ -149,7 +174,13 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 			continue // drain; the chunk behind out may never be made
 		}
 		buf := <-out
-		if _, err = w.Write(buf); err != nil {
+		genMu.Lock()
+		err = genErr
+		genMu.Unlock()
+		if err == nil {
+			_, err = w.Write(buf)
+		}
+		if err != nil {
 			close(done)
 		}
 		select {
@@ -160,6 +191,11 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 	wg.Wait()
 	return err
 }
+
+// maxRowText bounds the LIBSVM text of a row of L features: a label and,
+// per feature, " index:count" with a 10-digit index and a count of at most
+// 15 characters.
+func maxRowText(L int) int { return 3 + 27*L + 1 }
 
 // appendCount formats a count as sparse.WriteLIBSVM formats a value.
 func appendCount(b []byte, v float32) []byte {
@@ -177,11 +213,15 @@ func chunkStreams(seed uint64, chunk int) (lr, cr, nr rng) {
 }
 
 // next makes the next row of a chunk into *ind and *val, growing them as
-// needed, and returns its label.
-func (g *rowGen) next(lr, cr, nr *rng, ind *[]int32, val *[]float32) float64 {
+// needed, and returns its label. The error refuses a row whose scratch
+// space, on each of workers goroutines, would not fit in the budget.
+func (g *rowGen) next(lr, cr, nr *rng, ind *[]int32, val *[]float32, workers int) (float64, error) {
 	L := g.p.length(lr)
+	if err := g.fits(L, workers); err != nil {
+		return 0, err
+	}
 	*ind = slices.Grow((*ind)[:0], L)[:L]
 	*val = slices.Grow((*val)[:0], L)[:L]
 	g.features(cr, *ind, *val)
-	return g.label(*ind, *val, nr)
+	return g.label(*ind, *val, nr), nil
 }

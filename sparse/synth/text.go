@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // ErrConfig is wrapped by every error about an invalid configuration.
@@ -198,7 +199,9 @@ func (t Text) plan() (*textPlan, error) {
 			}
 		}
 	}
-	p.fitBias()
+	if err := p.fitBias(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -232,12 +235,31 @@ func (p *textPlan) length(r *rng) int {
 
 // rowGen is one worker's scratch space for making rows.
 type rowGen struct {
-	p      *textPlan
-	tab    []uint64 // open-addressing table: rank<<32 | position+1 in keys; 0 empty
-	keys   []uint32
-	cnts   []uint32
-	pack   []uint64
-	scores []float64
+	p       *textPlan
+	tab     []uint64 // open-addressing table: rank<<32 | position+1 in keys; 0 empty
+	keys    []uint32
+	cnts    []uint32
+	pack    []uint64
+	scores  []float64
+	checked int // the longest row checked by fits
+}
+
+// fits checks that the scratch for a row of L features, on each of
+// workers goroutines, fits in the memory budget, whenever L is longer
+// than any row before.
+func (g *rowGen) fits(L, workers int) error {
+	if L <= g.checked {
+		return nil
+	}
+	what := fmt.Sprintf("Text: a row of %d nonzeros", L)
+	if workers > 1 {
+		what = fmt.Sprintf("Text: rows of %d nonzeros on %d goroutines", L, workers)
+	}
+	if err := budget.Check(0, budget.Mul(int64(workers), scratchBytes(L)), what); err != nil {
+		return err
+	}
+	g.checked = L
+	return nil
 }
 
 func newRowGen(p *textPlan) *rowGen {
@@ -335,6 +357,14 @@ func (g *rowGen) features(r *rng, ind []int32, val []float32) {
 	}
 }
 
+// scratchBytes returns the memory a rowGen, and a stream's row, take for a
+// row of L features: the table, keys, counts and packing space of
+// features, and the row's indices and values.
+func scratchBytes(L int) int64 {
+	size := int64(1) << max(4, bitsFor(2*L))
+	return budget.Add(budget.Mul(size, 8), budget.Mul(int64(L), 8), budget.Mul(size+int64(L)+1, 8), budget.Mul(int64(L), 8))
+}
+
 // bitsFor returns the number of bits of the smallest power of two ≥ n.
 func bitsFor(n int) int {
 	b := 0
@@ -412,7 +442,7 @@ func argmaxBias(s, b []float64) int {
 
 // fitBias draws the pilot rows and sets the biases that balance the
 // classes on them.
-func (p *textPlan) fitBias() {
+func (p *textPlan) fitBias() error {
 	n := max(pilotRows, 32*p.k)
 	g := newRowGen(p)
 	lr, cr := seedRNG(p.cfg.Seed, streamPilot, 0), seedRNG(p.cfg.Seed, streamPilot, 1)
@@ -421,15 +451,19 @@ func (p *textPlan) fitBias() {
 	var val []float32
 	for i := range n {
 		L := p.length(&lr)
+		if err := g.fits(L, 1); err != nil {
+			return err
+		}
 		ind, val = slices.Grow(ind[:0], L)[:L], slices.Grow(val[:0], L)[:L]
 		g.features(&cr, ind, val)
 		copy(S[i*p.k:], g.score(ind, val))
 	}
 	if p.k == 1 {
 		p.bias = []float64{-median(S)}
-		return
+		return nil
 	}
 	p.bias = balance(S, n, p.k)
+	return nil
 }
 
 // median returns the median of x, reordering x.
@@ -578,7 +612,10 @@ func chunkRange(c, rows int) (lo, hi int) {
 // Generate returns the corpus as an in-memory data set (X is Rows × Dim;
 // QID is nil). It allocates the final arrays once: a first parallel pass
 // draws the row lengths, a second fills the rows in place. The error wraps
-// ErrConfig for an invalid configuration.
+// ErrConfig for an invalid configuration, and budget.ErrExceeded when the
+// row pointers, or, once the row lengths are drawn, the whole data set
+// (about 8 bytes a nonzero and 16 a row), would take more memory than the
+// budget (budget.Default); it is checked before it is allocated.
 func (t Text) Generate() (*sparse.Dataset, error) {
 	p, err := t.plan()
 	if err != nil {
@@ -587,6 +624,10 @@ func (t Text) Generate() (*sparse.Dataset, error) {
 	cfg := p.cfg
 	rows := cfg.Rows
 	nChunks := (rows + chunkRows - 1) / chunkRows
+	what := fmt.Sprintf("Text: %d rows", rows)
+	if err := budget.Check(0, budget.Mul(int64(rows)+1, 8), what); err != nil {
+		return nil, err
+	}
 	indptr := make([]int64, rows+1)
 	runChunks(p, nChunks, cfg.Workers, func(_ *rowGen, c int) {
 		lr, _, _ := chunkStreams(cfg.Seed, c)
@@ -599,6 +640,18 @@ func (t Text) Generate() (*sparse.Dataset, error) {
 		indptr[i+1] += indptr[i]
 	}
 	nnz := indptr[rows]
+	// The row pointers, indices, values and labels, and every worker's
+	// scratch for the longest row.
+	longest := 0
+	for i := range rows {
+		longest = max(longest, int(indptr[i+1]-indptr[i]))
+	}
+	workers := max(1, min(cfg.Workers, nChunks))
+	need := budget.Add(budget.Mul(int64(rows)+1, 8), budget.Mul(nnz, 8), budget.Mul(int64(rows), 8),
+		budget.Mul(int64(workers), scratchBytes(longest)))
+	if err := budget.Check(0, need, fmt.Sprintf("%s of %d nonzeros", what, nnz)); err != nil {
+		return nil, err
+	}
 	ind := make([]int32, nnz)
 	val := make([]float32, nnz)
 	y := make([]float64, rows)
@@ -627,7 +680,8 @@ type Planted struct {
 
 // Planted returns the planted separators and biases of t's labels. It
 // materializes len(W)·Dim weights, at most 2^32 (16 GiB). The error wraps
-// ErrConfig for an invalid configuration or one with more weights.
+// ErrConfig for an invalid configuration or one with more weights, and
+// budget.ErrExceeded for weights over the memory budget (budget.Default).
 func (t Text) Planted() (*Planted, error) {
 	cfg, err := t.normalize()
 	if err != nil {
@@ -635,6 +689,9 @@ func (t Text) Planted() (*Planted, error) {
 	}
 	if k := numScores(cfg.Classes); int64(k)*int64(cfg.Dim) > maxPlanted {
 		return nil, configErr("Text.Planted: %d×%d weights are too many to materialize", k, cfg.Dim)
+	}
+	if err := budget.Check(0, budget.Mul(int64(numScores(cfg.Classes)), int64(cfg.Dim), 4), fmt.Sprintf("Text.Planted: %d×%d weights", numScores(cfg.Classes), cfg.Dim)); err != nil {
+		return nil, err
 	}
 	p, err := t.plan()
 	if err != nil {

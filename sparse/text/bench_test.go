@@ -180,3 +180,21 @@ func BenchmarkReadJSONL(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkTransformSparseIDF is BenchmarkTransform with 2^26 buckets, of
+// which the documents touch few: the idf weights are a hash table of
+// those (it should not allocate either).
+func BenchmarkTransformSparseIDF(b *testing.B) {
+	c := synthCorpus(200, 1300, 2)
+	f, err := Fit(c, Config{NGrams: 2, Bits: 26, IDF: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := f.NewEncoder()
+	b.SetBytes(corpusBytes(c) / int64(len(c.Docs)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		e.Transform(c.Docs[i%len(c.Docs)].Text)
+	}
+}

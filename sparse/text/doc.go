@@ -56,6 +56,13 @@
 // result out. Save and Load keep a fitted Featurizer as versioned JSON, so
 // that a model trained on its features can be served later.
 //
+// Memory. Nothing an input says can make the package allocate beyond the
+// process memory budget (package budget): document frequencies and idf
+// weights take memory in proportion to the hash buckets the training
+// documents touch, not to 2^Bits, and so does a saved featurizer; the
+// readers, the vocabulary counts and Load check what they hold as it
+// grows, and refuse with an error wrapping budget.ErrExceeded.
+//
 // # Choosing a configuration
 //
 // The zero Config (hashed unigram counts) is a fair baseline. For sentiment

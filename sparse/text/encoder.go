@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -30,8 +31,7 @@ type Encoder struct {
 	tokEnd []int32 // end of each token in arena
 	grams  []gramRef
 	tc     *termCounter
-	df     []int32 // hashed document frequencies (see dfCounter.local)
-	dfInit bool
+	df     *dfLocal // hashed document frequencies
 }
 
 // NewEncoder returns an Encoder for f.
@@ -176,10 +176,15 @@ func (f *Featurizer) weigh(ind []int32, val []float32) {
 			val[i] = w
 		}
 	}
-	if f.idf != nil {
-		idf := f.idf
-		for i, j := range ind {
-			val[i] *= idf[j]
+	if f.cfg.IDF {
+		if idf := f.idf.dense; idf != nil {
+			for i, j := range ind {
+				val[i] *= idf[j]
+			}
+		} else {
+			for i, j := range ind {
+				val[i] *= f.idf.lookup(j)
+			}
 		}
 	}
 	if !f.cfg.NoNormalize {
@@ -255,12 +260,15 @@ type termStat struct {
 
 // termCounter counts the terms of a set of documents.
 type termCounter struct {
-	at    hashIndex // hash → index in stats
-	stats []termStat
+	at      hashIndex // hash → index in stats
+	stats   []termStat
+	acct    *vocabBudget // where the memory is counted; nil for none
+	pending int64        // bytes not counted in acct yet
 }
 
 // countTerms adds the terms of text, document doc of the corpus, to tc.
-func (e *Encoder) countTerms(s string, doc int, tc *termCounter) {
+// The error refuses the memory the new terms would take.
+func (e *Encoder) countTerms(s string, doc int, tc *termCounter) error {
 	w := &e.w
 	w.seen = 0
 	e.arena, e.tokEnd, e.grams = e.arena[:0], e.tokEnd[:0], e.grams[:0]
@@ -289,6 +297,12 @@ func (e *Encoder) countTerms(s string, doc int, tc *termCounter) {
 	for _, g := range e.grams {
 		e.countTerm(tc, g.h, g.end, int(g.n), doc)
 	}
+	if tc.acct != nil && tc.pending >= vocabCheckBytes {
+		n := tc.pending
+		tc.pending = 0
+		return tc.acct.add(n)
+	}
+	return nil
 }
 
 // gramRef is an n-gram of a document: its hash and its n tokens, which
@@ -306,6 +320,8 @@ func (e *Encoder) countTerm(tc *termCounter, h uint64, end int32, n, doc int) {
 		idx = int32(len(tc.stats))
 		tc.at.put(h, idx)
 		tc.stats = append(tc.stats, termStat{h: h, lastDoc: -1, term: e.termString(end, n)})
+		// The statistic, two index slots, the term's text.
+		tc.pending += int64(unsafe.Sizeof(termStat{})) + 2*int64(unsafe.Sizeof(hashSlot{})) + int64(len(tc.stats[idx].term))
 	}
 	st := &tc.stats[idx]
 	st.cf++

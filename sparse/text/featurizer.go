@@ -9,8 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // DefaultBits is the default number of hash bits (Config.Bits): 2^20
@@ -89,7 +92,8 @@ type Config struct {
 	// in the training documents, idf = ln((1+n)/(1+df)) + 1 for n
 	// documents of which df hold the term (scikit-learn's smooth idf), so
 	// that rare terms weigh more than common ones. The Featurizer keeps a
-	// df and an idf per feature: with hashing, 8·2^Bits bytes.
+	// df and an idf per feature, or, with hashing, per bucket the training
+	// documents touch when that takes less memory (at most 8·2^Bits bytes).
 	IDF bool
 	// NoNormalize keeps the weighted values as they are; otherwise every
 	// row is scaled to unit Euclidean (L2) norm, so long and short
@@ -153,8 +157,8 @@ type Featurizer struct {
 	vocab  []string  // vocabulary mode: the terms, sorted
 	index  hashIndex // vocabulary mode: term hash → feature
 	nDocs  int       // training documents
-	df     []int32   // IDF: document frequency of each feature
-	idf    []float32 // IDF: the weight of each feature
+	df     dfTable   // IDF: document frequency of each feature
+	idf    idfTable  // IDF: the weight of each feature
 	labels labelSet
 	pool   sync.Pool // of *Encoder, for Transform
 }
@@ -197,7 +201,9 @@ func (f *Featurizer) Name(class float64) string { return f.labels.name(class) }
 // and, as cfg asks, the vocabulary and the document frequencies. It
 // tokenizes the documents in parallel. An invalid cfg is an error wrapping
 // ErrConfig; a corpus without documents one wrapping ErrEmpty; an empty
-// label one wrapping ErrLabel.
+// label one wrapping ErrLabel; document frequencies or a vocabulary that
+// would take more memory than the budget (budget.Default) one wrapping
+// budget.ErrExceeded.
 func Fit(c *Corpus, cfg Config) (*Featurizer, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
@@ -209,11 +215,16 @@ func Fit(c *Corpus, cfg Config) (*Featurizer, error) {
 	}
 	switch {
 	case cfg.Vocabulary:
-		f.fitVocabulary(c.Docs)
+		err = f.fitVocabulary(c.Docs)
 	case cfg.IDF:
-		f.fitHashedDF(c.Docs)
+		err = f.fitHashedDF(c.Docs)
 	}
-	f.setIDF()
+	if err == nil {
+		err = f.setIDF()
+	}
+	if err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -242,48 +253,36 @@ func newFeaturizer(c *Corpus, cfg Config) (*Featurizer, error) {
 	return f, nil
 }
 
-// setIDF computes the idf weights from the document frequencies. Most
-// frequencies are small, so the weights of the first ones are tabulated
-// rather than each computed with a logarithm.
-func (f *Featurizer) setIDF() {
-	if !f.cfg.IDF {
-		return
-	}
-	n := float64(f.nDocs)
-	idfOf := func(df int32) float32 { return float32(math.Log((1+n)/(1+float64(df))) + 1) }
-	table := make([]float32, min(f.nDocs, 1<<16)+1)
-	for df := range table {
-		table[df] = idfOf(int32(df))
-	}
-	f.idf = make([]float32, len(f.df))
-	for i, df := range f.df {
-		if int(df) < len(table) {
-			f.idf[i] = table[df]
-		} else {
-			f.idf[i] = idfOf(df)
-		}
-	}
-}
-
 // fitVocabulary builds the vocabulary of the training documents: every
 // worker counts the terms of the chunks it takes, then the counts are
-// merged, filtered and sorted.
-func (f *Featurizer) fitVocabulary(docs []Doc) {
+// merged, filtered and sorted. The counts are checked against the memory
+// budget as they grow.
+func (f *Featurizer) fitVocabulary(docs []Doc) error {
 	chunks := chunkDocs(docs)
 	var mu sync.Mutex
 	var counters []*termCounter
+	var firstErr error
+	acct := &vocabBudget{f: f}
 	runChunks(f, chunks, func(e *Encoder, k int) bool {
 		if e.tc == nil {
-			e.tc = &termCounter{}
+			e.tc = &termCounter{acct: acct}
 			mu.Lock()
 			counters = append(counters, e.tc)
 			mu.Unlock()
 		}
 		for i := chunks[k].lo; i < chunks[k].hi; i++ {
-			e.countTerms(docs[i].Text, i, e.tc)
+			if err := e.countTerms(docs[i].Text, i, e.tc); err != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				mu.Unlock()
+				return false
+			}
 		}
 		return true
 	})
+	if firstErr != nil {
+		return firstErr
+	}
 	all := &termCounter{}
 	if len(counters) > 0 {
 		slices.SortFunc(counters, func(a, b *termCounter) int { return cmp.Compare(len(b.stats), len(a.stats)) })
@@ -296,6 +295,11 @@ func (f *Featurizer) fitVocabulary(docs []Doc) {
 	type ref struct {
 		term string
 		i    int32
+	}
+	// The references, then the vocabulary, its index and frequencies.
+	need := budget.Add(acct.used.Load(), budget.Mul(int64(len(all.stats)), int64(unsafe.Sizeof(ref{}))+16+2*int64(unsafe.Sizeof(hashSlot{}))+4))
+	if err := budget.Check(0, need, fmt.Sprintf("a vocabulary of %d terms", len(all.stats))); err != nil {
+		return f.overBudget(err)
 	}
 	kept := make([]ref, 0, len(all.stats))
 	for i, st := range all.stats {
@@ -314,14 +318,34 @@ func (f *Featurizer) fitVocabulary(docs []Doc) {
 	f.vocab = make([]string, len(kept))
 	f.index = newHashIndex(len(kept))
 	if f.cfg.IDF {
-		f.df = make([]int32, len(kept))
+		f.df = dfTable{dense: make([]int32, len(kept))}
 	}
 	for i, r := range kept {
 		st := &all.stats[r.i]
 		f.vocab[i] = st.term
 		f.index.put(st.h, int32(i))
-		if f.df != nil {
-			f.df[i] = int32(st.df)
+		if f.cfg.IDF {
+			f.df.dense[i] = int32(st.df)
 		}
 	}
+	return nil
+}
+
+// vocabBudget counts the memory of the term counters of one fit against
+// the budget.
+type vocabBudget struct {
+	f    *Featurizer
+	used atomic.Int64
+}
+
+// vocabCheckBytes is how much a term counter grows between checks.
+const vocabCheckBytes = 1 << 20
+
+// add counts n more bytes, or returns the error that refuses them.
+func (b *vocabBudget) add(n int64) error {
+	total := b.used.Add(n)
+	if err := budget.Check(0, total, "the terms of the training documents"); err != nil {
+		return b.f.overBudget(err)
+	}
+	return nil
 }

@@ -75,7 +75,7 @@ func refVector(f *Featurizer, text string) map[int32]float64 {
 		}
 		if f.cfg.IDF {
 			n := float64(f.nDocs)
-			w *= math.Log((1+n)/(1+float64(f.df[j]))) + 1
+			w *= math.Log((1+n)/(1+float64(f.df.at(j)))) + 1
 		}
 		v[j] = w
 		ss += w * w
@@ -234,8 +234,8 @@ func TestFitVocabulary(t *testing.T) {
 	}
 	wantDF := map[string]int32{"a": 1, "cat": 2, "dog": 2, "end": 1, "mat": 1, "on": 1, "sat": 2, "the": 3}
 	for i, term := range f.Vocabulary() {
-		if f.df[i] != wantDF[term] {
-			t.Errorf("df(%q) = %d, want %d", term, f.df[i], wantDF[term])
+		if f.df.at(int32(i)) != wantDF[term] {
+			t.Errorf("df(%q) = %d, want %d", term, f.df.at(int32(i)), wantDF[term])
 		}
 	}
 	v := f.NewEncoder().Transform("THE unicorn the")
@@ -313,8 +313,8 @@ func TestHashedDF(t *testing.T) {
 				want[j]++
 			}
 		}
-		if !slices.Equal(f.df, want) {
-			t.Errorf("workers %d: df %v, want %v", workers, f.df, want)
+		if !slices.Equal(f.dfs(), want) {
+			t.Errorf("workers %d: df %v, want %v", workers, f.dfs(), want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // FuzzReadTSV: label<TAB>text input read whole and by the Scanner gives
@@ -55,13 +56,19 @@ func FuzzReadTSV(f *testing.F) {
 
 // FuzzLoadFeaturizer: any file Load accepts is a featurizer that
 // transforms text into valid rows of its width and saves back to a file
-// that loads the same; anything else is an error, never a panic.
+// that loads the same; anything else is an error, ErrFormat or, for what
+// would not fit in the memory budget, budget.ErrExceeded, never a panic.
+// Load never allocates by a size the file claims (2^bits buckets, a
+// vocabulary's length) but in proportion to the file: the seeds include
+// both forms of document frequencies (dense, version 1, and sparse,
+// version 2) with up to 30 bits, and claims that do not match the data.
 //
 //	go test -run '^$' -fuzz '^FuzzLoadFeaturizer$' -fuzztime 60s ./sparse/text/
 func FuzzLoadFeaturizer(f *testing.F) {
 	dir := f.TempDir()
 	c := &Corpus{Docs: []Doc{{Label: "a", Text: "red apple pie"}, {Label: "b", Text: "blue sky pie"}}}
-	for _, cfg := range []Config{{}, {NGrams: 2, Bits: 8, TF: Log, IDF: true}, {Vocabulary: true, MinDF: 1}} {
+	for _, cfg := range []Config{{}, {NGrams: 2, Bits: 8, TF: Log, IDF: true}, {Vocabulary: true, MinDF: 1},
+		{Bits: 3, IDF: true}, {NGrams: 2, Bits: MaxBits, IDF: true}, {Vocabulary: true, IDF: true, MaxFeatures: 3}} {
 		ft, err := Fit(c, cfg)
 		if err != nil {
 			f.Fatal(err)
@@ -73,6 +80,19 @@ func FuzzLoadFeaturizer(f *testing.F) {
 		b, _ := os.ReadFile(p)
 		f.Add(b)
 	}
+	head := `{"format":"hyperplane.text.Featurizer","hash":"xxh64-gram1","ngrams":1,"tf":"count","idf":true,"normalize":true,"labels":{"numeric":false,"names":["a"]},`
+	for _, tail := range []string{
+		`"version":1,"bits":30,"docs":1,"df":[1,0,1]}`,                                           // claims 2^30 frequencies, holds 3
+		`"version":2,"bits":30,"docs":1,"df_sparse":{"features":[0,1073741823],"counts":[1,1]}}`, // the widest buckets
+		`"version":2,"bits":30,"docs":1,"df_sparse":{"features":[1073741824],"counts":[1]}}`,     // beyond them
+		`"version":2,"bits":4,"docs":2,"df_sparse":{"features":[0,1,2,3,4,5,6,7,8],"counts":[1,2,1,2,1,2,1,2,1]}}`,
+		`"version":2,"bits":20,"docs":2147483647,"df_sparse":{"features":[5],"counts":[2147483647]}}`,
+		`"version":2,"bits":20,"docs":1,"df_sparse":{"features":[],"counts":[]}}`,
+		`"version":1,"vocabulary":["a","b"],"min_df":1,"max_features":2147483647,"docs":2147483647,"df":[1,2]}`,
+		`"version":1,"vocabulary":[],"min_df":9223372036854775807,"max_features":9223372036854775807,"docs":1,"df":[]}`,
+	} {
+		f.Add([]byte(head + tail))
+	}
 	f.Add([]byte("{}"))
 	f.Add([]byte("not json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -80,8 +100,18 @@ func FuzzLoadFeaturizer(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ft, err := Load(p)
+		defer budget.Set(budget.Set(256 << 20))
+		var ft *Featurizer
+		var err error
+		n := allocated(func() { ft, err = Load(p) })
+		// (An idf table of up to denseFloorBytes is dense whatever the data.)
+		if limit := 64*uint64(len(data)) + uint64(denseFloorBytes) + 1<<20; n > limit {
+			t.Fatalf("Load of %d bytes allocated %d bytes", len(data), n)
+		}
 		if err != nil {
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, budget.ErrExceeded) {
+				t.Fatalf("error %v is neither ErrFormat nor budget.ErrExceeded", err)
+			}
 			return
 		}
 		v := ft.Transform("Red apple, blue SKY pie! ünï 42")

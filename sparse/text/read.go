@@ -8,9 +8,15 @@ import (
 	"os"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
+
+// readCheckBytes is how much the documents read grow between checks
+// against the memory budget.
+const readCheckBytes = 1 << 20
 
 // DefaultMaxLineBytes is the default limit on the length of one input line
 // (ReadOptions.MaxLineBytes): 64 MiB.
@@ -127,12 +133,25 @@ func ReadFile(path string, opt ReadOptions) (*Corpus, error) {
 
 // Read reads every labelled document of r into memory. Input starting with
 // the gzip magic bytes is decompressed. It accepts and rejects exactly
-// what Scanner does; see there.
+// what Scanner does; see there. Documents that would take more memory
+// than the budget (budget.Default) are an error wrapping
+// budget.ErrExceeded.
 func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 	s := NewScanner(r, opt)
 	c := &Corpus{Name: s.opt.Name}
+	var held, next int64 // bytes of the texts and labels; when to check next
 	for s.Scan() {
-		c.Docs = append(c.Docs, s.doc)
+		d := s.doc
+		held += int64(len(d.Text) + len(d.Label))
+		if len(c.Docs) == cap(c.Docs) || held >= next {
+			// append may double the slice of documents.
+			docs := budget.Mul(int64(max(2*cap(c.Docs), 8)), int64(unsafe.Sizeof(Doc{})))
+			if err := budget.Check(0, budget.Add(held, docs), "the documents of "+describeInput(s.opt.Name)); err != nil {
+				return nil, err
+			}
+			next = held + readCheckBytes
+		}
+		c.Docs = append(c.Docs, d)
 	}
 	if err := s.Err(); err != nil {
 		return nil, err

@@ -9,15 +9,24 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // The saved form of a Featurizer.
 const (
-	fileFormat  = "hyperplane.text.Featurizer"
-	fileVersion = 1
+	fileFormat = "hyperplane.text.Featurizer"
+	// fileVersion is the version of a file whose document frequencies,
+	// if any, are one per feature ("df"); fileVersionSparse that of a
+	// file holding only the hash buckets with df > 0 ("df_sparse"; every
+	// other bucket has df 0, and so the idf ln(1+docs) + 1). Save writes
+	// the sparse form when the training documents touch few buckets, and
+	// version 1 otherwise, which older builds read too.
+	fileVersion       = 1
+	fileVersionSparse = 2
 	// fileHash names the hashing scheme (tokenizer, xxHash64 of tokens,
 	// gramHash of n-grams, bucket and sign bits). Feature indices depend
 	// on it, so a file is only read by a build with the same scheme.
@@ -39,7 +48,15 @@ type fileJSON struct {
 	Normalize   bool       `json:"normalize"`
 	Docs        int        `json:"docs"`
 	DF          []int32    `json:"df,omitempty"`
+	DFSparse    *dfSparse  `json:"df_sparse,omitempty"`
 	Labels      labelsJSON `json:"labels"`
+}
+
+// dfSparse is the sparse form of the document frequencies: Features, in
+// increasing order, are the features with df > 0 and Counts their df.
+type dfSparse struct {
+	Features []int32 `json:"features"`
+	Counts   []int32 `json:"counts"`
 }
 
 type labelsJSON struct {
@@ -65,8 +82,22 @@ func (f *Featurizer) Save(path string) error {
 		IDF:         f.cfg.IDF,
 		Normalize:   !f.cfg.NoNormalize,
 		Docs:        f.nDocs,
-		DF:          f.df,
 		Labels:      labelsJSON{Numeric: f.labels.numeric, Names: f.labels.names},
+	}
+	// The sparse form, "features":[j,…],"counts":[c,…], takes up to about
+	// 16 bytes a bucket with df > 0, the dense one, [c,…], 2 or more a
+	// bucket: hashed frequencies go sparse when at most 1 in 8 buckets
+	// have some.
+	switch {
+	case f.cfg.IDF && !f.cfg.Vocabulary && (f.df.sparse || f.df.nnz(f.dim/8) <= f.dim/8):
+		ds := f.df.sparseForm()
+		doc.Version = fileVersionSparse
+		doc.DFSparse = &dfSparse{Features: ds.ind, Counts: ds.cnt}
+		if ds.ind == nil { // an empty list, not null
+			doc.DFSparse = &dfSparse{Features: []int32{}, Counts: []int32{}}
+		}
+	case f.cfg.IDF:
+		doc.DF = f.df.dense
 	}
 	if f.cfg.Vocabulary {
 		v := f.vocab
@@ -86,11 +117,31 @@ func (f *Featurizer) Save(path string) error {
 // that is not a featurizer, is truncated, corrupt or inconsistent (an idf
 // table whose length is not the number of features, a vocabulary out of
 // order, ...) or of an unknown version is an error wrapping ErrFormat.
-// The loaded Featurizer works exactly as the saved one, with Workers 0.
+// A file, or a table it asks for, larger than the memory budget allows
+// (budget.Default) is an error wrapping budget.ErrExceeded; nothing is
+// allocated by a size a file claims before that is checked. The loaded
+// Featurizer works exactly as the saved one, with Workers 0.
 func Load(path string) (*Featurizer, error) {
-	data, err := os.ReadFile(path)
+	fl, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer fl.Close()
+	st, err := fl.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// The bytes, and at worst about three times as much decoded: a short
+	// vocabulary term takes a 16-byte string header, "a", 4 bytes.
+	if err := budget.Check(0, budget.Mul(st.Size(), 4), "reading the featurizer file "+path); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(fl, st.Size()+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > st.Size() {
+		return nil, fmt.Errorf("%s: %w: the file grew while being read", path, ErrFormat)
 	}
 	f, err := decode(data)
 	if err != nil {
@@ -116,8 +167,8 @@ func decode(data []byte) (*Featurizer, error) {
 	switch {
 	case doc.Format != fileFormat:
 		return bad("format %q, want %q", doc.Format, fileFormat)
-	case doc.Version != fileVersion:
-		return bad("version %d, this build reads version %d", doc.Version, fileVersion)
+	case doc.Version != fileVersion && doc.Version != fileVersionSparse:
+		return bad("version %d, this build reads versions %d and %d", doc.Version, fileVersion, fileVersionSparse)
 	case doc.Hash != fileHash:
 		return bad("hashing scheme %q, this build uses %q", doc.Hash, fileHash)
 	}
@@ -155,6 +206,9 @@ func decode(data []byte) (*Featurizer, error) {
 		}
 		f.vocab = vocab
 		f.dim = len(vocab)
+		if err := budget.Check(0, budget.Mul(int64(len(vocab)), 4*int64(unsafe.Sizeof(hashSlot{}))), fmt.Sprintf("the index of a vocabulary of %d terms", len(vocab))); err != nil {
+			return nil, err
+		}
 		f.index = newHashIndex(len(vocab))
 		var t tokenizer
 		var hs []uint64
@@ -189,7 +243,15 @@ func decode(data []byte) (*Featurizer, error) {
 	}
 
 	// Document frequencies.
-	if cfg.IDF {
+	switch {
+	case !cfg.IDF:
+		if doc.DF != nil || doc.DFSparse != nil {
+			return bad("document frequencies without idf")
+		}
+	case doc.Version == fileVersion:
+		if doc.DFSparse != nil {
+			return bad("df_sparse in a version %d file", fileVersion)
+		}
 		if len(doc.DF) != f.dim {
 			return bad("%d document frequencies for %d features", len(doc.DF), f.dim)
 		}
@@ -198,10 +260,31 @@ func decode(data []byte) (*Featurizer, error) {
 				return bad("document frequency %d of feature %d is outside [0, docs = %d]", df, i, doc.Docs)
 			}
 		}
-		f.df = doc.DF
-		f.setIDF()
-	} else if doc.DF != nil {
-		return bad("document frequencies without idf")
+		f.df = dfTable{dense: doc.DF}
+	default:
+		ds := doc.DFSparse
+		switch {
+		case cfg.Vocabulary:
+			return bad("version %d is for hashing: a vocabulary has version %d", fileVersionSparse, fileVersion)
+		case doc.DF != nil:
+			return bad("df in a version %d file", fileVersionSparse)
+		case ds == nil || ds.Features == nil || ds.Counts == nil:
+			return bad("no df_sparse features and counts")
+		case len(ds.Features) != len(ds.Counts):
+			return bad("%d df_sparse features, %d counts", len(ds.Features), len(ds.Counts))
+		}
+		for i, j := range ds.Features {
+			if j < 0 || int(j) >= f.dim || i > 0 && ds.Features[i-1] >= j {
+				return bad("df_sparse feature %d is not increasing within [0, %d)", j, f.dim)
+			}
+			if c := ds.Counts[i]; c < 1 || int(c) > doc.Docs {
+				return bad("document frequency %d of feature %d is outside [1, docs = %d]", c, j, doc.Docs)
+			}
+		}
+		f.df = dfTable{sparse: true, ind: ds.Features, cnt: ds.Counts}
+	}
+	if err := f.setIDF(); err != nil {
+		return nil, err
 	}
 
 	// Labels.

@@ -45,7 +45,7 @@ func TestSaveLoad(t *testing.T) {
 			want := f.Config()
 			want.Workers = 0
 			if g.Config() != want || g.Dim() != f.Dim() || !slices.Equal(g.Labels(), f.Labels()) ||
-				!slices.Equal(g.Vocabulary(), f.Vocabulary()) || !slices.Equal(g.idf, f.idf) {
+				!slices.Equal(g.Vocabulary(), f.Vocabulary()) || !slices.Equal(g.idfs(), f.idfs()) {
 				t.Fatalf("loaded featurizer differs: %+v vs %+v", g.Config(), want)
 			}
 			tc := &Corpus{Docs: slices.Clone(test.Docs)}
@@ -103,7 +103,7 @@ func TestLoadCorrupt(t *testing.T) {
 		change func(m map[string]any)
 	}{
 		{"wrong format", hashed, func(m map[string]any) { m["format"] = "something else" }},
-		{"future version", hashed, func(m map[string]any) { m["version"] = 2 }},
+		{"future version", hashed, func(m map[string]any) { m["version"] = 3 }},
 		{"other hash", hashed, func(m map[string]any) { m["hash"] = "md5" }},
 		{"unknown field", hashed, func(m map[string]any) { m["extra"] = 1 }},
 		{"df too short", hashed, func(m map[string]any) { m["df"] = m["df"].([]any)[1:] }},

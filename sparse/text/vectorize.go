@@ -1,14 +1,17 @@
 package text
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/csrcat"
 )
 
@@ -67,76 +70,6 @@ func runChunks(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) bool) {
 	wg.Wait()
 }
 
-// dfCounter counts the document frequencies of features from several
-// goroutines: each into an array of its own when all the arrays fit in
-// 256 MiB, else all into one with atomic adds. The sums do not depend on
-// how the documents were shared out.
-type dfCounter struct {
-	dim     int
-	workers int
-	private bool
-	mu      sync.Mutex
-	arrays  [][]int32 // arrays[0] is shared
-	shared  []int32
-}
-
-// privateDFBytes bounds the memory of per-goroutine document frequency
-// arrays (tests lower it).
-var privateDFBytes int64 = 256 << 20
-
-func newDFCounter(dim, workers int) *dfCounter {
-	return &dfCounter{
-		dim:     dim,
-		workers: workers,
-		private: int64(workers)*int64(dim)*4 <= privateDFBytes,
-		shared:  make([]int32, dim),
-	}
-}
-
-// local returns the array a goroutine counts into; nil means the shared
-// one, with atomic adds.
-func (c *dfCounter) local() []int32 {
-	if !c.private {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a := c.shared
-	if len(c.arrays) > 0 {
-		a = make([]int32, c.dim)
-	}
-	c.arrays = append(c.arrays, a)
-	return a
-}
-
-// add counts one document holding the features ind (each once).
-func (c *dfCounter) add(local []int32, ind []int32) {
-	if local != nil {
-		for _, j := range ind {
-			local[j]++
-		}
-		return
-	}
-	for _, j := range ind {
-		atomic.AddInt32(&c.shared[j], 1)
-	}
-}
-
-// total returns the document frequencies, once every goroutine is done.
-func (c *dfCounter) total() []int32 {
-	if len(c.arrays) > 1 {
-		parallelRange(c.dim, c.workers, func(lo, hi int) {
-			for _, a := range c.arrays[1:] {
-				for j := lo; j < hi; j++ {
-					c.shared[j] += a[j]
-				}
-			}
-		})
-	}
-	c.arrays = nil
-	return c.shared
-}
-
 // parallelRange calls fn on consecutive parts of [0, n) on up to workers
 // goroutines.
 func parallelRange(n, workers int, fn func(lo, hi int)) {
@@ -154,20 +87,32 @@ func parallelRange(n, workers int, fn func(lo, hi int)) {
 
 // fitHashedDF counts, for every bucket, the training documents in which
 // it ends up nonzero.
-func (f *Featurizer) fitHashedDF(docs []Doc) {
+func (f *Featurizer) fitHashedDF(docs []Doc) error {
 	chunks := chunkDocs(docs)
-	dfc := newDFCounter(f.dim, f.cfg.workers())
+	dfc := newDFCounter(f, f.cfg.workers())
+	var mu sync.Mutex
+	var firstErr error
 	runChunks(f, chunks, func(e *Encoder, k int) bool {
-		if !e.dfInit {
-			e.df, e.dfInit = dfc.local(), true
+		if e.df == nil {
+			e.df = dfc.local()
 		}
 		for _, d := range docs[chunks[k].lo:chunks[k].hi] {
 			e.counts(d.Text)
-			dfc.add(e.df, e.ind)
+			if err := e.df.add(e.ind); err != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				mu.Unlock()
+				return false
+			}
 		}
 		return true
 	})
-	f.df = dfc.total()
+	if firstErr != nil {
+		return firstErr
+	}
+	df, err := dfc.total()
+	f.df = df
+	return err
 }
 
 // piece is the vectorized content of one chunk.
@@ -200,6 +145,15 @@ func (e *Encoder) newPiece(docs []Doc) piece {
 		val:    make([]float32, 0, nnz),
 		bad:    -1,
 	}
+}
+
+// bytes returns the memory pc holds.
+func (pc *piece) bytes() int64 {
+	b := 8*cap(pc.indptr) + 4*cap(pc.ind) + 4*cap(pc.val) + 8*cap(pc.y) + int(unsafe.Sizeof(""))*cap(pc.labels)
+	for _, l := range pc.labels {
+		b += len(l)
+	}
+	return int64(b)
 }
 
 // add appends the encoder's current row to pc.
@@ -324,7 +278,7 @@ func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.D
 	f.mask = uint64(f.dim - 1)
 	var dfc *dfCounter
 	if cfg.IDF {
-		dfc = newDFCounter(f.dim, cfg.workers())
+		dfc = newDFCounter(f, cfg.workers())
 	}
 	sc := NewScanner(r, opt)
 	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece { return e.countPiece(docs, dfc) })
@@ -359,8 +313,12 @@ func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.D
 
 	// Weights, once the idf is known.
 	if cfg.IDF {
-		f.df = dfc.total()
-		f.setIDF()
+		if f.df, err = dfc.total(); err != nil {
+			return nil, nil, err
+		}
+		if err := f.setIDF(); err != nil {
+			return nil, nil, err
+		}
 		x := d.X
 		parallelRange(x.Rows, cfg.workers(), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -385,13 +343,16 @@ func describeInput(name string) string {
 func (e *Encoder) countPiece(docs []Doc, dfc *dfCounter) piece {
 	pc := e.newPiece(docs)
 	pc.labels = make([]string, 0, len(docs))
-	if dfc != nil && !e.dfInit {
-		e.df, e.dfInit = dfc.local(), true
+	if dfc != nil && e.df == nil {
+		e.df = dfc.local()
 	}
 	for i := range docs {
 		e.counts(docs[i].Text)
 		if dfc != nil {
-			dfc.add(e.df, e.ind)
+			if err := e.df.add(e.ind); err != nil {
+				pc.err = err
+				return pc
+			}
 		} else {
 			e.f.weigh(e.ind, e.val)
 		}
@@ -504,11 +465,24 @@ func (f *Featurizer) stream(sc *Scanner, work func(e *Encoder, docs []Doc) piece
 		close(results)
 	}()
 	var pieces []piece
+	var held int64 // bytes of the pieces
+	var overErr error
 	for res := range results {
 		for len(pieces) <= res.seq {
 			pieces = append(pieces, piece{})
 		}
 		pieces[res.seq] = res.pc
+		held += res.pc.bytes()
+		// Assembling copies the pieces into one matrix, freeing each once
+		// copied: at most twice their size.
+		if overErr == nil {
+			if overErr = budget.Check(0, budget.Mul(held, 2), "the rows of "+describeInput(sc.opt.Name)); overErr != nil {
+				firstBad.Store(-1) // no more reading or work
+			}
+		}
+	}
+	if overErr != nil {
+		return nil, overErr
 	}
 	// Every job before a failed one was worked on; the scanner stopped at
 	// its error, after every job it sent.

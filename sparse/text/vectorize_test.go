@@ -83,7 +83,7 @@ func TestFitFileMatchesFitVectorize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameDataset(d1, d2) || !slices.Equal(f1.df, f2.df) || !slices.Equal(f1.idf, f2.idf) || f1.Config() != f2.Config() {
+			if !sameDataset(d1, d2) || !slices.Equal(f1.dfs(), f2.dfs()) || !slices.Equal(f1.idfs(), f2.idfs()) || f1.Config() != f2.Config() {
 				t.Errorf("%+v (df arrays up to %d bytes): FitFile differs from Fit + Vectorize", cfg, limit)
 			}
 			d3, err := f2.VectorizeFile(path, ReadOptions{})
