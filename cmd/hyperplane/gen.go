@@ -65,6 +65,10 @@ printed.`,
 					per = 100 // the default width
 				}
 			}
+			if per > sparse.DefaultMaxRowNNZ/2 {
+				// (A text row's nonzeros vary about -nnz.)
+				return fmt.Errorf("%w: rows of %.3g features (-dim for -kind separable, whose rows are dense; -nnz for text) pass the %d a row may hold: the readers would refuse the file", errUsage, per, sparse.DefaultMaxRowNNZ)
+			}
 			if est := float64(*rows) * per; est > sparse.DefaultMaxNNZ {
 				return fmt.Errorf("%w: -rows %d would make about %.3g nonzeros, more than the %d that fit in memory", errUsage, *rows, est, sparse.DefaultMaxNNZ)
 			}

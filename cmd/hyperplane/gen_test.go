@@ -148,3 +148,22 @@ func TestWidthMismatch(t *testing.T) {
 		}
 	}
 }
+
+// gen refuses, at once and without writing, rows wider than the readers
+// accept (a separable row holds every one of -dim features), where it
+// used to spend minutes and gigabytes on one row.
+func TestGenRefusesRowsReadersRefuse(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "g.svm")
+	for _, args := range [][]string{
+		{"gen", "-kind", "separable", "-rows", "1", "-dim", "100000000", out},
+		{"gen", "-nnz", "20000000", "-rows", "1", out},
+	} {
+		code, _, stderr := runCmd(args...)
+		if code != 2 || !strings.Contains(stderr, "a row may hold") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", args, out)
+		}
+	}
+}
