@@ -182,6 +182,17 @@ func (f *Featurizer) setIDF() error {
 		dense = int64(slotsFor(nnz))*8 > int64(f.dim)*4/sparseFrac
 	}
 	if dense {
+		// Above the floor, frequencies that are dense in memory but few
+		// go to the sparse form first, so that the idf array can take the
+		// place of theirs.
+		if !f.df.sparse && !f.cfg.Vocabulary && int64(f.dim)*4 > denseFloorBytes {
+			if n := f.df.nnz(f.dim / 8); n <= f.dim/8 {
+				if err := budget.Check(0, budget.Add(f.df.bytes(), budget.Mul(int64(n), 8)), fmt.Sprintf("the document frequencies of %d features", n)); err != nil {
+					return f.overBudget(err)
+				}
+				f.df = f.df.toSparse(n)
+			}
+		}
 		need := budget.Add(f.df.bytes(), budget.Mul(int64(f.dim), 4))
 		if err := budget.Check(0, need, fmt.Sprintf("the idf weights of %d features", f.dim)); err != nil {
 			return f.overBudget(err)
