@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -85,7 +87,7 @@ printed.`,
 				d, err = synth.Text{Rows: *rows, MeanNNZ: *nnz, Dim: *dim, Zipf: *zipf, Classes: *classes,
 					Noise: *noise, Seed: *seed, Workers: *threads}.Generate()
 				if err != nil {
-					return fmt.Errorf("%w: %v", errUsage, err)
+					return genErr(err)
 				}
 			case "separable":
 				if *dim == 0 {
@@ -98,7 +100,7 @@ printed.`,
 				}
 				s, err := synth.Separable{N: *rows, Dim: *dim, Radius: *radius, Margin: *margin, Seed: *seed, Workers: *threads}.Generate()
 				if err != nil {
-					return fmt.Errorf("%w: %v", errUsage, err)
+					return genErr(err)
 				}
 				d = s.Data
 				res["radius"], res["margin"], res["mistake_bound"] = s.R, s.Gamma, s.MistakeBound()
@@ -128,4 +130,13 @@ printed.`,
 			return nil
 		}
 	},
+}
+
+// genErr reports a generator's refusal: over the memory budget is an error
+// of its own (main adds what to do), anything else a misuse of the flags.
+func genErr(err error) error {
+	if errors.Is(err, budget.ErrExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", errUsage, err)
 }

@@ -167,3 +167,16 @@ func TestGenRefusesRowsReadersRefuse(t *testing.T) {
 		}
 	}
 }
+
+// A generator over the memory budget is refused before it allocates, as
+// an error of its own (exit 1) with what to do, not as a misuse.
+func TestGenOverBudget(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "g.svm")
+	code, _, stderr := runCmd("gen", "-mem", "64MiB", "-kind", "separable", "-rows", "100", "-dim", "1000000", out)
+	if code != 1 || !strings.Contains(stderr, "over the memory budget") || !strings.Contains(stderr, "fewer -rows") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("wrote %s", out)
+	}
+}

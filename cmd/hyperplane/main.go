@@ -133,7 +133,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx = c
 	if err := body(pos, stdout); err != nil {
 		if errors.Is(err, budget.ErrExceeded) {
-			fmt.Fprintf(stderr, "hyperplane %s: %v\n%s\n", cmd.name, err, memHint)
+			hint := memHint
+			if cmd.name == "gen" {
+				hint = "hint: ask for fewer -rows, a smaller -dim or -nnz, or raise the budget with -mem"
+			}
+			fmt.Fprintf(stderr, "hyperplane %s: %v\n%s\n", cmd.name, err, hint)
 			return 1
 		}
 		if errors.Is(err, errUsage) || badOption(err) {
