@@ -347,6 +347,8 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 		r.Rows, r.Features, r.NNZ, r.Streamed = int(c.Rows()), c.Cols(), c.NNZ(), true
 	} else {
 		r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
+		// Parameter mixing runs no more workers than rows.
+		r.Workers = max(1, min(r.Workers, r.Rows))
 	}
 	var endProgress func()
 	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
@@ -431,7 +433,7 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 	} else {
 		on := ""
 		if r.Workers > 1 {
-			on = fmt.Sprintf(" on %d cores (parameter mixing)", r.Workers)
+			on = fmt.Sprintf(" with %d workers (parameter mixing)", r.Workers)
 		}
 		if r.Normalize {
 			on += ", rows normalized"
