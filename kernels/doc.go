@@ -9,7 +9,8 @@
 // (faster than gonum's Gemm at the narrow widths kernel methods meet, see
 // bench.BenchmarkBlockVsGemm), for sparse rows as one asm.DotRowsF32 call
 // per row; RBF is computed as exp(−γ(‖x‖² + ‖z‖² − 2x·z)) with the squared
-// norms cached in Data and vek32's vectorized exp. A user-defined Kernel is
+// norms cached in Data and vek32's vectorized exp on the AVX2 and AVX-512
+// tiers, math.Exp in portable Go on the generic tier. A user-defined Kernel is
 // evaluated pair by pair, on all cores.
 //
 // A Gram matrix is either a Cache, which computes a row when it is first

@@ -165,10 +165,17 @@ func (k RBF) Sparse(x, z sparse.Vector) float64 {
 func (k RBF) NeedsNorms() bool { return true }
 
 // Apply computes the exponent γ·min(2x·z − ‖x‖² − ‖z‖², 0), clamped at
-// rbfFloor, in place and then exp over the whole row, each step a
-// vectorized pass of vek32 over the row.
+// rbfFloor, in place and then exp over the whole row. On the AVX2 and
+// AVX-512 tiers each step is a vectorized pass of vek32 over the row; on
+// the generic tier (and so in a noasm build, or with HYPERPLANE_SIMD=generic)
+// it is rbfApplyGeneric, the same steps in portable Go with math.Exp, as
+// the tier promises.
 func (k RBF) Apply(dots []float32, xx float32, zz []float32) {
 	g := float32(orOne(k.Gamma))
+	if asm.Active() == asm.Generic {
+		rbfApplyGeneric(dots, xx, zz[:len(dots)], g)
+		return
+	}
 	vek32.MulNumber_Inplace(dots, 2)
 	vek32.Sub_Inplace(dots, zz[:len(dots)])
 	vek32.AddNumber_Inplace(dots, -xx)
@@ -178,6 +185,16 @@ func (k RBF) Apply(dots []float32, xx float32, zz []float32) {
 	vek32.Exp_Inplace(dots)
 }
 func (k RBF) String() string { return "rbf:gamma=" + ftoa(orOne(k.Gamma)) }
+
+// rbfApplyGeneric is RBF.Apply's reference loop: every step rounded to
+// float32 in the order of the vectorized passes, exp in float64.
+func rbfApplyGeneric(dots []float32, xx float32, zz []float32, g float32) {
+	for j, d := range dots {
+		e := d*2 - zz[j]
+		e = min(e-xx, 0) * g
+		dots[j] = float32(math.Exp(float64(max(e, rbfFloor))))
+	}
+}
 
 func (k Sigmoid) of(d float64) float64              { return math.Tanh(orOne(k.Gamma)*d + k.Coef0) }
 func (k Sigmoid) Dense(x, z []float32) float64      { return k.of(Dot(x, z)) }

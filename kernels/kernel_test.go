@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -392,6 +393,37 @@ func TestHugeGamma(t *testing.T) {
 					t.Errorf("%v: K(%v, %v) = %v, want %v", k, rows[i], rows[j], got, want)
 				}
 			}
+		}
+	}
+}
+
+// On the generic tier (a noasm build, HYPERPLANE_SIMD=generic) RBF.Apply
+// runs portable Go: every value is float32(math.Exp) of the exponent
+// rounded as the vectorized passes round it, bit for bit, and not vek32's
+// AVX2 exp.
+func TestRBFApplyGenericTierIsPortable(t *testing.T) {
+	prev := asm.Active()
+	if err := asm.SetTier(asm.Generic); err != nil {
+		t.Fatal(err)
+	}
+	defer asm.SetTier(prev)
+	var dots, zz []float32
+	for v := float32(0); v < 90; v += 0.0137 {
+		dots = append(dots, -v/3)
+		zz = append(zz, v/5)
+	}
+	const xx, g = float32(0.75), float32(0.9)
+	want := make([]float32, len(dots))
+	for j, d := range dots {
+		e := float32(d*2) - zz[j]
+		e = min(e-xx, 0) * g
+		want[j] = float32(math.Exp(float64(max(e, -87))))
+	}
+	got := append([]float32(nil), dots...)
+	RBF{Gamma: float64(g)}.Apply(got, xx, zz)
+	for j := range got {
+		if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+			t.Fatalf("dot %v, zz %v: Apply gives %v, the portable loop %v", dots[j], zz[j], got[j], want[j])
 		}
 	}
 }
