@@ -54,7 +54,7 @@ of the true separator) and the geometric margin of its final weights, in
 margins.csv and margins_{separable,noisy}.{svg,png}. A run whose
 mistakes exceed its bound is a bug: the command fails.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		out := fs.String("out", "experiment", "write the CSV and the plots into this `dir`")
+		out := fs.String("o", "experiment", "write the CSV and the plots into this `dir`")
 		seeds := fs.Int("seeds", 5, "convergence, margins: seeds per setting")
 		quick := fs.Bool("quick", false, "convergence, margins: a small sweep (seconds)")
 		epochs := fs.Int("epochs", 15, "variants: epochs")
@@ -64,10 +64,10 @@ mistakes exceed its bound is a bug: the command fails.`,
 			if len(args) != 1 {
 				return fmt.Errorf("%w: experiment takes convergence, variants or margins", errUsage)
 			}
-			// The arguments are checked before -out is made, so that a
+			// The arguments are checked before -o is made, so that a
 			// misuse leaves nothing behind.
 			if *out == "" {
-				return fmt.Errorf("%w: -out: the directory name is empty", errUsage)
+				return fmt.Errorf("%w: -o: the directory name is empty", errUsage)
 			}
 			mkdir := func() error { return outDir(*out) }
 			switch args[0] {
@@ -406,7 +406,7 @@ func outDir(dir string) error {
 	}
 	p, err := sparse.CreatePending(filepath.Join(dir, "results"))
 	if err != nil {
-		return fmt.Errorf("-out %s: %w", dir, err)
+		return fmt.Errorf("-o %s: %w", dir, err)
 	}
 	return p.Cleanup()
 }

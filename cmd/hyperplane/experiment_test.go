@@ -15,7 +15,7 @@ import (
 // experiment writes one accuracy per algorithm and epoch.
 func TestExperiments(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := runCmd("experiment", "-out", dir, "-quick", "-seeds", "2", "convergence")
+	code, out, errOut := runCmd("experiment", "-o", dir, "-quick", "-seeds", "2", "convergence")
 	if code != 0 {
 		t.Fatalf("convergence: exit %d\n%s%s", code, out, errOut)
 	}
@@ -43,7 +43,7 @@ func TestExperiments(t *testing.T) {
 			}
 		}
 	}
-	code, out, errOut = runCmd("experiment", "-out", dir, "-epochs", "2", "variants")
+	code, out, errOut = runCmd("experiment", "-o", dir, "-epochs", "2", "variants")
 	if code != 0 {
 		t.Fatalf("variants: exit %d\n%s%s", code, out, errOut)
 	}
@@ -53,19 +53,19 @@ func TestExperiments(t *testing.T) {
 		t.Fatalf("variants.csv: %q (err %v)", b, err)
 	}
 	for _, bad := range [][]string{{"experiment"}, {"experiment", "galaxy"}, {"experiment", "-seeds", "0", "convergence"}, {"experiment", "-train", "x", "variants"}} {
-		if code, _, _ := runCmd(append(bad[:1], append([]string{"-out", dir}, bad[1:]...)...)...); code != 2 {
+		if code, _, _ := runCmd(append(bad[:1], append([]string{"-o", dir}, bad[1:]...)...)...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", bad, code)
 		}
 	}
 }
 
-// TestExperimentMisuseLeavesNothing: a misused experiment makes no -out
+// TestExperimentMisuseLeavesNothing: a misused experiment makes no -o
 // directory, and a test set without rows is refused before the results of
 // an earlier run are replaced.
 func TestExperimentMisuseLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "exp")
-	if code, _, _ := runCmd("experiment", "-out", out, "bogus"); code != 2 {
+	if code, _, _ := runCmd("experiment", "-o", out, "bogus"); code != 2 {
 		t.Fatalf("bogus experiment: exit %d, want 2", code)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -83,7 +83,7 @@ func TestExperimentMisuseLeavesNothing(t *testing.T) {
 	if err := os.WriteFile(csvPath, []byte("earlier results\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := runCmd("experiment", "-out", out, "-epochs", "2", "-train", train, "-test", empty, "variants")
+	code, _, errOut := runCmd("experiment", "-o", out, "-epochs", "2", "-train", train, "-test", empty, "variants")
 	if code != 2 || !strings.Contains(errOut, "no rows") {
 		t.Fatalf("variants on an empty test set: exit %d, %q; want 2", code, errOut)
 	}
@@ -98,7 +98,7 @@ func TestExperimentMisuseLeavesNothing(t *testing.T) {
 // separate the points (each learner ran until an epoch without updates).
 func TestMarginsExperiment(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := runCmd("experiment", "-out", dir, "-quick", "-seeds", "1", "margins")
+	code, out, errOut := runCmd("experiment", "-o", dir, "-quick", "-seeds", "1", "margins")
 	if code != 0 {
 		t.Fatalf("margins: exit %d\n%s%s", code, out, errOut)
 	}

@@ -201,7 +201,7 @@ func TestOutputsCheckedFirst(t *testing.T) {
 		{[]string{"convert", good, ""}, 2, "OUT: the file name is empty"},
 		{[]string{"gen", ""}, 2, "OUT: the file name is empty"},
 		{[]string{"bench", "-o", ""}, 2, "-o: the file name is empty"},
-		{[]string{"experiment", "-out", "", "convergence"}, 2, "-out: the directory name is empty"},
+		{[]string{"experiment", "-o", "", "convergence"}, 2, "-o: the directory name is empty"},
 	} {
 		code, _, errOut := runCmd(c.args...)
 		first, _, _ := strings.Cut(errOut, "\n")

@@ -25,9 +25,6 @@ past ` + fmt.Sprint(maxStatsLabels) + ` distinct labels (a regression target) it
 that there are more.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		asJSON := fs.Bool("json", false, "print one JSON object per file")
-		// Kept so that existing command lines still work: the streaming
-		// parse is sequential.
-		fs.Int("workers", 0, "ignored: stats streams each file with one parser")
 		return func(args []string, out io.Writer) error {
 			if len(args) == 0 {
 				return fmt.Errorf("%w: stats needs at least one file", errUsage)

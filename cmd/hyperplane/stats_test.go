@@ -94,7 +94,7 @@ func TestStatsMatchesLoad(t *testing.T) {
 			wantText += fmt.Sprintf(" %s=%d", k, want.Labels[k])
 		}
 		wantText += "\n"
-		code, out, errOut = runCmd("stats", "-workers", "3", path)
+		code, out, errOut = runCmd("stats", path)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", path, code, errOut)
 		}
