@@ -69,10 +69,10 @@ printed.`,
 			}
 			if per > sparse.DefaultMaxRowNNZ/2 {
 				// (A text row's nonzeros vary about -nnz.)
-				return fmt.Errorf("%w: rows of %.3g features (-dim for -kind separable, whose rows are dense; -nnz for text) pass the %d a row may hold: the readers would refuse the file", errUsage, per, sparse.DefaultMaxRowNNZ)
+				return fmt.Errorf("%w: rows of %s features (-dim for -kind separable, whose rows are dense; -nnz for text) pass the %s a row may hold: the readers would refuse the file", errUsage, commas(int64(per)), commas(sparse.DefaultMaxRowNNZ))
 			}
 			if est := float64(*rows) * per; est > sparse.DefaultMaxNNZ {
-				return fmt.Errorf("%w: -rows %d would make about %.3g nonzeros, more than the %d that fit in memory", errUsage, *rows, est, sparse.DefaultMaxNNZ)
+				return fmt.Errorf("%w: -rows %s would make about %s nonzeros, more than the %s that fit in memory", errUsage, commas(int64(*rows)), commas(int64(est)), commas(sparse.DefaultMaxNNZ))
 			}
 			w, err := prepareOutputs(stdout, nil, arg{"OUT", args[0]})
 			if err != nil {

@@ -61,7 +61,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"gen", "-classes", "0", filepath.Join(dir, "t.svm")}, 2, "-classes"},
 		// Dense rows of 5: the estimate counts 5 a row (it counted 100,
 		// refusing sizes that fit), here 1.5e9, past the limit.
-		{[]string{"gen", "-kind", "separable", "-dim", "5", "-rows", "300000000", filepath.Join(dir, "s.svm")}, 2, "1.5e+09"},
+		{[]string{"gen", "-kind", "separable", "-dim", "5", "-rows", "300000000", filepath.Join(dir, "s.svm")}, 2, "1,500,000,000 nonzeros"},
 		{[]string{"train", "-kernel", "linear", "-gram-mb", "9000000000000", bad}, 2, "-gram-mb"},
 	}
 	for _, c := range cases {
@@ -170,5 +170,13 @@ func TestVersion(t *testing.T) {
 	}
 	if code, _, _ := runCmd("version", "extra"); code != 2 {
 		t.Errorf("version extra: exit %d", code)
+	}
+}
+
+func TestCommas(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 2250: "2,250", 1234567: "1,234,567", -1234: "-1,234", 100000000: "100,000,000"} {
+		if got := commas(n); got != want {
+			t.Errorf("commas(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

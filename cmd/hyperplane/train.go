@@ -518,7 +518,7 @@ func progressLine(w *os.File, epochs int) (update func(s engine.EpochStats, extr
 			now := time.Now()
 			rate := float64(s.Rows) / max(now.Sub(last).Seconds(), 1e-9)
 			last = now
-			fmt.Fprintf(w, "\repoch %d/%d: %d mistakes, %.3g rows/s, loss %.4g%s   ", s.Epoch, epochs, s.Mistakes, rate, s.Loss, extra)
+			fmt.Fprintf(w, "\repoch %d/%d: %s mistakes, %s rows/s, loss %.4g%s   ", s.Epoch, epochs, commas(int64(s.Mistakes)), commas(int64(rate+0.5)), s.Loss, extra)
 			open = true
 			if s.Epoch == epochs || s.Updates == 0 {
 				fmt.Fprintln(w)
@@ -583,4 +583,25 @@ func learnerName(algorithm, rule string) string {
 		return algorithm + " Pegasos (linear SVM)"
 	}
 	return algorithm + " " + strings.ToUpper(rule)
+}
+
+// commas writes n with a comma between groups of three digits, as people
+// read counts and rates: 2,250 rather than 2.25e+03.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
