@@ -26,6 +26,7 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 	}
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(),
 		Rows: d.X.Rows, Features: d.X.Cols, NNZ: d.X.NNZ(), ReadSeconds: time.Since(t0).Seconds()}
+	r.announce(stdout, o, distinct(d.Y))
 	endProgress := func() {}
 	if o.verbose {
 		cfg.OnEpoch = func(s engine.KernelEpochStats) error {

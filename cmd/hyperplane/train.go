@@ -249,10 +249,70 @@ type trainResult struct {
 	Margins      *marginsJSON       `json:"margins,omitempty"`
 	Confusion    *metrics.Confusion `json:"confusion,omitempty"`
 	Warnings     []string           `json:"warnings,omitempty"` // about the test data, as eval gives them
+	Validation   *validationJSON    `json:"validation,omitempty"`
+	// announced: the data line went out before training (see announce).
+	announced bool
 	// Kernel perceptron only.
 	Kernel         string         `json:"kernel,omitempty"`
 	SupportVectors int            `json:"support_vectors,omitempty"`
 	Gram           *kernels.Stats `json:"gram,omitempty"`
+}
+
+// announce prints the data line before training starts, in the text
+// report, so that a user sees what was read before the progress line and
+// the wait; classes is the number of distinct labels.
+func (r *trainResult) announce(stdout io.Writer, o trainOpts, classes int) {
+	if o.json {
+		return
+	}
+	r.Classes = classes
+	r.printData(stdout)
+	r.announced = true
+}
+
+func (r *trainResult) printData(stdout io.Writer) {
+	fmt.Fprintf(stdout, "data:     %s: %s rows, %s features, %d classes, %s nonzeros (read in %.0f ms)\n",
+		r.Train, commas(int64(r.Rows)), commas(int64(r.Features)), r.Classes, commas(r.NNZ), 1e3*r.ReadSeconds)
+}
+
+// distinct returns the number of distinct values of y (−0 counts as 0).
+func distinct(y []float64) int {
+	seen := make(map[float64]struct{})
+	for _, v := range y {
+		seen[v+0] = struct{}{}
+	}
+	return len(seen)
+}
+
+// validationJSON reports early stopping (-validation): the epoch whose
+// model train kept, its accuracy on the held-out rows, and whether
+// training stopped before its last epoch.
+type validationJSON struct {
+	Fraction     float64 `json:"fraction"`
+	BestEpoch    int     `json:"best_epoch"`
+	Accuracy     float64 `json:"accuracy"`
+	StoppedEarly bool    `json:"stopped_early"`
+}
+
+// earlyStopping returns what early stopping did in stats, or nil when no
+// epoch measured held-out accuracy.
+func earlyStopping(fraction float64, stats []engine.EpochStats, epochs int) *validationJSON {
+	var v *validationJSON
+	for _, s := range stats {
+		if s.ValidAccuracy != s.ValidAccuracy { // NaN: no held-out rows
+			continue
+		}
+		if v == nil || s.ValidAccuracy > v.Accuracy {
+			v = &validationJSON{Fraction: fraction, BestEpoch: s.Epoch, Accuracy: s.ValidAccuracy}
+		}
+	}
+	if v != nil {
+		if epochs <= 0 {
+			epochs = 10
+		}
+		v.StoppedEarly = len(stats) < epochs && stats[len(stats)-1].Updates > 0
+	}
+	return v
 }
 
 // marginsJSON is engine.MarginStats as train -json prints it: a value
@@ -350,6 +410,11 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 		// Parameter mixing runs no more workers than rows.
 		r.Workers = max(1, min(r.Workers, r.Rows))
 	}
+	if c != nil {
+		r.announce(stdout, o, len(c.Labels()))
+	} else {
+		r.announce(stdout, o, distinct(d.Y))
+	}
 	var endProgress func()
 	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
 	t1 := time.Now()
@@ -374,6 +439,7 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	for _, s := range stats {
 		r.Mistakes = append(r.Mistakes, s.Mistakes)
 	}
+	r.Validation = earlyStopping(cfg.Validation, stats, cfg.Epochs)
 	if r.Epochs > 0 {
 		r.EpochSeconds = r.TrainSeconds / float64(r.Epochs)
 		if r.NNZ > 0 {
@@ -420,7 +486,9 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	fmt.Fprintf(stdout, "data:     %s: %d rows, %d features, %d classes, %d nonzeros (read in %.0f ms)\n", r.Train, r.Rows, r.Features, r.Classes, r.NNZ, 1e3*r.ReadSeconds)
+	if !r.announced {
+		r.printData(stdout)
+	}
 	if r.Kernel != "" {
 		fmt.Fprintf(stdout, "train:    %s, kernel %s, %d epochs in %.1f ms (SIMD tier %s)\n",
 			learnerName(r.Algorithm, r.Rule), r.Kernel, r.Epochs, 1e3*r.TrainSeconds, r.Tier)
@@ -442,6 +510,13 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 			learnerName(r.Algorithm, r.Rule), on, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
 	}
 	fmt.Fprintf(stdout, "mistakes: %v\n", r.Mistakes)
+	if v := r.Validation; v != nil {
+		how := "no early stop"
+		if v.StoppedEarly {
+			how = "stopped early"
+		}
+		fmt.Fprintf(stdout, "validation: %.0f%% held out; kept epoch %d, held-out accuracy %.4f (%s)\n", 100*v.Fraction, v.BestEpoch, v.Accuracy, how)
+	}
 	if ms := r.Margins; ms != nil {
 		fmt.Fprintf(stdout, "margins:  functional %.4g, geometric %.4g, radius R %.4g, separable %v, errors %d, bound (R/γ)² %.4g\n",
 			ms.Functional, ms.Geometric, ms.Radius, ms.Separable, ms.Errors, ms.Bound)
@@ -489,7 +564,11 @@ func parseClassWeights(s string) (map[float64]float64, error) {
 func progress(w *os.File, verbose bool, epochs int) (onEpoch func(engine.EpochStats) error, end func()) {
 	if verbose {
 		return func(s engine.EpochStats) error {
-			fmt.Fprintf(w, "epoch %d: %d mistakes, %d updates, loss %.4g\n", s.Epoch, s.Mistakes, s.Updates, s.Loss)
+			held := ""
+			if s.ValidAccuracy == s.ValidAccuracy {
+				held = fmt.Sprintf(", held-out accuracy %.4f", s.ValidAccuracy)
+			}
+			fmt.Fprintf(w, "epoch %d: %d mistakes, %d updates, loss %.4g%s\n", s.Epoch, s.Mistakes, s.Updates, s.Loss, held)
 			return nil
 		}, func() {}
 	}

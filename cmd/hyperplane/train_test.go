@@ -250,3 +250,32 @@ func TestTestDataWarnings(t *testing.T) {
 		t.Errorf("eval on matching data: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// Early stopping is reported: -json gives the kept epoch and its held-out
+// accuracy, the text report a line, and the data line comes first, before
+// training starts.
+func TestTrainReportsEarlyStopping(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	code, out, stderr := runCmd("train", "-json", "-validation", "0.3", "-epochs", "20", train)
+	if code != 0 {
+		t.Fatalf("%d %s", code, stderr)
+	}
+	var r struct {
+		Mistakes   []int           `json:"mistakes_per_epoch"`
+		Validation *validationJSON `json:"validation"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	v := r.Validation
+	if v == nil || v.Fraction != 0.3 || v.BestEpoch < 1 || v.BestEpoch > len(r.Mistakes) || !(v.Accuracy >= 0 && v.Accuracy <= 1) {
+		t.Fatalf("validation %+v after %d epochs", v, len(r.Mistakes))
+	}
+	code, out, _ = runCmd("train", "-validation", "0.3", "-epochs", "20", train)
+	if code != 0 || !strings.HasPrefix(out, "data:") || !strings.Contains(out, "validation: 30% held out; kept epoch") {
+		t.Errorf("text report:\n%s", out)
+	}
+	if code, out, _ = runCmd("train", "-json", train); code != 0 || strings.Contains(out, `"validation"`) {
+		t.Errorf("without -validation: %s", out)
+	}
+}
