@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
@@ -46,7 +45,7 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err != nil && (m == nil || ctx.Err() == nil) {
-		if strings.HasPrefix(err.Error(), path+":") || errors.Is(err, engine.ErrConfig) {
+		if namesFile(err) || errors.Is(err, engine.ErrConfig) {
 			return err
 		}
 		return fmt.Errorf("%s: %w", path, err) // name the data, as the reader's errors do

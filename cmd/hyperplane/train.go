@@ -428,7 +428,7 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err != nil && (m == nil || ctx.Err() == nil) {
-		if strings.HasPrefix(err.Error(), path+":") || errors.Is(err, engine.ErrConfig) {
+		if namesFile(err) || errors.Is(err, engine.ErrConfig) {
 			return err
 		}
 		return fmt.Errorf("%s: %w", path, err) // name the data, as the reader's errors do
@@ -683,4 +683,13 @@ func commas(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// namesFile reports whether err already names the file it is about (the
+// readers' and the cache's errors do), so that train does not name it
+// twice.
+func namesFile(err error) bool {
+	var pe *sparse.ParseError
+	var ce *sparse.CacheError
+	return (errors.As(err, &pe) && pe.File != "") || (errors.As(err, &ce) && ce.File != "")
 }
