@@ -92,24 +92,6 @@ func ktKey(ind []int32, val []float32) string {
 	return string(b)
 }
 
-// ktOrdered maps float32 bits onto integers that order like the floats.
-func ktOrdered(f float32) int64 {
-	b := math.Float32bits(f)
-	if b&0x80000000 != 0 {
-		return -int64(b & 0x7fffffff)
-	}
-	return int64(b)
-}
-
-// ktULP is the distance between a and b in float32 ulps.
-func ktULP(a, b float32) int64 {
-	d := ktOrdered(a) - ktOrdered(b)
-	if d < 0 {
-		d = -d
-	}
-	return d
-}
-
 // ktClasses returns the ascending distinct labels of y and the class index
 // of every row.
 func ktClasses(y []float64) ([]float64, []int) {
@@ -598,7 +580,7 @@ func ktCompare(t testing.TB, what string, got []float32, want []float64, maxULP 
 		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
 	}
 	for i := range got {
-		if d := ktULP(got[i], float32(want[i])); d > maxULP {
+		if d := fxULP(got[i], float32(want[i])); d > maxULP {
 			t.Fatalf("%s[%d] = %v, reference %v (float64 %v): %d ulps apart", what, i, got[i], float32(want[i]), want[i], d)
 		}
 	}
@@ -865,7 +847,7 @@ func TestKernelLinearEqualsPrimalAveragedVoted(t *testing.T) {
 				// differently, but only in the last bits.
 				ktLinearWeights(t, what, km, pm, false, 1e-5)
 				for k := range pm.B {
-					if d := ktULP(km.B[k], pm.B[k]); d > 1 {
+					if d := fxULP(km.B[k], pm.B[k]); d > 1 {
 						t.Fatalf("%s: averaged B[%d] = %v, primal %v", what, k, km.B[k], pm.B[k])
 					}
 				}

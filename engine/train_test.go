@@ -204,11 +204,12 @@ func fxULP(a, b float32) int64 {
 	return d
 }
 
-// fxSameModel fails unless a and b have bit-identical weights and biases.
+// fxSameModel fails unless a and b have the same columns and
+// bit-identical weights and biases.
 func fxSameModel(t testing.TB, what string, a, b *Model) {
 	t.Helper()
-	if a.Dim != b.Dim || len(a.W) != len(b.W) || len(a.B) != len(b.B) {
-		t.Fatalf("%s: shapes differ: dim %d/%d, %d/%d weights, %d/%d biases", what, a.Dim, b.Dim, len(a.W), len(b.W), len(a.B), len(b.B))
+	if a.Dim != b.Dim || len(a.W) != len(b.W) || len(a.B) != len(b.B) || !slices.Equal(a.Cols, b.Cols) || (a.Cols == nil) != (b.Cols == nil) {
+		t.Fatalf("%s: shapes differ: dim %d/%d, %d/%d weights, %d/%d biases, %d/%d columns", what, a.Dim, b.Dim, len(a.W), len(b.W), len(a.B), len(b.B), len(a.Cols), len(b.Cols))
 	}
 	for i := range a.W {
 		if math.Float32bits(a.W[i]) != math.Float32bits(b.W[i]) {
