@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -21,7 +22,12 @@ writes one line per row of FILE (LIBSVM, gzip too, or a cache): the
 predicted label, and with -scores a tab and the decision value (for a
 binary model w·x+b, > 0 meaning the larger label; for a multiclass model
 the winning class's score). With -featurizer, labels are written as the
-names the text featurizer knows them by. The labels in FILE are not used.
+names the text featurizer knows them by, and FILE may be raw text: one
+document a line, plain or a JSON object with a "text" field (gzip too),
+which the featurizer turns into features as convert would. FILE is raw
+text when its name ends in .jsonl, .json, .tsv or .txt (.gz too) or is -,
+or with -from text; -from libsvm reads LIBSVM or a cache. The labels in
+FILE are not used.
 FILE - reads standard input. Output goes to standard output, or
 atomically to the -o file (- is standard output), which must not be one
 of the files read.`,
@@ -30,7 +36,8 @@ of the files read.`,
 		scores := fs.Bool("scores", false, "write the decision value after each label")
 		out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")
 		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
-		feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert)")
+		feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert), and read raw text with it")
+		from := fs.String("from", "", "what FILE holds: text (raw, with -featurizer) or libsvm (LIBSVM or a cache); default: by its name")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 || *model == "" {
 				return fmt.Errorf("%w: predict needs -model MODEL and one FILE", errUsage)
@@ -76,7 +83,25 @@ of the files read.`,
 					}
 				}
 			}
-			d, err := readData(args[0])
+			var rawText bool
+			switch *from {
+			case "text":
+				rawText = true
+			case "libsvm":
+			case "":
+				rawText = *feat != "" && (args[0] == "-" || textNamed(args[0]))
+			default:
+				return fmt.Errorf("%w: -from %q (want text or libsvm)", errUsage, *from)
+			}
+			if rawText && names == nil {
+				return fmt.Errorf("%w: raw text needs the -featurizer it was converted with", errUsage)
+			}
+			var d *sparse.Dataset
+			if rawText {
+				d, err = readRawText(args[0], names)
+			} else {
+				d, err = readData(args[0])
+			}
 			if err != nil {
 				return err
 			}
