@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -317,24 +316,8 @@ func fitText(src io.Reader, path string, opt text.ReadOptions, cfg text.Config) 
 	return f, d, err
 }
 
-// writeFeaturizer writes f to w as f.Save writes it to a file (the text
-// package writes featurizers to paths only: it goes through a scratch
-// file).
+// writeFeaturizer writes f to w as f.Save writes it to a file.
 func writeFeaturizer(w io.Writer, f *text.Featurizer) error {
-	dir, err := os.MkdirTemp("", "hyperplane-featurizer")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "featurizer.json")
-	if err := f.Save(path); err != nil {
-		return err
-	}
-	fl, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer fl.Close()
-	_, err = io.Copy(w, fl)
+	_, err := f.WriteTo(w)
 	return err
 }

@@ -70,6 +70,37 @@ type labelsJSON struct {
 // names, the vocabulary and the document frequencies the idf weights
 // come from.
 func (f *Featurizer) Save(path string) error {
+	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := f.WriteTo(w)
+		return err
+	})
+}
+
+// WriteTo writes f to w as Save writes it to a file, for a featurizer
+// kept beside other data (a model, object storage); ReadFeaturizer reads
+// it back. It returns the bytes written.
+func (f *Featurizer) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: w}
+	enc := json.NewEncoder(cw)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(f.document())
+	return cw.n, err
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// document is the JSON document Save and WriteTo write.
+func (f *Featurizer) document() *fileJSON {
 	doc := fileJSON{
 		Format:      fileFormat,
 		Version:     fileVersion,
@@ -106,11 +137,7 @@ func (f *Featurizer) Save(path string) error {
 		}
 		doc.Vocabulary = &v
 	}
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(&doc)
-	})
+	return &doc
 }
 
 // Load reads a Featurizer written by Save. Everything is checked: a file
@@ -148,6 +175,22 @@ func Load(path string) (*Featurizer, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// ReadFeaturizer reads a featurizer written by WriteTo (or Save) from r,
+// to its end, with Load's checks. Where r's size is unknown, it reads at
+// most a quarter of the memory budget (budget.Default) before refusing
+// it, as Load refuses a file of that size.
+func ReadFeaturizer(r io.Reader) (*Featurizer, error) {
+	limit := budget.Default() / 4
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: a featurizer of more than %s", budget.ErrExceeded, budget.Format(limit))
+	}
+	return decode(data)
 }
 
 // decode parses and checks a saved featurizer.
