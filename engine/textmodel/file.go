@@ -1,0 +1,177 @@
+package textmodel
+
+// The file, version 1, little-endian:
+//
+//	offset  size  field
+//	0       4     magic "HPTM"
+//	4       2     format version (uint16, 1)
+//	6       2     reserved, 0
+//	8       8     featurizer length F (uint64)
+//	16      F     the featurizer, as text.Featurizer.WriteTo writes it
+//	        8     model length M (uint64)
+//	        M     the model, as engine.Model or engine.KernelModel WriteTo
+//	              writes it (told apart by their own magic)
+//	        4     CRC-32C (Castagnoli) of every byte before it
+//
+// Both parts keep their own versions and checks; a reader checks the
+// lengths against the memory budget before reading them.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
+)
+
+// ErrFormat: the input is not a text model file, is truncated or corrupt,
+// or has a version this build cannot read.
+var ErrFormat = errors.New("textmodel: bad text model file")
+
+const (
+	fileMagic   = "HPTM"
+	fileVersion = 1
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// WriteTo writes m to w in the text model format and returns the bytes
+// written.
+func (m *Model) WriteTo(w io.Writer) (int64, error) {
+	var feat, model bytes.Buffer
+	if _, err := m.featurizer.WriteTo(&feat); err != nil {
+		return 0, err
+	}
+	if _, err := m.classifier.(io.WriterTo).WriteTo(&model); err != nil {
+		return 0, err
+	}
+	crc := crc32.New(crcTable)
+	bw := bufio.NewWriter(io.MultiWriter(w, crc))
+	var hdr [16]byte
+	copy(hdr[:], fileMagic)
+	binary.LittleEndian.PutUint16(hdr[4:], fileVersion)
+	binary.LittleEndian.PutUint64(hdr[8:], uint64(feat.Len()))
+	bw.Write(hdr[:])
+	bw.Write(feat.Bytes())
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(model.Len()))
+	bw.Write(n[:])
+	bw.Write(model.Bytes())
+	if err := bw.Flush(); err != nil {
+		return 0, err
+	}
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
+	if _, err := w.Write(sum[:]); err != nil {
+		return 0, err
+	}
+	return int64(16 + feat.Len() + 8 + model.Len() + 4), nil
+}
+
+// Save writes m to path atomically: on any error an existing file there
+// is left as it was.
+func (m *Model) Save(path string) error {
+	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := m.WriteTo(w)
+		return err
+	})
+}
+
+// Read reads a text model written by WriteTo. A file that is not one, is
+// truncated or corrupt is an error wrapping ErrFormat (or the format
+// error of the featurizer or model inside); parts larger than the memory
+// budget are refused before they are read.
+func Read(r io.Reader) (*Model, error) {
+	crc := crc32.New(crcTable)
+	tr := io.TeeReader(r, crc)
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	var hdr [16]byte
+	if _, err := io.ReadFull(tr, hdr[:]); err != nil {
+		return nil, bad("header: %v", err)
+	}
+	switch {
+	case string(hdr[:4]) != fileMagic:
+		return nil, bad("not a text model file (magic %q, want %q)", hdr[:4], fileMagic)
+	case binary.LittleEndian.Uint16(hdr[4:]) != fileVersion:
+		return nil, bad("format version %d, this build reads %d", binary.LittleEndian.Uint16(hdr[4:]), fileVersion)
+	case binary.LittleEndian.Uint16(hdr[6:]) != 0:
+		return nil, bad("reserved header bytes are not zero")
+	}
+	part := func(n uint64, what string) ([]byte, error) {
+		if err := budget.Check(0, int64(min(n, 1<<62)), "reading the "+what); err != nil {
+			return nil, err
+		}
+		// Read as the data arrive, so that a short file claiming a
+		// large part allocates no more than it holds.
+		b, err := io.ReadAll(io.LimitReader(tr, int64(n)))
+		if err != nil {
+			return nil, err
+		}
+		if uint64(len(b)) != n {
+			return nil, bad("%s: truncated: %d of %d bytes", what, len(b), n)
+		}
+		return b, nil
+	}
+	feat, err := part(binary.LittleEndian.Uint64(hdr[8:]), "featurizer")
+	if err != nil {
+		return nil, err
+	}
+	var n [8]byte
+	if _, err := io.ReadFull(tr, n[:]); err != nil {
+		return nil, bad("model length: %v", err)
+	}
+	model, err := part(binary.LittleEndian.Uint64(n[:]), "model")
+	if err != nil {
+		return nil, err
+	}
+	want := crc.Sum32()
+	var sum [4]byte
+	if _, err := io.ReadFull(r, sum[:]); err != nil {
+		return nil, bad("checksum: %v", err)
+	}
+	if binary.LittleEndian.Uint32(sum[:]) != want {
+		return nil, bad("checksum mismatch: the file is corrupt")
+	}
+	f, err := text.ReadFeaturizer(bytes.NewReader(feat))
+	if err != nil {
+		return nil, err
+	}
+	var c engine.Classifier
+	if len(model) >= 4 && string(model[:4]) == "HPLM" {
+		c, err = engine.ReadModel(bytes.NewReader(model))
+	} else {
+		c, err = engine.ReadKernelModel(bytes.NewReader(model))
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := New(f, c)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	return m, nil
+}
+
+// Load reads the text model file at path; errors begin with the path.
+func Load(path string) (*Model, error) {
+	fl, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Close()
+	m, err := Read(bufio.NewReaderSize(fl, 1<<16))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
