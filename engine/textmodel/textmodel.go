@@ -99,7 +99,7 @@ func Fit(ctx context.Context, docs, labels []string, tcfg text.Config, cfg engin
 }
 
 // Featurizer returns the featurizer; Classifier the model behind it.
-func (m *Model) Featurizer() *text.Featurizer   { return m.featurizer }
+func (m *Model) Featurizer() *text.Featurizer  { return m.featurizer }
 func (m *Model) Classifier() engine.Classifier { return m.classifier }
 
 // Labels returns the label names, in the order of Scores.

@@ -1,0 +1,5 @@
+//go:build !race
+
+package textmodel
+
+const raceOn = false
