@@ -616,6 +616,31 @@ func LoadClassifier(path string) (Classifier, error) {
 	return nil, fmt.Errorf("%s: %w", path, modelErr("not a hyperplane model file (magic %q; want %q or %q)", magic, modelMagic, kmodelMagic))
 }
 
+// ReadClassifier reads one model written by Model.WriteTo or
+// KernelModel.WriteTo from r, telling them apart by their magic, and
+// returns a *Model or a *KernelModel; it reads no more than the model, as
+// ReadModel and ReadKernelModel do. Errors in the data wrap ErrFormat.
+func ReadClassifier(r io.Reader) (Classifier, error) {
+	d := modelDecoder{remain: -1}
+	if l, ok := r.(interface{ Len() int }); ok {
+		d.remain = int64(l.Len())
+	}
+	var magic [4]byte
+	n, err := io.ReadFull(r, magic[:])
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("reading model: %w", err)
+	}
+	// The decoders read the magic again, from here.
+	d.r = io.MultiReader(bytes.NewReader(magic[:n]), r)
+	switch string(magic[:n]) {
+	case modelMagic:
+		return d.decode()
+	case kmodelMagic:
+		return d.decodeKernel()
+	}
+	return nil, modelErr("not a hyperplane model file (magic %q; want %q or %q)", magic[:n], modelMagic, kmodelMagic)
+}
+
 // ---------------------------------------------------------------------------
 // JSON
 

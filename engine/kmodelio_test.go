@@ -1446,3 +1446,41 @@ func TestKernelModelTestdata(t *testing.T) {
 		})
 	}
 }
+
+// ReadClassifier reads either kind from a stream by its magic, and no
+// further than the model.
+func TestReadClassifier(t *testing.T) {
+	lin := mioSmall()
+	var buf bytes.Buffer
+	if _, err := lin.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	buf.WriteString("after")
+	c, err := ReadClassifier(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := c.(*Model); !ok {
+		t.Fatalf("got %T", c)
+	} else {
+		fxSameModel(t, "ReadClassifier", m, lin)
+	}
+	if buf.String() != "after" {
+		t.Errorf("read past the model: %q left", buf.String())
+	}
+	km := kmioSmall()
+	kc, err := ReadClassifier(bytes.NewReader(kmioEncode(t, km)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, ok := kc.(*KernelModel); !ok {
+		t.Fatalf("got %T", kc)
+	} else if d := kmioSame(t, k, km); d != "" {
+		t.Fatal(d)
+	}
+	for _, bad := range []string{"", "HP", "HPXXXXXXXX"} {
+		if _, err := ReadClassifier(strings.NewReader(bad)); !errors.Is(err, ErrFormat) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -53,18 +53,9 @@ PNG by the file's extension).`,
 		plotPath := fs.String("plot", "", "compare: draw the ratios to this `file` (.svg or .png)")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) > 0 && args[0] == "compare" {
-				// Flags may come after compare and between the reports
-				// (flag stops at the first argument that is not one).
-				var files []string
-				for rest := args[1:]; ; {
-					if err := fs.Parse(rest); err != nil {
-						return fmt.Errorf("%w: %v", errUsage, err)
-					}
-					if rest = fs.Args(); len(rest) == 0 {
-						break
-					}
-					files, rest = append(files, rest[0]), rest[1:]
-				}
+				// (run has parsed flags after compare and between the
+				// reports too.)
+				files := args[1:]
 				if runOnly := setAmong(fs, "o", "reps", "ms", "quick"); len(runOnly) > 0 {
 					return fmt.Errorf("%w: %s apply to a run of the suite, not to compare", errUsage, strings.Join(runOnly, ", "))
 				}

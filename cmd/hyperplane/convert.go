@@ -281,11 +281,8 @@ func inputKind(src *bufio.Reader, path, from string) (string, error) {
 	if isCache(src) {
 		return "cache", nil
 	}
-	p := strings.TrimSuffix(path, ".gz")
-	for _, ext := range []string{".jsonl", ".json", ".tsv", ".txt"} {
-		if strings.HasSuffix(p, ext) {
-			return "text", nil
-		}
+	if textNamed(path) {
+		return "text", nil
 	}
 	return "libsvm", nil
 }

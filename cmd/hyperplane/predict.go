@@ -26,7 +26,7 @@ names the text featurizer knows them by, and FILE may be raw text: one
 document a line, plain or a JSON object with a "text" field (gzip too),
 which the featurizer turns into features as convert would. FILE is raw
 text when its name ends in .jsonl, .json, .tsv or .txt (.gz too) or is -,
-or with -from text; -from libsvm reads LIBSVM or a cache. The labels in
+or with -from text; -from libsvm or cache reads LIBSVM or a cache. The labels in
 FILE are not used.
 FILE - reads standard input. Output goes to standard output, or
 atomically to the -o file (- is standard output), which must not be one
@@ -37,7 +37,7 @@ of the files read.`,
 		out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")
 		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
 		feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert), and read raw text with it")
-		from := fs.String("from", "", "what FILE holds: text (raw, with -featurizer) or libsvm (LIBSVM or a cache); default: by its name")
+		from := fs.String("from", "", "what FILE holds: text (raw, with -featurizer), libsvm or cache (either read by its content); default: by its name")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 || *model == "" {
 				return fmt.Errorf("%w: predict needs -model MODEL and one FILE", errUsage)
@@ -87,11 +87,11 @@ of the files read.`,
 			switch *from {
 			case "text":
 				rawText = true
-			case "libsvm":
+			case "libsvm", "cache":
 			case "":
 				rawText = *feat != "" && (args[0] == "-" || textNamed(args[0]))
 			default:
-				return fmt.Errorf("%w: -from %q (want text or libsvm)", errUsage, *from)
+				return fmt.Errorf("%w: -from %q (want text, libsvm or cache)", errUsage, *from)
 			}
 			if rawText && names == nil {
 				return fmt.Errorf("%w: raw text needs the -featurizer it was converted with", errUsage)
@@ -109,8 +109,13 @@ of the files read.`,
 				return err
 			}
 			pred := m.PredictBatch(d.X, nil)
-			dec := m.DecisionBatch(d.X, nil)
-			warnOverflow(args[0], dec)
+			// The labels are the exact scores' even where float32
+			// overflows; only printed scores can show it.
+			var dec []float32
+			if *scores {
+				dec = m.DecisionBatch(d.X, nil)
+				warnOverflow(args[0], dec)
+			}
 			write := func(w io.Writer) error {
 				bw := bufio.NewWriterSize(w, 64<<10)
 				var b []byte

@@ -146,12 +146,7 @@ func Read(r io.Reader) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c engine.Classifier
-	if len(model) >= 4 && string(model[:4]) == "HPLM" {
-		c, err = engine.ReadModel(bytes.NewReader(model))
-	} else {
-		c, err = engine.ReadKernelModel(bytes.NewReader(model))
-	}
+	c, err := engine.ReadClassifier(bytes.NewReader(model))
 	if err != nil {
 		return nil, err
 	}
