@@ -47,17 +47,7 @@ that both share buckets, IDF and label numbers:
   hyperplane train -test test.hpc train.hpc`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		from := fs.String("from", "", "force the input kind: libsvm, cache or text (default: by content and name)")
-		var cfg text.Config
-		fs.IntVar(&cfg.NGrams, "ngrams", 1, "text: longest word n-gram (1: words; 2: words and pairs)")
-		fs.IntVar(&cfg.Bits, "bits", text.DefaultBits, "text: hash into 2^bits buckets")
-		fs.BoolVar(&cfg.Vocabulary, "vocab", false, "text: index terms by a vocabulary of the training text instead of hashing")
-		fs.IntVar(&cfg.MinDF, "min-df", 0, "text, -vocab: keep terms found in at least this many documents (0: all)")
-		fs.IntVar(&cfg.MaxFeatures, "max-features", 0, "text, -vocab: keep the most frequent terms only (0: all)")
-		tf := fs.String("tf", "count", "text: term weight: count, binary or log")
-		fs.BoolVar(&cfg.IDF, "idf", false, "text: multiply by the inverse document frequency of the training text")
-		fs.BoolVar(&cfg.NoNormalize, "no-normalize", false, "text: do not scale rows to unit L2 norm")
-		labelField := fs.String("label-field", "label", "text, JSONL: the label field")
-		textField := fs.String("text-field", "text", "text, JSONL: the text field")
+		tfl := addTextFlags(fs, text.Config{})
 		save := fs.String("save-featurizer", "", "text: save the featurizer fitted on IN to this `file`")
 		load := fs.String("featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
 		dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")
@@ -76,8 +66,8 @@ that both share buckets, IDF and label numbers:
 			if err != nil {
 				return err
 			}
-			fitting := []string{"ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf", "no-normalize"}
-			textFlags := append([]string{"label-field", "text-field", "save-featurizer", "featurizer"}, fitting...)
+			fitting := tfl.fitting
+			textFlags := append([]string{"save-featurizer", "featurizer"}, tfl.all...)
 			if kind != "text" && len(setAmong(fs, textFlags...)) > 0 {
 				return fmt.Errorf("%w: %s is not text: the text flags do not apply", errUsage, in)
 			}
@@ -94,14 +84,9 @@ that both share buckets, IDF and label numbers:
 					return fmt.Errorf("%w: %s fit a featurizer; -featurizer %s applies a saved one with its own settings", errUsage, strings.Join(set, ", "), *load)
 				}
 			}
-			if cfg.TF, err = text.ParseTF(*tf); err != nil {
-				return fmt.Errorf("%w: -tf: %v", errUsage, err)
-			}
-			if cfg.Vocabulary {
-				if len(setAmong(fs, "bits")) > 0 {
-					return fmt.Errorf("%w: -bits sizes the hashing; -vocab indexes a vocabulary instead", errUsage)
-				}
-				cfg.Bits = 0
+			cfg, err := tfl.config(fs)
+			if err != nil {
+				return err
 			}
 			// Both outputs are created now, before the work, and replace
 			// their targets together at the end, or neither does: data
@@ -125,7 +110,7 @@ that both share buckets, IDF and label numbers:
 			var f *text.Featurizer
 			switch kind {
 			case "text":
-				topt := text.ReadOptions{LabelField: *labelField, TextField: *textField, Name: name}
+				topt := tfl.readOptions(name)
 				if *load != "" {
 					if f, err = text.Load(*load); err != nil {
 						return err

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
+)
+
+// textFlags are the flags that fit a text featurizer and read labelled
+// text, one spelling for convert and train.
+type textFlags struct {
+	cfg                       text.Config
+	tf, labelField, textField *string
+	fitting, all              []string // the flag names: those that fit, and all
+}
+
+// addTextFlags registers the text flags on fs with def's settings as
+// their defaults (def.TF as -tf's).
+func addTextFlags(fs *flag.FlagSet, def text.Config) *textFlags {
+	t := &textFlags{cfg: def}
+	fs.IntVar(&t.cfg.NGrams, "ngrams", max(def.NGrams, 1), "text: longest word n-gram (1: words; 2: words and pairs)")
+	fs.IntVar(&t.cfg.Bits, "bits", text.DefaultBits, "text: hash into 2^bits buckets")
+	fs.BoolVar(&t.cfg.Vocabulary, "vocab", def.Vocabulary, "text: index terms by a vocabulary of the training text instead of hashing")
+	fs.IntVar(&t.cfg.MinDF, "min-df", def.MinDF, "text, -vocab: keep terms found in at least this many documents (0: all)")
+	fs.IntVar(&t.cfg.MaxFeatures, "max-features", def.MaxFeatures, "text, -vocab: keep the most frequent terms only (0: all)")
+	t.tf = fs.String("tf", def.TF.String(), "text: term weight: count, binary or log")
+	fs.BoolVar(&t.cfg.IDF, "idf", def.IDF, "text: multiply by the inverse document frequency of the training text")
+	fs.BoolVar(&t.cfg.NoNormalize, "no-normalize", def.NoNormalize, "text: do not scale rows to unit L2 norm")
+	t.labelField = fs.String("label-field", "label", "text, JSONL: the label field")
+	t.textField = fs.String("text-field", "text", "text, JSONL: the text field")
+	t.fitting = []string{"ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf", "no-normalize"}
+	t.all = append([]string{"label-field", "text-field"}, t.fitting...)
+	return t
+}
+
+// config returns the featurizer settings the flags ask for.
+func (t *textFlags) config(fs *flag.FlagSet) (text.Config, error) {
+	cfg := t.cfg
+	var err error
+	if cfg.TF, err = text.ParseTF(*t.tf); err != nil {
+		return cfg, fmt.Errorf("%w: -tf: %v", errUsage, err)
+	}
+	if cfg.Vocabulary {
+		if len(setAmong(fs, "bits")) > 0 {
+			return cfg, fmt.Errorf("%w: -bits sizes the hashing; -vocab indexes a vocabulary instead", errUsage)
+		}
+		cfg.Bits = 0
+	} else {
+		if set := setAmong(fs, "min-df", "max-features"); len(set) > 0 {
+			return cfg, fmt.Errorf("%w: %s filters a vocabulary: add -vocab", errUsage, set[0])
+		}
+		cfg.MinDF, cfg.MaxFeatures = 0, 0 // a default for the vocabulary
+	}
+	return cfg, nil
+}
+
+// readOptions returns how to read labelled text named name.
+func (t *textFlags) readOptions(name string) text.ReadOptions {
+	return text.ReadOptions{LabelField: *t.labelField, TextField: *t.textField, Name: name}
+}
