@@ -56,6 +56,12 @@
 // result out. Save and Load keep a fitted Featurizer as versioned JSON, so
 // that a model trained on its features can be served later.
 //
+// Explaining. Features are built from hashes alone; Encoder.Terms lists
+// the terms of one document with the feature and sign each lands in, and
+// FeatureNames names chosen features (a model's largest weights, say) by
+// the terms of a corpus hashed into them, most frequent first: the
+// inverse of the hashing, for the features that matter.
+//
 // Memory. Nothing an input says can make the package allocate beyond the
 // process memory budget (package budget): document frequencies and idf
 // weights take memory in proportion to the hash buckets the training

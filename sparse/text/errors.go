@@ -28,7 +28,8 @@ var (
 	ErrConfig = errors.New("text: invalid option")
 	// ErrEmpty reports a Fit on a corpus without documents.
 	ErrEmpty = errors.New("text: no documents")
-	// ErrFormat reports a saved featurizer that is not one, is corrupt or
+	// ErrFormat reports a saved featurizer, or encoded feature names
+	// (Names.UnmarshalBinary), that is not one, is corrupt or
 	// inconsistent, or has a version this build cannot read.
 	ErrFormat = errors.New("text: bad featurizer file")
 )

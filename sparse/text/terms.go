@@ -1,0 +1,143 @@
+package text
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Explaining features by their text. Features are built from term hashes
+// alone, so a model's weights say nothing of the words behind them; Terms
+// and FeatureNames recover them by tokenizing again and keeping the text
+// of the terms that land in a feature, as Vowpal Wabbit's --invert_hash
+// does.
+
+// Term is one distinct term (n-gram) of a document and the feature it
+// lands in.
+type Term struct {
+	// Text is the term: its tokens joined by single spaces, spelled as a
+	// vocabulary spells its terms.
+	Text string
+	// Feature is the feature the term lands in.
+	Feature int32
+	// Sign is the term's sign in the feature, +1 or −1: the sign bit of
+	// its hash with hashing, +1 with a vocabulary. The raw count of a
+	// feature is the sum of Sign·Count over its terms.
+	Sign float32
+	// Count is the number of occurrences of the term in the document.
+	Count int32
+}
+
+// Terms appends to dst[:0] and returns every distinct term of doc that
+// maps to a feature (with a vocabulary, only the terms in it; with
+// hashing, all), sorted by feature, then text. It tokenizes and hashes as
+// Transform does, so the features of the terms are those of Transform's
+// vector, less any whose signed counts cancel to zero, and the sum of
+// Sign·Count over the terms of a feature is its raw count, before the tf
+// weighting, idf and normalization. Terms are told apart by their 64-bit
+// hash, as a vocabulary tells them. Unlike Transform, Terms allocates
+// (the texts, a table of the document's terms): it is meant for
+// explaining predictions, not for the hot path.
+func (e *Encoder) Terms(doc string, dst []Term) []Term {
+	dst = dst[:0]
+	f := e.f
+	tw := termWalker{w: gramWalker{ngrams: f.cfg.NGrams}}
+	at := make(map[uint64]int) // term hash → index in dst, or −1 if it maps to no feature
+	tw.walk(doc, func(h uint64, end int32, n int) {
+		if i, ok := at[h]; ok {
+			if i >= 0 {
+				dst[i].Count++
+			}
+			return
+		}
+		feat, sign, ok := f.termFeature(h)
+		if !ok {
+			at[h] = -1
+			return
+		}
+		at[h] = len(dst)
+		dst = append(dst, Term{Text: tw.text(end, n), Feature: feat, Sign: sign, Count: 1})
+	})
+	slices.SortFunc(dst, func(a, b Term) int {
+		return cmp.Or(cmp.Compare(a.Feature, b.Feature), strings.Compare(a.Text, b.Text))
+	})
+	return dst
+}
+
+// termFeature returns the feature and the sign of the term with hash h,
+// or ok = false for a term outside the vocabulary.
+func (f *Featurizer) termFeature(h uint64) (feat int32, sign float32, ok bool) {
+	if f.cfg.Vocabulary {
+		j, ok := f.index.get(h)
+		return j, 1, ok
+	}
+	k := f.bucketKey(h)
+	return int32(k >> 1), 1 - 2*float32(k&1), true
+}
+
+// termWalker walks the n-grams of a document as Encoder.counts does,
+// keeping the lowered tokens so that an n-gram's text can be built when
+// it is wanted. It belongs to one goroutine and is reused across
+// documents.
+type termWalker struct {
+	w      gramWalker
+	arena  []byte  // the document's tokens, lowered, back to back
+	tokEnd []int32 // end of each token in arena
+}
+
+// walk calls fn for every n-gram of s, in the order counts hashes them:
+// after each token, the unigram it is, then the longer n-grams ending
+// with it. fn gets the n-gram's hash and its n tokens, which end with
+// token end (see text).
+func (tw *termWalker) walk(s string, fn func(h uint64, end int32, n int)) {
+	w := &tw.w
+	w.seen = 0
+	tw.arena, tw.tokEnd = tw.arena[:0], tw.tokEnd[:0]
+	for i := 0; ; {
+		a, b, lowered, ok := w.tok.next(s, i)
+		if !ok {
+			return
+		}
+		i = b
+		h := w.tok.hash(s, a, b, lowered)
+		if lowered {
+			tw.arena = append(tw.arena, w.tok.buf...)
+		} else {
+			tw.arena = append(tw.arena, s[a:b]...)
+		}
+		end := int32(len(tw.tokEnd))
+		tw.tokEnd = append(tw.tokEnd, int32(len(tw.arena)))
+		win := w.push(h)
+		for n := 1; n <= len(win); n++ {
+			g := h
+			if n > 1 {
+				g = gramHash(win[len(win)-n:])
+			}
+			fn(g, end, n)
+		}
+	}
+}
+
+// text returns the text of the n-gram of the n tokens ending with token
+// end of the document walked last: the tokens joined by spaces.
+func (tw *termWalker) text(end int32, n int) string {
+	first := end - int32(n) + 1
+	start := int32(0)
+	if first > 0 {
+		start = tw.tokEnd[first-1]
+	}
+	size := int(tw.tokEnd[end]-start) + n - 1
+	var sb strings.Builder
+	sb.Grow(size)
+	for t := first; t <= end; t++ {
+		if t > first {
+			sb.WriteByte(' ')
+		}
+		a := int32(0)
+		if t > 0 {
+			a = tw.tokEnd[t-1]
+		}
+		sb.Write(tw.arena[a:tw.tokEnd[t]])
+	}
+	return sb.String()
+}
