@@ -64,3 +64,32 @@ func ExampleAccuracy() {
 	// metrics: truth and predictions differ in length or are empty: 3 true labels, 2 predictions
 	// 0.75
 }
+
+func ExampleECE() {
+	// Probabilities of 3 classes for 4 rows, row after row, and the index
+	// of each row's true class.
+	proba := []float64{
+		0.7, 0.2, 0.1, // predicted 0 with confidence 0.7: right
+		0.1, 0.6, 0.3, // predicted 1 with 0.6: right
+		0.3, 0.3, 0.4, // predicted 2 with 0.4: wrong
+		0.9, 0.05, 0.05, // predicted 0 with 0.9: wrong
+	}
+	truth := []int{0, 1, 1, 2}
+	ll, err := metrics.LogLoss(proba, 3, truth)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// With 5 bins of width 0.2 each row has a bin of its own, a
+	// confidence on an edge going to the bin below: 0.7 in (0.6, 0.8],
+	// 0.6 in (0.4, 0.6], 0.4 in (0.2, 0.4], 0.9 in (0.8, 1]. So
+	// ECE = (|1−0.7| + |1−0.6| + |0−0.4| + |0−0.9|)/4 = 0.5.
+	ece, err := metrics.ECE(proba, 3, truth, 5)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("log loss %.4f, ECE %.4f\n", ll, ece)
+	// Output:
+	// log loss 1.2668, ECE 0.5000
+}
