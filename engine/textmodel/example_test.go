@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -15,7 +14,7 @@ func Example() {
 		"a dull and boring film", "awful acting, a terrible story", "I hated every minute",
 	}
 	labels := []string{"pos", "pos", "pos", "neg", "neg", "neg"}
-	m, _, err := textmodel.Fit(context.Background(), docs, labels, text.Config{Bits: 12}, engine.Config{})
+	m, _, err := textmodel.Fit(context.Background(), docs, labels, textmodel.Config{Text: text.Config{Bits: 12}})
 	if err != nil {
 		fmt.Println(err)
 		return

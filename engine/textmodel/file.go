@@ -1,20 +1,24 @@
 package textmodel
 
-// The file, version 1, little-endian:
+// The file, version 2, little-endian:
 //
 //	offset  size  field
 //	0       4     magic "HPTM"
-//	4       2     format version (uint16, 1)
+//	4       2     format version (uint16, 2)
 //	6       2     reserved, 0
 //	8       8     featurizer length F (uint64)
 //	16      F     the featurizer, as text.Featurizer.WriteTo writes it
 //	        8     model length M (uint64)
 //	        M     the model, as engine.Model or engine.KernelModel WriteTo
 //	              writes it (told apart by their own magic)
+//	        8     calibration length L (uint64; 0: not calibrated)
+//	        L     the calibration, as calibrate.Calibration.MarshalBinary
+//	              writes it
 //	        4     CRC-32C (Castagnoli) of every byte before it
 //
-// Both parts keep their own versions and checks; a reader checks the
-// lengths against the memory budget before reading them.
+// Version 1 is the same without the calibration. The parts keep their own
+// versions and checks; a reader checks the lengths against the memory
+// budget before reading them.
 
 import (
 	"bufio"
@@ -27,6 +31,7 @@ import (
 	"os"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
@@ -38,7 +43,9 @@ var ErrFormat = errors.New("textmodel: bad text model file")
 
 const (
 	fileMagic   = "HPTM"
-	fileVersion = 1
+	fileVersion = 2
+	// maxCalibration bounds the calibration part: it holds a few numbers.
+	maxCalibration = 1 << 10
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -53,6 +60,13 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if _, err := m.classifier.(io.WriterTo).WriteTo(&model); err != nil {
 		return 0, err
 	}
+	var cal []byte
+	if m.calib != nil {
+		var err error
+		if cal, err = m.calib.MarshalBinary(); err != nil {
+			return 0, err
+		}
+	}
 	crc := crc32.New(crcTable)
 	bw := bufio.NewWriter(io.MultiWriter(w, crc))
 	var hdr [16]byte
@@ -65,6 +79,9 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	binary.LittleEndian.PutUint64(n[:], uint64(model.Len()))
 	bw.Write(n[:])
 	bw.Write(model.Bytes())
+	binary.LittleEndian.PutUint64(n[:], uint64(len(cal)))
+	bw.Write(n[:])
+	bw.Write(cal)
 	if err := bw.Flush(); err != nil {
 		return 0, err
 	}
@@ -73,7 +90,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if _, err := w.Write(sum[:]); err != nil {
 		return 0, err
 	}
-	return int64(16 + feat.Len() + 8 + model.Len() + 4), nil
+	return int64(16 + feat.Len() + 8 + model.Len() + 8 + len(cal) + 4), nil
 }
 
 // Save writes m to path atomically: on any error an existing file there
@@ -102,8 +119,8 @@ func Read(r io.Reader) (*Model, error) {
 	switch {
 	case string(hdr[:4]) != fileMagic:
 		return nil, bad("not a text model file (magic %q, want %q)", hdr[:4], fileMagic)
-	case binary.LittleEndian.Uint16(hdr[4:]) != fileVersion:
-		return nil, bad("format version %d, this build reads %d", binary.LittleEndian.Uint16(hdr[4:]), fileVersion)
+	case binary.LittleEndian.Uint16(hdr[4:]) != 1 && binary.LittleEndian.Uint16(hdr[4:]) != fileVersion:
+		return nil, bad("format version %d, this build reads 1 and %d", binary.LittleEndian.Uint16(hdr[4:]), fileVersion)
 	case binary.LittleEndian.Uint16(hdr[6:]) != 0:
 		return nil, bad("reserved header bytes are not zero")
 	}
@@ -134,6 +151,18 @@ func Read(r io.Reader) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	var cal []byte
+	if binary.LittleEndian.Uint16(hdr[4:]) >= 2 {
+		if _, err := io.ReadFull(tr, n[:]); err != nil {
+			return nil, bad("calibration length: %v", err)
+		}
+		if l := binary.LittleEndian.Uint64(n[:]); l > maxCalibration {
+			return nil, bad("calibration of %d bytes (at most %d)", l, maxCalibration)
+		}
+		if cal, err = part(binary.LittleEndian.Uint64(n[:]), "calibration"); err != nil {
+			return nil, err
+		}
+	}
 	want := crc.Sum32()
 	var sum [4]byte
 	if _, err := io.ReadFull(r, sum[:]); err != nil {
@@ -153,6 +182,17 @@ func Read(r io.Reader) (*Model, error) {
 	m, err := New(f, c)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	if len(cal) > 0 {
+		var cb calibrate.Calibration
+		if err := cb.UnmarshalBinary(cal); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+		}
+		binary := len(m.classes) == 2
+		if (cb.Kind() == calibrate.PlattScaling) != binary || (cb.Kind() == calibrate.TemperatureScaling) == binary {
+			return nil, bad("a calibration for another number of classes than the model's %d", len(m.classes))
+		}
+		m.calib = &cb
 	}
 	return m, nil
 }

@@ -4,19 +4,31 @@
 // model that classifies them, linear or kernel. A service loads one file
 // and classifies strings, with no featurizer and model to keep paired.
 //
-// Classify and Scores are safe for concurrent use and, once warm,
+// Classify, Scores and Proba are safe for concurrent use and, once warm,
 // allocate nothing: each call borrows a reusable encoder from a pool.
+//
+// Fit also calibrates the model: a perceptron's score is a margin, not a
+// probability, so Fit holds out a part of the training documents, trains
+// on the rest, and fits on the held-out scores Platt scaling (binary) or
+// a softmax temperature (multiclass) that Proba then applies to the model
+// trained on all documents. Classify and ClassifyBatch follow the scores,
+// with or without calibration: a temperature keeps their order, so the
+// most probable label is the one Classify gives; Platt scaling can move
+// a binary model's even odds off score 0, so for scores near 0 the label
+// Classify gives may have a probability just under one half.
 package textmodel
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -29,9 +41,32 @@ var ErrMismatch = errors.New("textmodel: classifier and featurizer do not belong
 type Model struct {
 	featurizer *text.Featurizer
 	classifier engine.Classifier
-	classes    []float64 // the classifier's labels, ascending
-	names      []string  // the featurizer's name of each class
-	encoders   sync.Pool
+	classes    []float64              // the classifier's labels, ascending
+	names      []string               // the featurizer's name of each class
+	calib      *calibrate.Calibration // nil: not calibrated
+	workers    sync.Pool              // of *worker
+}
+
+// worker is what one call borrows: an encoder and room for the scores.
+type worker struct {
+	enc    *text.Encoder
+	scores []float32
+}
+
+// Config sets up Fit. Its zero value is the documented default: the
+// featurizer's and the learner's own defaults, calibrated on a tenth of
+// the training documents.
+type Config struct {
+	// Text fits the featurizer; Learner trains the linear model.
+	Text    text.Config
+	Learner engine.Config
+	// NoCalibration skips the calibration: Proba then gives the logistic
+	// (binary) or softmax (multiclass) of the raw scores.
+	NoCalibration bool
+	// Holdout is the fraction of the training documents (stratified by
+	// label, drawn with Learner.Seed) that the calibration is fitted on,
+	// in (0, 0.5]; 0 means 0.1. The final model is trained on all of them.
+	Holdout float64
 }
 
 // scorer is what both model kinds offer beside engine.Classifier.
@@ -67,14 +102,15 @@ func New(f *text.Featurizer, c engine.Classifier) (*Model, error) {
 		}
 		m.names = append(m.names, name)
 	}
-	m.encoders.New = func() any { return f.NewEncoder() }
+	m.workers.New = func() any { return &worker{enc: f.NewEncoder()} }
 	return m, nil
 }
 
-// Fit fits a featurizer with tcfg on docs and their labels (label names,
-// as in a JSONL file) and trains a linear model with cfg on its output.
-// The statistics of every epoch are returned as engine.Fit returns them.
-func Fit(ctx context.Context, docs, labels []string, tcfg text.Config, cfg engine.Config) (*Model, []engine.EpochStats, error) {
+// Fit fits a featurizer with cfg.Text on docs and their labels (label
+// names, as in a JSONL file), trains a linear model with cfg.Learner on
+// its output and calibrates it (see Config). The statistics of every epoch
+// of the final training are returned as engine.Fit returns them.
+func Fit(ctx context.Context, docs, labels []string, cfg Config) (*Model, []engine.EpochStats, error) {
 	if len(docs) != len(labels) {
 		return nil, nil, fmt.Errorf("textmodel: %d documents and %d labels", len(docs), len(labels))
 	}
@@ -82,7 +118,7 @@ func Fit(ctx context.Context, docs, labels []string, tcfg text.Config, cfg engin
 	for i := range docs {
 		c.Docs[i] = text.Doc{Label: labels[i], Text: docs[i]}
 	}
-	f, err := text.Fit(c, tcfg)
+	f, err := text.Fit(c, cfg.Text)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,26 +126,169 @@ func Fit(ctx context.Context, docs, labels []string, tcfg text.Config, cfg engin
 	if err != nil {
 		return nil, nil, err
 	}
-	lm, stats, err := engine.Fit(ctx, d.X, d.Y, cfg)
+	return FitFeatures(ctx, f, d, cfg)
+}
+
+// FitFeatures trains and calibrates a model as Fit does on d, the rows f
+// made of the training documents (f.Vectorize, f.VectorizeFile or
+// text.FitFile); cfg.Text is not used. If ctx is done or
+// cfg.Learner.OnEpoch fails during the training, it returns the model so
+// far, uncalibrated, with that error, as engine.Fit does.
+func FitFeatures(ctx context.Context, f *text.Featurizer, d *sparse.Dataset, cfg Config) (*Model, []engine.EpochStats, error) {
+	if !cfg.NoCalibration && !(cfg.Holdout >= 0 && cfg.Holdout <= 0.5) {
+		return nil, nil, fmt.Errorf("%w: Holdout = %v, want 0 to 0.5", engine.ErrConfig, cfg.Holdout)
+	}
+	lm, stats, err := engine.Fit(ctx, d.X, d.Y, cfg.Learner)
 	if err != nil {
+		if lm != nil {
+			// Interrupted: the model so far, uncalibrated, with the error.
+			if m, err2 := New(f, lm); err2 == nil {
+				return m, stats, err
+			}
+		}
 		return nil, stats, err
 	}
 	m, err := New(f, lm)
-	return m, stats, err
+	if err != nil || cfg.NoCalibration {
+		return m, stats, err
+	}
+	return m, stats, m.CalibrateHoldout(ctx, d.X, d.Y, cfg)
+}
+
+// CalibrateHoldout fits m's calibration as Fit does, on X and y, the rows
+// m's featurizer made of the training documents and their class values:
+// it trains a model with cfg.Learner on all but a held-out part of the
+// rows (cfg.Holdout, stratified), fits the calibration on that model's
+// scores of the held-out rows, and gives it to m. With too few rows to
+// hold any out (fewer than 2/cfg.Holdout) m stays as it was. It must not
+// run concurrently with other calls on m.
+func (m *Model) CalibrateHoldout(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) error {
+	h := cfg.Holdout
+	if h == 0 {
+		h = 0.1
+	}
+	if !(h > 0 && h <= 0.5) {
+		return fmt.Errorf("%w: Holdout = %v, want 0 to 0.5", engine.ErrConfig, cfg.Holdout)
+	}
+	if X == nil || len(y) != X.Rows {
+		return fmt.Errorf("%w: no rows, or not as many labels as rows", engine.ErrLabels)
+	}
+	k := int(math.Round(1 / h))
+	if X.Rows < 2*k {
+		return nil // too few rows to hold any out
+	}
+	fold, err := engine.Folds(y, k, cfg.Learner.Seed)
+	if err != nil {
+		return err
+	}
+	var in, out []int
+	for i, g := range fold {
+		if g == 0 {
+			out = append(out, i)
+		} else {
+			in = append(in, i)
+		}
+	}
+	yin := make([]float64, len(in))
+	yout := make([]float64, len(out))
+	for j, i := range in {
+		yin[j] = y[i]
+	}
+	for j, i := range out {
+		yout[j] = y[i]
+	}
+	lcfg := cfg.Learner
+	lcfg.OnEpoch = nil
+	part, _, err := engine.Fit(ctx, X.SelectRows(in), yin, lcfg)
+	if err != nil {
+		return err
+	}
+	c, err := fitCalibration(part, m.classes, X.SelectRows(out), yout)
+	if err != nil {
+		return err
+	}
+	m.calib = &c
+	return nil
+}
+
+// fitCalibration fits the calibration of c's scores on the labelled rows
+// X, y; classes are the model's classes, ascending. Rows whose label is
+// none of the classes (a class the held-out part has but the training
+// part lacks) are left out.
+func fitCalibration(c engine.Classifier, classes []float64, X *sparse.CSR, y []float64) (calibrate.Calibration, error) {
+	sc, ok := c.(scorer)
+	if !ok {
+		return calibrate.Calibration{}, fmt.Errorf("%w: a classifier of type %T has no scores", ErrMismatch, c)
+	}
+	binary := len(classes) == 2
+	var scores []float32
+	var truth []int
+	var positive []bool
+	var buf []float32
+	for i := range X.Rows {
+		t, found := slices.BinarySearch(classes, y[i])
+		if !found {
+			continue
+		}
+		buf = sc.Scores(X.Row(i), buf)
+		if binary {
+			scores = append(scores, buf[0])
+			positive = append(positive, t == 1)
+		} else {
+			if len(buf) != len(classes) {
+				return calibrate.Calibration{}, fmt.Errorf("%w: %d scores for %d classes", ErrMismatch, len(buf), len(classes))
+			}
+			scores = append(scores, buf...)
+			truth = append(truth, t)
+		}
+	}
+	if binary {
+		return calibrate.FitPlatt(scores, positive)
+	}
+	return calibrate.FitTemperature(scores, len(classes), truth)
+}
+
+// Calibrate fits m's calibration on held-out labelled rows: X made by m's
+// featurizer, y their class values (Featurizer().Label of their names),
+// replacing the calibration m had. Rows of a class m does not know are
+// left out. It must not run concurrently with other calls on m.
+func (m *Model) Calibrate(X *sparse.CSR, y []float64) error {
+	if X == nil || len(y) != X.Rows {
+		return fmt.Errorf("%w: no rows, or as many labels as rows", engine.ErrLabels)
+	}
+	c, err := fitCalibration(m.classifier, m.classes, X, y)
+	if err != nil {
+		return err
+	}
+	m.calib = &c
+	return nil
+}
+
+// Calibration returns m's calibration and whether it has one; without
+// one, Proba uses the zero Calibration.
+func (m *Model) Calibration() (calibrate.Calibration, bool) {
+	if m.calib == nil {
+		return calibrate.Calibration{}, false
+	}
+	return *m.calib, true
 }
 
 // Featurizer returns the featurizer; Classifier the model behind it.
 func (m *Model) Featurizer() *text.Featurizer  { return m.featurizer }
 func (m *Model) Classifier() engine.Classifier { return m.classifier }
 
+// Classes returns the class values of the labels, in the order of Labels
+// (the values the featurizer gives their names).
+func (m *Model) Classes() []float64 { return slices.Clone(m.classes) }
+
 // Labels returns the label names, in the order of Scores.
 func (m *Model) Labels() []string { return slices.Clone(m.names) }
 
 // Classify returns the label name the model gives doc.
 func (m *Model) Classify(doc string) string {
-	e := m.encoders.Get().(*text.Encoder)
-	p := m.classifier.Predict(e.Transform(doc))
-	m.encoders.Put(e)
+	w := m.workers.Get().(*worker)
+	p := m.classifier.Predict(w.enc.Transform(doc))
+	m.workers.Put(w)
 	return m.name(p)
 }
 
@@ -123,9 +302,24 @@ func (m *Model) name(v float64) string {
 // label, in the order of Labels, for a multiclass model; for a binary
 // model the one score, > 0 meaning the second label.
 func (m *Model) Scores(doc string, dst []float32) []float32 {
-	e := m.encoders.Get().(*text.Encoder)
-	dst = m.classifier.(scorer).Scores(e.Transform(doc), dst)
-	m.encoders.Put(e)
+	w := m.workers.Get().(*worker)
+	dst = m.classifier.(scorer).Scores(w.enc.Transform(doc), dst)
+	m.workers.Put(w)
+	return dst
+}
+
+// Proba writes into dst (grown if needed) and returns the probability of
+// every label, in the order of Labels (for a binary model too: two
+// values), by m's calibration (see Calibration).
+func (m *Model) Proba(doc string, dst []float64) []float64 {
+	w := m.workers.Get().(*worker)
+	w.scores = m.classifier.(scorer).Scores(w.enc.Transform(doc), w.scores)
+	var c calibrate.Calibration
+	if m.calib != nil {
+		c = *m.calib
+	}
+	dst = c.Proba(w.scores, dst)
+	m.workers.Put(w)
 	return dst
 }
 

@@ -3,14 +3,18 @@ package textmodel
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -34,7 +38,7 @@ func corpus(n int) (docs, labels []string) {
 func fit(t testing.TB) *Model {
 	t.Helper()
 	docs, labels := corpus(300)
-	m, _, err := Fit(context.Background(), docs, labels, text.Config{NGrams: 2, IDF: true}, engine.Config{Rule: engine.PA2, Normalize: true})
+	m, _, err := Fit(context.Background(), docs, labels, Config{Text: text.Config{NGrams: 2, IDF: true}, Learner: engine.Config{Rule: engine.PA2, Normalize: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +88,120 @@ func TestClassifyAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(200, func() { s = m.Scores(doc, s) }); n != 0 {
 		t.Errorf("Scores: %v allocations a call", n)
 	}
+	var p []float64
+	p = m.Proba(doc, p)
+	if n := testing.AllocsPerRun(200, func() { p = m.Proba(doc, p) }); n != 0 {
+		t.Errorf("Proba: %v allocations a call", n)
+	}
+}
+
+// Fit calibrates on held-out documents: the probabilities are the
+// calibration's map of the scores, sum to 1, and put the most weight on
+// the label Classify gives; the calibration survives a file round trip,
+// and a file of another version or kind is refused.
+func TestCalibration(t *testing.T) {
+	m := fit(t)
+	c, ok := m.Calibration()
+	if !ok || c.Kind() != calibrate.TemperatureScaling {
+		t.Fatalf("Fit's model: calibration %v, %v; want a temperature", c, ok)
+	}
+	docs, _ := corpus(100)
+	for _, d := range docs {
+		p := m.Proba(d, nil)
+		want := c.Proba(m.Scores(d, nil), nil)
+		if !slices.Equal(p, want) {
+			t.Fatalf("Proba(%q) = %v, the calibration of the scores %v", d, p, want)
+		}
+		sum := 0.0
+		for _, v := range p {
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-9 || m.Labels()[slices.Index(p, slices.Max(p))] != m.Classify(d) {
+			t.Fatalf("Proba(%q) = %v: sum %v, most likely label not Classify's %q", d, p, sum, m.Classify(d))
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bc, ok := back.Calibration(); !ok || bc != c {
+		t.Errorf("read back: calibration %v, %v; want %v", bc, ok, c)
+	}
+	// Version 1 files, which had no calibration, still read.
+	v1 := version1(t, buf.Bytes())
+	old, err := Read(bytes.NewReader(v1))
+	if err != nil {
+		t.Fatalf("a version 1 file: %v", err)
+	}
+	if _, ok := old.Calibration(); ok {
+		t.Error("a version 1 file read as calibrated")
+	}
+	if !slices.Equal(old.ClassifyBatch(docs, nil), m.ClassifyBatch(docs, nil)) {
+		t.Error("the version 1 file classifies differently")
+	}
+
+	// A Platt calibration on a multiclass model is refused.
+	platt, _ := calibrate.NewPlatt(-2, 0)
+	m.calib = &platt
+	buf.Reset()
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(bytes.NewReader(buf.Bytes())); !errors.Is(err, ErrFormat) {
+		t.Errorf("a Platt calibration on a 3-class model: %v", err)
+	}
+
+	// Without calibration, Proba is the softmax of the scores.
+	docs, labels := corpus(300)
+	u, _, err := Fit(context.Background(), docs, labels, Config{NoCalibration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := u.Calibration(); ok {
+		t.Error("NoCalibration: calibrated")
+	}
+	var zero calibrate.Calibration
+	if p, want := u.Proba(docs[0], nil), zero.Proba(u.Scores(docs[0], nil), nil); !slices.Equal(p, want) {
+		t.Errorf("uncalibrated Proba = %v, want the softmax %v", p, want)
+	}
+}
+
+// A binary model gets Platt scaling and two probabilities, in the order
+// of Labels.
+func TestCalibrationBinary(t *testing.T) {
+	docs, topics := corpus(300)
+	labels := make([]string, len(docs))
+	for i, l := range topics {
+		labels[i] = map[bool]string{true: "sport", false: "other"}[l == "sport"]
+	}
+	m, _, err := Fit(context.Background(), docs, labels, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := m.Calibration()
+	if a, _, _ := c.Platt(); !ok || c.Kind() != calibrate.PlattScaling || !(a < 0) {
+		t.Fatalf("calibration %v, %v; want Platt with A < 0 (a higher score, a likelier second label)", c, ok)
+	}
+	p := m.Proba("the goal of the team this season", nil)
+	if len(p) != 2 || m.Labels()[1] != "sport" || !(p[1] > 0.5) {
+		t.Errorf("Proba = %v for labels %q", p, m.Labels())
+	}
+}
+
+// version1 turns a version 2 file into the version 1 form: the
+// calibration part dropped and the checksum redone.
+func version1(t *testing.T, v2 []byte) []byte {
+	t.Helper()
+	f := binary.LittleEndian.Uint64(v2[8:])
+	mlen := binary.LittleEndian.Uint64(v2[16+f:])
+	end := 16 + f + 8 + mlen
+	out := slices.Clone(v2[:end])
+	binary.LittleEndian.PutUint16(out[4:], 1)
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crc32.MakeTable(crc32.Castagnoli)))
 }
 
 // One file holds both parts; it reads back to a model that classifies
@@ -132,7 +250,7 @@ func TestNewRefusesMismatch(t *testing.T) {
 	for i := range other {
 		other[i] = []string{"x", "y"}[i%2]
 	}
-	g, _, err := Fit(context.Background(), docs, other, text.Config{Bits: 10}, engine.Config{})
+	g, _, err := Fit(context.Background(), docs, other, Config{Text: text.Config{Bits: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
