@@ -47,7 +47,7 @@ that both share buckets, IDF and label numbers:
   hyperplane train -test test.hpc train.hpc`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		from := fs.String("from", "", "force the input kind: libsvm, cache or text (default: by content and name)")
-		tfl := addTextFlags(fs, text.Config{})
+		tfl := addTextFlags(fs, text.Config{}, true)
 		save := fs.String("save-featurizer", "", "text: save the featurizer fitted on IN to this `file`")
 		load := fs.String("featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
 		dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")

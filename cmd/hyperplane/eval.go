@@ -18,11 +18,14 @@ import (
 var evalCmd = &command{
 	name:  "eval",
 	args:  "-model MODEL FILE",
-	short: "evaluate a saved model (linear or kernel) on a LIBSVM file",
+	short: "evaluate a saved model (linear, kernel or text) on labelled data",
 	long: `Eval loads a model saved by 'hyperplane train -o' (a linear or a kernel
-perceptron, told apart by the file's magic), predicts every row of a
-LIBSVM file and prints accuracy, per-class precision, recall and F1, and
-the confusion matrix. Features past the model's width weigh zero in a
+perceptron, or a text model trained from raw text, told apart by the
+file's magic), predicts every row of a LIBSVM file and prints accuracy,
+per-class precision, recall and F1, and the confusion matrix. A text model
+reads labelled raw text (JSONL or label<TAB>text, gzip too; FILE - is
+standard input) and also reports the log loss and the expected
+calibration error (ECE, 10 bins) of its probabilities. Features past the model's width weigh zero in a
 linear model; in a kernel model they meet no support vector, but an RBF
 kernel still counts them in the row's norm.`,
 	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
@@ -33,11 +36,16 @@ kernel still counts them in the row's norm.`,
 			if len(args) != 1 || *model == "" {
 				return fmt.Errorf("%w: eval needs -model MODEL and one FILE", errUsage)
 			}
-			m, err := engine.LoadClassifier(*model)
+			m, tm, err := loadModel(*model)
 			if err != nil {
 				return err
 			}
-			d, err := readData(args[0])
+			var d *sparse.Dataset
+			if tm != nil && (args[0] == "-" || textNamed(args[0])) {
+				d, err = readLabelledText(args[0], tm.Featurizer())
+			} else {
+				d, err = readData(args[0])
+			}
 			if err != nil {
 				return err
 			}
@@ -52,6 +60,14 @@ kernel still counts them in the row's norm.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
+			var ll, ece *float64
+			if tm != nil {
+				l, e, err := probaMetrics(tm, d)
+				if err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
+				}
+				ll, ece = &l, &e
+			}
 			if *asJSON {
 				return json.NewEncoder(out).Encode(struct {
 					File        string             `json:"file"`
@@ -59,10 +75,20 @@ kernel still counts them in the row's norm.`,
 					Rows        int                `json:"rows"`
 					PredictSecs float64            `json:"predict_seconds"`
 					Confusion   *metrics.Confusion `json:"metrics"`
+					LogLoss     *float64           `json:"log_loss,omitempty"`
+					ECE         *float64           `json:"ece,omitempty"`
 					Warnings    []string           `json:"warnings,omitempty"`
-				}{args[0], *model, d.X.Rows, secs, c, ws})
+				}{args[0], *model, d.X.Rows, secs, c, ll, ece, ws})
 			}
-			fmt.Fprintf(out, "%s on %s: %d rows predicted in %.1f ms\n\n", *model, args[0], d.X.Rows, 1e3*secs)
+			fmt.Fprintf(out, "%s on %s: %d rows predicted in %.1f ms\n", *model, args[0], d.X.Rows, 1e3*secs)
+			if ll != nil {
+				cal := "not calibrated"
+				if cb, ok := tm.Calibration(); ok {
+					cal = "calibration " + cb.String()
+				}
+				fmt.Fprintf(out, "probabilities: log loss %.4f, calibration error (ECE, 10 bins) %.4f (%s)\n", *ll, *ece, cal)
+			}
+			fmt.Fprintln(out)
 			return c.WriteReport(out)
 		}
 	},

@@ -60,5 +60,5 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 		r.Gram = &g
 		r.EpochSeconds = r.TrainSeconds / float64(n)
 	}
-	return r.finish(stdout, m, te, o, nil, interrupted)
+	return r.finish(stdout, m, m, te, o, nil, interrupted)
 }

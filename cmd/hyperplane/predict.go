@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -17,11 +20,21 @@ var predictCmd = &command{
 	name:  "predict",
 	args:  "-model MODEL FILE",
 	short: "write a saved model's predictions for every row of a file, one per line",
-	long: `Predict loads a model saved by 'hyperplane train -o' (linear or kernel) and
-writes one line per row of FILE (LIBSVM, gzip too, or a cache): the
-predicted label, and with -scores a tab and the decision value (for a
-binary model w·x+b, > 0 meaning the larger label; for a multiclass model
-the winning class's score). With -featurizer, labels are written as the
+	long: `Predict loads a model saved by 'hyperplane train -o' (linear, kernel, or a
+text model trained from raw text) and writes one line per row of FILE
+(LIBSVM, gzip too, or a cache): the predicted label, and with -scores a
+tab and the decision value (for a binary model w·x+b, > 0 meaning the
+larger label; for a multiclass model the winning class's score); with
+-proba a tab and the label's probability (text models, which hold their
+calibration); with -k N the N most likely labels, best first, each with
+its score or probability after a tab when -scores or -proba asks.
+
+A text model reads raw text: one document a line, plain or a JSON object
+with a "text" field (gzip too), and writes label names:
+
+  echo "a wonderful film" | hyperplane predict -model reviews.hptm -proba -
+
+With a linear or kernel model and -featurizer, labels are written as the
 names the text featurizer knows them by, and FILE may be raw text: one
 document a line, plain or a JSON object with a "text" field (gzip too),
 which the featurizer turns into features as convert would. FILE is raw
@@ -38,6 +51,8 @@ of the files read.`,
 		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
 		feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert), and read raw text with it")
 		from := fs.String("from", "", "what FILE holds: text (raw, with -featurizer), libsvm or cache (either read by its content); default: by its name")
+		proba := fs.Bool("proba", false, "text models: write the label's probability after it (with -k, each label's)")
+		topK := fs.Int("k", 0, "write the `N` most likely labels, best first (0: the predicted label only)")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 || *model == "" {
 				return fmt.Errorf("%w: predict needs -model MODEL and one FILE", errUsage)
@@ -51,11 +66,25 @@ of the files read.`,
 				return err
 			}
 			defer w.cleanup()
-			m, err := engine.LoadClassifier(*model)
+			if *topK < 0 {
+				return fmt.Errorf("%w: -k %d is negative", errUsage, *topK)
+			}
+			if *proba && *scores {
+				return fmt.Errorf("%w: -scores and -proba: give one", errUsage)
+			}
+			m, tm, err := loadModel(*model)
 			if err != nil {
 				return err
 			}
 			var names *text.Featurizer
+			if tm != nil {
+				if *feat != "" {
+					return fmt.Errorf("%w: %s is a text model and holds its featurizer: drop -featurizer", errUsage, *model)
+				}
+				names = tm.Featurizer()
+			} else if *proba {
+				return fmt.Errorf("%w: -proba needs a text model (train on raw text), which holds its calibration", errUsage)
+			}
 			if *feat != "" {
 				if names, err = text.Load(*feat); err != nil {
 					return err
@@ -89,7 +118,7 @@ of the files read.`,
 				rawText = true
 			case "libsvm", "cache":
 			case "":
-				rawText = *feat != "" && (args[0] == "-" || textNamed(args[0]))
+				rawText = tm != nil || (*feat != "" && (args[0] == "-" || textNamed(args[0])))
 			default:
 				return fmt.Errorf("%w: -from %q (want text, libsvm or cache)", errUsage, *from)
 			}
@@ -112,23 +141,44 @@ of the files read.`,
 			// The labels are the exact scores' even where float32
 			// overflows; only printed scores can show it.
 			var dec []float32
-			if *scores {
+			if *scores && *topK == 0 {
 				dec = m.DecisionBatch(d.X, nil)
 				warnOverflow(args[0], dec)
 			}
+			name := func(b []byte, v float64) []byte {
+				if names != nil {
+					return append(b, names.Name(v)...)
+				}
+				return strconv.AppendFloat(b, v, 'g', -1, 64)
+			}
+			rank := newRanker(m, tm, *proba)
 			write := func(w io.Writer) error {
 				bw := bufio.NewWriterSize(w, 64<<10)
 				var b []byte
 				for i, p := range pred {
 					b = b[:0]
-					if names != nil {
-						b = append(b, names.Name(p)...)
-					} else {
-						b = strconv.AppendFloat(b, p, 'g', -1, 64)
-					}
-					if *scores {
-						b = append(b, '\t')
-						b = strconv.AppendFloat(b, float64(dec[i]), 'g', -1, 32)
+					switch {
+					case *topK > 0:
+						for j, c := range rank.top(d.X.Row(i), *topK) {
+							if j > 0 {
+								b = append(b, '\t')
+							}
+							b = name(b, c.class)
+							if *scores || *proba {
+								b = append(b, '\t')
+								b = strconv.AppendFloat(b, c.value, 'g', 6, 64)
+							}
+						}
+					default:
+						b = name(b, p)
+						if *scores {
+							b = append(b, '\t')
+							b = strconv.AppendFloat(b, float64(dec[i]), 'g', -1, 32)
+						}
+						if *proba {
+							b = append(b, '\t')
+							b = strconv.AppendFloat(b, rank.proba(d.X.Row(i), p), 'g', 6, 64)
+						}
 					}
 					b = append(b, '\n')
 					if _, err := bw.Write(b); err != nil {
@@ -146,6 +196,78 @@ of the files read.`,
 			return w.commit()
 		}
 	},
+}
+
+// ranker orders a model's classes for one row by score, or by
+// probability with a text model's calibration.
+type ranker struct {
+	classes []float64
+	sc      interface {
+		Scores(sparse.Vector, []float32) []float32
+	}
+	cal    *calibrate.Calibration // nil: rank by score
+	scores []float32
+	proba_ []float64
+	out    []ranked
+}
+
+// ranked is one class of a row with its score or probability.
+type ranked struct {
+	class, value float64
+}
+
+func newRanker(m engine.Classifier, tm *textmodel.Model, proba bool) *ranker {
+	r := &ranker{sc: m.(interface {
+		Scores(sparse.Vector, []float32) []float32
+	})}
+	switch m := m.(type) {
+	case *engine.Model:
+		r.classes = m.Classes
+	case *engine.KernelModel:
+		r.classes = m.Classes
+	}
+	if proba && tm != nil {
+		c, _ := tm.Calibration()
+		r.cal = &c
+	}
+	return r
+}
+
+// values returns the value of every class for x: its score (a binary
+// model's score s counts as −s for the first class and s for the second),
+// or its probability.
+func (r *ranker) values(x sparse.Vector) []float64 {
+	r.scores = r.sc.Scores(x, r.scores)
+	if r.cal != nil {
+		r.proba_ = r.cal.Proba(r.scores, r.proba_)
+		return r.proba_
+	}
+	r.proba_ = r.proba_[:0]
+	if len(r.classes) == 2 && len(r.scores) == 1 {
+		return append(r.proba_, -float64(r.scores[0]), float64(r.scores[0]))
+	}
+	for _, v := range r.scores {
+		r.proba_ = append(r.proba_, float64(v))
+	}
+	return r.proba_
+}
+
+// top returns the k classes of highest value for x, best first (ties:
+// the smaller class first).
+func (r *ranker) top(x sparse.Vector, k int) []ranked {
+	v := r.values(x)
+	r.out = r.out[:0]
+	for i, c := range r.classes {
+		r.out = append(r.out, ranked{c, v[i]})
+	}
+	slices.SortStableFunc(r.out, func(a, b ranked) int { return cmp.Compare(b.value, a.value) })
+	return r.out[:min(k, len(r.out))]
+}
+
+// proba returns the probability of class c for x.
+func (r *ranker) proba(x sparse.Vector, c float64) float64 {
+	v := r.values(x)
+	return v[slices.Index(r.classes, c)]
 }
 
 // warnOverflow warns when scores passed float32's range (values such as

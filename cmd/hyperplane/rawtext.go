@@ -98,3 +98,13 @@ func readRawText(path string, f *text.Featurizer) (*sparse.Dataset, error) {
 	X := b.Build()
 	return &sparse.Dataset{X: X, Y: make([]float64, X.Rows)}, nil
 }
+
+// readLabelledText reads labelled raw text (JSONL, label<TAB>text, gzip
+// too; "-" is standard input) and turns it into rows with f, labels
+// becoming f's class values.
+func readLabelledText(path string, f *text.Featurizer) (*sparse.Dataset, error) {
+	if path == "-" {
+		return f.VectorizeReader(ctxReader{stdin}, text.ReadOptions{Name: "standard input"})
+	}
+	return f.VectorizeFile(path, text.ReadOptions{})
+}

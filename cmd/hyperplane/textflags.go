@@ -16,8 +16,9 @@ type textFlags struct {
 }
 
 // addTextFlags registers the text flags on fs with def's settings as
-// their defaults (def.TF as -tf's).
-func addTextFlags(fs *flag.FlagSet, def text.Config) *textFlags {
+// their defaults (def.TF as -tf's); -no-normalize only with normalize
+// (train has one -normalize flag for featurizer and learner alike).
+func addTextFlags(fs *flag.FlagSet, def text.Config, normalize bool) *textFlags {
 	t := &textFlags{cfg: def}
 	fs.IntVar(&t.cfg.NGrams, "ngrams", max(def.NGrams, 1), "text: longest word n-gram (1: words; 2: words and pairs)")
 	fs.IntVar(&t.cfg.Bits, "bits", text.DefaultBits, "text: hash into 2^bits buckets")
@@ -26,10 +27,15 @@ func addTextFlags(fs *flag.FlagSet, def text.Config) *textFlags {
 	fs.IntVar(&t.cfg.MaxFeatures, "max-features", def.MaxFeatures, "text, -vocab: keep the most frequent terms only (0: all)")
 	t.tf = fs.String("tf", def.TF.String(), "text: term weight: count, binary or log")
 	fs.BoolVar(&t.cfg.IDF, "idf", def.IDF, "text: multiply by the inverse document frequency of the training text")
-	fs.BoolVar(&t.cfg.NoNormalize, "no-normalize", def.NoNormalize, "text: do not scale rows to unit L2 norm")
+	if normalize {
+		fs.BoolVar(&t.cfg.NoNormalize, "no-normalize", def.NoNormalize, "text: do not scale rows to unit L2 norm")
+	}
 	t.labelField = fs.String("label-field", "label", "text, JSONL: the label field")
 	t.textField = fs.String("text-field", "text", "text, JSONL: the text field")
-	t.fitting = []string{"ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf", "no-normalize"}
+	t.fitting = []string{"ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf"}
+	if normalize {
+		t.fitting = append(t.fitting, "no-normalize")
+	}
 	t.all = append([]string{"label-field", "text-field"}, t.fitting...)
 	return t
 }

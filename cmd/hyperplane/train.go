@@ -16,6 +16,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
@@ -77,9 +78,28 @@ support vectors (with -algo plain).`,
 		budget := fs.Int("budget", 0, "with -kernel and -algo plain: most support vectors (0: no cap)")
 		gramMB := fs.Int64("gram-mb", kernels.DefaultBudget>>20, "with -kernel: memory for the Gram matrix in MiB (full matrix if it fits, else an LRU row cache)")
 		precompute := fs.Bool("precompute-gram", false, "with -kernel: compute the whole Gram matrix before training when it fits -gram-mb (default: rows as updates need them)")
+		cv := fs.Int("cv", 0, "first cross-validate: train on K-1 of K stratified folds and test on the last, for each fold (K ≥ 2), folds on all cores")
+		from := fs.String("from", "", "what TRAIN holds: text (labelled raw text), libsvm or cache (default: by its content and name)")
+		tfl := addTextFlags(fs, trainTextDefaults, false)
+		noCalib := fs.Bool("no-calibrate", false, "text: do not calibrate the probabilities (by default a tenth of the training text is held out to fit them)")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 {
 				return fmt.Errorf("%w: train takes one TRAIN file", errUsage)
+			}
+			isText := false
+			switch *from {
+			case "text":
+				isText = true
+			case "", "libsvm", "cache":
+				isText = *from == "" && textNamed(args[0])
+			default:
+				return fmt.Errorf("%w: -from %q (want text, libsvm or cache)", errUsage, *from)
+			}
+			if set := setAmong(fs, append(tfl.all, "no-calibrate")...); !isText && len(set) > 0 {
+				return fmt.Errorf("%w: %s: the text flags apply to raw text (a TRAIN named .jsonl, .json, .tsv, .txt, or -from text)", errUsage, set[0])
+			}
+			if *cv == 1 || *cv < 0 {
+				return fmt.Errorf("%w: -cv %d: cross-validation needs at least 2 folds", errUsage, *cv)
 			}
 			// The library reads 0 as its default: a flag written as 0 asks
 			// for something else, and gets a usage error instead.
@@ -142,12 +162,38 @@ support vectors (with -algo plain).`,
 			if *normalize && cfg.Algorithm == engine.Voted && len(setAmong(fs, "normalize")) > 0 {
 				return fmt.Errorf("%w: -algo voted does not normalize rows (-normalize=false)", errUsage)
 			}
-			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream}
+			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream, cv: *cv}
 			if *out == "-" {
 				return fmt.Errorf("%w: -o -: a model is written to a file, not to standard output", errUsage)
 			}
 			if *stream && (*margins || cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)) {
 				return fmt.Errorf("%w: -stream trains averaged or plain on one core; -margins, -threads, -validation and -balanced need the data in memory", errUsage)
+			}
+			if *cv > 0 && (*stream || *kernel != "") {
+				return fmt.Errorf("%w: -cv needs the data in memory and a linear learner (not -stream or -kernel)", errUsage)
+			}
+			if isText {
+				if *stream || *kernel != "" {
+					return fmt.Errorf("%w: raw text trains a linear model in memory (-stream and -kernel take the features convert makes)", errUsage)
+				}
+				if args[0] == "-" && *test == "-" {
+					return fmt.Errorf("%w: TRAIN and -test cannot both be standard input", errUsage)
+				}
+				tcfg, err := tfl.config(fs)
+				if err != nil {
+					return err
+				}
+				// One -normalize for both: the featurizer's unit rows, or
+				// none, and the learner's scaling, which unit rows make a
+				// no-op.
+				tcfg.NoNormalize = !*normalize
+				outs, err := prepareTrain(fs, stdout, args[0], o)
+				if err != nil {
+					return err
+				}
+				defer outs.cleanup()
+				o.outs = outs
+				return trainText(stdout, args[0], cfg, textTrain{cfg: tcfg, read: tfl.readOptions, noCalib: *noCalib}, o)
 			}
 			if *kernel == "" {
 				if len(setAmong(fs, "budget", "gram-mb", "precompute-gram")) > 0 {
@@ -199,8 +245,14 @@ support vectors (with -algo plain).`,
 type trainOpts struct {
 	test, out                              string
 	margins, report, verbose, json, stream bool
-	outs                                   *outputs // -o, created before the data are read
+	cv                                     int              // -cv folds, 0 without
+	outs                                   *outputs         // -o, created before the data are read
+	text                                   *textmodel.Model // the text model trained, for its probabilities
 }
+
+// final reports whether anything needs the model trained on all of the
+// data: with -cv alone, the folds' figures are the result.
+func (o trainOpts) final() bool { return o.out != "" || o.test != "" || o.margins }
 
 // prepareTrain checks train's files and creates the -o file, if any,
 // before any data are read: see prepareOutputs.
@@ -250,6 +302,15 @@ type trainResult struct {
 	Confusion    *metrics.Confusion `json:"confusion,omitempty"`
 	Warnings     []string           `json:"warnings,omitempty"` // about the test data, as eval gives them
 	Validation   *validationJSON    `json:"validation,omitempty"`
+	CV           *cvJSON            `json:"cv,omitempty"`
+	// Raw text only: the featurizer, the label names in class order, the
+	// calibration, and the test set's log loss and calibration error.
+	Text               string   `json:"featurizer,omitempty"`
+	Labels             []string `json:"labels,omitempty"`
+	Calibration        string   `json:"calibration,omitempty"`
+	CalibrationSeconds float64  `json:"calibration_seconds,omitempty"`
+	TestLogLoss        *float64 `json:"test_log_loss,omitempty"`
+	TestECE            *float64 `json:"test_ece,omitempty"`
 	// announced: the data line went out before training (see announce).
 	announced bool
 	// Kernel perceptron only.
@@ -262,17 +323,24 @@ type trainResult struct {
 // report, so that a user sees what was read before the progress line and
 // the wait; classes is the number of distinct labels.
 func (r *trainResult) announce(stdout io.Writer, o trainOpts, classes int) {
+	r.Classes = classes
 	if o.json {
 		return
 	}
-	r.Classes = classes
 	r.printData(stdout)
 	r.announced = true
 }
 
 func (r *trainResult) printData(stdout io.Writer) {
-	fmt.Fprintf(stdout, "data:     %s: %s rows, %s features, %d classes, %s nonzeros (read in %.0f ms)\n",
-		r.Train, commas(int64(r.Rows)), commas(int64(r.Features)), r.Classes, commas(r.NNZ), 1e3*r.ReadSeconds)
+	read := "read"
+	if r.Text != "" {
+		read = "read and featurized"
+	}
+	fmt.Fprintf(stdout, "data:     %s: %s rows, %s features, %d classes, %s nonzeros (%s in %.0f ms)\n",
+		r.Train, commas(int64(r.Rows)), commas(int64(r.Features)), r.Classes, commas(r.NNZ), read, 1e3*r.ReadSeconds)
+	if r.Text != "" {
+		fmt.Fprintf(stdout, "text:     %s; labels %s\n", r.Text, labelList(r.Labels, nil))
+	}
 }
 
 // distinct returns the number of distinct values of y (−0 counts as 0).
@@ -354,12 +422,9 @@ func readTest(o trainOpts) (*sparse.Dataset, error) {
 // test, then the model saved with -o, last, so that a command that fails
 // leaves the file that was there; an interrupted training saves what it
 // has and stops there.
-func (r *trainResult) finish(stdout io.Writer, m interface {
-	engine.Classifier
-	io.WriterTo
-}, te *sparse.Dataset, o trainOpts, margins func() (engine.MarginStats, error), interrupted error) error {
+func (r *trainResult) finish(stdout io.Writer, m engine.Classifier, saved io.WriterTo, te *sparse.Dataset, o trainOpts, margins func() (engine.MarginStats, error), interrupted error) error {
 	if interrupted != nil {
-		if err := o.save(m); err != nil {
+		if err := o.save(saved); err != nil {
 			return err
 		}
 		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
@@ -374,7 +439,7 @@ func (r *trainResult) finish(stdout io.Writer, m interface {
 	if err := r.evaluate(m, te, o); err != nil {
 		return err
 	}
-	if err := o.save(m); err != nil {
+	if err := o.save(saved); err != nil {
 		return err
 	}
 	return r.print(stdout, o)
@@ -415,6 +480,14 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	} else {
 		r.announce(stdout, o, distinct(d.Y))
 	}
+	if o.cv > 0 {
+		if r.CV, err = crossValidate(stdout, d, cfg, o); err != nil {
+			return err
+		}
+		if !o.final() {
+			return r.print(stdout, o)
+		}
+	}
 	var endProgress func()
 	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
 	t1 := time.Now()
@@ -434,8 +507,19 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 		return fmt.Errorf("%s: %w", path, err) // name the data, as the reader's errors do
 	}
 	interrupted := err
-	r.Epochs = len(stats)
 	r.Classes = len(m.Classes)
+	r.fromStats(stats, cfg)
+	var margins func() (engine.MarginStats, error)
+	if o.margins {
+		margins = func() (engine.MarginStats, error) { return engine.Margins(m, d.X, d.Y) }
+	}
+	return r.finish(stdout, m, m, te, o, margins, interrupted)
+}
+
+// fromStats fills in what the epochs' statistics tell: their number,
+// mistakes and speed, and what early stopping did.
+func (r *trainResult) fromStats(stats []engine.EpochStats, cfg engine.Config) {
+	r.Epochs = len(stats)
 	for _, s := range stats {
 		r.Mistakes = append(r.Mistakes, s.Mistakes)
 	}
@@ -446,11 +530,6 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 			r.NsPerNNZ = 1e9 * r.TrainSeconds / float64(r.NNZ*int64(r.Epochs))
 		}
 	}
-	var margins func() (engine.MarginStats, error)
-	if o.margins {
-		margins = func() (engine.MarginStats, error) { return engine.Margins(m, d.X, d.Y) }
-	}
-	return r.finish(stdout, m, te, o, margins, interrupted)
 }
 
 // evaluate fills in the test figures of r from te, the test set o names
@@ -476,6 +555,13 @@ func (r *trainResult) evaluate(m engine.Classifier, te *sparse.Dataset, o trainO
 	if o.report {
 		r.Confusion = c
 	}
+	if o.text != nil {
+		ll, ece, err := probaMetrics(o.text, te)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.test, err)
+		}
+		r.TestLogLoss, r.TestECE = &ll, &ece
+	}
 	return nil
 }
 
@@ -488,6 +574,9 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 	}
 	if !r.announced {
 		r.printData(stdout)
+	}
+	if r.Epochs == 0 && r.CV != nil {
+		return nil // -cv alone: its line is the result
 	}
 	if r.Kernel != "" {
 		fmt.Fprintf(stdout, "train:    %s, kernel %s, %d epochs in %.1f ms (SIMD tier %s)\n",
@@ -521,8 +610,14 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		fmt.Fprintf(stdout, "margins:  functional %.4g, geometric %.4g, radius R %.4g, separable %v, errors %d, bound (R/γ)² %.4g\n",
 			ms.Functional, ms.Geometric, ms.Radius, ms.Separable, ms.Errors, ms.Bound)
 	}
+	if r.Calibration != "" {
+		fmt.Fprintf(stdout, "calibration: %s, fitted on held-out training rows in %.1f ms\n", r.Calibration, 1e3*r.CalibrationSeconds)
+	}
 	if r.TestAccuracy != nil {
 		fmt.Fprintf(stdout, "test:     %s: accuracy %.4f (%d rows predicted in %.1f ms)\n", r.Test, *r.TestAccuracy, r.TestRows, 1e3*r.TestSeconds)
+		if r.TestLogLoss != nil {
+			fmt.Fprintf(stdout, "          log loss %.4f, calibration error (ECE, 10 bins) %.4f\n", *r.TestLogLoss, *r.TestECE)
+		}
 		if r.Confusion != nil {
 			return r.Confusion.WriteReport(stdout)
 		}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// cvJSON is what train -cv measured.
+type cvJSON struct {
+	Folds    int       `json:"folds"`
+	Accuracy []float64 `json:"accuracy"` // of each fold
+	Mean     float64   `json:"mean"`
+	SD       float64   `json:"sd"` // the sample standard deviation over the folds
+	Seconds  float64   `json:"seconds"`
+}
+
+// crossValidate runs train -cv on d and prints its figures (unless -json,
+// which prints them with the rest). Each fold trains on one core unless
+// -threads asks for more; the folds run side by side on the cores.
+func crossValidate(stdout io.Writer, d *sparse.Dataset, cfg engine.Config, o trainOpts) (*cvJSON, error) {
+	t0 := time.Now()
+	cfg.OnEpoch = nil
+	res, err := engine.CrossValidate(ctx, d.X, d.Y, cfg, o.cv)
+	if err != nil {
+		return nil, err
+	}
+	cv := &cvJSON{Folds: o.cv, Seconds: time.Since(t0).Seconds()}
+	for _, r := range res {
+		cv.Accuracy = append(cv.Accuracy, r.Accuracy())
+		cv.Mean += r.Accuracy() / float64(len(res))
+	}
+	for _, a := range cv.Accuracy {
+		cv.SD += (a - cv.Mean) * (a - cv.Mean) / float64(len(res)-1)
+	}
+	cv.SD = math.Sqrt(cv.SD)
+	if !o.json {
+		fmt.Fprintf(stdout, "cv:       %d stratified folds: accuracy %.4f ± %.4f (sd); folds", cv.Folds, cv.Mean, cv.SD)
+		for _, a := range cv.Accuracy {
+			fmt.Fprintf(stdout, " %.4f", a)
+		}
+		fmt.Fprintf(stdout, " (%.1f s on %d cores)\n", cv.Seconds, runtime.GOMAXPROCS(0))
+	}
+	return cv, nil
+}
+
+// probaMetrics returns the log loss and the expected calibration error
+// (10 bins) of m's probabilities on te, labelled rows m's featurizer made.
+func probaMetrics(m *textmodel.Model, te *sparse.Dataset) (logLoss, ece float64, err error) {
+	cal, _ := m.Calibration()
+	sc := m.Classifier().(interface {
+		Scores(sparse.Vector, []float32) []float32
+	})
+	classes := m.Classes()
+	k := len(classes)
+	proba := make([]float64, 0, te.X.Rows*k)
+	truth := make([]int, 0, te.X.Rows)
+	var s []float32
+	var p []float64
+	for i := range te.X.Rows {
+		t := -1
+		for j, c := range classes {
+			if c == te.Y[i] {
+				t = j
+			}
+		}
+		if t < 0 {
+			continue // a label the model has no class for: see labelWarning
+		}
+		s = sc.Scores(te.X.Row(i), s)
+		p = cal.Proba(s, p)
+		proba = append(proba, p...)
+		truth = append(truth, t)
+	}
+	if len(truth) == 0 {
+		return math.NaN(), math.NaN(), nil
+	}
+	if logLoss, err = metrics.LogLoss(proba, k, truth); err != nil {
+		return 0, 0, err
+	}
+	ece, err = metrics.ECE(proba, k, truth, 10)
+	return logLoss, ece, err
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// reviews writes n labelled JSONL documents of two kinds to dir/name.
+func reviews(t *testing.T, dir, name string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(`{"label":"pos","text":"good great fine lovely` + strings.Repeat(" nice", i%3) + ` film ` + strconv.Itoa(i%7) + `"}` + "\n")
+		b.WriteString(`{"label":"neg","text":"bad awful poor dreadful` + strings.Repeat(" dull", i%3) + ` film ` + strconv.Itoa(i%5) + `"}` + "\n")
+	}
+	return writeFile(t, dir, name, b.String())
+}
+
+// train reads raw labelled text directly, fits the featurizer inside,
+// calibrates, tests on raw text and writes one text model, which predict
+// and eval read with raw text: the two-command workflow.
+func TestTrainRawText(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 100)
+	te := reviews(t, dir, "test.jsonl", 20)
+	model := filepath.Join(dir, "m.hptm")
+	code, out, e := runCmd("train", "-test", te, "-o", model, tr)
+	if code != 0 {
+		t.Fatalf("train: %s", e)
+	}
+	for _, want := range []string{"2-grams, hashed into 2^20 buckets, tf log, idf", "labels neg, pos", "calibration: platt(", "accuracy 1.0000", "log loss", "ECE"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("train's report lacks %q:\n%s", want, out)
+		}
+	}
+	if !isTextModel(model) {
+		t.Fatal("-o did not write a text model")
+	}
+	code, out, e = runCmd("predict", "-model", model, "-proba", writeFile(t, dir, "new.txt", "a great and lovely film\nawful, dreadful, poor\n"))
+	if code != 0 {
+		t.Fatalf("predict: %s", e)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "pos\t") || !strings.HasPrefix(lines[1], "neg\t") {
+		t.Fatalf("predict -proba: %q", out)
+	}
+	for _, l := range lines {
+		p, err := strconv.ParseFloat(strings.Split(l, "\t")[1], 64)
+		if err != nil || !(p > 0.5 && p <= 1) {
+			t.Errorf("predict -proba: %q: the predicted label's probability must be in (0.5, 1]", l)
+		}
+	}
+	// -k 2 lists both labels, best first, probabilities summing to 1.
+	code, out, e = runCmd("predict", "-model", model, "-proba", "-k", "2", writeFile(t, dir, "one.txt", "lovely\n"))
+	f := strings.Split(strings.TrimSpace(out), "\t")
+	if code != 0 || len(f) != 4 || f[0] != "pos" || f[2] != "neg" {
+		t.Fatalf("predict -k 2: exit %d, %q, %s", code, out, e)
+	}
+	p1, _ := strconv.ParseFloat(f[1], 64)
+	p2, _ := strconv.ParseFloat(f[3], 64)
+	if !(p1 >= p2) || p1+p2 < 0.9999 || p1+p2 > 1.0001 {
+		t.Errorf("predict -k 2: probabilities %v and %v", p1, p2)
+	}
+	code, out, e = runCmd("eval", "-json", "-model", model, te)
+	if code != 0 {
+		t.Fatalf("eval: %s", e)
+	}
+	var ev struct {
+		LogLoss *float64 `json:"log_loss"`
+		ECE     *float64 `json:"ece"`
+		Metrics struct {
+			Accuracy float64 `json:"accuracy"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(out), &ev); err != nil || ev.LogLoss == nil || ev.ECE == nil || ev.Metrics.Accuracy != 1 {
+		t.Errorf("eval -json: %v: %s", err, out)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"predict", "-model", model, "-featurizer", model, "x.txt"}, 2, "holds its featurizer"},
+		{[]string{"predict", "-model", model, "-proba", "-scores", "x.txt"}, 2, "give one"},
+		{[]string{"train", "-stream", tr}, 2, "raw text trains a linear model in memory"},
+		{[]string{"train", "-ngrams", "3", writeFile(t, dir, "d.svm", "1 1:1\n-1 2:1\n")}, 2, "the text flags apply to raw text"},
+		{[]string{"train", "-min-df", "2", tr}, 2, "add -vocab"},
+		{[]string{"train", "-cv", "1", tr}, 2, "at least 2 folds"},
+	} {
+		code, _, e := runCmd(c.args...)
+		if code != c.code || !strings.Contains(e, c.msg) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, e, c.code, c.msg)
+		}
+	}
+}
+
+// -cv K reports K stratified folds' accuracy, and with nothing else asked
+// for trains no final model.
+func TestTrainCV(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 60)
+	code, out, e := runCmd("train", "-cv", "4", "-json", tr)
+	if code != 0 {
+		t.Fatalf("train -cv: %s", e)
+	}
+	var r struct {
+		Epochs int `json:"epochs"`
+		CV     *struct {
+			Folds    int       `json:"folds"`
+			Accuracy []float64 `json:"accuracy"`
+			Mean     float64   `json:"mean"`
+		} `json:"cv"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.CV == nil {
+		t.Fatalf("train -cv -json: %v: %s", err, out)
+	}
+	if r.CV.Folds != 4 || len(r.CV.Accuracy) != 4 || r.CV.Mean != 1 || r.Epochs != 0 {
+		t.Errorf("cv %+v, %d epochs; want 4 folds at accuracy 1 and no final training", *r.CV, r.Epochs)
+	}
+	svm := writeFile(t, dir, "d.svm", strings.Repeat("1 1:1 3:0.5\n-1 2:1 3:0.5\n", 20))
+	code, out, e = runCmd("train", "-cv", "5", "-o", filepath.Join(dir, "m.hpm"), svm)
+	if code != 0 || !strings.Contains(out, "cv:       5 stratified folds: accuracy 1.0000") || !strings.Contains(out, "mistakes:") {
+		t.Errorf("train -cv 5 -o on LIBSVM: exit %d\n%s%s", code, out, e)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.hpm")); err != nil {
+		t.Errorf("-cv with -o: %v", err)
+	}
+}
