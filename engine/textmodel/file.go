@@ -14,9 +14,12 @@ package textmodel
 //	        8     calibration length L (uint64; 0: not calibrated)
 //	        L     the calibration, as calibrate.Calibration.MarshalBinary
 //	              writes it
+//	        8     feature names length N (uint64; 0: none)
+//	        N     the names of the strongest features, as
+//	              text.Names.MarshalBinary writes them
 //	        4     CRC-32C (Castagnoli) of every byte before it
 //
-// Version 1 is the same without the calibration. The parts keep their own
+// Version 1 is the same without the calibration and the names. The parts keep their own
 // versions and checks; a reader checks the lengths against the memory
 // budget before reading them.
 
@@ -60,10 +63,15 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if _, err := m.classifier.(io.WriterTo).WriteTo(&model); err != nil {
 		return 0, err
 	}
-	var cal []byte
+	var cal, names []byte
+	var err error
 	if m.calib != nil {
-		var err error
 		if cal, err = m.calib.MarshalBinary(); err != nil {
+			return 0, err
+		}
+	}
+	if m.featNames != nil {
+		if names, err = m.featNames.MarshalBinary(); err != nil {
 			return 0, err
 		}
 	}
@@ -82,6 +90,9 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	binary.LittleEndian.PutUint64(n[:], uint64(len(cal)))
 	bw.Write(n[:])
 	bw.Write(cal)
+	binary.LittleEndian.PutUint64(n[:], uint64(len(names)))
+	bw.Write(n[:])
+	bw.Write(names)
 	if err := bw.Flush(); err != nil {
 		return 0, err
 	}
@@ -90,7 +101,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if _, err := w.Write(sum[:]); err != nil {
 		return 0, err
 	}
-	return int64(16 + feat.Len() + 8 + model.Len() + 8 + len(cal) + 4), nil
+	return int64(16 + feat.Len() + 8 + model.Len() + 8 + len(cal) + 8 + len(names) + 4), nil
 }
 
 // Save writes m to path atomically: on any error an existing file there
@@ -151,7 +162,7 @@ func Read(r io.Reader) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cal []byte
+	var cal, names []byte
 	if binary.LittleEndian.Uint16(hdr[4:]) >= 2 {
 		if _, err := io.ReadFull(tr, n[:]); err != nil {
 			return nil, bad("calibration length: %v", err)
@@ -160,6 +171,12 @@ func Read(r io.Reader) (*Model, error) {
 			return nil, bad("calibration of %d bytes (at most %d)", l, maxCalibration)
 		}
 		if cal, err = part(binary.LittleEndian.Uint64(n[:]), "calibration"); err != nil {
+			return nil, err
+		}
+		if _, err := io.ReadFull(tr, n[:]); err != nil {
+			return nil, bad("names length: %v", err)
+		}
+		if names, err = part(binary.LittleEndian.Uint64(n[:]), "feature names"); err != nil {
 			return nil, err
 		}
 	}
@@ -193,6 +210,12 @@ func Read(r io.Reader) (*Model, error) {
 			return nil, bad("a calibration for another number of classes than the model's %d", len(m.classes))
 		}
 		m.calib = &cb
+	}
+	if len(names) > 0 {
+		m.featNames = new(text.Names)
+		if err := m.featNames.UnmarshalBinary(names); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+		}
 	}
 	return m, nil
 }

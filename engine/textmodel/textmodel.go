@@ -44,6 +44,7 @@ type Model struct {
 	classes    []float64              // the classifier's labels, ascending
 	names      []string               // the featurizer's name of each class
 	calib      *calibrate.Calibration // nil: not calibrated
+	featNames  *text.Names            // names of the strongest features; nil: none
 	workers    sync.Pool              // of *worker
 }
 
