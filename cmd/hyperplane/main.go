@@ -10,7 +10,8 @@
 //	hyperplane train TRAIN     train a perceptron (linear or kernel; -threads, -stream)
 //	hyperplane eval -model M F evaluate a saved model
 //	hyperplane convert IN OUT  text → features, LIBSVM ↔ binary cache
-//	hyperplane predict -model M F  one prediction per row
+//	hyperplane predict -model M F  one prediction per row (-proba, -k, -explain)
+//	hyperplane inspect MODEL   a text model's settings and heaviest terms per label
 //	hyperplane gen OUT         synthetic data (text-like, or separable)
 //	hyperplane experiment convergence|variants  the mistake bound measured; learning curves
 //	hyperplane bench [-o R.json] | bench compare A.json B.json  the suite, across CPUs
@@ -50,7 +51,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{demoCmd, cpuCmd, versionCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, genCmd, experimentCmd, benchCmd}
+	commands = []*command{demoCmd, cpuCmd, versionCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, inspectCmd, genCmd, experimentCmd, benchCmd}
 }
 
 // errUsage marks a misuse; main prints the command's usage and exits 2.

@@ -27,7 +27,10 @@ tab and the decision value (for a binary model w·x+b, > 0 meaning the
 larger label; for a multiclass model the winning class's score); with
 -proba a tab and the label's probability (text models, which hold their
 calibration); with -k N the N most likely labels, best first, each with
-its score or probability after a tab when -scores or -proba asks.
+its score or probability after a tab when -scores or -proba asks; with
+-explain N (text models) a tab and the N terms of the document that
+weigh most in its label's score, each quoted and followed by its
+contribution (positive: toward the label).
 
 A text model reads raw text: one document a line, plain or a JSON object
 with a "text" field (gzip too), and writes label names:
@@ -53,6 +56,7 @@ of the files read.`,
 		from := fs.String("from", "", "what FILE holds: text (raw, with -featurizer), libsvm or cache (either read by its content); default: by its name")
 		proba := fs.Bool("proba", false, "text models: write the label's probability after it (with -k, each label's)")
 		topK := fs.Int("k", 0, "write the `N` most likely labels, best first (0: the predicted label only)")
+		explain := fs.Int("explain", 0, "text models: after the label, the `N` terms of the document that weigh most in its label's score, with their contributions")
 		return func(args []string, stdout io.Writer) error {
 			if len(args) != 1 || *model == "" {
 				return fmt.Errorf("%w: predict needs -model MODEL and one FILE", errUsage)
@@ -69,6 +73,9 @@ of the files read.`,
 			if *topK < 0 {
 				return fmt.Errorf("%w: -k %d is negative", errUsage, *topK)
 			}
+			if *explain < 0 {
+				return fmt.Errorf("%w: -explain %d is negative", errUsage, *explain)
+			}
 			if *proba && *scores {
 				return fmt.Errorf("%w: -scores and -proba: give one", errUsage)
 			}
@@ -82,8 +89,8 @@ of the files read.`,
 					return fmt.Errorf("%w: %s is a text model and holds its featurizer: drop -featurizer", errUsage, *model)
 				}
 				names = tm.Featurizer()
-			} else if *proba {
-				return fmt.Errorf("%w: -proba needs a text model (train on raw text), which holds its calibration", errUsage)
+			} else if *proba || *explain > 0 {
+				return fmt.Errorf("%w: -proba and -explain need a text model (train on raw text), which holds its calibration and its terms", errUsage)
 			}
 			if *feat != "" {
 				if names, err = text.Load(*feat); err != nil {
@@ -126,8 +133,15 @@ of the files read.`,
 				return fmt.Errorf("%w: raw text needs the -featurizer it was converted with", errUsage)
 			}
 			var d *sparse.Dataset
+			var docs []string
 			if rawText {
-				d, err = readRawText(args[0], names)
+				var keep *[]string
+				if *explain > 0 {
+					keep = &docs
+				}
+				d, err = readRawText(args[0], names, keep)
+			} else if *explain > 0 {
+				return fmt.Errorf("%w: -explain reads raw text", errUsage)
 			} else {
 				d, err = readData(args[0])
 			}
@@ -178,6 +192,21 @@ of the files read.`,
 						if *proba {
 							b = append(b, '\t')
 							b = strconv.AppendFloat(b, rank.proba(d.X.Row(i), p), 'g', 6, 64)
+						}
+					}
+					if *explain > 0 {
+						_, _, terms, err := tm.Explain(docs[i], *explain)
+						if err != nil {
+							return err
+						}
+						b = append(b, '\t')
+						for j, c := range terms {
+							if j > 0 {
+								b = append(b, ' ')
+							}
+							b = strconv.AppendQuote(b, c.Term)
+							b = append(b, ' ')
+							b = strconv.AppendFloat(b, c.Value, 'f', 3, 64)
 						}
 					}
 					b = append(b, '\n')

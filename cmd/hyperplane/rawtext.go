@@ -36,8 +36,9 @@ func textNamed(path string) bool {
 // (a "label" is ignored), any other line is the document itself, as
 // fastText's predict reads them. Every line gives a row, an empty one
 // too, so that output lines match input lines. gzip input is recognized
-// by its magic bytes; "-" is standard input.
-func readRawText(path string, f *text.Featurizer) (*sparse.Dataset, error) {
+// by its magic bytes; "-" is standard input. With keep, the documents'
+// texts are appended to it.
+func readRawText(path string, f *text.Featurizer, keep *[]string) (*sparse.Dataset, error) {
 	var src io.Reader = ctxReader{stdin}
 	name := "standard input"
 	if path != "-" {
@@ -77,6 +78,10 @@ func readRawText(path string, f *text.Featurizer) (*sparse.Dataset, error) {
 			doc = *obj.Text
 		}
 		v := enc.Transform(doc)
+		if keep != nil {
+			*keep = append(*keep, doc)
+			held += int64(len(doc))
+		}
 		// The rows are held until every line is read: 8 bytes a
 		// nonzero and 16 a row.
 		if held += int64(len(v.Ind))*8 + 16; held > budget.Default() {

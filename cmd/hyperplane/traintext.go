@@ -20,6 +20,10 @@ import (
 // topics alike) with every learner.
 var trainTextDefaults = text.Config{NGrams: 2, TF: text.Log, IDF: true}
 
+// namesPerLabel is how many terms toward and against each label a text
+// model keeps names for (see textmodel.Model.NameFeatures).
+const namesPerLabel = 10
+
 // textTrain is what train needs to learn from raw text.
 type textTrain struct {
 	cfg     text.Config
@@ -38,7 +42,16 @@ func trainText(stdout io.Writer, path string, cfg engine.Config, tt textTrain, o
 	if err != nil {
 		return err
 	}
-	f, d, err := fitText(src, path, tt.read(name), tt.cfg)
+	var f *text.Featurizer
+	var d *sparse.Dataset
+	var corpus *text.Corpus // kept when read from a stream, for the names
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != "-" {
+		f, d, err = fitText(src, path, tt.read(name), tt.cfg)
+	} else if corpus, err = text.Read(src, tt.read(name)); err == nil {
+		if f, err = text.Fit(corpus, tt.cfg); err == nil {
+			d, err = f.Vectorize(corpus)
+		}
+	}
 	closeIn()
 	if err != nil {
 		return err
@@ -83,6 +96,19 @@ func trainText(stdout io.Writer, path string, cfg engine.Config, tt textTrain, o
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	interrupted := err
+	if err == nil {
+		// Names for the heaviest features, for inspect and -explain: a
+		// second read of the training text (a stream was kept).
+		if corpus == nil && !f.Config().Vocabulary {
+			corpus, err = text.ReadFile(path, tt.read(path))
+		}
+		if err == nil {
+			err = m.NameFeatures(corpus, namesPerLabel, 3)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	r.fromStats(stats, cfg)
 	if c, ok := m.Calibration(); ok {
 		r.Calibration = c.String()

@@ -65,6 +65,19 @@ func TestTrainRawText(t *testing.T) {
 	if !(p1 >= p2) || p1+p2 < 0.9999 || p1+p2 > 1.0001 {
 		t.Errorf("predict -k 2: probabilities %v and %v", p1, p2)
 	}
+	code, out, e = runCmd("predict", "-model", model, "-explain", "2", writeFile(t, dir, "ex.txt", "lovely lovely film\n"))
+	if f := strings.Split(strings.TrimSpace(out), "\t"); code != 0 || len(f) != 2 || f[0] != "pos" || !strings.HasPrefix(f[1], `"lovely" `) {
+		t.Errorf("predict -explain 2: exit %d, %q, %s", code, out, e)
+	}
+	code, out, e = runCmd("inspect", "-n", "3", model)
+	if code != 0 || !strings.Contains(out, "pos\n  toward:  ") || strings.Contains(out, "\nneg\n") {
+		t.Errorf("inspect: exit %d\n%s%s", code, out, e)
+	}
+	for _, w := range []string{`"good"`, `"great"`, `"lovely"`, `"fine"`, `"nice"`} {
+		if strings.Contains(out, "against: "+w) {
+			t.Errorf("inspect: %s against pos:\n%s", w, out)
+		}
+	}
 	code, out, e = runCmd("eval", "-json", "-model", model, te)
 	if code != 0 {
 		t.Fatalf("eval: %s", e)
@@ -86,6 +99,7 @@ func TestTrainRawText(t *testing.T) {
 	}{
 		{[]string{"predict", "-model", model, "-featurizer", model, "x.txt"}, 2, "holds its featurizer"},
 		{[]string{"predict", "-model", model, "-proba", "-scores", "x.txt"}, 2, "give one"},
+		{[]string{"inspect", writeFile(t, dir, "x.hpm", "")}, 1, "x.hpm"},
 		{[]string{"train", "-stream", tr}, 2, "raw text trains a linear model in memory"},
 		{[]string{"train", "-ngrams", "3", writeFile(t, dir, "d.svm", "1 1:1\n-1 2:1\n")}, 2, "the text flags apply to raw text"},
 		{[]string{"train", "-min-df", "2", tr}, 2, "add -vocab"},

@@ -51,9 +51,9 @@ func weight(lm *engine.Model, i, j int) float32 {
 }
 
 // NameFeatures keeps, in m, names for the features that weigh most: for
-// every label the 4·perLabel features of largest weight in size (enough
-// for Top to show perLabel terms toward and against it, whatever their
-// hash signs), each named by up to perFeature of the terms that land in
+// every label the 20·perLabel features of largest positive weight and the
+// 20·perLabel of most negative (enough for Top to show perLabel terms
+// toward and against it, whatever their hash signs), each named by up to perFeature of the terms that land in
 // it in the documents of c (the training documents, say), as Vowpal
 // Wabbit's --invert_hash does for all. With a vocabulary the names are
 // its terms and c may be nil. The names replace those m had and are
@@ -69,7 +69,7 @@ func (m *Model) NameFeatures(c *text.Corpus, perLabel, perFeature int) error {
 	}
 	var want []int32
 	for i := range m.names {
-		for _, f := range m.top(lm, i, 4*perLabel) {
+		for _, f := range m.top(lm, i, 20*perLabel) {
 			want = append(want, f.index)
 		}
 	}
@@ -89,32 +89,45 @@ type feature struct {
 	weight float32
 }
 
-// top returns the n features of largest weight toward label i in size,
-// largest first. With signed hashing a feature's terms weigh toward or
-// against the label by their sign, so both signs of weight are kept.
+// top returns the n features of largest weight toward label i and the n
+// of most negative weight, each list largest in size first. With signed
+// hashing a feature's terms weigh toward or against the label by their
+// sign, so both kinds are candidates for either side.
 func (m *Model) top(lm *engine.Model, i, n int) []feature {
 	dim := min(lm.Dim, m.featurizer.Dim())
-	var s []feature
+	var pos, neg []feature
 	order := func(a, b feature) int { return cmp.Compare(math.Abs(float64(b.weight)), math.Abs(float64(a.weight))) }
-	for j := range dim {
-		w := weight(lm, i, j)
-		if w == 0 || (len(s) == n && order(feature{weight: w}, s[n-1]) >= 0) {
-			continue
+	add := func(s []feature, f feature) []feature {
+		if len(s) == n && order(f, s[n-1]) >= 0 {
+			return s
 		}
-		k, _ := slices.BinarySearchFunc(s, feature{weight: w}, order)
-		s = slices.Insert(s, k, feature{int32(j), w})
+		k, _ := slices.BinarySearchFunc(s, f, order)
+		s = slices.Insert(s, k, f)
 		if len(s) > n {
 			s = s[:n]
 		}
+		return s
 	}
-	return s
+	for j := range dim {
+		if w := weight(lm, i, j); w > 0 {
+			pos = add(pos, feature{int32(j), w})
+		} else if w < 0 {
+			neg = add(neg, feature{int32(j), w})
+		}
+	}
+	return append(pos, neg...)
 }
 
 // Top returns the n terms of largest weight toward label i (in the order
 // of Labels) and the n of largest weight against it, strongest first:
 // the terms of the features that weigh most in size, by the names m keeps
-// (see NameFeatures), each with its sign; a feature without names counts
-// as one unnamed term.
+// (see NameFeatures), each with its sign, leaving out those found in
+// fewer than a quarter of the documents of its feature's most frequent
+// term (collisions that barely moved the weight). Features without kept
+// names are left out, unless m keeps none at all: each then counts as one
+// unnamed term. Against a label of a multiclass model weigh mostly the
+// terms of other labels, whose weights are smaller than the label's own
+// terms': they show among the 20·n heaviest features on each side.
 func (m *Model) Top(i, n int) (toward, against []Weighted, err error) {
 	lm, err := m.linear()
 	if err != nil {
@@ -124,12 +137,19 @@ func (m *Model) Top(i, n int) (toward, against []Weighted, err error) {
 		return nil, nil, fmt.Errorf("%w: label %d of %d, %d terms", engine.ErrConfig, i, len(m.names), n)
 	}
 	var all []Weighted
-	for _, f := range m.top(lm, i, 4*n) {
+	for _, f := range m.top(lm, i, 20*n) {
 		terms := m.termsOf(f.index)
-		if len(terms) == 0 {
+		if len(terms) == 0 && m.featNames == nil {
 			all = append(all, Weighted{Feature: f.index, Weight: f.weight})
 		}
-		for _, t := range terms {
+		for k, t := range terms {
+			// A term far rarer than the feature's most frequent one
+			// (terms come most frequent first) is a collision that
+			// barely moved the weight: showing it with that weight, and
+			// a sign of its own, would mislead.
+			if k > 0 && 4*t.DF < terms[0].DF {
+				break
+			}
 			all = append(all, Weighted{Term: t.Text, Feature: f.index, Weight: t.Sign * f.weight, DF: t.DF})
 		}
 	}
