@@ -10,7 +10,8 @@ package engine
 //	6       2           flags (uint16): bit 0 votes section present,
 //	                    bit 1 start weights W0/B0 present, bit 2 rows
 //	                    normalized (Model.Normalize), bit 3 columns
-//	                    listed (Model.Cols); others 0
+//	                    listed (Model.Cols), bit 4 weights stored sparse
+//	                    (below); others 0
 //	8       1           algorithm (uint8)
 //	9       1           bias mode (uint8)
 //	10      1           update rule (uint8; 0, the perceptron, in files
@@ -25,10 +26,11 @@ package engine
 //	columns, when flag bit 3 is set (n = their number, else n = dim):
 //	        8           n (uint64)
 //	        4·n         Model.Cols, strictly increasing, below dim (int32)
-//	        4·n·K       weights W, feature-major as Model.W (float32 bits)
+//	        4·n·K       weights W, feature-major as Model.W (float32 bits),
+//	                    or sparse when flag bit 4 is set
 //	votes section, when flag bit 0 is set:
 //	        8           Count0 (int64)
-//	        4·dim·K     W0, when flag bit 1 is set
+//	        4·dim·K     W0, when flag bit 1 is set; sparse when bit 4 is
 //	        4·K         B0, when flag bit 1 is set
 //	        8, 8, 8     SV rows, cols, nnz (uint64)
 //	        8·(rows+1)  SV Indptr (int64)
@@ -39,12 +41,28 @@ package engine
 //	                    Count (int64)
 //	        4           CRC-32C (Castagnoli) of every byte before it
 //
+// Sparse weights (flag bit 4), an array of N float32 stored as:
+//
+//	        ⌈N/8⌉       bitmap: bit i (bit i%8 of byte i/8) is set when
+//	                    the raw bits of weight i are not 0, so that −0
+//	                    and NaNs are kept; the bits past N are 0
+//	        8           the number of set bits Z (uint64)
+//	        4·Z         the weights of the set bits, in order (float32
+//	                    bits, none 0)
+//
+// The writer stores W and W0 sparse when that takes fewer bytes than
+// dense, as it does for a model that leaves most of its weights zero (a
+// multiclass model whose classes each use a few of the features); readers
+// that predate flag bit 4 refuse such a file as having unknown flags, and
+// read every other file as before.
+//
 // Floats are stored as their raw bits, so a model reads back bit for bit,
 // NaN payloads included. A reader checks every count against the format's
 // limits and, when it knows how many bytes are left, against those before
 // it allocates anything; otherwise it allocates in bounded chunks as the
 // data arrives, so a short corrupt file cannot make it allocate more than
-// a small multiple of its own size.
+// a small multiple of its own size (at most 32 times what it read of a
+// bitmap of sparse weights, which holds a bit per weight).
 
 import (
 	"bufio"
@@ -56,6 +74,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"strconv"
 
@@ -71,7 +90,8 @@ const (
 	modelFlagStart  = 1 << 1 // the votes section holds W0 and B0
 	modelFlagNorm   = 1 << 2 // Model.Normalize
 	modelFlagCols   = 1 << 3 // Model.Cols follows the biases
-	modelFlagsKnown = modelFlagVotes | modelFlagStart | modelFlagNorm | modelFlagCols
+	modelFlagSparse = 1 << 4 // W and W0 are stored sparse
+	modelFlagsKnown = modelFlagVotes | modelFlagStart | modelFlagNorm | modelFlagCols | modelFlagSparse
 
 	// modelMaxDim bounds Dim, the number of classes and the rows of the
 	// voted model's SV: indices are int32.
@@ -115,18 +135,53 @@ func (m *Model) checkEncodable() error {
 	return nil
 }
 
-// encodedSize returns the length of m's binary encoding; m must pass
-// checkEncodable.
+// modelSparseSize returns the length of the sparse encoding of n weights
+// of which nnz are not zero.
+func modelSparseSize(n, nnz int64) int64 { return (n+7)/8 + 8 + 4*nnz }
+
+// modelNonzero returns the number of weights of w whose bits are not 0.
+func modelNonzero(w []float32) int64 {
+	var nnz int64
+	for _, x := range w {
+		if math.Float32bits(x) != 0 {
+			nnz++
+		}
+	}
+	return nnz
+}
+
+// weightBytes returns the bytes that W and W0 (when m has start weights)
+// take together in the dense and in the sparse encoding.
+func (m *Model) weightBytes() (dense, sparse int64) {
+	n := int64(len(m.W))
+	dense, sparse = 4*n, modelSparseSize(n, modelNonzero(m.W))
+	if v := m.Votes; v != nil && v.W0 != nil {
+		n := int64(len(v.W0))
+		dense += 4 * n
+		sparse += modelSparseSize(n, modelNonzero(v.W0))
+	}
+	return dense, sparse
+}
+
+// encodedSize returns the length of m's binary encoding as the writer
+// chooses it; m must pass checkEncodable.
 func (m *Model) encodedSize() int64 {
-	K, wn := int64(m.NumRows()), int64(len(m.W))
-	n := modelHeaderSize + 8*int64(len(m.Classes)) + 4*K + 4*wn
+	dense, sparse := m.weightBytes()
+	return m.encodedSizeWith(min(dense, sparse))
+}
+
+// encodedSizeWith returns the length of m's binary encoding when W and W0
+// take wb bytes.
+func (m *Model) encodedSizeWith(wb int64) int64 {
+	K := int64(m.NumRows())
+	n := modelHeaderSize + 8*int64(len(m.Classes)) + 4*K + wb
 	if m.Cols != nil {
 		n += 8 + 4*int64(len(m.Cols))
 	}
 	if v := m.Votes; v != nil {
 		n += 8
 		if v.W0 != nil {
-			n += 4*wn + 4*K
+			n += 4 * K
 		}
 		nnz := int64(len(v.SV.Ind))
 		n += 24 + 8*int64(v.SV.Rows+1) + 8*nnz + 8 + modelStepSize*int64(len(v.Steps))
@@ -211,8 +266,45 @@ func (e *modelEncoder) i64s(s []int64) {
 	}
 }
 
-// encode writes m, which must pass checkEncodable, and the checksum.
-func (e *modelEncoder) encode(m *Model) {
+// sparseF32s writes s in the sparse encoding: the bitmap of its weights
+// whose bits are not 0, their number and their values.
+func (e *modelEncoder) sparseF32s(s []float32) {
+	if e.err != nil {
+		return
+	}
+	var nnz uint64
+	for i := 0; i < len(s); i += 8 {
+		var b byte
+		for j, x := range s[i:min(i+8, len(s))] {
+			if math.Float32bits(x) != 0 {
+				b |= 1 << j
+			}
+		}
+		nnz += uint64(bits.OnesCount8(b))
+		e.buf = append(e.buf, b)
+		e.spill()
+	}
+	e.u64(nnz)
+	for _, x := range s {
+		if u := math.Float32bits(x); u != 0 {
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, u)
+			e.spill()
+		}
+	}
+}
+
+// weights writes the weights w dense, or sparse when sparse is set.
+func (e *modelEncoder) weights(w []float32, sparse bool) {
+	if sparse {
+		e.sparseF32s(w)
+	} else {
+		e.f32s(w)
+	}
+}
+
+// encode writes m, which must pass checkEncodable, and the checksum, with
+// W and W0 in the sparse encoding when sparse is set.
+func (e *modelEncoder) encode(m *Model, sparse bool) {
 	var flags uint16
 	if v := m.Votes; v != nil {
 		flags |= modelFlagVotes
@@ -225,6 +317,9 @@ func (e *modelEncoder) encode(m *Model) {
 	}
 	if m.Cols != nil {
 		flags |= modelFlagCols
+	}
+	if sparse {
+		flags |= modelFlagSparse
 	}
 	e.buf = append(e.buf, modelMagic...)
 	e.u16(modelFormatVersion)
@@ -240,11 +335,11 @@ func (e *modelEncoder) encode(m *Model) {
 		e.u64(uint64(len(m.Cols)))
 		e.i32s(m.Cols)
 	}
-	e.f32s(m.W)
+	e.weights(m.W, sparse)
 	if v := m.Votes; v != nil {
 		e.u64(uint64(v.Count0))
 		if v.W0 != nil {
-			e.f32s(v.W0)
+			e.weights(v.W0, sparse)
 			e.f32s(v.B0)
 		}
 		e.u64(uint64(v.SV.Rows))
@@ -284,24 +379,27 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	if err := m.checkEncodable(); err != nil {
 		return nil, err
 	}
-	e := modelEncoder{buf: make([]byte, 0, m.encodedSize())}
-	e.encode(m)
+	dense, sparse := m.weightBytes()
+	e := modelEncoder{buf: make([]byte, 0, m.encodedSizeWith(min(dense, sparse)))}
+	e.encode(m, sparse < dense)
 	return e.buf, nil
 }
 
 // WriteTo writes m to w in the binary model format, version 1: a header,
-// the classes, biases and weights as raw little-endian float bits, the
-// voted perceptron's record when there is one, and a CRC-32C checksum of
-// it all. It writes through a small buffer of its own, so a model needs
-// no second copy in memory. It returns the number of bytes written; an
-// invalid model (see MarshalBinary) is refused before anything is
-// written.
+// the classes, biases and weights as raw little-endian float bits (the
+// weights only those not zero, after a bitmap of them, when that is
+// smaller), the voted perceptron's record when there is one, and a
+// CRC-32C checksum of it all. It writes through a small buffer of its
+// own, so a model needs no second copy in memory. It returns the number
+// of bytes written; an invalid model (see MarshalBinary) is refused
+// before anything is written.
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if err := m.checkEncodable(); err != nil {
 		return 0, err
 	}
+	dense, sparse := m.weightBytes()
 	e := modelEncoder{w: w, buf: make([]byte, 0, modelChunk+16)}
-	e.encode(m)
+	e.encode(m, sparse < dense)
 	return e.n, e.err
 }
 
@@ -457,6 +555,87 @@ func modelAppendElems[T modelElem](out []T, b []byte) []T {
 	panic("unreachable")
 }
 
+// weights reads n weights, dense or, when sparse is set, in the sparse
+// encoding, n already checked against the format's limits.
+func (d *modelDecoder) weights(n int, sparse bool, what string) ([]float32, error) {
+	if !sparse {
+		return modelReadArray[float32](d, n, what)
+	}
+	// The bitmap, padded with zeros to whole words of 64 bits, is read
+	// first and whole: the weights are allocated only once it is known
+	// to be there, and hold no more than 32 bytes for each of its bytes.
+	nb := (n + 7) / 8
+	if err := d.fits(uint64(nb)+8, 1, what); err != nil {
+		return nil, err
+	}
+	words := (nb + 7) / 8
+	c := 8 * words
+	if d.remain < 0 {
+		c = min(c, modelChunk)
+	}
+	bm := make([]byte, 0, c)
+	for len(bm) < nb {
+		k := min(nb-len(bm), modelChunk)
+		if d.r == nil {
+			k = nb - len(bm)
+		}
+		b, err := d.take(k, what)
+		if err != nil {
+			return nil, err
+		}
+		bm = append(bm, b...)
+	}
+	if n%8 != 0 && bm[nb-1]>>(n%8) != 0 {
+		return nil, modelErr("%s: bits set past the last weight", what)
+	}
+	bm = append(bm, make([]byte, 8*words-nb)...)
+	var set uint64
+	for i := 0; i < len(bm); i += 8 {
+		set += uint64(bits.OnesCount64(binary.LittleEndian.Uint64(bm[i:])))
+	}
+	nnz, err := d.u64(what)
+	if err != nil {
+		return nil, err
+	}
+	if nnz != set {
+		return nil, modelErr("%s: %d values for %d set bits", what, nnz, set)
+	}
+	if err := d.fits(nnz, 4, what); err != nil {
+		return nil, err
+	}
+	w := make([]float32, n)
+	// wi and word are the bitmap word being read and its set bits not
+	// yet given a value.
+	wi, word := 0, uint64(0)
+	if words > 0 {
+		word = binary.LittleEndian.Uint64(bm)
+	}
+	for left := int(nnz); left > 0; {
+		k := min(left, modelChunk/4)
+		if d.r == nil {
+			k = left
+		}
+		b, err := d.take(4*k, what)
+		if err != nil {
+			return nil, err
+		}
+		left -= k
+		for i := 0; i < len(b); i += 4 {
+			for word == 0 {
+				wi++
+				word = binary.LittleEndian.Uint64(bm[8*wi:])
+			}
+			u := binary.LittleEndian.Uint32(b[i:])
+			if u == 0 {
+				return nil, modelErr("%s: a zero stored for a set bit", what)
+			}
+			w[64*wi+bits.TrailingZeros64(word)] = math.Float32frombits(u)
+			word &= word - 1
+		}
+	}
+	return w, nil
+}
+
 // decode reads one model and its checksum, and checks the model.
 func (d *modelDecoder) decode() (*Model, error) {
 	b, err := d.take(4, "magic")
@@ -533,11 +712,12 @@ func (d *modelDecoder) decode() (*Model, error) {
 		}
 		wn = int(n) * int(K)
 	}
-	if m.W, err = modelReadArray[float32](d, wn, "weights"); err != nil {
+	sparseW := flags&modelFlagSparse != 0
+	if m.W, err = d.weights(wn, sparseW, "weights"); err != nil {
 		return nil, err
 	}
 	if flags&modelFlagVotes != 0 {
-		if m.Votes, err = d.votes(flags&modelFlagStart != 0, wn, int(K), m.Dim); err != nil {
+		if m.Votes, err = d.votes(flags&modelFlagStart != 0, sparseW, wn, int(K), m.Dim); err != nil {
 			return nil, err
 		}
 	}
@@ -557,7 +737,7 @@ func (d *modelDecoder) decode() (*Model, error) {
 }
 
 // votes reads the votes section.
-func (d *modelDecoder) votes(start bool, wn, K, dim int) (*Votes, error) {
+func (d *modelDecoder) votes(start, sparseW bool, wn, K, dim int) (*Votes, error) {
 	v := new(Votes)
 	c, err := d.u64("votes")
 	if err != nil {
@@ -567,7 +747,7 @@ func (d *modelDecoder) votes(start bool, wn, K, dim int) (*Votes, error) {
 		return nil, modelErr("negative vote count %d of the start vector", v.Count0)
 	}
 	if start {
-		if v.W0, err = modelReadArray[float32](d, wn, "start weights"); err != nil {
+		if v.W0, err = d.weights(wn, sparseW, "start weights"); err != nil {
 			return nil, err
 		}
 		if v.B0, err = modelReadArray[float32](d, K, "start biases"); err != nil {
