@@ -47,6 +47,9 @@ func (t *textFlags) config(fs *flag.FlagSet) (text.Config, error) {
 	if cfg.TF, err = text.ParseTF(*t.tf); err != nil {
 		return cfg, fmt.Errorf("%w: -tf: %v", errUsage, err)
 	}
+	if cfg.Vocabulary && len(setAmong(fs, "bits")) > 0 && len(setAmong(fs, "vocab")) == 0 {
+		cfg.Vocabulary = false // -bits asks for hashing, over a vocabulary by default
+	}
 	if cfg.Vocabulary {
 		if len(setAmong(fs, "bits")) > 0 {
 			return cfg, fmt.Errorf("%w: -bits sizes the hashing; -vocab indexes a vocabulary instead", errUsage)

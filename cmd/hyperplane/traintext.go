@@ -17,8 +17,11 @@ import (
 // trainTextDefaults is how train featurizes raw text unless told
 // otherwise: words and pairs of words, log-dampened counts and IDF, the
 // setting that measured best on the shared text sets (sentiment and
-// topics alike) with every learner.
-var trainTextDefaults = text.Config{NGrams: 2, TF: text.Log, IDF: true}
+// topics alike) with every learner; and a vocabulary of the terms found
+// in at least two training documents rather than hashing, which gave the
+// same accuracy or better on them with a model of a third of the size
+// (a term seen once teaches nothing about other documents).
+var trainTextDefaults = text.Config{NGrams: 2, TF: text.Log, IDF: true, Vocabulary: true, MinDF: 2}
 
 // namesPerLabel is how many terms toward and against each label a text
 // model keeps names for (see textmodel.Model.NameFeatures).

@@ -32,13 +32,17 @@ func TestTrainRawText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train: %s", e)
 	}
-	for _, want := range []string{"2-grams, hashed into 2^20 buckets, tf log, idf", "labels neg, pos", "calibration: platt(", "accuracy 1.0000", "log loss", "ECE"} {
+	for _, want := range []string{"2-grams, a vocabulary of 39 terms (in ≥ 2 documents), tf log, idf", "labels neg, pos", "calibration: platt(", "accuracy 1.0000", "log loss", "ECE"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("train's report lacks %q:\n%s", want, out)
 		}
 	}
 	if !isTextModel(model) {
 		t.Fatal("-o did not write a text model")
+	}
+	// -bits asks for hashing over the default vocabulary.
+	if code, out, e := runCmd("train", "-bits", "12", tr); code != 0 || !strings.Contains(out, "hashed into 2^12 buckets") {
+		t.Errorf("train -bits 12: exit %d\n%s%s", code, out, e)
 	}
 	code, out, e = runCmd("predict", "-model", model, "-proba", writeFile(t, dir, "new.txt", "a great and lovely film\nawful, dreadful, poor\n"))
 	if code != 0 {

@@ -5,9 +5,12 @@ package textmodel
 //	offset  size  field
 //	0       4     magic "HPTM"
 //	4       2     format version (uint16, 2)
-//	6       2     reserved, 0
-//	8       8     featurizer length F (uint64)
+//	6       2     flags (uint16): bit 0, the featurizer part is DEFLATE
+//	              compressed (RFC 1951); others 0
+//	8       8     featurizer length F (uint64), as stored
 //	16      F     the featurizer, as text.Featurizer.WriteTo writes it
+//	              (compressed with flag bit 0: a vocabulary is text that
+//	              shrinks to about a quarter)
 //	        8     model length M (uint64)
 //	        M     the model, as engine.Model or engine.KernelModel WriteTo
 //	              writes it (told apart by their own magic)
@@ -26,6 +29,7 @@ package textmodel
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -47,6 +51,7 @@ var ErrFormat = errors.New("textmodel: bad text model file")
 const (
 	fileMagic   = "HPTM"
 	fileVersion = 2
+	flagDeflate = 1 << 0 // the featurizer part is compressed
 	// maxCalibration bounds the calibration part: it holds a few numbers.
 	maxCalibration = 1 << 10
 )
@@ -57,14 +62,20 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 // written.
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	var feat, model bytes.Buffer
-	if _, err := m.featurizer.WriteTo(&feat); err != nil {
+	fw, err := flate.NewWriter(&feat, flate.DefaultCompression)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := m.featurizer.WriteTo(fw); err != nil {
+		return 0, err
+	}
+	if err := fw.Close(); err != nil {
 		return 0, err
 	}
 	if _, err := m.classifier.(io.WriterTo).WriteTo(&model); err != nil {
 		return 0, err
 	}
 	var cal, names []byte
-	var err error
 	if m.calib != nil {
 		if cal, err = m.calib.MarshalBinary(); err != nil {
 			return 0, err
@@ -80,6 +91,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	var hdr [16]byte
 	copy(hdr[:], fileMagic)
 	binary.LittleEndian.PutUint16(hdr[4:], fileVersion)
+	binary.LittleEndian.PutUint16(hdr[6:], flagDeflate)
 	binary.LittleEndian.PutUint64(hdr[8:], uint64(feat.Len()))
 	bw.Write(hdr[:])
 	bw.Write(feat.Bytes())
@@ -132,8 +144,8 @@ func Read(r io.Reader) (*Model, error) {
 		return nil, bad("not a text model file (magic %q, want %q)", hdr[:4], fileMagic)
 	case binary.LittleEndian.Uint16(hdr[4:]) != 1 && binary.LittleEndian.Uint16(hdr[4:]) != fileVersion:
 		return nil, bad("format version %d, this build reads 1 and %d", binary.LittleEndian.Uint16(hdr[4:]), fileVersion)
-	case binary.LittleEndian.Uint16(hdr[6:]) != 0:
-		return nil, bad("reserved header bytes are not zero")
+	case binary.LittleEndian.Uint16(hdr[6:])&^flagDeflate != 0 || (binary.LittleEndian.Uint16(hdr[4:]) == 1 && binary.LittleEndian.Uint16(hdr[6:]) != 0):
+		return nil, bad("unknown flags %#x", binary.LittleEndian.Uint16(hdr[6:]))
 	}
 	part := func(n uint64, what string) ([]byte, error) {
 		if err := budget.Check(0, int64(min(n, 1<<62)), "reading the "+what); err != nil {
@@ -188,9 +200,17 @@ func Read(r io.Reader) (*Model, error) {
 	if binary.LittleEndian.Uint32(sum[:]) != want {
 		return nil, bad("checksum mismatch: the file is corrupt")
 	}
-	f, err := text.ReadFeaturizer(bytes.NewReader(feat))
+	var fr io.Reader = bytes.NewReader(feat)
+	if binary.LittleEndian.Uint16(hdr[6:])&flagDeflate != 0 {
+		// The featurizer's reader checks what it allocates against the
+		// memory budget as it reads; the stream is cut there too.
+		zr := flate.NewReader(fr)
+		defer zr.Close()
+		fr = io.LimitReader(zr, budget.Default())
+	}
+	f, err := text.ReadFeaturizer(fr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
 	}
 	c, err := engine.ReadClassifier(bytes.NewReader(model))
 	if err != nil {

@@ -2,11 +2,13 @@ package textmodel
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -197,10 +199,17 @@ func TestCalibrationBinary(t *testing.T) {
 func version1(t *testing.T, v2 []byte) []byte {
 	t.Helper()
 	f := binary.LittleEndian.Uint64(v2[8:])
+	feat, err := io.ReadAll(flate.NewReader(bytes.NewReader(v2[16 : 16+f])))
+	if err != nil {
+		t.Fatal(err)
+	}
 	mlen := binary.LittleEndian.Uint64(v2[16+f:])
-	end := 16 + f + 8 + mlen
-	out := slices.Clone(v2[:end])
+	out := slices.Clone(v2[:8])
 	binary.LittleEndian.PutUint16(out[4:], 1)
+	binary.LittleEndian.PutUint16(out[6:], 0) // uncompressed
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(feat)))
+	out = append(out, feat...)
+	out = append(out, v2[16+f:16+f+8+mlen]...)
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crc32.MakeTable(crc32.Castagnoli)))
 }
 
