@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,11 +43,8 @@ func trainKernel(stdout io.Writer, path string, cfg engine.KernelConfig, o train
 	m, stats, err := engine.FitKernel(ctx, d.X, d.Y, cfg)
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
-	if err != nil && (m == nil || ctx.Err() == nil) {
-		if namesFile(err) || errors.Is(err, engine.ErrConfig) {
-			return err
-		}
-		return fmt.Errorf("%s: %w", path, err) // name the data, as the reader's errors do
+	if err := fitFailed(path, err, m != nil); err != nil {
+		return err
 	}
 	interrupted := err
 	r.Epochs, r.Classes, r.Kernel, r.SupportVectors = len(stats), len(m.Classes), m.Kernel.String(), m.NumSV()

@@ -236,7 +236,7 @@ type ranker struct {
 	}
 	cal    *calibrate.Calibration // nil: rank by score
 	scores []float32
-	proba_ []float64
+	vals   []float64
 	out    []ranked
 }
 
@@ -268,17 +268,17 @@ func newRanker(m engine.Classifier, tm *textmodel.Model, proba bool) *ranker {
 func (r *ranker) values(x sparse.Vector) []float64 {
 	r.scores = r.sc.Scores(x, r.scores)
 	if r.cal != nil {
-		r.proba_ = r.cal.Proba(r.scores, r.proba_)
-		return r.proba_
+		r.vals = r.cal.Proba(r.scores, r.vals)
+		return r.vals
 	}
-	r.proba_ = r.proba_[:0]
+	r.vals = r.vals[:0]
 	if len(r.classes) == 2 && len(r.scores) == 1 {
-		return append(r.proba_, -float64(r.scores[0]), float64(r.scores[0]))
+		return append(r.vals, -float64(r.scores[0]), float64(r.scores[0]))
 	}
 	for _, v := range r.scores {
-		r.proba_ = append(r.proba_, float64(v))
+		r.vals = append(r.vals, float64(v))
 	}
-	return r.proba_
+	return r.vals
 }
 
 // top returns the k classes of highest value for x, best first (ties:

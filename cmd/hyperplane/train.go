@@ -480,13 +480,8 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	} else {
 		r.announce(stdout, o, distinct(d.Y))
 	}
-	if o.cv > 0 {
-		if r.CV, err = crossValidate(stdout, d, cfg, o); err != nil {
-			return err
-		}
-		if !o.final() {
-			return r.print(stdout, o)
-		}
+	if done, err := r.crossValidate(stdout, d, cfg, o); done || err != nil {
+		return err
 	}
 	var endProgress func()
 	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
@@ -500,11 +495,8 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 	}
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
-	if err != nil && (m == nil || ctx.Err() == nil) {
-		if namesFile(err) || errors.Is(err, engine.ErrConfig) {
-			return err
-		}
-		return fmt.Errorf("%s: %w", path, err) // name the data, as the reader's errors do
+	if err := fitFailed(path, err, m != nil); err != nil {
+		return err
 	}
 	interrupted := err
 	r.Classes = len(m.Classes)
@@ -514,6 +506,35 @@ func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error 
 		margins = func() (engine.MarginStats, error) { return engine.Margins(m, d.X, d.Y) }
 	}
 	return r.finish(stdout, m, m, te, o, margins, interrupted)
+}
+
+// fitFailed returns what train reports when fitting returned err: nil
+// when it succeeded, or was interrupted with a model so far to save
+// (haveModel); else err, naming the data file as the readers' errors do
+// unless it already names one or is a config error.
+func fitFailed(path string, err error, haveModel bool) error {
+	if err == nil || (haveModel && ctx.Err() != nil) {
+		return nil
+	}
+	if namesFile(err) || errors.Is(err, engine.ErrConfig) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// crossValidate runs -cv, if asked, into r; done says that it was all
+// that was asked (no final model), the report then printed.
+func (r *trainResult) crossValidate(stdout io.Writer, d *sparse.Dataset, cfg engine.Config, o trainOpts) (done bool, err error) {
+	if o.cv == 0 {
+		return false, nil
+	}
+	if r.CV, err = crossValidate(stdout, d, cfg, o); err != nil {
+		return true, err
+	}
+	if o.final() {
+		return false, nil
+	}
+	return true, r.print(stdout, o)
 }
 
 // fromStats fills in what the epochs' statistics tell: their number,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -73,13 +72,8 @@ func trainText(stdout io.Writer, path string, cfg engine.Config, tt textTrain, o
 	r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
 	r.Text = featurizerLine(f)
 	r.announce(stdout, o, distinct(d.Y))
-	if o.cv > 0 {
-		if r.CV, err = crossValidate(stdout, d, cfg, o); err != nil {
-			return err
-		}
-		if !o.final() {
-			return r.print(stdout, o)
-		}
+	if done, err := r.crossValidate(stdout, d, cfg, o); done || err != nil {
+		return err
 	}
 	var endProgress func()
 	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
@@ -92,11 +86,8 @@ func trainText(stdout io.Writer, path string, cfg engine.Config, tt textTrain, o
 		err = m.CalibrateHoldout(ctx, d.X, d.Y, textmodel.Config{Learner: cfg, Holdout: tt.holdout})
 		r.CalibrationSeconds = time.Since(t2).Seconds()
 	}
-	if err != nil && (m == nil || ctx.Err() == nil) {
-		if namesFile(err) || errors.Is(err, engine.ErrConfig) {
-			return err
-		}
-		return fmt.Errorf("%s: %w", path, err)
+	if err := fitFailed(path, err, m != nil); err != nil {
+		return err
 	}
 	interrupted := err
 	if err == nil {
