@@ -160,6 +160,29 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 	})
 }
 
+// distinctInts returns nnz distinct values of [0, dim) in random order.
+// Up to dim 1<<16 it takes the first nnz of a full permutation; above,
+// where a permutation of the whole weight vector would cost far more than
+// the kernels under test, it draws the set by Floyd's method (nnz draws,
+// every set equally likely) and shuffles it.
+func distinctInts(r *rand.Rand, nnz, dim int) []int {
+	if dim <= 1<<16 {
+		return r.Perm(dim)[:nnz]
+	}
+	seen := make(map[int]bool, nnz)
+	p := make([]int, 0, nnz)
+	for j := dim - nnz; j < dim; j++ {
+		v := r.IntN(j + 1)
+		if seen[v] {
+			v = j
+		}
+		seen[v] = true
+		p = append(p, v)
+	}
+	r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+	return p
+}
+
 // indexPatterns returns named index generators for nnz entries into a
 // weight vector of length dim. unique reports whether the pattern has no
 // repeated index (the AVX-512 scatter kernel requires that).
@@ -171,7 +194,7 @@ type indexPattern struct {
 
 var indexPatterns = []indexPattern{
 	{"sorted", true, func(r *rand.Rand, nnz, dim int) []int32 {
-		p := r.Perm(dim)[:nnz]
+		p := distinctInts(r, nnz, dim)
 		ind := make([]int32, nnz)
 		for i, v := range p {
 			ind[i] = int32(v)
@@ -180,7 +203,7 @@ var indexPatterns = []indexPattern{
 		return ind
 	}},
 	{"shuffled", true, func(r *rand.Rand, nnz, dim int) []int32 {
-		p := r.Perm(dim)[:nnz]
+		p := distinctInts(r, nnz, dim)
 		ind := make([]int32, nnz)
 		for i, v := range p {
 			ind[i] = int32(v)
