@@ -80,11 +80,16 @@ func TestParseNumberMatchesStrconv(t *testing.T) {
 			t.Fatalf("%q: got %v (%#x, status %d), want %v (%#x)", s, got, math.Float64bits(got), st, want, math.Float64bits(want))
 		}
 	}
-	for range 300000 {
+	decimals, values := 300000, 100000
+	if testing.Short() {
+		t.Log("-short: a tenth of the random decimals and values")
+		decimals, values = 30000, 10000
+	}
+	for range decimals {
 		check(randomDecimal(rng))
 	}
 	// Random float64 and float32 values in their shortest and other forms.
-	for range 100000 {
+	for range values {
 		f := math.Float64frombits(rng.Uint64())
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			continue
@@ -233,7 +238,12 @@ func TestFloat32DoubleRounding(t *testing.T) {
 	// is exactly halfway, so the test is sure to reach the case.
 	r := rand.New(rand.NewPCG(5, 6))
 	hits := 0
-	for range 20000 {
+	draws := 20000
+	if testing.Short() {
+		t.Log("-short: 2000 values instead of 20000")
+		draws = 2000
+	}
+	for range draws {
 		v := float32(r.Float64()*2 - 1)
 		if v <= 0 {
 			continue
