@@ -21,24 +21,26 @@ import (
 func TestKernelDeterminism(t *testing.T) {
 	X, y := ktFloatData(101, 150, 10, 1, 3, 0.1)
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
-		cfg := KernelConfig{Kernel: kernels.RBF{Gamma: 0.3}, Algorithm: alg, Epochs: 3, Seed: 5}
-		var a, b *KernelModel
-		ta := ktTrace(t, func() { a, _ = ktFit(t, X, y, cfg) })
-		tb := ktTrace(t, func() { b, _ = ktFit(t, X, y, cfg) })
-		ktSameSeq(t, fmt.Sprintf("%v: same seed", alg), tb, ta)
-		ktSameModel(t, fmt.Sprintf("%v: same seed", alg), a, b)
-		differ := 0
-		for _, seed := range []uint64{6, 7, 8} {
-			c2 := cfg
-			c2.Seed = seed
-			tc := ktTrace(t, func() { ktFit(t, X, y, c2) })
-			if !slices.Equal(tc, ta) {
-				differ++
+		t.Run(alg.String(), func(t *testing.T) {
+			cfg := KernelConfig{Kernel: kernels.RBF{Gamma: 0.3}, Algorithm: alg, Epochs: 3, Seed: 5}
+			var a, b *KernelModel
+			ta := ktTrace(t, func() { a, _ = ktFit(t, X, y, cfg) })
+			tb := ktTrace(t, func() { b, _ = ktFit(t, X, y, cfg) })
+			ktSameSeq(t, fmt.Sprintf("%v: same seed", alg), tb, ta)
+			ktSameModel(t, fmt.Sprintf("%v: same seed", alg), a, b)
+			differ := 0
+			for _, seed := range []uint64{6, 7, 8} {
+				c2 := cfg
+				c2.Seed = seed
+				tc := ktTrace(t, func() { ktFit(t, X, y, c2) })
+				if !slices.Equal(tc, ta) {
+					differ++
+				}
 			}
-		}
-		if differ == 0 {
-			t.Fatalf("%v: seeds 6, 7 and 8 made exactly the mistakes of seed 5", alg)
-		}
+			if differ == 0 {
+				t.Fatalf("%v: seeds 6, 7 and 8 made exactly the mistakes of seed 5", alg)
+			}
+		})
 	}
 }
 
@@ -61,41 +63,43 @@ func TestKernelCancellation(t *testing.T) {
 	}
 
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
-		want2, _ := ktFit(t, X, y, KernelConfig{Kernel: base.Kernel, Algorithm: alg, Epochs: 2, Seed: 3})
-		want3, _ := ktFit(t, X, y, KernelConfig{Kernel: base.Kernel, Algorithm: alg, Epochs: 3, Seed: 3})
+		t.Run(alg.String(), func(t *testing.T) {
+			want2, _ := ktFit(t, X, y, KernelConfig{Kernel: base.Kernel, Algorithm: alg, Epochs: 2, Seed: 3})
+			want3, _ := ktFit(t, X, y, KernelConfig{Kernel: base.Kernel, Algorithm: alg, Epochs: 3, Seed: 3})
 
-		ctx, cancel := context.WithCancel(context.Background())
-		cfg := base
-		cfg.Algorithm = alg
-		cfg.OnEpoch = func(s KernelEpochStats) error {
-			if s.Epoch == 2 {
-				cancel()
+			ctx, cancel := context.WithCancel(context.Background())
+			cfg := base
+			cfg.Algorithm = alg
+			cfg.OnEpoch = func(s KernelEpochStats) error {
+				if s.Epoch == 2 {
+					cancel()
+				}
+				return nil
 			}
-			return nil
-		}
-		m, stats, err := FitKernel(ctx, X, y, cfg)
-		cancel()
-		if !errors.Is(err, context.Canceled) || m == nil || len(stats) != 2 {
-			t.Fatalf("%v: cancelled in epoch 2: model %v, %d stats, err %v", alg, m != nil, len(stats), err)
-		}
-		ktSameModel(t, fmt.Sprintf("%v: cancelled after epoch 2 vs Epochs 2", alg), m, want2)
+			m, stats, err := FitKernel(ctx, X, y, cfg)
+			cancel()
+			if !errors.Is(err, context.Canceled) || m == nil || len(stats) != 2 {
+				t.Fatalf("%v: cancelled in epoch 2: model %v, %d stats, err %v", alg, m != nil, len(stats), err)
+			}
+			ktSameModel(t, fmt.Sprintf("%v: cancelled after epoch 2 vs Epochs 2", alg), m, want2)
 
-		stop := errors.New("enough")
-		cfg = base
-		cfg.Algorithm = alg
-		calls := 0
-		cfg.OnEpoch = func(s KernelEpochStats) error {
-			calls++
-			if s.Epoch == 3 {
-				return fmt.Errorf("epoch %d: %w", s.Epoch, stop)
+			stop := errors.New("enough")
+			cfg = base
+			cfg.Algorithm = alg
+			calls := 0
+			cfg.OnEpoch = func(s KernelEpochStats) error {
+				calls++
+				if s.Epoch == 3 {
+					return fmt.Errorf("epoch %d: %w", s.Epoch, stop)
+				}
+				return nil
 			}
-			return nil
-		}
-		m, stats, err = FitKernel(context.Background(), X, y, cfg)
-		if !errors.Is(err, stop) || m == nil || len(stats) != 3 || calls != 3 {
-			t.Fatalf("%v: OnEpoch error in epoch 3: model %v, %d stats, %d calls, err %v", alg, m != nil, len(stats), calls, err)
-		}
-		ktSameModel(t, fmt.Sprintf("%v: stopped by OnEpoch after epoch 3 vs Epochs 3", alg), m, want3)
+			m, stats, err = FitKernel(context.Background(), X, y, cfg)
+			if !errors.Is(err, stop) || m == nil || len(stats) != 3 || calls != 3 {
+				t.Fatalf("%v: OnEpoch error in epoch 3: model %v, %d stats, %d calls, err %v", alg, m != nil, len(stats), calls, err)
+			}
+			ktSameModel(t, fmt.Sprintf("%v: stopped by OnEpoch after epoch 3 vs Epochs 3", alg), m, want3)
+		})
 	}
 }
 

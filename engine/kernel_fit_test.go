@@ -19,31 +19,33 @@ func TestKernelLabelSets(t *testing.T) {
 	Xb, yb := ktIntData(61, 120, 20, 4, 2, 0.1, 0)
 	var base *KernelModel
 	for _, labels := range [][2]float64{{0, 1}, {-1, 1}, {2, 7}} {
-		y := make([]float64, len(yb))
-		for i, v := range yb {
-			y[i] = labels[int(v)]
-		}
-		{
-			m, _ := ktFit(t, Xb, y, KernelConfig{Kernel: kernels.RBF{Gamma: 0.1}, Epochs: 4, Seed: 9})
-			if !slices.Equal(m.Classes, labels[:]) {
-				t.Fatalf("labels %v: Classes %v", labels, m.Classes)
+		t.Run(fmt.Sprintf("labels=%v,%v", labels[0], labels[1]), func(t *testing.T) {
+			y := make([]float64, len(yb))
+			for i, v := range yb {
+				y[i] = labels[int(v)]
 			}
-			if base == nil {
-				base = m
-			} else {
-				ktSameModel(t, fmt.Sprintf("labels %v vs 0/1", labels), m, base)
-			}
-			for i := range Xb.Rows {
-				x := Xb.Row(i)
-				want := labels[0]
-				if base.Decision(x) > 0 {
-					want = labels[1]
+			{
+				m, _ := ktFit(t, Xb, y, KernelConfig{Kernel: kernels.RBF{Gamma: 0.1}, Epochs: 4, Seed: 9})
+				if !slices.Equal(m.Classes, labels[:]) {
+					t.Fatalf("labels %v: Classes %v", labels, m.Classes)
 				}
-				if got := m.Predict(x); got != want {
-					t.Fatalf("labels %v: row %d predicts %v, want %v", labels, i, got, want)
+				if base == nil {
+					base = m
+				} else {
+					ktSameModel(t, fmt.Sprintf("labels %v vs 0/1", labels), m, base)
+				}
+				for i := range Xb.Rows {
+					x := Xb.Row(i)
+					want := labels[0]
+					if base.Decision(x) > 0 {
+						want = labels[1]
+					}
+					if got := m.Predict(x); got != want {
+						t.Fatalf("labels %v: row %d predicts %v, want %v", labels, i, got, want)
+					}
 				}
 			}
-		}
+		})
 	}
 
 	X3, y3 := ktIntData(62, 150, 20, 4, 3, 0.1, 0)
@@ -53,32 +55,34 @@ func TestKernelLabelSets(t *testing.T) {
 		yOdd[i] = odd[int(v)]
 	}
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
-		cfg := KernelConfig{Kernel: kernels.Poly{Degree: 2, Coef0: 1}, Algorithm: alg, Epochs: 4, Seed: 10}
-		m0, _ := ktFit(t, X3, y3, cfg)
-		m, _ := ktFit(t, X3, yOdd, cfg)
-		if !slices.Equal(m.Classes, odd) || m.NumRows() != 3 || m.Binary() {
-			t.Fatalf("%v: Classes %v, %d rows", alg, m.Classes, m.NumRows())
-		}
-		ktSameModel(t, fmt.Sprintf("%v: labels %v vs 0,1,2", alg, odd), m, m0)
-		var s []float32
-		for i := range X3.Rows {
-			x := X3.Row(i)
-			s = m.Scores(x, s)
-			s64 := make([]float64, len(s))
-			for k, v := range s {
-				s64[k] = float64(v)
+		t.Run(alg.String(), func(t *testing.T) {
+			cfg := KernelConfig{Kernel: kernels.Poly{Degree: 2, Coef0: 1}, Algorithm: alg, Epochs: 4, Seed: 10}
+			m0, _ := ktFit(t, X3, y3, cfg)
+			m, _ := ktFit(t, X3, yOdd, cfg)
+			if !slices.Equal(m.Classes, odd) || m.NumRows() != 3 || m.Binary() {
+				t.Fatalf("%v: Classes %v, %d rows", alg, m.Classes, m.NumRows())
 			}
-			b := ktArgmax(s64)
-			if got := m.Predict(x); got != odd[b] {
-				t.Fatalf("%v: row %d predicts %v, scores %v have their argmax at %v", alg, i, got, s, odd[b])
+			ktSameModel(t, fmt.Sprintf("%v: labels %v vs 0,1,2", alg, odd), m, m0)
+			var s []float32
+			for i := range X3.Rows {
+				x := X3.Row(i)
+				s = m.Scores(x, s)
+				s64 := make([]float64, len(s))
+				for k, v := range s {
+					s64[k] = float64(v)
+				}
+				b := ktArgmax(s64)
+				if got := m.Predict(x); got != odd[b] {
+					t.Fatalf("%v: row %d predicts %v, scores %v have their argmax at %v", alg, i, got, s, odd[b])
+				}
+				if got := m0.Predict(x); got != float64(b) {
+					t.Fatalf("%v: row %d: the 0,1,2 model predicts %v, want %d", alg, i, got, b)
+				}
+				if d := m.Decision(x); d != s[b] {
+					t.Fatalf("%v: row %d: Decision %v is not the top score %v", alg, i, d, s[b])
+				}
 			}
-			if got := m0.Predict(x); got != float64(b) {
-				t.Fatalf("%v: row %d: the 0,1,2 model predicts %v, want %d", alg, i, got, b)
-			}
-			if d := m.Decision(x); d != s[b] {
-				t.Fatalf("%v: row %d: Decision %v is not the top score %v", alg, i, d, s[b])
-			}
-		}
+		})
 	}
 }
 

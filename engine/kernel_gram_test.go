@@ -31,55 +31,57 @@ func TestKernelGramCacheIdentical(t *testing.T) {
 		{"int-sigmoid-K4-plain", Xi, yi, KernelConfig{Kernel: kernels.Sigmoid{Gamma: 0.01}, Algorithm: Plain, Epochs: 4, Seed: 4}},
 		{"int-linear-K4-budget", Xi, yi, KernelConfig{Kernel: kernels.Linear{}, Algorithm: Plain, Epochs: 4, Seed: 5, Budget: 15}},
 	} {
-		n := int64(c.X.Rows)
-		full := c.cfg
-		full.Gram = kernels.Options{Precompute: true}
-		mf, sf := ktFit(t, c.X, c.y, full)
-		over := 4 * n // what a cache holds beside its rows
-		if kernels.NewData(c.X).IsDense() {
-			over += 4 * n * int64(c.X.Cols)
-		}
-		for _, g := range []struct {
-			name string
-			opt  kernels.Options
-			rows int
-		}{
-			{"3-rows", kernels.Options{Budget: 3*4*n + over}, 3},
-			{"2-rows", kernels.Options{Budget: 2*4*n + over + 5}, 2},
-			{"10-rows-precompute-too-big", kernels.Options{Budget: 10*4*n + over, Precompute: true}, 10},
-			{"all-rows-lazy", kernels.Options{}, int(n)},
-		} {
-			what := c.name + "/" + g.name
-			cached := c.cfg
-			cached.Gram = g.opt
-			mc, sc := ktFit(t, c.X, c.y, cached)
-			ktSameModel(t, what+": cache vs full", mc, mf)
-			if len(sc) != len(sf) {
-				t.Fatalf("%s: %d epochs with the cache, %d with the full matrix", what, len(sc), len(sf))
+		t.Run(c.name, func(t *testing.T) {
+			n := int64(c.X.Rows)
+			full := c.cfg
+			full.Gram = kernels.Options{Precompute: true}
+			mf, sf := ktFit(t, c.X, c.y, full)
+			over := 4 * n // what a cache holds beside its rows
+			if kernels.NewData(c.X).IsDense() {
+				over += 4 * n * int64(c.X.Cols)
 			}
-			for e := range sc {
-				a, b := sc[e], sf[e]
-				if a.Mistakes != b.Mistakes || a.Updates != b.Updates || a.SupportVectors != b.SupportVectors || a.Removed != b.Removed {
-					t.Fatalf("%s: epoch %d: cache %+v, full %+v", what, e+1, a, b)
+			for _, g := range []struct {
+				name string
+				opt  kernels.Options
+				rows int
+			}{
+				{"3-rows", kernels.Options{Budget: 3*4*n + over}, 3},
+				{"2-rows", kernels.Options{Budget: 2*4*n + over + 5}, 2},
+				{"10-rows-precompute-too-big", kernels.Options{Budget: 10*4*n + over, Precompute: true}, 10},
+				{"all-rows-lazy", kernels.Options{}, int(n)},
+			} {
+				what := c.name + "/" + g.name
+				cached := c.cfg
+				cached.Gram = g.opt
+				mc, sc := ktFit(t, c.X, c.y, cached)
+				ktSameModel(t, what+": cache vs full", mc, mf)
+				if len(sc) != len(sf) {
+					t.Fatalf("%s: %d epochs with the cache, %d with the full matrix", what, len(sc), len(sf))
 				}
-				if !b.Gram.Full || b.Gram.Misses != 0 || b.Gram.Rows != c.X.Rows {
-					t.Fatalf("%s: epoch %d: the default Gram stats %+v do not describe a full matrix", what, e+1, b.Gram)
+				for e := range sc {
+					a, b := sc[e], sf[e]
+					if a.Mistakes != b.Mistakes || a.Updates != b.Updates || a.SupportVectors != b.SupportVectors || a.Removed != b.Removed {
+						t.Fatalf("%s: epoch %d: cache %+v, full %+v", what, e+1, a, b)
+					}
+					if !b.Gram.Full || b.Gram.Misses != 0 || b.Gram.Rows != c.X.Rows {
+						t.Fatalf("%s: epoch %d: the default Gram stats %+v do not describe a full matrix", what, e+1, b.Gram)
+					}
+					if a.Gram.Full || a.Gram.Rows != g.rows {
+						t.Fatalf("%s: epoch %d: Gram stats %+v, want a cache of %d rows", what, e+1, a.Gram, g.rows)
+					}
+					if e > 0 && (a.Gram.Misses < sc[e-1].Gram.Misses || a.Gram.Hits < sc[e-1].Gram.Hits) {
+						t.Fatalf("%s: cache counters went down: %+v after %+v", what, a.Gram, sc[e-1].Gram)
+					}
 				}
-				if a.Gram.Full || a.Gram.Rows != g.rows {
-					t.Fatalf("%s: epoch %d: Gram stats %+v, want a cache of %d rows", what, e+1, a.Gram, g.rows)
+				last := sc[len(sc)-1].Gram
+				if last.Misses <= 0 {
+					t.Fatalf("%s: the cache reports %d misses", what, last.Misses)
 				}
-				if e > 0 && (a.Gram.Misses < sc[e-1].Gram.Misses || a.Gram.Hits < sc[e-1].Gram.Hits) {
-					t.Fatalf("%s: cache counters went down: %+v after %+v", what, a.Gram, sc[e-1].Gram)
+				if updates := ktUpdates(sc); last.Hits+last.Misses < int64(updates) {
+					t.Fatalf("%s: %d hits + %d misses for %d updates", what, last.Hits, last.Misses, updates)
 				}
 			}
-			last := sc[len(sc)-1].Gram
-			if last.Misses <= 0 {
-				t.Fatalf("%s: the cache reports %d misses", what, last.Misses)
-			}
-			if updates := ktUpdates(sc); last.Hits+last.Misses < int64(updates) {
-				t.Fatalf("%s: %d hits + %d misses for %d updates", what, last.Hits, last.Misses, updates)
-			}
-		}
+		})
 	}
 }
 

@@ -66,42 +66,46 @@ func TestKernelLinearEqualsPrimalPlain(t *testing.T) {
 		}
 	}
 	for _, ds := range sets {
-		for _, v := range variants {
-			margin := 0.0
-			if v.margin {
-				margin = ds.margin
+		t.Run(ds.name, func(t *testing.T) {
+			for _, v := range variants {
+				t.Run(fmt.Sprintf("bias=%v×%v/noshuffle=%v/seed=%d/margin=%v", v.bias, v.scale, v.noShuffle, v.seed, v.margin), func(t *testing.T) {
+					margin := 0.0
+					if v.margin {
+						margin = ds.margin
+					}
+					what := fmt.Sprintf("%s/bias=%v×%v/noshuffle=%v/seed=%d/margin=%v", ds.name, v.bias, v.scale, v.noShuffle, v.seed, margin)
+					pcfg := Config{Algorithm: Plain, Epochs: 6, Bias: v.bias, BiasScale: v.scale, Margin: margin, NoShuffle: v.noShuffle, Seed: v.seed}
+					kcfg := KernelConfig{Kernel: kernels.Linear{}, Algorithm: Plain, Epochs: 6, Bias: v.bias, BiasScale: v.scale, Margin: margin, NoShuffle: v.noShuffle, Seed: v.seed}
+					var pm *Model
+					var pst []EpochStats
+					primal := ktTrace(t, func() {
+						var err error
+						pm, pst, err = Fit(context.Background(), ds.X, ds.y, pcfg)
+						if err != nil {
+							t.Fatalf("%s: Fit: %v", what, err)
+						}
+					})
+					var km *KernelModel
+					var kst []KernelEpochStats
+					dual := ktTrace(t, func() { km, kst = ktFit(t, ds.X, ds.y, kcfg) })
+					if len(primal) == 0 {
+						t.Fatalf("%s: no mistakes at all; the data set tests nothing", what)
+					}
+					ktSameSeq(t, what+": dual vs primal", dual, primal)
+					if len(kst) != len(pst) {
+						t.Fatalf("%s: dual ran %d epochs, primal %d", what, len(kst), len(pst))
+					}
+					for e := range kst {
+						if kst[e].Mistakes != pst[e].Mistakes || kst[e].Updates != pst[e].Updates {
+							t.Fatalf("%s: epoch %d: dual %d mistakes / %d updates, primal %d / %d", what, e+1, kst[e].Mistakes, kst[e].Updates, pst[e].Mistakes, pst[e].Updates)
+						}
+					}
+					ktLinearWeights(t, what, km, pm, ds.exact, 1e-5)
+					ktSameBias(t, what, km.B, pm.B)
+					ktLinearPredictions(t, what, km, pm, ds.test, ds.exact)
+				})
 			}
-			what := fmt.Sprintf("%s/bias=%v×%v/noshuffle=%v/seed=%d/margin=%v", ds.name, v.bias, v.scale, v.noShuffle, v.seed, margin)
-			pcfg := Config{Algorithm: Plain, Epochs: 6, Bias: v.bias, BiasScale: v.scale, Margin: margin, NoShuffle: v.noShuffle, Seed: v.seed}
-			kcfg := KernelConfig{Kernel: kernels.Linear{}, Algorithm: Plain, Epochs: 6, Bias: v.bias, BiasScale: v.scale, Margin: margin, NoShuffle: v.noShuffle, Seed: v.seed}
-			var pm *Model
-			var pst []EpochStats
-			primal := ktTrace(t, func() {
-				var err error
-				pm, pst, err = Fit(context.Background(), ds.X, ds.y, pcfg)
-				if err != nil {
-					t.Fatalf("%s: Fit: %v", what, err)
-				}
-			})
-			var km *KernelModel
-			var kst []KernelEpochStats
-			dual := ktTrace(t, func() { km, kst = ktFit(t, ds.X, ds.y, kcfg) })
-			if len(primal) == 0 {
-				t.Fatalf("%s: no mistakes at all; the data set tests nothing", what)
-			}
-			ktSameSeq(t, what+": dual vs primal", dual, primal)
-			if len(kst) != len(pst) {
-				t.Fatalf("%s: dual ran %d epochs, primal %d", what, len(kst), len(pst))
-			}
-			for e := range kst {
-				if kst[e].Mistakes != pst[e].Mistakes || kst[e].Updates != pst[e].Updates {
-					t.Fatalf("%s: epoch %d: dual %d mistakes / %d updates, primal %d / %d", what, e+1, kst[e].Mistakes, kst[e].Updates, pst[e].Mistakes, pst[e].Updates)
-				}
-			}
-			ktLinearWeights(t, what, km, pm, ds.exact, 1e-5)
-			ktSameBias(t, what, km.B, pm.B)
-			ktLinearPredictions(t, what, km, pm, ds.test, ds.exact)
-		}
+		})
 	}
 }
 
@@ -188,53 +192,57 @@ func ktLinearPredictions(t testing.TB, what string, km *KernelModel, pm *Model, 
 // voted models have the same steps and give the same votes.
 func TestKernelLinearEqualsPrimalAveragedVoted(t *testing.T) {
 	for _, K := range []int{2, 4} {
-		X, y := ktIntData(31+uint64(K), 200, 30, 5, K, 0.1, 0)
-		test, _ := ktIntData(131+uint64(K), 80, 30, 5, K, 0, 0)
-		for _, alg := range []Algorithm{Averaged, Voted} {
-			for _, seed := range []uint64{1, 2} {
-				what := fmt.Sprintf("K=%d/%v/seed=%d", K, alg, seed)
-				var pm *Model
-				primal := ktTrace(t, func() {
-					var err error
-					if pm, _, err = Fit(context.Background(), X, y, Config{Algorithm: alg, Epochs: 5, Seed: seed}); err != nil {
-						t.Fatalf("%s: Fit: %v", what, err)
-					}
-				})
-				var km *KernelModel
-				dual := ktTrace(t, func() {
-					km, _ = ktFit(t, X, y, KernelConfig{Kernel: kernels.Linear{}, Algorithm: alg, Epochs: 5, Seed: seed})
-				})
-				ktSameSeq(t, what, dual, primal)
-				// The averages are not integers: the two sides round
-				// differently, but only in the last bits.
-				ktLinearWeights(t, what, km, pm, false, 1e-5)
-				for k := range pm.B {
-					if d := fxULP(km.B[k], pm.B[k]); d > 1 {
-						t.Fatalf("%s: averaged B[%d] = %v, primal %v", what, k, km.B[k], pm.B[k])
-					}
-				}
-				if alg != Voted {
-					continue
-				}
-				pv, kv := pm.Votes, km.Votes
-				if kv == nil || pv.Count0 != kv.Count0 || len(pv.Steps) != len(kv.Steps) {
-					t.Fatalf("%s: dual votes %+v do not match the primal's (%d steps, count0 %d)", what, kv, len(pv.Steps), pv.Count0)
-				}
-				for s := range pv.Steps {
-					a, b := pv.Steps[s], kv.Steps[s]
-					pr, kr := pv.SV.Row(int(a.Row)), km.SV.Row(int(b.Row))
-					if a.Up != b.Up || a.Down != b.Down || a.A != b.A || a.Count != b.Count || ktKey(pr.Ind, pr.Val) != ktKey(kr.Ind, kr.Val) {
-						t.Fatalf("%s: step %d: dual %+v, primal %+v (or different rows)", what, s, b, a)
-					}
-				}
-				ktLinearPredictions(t, what, km, pm, test, true)
-				for i := range test.Rows {
-					x := test.Row(i)
-					if a, b := km.Decision(x), pm.Decision(x); a != b {
-						t.Fatalf("%s: test row %d: dual vote %v, primal %v", what, i, a, b)
-					}
+		t.Run(fmt.Sprintf("K=%d", K), func(t *testing.T) {
+			X, y := ktIntData(31+uint64(K), 200, 30, 5, K, 0.1, 0)
+			test, _ := ktIntData(131+uint64(K), 80, 30, 5, K, 0, 0)
+			for _, alg := range []Algorithm{Averaged, Voted} {
+				for _, seed := range []uint64{1, 2} {
+					t.Run(fmt.Sprintf("%v/seed=%d", alg, seed), func(t *testing.T) {
+						what := fmt.Sprintf("K=%d/%v/seed=%d", K, alg, seed)
+						var pm *Model
+						primal := ktTrace(t, func() {
+							var err error
+							if pm, _, err = Fit(context.Background(), X, y, Config{Algorithm: alg, Epochs: 5, Seed: seed}); err != nil {
+								t.Fatalf("%s: Fit: %v", what, err)
+							}
+						})
+						var km *KernelModel
+						dual := ktTrace(t, func() {
+							km, _ = ktFit(t, X, y, KernelConfig{Kernel: kernels.Linear{}, Algorithm: alg, Epochs: 5, Seed: seed})
+						})
+						ktSameSeq(t, what, dual, primal)
+						// The averages are not integers: the two sides round
+						// differently, but only in the last bits.
+						ktLinearWeights(t, what, km, pm, false, 1e-5)
+						for k := range pm.B {
+							if d := fxULP(km.B[k], pm.B[k]); d > 1 {
+								t.Fatalf("%s: averaged B[%d] = %v, primal %v", what, k, km.B[k], pm.B[k])
+							}
+						}
+						if alg != Voted {
+							return
+						}
+						pv, kv := pm.Votes, km.Votes
+						if kv == nil || pv.Count0 != kv.Count0 || len(pv.Steps) != len(kv.Steps) {
+							t.Fatalf("%s: dual votes %+v do not match the primal's (%d steps, count0 %d)", what, kv, len(pv.Steps), pv.Count0)
+						}
+						for s := range pv.Steps {
+							a, b := pv.Steps[s], kv.Steps[s]
+							pr, kr := pv.SV.Row(int(a.Row)), km.SV.Row(int(b.Row))
+							if a.Up != b.Up || a.Down != b.Down || a.A != b.A || a.Count != b.Count || ktKey(pr.Ind, pr.Val) != ktKey(kr.Ind, kr.Val) {
+								t.Fatalf("%s: step %d: dual %+v, primal %+v (or different rows)", what, s, b, a)
+							}
+						}
+						ktLinearPredictions(t, what, km, pm, test, true)
+						for i := range test.Rows {
+							x := test.Row(i)
+							if a, b := km.Decision(x), pm.Decision(x); a != b {
+								t.Fatalf("%s: test row %d: dual vote %v, primal %v", what, i, a, b)
+							}
+						}
+					})
 				}
 			}
-		}
+		})
 	}
 }

@@ -179,193 +179,195 @@ func ktPredictRows(m *KernelModel, X *sparse.CSR, seed uint64) []sparse.Vector {
 // ‖x‖² only), and dense rows shorter and longer than Dim.
 func TestKernelPredictAgrees(t *testing.T) {
 	for _, mc := range ktPredictModels(t) {
-		m := mc.m
-		K := m.NumRows()
-		rows := ktPredictRows(m, mc.X, 7)
-		for i, x := range rows {
-			what := fmt.Sprintf("%s: row %d (dim %d, model %d)", mc.name, i, x.Dim, m.Dim)
-			s := m.Scores(x, nil)
-			d := m.Decision(x)
-			p := m.Predict(x)
-			if len(s) != K {
-				t.Fatalf("%s: %d scores, want %d", what, len(s), K)
-			}
-			// The per-row methods share one computation: exact agreement.
-			s64 := make([]float64, K)
-			for k, v := range s {
-				s64[k] = float64(v)
-			}
-			b := ktArgmax(s64)
-			if K == 1 {
-				want := m.Classes[0]
-				if d > 0 {
-					want = m.Classes[1]
+		t.Run(mc.name, func(t *testing.T) {
+			m := mc.m
+			K := m.NumRows()
+			rows := ktPredictRows(m, mc.X, 7)
+			for i, x := range rows {
+				what := fmt.Sprintf("%s: row %d (dim %d, model %d)", mc.name, i, x.Dim, m.Dim)
+				s := m.Scores(x, nil)
+				d := m.Decision(x)
+				p := m.Predict(x)
+				if len(s) != K {
+					t.Fatalf("%s: %d scores, want %d", what, len(s), K)
 				}
-				if d != s[0] || p != want {
-					t.Fatalf("%s: Decision %v, Scores %v, Predict %v disagree", what, d, s, p)
+				// The per-row methods share one computation: exact agreement.
+				s64 := make([]float64, K)
+				for k, v := range s {
+					s64[k] = float64(v)
 				}
-			} else if d != s[b] || p != m.Classes[b] {
-				t.Fatalf("%s: Decision %v, Scores %v, Predict %v disagree", what, d, s, p)
-			}
-			// Against the reference.
-			var refLabel float64
-			far := true
-			if m.Votes != nil {
-				want, ok := ktRefVote(m, x)
-				far = ok
-				if ok {
-					for k := range want {
-						if math.Abs(float64(s[k])-want[k]) > 1e-6 {
-							t.Fatalf("%s: vote %v, reference %v", what, s, want)
-						}
-					}
-				}
-				if K == 1 {
-					refLabel = m.Classes[0]
-					if want[0] > 0 {
-						refLabel = m.Classes[1]
-					}
-				} else {
-					refLabel = m.Classes[ktArgmax(want)]
-					wb := ktArgmax(want)
-					if want[wb] == want[ktBestOther(want, wb)] {
-						far = false
-					}
-				}
-			} else {
-				want, tol := ktRefScores(m, x)
-				for k := range want {
-					if math.Abs(float64(s[k])-want[k]) > tol[k] {
-						t.Fatalf("%s: score %d = %v, reference %v (tolerance %v)", what, k, s[k], want[k], tol[k])
-					}
-				}
-				if K == 1 {
-					refLabel = m.Classes[0]
-					if want[0] > 0 {
-						refLabel = m.Classes[1]
-					}
-					far = math.Abs(want[0]) > tol[0]
-				} else {
-					wb := ktArgmax(want)
-					o := ktBestOther(want, wb)
-					refLabel = m.Classes[wb]
-					far = want[wb]-want[o] > tol[wb]+tol[o]
-				}
-			}
-			if far && p != refLabel {
-				t.Fatalf("%s: Predict %v, reference %v", what, p, refLabel)
-			}
-			// Dense rows: the same row at its width, cut short, and longer.
-			dense := x.Dense()
-			for _, dx := range []struct {
-				name string
-				row  []float32
-			}{
-				{"dense", dense},
-				{"dense-short", dense[:min(len(dense), m.Dim-3)]},
-				{"dense-long", append(slices.Clone(dense), 0, 1.5, 0, -0.5)},
-			} {
-				xs := sparse.Vector{Dim: len(dx.row)}
-				for j, v := range dx.row {
-					if v != 0 {
-						xs.Ind = append(xs.Ind, int32(j))
-						xs.Val = append(xs.Val, v)
-					}
-				}
-				ds := m.Scores(xs, nil)
-				dd, dp := m.DecisionDense(dx.row), m.PredictDense(dx.row)
-				sd, sp := m.Decision(xs), m.Predict(xs)
-				tolD := 1e-5 * (1 + math.Abs(float64(sd)))
-				if m.Votes != nil {
-					if _, ok := ktRefVote(m, xs); !ok {
-						continue // a running function near 0: dense and sparse rounding may vote differently
-					}
-				} else {
-					_, tol := ktRefScores(m, xs)
-					tolD = tol[0]
-					for _, v := range tol {
-						tolD = max(tolD, v)
-					}
-				}
-				if math.Abs(float64(dd-sd)) > tolD {
-					t.Fatalf("%s %s: DecisionDense %v, Decision of the sparse row %v", what, dx.name, dd, sd)
-				}
-				if dp != sp {
-					gap := math.Abs(float64(sd))
-					if K > 1 {
-						s64 := make([]float64, K)
-						for k, v := range ds {
-							s64[k] = float64(v)
-						}
-						b := ktArgmax(s64)
-						gap = s64[b] - s64[ktBestOther(s64, b)]
-					}
-					if gap > 2*tolD {
-						t.Fatalf("%s %s: PredictDense %v, Predict of the sparse row %v (scores %v)", what, dx.name, dp, sp, ds)
-					}
-				}
-			}
-		}
-		// The batch methods, over the same rows gathered into matrices of
-		// one width each.
-		byDim := map[int][]sparse.Vector{}
-		for _, x := range rows {
-			byDim[x.Dim] = append(byDim[x.Dim], x)
-		}
-		for dim, xs := range byDim {
-			b := sparse.NewBuilder(dim)
-			for _, x := range xs {
-				if err := b.Add(x.Ind, x.Val); err != nil {
-					t.Fatal(err)
-				}
-			}
-			B := b.Build()
-			B.Cols = dim
-			pb := m.PredictBatch(B, nil)
-			db := m.DecisionBatch(B, make([]float32, 3))
-			if len(pb) != len(xs) || len(db) != len(xs) {
-				t.Fatalf("%s: batch of %d rows gave %d labels and %d decisions", mc.name, len(xs), len(pb), len(db))
-			}
-			for i, x := range xs {
-				d, p := m.Decision(x), m.Predict(x)
-				tol := 1e-5 * (1 + math.Abs(float64(d)))
-				if m.Votes != nil {
-					if _, ok := ktRefVote(m, x); !ok {
-						continue
-					}
-				} else {
-					_, tl := ktRefScores(m, x)
-					tol = slices.Max(tl)
-				}
-				if math.Abs(float64(db[i]-d)) > tol {
-					t.Fatalf("%s: batch (width %d) row %d: DecisionBatch %v, Decision %v", mc.name, dim, i, db[i], d)
-				}
+				b := ktArgmax(s64)
 				if K == 1 {
 					want := m.Classes[0]
-					if db[i] > 0 {
+					if d > 0 {
 						want = m.Classes[1]
 					}
-					if pb[i] != want {
-						t.Fatalf("%s: batch row %d: PredictBatch %v but DecisionBatch %v", mc.name, i, pb[i], db[i])
+					if d != s[0] || p != want {
+						t.Fatalf("%s: Decision %v, Scores %v, Predict %v disagree", what, d, s, p)
+					}
+				} else if d != s[b] || p != m.Classes[b] {
+					t.Fatalf("%s: Decision %v, Scores %v, Predict %v disagree", what, d, s, p)
+				}
+				// Against the reference.
+				var refLabel float64
+				far := true
+				if m.Votes != nil {
+					want, ok := ktRefVote(m, x)
+					far = ok
+					if ok {
+						for k := range want {
+							if math.Abs(float64(s[k])-want[k]) > 1e-6 {
+								t.Fatalf("%s: vote %v, reference %v", what, s, want)
+							}
+						}
+					}
+					if K == 1 {
+						refLabel = m.Classes[0]
+						if want[0] > 0 {
+							refLabel = m.Classes[1]
+						}
+					} else {
+						refLabel = m.Classes[ktArgmax(want)]
+						wb := ktArgmax(want)
+						if want[wb] == want[ktBestOther(want, wb)] {
+							far = false
+						}
+					}
+				} else {
+					want, tol := ktRefScores(m, x)
+					for k := range want {
+						if math.Abs(float64(s[k])-want[k]) > tol[k] {
+							t.Fatalf("%s: score %d = %v, reference %v (tolerance %v)", what, k, s[k], want[k], tol[k])
+						}
+					}
+					if K == 1 {
+						refLabel = m.Classes[0]
+						if want[0] > 0 {
+							refLabel = m.Classes[1]
+						}
+						far = math.Abs(want[0]) > tol[0]
+					} else {
+						wb := ktArgmax(want)
+						o := ktBestOther(want, wb)
+						refLabel = m.Classes[wb]
+						far = want[wb]-want[o] > tol[wb]+tol[o]
 					}
 				}
-				if pb[i] != p {
-					s := m.Scores(x, nil)
-					gap := math.Abs(float64(d))
-					if K > 1 {
-						s64 := make([]float64, K)
-						for k, v := range s {
-							s64[k] = float64(v)
+				if far && p != refLabel {
+					t.Fatalf("%s: Predict %v, reference %v", what, p, refLabel)
+				}
+				// Dense rows: the same row at its width, cut short, and longer.
+				dense := x.Dense()
+				for _, dx := range []struct {
+					name string
+					row  []float32
+				}{
+					{"dense", dense},
+					{"dense-short", dense[:min(len(dense), m.Dim-3)]},
+					{"dense-long", append(slices.Clone(dense), 0, 1.5, 0, -0.5)},
+				} {
+					xs := sparse.Vector{Dim: len(dx.row)}
+					for j, v := range dx.row {
+						if v != 0 {
+							xs.Ind = append(xs.Ind, int32(j))
+							xs.Val = append(xs.Val, v)
 						}
-						b := ktArgmax(s64)
-						gap = s64[b] - s64[ktBestOther(s64, b)]
 					}
-					if gap > 2*tol {
-						t.Fatalf("%s: batch (width %d) row %d: PredictBatch %v, Predict %v (scores %v)", mc.name, dim, i, pb[i], p, s)
+					ds := m.Scores(xs, nil)
+					dd, dp := m.DecisionDense(dx.row), m.PredictDense(dx.row)
+					sd, sp := m.Decision(xs), m.Predict(xs)
+					tolD := 1e-5 * (1 + math.Abs(float64(sd)))
+					if m.Votes != nil {
+						if _, ok := ktRefVote(m, xs); !ok {
+							continue // a running function near 0: dense and sparse rounding may vote differently
+						}
+					} else {
+						_, tol := ktRefScores(m, xs)
+						tolD = tol[0]
+						for _, v := range tol {
+							tolD = max(tolD, v)
+						}
+					}
+					if math.Abs(float64(dd-sd)) > tolD {
+						t.Fatalf("%s %s: DecisionDense %v, Decision of the sparse row %v", what, dx.name, dd, sd)
+					}
+					if dp != sp {
+						gap := math.Abs(float64(sd))
+						if K > 1 {
+							s64 := make([]float64, K)
+							for k, v := range ds {
+								s64[k] = float64(v)
+							}
+							b := ktArgmax(s64)
+							gap = s64[b] - s64[ktBestOther(s64, b)]
+						}
+						if gap > 2*tolD {
+							t.Fatalf("%s %s: PredictDense %v, Predict of the sparse row %v (scores %v)", what, dx.name, dp, sp, ds)
+						}
 					}
 				}
 			}
-		}
+			// The batch methods, over the same rows gathered into matrices of
+			// one width each.
+			byDim := map[int][]sparse.Vector{}
+			for _, x := range rows {
+				byDim[x.Dim] = append(byDim[x.Dim], x)
+			}
+			for dim, xs := range byDim {
+				b := sparse.NewBuilder(dim)
+				for _, x := range xs {
+					if err := b.Add(x.Ind, x.Val); err != nil {
+						t.Fatal(err)
+					}
+				}
+				B := b.Build()
+				B.Cols = dim
+				pb := m.PredictBatch(B, nil)
+				db := m.DecisionBatch(B, make([]float32, 3))
+				if len(pb) != len(xs) || len(db) != len(xs) {
+					t.Fatalf("%s: batch of %d rows gave %d labels and %d decisions", mc.name, len(xs), len(pb), len(db))
+				}
+				for i, x := range xs {
+					d, p := m.Decision(x), m.Predict(x)
+					tol := 1e-5 * (1 + math.Abs(float64(d)))
+					if m.Votes != nil {
+						if _, ok := ktRefVote(m, x); !ok {
+							continue
+						}
+					} else {
+						_, tl := ktRefScores(m, x)
+						tol = slices.Max(tl)
+					}
+					if math.Abs(float64(db[i]-d)) > tol {
+						t.Fatalf("%s: batch (width %d) row %d: DecisionBatch %v, Decision %v", mc.name, dim, i, db[i], d)
+					}
+					if K == 1 {
+						want := m.Classes[0]
+						if db[i] > 0 {
+							want = m.Classes[1]
+						}
+						if pb[i] != want {
+							t.Fatalf("%s: batch row %d: PredictBatch %v but DecisionBatch %v", mc.name, i, pb[i], db[i])
+						}
+					}
+					if pb[i] != p {
+						s := m.Scores(x, nil)
+						gap := math.Abs(float64(d))
+						if K > 1 {
+							s64 := make([]float64, K)
+							for k, v := range s {
+								s64[k] = float64(v)
+							}
+							b := ktArgmax(s64)
+							gap = s64[b] - s64[ktBestOther(s64, b)]
+						}
+						if gap > 2*tol {
+							t.Fatalf("%s: batch (width %d) row %d: PredictBatch %v, Predict %v (scores %v)", mc.name, dim, i, pb[i], p, s)
+						}
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -405,71 +407,73 @@ func TestKernelPredictHandBuilt(t *testing.T) {
 	}
 	rows = append(rows, sparse.Vector{Dim: 10}, sparse.Vector{Dim: 10, Ind: []int32{9}, Val: []float32{2}})
 	for mi, m := range models {
-		if err := m.Check(); err != nil {
-			t.Fatalf("model %d: Check: %v", mi, err)
-		}
-		K := m.NumRows()
-		checked := 0
-		for i, x := range rows {
-			what := fmt.Sprintf("model %d (%s, %v) row %d", mi, m.Kernel, m.Algorithm, i)
-			s := m.Scores(x, nil)
-			if m.Votes != nil {
-				want, ok := ktRefVote(m, x)
-				if !ok {
-					continue
-				}
-				checked++
-				for k := range want {
-					if math.Abs(float64(s[k])-want[k]) > 1e-6 {
-						t.Fatalf("%s: vote %v, reference %v", what, s, want)
+		t.Run(fmt.Sprintf("model-%d", mi), func(t *testing.T) {
+			if err := m.Check(); err != nil {
+				t.Fatalf("model %d: Check: %v", mi, err)
+			}
+			K := m.NumRows()
+			checked := 0
+			for i, x := range rows {
+				what := fmt.Sprintf("model %d (%s, %v) row %d", mi, m.Kernel, m.Algorithm, i)
+				s := m.Scores(x, nil)
+				if m.Votes != nil {
+					want, ok := ktRefVote(m, x)
+					if !ok {
+						continue
+					}
+					checked++
+					for k := range want {
+						if math.Abs(float64(s[k])-want[k]) > 1e-6 {
+							t.Fatalf("%s: vote %v, reference %v", what, s, want)
+						}
+					}
+				} else {
+					checked++
+					want, tol := ktRefScores(m, x)
+					for k := range want {
+						if math.Abs(float64(s[k])-want[k]) > tol[k] {
+							t.Fatalf("%s: scores %v, reference %v", what, s, want)
+						}
 					}
 				}
-			} else {
-				checked++
-				want, tol := ktRefScores(m, x)
-				for k := range want {
-					if math.Abs(float64(s[k])-want[k]) > tol[k] {
-						t.Fatalf("%s: scores %v, reference %v", what, s, want)
+				d := m.Decision(x)
+				if dd := m.DecisionDense(x.Dense()); math.Abs(float64(dd-d)) > 1e-5*(1+math.Abs(float64(d))) {
+					t.Fatalf("%s: DecisionDense %v, Decision %v", what, dd, d)
+				}
+				if K == 1 && d != s[0] {
+					t.Fatalf("%s: Decision %v, Scores %v", what, d, s)
+				}
+			}
+			if checked < len(rows)/2 {
+				t.Fatalf("model %d: only %d of %d rows clear of a tie", mi, checked, len(rows))
+			}
+			if d0, de := m.DecisionDense(nil), m.Decision(sparse.Vector{}); d0 != de {
+				t.Fatalf("model %d: empty dense row %v, empty sparse row %v", mi, d0, de)
+			}
+			if p := m.PredictBatch(&sparse.CSR{Cols: 10, Indptr: []int64{0}}, nil); len(p) != 0 {
+				t.Fatalf("model %d: PredictBatch of no rows gave %v", mi, p)
+			}
+			for _, dim := range []int{10, 12} {
+				b := sparse.NewBuilder(dim)
+				var xs []sparse.Vector
+				for _, x := range rows {
+					if x.Dim == dim {
+						b.Add(x.Ind, x.Val)
+						xs = append(xs, x)
+					}
+				}
+				B := b.Build()
+				B.Cols = dim
+				db := m.DecisionBatch(B, nil)
+				for i, x := range xs {
+					if d := m.Decision(x); math.Abs(float64(db[i]-d)) > 1e-5*(1+math.Abs(float64(d))) {
+						if _, ok := ktRefVote(m, x); m.Votes == nil || ok {
+							t.Fatalf("model %d width %d row %d: DecisionBatch %v, Decision %v", mi, dim, i, db[i], d)
+						}
 					}
 				}
 			}
-			d := m.Decision(x)
-			if dd := m.DecisionDense(x.Dense()); math.Abs(float64(dd-d)) > 1e-5*(1+math.Abs(float64(d))) {
-				t.Fatalf("%s: DecisionDense %v, Decision %v", what, dd, d)
-			}
-			if K == 1 && d != s[0] {
-				t.Fatalf("%s: Decision %v, Scores %v", what, d, s)
-			}
-		}
-		if checked < len(rows)/2 {
-			t.Fatalf("model %d: only %d of %d rows clear of a tie", mi, checked, len(rows))
-		}
-		if d0, de := m.DecisionDense(nil), m.Decision(sparse.Vector{}); d0 != de {
-			t.Fatalf("model %d: empty dense row %v, empty sparse row %v", mi, d0, de)
-		}
-		if p := m.PredictBatch(&sparse.CSR{Cols: 10, Indptr: []int64{0}}, nil); len(p) != 0 {
-			t.Fatalf("model %d: PredictBatch of no rows gave %v", mi, p)
-		}
-		for _, dim := range []int{10, 12} {
-			b := sparse.NewBuilder(dim)
-			var xs []sparse.Vector
-			for _, x := range rows {
-				if x.Dim == dim {
-					b.Add(x.Ind, x.Val)
-					xs = append(xs, x)
-				}
-			}
-			B := b.Build()
-			B.Cols = dim
-			db := m.DecisionBatch(B, nil)
-			for i, x := range xs {
-				if d := m.Decision(x); math.Abs(float64(db[i]-d)) > 1e-5*(1+math.Abs(float64(d))) {
-					if _, ok := ktRefVote(m, x); m.Votes == nil || ok {
-						t.Fatalf("model %d width %d row %d: DecisionBatch %v, Decision %v", mi, dim, i, db[i], d)
-					}
-				}
-			}
-		}
+		})
 	}
 }
 
@@ -636,50 +640,54 @@ func TestKernelZeroSupportVectors(t *testing.T) {
 		}(), 0, -1},
 		{"cancelled-K3", cancelled, 1, 0},
 	} {
-		if err := c.m.Check(); err != nil {
-			t.Fatalf("%s: Check: %v", c.name, err)
-		}
-		if c.m.NumSV() != 0 {
-			t.Fatalf("%s: %d support vectors", c.name, c.m.NumSV())
-		}
-		for i := range X.Rows {
-			x := X.Row(i)
-			if p, d := c.m.Predict(x), c.m.Decision(x); p != c.label || d != c.dec {
-				t.Fatalf("%s: row %d: Predict %v Decision %v, want %v %v", c.name, i, p, d, c.label, c.dec)
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.m.Check(); err != nil {
+				t.Fatalf("%s: Check: %v", c.name, err)
 			}
-			if p, d := c.m.PredictDense(x.Dense()), c.m.DecisionDense(x.Dense()[:1]); p != c.label || d != c.dec {
-				t.Fatalf("%s: row %d dense: Predict %v Decision %v, want %v %v", c.name, i, p, d, c.label, c.dec)
+			if c.m.NumSV() != 0 {
+				t.Fatalf("%s: %d support vectors", c.name, c.m.NumSV())
 			}
-			if s := c.m.Scores(x, nil); len(s) != c.m.NumRows() {
-				t.Fatalf("%s: %d scores", c.name, len(s))
+			for i := range X.Rows {
+				x := X.Row(i)
+				if p, d := c.m.Predict(x), c.m.Decision(x); p != c.label || d != c.dec {
+					t.Fatalf("%s: row %d: Predict %v Decision %v, want %v %v", c.name, i, p, d, c.label, c.dec)
+				}
+				if p, d := c.m.PredictDense(x.Dense()), c.m.DecisionDense(x.Dense()[:1]); p != c.label || d != c.dec {
+					t.Fatalf("%s: row %d dense: Predict %v Decision %v, want %v %v", c.name, i, p, d, c.label, c.dec)
+				}
+				if s := c.m.Scores(x, nil); len(s) != c.m.NumRows() {
+					t.Fatalf("%s: %d scores", c.name, len(s))
+				}
 			}
-		}
-		for _, p := range c.m.PredictBatch(X, nil) {
-			if p != c.label {
-				t.Fatalf("%s: PredictBatch %v, want %v", c.name, p, c.label)
+			for _, p := range c.m.PredictBatch(X, nil) {
+				if p != c.label {
+					t.Fatalf("%s: PredictBatch %v, want %v", c.name, p, c.label)
+				}
 			}
-		}
-		for _, d := range c.m.DecisionBatch(X, nil) {
-			if d != c.dec {
-				t.Fatalf("%s: DecisionBatch %v, want %v", c.name, d, c.dec)
+			for _, d := range c.m.DecisionBatch(X, nil) {
+				if d != c.dec {
+					t.Fatalf("%s: DecisionBatch %v, want %v", c.name, d, c.dec)
+				}
 			}
-		}
+		})
 	}
 	// Class weights of 0 make no update at all: no support vector, every
 	// example (the epochs left after the first included) counted for the
 	// zero start of the voted perceptron.
 	Xw, yw := ktFloatData(125, 40, 5, 1, 2, 0)
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
-		mw, stats := ktFit(t, Xw, yw, KernelConfig{Algorithm: alg, Epochs: 5, ClassWeight: map[float64]float64{0: 0, 1: 0}})
-		if mw.NumSV() != 0 || len(stats) != 1 || stats[0].Updates != 0 || stats[0].Mistakes != Xw.Rows {
-			t.Fatalf("%v with zero class weights: %d support vectors, stats %+v", alg, mw.NumSV(), stats)
-		}
-		if alg == Voted && (mw.Votes.Count0 != int64(5*Xw.Rows) || len(mw.Votes.Steps) != 0) {
-			t.Fatalf("voted with zero class weights: Count0 %d, %d steps; want %d, 0", mw.Votes.Count0, len(mw.Votes.Steps), 5*Xw.Rows)
-		}
-		if p := mw.Predict(Xw.Row(0)); p != 0 {
-			t.Fatalf("%v with zero class weights predicts %v", alg, p)
-		}
+		t.Run(alg.String(), func(t *testing.T) {
+			mw, stats := ktFit(t, Xw, yw, KernelConfig{Algorithm: alg, Epochs: 5, ClassWeight: map[float64]float64{0: 0, 1: 0}})
+			if mw.NumSV() != 0 || len(stats) != 1 || stats[0].Updates != 0 || stats[0].Mistakes != Xw.Rows {
+				t.Fatalf("%v with zero class weights: %d support vectors, stats %+v", alg, mw.NumSV(), stats)
+			}
+			if alg == Voted && (mw.Votes.Count0 != int64(5*Xw.Rows) || len(mw.Votes.Steps) != 0) {
+				t.Fatalf("voted with zero class weights: Count0 %d, %d steps; want %d, 0", mw.Votes.Count0, len(mw.Votes.Steps), 5*Xw.Rows)
+			}
+			if p := mw.Predict(Xw.Row(0)); p != 0 {
+				t.Fatalf("%v with zero class weights predicts %v", alg, p)
+			}
+		})
 	}
 	// A model whose SV is nil altogether.
 	m := &KernelModel{Kernel: kernels.RBF{Gamma: 1}, Classes: []float64{0, 1}, Dim: 3, B: []float32{1}}

@@ -65,41 +65,43 @@ func (k ktLaplace) String() string { return fmt.Sprintf("test:laplace:%v", k.gam
 // on sparse, dense, short, long and batched rows.
 func TestKernelUserDefined(t *testing.T) {
 	for _, dense := range []bool{false, true} {
-		var X *sparse.CSR
-		var y []float64
-		if dense {
-			X, y = ktIntData(131, 120, 8, 8, 3, 0.1, 0)
-		} else {
-			X, y = ktIntData(132, 120, 30, 4, 3, 0.1, 0)
-		}
-		for _, alg := range []Algorithm{Averaged, Plain, Voted} {
-			what := fmt.Sprintf("dense=%v/%v", dense, alg)
-			var mu, mb *KernelModel
-			tu := ktTrace(t, func() { mu, _ = ktFit(t, X, y, KernelConfig{Kernel: ktUserPoly{}, Algorithm: alg, Epochs: 3, Seed: 2}) })
-			tb := ktTrace(t, func() {
-				mb, _ = ktFit(t, X, y, KernelConfig{Kernel: kernels.Poly{Degree: 2, Coef0: 1}, Algorithm: alg, Epochs: 3, Seed: 2})
-			})
-			ktSameSeq(t, what, tu, tb)
-			ktSameModel(t, what+": user (x·z+1)² vs Poly", mu, mb)
-			if _, ok := mu.Kernel.(ktUserPoly); !ok {
-				t.Fatalf("%s: model kernel %T", what, mu.Kernel)
+		t.Run(fmt.Sprintf("dense=%v", dense), func(t *testing.T) {
+			var X *sparse.CSR
+			var y []float64
+			if dense {
+				X, y = ktIntData(131, 120, 8, 8, 3, 0.1, 0)
+			} else {
+				X, y = ktIntData(132, 120, 30, 4, 3, 0.1, 0)
 			}
-			pu, pb := mu.PredictBatch(X, nil), mb.PredictBatch(X, nil)
-			du, db := mu.DecisionBatch(X, nil), mb.DecisionBatch(X, nil)
-			for i := range X.Rows {
-				x := X.Row(i)
-				if mu.Decision(x) != mb.Decision(x) || mu.Predict(x) != mb.Predict(x) || pu[i] != pb[i] || du[i] != db[i] {
-					t.Fatalf("%s: row %d: user kernel predicts %v/%v (batch %v/%v), Poly %v/%v (batch %v/%v)",
-						what, i, mu.Predict(x), mu.Decision(x), pu[i], du[i], mb.Predict(x), mb.Decision(x), pb[i], db[i])
+			for _, alg := range []Algorithm{Averaged, Plain, Voted} {
+				what := fmt.Sprintf("dense=%v/%v", dense, alg)
+				var mu, mb *KernelModel
+				tu := ktTrace(t, func() { mu, _ = ktFit(t, X, y, KernelConfig{Kernel: ktUserPoly{}, Algorithm: alg, Epochs: 3, Seed: 2}) })
+				tb := ktTrace(t, func() {
+					mb, _ = ktFit(t, X, y, KernelConfig{Kernel: kernels.Poly{Degree: 2, Coef0: 1}, Algorithm: alg, Epochs: 3, Seed: 2})
+				})
+				ktSameSeq(t, what, tu, tb)
+				ktSameModel(t, what+": user (x·z+1)² vs Poly", mu, mb)
+				if _, ok := mu.Kernel.(ktUserPoly); !ok {
+					t.Fatalf("%s: model kernel %T", what, mu.Kernel)
 				}
-				xd := x.Dense()
-				for _, row := range [][]float32{xd, xd[:len(xd)-2], append(slices.Clone(xd), 2, -1)} {
-					if a, b := mu.DecisionDense(row), mb.DecisionDense(row); a != b {
-						t.Fatalf("%s: row %d dense (len %d): user %v, Poly %v", what, i, len(row), a, b)
+				pu, pb := mu.PredictBatch(X, nil), mb.PredictBatch(X, nil)
+				du, db := mu.DecisionBatch(X, nil), mb.DecisionBatch(X, nil)
+				for i := range X.Rows {
+					x := X.Row(i)
+					if mu.Decision(x) != mb.Decision(x) || mu.Predict(x) != mb.Predict(x) || pu[i] != pb[i] || du[i] != db[i] {
+						t.Fatalf("%s: row %d: user kernel predicts %v/%v (batch %v/%v), Poly %v/%v (batch %v/%v)",
+							what, i, mu.Predict(x), mu.Decision(x), pu[i], du[i], mb.Predict(x), mb.Decision(x), pb[i], db[i])
+					}
+					xd := x.Dense()
+					for _, row := range [][]float32{xd, xd[:len(xd)-2], append(slices.Clone(xd), 2, -1)} {
+						if a, b := mu.DecisionDense(row), mb.DecisionDense(row); a != b {
+							t.Fatalf("%s: row %d dense (len %d): user %v, Poly %v", what, i, len(row), a, b)
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 
 	X, y := ktXOR(133, 20, 0.4)
