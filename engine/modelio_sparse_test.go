@@ -59,9 +59,12 @@ func mioFlags(b []byte) uint16 { return binary.LittleEndian.Uint16(b[6:]) }
 // mioMarshalAs encodes m with W and W0 dense or sparse as told, whether
 // or not that is the smaller encoding.
 func mioMarshalAs(m *Model, sparseW bool) []byte {
-	var e modelEncoder
-	e.encode(m, sparseW)
-	return e.buf
+	dense, sparse := m.weightBytes()
+	f := linearFile{m: m, sparse: sparseW, wb: dense}
+	if sparseW {
+		f.wb = sparse
+	}
+	return marshalFile(f)
 }
 
 // mioSparseCases are models for which the writer picks the sparse
