@@ -55,9 +55,7 @@ func crossValidate(stdout io.Writer, d *sparse.Dataset, cfg engine.Config, o tra
 // (10 bins) of m's probabilities on te, labelled rows m's featurizer made.
 func probaMetrics(m *textmodel.Model, te *sparse.Dataset) (logLoss, ece float64, err error) {
 	cal, _ := m.Calibration()
-	sc := m.Classifier().(interface {
-		Scores(sparse.Vector, []float32) []float32
-	})
+	sc := m.Classifier()
 	classes := m.Classes()
 	k := len(classes)
 	proba := make([]float64, 0, te.X.Rows*k)

@@ -134,13 +134,7 @@ func checkWidth(path string, X *sparse.CSR, m engine.Classifier, strict bool) er
 // error. It goes by the indices X uses, not its declared width: a cache
 // file made with a featurizer declares all of its 2^bits columns.
 func widthWarning(path string, X *sparse.CSR, m engine.Classifier, strict bool) (string, error) {
-	dim := 0
-	switch m := m.(type) {
-	case *engine.Model:
-		dim = m.Dim
-	case *engine.KernelModel:
-		dim = m.Dim
-	}
+	dim := m.NumFeatures()
 	if X.Cols <= dim {
 		return "", nil
 	}
@@ -171,13 +165,7 @@ func widthWarning(path string, X *sparse.CSR, m engine.Classifier, strict bool) 
 // another scheme (0/1 against a model trained on -1/+1) would score 0
 // with no other sign of why.
 func labelWarning(path string, y []float64, m engine.Classifier) string {
-	var classes []float64
-	switch m := m.(type) {
-	case *engine.Model:
-		classes = m.Classes
-	case *engine.KernelModel:
-		classes = m.Classes
-	}
+	classes := m.ClassValues()
 	rows := 0
 	unknown := map[float64]bool{}
 	for _, v := range y {

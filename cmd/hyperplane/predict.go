@@ -99,13 +99,7 @@ of the files read.`,
 				// With names for labels (not numbers, which name
 				// themselves), every class must be one of them, or the
 				// output would mix names with bare numbers.
-				var classes []float64
-				switch m := m.(type) {
-				case *engine.Model:
-					classes = m.Classes
-				case *engine.KernelModel:
-					classes = m.Classes
-				}
+				classes := m.ClassValues()
 				known := names.Labels()
 				numeric := true
 				for _, s := range known {
@@ -231,13 +225,11 @@ of the files read.`,
 // probability with a text model's calibration.
 type ranker struct {
 	classes []float64
-	sc      interface {
-		Scores(sparse.Vector, []float32) []float32
-	}
-	cal    *calibrate.Calibration // nil: rank by score
-	scores []float32
-	vals   []float64
-	out    []ranked
+	sc      engine.Classifier
+	cal     *calibrate.Calibration // nil: rank by score
+	scores  []float32
+	vals    []float64
+	out     []ranked
 }
 
 // ranked is one class of a row with its score or probability.
@@ -246,15 +238,7 @@ type ranked struct {
 }
 
 func newRanker(m engine.Classifier, tm *textmodel.Model, proba bool) *ranker {
-	r := &ranker{sc: m.(interface {
-		Scores(sparse.Vector, []float32) []float32
-	})}
-	switch m := m.(type) {
-	case *engine.Model:
-		r.classes = m.Classes
-	case *engine.KernelModel:
-		r.classes = m.Classes
-	}
+	r := &ranker{sc: m, classes: m.ClassValues()}
 	if proba && tm != nil {
 		c, _ := tm.Calibration()
 		r.cal = &c

@@ -72,7 +72,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if err := fw.Close(); err != nil {
 		return 0, err
 	}
-	if _, err := m.classifier.(io.WriterTo).WriteTo(&model); err != nil {
+	if _, err := m.classifier.WriteTo(&model); err != nil {
 		return 0, err
 	}
 	var cal, names []byte
