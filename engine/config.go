@@ -10,7 +10,12 @@ import (
 )
 
 // Sentinel errors. Errors returned by this package wrap one of them, so
-// callers test with errors.Is.
+// callers test with errors.Is. Bad options, in a Config, a KernelConfig or
+// an argument, wrap ErrConfig; bad model files ErrFormat. Errors that
+// come from outside are passed on as they are, with context: the
+// context's error when training is cancelled, an OnEpoch callback's, and
+// those of the file system or of a reader, writer, cache or RowSource
+// given to the package.
 var (
 	// ErrNoData: the training set has no rows.
 	ErrNoData = errors.New("engine: no training rows")

@@ -29,7 +29,9 @@
 // # Errors
 //
 // Errors wrap one of the sentinels (ErrNoData, ErrLabels, ErrUnknownLabel,
-// ErrConfig, ErrDim, ErrDiverged, ErrFormat), to be tested with errors.Is.
+// ErrConfig, ErrDim, ErrDiverged, ErrFormat, ErrMemory), to be tested with
+// errors.Is; errors from outside (cancellation, an OnEpoch callback, I/O)
+// are passed on as they come.
 // A weight that becomes NaN or infinite stops training with ErrDiverged
 // rather than going on silently.
 package engine

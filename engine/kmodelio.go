@@ -159,7 +159,7 @@ func (kk kmodelKernel) kernel() (kernels.Kernel, error) {
 		return nil, err
 	}
 	if err := kernels.Check(k); err != nil {
-		return nil, modelErr("%v", err)
+		return nil, modelErr("%w", err)
 	}
 	return k, nil
 }
@@ -405,7 +405,8 @@ func (m *KernelModel) setDecoded(dm *KernelModel) {
 // and nothing after it. On failure m is left as it was and the error,
 // which wraps ErrFormat, says what is wrong: not a kernel model file, a
 // version newer than this build reads, truncation, a checksum mismatch,
-// bad kernel parameters, or a model that fails Check. m's prepared
+// bad kernel parameters (which wrap kernels.ErrKernel as well), or a
+// model that fails Check. m's prepared
 // prediction state is reset, so m must not be in use by other goroutines.
 func (m *KernelModel) UnmarshalBinary(data []byte) error {
 	dm, err := unmarshalFile(data, (*modelDecoder).decodeKernel)
@@ -552,7 +553,7 @@ func (m *KernelModel) UnmarshalJSON(data []byte) error {
 	}
 	k, err := kernels.Parse(jm.Kernel)
 	if err != nil {
-		return modelErr("kernel %q: %v", jm.Kernel, err)
+		return modelErr("kernel %q: %w", jm.Kernel, err)
 	}
 	if k, err = kmodelEffective(k); err != nil {
 		return err

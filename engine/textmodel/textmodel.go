@@ -99,10 +99,11 @@ func New(f *text.Featurizer, c engine.Classifier) (*Model, error) {
 // Fit fits a featurizer with cfg.Text on docs and their labels (label
 // names, as in a JSONL file), trains a linear model with cfg.Learner on
 // its output and calibrates it (see Config). The statistics of every epoch
-// of the final training are returned as engine.Fit returns them.
+// of the final training are returned as engine.Fit returns them. Docs and
+// labels of different lengths are an error wrapping engine.ErrLabels.
 func Fit(ctx context.Context, docs, labels []string, cfg Config) (*Model, []engine.EpochStats, error) {
 	if len(docs) != len(labels) {
-		return nil, nil, fmt.Errorf("textmodel: %d documents and %d labels", len(docs), len(labels))
+		return nil, nil, fmt.Errorf("%w: %d documents and %d labels", engine.ErrLabels, len(docs), len(labels))
 	}
 	c := &text.Corpus{Docs: make([]text.Doc, len(docs))}
 	for i := range docs {
