@@ -1,5 +1,7 @@
 package engine
 
+// The sparse encoding of a linear model's weights (flag bit 4).
+
 import (
 	"bytes"
 	"crypto/sha256"
@@ -17,33 +19,6 @@ import (
 // mioNaN is a NaN with a payload, which the sparse encoding must keep.
 var mioNaN = math.Float32frombits(0x7fc0beef)
 
-// mioThin zeroes all but about keep (a fraction) of the weights of w,
-// leaving a −0 and a NaN with a payload among those kept when w is long
-// enough.
-func mioThin(rng *rand.Rand, w []float32, keep float64) {
-	for i := range w {
-		if rng.Float64() >= keep {
-			w[i] = 0
-		}
-	}
-	if len(w) >= 4 {
-		w[1] = float32(math.Copysign(0, -1))
-		w[len(w)-2] = mioNaN
-	}
-}
-
-// mioSparse returns mioModel's model with most of its weights (and start
-// weights) zero.
-func mioSparse(seed uint64, alg Algorithm, nc, dim int, start bool, keep float64) *Model {
-	m := mioModel(seed, alg, nc, dim, start, true)
-	rng := rand.New(rand.NewPCG(seed, 11))
-	mioThin(rng, m.W, keep)
-	if m.Votes != nil && m.Votes.W0 != nil {
-		mioThin(rng, m.Votes.W0, keep)
-	}
-	return m
-}
-
 // mioWeightsSum returns the SHA-256 of the raw bits of w.
 func mioWeightsSum(w []float32) [32]byte {
 	b := make([]byte, 0, 4*len(w))
@@ -51,20 +26,6 @@ func mioWeightsSum(w []float32) [32]byte {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 	}
 	return sha256.Sum256(b)
-}
-
-// mioFlags returns the flags of an encoding.
-func mioFlags(b []byte) uint16 { return binary.LittleEndian.Uint16(b[6:]) }
-
-// mioMarshalAs encodes m with W and W0 dense or sparse as told, whether
-// or not that is the smaller encoding.
-func mioMarshalAs(m *Model, sparseW bool) []byte {
-	dense, sparse := m.weightBytes()
-	f := linearFile{m: m, sparse: sparseW, wb: dense}
-	if sparseW {
-		f.wb = sparse
-	}
-	return marshalFile(f)
 }
 
 // mioSparseCases are models for which the writer picks the sparse
@@ -204,17 +165,6 @@ func TestModelSparseChoice(t *testing.T) {
 			t.Errorf("%d of 64 weights non-zero: %d bytes, want %d", c.nnz, len(b), want)
 		}
 	}
-}
-
-// mioSparseSmall is a small sparse-encoded binary model of 20 weights
-// (a bitmap of 3 bytes, the last with 4 bits of padding) whose
-// corruptions the tests below try.
-func mioSparseSmall() *Model {
-	m := &Model{Classes: []float64{-1, 1}, Dim: 20, W: make([]float32, 20), B: []float32{0.5}, Algorithm: Averaged}
-	m.W[3] = 1.5
-	m.W[9] = float32(math.Copysign(0, -1))
-	m.W[17] = mioNaN
-	return m
 }
 
 // Corrupt sparse sections fail with ErrFormat, even with a valid
