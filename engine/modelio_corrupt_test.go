@@ -14,262 +14,166 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/kernels"
 )
 
-func TestModelLoadErrors(t *testing.T) {
+// TestModelFileLoadErrors: a loader names the file and says what is
+// wrong with it, and a missing file or a directory is no format error.
+func TestModelFileLoadErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Load(filepath.Join(dir, "missing.hpm")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
-	good := mioEncode(t, mioSmall())
-	corrupt := bytes.Clone(good)
-	corrupt[len(corrupt)/2] ^= 0x10
-	for _, c := range []struct {
-		name, want string
-		data       []byte
-	}{
-		{"corrupt.hpm", "corrupt.hpm: engine: bad model file: checksum mismatch: file is corrupt", corrupt},
-		{"empty.hpm", "empty.hpm: engine: bad model file: not a hyperplane model file", nil},
-		{"short.hpm", "short.hpm: engine: bad model file: truncated in", good[:len(good)-1]},
-		{"long.hpm", "long.hpm: engine: bad model file: 1 bytes of trailing data after the model", append(bytes.Clone(good), 0)},
-		{"json.hpm", "json.hpm: engine: bad model file: not a hyperplane model file", []byte(`{"format":"hyperplane-model"}`)},
-	} {
-		path := filepath.Join(dir, c.name)
-		if err := os.WriteFile(path, c.data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := Load(path)
-		if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), filepath.Join(dir, c.want)) {
-			t.Errorf("%s: err = %v, want %s…", c.name, err, c.want)
-		}
-	}
-	if _, err := Load(dir); err == nil {
-		t.Error("loading a directory succeeded")
+	for i, k := range fileKinds {
+		t.Run(k.name, func(t *testing.T) {
+			if _, err := k.load(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("missing file: %v", err)
+			}
+			if _, err := k.load(dir); err == nil || errors.Is(err, ErrFormat) {
+				t.Errorf("loading a directory: %v", err)
+			}
+			good := fileEncode(t, k.small())
+			corrupt := bytes.Clone(good)
+			corrupt[len(corrupt)/2] ^= 0x10
+			other := fileEncode(t, fileKinds[1-i].small())
+			notOne := "engine: bad model file: not a hyperplane " + k.noun + " file"
+			for _, c := range []struct {
+				name, want string
+				data       []byte
+			}{
+				{"corrupt", "engine: bad model file: checksum mismatch: file is corrupt", corrupt},
+				{"empty", notOne, nil},
+				{"short", "engine: bad model file: truncated in", good[:len(good)-1]},
+				{"long", "engine: bad model file: 1 bytes of trailing data after the model", append(bytes.Clone(good), 0)},
+				{"other-kind", notOne, other},
+				{"json", notOne, []byte(`{"format":"hyperplane-model"}`)},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					path := filepath.Join(dir, k.name+"-"+c.name)
+					if err := os.WriteFile(path, c.data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					_, err := k.load(path)
+					if want := path + ": " + c.want; !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), want) {
+						t.Errorf("err = %v, want %s…", err, want)
+					}
+				})
+			}
+		})
 	}
 }
 
-func TestKernelModelLoadErrors(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := LoadKernel(filepath.Join(dir, "missing.hpk")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
-	good := kmioEncode(t, kmioSmall())
-	corrupt := bytes.Clone(good)
-	corrupt[len(corrupt)/2] ^= 0x10
-	linear := kmioLinear()
-	lin, err := linear.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name, want string
-		data       []byte
-	}{
-		{"corrupt.hpk", "corrupt.hpk: engine: bad model file: checksum mismatch: file is corrupt", corrupt},
-		{"empty.hpk", "empty.hpk: engine: bad model file: not a hyperplane kernel model file", nil},
-		{"short.hpk", "short.hpk: engine: bad model file: truncated in", good[:len(good)-1]},
-		{"long.hpk", "long.hpk: engine: bad model file: 1 bytes of trailing data after the model", append(bytes.Clone(good), 0)},
-		{"linear.hpk", "linear.hpk: engine: bad model file: not a hyperplane kernel model file", lin},
-		{"json.hpk", "json.hpk: engine: bad model file: not a hyperplane kernel model file", []byte(`{"format":"hyperplane-kernel-model"}`)},
-	} {
-		path := filepath.Join(dir, c.name)
-		if err := os.WriteFile(path, c.data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := LoadKernel(path)
-		if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), filepath.Join(dir, c.want)) {
-			t.Errorf("%s: err = %v, want %s…", c.name, err, c.want)
-		}
-	}
-	if _, err := LoadKernel(dir); err == nil {
-		t.Error("loading a directory succeeded")
-	}
-}
-
-// Every proper prefix of an encoding fails with ErrFormat, whether the
-// reader knows the input's size or not.
-func TestModelBinaryTruncated(t *testing.T) {
-	for _, m := range []*Model{mioSmall(), mioModel(11, Averaged, 2, 4, false, false)} {
-		b := mioEncode(t, m)
-		for n := 0; n < len(b); n++ {
-			var got Model
-			err := got.UnmarshalBinary(b[:n])
-			if !errors.Is(err, ErrFormat) {
-				t.Fatalf("prefix of %d bytes: %v", n, err)
-			}
-			want := "truncated in"
-			if n < 4 {
-				want = "not a hyperplane model file"
-			}
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("prefix of %d bytes: %v, want %q", n, err, want)
-			}
-			if _, err := ReadModel(mioOnlyReader{bytes.NewReader(b[:n])}); !errors.Is(err, ErrFormat) {
-				t.Fatalf("prefix of %d bytes, stream: %v", n, err)
-			}
+// TestModelFileTruncated: every proper prefix of an encoding fails with
+// ErrFormat, whether the reader knows the input's size or not, and
+// nothing panics.
+func TestModelFileTruncated(t *testing.T) {
+	for _, k := range fileKinds {
+		for i, m := range k.few() {
+			t.Run(fmt.Sprintf("%s/%d", k.name, i), func(t *testing.T) {
+				b := fileEncode(t, m)
+				for n := 0; n < len(b); n++ {
+					err := k.unmarshal(b[:n])
+					if !errors.Is(err, ErrFormat) {
+						t.Fatalf("prefix of %d bytes: %v", n, err)
+					}
+					want := "truncated in"
+					if n < 4 {
+						want = "not a hyperplane " + k.noun + " file"
+					}
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("prefix of %d bytes: %v, want %q", n, err, want)
+					}
+					for _, r := range []io.Reader{bytes.NewReader(b[:n]), mioOnlyReader{bytes.NewReader(b[:n])}} {
+						if _, err := k.read(r); !errors.Is(err, ErrFormat) {
+							t.Fatalf("prefix of %d bytes, %T: %v", n, r, err)
+						}
+					}
+				}
+			})
 		}
 	}
 }
 
-// Every proper prefix of an encoding fails with ErrFormat, whether the
-// reader knows the input's size or not, and nothing panics.
-func TestKernelModelBinaryTruncated(t *testing.T) {
-	for _, m := range []*KernelModel{kmioSmall(), kmioModel(11, kernels.RBF{}, Averaged, 2, 3, 4, 0.5), kmioTrained()[5].m} {
-		b := kmioEncode(t, m)
-		for n := 0; n < len(b); n++ {
-			var got KernelModel
-			err := got.UnmarshalBinary(b[:n])
-			if !errors.Is(err, ErrFormat) {
-				t.Fatalf("prefix of %d bytes: %v", n, err)
-			}
-			want := "truncated in"
-			if n < 4 {
-				want = "not a hyperplane kernel model file"
-			}
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("prefix of %d bytes: %v, want %q", n, err, want)
-			}
-			for _, r := range []io.Reader{bytes.NewReader(b[:n]), mioOnlyReader{bytes.NewReader(b[:n])}} {
-				if _, err := ReadKernelModel(r); !errors.Is(err, ErrFormat) {
-					t.Fatalf("prefix of %d bytes, %T: %v", n, r, err)
+// TestModelFileBitFlips: the checksum catches every single-bit error and
+// every changed byte, if the parse did not already fail.
+func TestModelFileBitFlips(t *testing.T) {
+	for _, k := range fileKinds {
+		t.Run(k.name, func(t *testing.T) {
+			b := fileEncode(t, k.small())
+			check := func(c []byte, what string) {
+				if err := k.unmarshal(c); !errors.Is(err, ErrFormat) {
+					t.Fatalf("%s: %v", what, err)
+				}
+				if _, err := k.read(mioOnlyReader{bytes.NewReader(c)}); !errors.Is(err, ErrFormat) {
+					t.Fatalf("%s, stream: %v", what, err)
 				}
 			}
-		}
-	}
-}
-
-// The checksum catches every single-bit error, if the parse did not
-// already fail.
-func TestModelBinaryBitFlips(t *testing.T) {
-	b := mioEncode(t, mioSmall())
-	for i := range 8 * len(b) {
-		c := bytes.Clone(b)
-		c[i/8] ^= 1 << (i % 8)
-		var got Model
-		if err := got.UnmarshalBinary(c); !errors.Is(err, ErrFormat) {
-			t.Fatalf("bit %d flipped: %v", i, err)
-		}
-		if _, err := ReadModel(mioOnlyReader{bytes.NewReader(c)}); !errors.Is(err, ErrFormat) {
-			t.Fatalf("bit %d flipped, stream: %v", i, err)
-		}
-	}
-	c := bytes.Clone(b)
-	c[len(c)-10] ^= 0x80
-	var got Model
-	if err := got.UnmarshalBinary(c); err == nil || err.Error() != "engine: bad model file: checksum mismatch: file is corrupt" {
-		t.Errorf("flipped step bit: %v", err)
-	}
-}
-
-// The checksum catches every single-bit error and every changed byte, if
-// the parse did not already fail.
-func TestKernelModelBinaryBitFlips(t *testing.T) {
-	b := kmioEncode(t, kmioSmall())
-	check := func(c []byte, what string) {
-		var got KernelModel
-		if err := got.UnmarshalBinary(c); !errors.Is(err, ErrFormat) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if _, err := ReadKernelModel(mioOnlyReader{bytes.NewReader(c)}); !errors.Is(err, ErrFormat) {
-			t.Fatalf("%s, stream: %v", what, err)
-		}
-	}
-	for i := range 8 * len(b) {
-		c := bytes.Clone(b)
-		c[i/8] ^= 1 << (i % 8)
-		check(c, fmt.Sprintf("bit %d flipped", i))
-	}
-	for i := range b {
-		for _, x := range []byte{0xff, 0x5a} {
+			for i := range 8 * len(b) {
+				c := bytes.Clone(b)
+				c[i/8] ^= 1 << (i % 8)
+				check(c, fmt.Sprintf("bit %d flipped", i))
+			}
+			for i := range b {
+				for _, x := range []byte{0xff, 0x5a} {
+					c := bytes.Clone(b)
+					c[i] ^= x
+					check(c, fmt.Sprintf("byte %d ^ %#x", i, x))
+				}
+			}
 			c := bytes.Clone(b)
-			c[i] ^= x
-			check(c, fmt.Sprintf("byte %d ^ %#x", i, x))
-		}
-	}
-	c := bytes.Clone(b)
-	c[len(c)-10] ^= 0x80
-	var got KernelModel
-	if err := got.UnmarshalBinary(c); err == nil || err.Error() != "engine: bad model file: checksum mismatch: file is corrupt" {
-		t.Errorf("flipped step bit: %v", err)
+			c[len(c)-10] ^= 0x80
+			if err := k.unmarshal(c); err == nil || err.Error() != "engine: bad model file: checksum mismatch: file is corrupt" {
+				t.Errorf("flipped step bit: %v", err)
+			}
+		})
 	}
 }
 
-func TestModelBinaryGarbage(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range 2000 {
-		n := rng.IntN(300)
-		b := make([]byte, n)
-		for j := range b {
-			b[j] = byte(rng.Uint32())
-		}
-		if i%2 == 1 && n >= 4 {
-			copy(b, modelMagic) // get past the magic
-		}
-		var m Model
-		if err := m.UnmarshalBinary(b); !errors.Is(err, ErrFormat) {
-			t.Fatalf("%d random bytes: %v", n, err)
-		}
-		if _, err := ReadModel(bytes.NewReader(b)); !errors.Is(err, ErrFormat) {
-			t.Fatalf("%d random bytes, stream: %v", n, err)
-		}
-	}
-	var m Model
-	if err := m.UnmarshalBinary(nil); !errors.Is(err, ErrFormat) {
-		t.Errorf("empty input: %v", err)
-	}
-	if _, err := ReadModel(strings.NewReader("")); !errors.Is(err, ErrFormat) {
-		t.Errorf("empty stream: %v", err)
-	}
-}
-
-func TestKernelModelBinaryGarbage(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 3))
-	for i := range 2000 {
-		n := rng.IntN(300)
-		b := make([]byte, n)
-		for j := range b {
-			b[j] = byte(rng.Uint32())
-		}
-		if i%2 == 1 && n >= 4 {
-			copy(b, kmodelMagic)
-		}
-		var m KernelModel
-		if err := m.UnmarshalBinary(b); !errors.Is(err, ErrFormat) {
-			t.Fatalf("%d random bytes: %v", n, err)
-		}
-		if _, err := ReadKernelModel(bytes.NewReader(b)); !errors.Is(err, ErrFormat) {
-			t.Fatalf("%d random bytes, stream: %v", n, err)
-		}
-	}
-	if _, err := ReadKernelModel(strings.NewReader("")); !errors.Is(err, ErrFormat) {
-		t.Errorf("empty stream: %v", err)
+// TestModelFileGarbage: random bytes, with and without the right magic,
+// are refused with ErrFormat.
+func TestModelFileGarbage(t *testing.T) {
+	for ki, k := range fileKinds {
+		t.Run(k.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2+uint64(ki)))
+			for i := range 2000 {
+				n := rng.IntN(300)
+				b := make([]byte, n)
+				for j := range b {
+					b[j] = byte(rng.Uint32())
+				}
+				if i%2 == 1 && n >= 4 {
+					copy(b, k.magic) // get past the magic
+				}
+				if err := k.unmarshal(b); !errors.Is(err, ErrFormat) {
+					t.Fatalf("%d random bytes: %v", n, err)
+				}
+				if _, err := k.read(bytes.NewReader(b)); !errors.Is(err, ErrFormat) {
+					t.Fatalf("%d random bytes, stream: %v", n, err)
+				}
+			}
+			if err := k.unmarshal(nil); !errors.Is(err, ErrFormat) {
+				t.Errorf("empty input: %v", err)
+			}
+			if _, err := k.read(strings.NewReader("")); !errors.Is(err, ErrFormat) {
+				t.Errorf("empty stream: %v", err)
+			}
+		})
 	}
 }
 
-// A read error is passed on, not mistaken for a bad file.
-func TestModelReadModelIOError(t *testing.T) {
-	b := mioEncode(t, mioSmall())
-	for _, n := range []int{0, 2, 40} {
-		_, err := ReadModel(io.MultiReader(bytes.NewReader(b[:n]), mioErrReader{}))
-		if err == nil || errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "device on fire") {
-			t.Errorf("error after %d bytes: %v", n, err)
-		}
-	}
-}
-
-// A read error is passed on, not mistaken for a bad file.
-func TestKernelModelReadIOError(t *testing.T) {
-	b := kmioEncode(t, kmioSmall())
-	for _, n := range []int{0, 2, 40, 100} {
-		_, err := ReadKernelModel(io.MultiReader(bytes.NewReader(b[:n]), mioErrReader{}))
-		if err == nil || errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "device on fire") {
-			t.Errorf("error after %d bytes: %v", n, err)
-		}
+// TestModelFileReadIOError: a read error is passed on, not mistaken for a
+// bad file, wherever it comes.
+func TestModelFileReadIOError(t *testing.T) {
+	for _, k := range fileKinds {
+		t.Run(k.name, func(t *testing.T) {
+			b := fileEncode(t, k.small())
+			for _, n := range []int{0, 2, 40, 100} {
+				_, err := k.read(io.MultiReader(bytes.NewReader(b[:n]), mioErrReader{}))
+				if err == nil || errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "device on fire") {
+					t.Errorf("error after %d bytes: %v", n, err)
+				}
+			}
+		})
 	}
 }
 
@@ -311,11 +215,13 @@ func TestModelBinaryHeaderErrors(t *testing.T) {
 		{"checksum", append(bytes.Clone(good[:len(good)-1]), good[len(good)-1]^1), "engine: bad model file: checksum mismatch: file is corrupt"},
 		{"trailing", append(bytes.Clone(good), 1, 2, 3), "engine: bad model file: 3 bytes of trailing data after the model"},
 	} {
-		var m Model
-		err := m.UnmarshalBinary(c.data)
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want …%s…", c.name, err, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var m Model
+			err := m.UnmarshalBinary(c.data)
+			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want …%s…", err, c.want)
+			}
+		})
 	}
 }
 
@@ -399,14 +305,16 @@ func TestKernelModelBinaryHeaderErrors(t *testing.T) {
 		{"checksum", append(bytes.Clone(good[:len(good)-1]), good[len(good)-1]^1), "engine: bad model file: checksum mismatch: file is corrupt"},
 		{"trailing", append(bytes.Clone(good), 1, 2, 3), "engine: bad model file: 3 bytes of trailing data after the model"},
 	} {
-		var m KernelModel
-		err := m.UnmarshalBinary(c.data)
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want …%s…", c.name, err, c.want)
-		}
-		if _, err := ReadKernelModel(mioOnlyReader{bytes.NewReader(c.data)}); !errors.Is(err, ErrFormat) && c.name != "trailing" {
-			t.Errorf("%s, stream: %v", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var m KernelModel
+			err := m.UnmarshalBinary(c.data)
+			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want …%s…", err, c.want)
+			}
+			if _, err := ReadKernelModel(mioOnlyReader{bytes.NewReader(c.data)}); !errors.Is(err, ErrFormat) && c.name != "trailing" {
+				t.Errorf("stream: %v", err)
+			}
+		})
 	}
 }
 
@@ -433,30 +341,24 @@ func TestModelBinaryHugeClaims(t *testing.T) {
 	for name, data := range map[string][]byte{
 		"dim": tiny, "classes": manyClasses, "nnz": hugeNNZ, "steps": hugeSteps, "rows": hugeRows,
 	} {
-		for _, sized := range []bool{true, false} {
-			decode := func() error {
-				if sized {
-					var m Model
-					return m.UnmarshalBinary(data)
+		t.Run(name, func(t *testing.T) {
+			for _, sized := range []bool{true, false} {
+				decode := func() error {
+					if sized {
+						var m Model
+						return m.UnmarshalBinary(data)
+					}
+					_, err := ReadModel(mioOnlyReader{bytes.NewReader(data)})
+					return err
 				}
-				_, err := ReadModel(mioOnlyReader{bytes.NewReader(data)})
-				return err
+				if err := decode(); !errors.Is(err, ErrFormat) {
+					t.Fatalf("sized %v: %v", sized, err)
+				}
+				if per := decodeAllocs(func() { _ = decode() }); per >= 1<<20 {
+					t.Errorf("sized %v: allocated %d bytes per decode", sized, per)
+				}
 			}
-			if err := decode(); !errors.Is(err, ErrFormat) {
-				t.Fatalf("%s (sized %v): %v", name, sized, err)
-			}
-			const runs = 10
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			for range runs {
-				_ = decode()
-			}
-			runtime.ReadMemStats(&after)
-			if per := (after.TotalAlloc - before.TotalAlloc) / runs; per >= 1<<20 {
-				t.Errorf("%s (sized %v): allocated %d bytes per decode", name, sized, per)
-			}
-		}
+		})
 	}
 }
 
@@ -492,22 +394,24 @@ func TestKernelModelBinaryHugeClaims(t *testing.T) {
 	wideSV = le.AppendUint64(wideSV, 0)
 	cases["wide-sv"] = append(wideSV, make([]byte, 64)...)
 	for name, data := range cases {
-		for _, sized := range []bool{true, false} {
-			decode := func() error {
-				if sized {
-					var m KernelModel
-					return m.UnmarshalBinary(data)
+		t.Run(name, func(t *testing.T) {
+			for _, sized := range []bool{true, false} {
+				decode := func() error {
+					if sized {
+						var m KernelModel
+						return m.UnmarshalBinary(data)
+					}
+					_, err := ReadKernelModel(mioOnlyReader{bytes.NewReader(data)})
+					return err
 				}
-				_, err := ReadKernelModel(mioOnlyReader{bytes.NewReader(data)})
-				return err
+				if err := decode(); !errors.Is(err, ErrFormat) {
+					t.Fatalf("sized %v: %v", sized, err)
+				}
+				if per := decodeAllocs(func() { _ = decode() }); per >= 1<<20 {
+					t.Errorf("sized %v: allocated %d bytes per decode", sized, per)
+				}
 			}
-			if err := decode(); !errors.Is(err, ErrFormat) {
-				t.Fatalf("%s (sized %v): %v", name, sized, err)
-			}
-			if per := kmioAllocs(func() { _ = decode() }); per >= 1<<20 {
-				t.Errorf("%s (sized %v): allocated %d bytes per decode", name, sized, per)
-			}
-		}
+		})
 	}
 	// The same through a file, whose size LoadKernel and LoadClassifier
 	// know.
@@ -522,7 +426,7 @@ func TestKernelModelBinaryHugeClaims(t *testing.T) {
 		if err := load(path); !errors.Is(err, ErrFormat) {
 			t.Fatal(err)
 		}
-		if per := kmioAllocs(func() { _ = load(path) }); per >= 1<<20 {
+		if per := decodeAllocs(func() { _ = load(path) }); per >= 1<<20 {
 			t.Errorf("loading: allocated %d bytes per decode", per)
 		}
 	}
@@ -540,16 +444,18 @@ func TestModelMarshalInvalid(t *testing.T) {
 	neg.Votes.Count0 = -1
 	invalid = append(invalid, neg)
 	for i, m := range invalid {
-		if _, err := m.MarshalBinary(); !errors.Is(err, ErrFormat) {
-			t.Errorf("model %d: MarshalBinary: %v", i, err)
-		}
-		var buf bytes.Buffer
-		if n, err := m.WriteTo(&buf); !errors.Is(err, ErrFormat) || n != 0 || buf.Len() != 0 {
-			t.Errorf("model %d: WriteTo: %d bytes, %v", i, n, err)
-		}
-		if _, err := m.MarshalJSON(); !errors.Is(err, ErrFormat) {
-			t.Errorf("model %d: MarshalJSON: %v", i, err)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if _, err := m.MarshalBinary(); !errors.Is(err, ErrFormat) {
+				t.Errorf("MarshalBinary: %v", err)
+			}
+			var buf bytes.Buffer
+			if n, err := m.WriteTo(&buf); !errors.Is(err, ErrFormat) || n != 0 || buf.Len() != 0 {
+				t.Errorf("WriteTo: %d bytes, %v", n, err)
+			}
+			if _, err := m.MarshalJSON(); !errors.Is(err, ErrFormat) {
+				t.Errorf("MarshalJSON: %v", err)
+			}
+		})
 	}
 }
 
@@ -578,16 +484,18 @@ func TestKernelModelMarshalInvalid(t *testing.T) {
 		invalid = append(invalid, m)
 	}
 	for i, m := range invalid {
-		if _, err := m.MarshalBinary(); !errors.Is(err, ErrFormat) {
-			t.Errorf("model %d: MarshalBinary: %v", i, err)
-		}
-		var buf bytes.Buffer
-		if n, err := m.WriteTo(&buf); !errors.Is(err, ErrFormat) || n != 0 || buf.Len() != 0 {
-			t.Errorf("model %d: WriteTo: %d bytes, %v", i, n, err)
-		}
-		if _, err := m.MarshalJSON(); !errors.Is(err, ErrFormat) {
-			t.Errorf("model %d: MarshalJSON: %v", i, err)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if _, err := m.MarshalBinary(); !errors.Is(err, ErrFormat) {
+				t.Errorf("MarshalBinary: %v", err)
+			}
+			var buf bytes.Buffer
+			if n, err := m.WriteTo(&buf); !errors.Is(err, ErrFormat) || n != 0 || buf.Len() != 0 {
+				t.Errorf("WriteTo: %d bytes, %v", n, err)
+			}
+			if _, err := m.MarshalJSON(); !errors.Is(err, ErrFormat) {
+				t.Errorf("MarshalJSON: %v", err)
+			}
+		})
 	}
 	// Votes.SV may be left nil: it is SV.
 	m := base()
@@ -611,16 +519,18 @@ func TestKernelModelUserKernel(t *testing.T) {
 	ptr := kmioModel(1, rbf, Averaged, 2, 4, 3, 0.5)
 	ptr.Kernel = &rbf
 	for _, m := range []*KernelModel{m, ptr} {
-		if _, err := m.MarshalBinary(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "cannot be saved") {
-			t.Errorf("%T: MarshalBinary: %v", m.Kernel, err)
-		}
-		var buf bytes.Buffer
-		if n, err := m.WriteTo(&buf); !errors.Is(err, ErrConfig) || n != 0 || buf.Len() != 0 {
-			t.Errorf("%T: WriteTo: %d bytes, %v", m.Kernel, n, err)
-		}
-		if _, err := m.MarshalJSON(); !errors.Is(err, ErrConfig) {
-			t.Errorf("%T: MarshalJSON: %v", m.Kernel, err)
-		}
+		t.Run(fmt.Sprintf("%T", m.Kernel), func(t *testing.T) {
+			if _, err := m.MarshalBinary(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "cannot be saved") {
+				t.Errorf("MarshalBinary: %v", err)
+			}
+			var buf bytes.Buffer
+			if n, err := m.WriteTo(&buf); !errors.Is(err, ErrConfig) || n != 0 || buf.Len() != 0 {
+				t.Errorf("WriteTo: %d bytes, %v", n, err)
+			}
+			if _, err := m.MarshalJSON(); !errors.Is(err, ErrConfig) {
+				t.Errorf("MarshalJSON: %v", err)
+			}
+		})
 	}
 	_, err = m.MarshalBinary()
 	if want := "user-defined kernel engine.kmioUserKernel cannot be saved"; err == nil || !strings.Contains(err.Error(), want) {

@@ -654,8 +654,8 @@ func kmioHeader(version, flags uint16, alg, bias, kind byte, degree, gamma, coef
 	return le.AppendUint64(b, dim)
 }
 
-// kmioAllocs returns the bytes decode allocates per call, on average.
-func kmioAllocs(decode func()) uint64 {
+// decodeAllocs returns the bytes decode allocates per call, on average.
+func decodeAllocs(decode func()) uint64 {
 	const runs = 10
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -670,4 +670,84 @@ func kmioAllocs(decode func()) uint64 {
 // kmioLinear is a small linear model.
 func kmioLinear() *Model {
 	return &Model{Classes: []float64{-1, 1}, Dim: 2, W: []float32{2, -1}, B: []float32{-0.5}, BiasScale: 1}
+}
+
+// fileKind is one model file format as the tests that hold for both
+// drive it: its magic, its readers, and models to write.
+type fileKind struct {
+	name  string // "linear" or "kernel"
+	magic string
+	noun  string // as in "not a hyperplane <noun> file"
+	// small returns the fixed small model of awkward values the
+	// corruption tests start from; few a handful of others, cases every
+	// model the round trips cover.
+	small func() Classifier
+	few   func() []Classifier
+	cases func() []Classifier
+	// big returns a model whose encoding takes several of the encoder's
+	// buffers.
+	big       func() Classifier
+	unmarshal func([]byte) error
+	read      func(io.Reader) (Classifier, error)
+	load      func(string) (Classifier, error)
+}
+
+var fileKinds = []fileKind{
+	{
+		name: "linear", magic: modelMagic, noun: "model",
+		small: func() Classifier { return mioSmall() },
+		few:   func() []Classifier { return []Classifier{mioSmall(), mioModel(11, Averaged, 2, 4, false, false)} },
+		cases: func() []Classifier {
+			var out []Classifier
+			for _, c := range mioCases(true) {
+				out = append(out, c.m)
+			}
+			return out
+		},
+		big:       func() Classifier { return mioModel(3, Averaged, 70, 2000, false, false) },
+		unmarshal: func(b []byte) error { return new(Model).UnmarshalBinary(b) },
+		read:      func(r io.Reader) (Classifier, error) { return ReadModel(r) },
+		load:      func(p string) (Classifier, error) { return Load(p) },
+	},
+	{
+		name: "kernel", magic: kmodelMagic, noun: "kernel model",
+		small: func() Classifier { return kmioSmall() },
+		few: func() []Classifier {
+			return []Classifier{kmioSmall(), kmioModel(11, kernels.RBF{}, Averaged, 2, 3, 4, 0.5), kmioTrained()[5].m}
+		},
+		cases: func() []Classifier {
+			out := []Classifier{kmioSmall()}
+			for _, c := range kmioTrained() {
+				out = append(out, c.m)
+			}
+			return out
+		},
+		big:       func() Classifier { return kmioBig() },
+		unmarshal: func(b []byte) error { return new(KernelModel).UnmarshalBinary(b) },
+		read:      func(r io.Reader) (Classifier, error) { return ReadKernelModel(r) },
+		load:      func(p string) (Classifier, error) { return LoadKernel(p) },
+	},
+}
+
+// fileEncode returns the file encoding of c, as WriteTo writes it.
+func fileEncode(t testing.TB, c Classifier) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// fileSame says how got differs from want, or "" when it encodes to the
+// same bytes: the encoding holds every field, floats as their bits.
+func fileSame(t testing.TB, got, want Classifier) string {
+	t.Helper()
+	if fmt.Sprintf("%T", got) != fmt.Sprintf("%T", want) {
+		return fmt.Sprintf("read back a %T, want a %T", got, want)
+	}
+	if !bytes.Equal(fileEncode(t, got), fileEncode(t, want)) {
+		return "the model read back encodes differently"
+	}
+	return ""
 }

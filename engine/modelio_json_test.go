@@ -98,11 +98,13 @@ func TestModelJSONNonFinite(t *testing.T) {
 		func(m *Model) { m.Votes.B0[0] = inf },
 		func(m *Model) { m.Votes.Steps[2].A = nan },
 	} {
-		m := mioModel(5, Voted, 2, 6, true, false)
-		mod(m)
-		if _, err := json.Marshal(m); !errors.Is(err, ErrFormat) {
-			t.Errorf("case %d: %v", i, err)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			m := mioModel(5, Voted, 2, 6, true, false)
+			mod(m)
+			if _, err := json.Marshal(m); !errors.Is(err, ErrFormat) {
+				t.Errorf("%v", err)
+			}
+		})
 	}
 	m := mioModel(5, Averaged, 3, 6, false, false)
 	m.W[7] = nan
@@ -154,11 +156,13 @@ func TestModelJSONErrors(t *testing.T) {
 		{"sv-rows", edit(func(o map[string]any) { votes(o)["rows"].(map[string]any)["rows"] = 1 << 40 }), "voted rows"},
 		{"step", edit(func(o map[string]any) { votes(o)["steps"].([]any)[0].(map[string]any)["up"] = 3 }), "vote step 0 out of range"},
 	} {
-		var m Model
-		err := m.UnmarshalJSON([]byte(c.data))
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want …%s…", c.name, err, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var m Model
+			err := m.UnmarshalJSON([]byte(c.data))
+			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want …%s…", err, c.want)
+			}
+		})
 	}
 }
 
@@ -252,16 +256,18 @@ func TestKernelModelJSONNonFinite(t *testing.T) {
 		func(m *KernelModel) { m.Votes.Steps[1].A = float32(math.NaN()) },
 		func(m *KernelModel) { m.Votes.Steps[0].A = float32(math.Inf(-1)) },
 	} {
-		m := kmioModel(5, kernels.RBF{}, Voted, 2, 3, 3, 0.5)
-		mod(m)
-		if _, err := json.Marshal(m); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not finite") {
-			t.Errorf("case %d: %v", i, err)
-		}
-		// Nor does the binary format: Check refuses them (a loaded model
-		// with a NaN step would vote at chance).
-		if _, err := m.MarshalBinary(); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not finite") {
-			t.Errorf("case %d: binary: %v", i, err)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			m := kmioModel(5, kernels.RBF{}, Voted, 2, 3, 3, 0.5)
+			mod(m)
+			if _, err := json.Marshal(m); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not finite") {
+				t.Errorf("%v", err)
+			}
+			// Nor does the binary format: Check refuses them (a loaded model
+			// with a NaN step would vote at chance).
+			if _, err := m.MarshalBinary(); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not finite") {
+				t.Errorf("binary: %v", err)
+			}
+		})
 	}
 }
 
@@ -309,10 +315,12 @@ func TestKernelModelJSONErrors(t *testing.T) {
 		{"count0", edit(func(o map[string]any) { votes(o)["count0"] = -2 }), "negative vote count"},
 		{"step", edit(func(o map[string]any) { votes(o)["steps"].([]any)[0].(map[string]any)["row"] = 3 }), "vote step 0 out of range"},
 	} {
-		var m KernelModel
-		err := m.UnmarshalJSON([]byte(c.data))
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want …%s…", c.name, err, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var m KernelModel
+			err := m.UnmarshalJSON([]byte(c.data))
+			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want …%s…", err, c.want)
+			}
+		})
 	}
 }

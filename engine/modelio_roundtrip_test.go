@@ -21,6 +21,108 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
+// TestModelFileReadStream: a model is read to its end and no further, so
+// models can follow each other in a stream, of one kind or of both.
+func TestModelFileReadStream(t *testing.T) {
+	var all []Classifier
+	for _, k := range fileKinds {
+		t.Run(k.name, func(t *testing.T) {
+			cases := k.cases()
+			all = append(all, cases...)
+			var stream bytes.Buffer
+			for _, m := range cases {
+				stream.Write(fileEncode(t, m))
+			}
+			stream.WriteString("tail")
+			r := mioOnlyReader{&stream}
+			for i, m := range cases {
+				got, err := k.read(r)
+				if err != nil {
+					t.Fatalf("model %d: %v", i, err)
+				}
+				if d := fileSame(t, got, m); d != "" {
+					t.Fatalf("model %d: %s", i, d)
+				}
+			}
+			if rest, _ := io.ReadAll(r); string(rest) != "tail" {
+				t.Errorf("left %q after the models, want %q", rest, "tail")
+			}
+		})
+	}
+	// Both kinds interleaved, through ReadClassifier.
+	var stream bytes.Buffer
+	for i := range all {
+		stream.Write(fileEncode(t, all[(i*7)%len(all)]))
+	}
+	r := mioOnlyReader{&stream}
+	for i := range all {
+		got, err := ReadClassifier(r)
+		if err != nil {
+			t.Fatalf("model %d of the mixed stream: %v", i, err)
+		}
+		if d := fileSame(t, got, all[(i*7)%len(all)]); d != "" {
+			t.Fatalf("model %d of the mixed stream: %s", i, d)
+		}
+	}
+}
+
+// TestModelFileWriteToError: a writer's error stops WriteTo wherever it
+// comes, and WriteTo reports the bytes written until then; the same large
+// model round-trips through a stream.
+func TestModelFileWriteToError(t *testing.T) {
+	for _, k := range fileKinds {
+		t.Run(k.name, func(t *testing.T) {
+			m := k.big()
+			b := fileEncode(t, m)
+			size := len(b)
+			if size < 3*modelChunk {
+				t.Fatalf("model of %d bytes is too small for the test", size)
+			}
+			for _, limit := range []int{0, 10, modelChunk + 3, size - 2} {
+				n, err := m.WriteTo(&mioFailWriter{n: limit})
+				if err == nil || err.Error() != "disk full" {
+					t.Errorf("limit %d: err = %v, want disk full", limit, err)
+				}
+				if n != int64(limit) {
+					t.Errorf("limit %d: WriteTo reported %d bytes", limit, n)
+				}
+			}
+			got, err := k.read(mioOnlyReader{bytes.NewReader(b)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := fileSame(t, got, m); d != "" {
+				t.Fatal(d)
+			}
+		})
+	}
+}
+
+// TestModelFileSaveLoad: every model saved loads back the same, through
+// its kind's loader and LoadClassifier.
+func TestModelFileSaveLoad(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range fileKinds {
+		for i, m := range k.cases() {
+			t.Run(fmt.Sprintf("%s/%d", k.name, i), func(t *testing.T) {
+				path := filepath.Join(dir, fmt.Sprintf("%s%d", k.name, i))
+				if err := m.Save(path); err != nil {
+					t.Fatal(err)
+				}
+				for _, load := range []func(string) (Classifier, error){k.load, LoadClassifier} {
+					got, err := load(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := fileSame(t, got, m); d != "" {
+						t.Fatal(d)
+					}
+				}
+			})
+		}
+	}
+}
+
 func TestModelBinaryRoundTrip(t *testing.T) {
 	for _, c := range mioCases(true) {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,63 +166,6 @@ func TestModelWriteToReadModel(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// A model is read to its end and no further: models can follow each
-// other in a stream.
-func TestModelReadModelStream(t *testing.T) {
-	cases := mioCases(true)
-	var stream bytes.Buffer
-	for _, c := range cases {
-		if _, err := c.m.WriteTo(&stream); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stream.WriteString("tail")
-	r := mioOnlyReader{&stream}
-	for _, c := range cases {
-		got, err := ReadModel(r)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if d := mioSame(got, c.m); d != "" {
-			t.Fatalf("%s: %s", c.name, d)
-		}
-	}
-	if rest, _ := io.ReadAll(r); string(rest) != "tail" {
-		t.Errorf("left %q after the models, want %q", rest, "tail")
-	}
-}
-
-func TestModelWriteToError(t *testing.T) {
-	m := mioModel(3, Averaged, 70, 2000, false, false) // several buffers
-	size := m.encodedSize()
-	for _, limit := range []int{0, 10, modelChunk + 3, int(size) - 2} {
-		n, err := m.WriteTo(&mioFailWriter{n: limit})
-		if err == nil || err.Error() != "disk full" {
-			t.Errorf("limit %d: err = %v, want disk full", limit, err)
-		}
-		if n != int64(limit) {
-			t.Errorf("limit %d: WriteTo reported %d bytes", limit, n)
-		}
-	}
-}
-
-func TestModelSaveLoad(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range mioCases(true) {
-		path := filepath.Join(dir, c.name+".hpm")
-		if err := c.m.Save(path); err != nil {
-			t.Fatal(err)
-		}
-		got, err := Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := mioSame(got, c.m); d != "" {
-			t.Fatalf("%s: %s", c.name, d)
-		}
 	}
 }
 
@@ -211,25 +256,27 @@ func TestKernelModelEffectiveKernel(t *testing.T) {
 		{kernels.RBF{Gamma: 1e-300}, kernels.RBF{Gamma: 1e-300}},
 		{kernels.Sigmoid{Coef0: 2}, kernels.Sigmoid{Gamma: 1, Coef0: 2}},
 	} {
-		m := kmioModel(3, c.in, Averaged, 2, 3, 4, 0.5)
-		var got KernelModel
-		if err := got.UnmarshalBinary(kmioEncode(t, m)); err != nil {
-			t.Fatal(err)
-		}
-		if got.Kernel != c.want || math.Signbit(kmioCoef0(got.Kernel)) != math.Signbit(kmioCoef0(c.want)) {
-			t.Errorf("%#v read back as %#v, want %#v", c.in, got.Kernel, c.want)
-		}
-		var jgot KernelModel
-		b, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &jgot); err != nil {
-			t.Fatal(err)
-		}
-		if jgot.Kernel != c.want || math.Signbit(kmioCoef0(jgot.Kernel)) != math.Signbit(kmioCoef0(c.want)) {
-			t.Errorf("JSON: %#v read back as %#v, want %#v", c.in, jgot.Kernel, c.want)
-		}
+		t.Run(fmt.Sprintf("%#v", c.in), func(t *testing.T) {
+			m := kmioModel(3, c.in, Averaged, 2, 3, 4, 0.5)
+			var got KernelModel
+			if err := got.UnmarshalBinary(kmioEncode(t, m)); err != nil {
+				t.Fatal(err)
+			}
+			if got.Kernel != c.want || math.Signbit(kmioCoef0(got.Kernel)) != math.Signbit(kmioCoef0(c.want)) {
+				t.Errorf("%#v read back as %#v, want %#v", c.in, got.Kernel, c.want)
+			}
+			var jgot KernelModel
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &jgot); err != nil {
+				t.Fatal(err)
+			}
+			if jgot.Kernel != c.want || math.Signbit(kmioCoef0(jgot.Kernel)) != math.Signbit(kmioCoef0(c.want)) {
+				t.Errorf("JSON: %#v read back as %#v, want %#v", c.in, jgot.Kernel, c.want)
+			}
+		})
 	}
 }
 
@@ -255,75 +302,6 @@ func TestKernelModelWriteToReadKernelModel(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// A model is read to its end and no further.
-func TestKernelModelReadStream(t *testing.T) {
-	cases := append(kmioTrained()[:8], kmioCase{"small", kmioSmall()})
-	var stream bytes.Buffer
-	for _, c := range cases {
-		if _, err := c.m.WriteTo(&stream); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stream.WriteString("tail")
-	r := mioOnlyReader{&stream}
-	for _, c := range cases {
-		got, err := ReadKernelModel(r)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if d := kmioSame(t, got, c.m); d != "" {
-			t.Fatalf("%s: %s", c.name, d)
-		}
-	}
-	if rest, _ := io.ReadAll(r); string(rest) != "tail" {
-		t.Errorf("left %q after the models, want %q", rest, "tail")
-	}
-}
-
-func TestKernelModelWriteToError(t *testing.T) {
-	m := kmioBig()
-	size := m.encodedSize()
-	if size < 3*modelChunk {
-		t.Fatalf("model of %d bytes is too small for the test", size)
-	}
-	for _, limit := range []int{0, 10, modelChunk + 3, int(size) - 2} {
-		n, err := m.WriteTo(&mioFailWriter{n: limit})
-		if err == nil || err.Error() != "disk full" {
-			t.Errorf("limit %d: err = %v, want disk full", limit, err)
-		}
-		if n != int64(limit) {
-			t.Errorf("limit %d: WriteTo reported %d bytes", limit, n)
-		}
-	}
-	// The large model round-trips through a file and a stream alike.
-	b := kmioEncode(t, m)
-	kmioCheckedEncodedSize(t, m, b)
-	got, err := ReadKernelModel(mioOnlyReader{bytes.NewReader(b)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := kmioSame(t, got, m); d != "" {
-		t.Fatal(d)
-	}
-}
-
-func TestKernelModelSaveLoad(t *testing.T) {
-	dir := t.TempDir()
-	for i, c := range append(kmioTrained(), kmioCase{"small", kmioSmall()}) {
-		path := filepath.Join(dir, fmt.Sprintf("m%d.hpk", i))
-		if err := c.m.Save(path); err != nil {
-			t.Fatal(err)
-		}
-		got, err := LoadKernel(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := kmioSame(t, got, c.m); d != "" {
-			t.Fatalf("%s: %s", c.name, d)
-		}
 	}
 }
 
@@ -357,12 +335,14 @@ func TestKernelModelSaveAtomic(t *testing.T) {
 		m    *KernelModel
 		want error
 	}{{invalid, ErrFormat}, {user, ErrConfig}} {
-		if err := c.m.Save(path); !errors.Is(err, c.want) {
-			t.Errorf("saving an unencodable model: %v, want %v", err, c.want)
-		}
-		if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
-			t.Errorf("file changed by a failed save: %v", err)
-		}
+		t.Run(c.want.Error(), func(t *testing.T) {
+			if err := c.m.Save(path); !errors.Is(err, c.want) {
+				t.Errorf("saving an unencodable model: %v, want %v", err, c.want)
+			}
+			if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+				t.Errorf("file changed by a failed save: %v", err)
+			}
+		})
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("%d files left in the directory, want 1", len(ents))
@@ -536,14 +516,16 @@ func TestLoadClassifier(t *testing.T) {
 		{"linear-trailing", "linear-trailing: engine: bad model file: 1 bytes of trailing data", append(bytes.Clone(linBytes), 0)},
 		{"linear-magic-only", "linear-magic-only: engine: bad model file: truncated in header", []byte(modelMagic)},
 	} {
-		path := filepath.Join(dir, c.name)
-		if err := os.WriteFile(path, c.data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := LoadClassifier(path)
-		if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), filepath.Join(dir, c.want)) {
-			t.Errorf("%s: err = %v, want %s…", c.name, err, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name)
+			if err := os.WriteFile(path, c.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadClassifier(path)
+			if !errors.Is(err, ErrFormat) || !strings.HasPrefix(err.Error(), filepath.Join(dir, c.want)) {
+				t.Errorf("err = %v, want %s…", err, c.want)
+			}
+		})
 	}
 	if _, err := LoadClassifier(dir); err == nil || errors.Is(err, ErrFormat) {
 		t.Errorf("loading a directory: %v", err)
@@ -582,9 +564,11 @@ func TestReadClassifier(t *testing.T) {
 		t.Fatal(d)
 	}
 	for _, bad := range []string{"", "HP", "HPXXXXXXXX"} {
-		if _, err := ReadClassifier(strings.NewReader(bad)); !errors.Is(err, ErrFormat) {
-			t.Errorf("%q: %v", bad, err)
-		}
+		t.Run(fmt.Sprintf("%q", bad), func(t *testing.T) {
+			if _, err := ReadClassifier(strings.NewReader(bad)); !errors.Is(err, ErrFormat) {
+				t.Errorf("%v", err)
+			}
+		})
 	}
 }
 
@@ -601,17 +585,19 @@ func TestWriteToStopsAfterFailure(t *testing.T) {
 		{"linear", lin},
 		{"kernel", kmioBig()},
 	} {
-		var w failingWriter
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		_, err := c.m.WriteTo(&w)
-		runtime.ReadMemStats(&after)
-		if err == nil || w.calls != 1 {
-			t.Fatalf("%s: WriteTo = %v after %d writes; want the writer's error after one", c.name, err, w.calls)
-		}
-		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*modelChunk {
-			t.Fatalf("%s: WriteTo allocated %d bytes after the write failed (chunk %d)", c.name, alloc, modelChunk)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var w failingWriter
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := c.m.WriteTo(&w)
+			runtime.ReadMemStats(&after)
+			if err == nil || w.calls != 1 {
+				t.Fatalf("WriteTo = %v after %d writes; want the writer's error after one", err, w.calls)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*modelChunk {
+				t.Fatalf("WriteTo allocated %d bytes after the write failed (chunk %d)", alloc, modelChunk)
+			}
+		})
 	}
 }
