@@ -3,8 +3,8 @@ package engine
 // Kernel model files.
 //
 // A KernelModel is stored in its own binary format, "HPKM" version 1, in
-// the container the linear model's shares (fileio.go describes it, and
-// the encoding of the support vectors and the steps): little-endian
+// the same container as the linear model (fileio.go describes it, and how
+// the support vectors and the steps are encoded): little-endian
 // throughout, floats as their raw bits, a CRC-32C at the end.
 //
 //	offset  size        field
