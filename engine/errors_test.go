@@ -191,6 +191,8 @@ func TestErrorsWrapSentinels(t *testing.T) {
 			_, err := textmodel.New(tm.Featurizer(), &engine.Model{Classes: []float64{5, 6}, Dim: 1, W: []float32{1}, B: []float32{0}})
 			return err
 		}},
+		{"textmodel.New no classifier", textmodel.ErrMismatch, func() error { _, err := textmodel.New(tm.Featurizer(), nil); return err }},
+		{"textmodel.New no featurizer", textmodel.ErrMismatch, func() error { _, err := textmodel.New(nil, tm.Classifier()); return err }},
 		{"textmodel.NameFeatures", engine.ErrConfig, func() error { return tm.NameFeatures(nil, 0, 0) }},
 		{"textmodel.Explain kernel", textmodel.ErrNotLinear, func() error { _, _, _, err := ktm.Explain("good", 3); return err }},
 		{"textmodel.Read garbage", textmodel.ErrFormat, func() error { _, err := textmodel.Read(strings.NewReader("HPTMjunk")); return err }},
