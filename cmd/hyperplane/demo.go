@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,29 +20,32 @@ import (
 //go:embed data/subjectivity.svm.gz
 var subjectivity []byte
 
-var demoCmd = &command{
-	name:  "demo",
-	short: "train and evaluate a perceptron on the embedded demo data",
-	long: `Demo parses the embedded Subjectivity data set (10,000 sentences, 20,913
+func newDemoCmd() *Command {
+	c := &Command{
+		UsageLine: "demo",
+		Short:     "train and evaluate a perceptron on the embedded demo data",
+		Long: `Demo parses the embedded Subjectivity data set (10,000 sentences, 20,913
 word-count features, Pang & Lee 2004), holds out a random 20% for testing,
 trains an averaged perceptron on the rest and prints the test accuracy and
 the training throughput. It needs no download.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		epochs := fs.Int("epochs", 10, "passes over the training rows")
-		plain := fs.Bool("plain", false, "keep the last weights instead of averaging")
-		seed := fs.Uint64("seed", 1, "seed for the split and the shuffling")
-		holdout := fs.Float64("test", 0.2, "fraction of rows held out for testing")
-		asJSON := fs.Bool("json", false, "print the result as JSON")
-		return func(args []string, out io.Writer) error {
-			if len(args) > 0 {
-				return fmt.Errorf("%w: demo takes no arguments", errUsage)
-			}
-			if *epochs < 1 || *holdout <= 0 || *holdout >= 1 {
-				return fmt.Errorf("%w: need -epochs ≥ 1 and 0 < -test < 1", errUsage)
-			}
-			return demo(out, *epochs, *plain, *seed, *holdout, *asJSON)
+	}
+	fs := &c.Flag
+	epochs := fs.Int("epochs", 10, "passes over the training rows")
+	plain := fs.Bool("plain", false, "keep the last weights instead of averaging")
+	seed := fs.Uint64("seed", 1, "seed for the split and the shuffling")
+	holdout := fs.Float64("test", 0.2, "fraction of rows held out for testing")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		out := env.Stdout
+		if len(args) > 0 {
+			return fmt.Errorf("%w: demo takes no arguments", errUsage)
 		}
-	},
+		if *epochs < 1 || *holdout <= 0 || *holdout >= 1 {
+			return fmt.Errorf("%w: need -epochs ≥ 1 and 0 < -test < 1", errUsage)
+		}
+		return demo(ctx, out, *epochs, *plain, *seed, *holdout, *asJSON)
+	}
+	return c
 }
 
 type demoResult struct {
@@ -63,7 +64,7 @@ type demoResult struct {
 	TestAcc      float64 `json:"test_accuracy"`
 }
 
-func demo(out io.Writer, epochs int, plain bool, seed uint64, holdout float64, asJSON bool) error {
+func demo(ctx context.Context, out io.Writer, epochs int, plain bool, seed uint64, holdout float64, asJSON bool) error {
 	t0 := time.Now()
 	d, err := sparse.ReadLIBSVM(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
 	if err != nil {
@@ -85,7 +86,7 @@ func demo(out io.Writer, epochs int, plain bool, seed uint64, holdout float64, a
 	if plain {
 		cfg.Algorithm = engine.Plain
 	}
-	m, stats, err := engine.Fit(context.Background(), Xtr, ytr, cfg)
+	m, stats, err := engine.Fit(ctx, Xtr, ytr, cfg)
 	if err != nil {
 		return err
 	}
@@ -99,9 +100,7 @@ func demo(out io.Writer, epochs int, plain bool, seed uint64, holdout float64, a
 		TrainAcc: accuracy(m, Xtr, ytr), TestAcc: accuracy(m, Xte, yte),
 	}
 	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return printJSON(out, r)
 	}
 	kind := "averaged"
 	if plain {

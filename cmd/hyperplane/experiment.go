@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"image/color"
 	"io"
@@ -24,11 +23,11 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
-var experimentCmd = &command{
-	name:  "experiment",
-	args:  "convergence|variants|margins",
-	short: "measure the perceptron against its theory (mistake bound) and its variants against each other, with plots",
-	long: `Experiment convergence generates linearly separable data with a known unit
+func newExperimentCmd() *Command {
+	c := &Command{
+		UsageLine: "experiment convergence|variants|margins",
+		Short:     "measure the perceptron against its theory (mistake bound) and its variants against each other, with plots",
+		Long: `Experiment convergence generates linearly separable data with a known unit
 separator u and margin γ (points in the ball of radius R; see 'gen -kind
 separable'), trains the plain perceptron through the origin until an
 epoch makes no mistake, and records the mistakes made, the bound (R/γ)²
@@ -53,44 +52,46 @@ perceptron, Crammer et al.'s for the PA family, least over the multiples
 of the true separator) and the geometric margin of its final weights, in
 margins.csv and margins_{separable,noisy}.{svg,png}. A run whose
 mistakes exceed its bound is a bug: the command fails.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		out := fs.String("o", "experiment", "write the CSV and the plots into this `dir`")
-		seeds := fs.Int("seeds", 5, "convergence, margins: seeds per setting")
-		quick := fs.Bool("quick", false, "convergence, margins: a small sweep (seconds)")
-		epochs := fs.Int("epochs", 15, "variants: epochs")
-		train := fs.String("train", "", "variants: training `file` (default: the embedded Subjectivity data, 80/20 split)")
-		test := fs.String("test", "", "variants: test `file`")
-		return func(args []string, stdout io.Writer) error {
-			if len(args) != 1 {
-				return fmt.Errorf("%w: experiment takes convergence, variants or margins", errUsage)
-			}
-			// The arguments are checked before -o is made, so that a
-			// misuse leaves nothing behind.
-			if *out == "" {
-				return fmt.Errorf("%w: -o: the directory name is empty", errUsage)
-			}
-			mkdir := func() error { return outDir(*out) }
-			switch args[0] {
-			case "convergence", "margins":
-				if *seeds < 1 {
-					return fmt.Errorf("%w: -seeds must be at least 1", errUsage)
-				}
-				if err := mkdir(); err != nil {
-					return err
-				}
-				if args[0] == "margins" {
-					return marginsExperiment(stdout, *out, *seeds, *quick)
-				}
-				return convergence(stdout, *out, *seeds, *quick)
-			case "variants":
-				if (*train == "") != (*test == "") || *epochs < 1 {
-					return fmt.Errorf("%w: variants needs both -train and -test or neither, and -epochs ≥ 1", errUsage)
-				}
-				return variants(stdout, *out, *train, *test, *epochs, mkdir)
-			}
-			return fmt.Errorf("%w: unknown experiment %q (want convergence, variants or margins)", errUsage, args[0])
+	}
+	fs := &c.Flag
+	out := fs.String("o", "experiment", "write the CSV and the plots into this `dir`")
+	seeds := fs.Int("seeds", 5, "convergence, margins: seeds per setting")
+	quick := fs.Bool("quick", false, "convergence, margins: a small sweep (seconds)")
+	epochs := fs.Int("epochs", 15, "variants: epochs")
+	train := fs.String("train", "", "variants: training `file` (default: the embedded Subjectivity data, 80/20 split)")
+	test := fs.String("test", "", "variants: test `file`")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		stdout := env.Stdout
+		if len(args) != 1 {
+			return fmt.Errorf("%w: experiment takes convergence, variants or margins", errUsage)
 		}
-	},
+		// The arguments are checked before -o is made, so that a
+		// misuse leaves nothing behind.
+		if *out == "" {
+			return fmt.Errorf("%w: -o: the directory name is empty", errUsage)
+		}
+		mkdir := func() error { return outDir(*out) }
+		switch args[0] {
+		case "convergence", "margins":
+			if *seeds < 1 {
+				return fmt.Errorf("%w: -seeds must be at least 1", errUsage)
+			}
+			if err := mkdir(); err != nil {
+				return err
+			}
+			if args[0] == "margins" {
+				return marginsExperiment(stdout, *out, *seeds, *quick)
+			}
+			return convergence(stdout, *out, *seeds, *quick)
+		case "variants":
+			if (*train == "") != (*test == "") || *epochs < 1 {
+				return fmt.Errorf("%w: variants needs both -train and -test or neither, and -epochs ≥ 1", errUsage)
+			}
+			return variants(stdout, *out, *train, *test, *epochs, mkdir)
+		}
+		return fmt.Errorf("%w: unknown experiment %q (want convergence, variants or margins)", errUsage, args[0])
+	}
+	return c
 }
 
 // convRun is one training run of the convergence experiment.

@@ -15,17 +15,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
-// ctx is cancelled when the process is asked to stop (SIGINT, SIGTERM,
-// SIGHUP); run sets it for the command it runs. Commands that write files
-// check it during their work, and remove what they had started to write.
-var ctx = context.Background()
-
-// baseCtx is the context run derives ctx from (a test cancels it).
-var baseCtx = context.Background()
-
-// stdin is what "-" reads (a test replaces it).
-var stdin io.Reader = os.Stdin
-
 // arg is a file named on the command line, with what named it (a flag,
 // or the argument's place) for messages.
 type arg struct{ what, path string }
@@ -111,8 +100,9 @@ func (w *outputs) cleanup() {
 
 // interrupted words err, the error of work cut short, as an interruption
 // when a signal has cancelled ctx (the error is then whatever the read or
-// write that noticed it made of it).
-func interrupted(err error) error {
+// write that noticed it made of it). Commands that write files check ctx
+// during their work, and remove what they had started to write.
+func interrupted(ctx context.Context, err error) error {
 	if err != nil && ctx.Err() != nil {
 		return errors.New("interrupted: nothing written")
 	}
@@ -150,11 +140,11 @@ func canonical(path string) string {
 
 // stdioInput returns stdin as an input arg to compare outputs with when
 // it is a file (hyperplane convert - out.svm < out.svm), else nothing.
-func stdioInput(path string) []arg {
+func stdioInput(env *Env, path string) []arg {
 	if path != "-" {
 		return nil
 	}
-	if f, ok := stdin.(*os.File); ok {
+	if f, ok := env.Stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			return []arg{{"standard input", "/dev/stdin"}}
 		}
@@ -164,20 +154,26 @@ func stdioInput(path string) []arg {
 
 // ctxReader fails its reads once ctx is cancelled, so that a long read or
 // conversion stops at the next buffer.
-type ctxReader struct{ r io.Reader }
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
 
 func (c ctxReader) Read(p []byte) (int, error) {
-	if err := ctx.Err(); err != nil {
+	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
 	return c.r.Read(p)
 }
 
 // ctxWriter fails its writes once ctx is cancelled.
-type ctxWriter struct{ w io.Writer }
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
 
 func (c ctxWriter) Write(p []byte) (int, error) {
-	if err := ctx.Err(); err != nil {
+	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
 	return c.w.Write(p)
@@ -202,11 +198,11 @@ func writeData(w io.Writer, path string, d *sparse.Dataset) error {
 // readData reads the data set at path, a cache or LIBSVM file (gzip too),
 // as sparse.ReadFile does; "-" reads standard input, told apart by its
 // first bytes, which are read once.
-func readData(path string) (*sparse.Dataset, error) {
+func readData(ctx context.Context, env *Env, path string) (*sparse.Dataset, error) {
 	if path != "-" {
 		return sparse.ReadFile(path, sparse.ReadOptions{})
 	}
-	br := bufio.NewReaderSize(ctxReader{stdin}, 1<<16)
+	br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
 	opt := sparse.ReadOptions{Name: "standard input"}
 	if isCache(br) {
 		return sparse.ReadCache(br, opt)

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -13,30 +12,32 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
-var statsCmd = &command{
-	name:  "stats",
-	args:  "FILE...",
-	short: "parse LIBSVM/SVMlight files (gzip too) and describe them",
-	long: `Stats parses each file as LIBSVM/SVMlight (gzip is detected by its magic
+func newStatsCmd() *Command {
+	c := &Command{
+		UsageLine: "stats FILE...",
+		Short:     "parse LIBSVM/SVMlight files (gzip too) and describe them",
+		Long: `Stats parses each file as LIBSVM/SVMlight (gzip is detected by its magic
 bytes), or reads it as a cache file, and prints its rows, columns, nonzeros
 and label counts, with the time the parse took. It streams the file a row
 at a time, so it describes files of any number of rows in a few megabytes;
 past ` + fmt.Sprint(maxStatsLabels) + ` distinct labels (a regression target) it reports only
 that there are more.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		asJSON := fs.Bool("json", false, "print one JSON object per file")
-		return func(args []string, out io.Writer) error {
-			if len(args) == 0 {
-				return fmt.Errorf("%w: stats needs at least one file", errUsage)
-			}
-			for _, path := range args {
-				if err := stats(out, path, *asJSON); err != nil {
-					return err
-				}
-			}
-			return nil
+	}
+	fs := &c.Flag
+	asJSON := fs.Bool("json", false, "print one JSON object per file")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		out := env.Stdout
+		if len(args) == 0 {
+			return fmt.Errorf("%w: stats needs at least one file", errUsage)
 		}
-	},
+		for _, path := range args {
+			if err := stats(out, path, *asJSON); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return c
 }
 
 // maxStatsLabels is the most distinct labels stats counts: beyond it the
@@ -127,7 +128,7 @@ func stats(out io.Writer, path string, asJSON bool) error {
 	el := time.Since(t0)
 	s.ParseSeconds, s.MBPerSecond = el.Seconds(), float64(fi.Size())/1e6/el.Seconds()
 	if asJSON {
-		return json.NewEncoder(out).Encode(s)
+		return printJSON(out, s)
 	}
 	fmt.Fprintf(out, "%s: %d rows, %d columns, %d nonzeros, parsed in %.1f ms (%.0f MB/s of file)\n", path, s.Rows, s.Cols, s.NNZ, 1e3*s.ParseSeconds, s.MBPerSecond)
 	fmt.Fprint(out, "  labels:")
