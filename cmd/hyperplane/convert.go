@@ -197,8 +197,12 @@ func (r *convertResult) print(w io.Writer, t0 time.Time, asJSON bool) error {
 	if asJSON {
 		return printJSON(w, r)
 	}
-	fmt.Fprintf(w, "%s (%s) → %s: %d rows, %d columns, %d nonzeros in %.0f ms (%.0f MB/s of input)\n",
-		r.In, r.From, r.Out, r.Rows, r.Cols, r.NNZ, 1e3*r.Seconds, r.MBps)
+	rate := "" // (standard input has no size to measure by)
+	if r.MBps > 0 {
+		rate = fmt.Sprintf(" (%.0f MB/s of input)", r.MBps)
+	}
+	fmt.Fprintf(w, "%s (%s) → %s: %s rows, %s columns, %s nonzeros in %.0f ms%s\n",
+		r.In, r.From, r.Out, commas(int64(r.Rows)), commas(int64(r.Cols)), commas(r.NNZ), 1e3*r.Seconds, rate)
 	if len(r.Labels) > 0 {
 		fmt.Fprintf(w, "labels: %s\n", labelList(r.Labels, r.Values))
 	}

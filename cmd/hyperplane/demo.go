@@ -107,8 +107,8 @@ func demo(ctx context.Context, out io.Writer, epochs int, plain bool, seed uint6
 		kind = "plain"
 	}
 	fmt.Fprintf(out, "data:     %s\n", r.Data)
-	fmt.Fprintf(out, "          %d train / %d test rows, %d features, %d train nonzeros\n", r.TrainRows, r.TestRows, r.Features, r.TrainNNZ)
-	fmt.Fprintf(out, "parse:    %.1f ms (gzip + LIBSVM, %d rows)\n", 1e3*r.ParseSeconds, d.Len())
+	fmt.Fprintf(out, "          %s train / %s test rows, %s features, %s train nonzeros\n", commas(int64(r.TrainRows)), commas(int64(r.TestRows)), commas(int64(r.Features)), commas(r.TrainNNZ))
+	fmt.Fprintf(out, "parse:    %.1f ms (gzip + LIBSVM, %s rows)\n", 1e3*r.ParseSeconds, commas(int64(d.Len())))
 	fmt.Fprintf(out, "train:    %s perceptron, %d epochs, %.1f ms, %.2f ns per nonzero (SIMD tier %s)\n", kind, r.Epochs, 1e3*r.TrainSeconds, r.NsPerNNZ, r.Tier)
 	fmt.Fprintf(out, "accuracy: train %.4f, test %.4f\n", r.TrainAcc, r.TestAcc)
 	return nil

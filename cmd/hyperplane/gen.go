@@ -122,8 +122,8 @@ printed.`,
 		if *asJSON {
 			return printJSON(stdout, res)
 		}
-		fmt.Fprintf(stdout, "%s: %d rows, %d features, %d nonzeros (%s; generated in %.2f s, written in %.2f s)\n",
-			args[0], d.X.Rows, d.X.Cols, d.X.NNZ(), *kind, genSecs, res["seconds"].(float64)-genSecs)
+		fmt.Fprintf(stdout, "%s: %s rows, %s features, %s nonzeros (%s; generated in %.2f s, written in %.2f s)\n",
+			args[0], commas(int64(d.X.Rows)), commas(int64(d.X.Cols)), commas(d.X.NNZ()), *kind, genSecs, res["seconds"].(float64)-genSecs)
 		if *kind == "separable" {
 			fmt.Fprintf(stdout, "radius R %.6g, margin γ %.6g, mistake bound (R/γ)² %.6g\n", res["radius"], res["margin"], res["mistake_bound"])
 		}

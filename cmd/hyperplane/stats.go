@@ -130,10 +130,10 @@ func stats(out io.Writer, path string, asJSON bool) error {
 	if asJSON {
 		return printJSON(out, s)
 	}
-	fmt.Fprintf(out, "%s: %d rows, %d columns, %d nonzeros, parsed in %.1f ms (%.0f MB/s of file)\n", path, s.Rows, s.Cols, s.NNZ, 1e3*s.ParseSeconds, s.MBPerSecond)
+	fmt.Fprintf(out, "%s: %s rows, %s columns, %s nonzeros, parsed in %.1f ms (%.0f MB/s of file)\n", path, commas(int64(s.Rows)), commas(int64(s.Cols)), commas(s.NNZ), 1e3*s.ParseSeconds, s.MBPerSecond)
 	fmt.Fprint(out, "  labels:")
 	if lc.over {
-		fmt.Fprintf(out, " more than %d distinct values", maxStatsLabels)
+		fmt.Fprintf(out, " more than %s distinct values", commas(maxStatsLabels))
 	}
 	keys := make([]string, 0, len(s.Labels))
 	for k := range s.Labels {
@@ -141,7 +141,7 @@ func stats(out io.Writer, path string, asJSON bool) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(out, " %s=%d", k, s.Labels[k])
+		fmt.Fprintf(out, " %s=%s", k, commas(int64(s.Labels[k])))
 	}
 	fmt.Fprintln(out)
 	return nil

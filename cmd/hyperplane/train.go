@@ -436,9 +436,9 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		g := r.Gram
 		kind := fmt.Sprintf("precomputed whole, %.0f MiB", float64(g.Bytes)/(1<<20))
 		if !g.Full {
-			kind = fmt.Sprintf("rows on demand, room for %d (%.0f MiB), %d rows computed, %d reused", g.Rows, float64(g.Bytes)/(1<<20), g.Misses, g.Hits)
+			kind = fmt.Sprintf("rows on demand, room for %s (%.0f MiB), %s rows computed, %s reused", commas(int64(g.Rows)), float64(g.Bytes)/(1<<20), commas(g.Misses), commas(g.Hits))
 		}
-		fmt.Fprintf(stdout, "kernel:   %d support vectors; Gram matrix %s; %d kernel entries computed\n", r.SupportVectors, kind, g.Computed)
+		fmt.Fprintf(stdout, "kernel:   %s support vectors; Gram matrix %s; %s kernel entries computed\n", commas(int64(r.SupportVectors)), kind, commas(g.Computed))
 	} else {
 		on := ""
 		if r.Workers > 1 {
@@ -450,7 +450,11 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		fmt.Fprintf(stdout, "train:    %s%s, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
 			learnerName(r.Algorithm, r.Rule), on, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
 	}
-	fmt.Fprintf(stdout, "mistakes: %v\n", r.Mistakes)
+	ms := make([]string, len(r.Mistakes))
+	for i, m := range r.Mistakes {
+		ms[i] = commas(int64(m))
+	}
+	fmt.Fprintf(stdout, "mistakes: %s (per epoch)\n", strings.Join(ms, " "))
 	if v := r.Validation; v != nil {
 		how := "no early stop"
 		if v.StoppedEarly {

@@ -153,6 +153,9 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 		}
 		if c != nil {
 			m, f.stats, err = engine.FitCache(o.ctx, c, cfg)
+			if errors.Is(err, engine.ErrConfig) {
+				err = fmt.Errorf("%w\nhint: -stream trains the averaged or plain perceptron on one core; -threads, -validation and -balanced need the data in memory (drop -stream)", err)
+			}
 		} else {
 			m, f.stats, err = engine.Fit(o.ctx, d.X, d.Y, cfg)
 		}
