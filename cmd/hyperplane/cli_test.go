@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/kernels"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// Every command is in the table once, named by the first word of its
+// usage line, with the help 'hyperplane help' lists and prints.
+func TestCommandTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, mk := range commands {
+		c := mk()
+		name := c.Name()
+		if name == "" || seen[name] || c.Short == "" || c.Long == "" || c.Run == nil {
+			t.Errorf("command %q: duplicate, or without its help or Run: %+v", name, c)
+		}
+		seen[name] = true
+		if lookup(name) == nil {
+			t.Errorf("lookup(%q) = nil", name)
+		}
+		code, out, _ := runCmd("help", name)
+		if code != 0 || !strings.HasPrefix(out, "usage: hyperplane "+name+" [flags]") || !strings.Contains(out, "-simd") {
+			t.Errorf("help %s: exit %d, %.200q", name, code, out)
+		}
+	}
+	code, out, _ := runCmd("help")
+	for name := range seen {
+		if code != 0 || !strings.Contains(out, "\n  "+name+" ") {
+			t.Errorf("help does not list %s: %q", name, out)
+		}
+	}
+}
+
+// Each run starts from the flags' defaults: a flag set by one run (tests
+// and callers of run make many in one process) does not carry over.
+func TestFlagsDoNotCarryOver(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	if code, out, e := runCmd("stats", "-json", train); code != 0 || !json.Valid([]byte(out)) {
+		t.Fatalf("stats -json: %d %q %s", code, out, e)
+	}
+	if code, out, e := runCmd("stats", train); code != 0 || json.Valid([]byte(out)) || !strings.Contains(out, " rows, ") {
+		t.Fatalf("stats after stats -json: %d %q %s", code, out, e)
+	}
+}
+
+// Flags may follow the arguments in every command, as users of Vowpal
+// Wabbit and fastText type them, and "-" is standard input or output.
+func TestFlagsAfterArgumentsEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	train, test := threeClassFiles(t)
+	text := reviews(t, dir, "train.jsonl", 60)
+	model := filepath.Join(dir, "m.hpm")
+	tmodel := filepath.Join(dir, "t.hptm")
+	svm, _ := os.ReadFile(test)
+	for _, c := range []struct {
+		args  []string
+		stdin string
+		want  string
+	}{
+		{[]string{"train", train, "-epochs", "2", "-o", model}, "", "model:    saved to"},
+		{[]string{"train", text, "-epochs", "2", "-o", tmodel}, "", "labels neg, pos"},
+		{[]string{"eval", test, "-model", model, "-json"}, "", `"accuracy"`},
+		{[]string{"eval", "-", "-model", model}, string(svm), "accuracy"},
+		{[]string{"predict", "-", "-model", tmodel, "-proba"}, "a good great film\n", "pos\t"},
+		{[]string{"predict", test, "-model", model, "-scores"}, "", "\t"},
+		{[]string{"convert", text, filepath.Join(dir, "c.svm"), "-ngrams", "2", "-json"}, "", `"from": "text"`},
+		{[]string{"convert", "-", "-", "-json"}, string(svm), string(svm[:10])},
+		{[]string{"stats", test, "-json"}, "", `"rows": `},
+		{[]string{"inspect", tmodel, "-n", "2", "-json"}, "", `"toward"`},
+		{[]string{"gen", filepath.Join(dir, "g.svm"), "-rows", "50", "-json"}, "", `"rows": 50`},
+		{[]string{"version", "-json"}, "", `"module"`},
+		{[]string{"cpu", "-json"}, "", `"active"`},
+	} {
+		code, out, e := runWith(context.Background(), strings.NewReader(c.stdin), c.args...)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%q: exit %d, stdout %.300q, stderr %.300q; want %q", c.args, code, out, e, c.want)
+		}
+	}
+}
+
+// A misuse of any command prints the error, its usage line and where to
+// read more: three lines, exit 2, not the whole help.
+func TestUsageErrorOneLineEveryCommand(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	for _, args := range [][]string{
+		{"demo", "extra"}, {"cpu", "extra"}, {"version", "extra"}, {"stats"}, {"train"}, {"train", train, "-nosuch"},
+		{"eval", train}, {"convert", train}, {"predict", train}, {"inspect"}, {"gen"}, {"experiment"}, {"bench", "x"},
+		{"train", train, "-epochs"}, {"train", train, "-threads", "-1"}, {"-simd", "sse9", "stats", train},
+	} {
+		code, _, stderr := runCmd(args...)
+		name := args[0]
+		if name == "-simd" {
+			name = "stats"
+		}
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if code != 2 || len(lines) != 3 || !strings.HasPrefix(lines[0], "hyperplane "+name+": ") ||
+			!strings.HasPrefix(lines[1], "usage: hyperplane "+name+" [flags]") || lines[2] != "Run 'hyperplane help "+name+"' for its flags." {
+			t.Errorf("%q: exit %d, stderr:\n%s", args, code, stderr)
+		}
+	}
+}
+
+// Every -json goes through one printer: indented, one object.
+func TestJSONOnePrinter(t *testing.T) {
+	dir := t.TempDir()
+	train, test := threeClassFiles(t)
+	model := filepath.Join(dir, "m.hpm")
+	if code, _, e := runCmd("train", "-o", model, train); code != 0 {
+		t.Fatal(e)
+	}
+	for _, args := range [][]string{
+		{"demo", "-epochs", "1"}, {"cpu"}, {"version"}, {"stats", train}, {"train", "-epochs", "2", train},
+		{"eval", "-model", model, test}, {"convert", train, filepath.Join(dir, "c.hpc")}, {"gen", "-rows", "20", filepath.Join(dir, "g.svm")},
+	} {
+		code, out, e := runCmd(append(args, "-json")...)
+		var v map[string]any
+		if code != 0 || json.Unmarshal([]byte(out), &v) != nil || !strings.HasPrefix(out, "{\n  \"") {
+			t.Errorf("%q -json: exit %d, %.200q %s", args, code, out, e)
+		}
+	}
+}
+
+// eval and train -report write a text model's label names, not the
+// numbers the classes are stored as.
+func TestReportLabelNames(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 60)
+	te := reviews(t, dir, "test.jsonl", 10)
+	model := filepath.Join(dir, "m.hptm")
+	code, out, e := runCmd("train", tr, "-test", te, "-report", "-o", model)
+	if code != 0 || !strings.Contains(out, "\n         neg  ") || !strings.Contains(out, "\nneg  ") || strings.Contains(out, "\n          -1") {
+		t.Errorf("train -report: exit %d, %s %s", code, out, e)
+	}
+	code, out, e = runCmd("eval", te, "-model", model)
+	if code != 0 || !strings.Contains(out, "pos") || !strings.Contains(out, "\nneg ") || strings.Contains(out, "\n-1 ") {
+		t.Errorf("eval: exit %d, %s %s", code, out, e)
+	}
+	code, out, e = runCmd("eval", te, "-model", model, "-json")
+	var r struct {
+		Names []string `json:"label_names"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || !reflect.DeepEqual(r.Names, []string{"neg", "pos"}) {
+		t.Errorf("eval -json: exit %d, names %q, %s", code, r.Names, e)
+	}
+}
+
+// The library's checks of train's options run before any data are read
+// (and before -o is created): a bad option is a usage error in the
+// library's words even when the data file does not exist.
+func TestTrainOptionsCheckedByTheLibraryFirst(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.svm")
+	out := filepath.Join(dir, "m.hpm")
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-algo", "pa", "-C", "1"}, "C is the parameter of rules PA1 and PA2"},
+		{[]string{"-algo", "voted", "-threads", "2"}, "cannot mix parameters"},
+		{[]string{"-kernel", "rbf", "-algo", "batch"}, "no kernel form"},
+		{[]string{"-kernel", "rbf", "-algo", "averaged", "-budget", "10"}, "needs Algorithm Plain"},
+		{[]string{"-kernel", "rbf", "-algo", "plain", "-budget", "-1"}, "Budget -1"},
+		{[]string{"-lr", "2"}, "add -algo averaged"},
+	} {
+		code, _, e := runCmd(append(append([]string{"train", "-o", out}, c.args...), missing)...)
+		if code != 2 || !strings.Contains(e, c.msg) || !strings.Contains(e, engine.ErrConfig.Error()) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and %q", c.args, code, e, c.msg)
+		}
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) > 0 {
+		t.Errorf("left behind: %v", names)
+	}
+}
+
+// Errors about a data file name it once, through fileError, and the
+// library's sentinel is still found.
+func TestErrorsNameTheFile(t *testing.T) {
+	err := inFile("d.svm", engine.ErrNoData)
+	var fe *fileError
+	if !errors.Is(err, engine.ErrNoData) || !errors.As(err, &fe) || err.Error() != "d.svm: "+engine.ErrNoData.Error() {
+		t.Errorf("inFile: %v", err)
+	}
+	if again := inFile("d.svm", err); again != err {
+		t.Errorf("named twice: %v", again)
+	}
+	pe := &sparse.ParseError{File: "x.svm", Line: 2, Err: sparse.ErrSyntax}
+	if got := inFile("x.svm", pe); got != error(pe) {
+		t.Errorf("a parse error naming its file was wrapped again: %v", got)
+	}
+	if got := inFile("x.svm", engine.ErrConfig); got != engine.ErrConfig {
+		t.Errorf("a config error is about the options, not the file: %v", got)
+	}
+	dir := t.TempDir()
+	one := writeFile(t, dir, "one.svm", "1 1:1\n1 2:1\n")
+	code, _, e := runCmd("train", one)
+	if code != 1 || !strings.Contains(e, "hyperplane train: "+one+": ") || strings.Count(e, one) != 1 {
+		t.Errorf("one class: exit %d, %q", code, e)
+	}
+}
+
+// The data summary comes before the epochs' lines, and -v and -json show
+// what early stopping did: the epoch kept and its held-out accuracy.
+func TestTrainSummaryFirstAndEarlyStopping(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	var both bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &both, Stderr: &both}
+	if code := runEnv(context.Background(), env, []string{"train", train, "-v", "-algo", "averaged", "-epochs", "4", "-validation", "0.2"}); code != 0 {
+		t.Fatal(both.String())
+	}
+	out := both.String()
+	data, epoch, valid := strings.Index(out, "data:"), strings.Index(out, "epoch 1:"), strings.Index(out, "validation: 20% held out; kept epoch ")
+	if data < 0 || epoch < data || valid < epoch || !strings.Contains(out, "held-out accuracy") {
+		t.Errorf("want the data line, then the epochs with their held-out accuracy, then the validation line:\n%s", out)
+	}
+	code, js, e := runCmd("train", train, "-json", "-algo", "averaged", "-epochs", "4", "-validation", "0.2")
+	var r trainResult
+	if code != 0 || json.Unmarshal([]byte(js), &r) != nil || r.Validation == nil || r.Validation.BestEpoch < 1 || !(r.Validation.Accuracy > 0) {
+		t.Errorf("train -json -validation: exit %d, %s %s", code, js, e)
+	}
+}
+
+// kernelConfig carries every setting KernelConfig shares with Config:
+// a field added to both reaches kernel training without a second edit.
+func TestKernelConfigFromLinear(t *testing.T) {
+	var cfg engine.Config
+	cv := reflect.ValueOf(&cfg).Elem()
+	kt := reflect.TypeOf(engine.KernelConfig{})
+	shared := 0
+	for i := range kt.NumField() {
+		f := kt.Field(i)
+		src := cv.FieldByName(f.Name)
+		if !src.IsValid() || f.Anonymous || src.Kind() == reflect.Func {
+			continue
+		}
+		shared++
+		switch src.Kind() {
+		case reflect.Bool:
+			src.SetBool(true)
+		case reflect.Int, reflect.Int64:
+			src.SetInt(int64(3 + i))
+		case reflect.Uint64:
+			src.SetUint(uint64(3 + i))
+		case reflect.Uint8: // the enumerations: Algorithm, Rule, Bias
+			src.SetUint(1)
+		case reflect.Float64:
+			src.SetFloat(float64(3+i) / 7)
+		case reflect.Map:
+			src.Set(reflect.ValueOf(map[float64]float64{1: 2}))
+		default:
+			t.Fatalf("field %s of kind %v: extend the test", f.Name, src.Kind())
+		}
+	}
+	k := kernelOpts{kernel: kernels.RBF{Gamma: 2}, budget: 7, gram: kernels.Options{Budget: 1 << 20}}
+	kc := kernelConfig(cfg, k)
+	kv := reflect.ValueOf(kc)
+	for i := range kt.NumField() {
+		f := kt.Field(i)
+		src := cv.FieldByName(f.Name)
+		if !src.IsValid() || f.Anonymous || src.Kind() == reflect.Func {
+			continue
+		}
+		if !reflect.DeepEqual(kv.Field(i).Interface(), src.Interface()) {
+			t.Errorf("KernelConfig.%s = %v, want Config's %v", f.Name, kv.Field(i).Interface(), src.Interface())
+		}
+	}
+	if shared < 10 || kc.Kernel != k.kernel || kc.Budget != 7 || kc.Gram != k.gram {
+		t.Errorf("%d shared fields; kernel options %+v", shared, kc)
+	}
+}
