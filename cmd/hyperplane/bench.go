@@ -98,7 +98,7 @@ PNG by the file's extension).`,
 			return err
 		}
 		defer w.cleanup()
-		r, err := runBench(stdout, *reps, time.Duration(*ms)*time.Millisecond, *quick)
+		r, err := runBench(ctx, stdout, *reps, time.Duration(*ms)*time.Millisecond, *quick)
 		if err != nil {
 			return err
 		}
@@ -166,7 +166,7 @@ func measure(op func(), work, scale float64, reps int, d time.Duration) (med, lo
 
 var benchSinkF float32
 
-func runBench(stdout io.Writer, reps int, d time.Duration, quick bool) (*benchReport, error) {
+func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, quick bool) (*benchReport, error) {
 	rep := &benchReport{Suite: benchSuite, Time: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
 		GOMAXPROC: runtime.GOMAXPROCS(0), CPU: asm.CPU()}
 	add := func(name, tier, unit string, med, lo, hi float64) {
@@ -250,7 +250,7 @@ func runBench(stdout io.Writer, reps int, d time.Duration, quick bool) (*benchRe
 				last = time.Now()
 				return nil
 			}}
-			if _, _, err := engine.Fit(context.Background(), ds.X, ds.Y, cfg); err != nil {
+			if _, _, err := engine.Fit(ctx, ds.X, ds.Y, cfg); err != nil {
 				return nil, err
 			}
 			for _, t := range times {

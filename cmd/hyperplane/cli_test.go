@@ -14,6 +14,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
 // Every command is in the table once, named by the first word of its
@@ -277,5 +278,36 @@ func TestKernelConfigFromLinear(t *testing.T) {
 	}
 	if shared < 10 || kc.Kernel != k.kernel || kc.Budget != 7 || kc.Gram != k.gram {
 		t.Errorf("%d shared fields; kernel options %+v", shared, kc)
+	}
+}
+
+// gen's refusals of its options are the generator's own, as usage errors.
+func TestGenOptionsCheckedByTheGenerator(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"gen", "-rows", "-1", filepath.Join(dir, "t.svm")},
+		{"gen", "-kind", "separable", "-dim", "-3", filepath.Join(dir, "s.svm")},
+	} {
+		code, _, e := runCmd(args...)
+		if code != 2 || !strings.Contains(e, synth.ErrConfig.Error()) {
+			t.Errorf("%q: exit %d, %q", args, code, e)
+		}
+	}
+}
+
+// The one context reaches the experiments and the benchmark: cancelled
+// (as a signal does), they stop at their first fit.
+func TestExperimentCancelled(t *testing.T) {
+	c, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"experiment", "-quick", "-seeds", "1", "-o", t.TempDir(), "convergence"},
+		{"experiment", "-quick", "-seeds", "1", "-o", t.TempDir(), "margins"},
+		{"experiment", "-epochs", "2", "-o", t.TempDir(), "variants"},
+	} {
+		code, _, e := runWith(c, nil, args...)
+		if code != 1 || !strings.Contains(e, context.Canceled.Error()) {
+			t.Errorf("%q cancelled: exit %d, %.300q", args, code, e)
+		}
 	}
 }

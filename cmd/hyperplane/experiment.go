@@ -80,14 +80,14 @@ mistakes exceed its bound is a bug: the command fails.`,
 				return err
 			}
 			if args[0] == "margins" {
-				return marginsExperiment(stdout, *out, *seeds, *quick)
+				return marginsExperiment(ctx, stdout, *out, *seeds, *quick)
 			}
-			return convergence(stdout, *out, *seeds, *quick)
+			return convergence(ctx, stdout, *out, *seeds, *quick)
 		case "variants":
 			if (*train == "") != (*test == "") || *epochs < 1 {
 				return fmt.Errorf("%w: variants needs both -train and -test or neither, and -epochs ≥ 1", errUsage)
 			}
-			return variants(stdout, *out, *train, *test, *epochs, mkdir)
+			return variants(ctx, stdout, *out, *train, *test, *epochs, mkdir)
 		}
 		return fmt.Errorf("%w: unknown experiment %q (want convergence, variants or margins)", errUsage, args[0])
 	}
@@ -106,7 +106,7 @@ type convRun struct {
 	cosine           float64
 }
 
-func convergence(stdout io.Writer, dir string, seeds int, quick bool) error {
+func convergence(ctx context.Context, stdout io.Writer, dir string, seeds int, quick bool) error {
 	type setting struct {
 		sweep string
 		n, d  int
@@ -134,7 +134,7 @@ func convergence(stdout io.Writer, dir string, seeds int, quick bool) error {
 	var runs []convRun
 	for _, s := range sets {
 		for seed := 1; seed <= seeds; seed++ {
-			r, err := convergenceRun(s.sweep, s.n, s.d, s.gamma, uint64(seed))
+			r, err := convergenceRun(ctx, s.sweep, s.n, s.d, s.gamma, uint64(seed))
 			if err != nil {
 				return err
 			}
@@ -189,13 +189,13 @@ func convergence(stdout io.Writer, dir string, seeds int, quick bool) error {
 	return nil
 }
 
-func convergenceRun(sweep string, n, d int, gamma float64, seed uint64) (convRun, error) {
+func convergenceRun(ctx context.Context, sweep string, n, d int, gamma float64, seed uint64) (convRun, error) {
 	s, err := synth.Separable{N: n, Dim: d, Margin: gamma, Radius: 1, Seed: seed}.Generate()
 	if err != nil {
 		return convRun{}, err
 	}
 	const maxEpochs = 100000
-	m, stats, err := engine.Fit(context.Background(), s.Data.X, s.Data.Y, engine.Config{
+	m, stats, err := engine.Fit(ctx, s.Data.X, s.Data.Y, engine.Config{
 		Algorithm: engine.Plain, Bias: engine.NoBias, Epochs: maxEpochs, Seed: seed,
 	})
 	if err != nil {
@@ -301,7 +301,7 @@ func savePlot(p *plot.Plot, base string) error {
 	return nil
 }
 
-func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int, mkdir func() error) error {
+func variants(ctx context.Context, stdout io.Writer, dir, trainPath, testPath string, epochs int, mkdir func() error) error {
 	var tr, te *sparse.Dataset
 	name := "Subjectivity (embedded), 80/20 split"
 	if trainPath == "" {
@@ -341,7 +341,7 @@ func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int, mkd
 			if alg == engine.Batch {
 				cfg.LearningRate = 0.1
 			}
-			m, _, err := engine.Fit(context.Background(), tr.X, tr.Y, cfg)
+			m, _, err := engine.Fit(ctx, tr.X, tr.Y, cfg)
 			if err != nil {
 				return err
 			}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -52,9 +50,6 @@ printed.`,
 		}
 		// Gen holds the whole data set in memory before writing it:
 		// refuse what cannot fit, as the readers do (sparse.MaxNNZ).
-		if *rows < 0 || *dim < 0 {
-			return fmt.Errorf("%w: -rows and -dim must not be negative", errUsage)
-		}
 		if *kind == "text" && (!(*nnz > 0) || !(*zipf > 0) || *classes < 1) {
 			// The library reads 0 as its default; a flag written as
 			// 0 asks for something else.
@@ -87,7 +82,7 @@ printed.`,
 			d, err = synth.Text{Rows: *rows, MeanNNZ: *nnz, Dim: *dim, Zipf: *zipf, Classes: *classes,
 				Noise: *noise, Seed: *seed, Workers: *threads}.Generate()
 			if err != nil {
-				return genErr(err)
+				return err
 			}
 		case "separable":
 			if *dim == 0 {
@@ -100,7 +95,7 @@ printed.`,
 			}
 			s, err := synth.Separable{N: *rows, Dim: *dim, Radius: *radius, Margin: *margin, Seed: *seed, Workers: *threads}.Generate()
 			if err != nil {
-				return genErr(err)
+				return err
 			}
 			d = s.Data
 			res["radius"], res["margin"], res["mistake_bound"] = s.R, s.Gamma, s.MistakeBound()
@@ -130,13 +125,4 @@ printed.`,
 		return nil
 	}
 	return c
-}
-
-// genErr reports a generator's refusal: over the memory budget is an error
-// of its own (main adds what to do), anything else a misuse of the flags.
-func genErr(err error) error {
-	if errors.Is(err, budget.ErrExceeded) {
-		return err
-	}
-	return fmt.Errorf("%w: %v", errUsage, err)
 }

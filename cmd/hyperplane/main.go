@@ -40,6 +40,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -266,7 +267,7 @@ func setAmong(fs *flag.FlagSet, names ...string) []string {
 // the command line those come from flag values, so they are misuse (exit
 // 2) like the flags the commands check themselves.
 func badOption(err error) bool {
-	return errors.Is(err, engine.ErrConfig) || errors.Is(err, text.ErrConfig) || errors.Is(err, sparse.ErrBadOption)
+	return errors.Is(err, engine.ErrConfig) || errors.Is(err, text.ErrConfig) || errors.Is(err, sparse.ErrBadOption) || errors.Is(err, synth.ErrConfig)
 }
 
 // printJSON writes v to w as indented JSON: every -json of every command

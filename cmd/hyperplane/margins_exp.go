@@ -71,7 +71,7 @@ type marginRun struct {
 	margin   float64 // geometric margin of the final weights on the clean labels
 }
 
-func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) error {
+func marginsExperiment(ctx context.Context, stdout io.Writer, dir string, seeds int, quick bool) error {
 	n, gammas, noises := 1000, []float64{0.3, 0.2, 0.1, 0.05}, []float64{0, 0.02, 0.05, 0.1, 0.2}
 	if quick {
 		n, gammas, noises = 300, []float64{0.3, 0.15}, []float64{0, 0.1}
@@ -85,7 +85,7 @@ func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) erro
 			if err != nil {
 				return err
 			}
-			rs, err := marginRuns(s, s.Data.Y, "separable", 1/(g*g), seed, 2000)
+			rs, err := marginRuns(ctx, s, s.Data.Y, "separable", 1/(g*g), seed, 2000)
 			if err != nil {
 				return err
 			}
@@ -105,7 +105,7 @@ func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) erro
 					y[i] = -v
 				}
 			}
-			rs, err := marginRuns(s, y, "noisy", p, seed, 1)
+			rs, err := marginRuns(ctx, s, y, "noisy", p, seed, 1)
 			if err != nil {
 				return err
 			}
@@ -156,7 +156,7 @@ func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) erro
 // marginRuns trains every learner on the points of s with labels y for at
 // most passes epochs (separable: until an epoch without updates, which
 // PA-II, whose step always leaves some loss, may never reach).
-func marginRuns(s *synth.SeparableData, y []float64, sweep string, x float64, seed uint64, passes int) ([]marginRun, error) {
+func marginRuns(ctx context.Context, s *synth.SeparableData, y []float64, sweep string, x float64, seed uint64, passes int) ([]marginRun, error) {
 	X := s.Data.X
 	var out []marginRun
 	for _, l := range marginLearners {
@@ -167,7 +167,7 @@ func marginRuns(s *synth.SeparableData, y []float64, sweep string, x float64, se
 		if l.rule == engine.Pegasos && passes > 1 {
 			cfg.Epochs = 20
 		}
-		m, stats, err := engine.Fit(context.Background(), X, y, cfg)
+		m, stats, err := engine.Fit(ctx, X, y, cfg)
 		if err != nil {
 			return nil, err
 		}

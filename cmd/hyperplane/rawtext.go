@@ -54,7 +54,7 @@ func readRawText(ctx context.Context, env *Env, path string, f *text.Featurizer,
 	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, &fileError{name, err}
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, 1<<16)
@@ -96,7 +96,7 @@ func readRawText(ctx context.Context, env *Env, path string, f *text.Featurizer,
 		if err == bufio.ErrTooLong {
 			return nil, fmt.Errorf("%s: a line is longer than %d bytes", name, maxTextLine)
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, &fileError{name, err}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
