@@ -311,3 +311,44 @@ func TestExperimentCancelled(t *testing.T) {
 		}
 	}
 }
+
+// eval -featurizer names the labels of a model trained on convert's
+// output, and reads labelled raw text with it.
+func TestEvalFeaturizerNames(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 60)
+	te := reviews(t, dir, "test.jsonl", 10)
+	feat, svm, model := filepath.Join(dir, "f.feat"), filepath.Join(dir, "train.svm"), filepath.Join(dir, "m.hpm")
+	if code, _, e := runCmd("convert", tr, svm, "-save-featurizer", feat); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := runCmd("train", svm, "-o", model); code != 0 {
+		t.Fatal(e)
+	}
+	for _, file := range []string{svm, te} {
+		code, out, e := runCmd("eval", file, "-model", model, "-featurizer", feat)
+		if code != 0 || !strings.Contains(out, "\nneg ") || !strings.Contains(out, "  pos\n") {
+			t.Errorf("eval %s -featurizer: exit %d, %s %s", file, code, out, e)
+		}
+	}
+	if code, out, _ := runCmd("eval", svm, "-model", model); code != 0 || strings.Contains(out, "neg") {
+		t.Errorf("eval without -featurizer: exit %d, %s", code, out)
+	}
+	tm := filepath.Join(dir, "t.hptm")
+	if code, _, e := runCmd("train", tr, "-o", tm); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := runCmd("eval", te, "-model", tm, "-featurizer", feat); code != 2 || !strings.Contains(e, "drop -featurizer") {
+		t.Errorf("a text model with -featurizer: exit %d, %q", code, e)
+	}
+}
+
+// --version, the habit of most command lines, is the version command.
+func TestDashVersion(t *testing.T) {
+	for _, a := range []string{"--version", "-version"} {
+		code, out, e := runCmd(a)
+		if code != 0 || !strings.HasPrefix(out, "hyperplane ") || !strings.Contains(out, "\ngo:") {
+			t.Errorf("%s: exit %d, %q %q", a, code, out, e)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 	"maps"
 	"slices"
 	"strconv"
@@ -25,12 +26,18 @@ reads labelled raw text (JSONL or label<TAB>text, gzip too; FILE - is
 standard input) and also reports the log loss and the expected
 calibration error (ECE, 10 bins) of its probabilities. Features past the model's width weigh zero in a
 linear model; in a kernel model they meet no support vector, but an RBF
-kernel still counts them in the row's norm.`,
+kernel still counts them in the row's norm.
+
+A model trained on features that convert made from text reports its
+labels by name with -featurizer, the featurizer convert saved, and then
+also reads labelled raw text (a FILE named .jsonl, .json, .tsv or .txt,
+or -), which the featurizer turns into features as convert would.`,
 	}
 	fs := &c.Flag
 	model := fs.String("model", "", "the model `file`")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
+	feat := fs.String("featurizer", "", "name the labels by this text featurizer `file` (see convert), and read labelled raw text with it")
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) != 1 || *model == "" {
@@ -40,9 +47,20 @@ kernel still counts them in the row's norm.`,
 		if err != nil {
 			return err
 		}
+		var names *text.Featurizer
+		switch {
+		case tm != nil && *feat != "":
+			return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
+		case tm != nil:
+			names = tm.Featurizer()
+		case *feat != "":
+			if names, err = text.Load(*feat); err != nil {
+				return err
+			}
+		}
 		var d *sparse.Dataset
-		if tm != nil && (args[0] == "-" || textNamed(args[0])) {
-			d, err = readLabelledText(ctx, env, args[0], tm.Featurizer())
+		if names != nil && (args[0] == "-" || textNamed(args[0])) {
+			d, err = readLabelledText(ctx, env, args[0], names)
 		} else {
 			d, err = readData(ctx, env, args[0])
 		}
@@ -79,7 +97,7 @@ kernel still counts them in the row's norm.`,
 				LogLoss     *float64           `json:"log_loss,omitempty"`
 				ECE         *float64           `json:"ece,omitempty"`
 				Warnings    []string           `json:"warnings,omitempty"`
-			}{args[0], *model, d.X.Rows, secs, c, labelNames(c, tm), ll, ece, ws})
+			}{args[0], *model, d.X.Rows, secs, c, labelNames(c, names), ll, ece, ws})
 		}
 		fmt.Fprintf(out, "%s on %s: %s rows predicted in %.1f ms\n", *model, args[0], commas(int64(d.X.Rows)), 1e3*secs)
 		if ll != nil {
@@ -90,7 +108,7 @@ kernel still counts them in the row's norm.`,
 			fmt.Fprintf(out, "probabilities: log loss %.4f, calibration error (ECE, 10 bins) %.4f (%s)\n", *ll, *ece, cal)
 		}
 		fmt.Fprintln(out)
-		return writeReport(out, c, labelNames(c, tm))
+		return writeReport(out, c, labelNames(c, names))
 	}
 	return c
 }

@@ -130,6 +130,9 @@ func runEnv(ctx context.Context, env *Env, args []string) int {
 	}
 	args = globalsAfterCommand(args)
 	name := args[0]
+	if name == "-version" || name == "--version" {
+		name, args = "version", append([]string{"version"}, args[1:]...)
+	}
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		return help(args[1:], env)
 	}

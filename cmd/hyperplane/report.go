@@ -7,17 +7,16 @@ import (
 	"strings"
 
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
-	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 // labelNames returns the names of c's labels, in c's order, as the text
-// model tm knows them (the names in its training text: "pos", "sports"),
-// or nil without a text model, whose labels are their numbers.
-func labelNames(c *metrics.Confusion, tm *textmodel.Model) []string {
-	if tm == nil {
+// featurizer f knows them (the names in its training text: "pos",
+// "sports"), or nil without one: the labels are then their numbers.
+func labelNames(c *metrics.Confusion, f *text.Featurizer) []string {
+	if f == nil {
 		return nil
 	}
-	f := tm.Featurizer()
 	names := make([]string, len(c.Labels))
 	for i, v := range c.Labels {
 		names[i] = f.Name(v)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 	"io"
 	"math"
 	"runtime"
@@ -475,7 +476,11 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 			fmt.Fprintf(stdout, "          log loss %.4f, calibration error (ECE, 10 bins) %.4f\n", *r.TestLogLoss, *r.TestECE)
 		}
 		if r.Confusion != nil {
-			return writeReport(stdout, r.Confusion, labelNames(r.Confusion, o.text))
+			var names *text.Featurizer
+			if o.text != nil {
+				names = o.text.Featurizer()
+			}
+			return writeReport(stdout, r.Confusion, labelNames(r.Confusion, names))
 		}
 	}
 	if o.out != "" {
