@@ -15,6 +15,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 // Every command is in the table once, named by the first word of its
@@ -178,6 +179,16 @@ func TestTrainOptionsCheckedByTheLibraryFirst(t *testing.T) {
 		code, _, e := runCmd(append(append([]string{"train", "-o", out}, c.args...), missing)...)
 		if code != 2 || !strings.Contains(e, c.msg) || !strings.Contains(e, engine.ErrConfig.Error()) {
 			t.Errorf("%q: exit %d, %q; want exit 2 and %q", c.args, code, e, c.msg)
+		}
+	}
+	// The featurizer's settings too, checked by the text package.
+	for _, args := range [][]string{
+		{"train", "-o", out, "-vocab", "-bits", "10", filepath.Join(dir, "missing.jsonl")},
+		{"convert", "-from", "text", "-min-df", "2", missing, filepath.Join(dir, "out.svm")},
+	} {
+		code, _, e := runCmd(args...)
+		if code != 2 || !strings.Contains(e, text.ErrConfig.Error()) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and the text package's refusal", args, code, e)
 		}
 	}
 	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) > 0 {

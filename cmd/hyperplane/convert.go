@@ -57,6 +57,11 @@ that both share buckets, IDF and label numbers:
 			return fmt.Errorf("%w: convert takes IN and OUT", errUsage)
 		}
 		in, dst := args[0], args[1]
+		// The featurizer's settings are checked before anything is read.
+		cfg, err := tfl.config(fs)
+		if err != nil {
+			return err
+		}
 		src, name, closeIn, err := openInput(ctx, env, in)
 		if err != nil {
 			return err
@@ -83,10 +88,6 @@ that both share buckets, IDF and label numbers:
 			if set := setAmong(fs, fitting...); len(set) > 0 {
 				return fmt.Errorf("%w: %s fit a featurizer; -featurizer %s applies a saved one with its own settings", errUsage, strings.Join(set, ", "), *load)
 			}
-		}
-		cfg, err := tfl.config(fs)
-		if err != nil {
-			return err
 		}
 		// Both outputs are created now, before the work, and replace
 		// their targets together at the end, or neither does: data
