@@ -58,10 +58,10 @@ PNG by the file's extension).`,
 			// reports too.)
 			files := args[1:]
 			if runOnly := setAmong(fs, "o", "reps", "ms", "quick"); len(runOnly) > 0 {
-				return fmt.Errorf("%w: %s apply to a run of the suite, not to compare", errUsage, strings.Join(runOnly, ", "))
+				return usageError("%s apply to a run of the suite, not to compare", strings.Join(runOnly, ", "))
 			}
 			if len(files) < 2 {
-				return fmt.Errorf("%w: bench compare needs at least two reports", errUsage)
+				return usageError("bench compare needs at least two reports")
 			}
 			if len(setAmong(fs, "plot")) > 0 {
 				var ins []arg
@@ -78,13 +78,13 @@ PNG by the file's extension).`,
 			return benchCompare(stdout, files, *plotPath)
 		}
 		if len(args) > 0 {
-			return fmt.Errorf("%w: bench takes no file (did you mean bench compare?)", errUsage)
+			return usageError("bench takes no file (did you mean bench compare?)")
 		}
 		if *plotPath != "" {
-			return fmt.Errorf("%w: -plot draws a comparison: bench compare -plot FILE A.json B.json", errUsage)
+			return usageError("-plot draws a comparison: bench compare -plot FILE A.json B.json")
 		}
 		if *reps < 1 || *ms < 1 {
-			return fmt.Errorf("%w: -reps and -ms must be positive", errUsage)
+			return usageError("-reps and -ms must be positive")
 		}
 		if *quick {
 			*reps, *ms = min(*reps, 3), min(*ms, 5)

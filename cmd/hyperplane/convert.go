@@ -54,7 +54,7 @@ that both share buckets, IDF and label numbers:
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) != 2 {
-			return fmt.Errorf("%w: convert takes IN and OUT", errUsage)
+			return usageError("convert takes IN and OUT")
 		}
 		in, dst := args[0], args[1]
 		// The featurizer's settings are checked before anything is read.
@@ -74,19 +74,19 @@ that both share buckets, IDF and label numbers:
 		fitting := tfl.fitting
 		textFlags := append([]string{"save-featurizer", "featurizer"}, tfl.all...)
 		if kind != "text" && len(setAmong(fs, textFlags...)) > 0 {
-			return fmt.Errorf("%w: %s is not text: the text flags do not apply", errUsage, in)
+			return usageError("%s is not text: the text flags do not apply", in)
 		}
 		if kind == "text" && *dim != 0 {
-			return fmt.Errorf("%w: -dim fixes the columns of LIBSVM input; text gets its width from -bits or its vocabulary", errUsage)
+			return usageError("-dim fixes the columns of LIBSVM input; text gets its width from -bits or its vocabulary")
 		}
 		if *load != "" && *save != "" {
-			return fmt.Errorf("%w: -featurizer applies a saved featurizer, -save-featurizer fits a new one: give one", errUsage)
+			return usageError("-featurizer applies a saved featurizer, -save-featurizer fits a new one: give one")
 		}
 		if *load != "" {
 			// A saved featurizer carries its own settings: flags that
 			// would fit another one would be silently ignored.
 			if set := setAmong(fs, fitting...); len(set) > 0 {
-				return fmt.Errorf("%w: %s fit a featurizer; -featurizer %s applies a saved one with its own settings", errUsage, strings.Join(set, ", "), *load)
+				return usageError("%s fit a featurizer; -featurizer %s applies a saved one with its own settings", strings.Join(set, ", "), *load)
 			}
 		}
 		// Both outputs are created now, before the work, and replace
@@ -266,7 +266,7 @@ func inputKind(src *bufio.Reader, path, from string) (string, error) {
 		return from, nil
 	case "":
 	default:
-		return "", fmt.Errorf("%w: -from %q (want libsvm, cache or text)", errUsage, from)
+		return "", usageError("-from %q (want libsvm, cache or text)", from)
 	}
 	if isCache(src) {
 		return "cache", nil

@@ -21,7 +21,7 @@ in use, which HYPERPLANE_SIMD or -simd can force.`,
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) > 0 {
-			return fmt.Errorf("%w: cpu takes no arguments", errUsage)
+			return usageError("cpu takes no arguments")
 		}
 		c := asm.CPU()
 		if *asJSON {

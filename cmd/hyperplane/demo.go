@@ -38,10 +38,10 @@ the training throughput. It needs no download.`,
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) > 0 {
-			return fmt.Errorf("%w: demo takes no arguments", errUsage)
+			return usageError("demo takes no arguments")
 		}
 		if *epochs < 1 || *holdout <= 0 || *holdout >= 1 {
-			return fmt.Errorf("%w: need -epochs ≥ 1 and 0 < -test < 1", errUsage)
+			return usageError("need -epochs ≥ 1 and 0 < -test < 1")
 		}
 		return demo(ctx, out, *epochs, *plain, *seed, *holdout, *asJSON)
 	}
@@ -75,7 +75,7 @@ func demo(ctx context.Context, out io.Writer, epochs int, plain bool, seed uint6
 	perm := rand.New(rand.NewPCG(seed, 2)).Perm(d.Len())
 	nTest := int(float64(d.Len()) * holdout)
 	if nTest == 0 || nTest == d.Len() {
-		return fmt.Errorf("%w: -test %g leaves no rows to test or to train on (of %d)", errUsage, holdout, d.Len())
+		return usageError("-test %g leaves no rows to test or to train on (of %d)", holdout, d.Len())
 	}
 	testIdx, trainIdx := perm[:nTest], perm[nTest:]
 	Xtr, Xte := d.X.SelectRows(trainIdx), d.X.SelectRows(testIdx)

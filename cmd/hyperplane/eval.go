@@ -41,7 +41,7 @@ or -), which the featurizer turns into features as convert would.`,
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) != 1 || *model == "" {
-			return fmt.Errorf("%w: eval needs -model MODEL and one FILE", errUsage)
+			return usageError("eval needs -model MODEL and one FILE")
 		}
 		m, tm, err := loadModel(*model)
 		if err != nil {

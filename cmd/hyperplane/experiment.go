@@ -63,18 +63,18 @@ mistakes exceed its bound is a bug: the command fails.`,
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		stdout := env.Stdout
 		if len(args) != 1 {
-			return fmt.Errorf("%w: experiment takes convergence, variants or margins", errUsage)
+			return usageError("experiment takes convergence, variants or margins")
 		}
 		// The arguments are checked before -o is made, so that a
 		// misuse leaves nothing behind.
 		if *out == "" {
-			return fmt.Errorf("%w: -o: the directory name is empty", errUsage)
+			return usageError("-o: the directory name is empty")
 		}
 		mkdir := func() error { return outDir(*out) }
 		switch args[0] {
 		case "convergence", "margins":
 			if *seeds < 1 {
-				return fmt.Errorf("%w: -seeds must be at least 1", errUsage)
+				return usageError("-seeds must be at least 1")
 			}
 			if err := mkdir(); err != nil {
 				return err
@@ -85,11 +85,11 @@ mistakes exceed its bound is a bug: the command fails.`,
 			return convergence(ctx, stdout, *out, *seeds, *quick)
 		case "variants":
 			if (*train == "") != (*test == "") || *epochs < 1 {
-				return fmt.Errorf("%w: variants needs both -train and -test or neither, and -epochs ≥ 1", errUsage)
+				return usageError("variants needs both -train and -test or neither, and -epochs ≥ 1")
 			}
 			return variants(ctx, stdout, *out, *train, *test, *epochs, mkdir)
 		}
-		return fmt.Errorf("%w: unknown experiment %q (want convergence, variants or margins)", errUsage, args[0])
+		return usageError("unknown experiment %q (want convergence, variants or margins)", args[0])
 	}
 	return c
 }
@@ -324,7 +324,7 @@ func variants(ctx context.Context, stdout io.Writer, dir, trainPath, testPath st
 		if te.X.Rows == 0 {
 			// Accuracy on no rows is NaN: nothing to plot, and an existing
 			// variants.csv would be replaced by NaN.
-			return fmt.Errorf("%w: %s has no rows to test on", errUsage, testPath)
+			return usageError("%s has no rows to test on", testPath)
 		}
 		name = trainPath + " → " + testPath
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,16 +38,16 @@ type outputs struct {
 func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, error) {
 	for i, o := range outs {
 		if o.path == "" {
-			return nil, fmt.Errorf("%w: %s: the file name is empty", errUsage, o.what)
+			return nil, usageError("%s: the file name is empty", o.what)
 		}
 		for _, in := range inputs {
 			if in.path != "" && sameFile(in.path, o.path) {
-				return nil, fmt.Errorf("%w: %s %s is the input %s %s: writing it would destroy what is read", errUsage, o.what, o.path, in.what, in.path)
+				return nil, usageError("%s %s is the input %s %s: writing it would destroy what is read", o.what, o.path, in.what, in.path)
 			}
 		}
 		for _, o2 := range outs[:i] {
 			if sameFile(o.path, o2.path) {
-				return nil, fmt.Errorf("%w: %s %s and %s %s are the same file", errUsage, o2.what, o2.path, o.what, o.path)
+				return nil, usageError("%s %s and %s %s are the same file", o2.what, o2.path, o.what, o.path)
 			}
 		}
 	}

@@ -46,14 +46,14 @@ printed.`,
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		stdout := env.Stdout
 		if len(args) != 1 {
-			return fmt.Errorf("%w: gen takes one OUT file", errUsage)
+			return usageError("gen takes one OUT file")
 		}
 		// Gen holds the whole data set in memory before writing it:
 		// refuse what cannot fit, as the readers do (sparse.MaxNNZ).
 		if *kind == "text" && (!(*nnz > 0) || !(*zipf > 0) || *classes < 1) {
 			// The library reads 0 as its default; a flag written as
 			// 0 asks for something else.
-			return fmt.Errorf("%w: -nnz, -zipf and -classes must be positive", errUsage)
+			return usageError("-nnz, -zipf and -classes must be positive")
 		}
 		per := *nnz
 		if *kind == "separable" {
@@ -64,10 +64,10 @@ printed.`,
 		}
 		if per > sparse.DefaultMaxRowNNZ/2 {
 			// (A text row's nonzeros vary about -nnz.)
-			return fmt.Errorf("%w: rows of %s features (-dim for -kind separable, whose rows are dense; -nnz for text) pass the %s a row may hold: the readers would refuse the file", errUsage, commas(int64(per)), commas(sparse.DefaultMaxRowNNZ))
+			return usageError("rows of %s features (-dim for -kind separable, whose rows are dense; -nnz for text) pass the %s a row may hold: the readers would refuse the file", commas(int64(per)), commas(sparse.DefaultMaxRowNNZ))
 		}
 		if est := float64(*rows) * per; est > sparse.DefaultMaxNNZ {
-			return fmt.Errorf("%w: -rows %s would make about %s nonzeros, more than the %s that fit in memory", errUsage, commas(int64(*rows)), commas(int64(est)), commas(sparse.DefaultMaxNNZ))
+			return usageError("-rows %s would make about %s nonzeros, more than the %s that fit in memory", commas(int64(*rows)), commas(int64(est)), commas(sparse.DefaultMaxNNZ))
 		}
 		w, err := prepareOutputs(stdout, nil, arg{"OUT", args[0]})
 		if err != nil {
@@ -91,7 +91,7 @@ printed.`,
 			if !(*margin > 0) || !(*radius > 0) {
 				// The library reads 0 as its default; a flag written
 				// as 0 asks for something else.
-				return fmt.Errorf("%w: -margin and -radius must be positive", errUsage)
+				return usageError("-margin and -radius must be positive")
 			}
 			s, err := synth.Separable{N: *rows, Dim: *dim, Radius: *radius, Margin: *margin, Seed: *seed, Workers: *threads}.Generate()
 			if err != nil {
@@ -100,7 +100,7 @@ printed.`,
 			d = s.Data
 			res["radius"], res["margin"], res["mistake_bound"] = s.R, s.Gamma, s.MistakeBound()
 		default:
-			return fmt.Errorf("%w: -kind %q (want text or separable)", errUsage, *kind)
+			return usageError("-kind %q (want text or separable)", *kind)
 		}
 		genSecs := time.Since(t0).Seconds()
 		if err := writeData(ctxWriter{ctx, w.writer(args[0])}, args[0], d); err != nil {

@@ -31,16 +31,16 @@ it weighs against the first. A feature without kept names shows as
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		stdout := env.Stdout
 		if len(args) != 1 {
-			return fmt.Errorf("%w: inspect takes one MODEL", errUsage)
+			return usageError("inspect takes one MODEL")
 		}
 		if *n < 1 {
-			return fmt.Errorf("%w: -n %d: show at least 1 term", errUsage, *n)
+			return usageError("-n %d: show at least 1 term", *n)
 		}
 		if !isTextModel(args[0]) {
 			if _, err := engine.LoadClassifier(args[0]); err != nil {
 				return err
 			}
-			return fmt.Errorf("%w: %s is a model of numbered features: inspect reads text models, whose features have names (train on raw text)", errUsage, args[0])
+			return usageError("%s is a model of numbered features: inspect reads text models, whose features have names (train on raw text)", args[0])
 		}
 		m, err := textmodel.Load(args[0])
 		if err != nil {

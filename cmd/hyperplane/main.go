@@ -100,12 +100,19 @@ func lookup(name string) *Command {
 }
 
 // errUsage marks a misuse: run prints the error, the command's usage line
-// and where to read more, and exits 2.
+// and where to read more, and exits 2. Misuse errors are usageErrors,
+// which errors.Is finds as errUsage.
 var errUsage = errors.New("usage")
+
+// usageErr is a misuse, its message the whole of what went wrong.
+type usageErr struct{ msg string }
+
+func (e *usageErr) Error() string        { return e.msg }
+func (e *usageErr) Is(target error) bool { return target == errUsage }
 
 // usageError returns a misuse error with the message format makes.
 func usageError(format string, a ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{errUsage}, a...)...)
+	return &usageErr{fmt.Sprintf(format, a...)}
 }
 
 func main() {
@@ -194,8 +201,7 @@ func runEnv(ctx context.Context, env *Env, args []string) int {
 // usageFailed reports a misuse in a few lines: the error, the command's
 // usage line and where its flags are described. It returns exit code 2.
 func usageFailed(cmd *Command, env *Env, err error) int {
-	msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
-	fmt.Fprintf(env.Stderr, "hyperplane %s: %s\nusage: hyperplane %s\nRun 'hyperplane help %s' for its flags.\n", cmd.Name(), msg, usageLine(cmd), cmd.Name())
+	fmt.Fprintf(env.Stderr, "hyperplane %s: %v\nusage: hyperplane %s\nRun 'hyperplane help %s' for its flags.\n", cmd.Name(), err, usageLine(cmd), cmd.Name())
 	return 2
 }
 

@@ -61,7 +61,7 @@ of the files read.`,
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		stdout := env.Stdout
 		if len(args) != 1 || *model == "" {
-			return fmt.Errorf("%w: predict needs -model MODEL and one FILE", errUsage)
+			return usageError("predict needs -model MODEL and one FILE")
 		}
 		var outs []arg
 		if len(setAmong(fs, "o")) > 0 && *out != "-" {
@@ -73,13 +73,13 @@ of the files read.`,
 		}
 		defer w.cleanup()
 		if *topK < 0 {
-			return fmt.Errorf("%w: -k %d is negative", errUsage, *topK)
+			return usageError("-k %d is negative", *topK)
 		}
 		if *explain < 0 {
-			return fmt.Errorf("%w: -explain %d is negative", errUsage, *explain)
+			return usageError("-explain %d is negative", *explain)
 		}
 		if *proba && *scores {
-			return fmt.Errorf("%w: -scores and -proba: give one", errUsage)
+			return usageError("-scores and -proba: give one")
 		}
 		m, tm, err := loadModel(*model)
 		if err != nil {
@@ -88,11 +88,11 @@ of the files read.`,
 		var names *text.Featurizer
 		if tm != nil {
 			if *feat != "" {
-				return fmt.Errorf("%w: %s is a text model and holds its featurizer: drop -featurizer", errUsage, *model)
+				return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
 			}
 			names = tm.Featurizer()
 		} else if *proba || *explain > 0 {
-			return fmt.Errorf("%w: -proba and -explain need a text model (train on raw text), which holds its calibration and its terms", errUsage)
+			return usageError("-proba and -explain need a text model (train on raw text), which holds its calibration and its terms")
 		}
 		if *feat != "" {
 			if names, err = text.Load(*feat); err != nil {
@@ -129,10 +129,10 @@ of the files read.`,
 		case "":
 			rawText = tm != nil || (*feat != "" && (args[0] == "-" || textNamed(args[0])))
 		default:
-			return fmt.Errorf("%w: -from %q (want text, libsvm or cache)", errUsage, *from)
+			return usageError("-from %q (want text, libsvm or cache)", *from)
 		}
 		if rawText && names == nil {
-			return fmt.Errorf("%w: raw text needs the -featurizer it was converted with", errUsage)
+			return usageError("raw text needs the -featurizer it was converted with")
 		}
 		var d *sparse.Dataset
 		var docs []string
@@ -143,7 +143,7 @@ of the files read.`,
 			}
 			d, err = readRawText(ctx, env, args[0], names, keep)
 		} else if *explain > 0 {
-			return fmt.Errorf("%w: -explain reads raw text", errUsage)
+			return usageError("-explain reads raw text")
 		} else {
 			d, err = readData(ctx, env, args[0])
 		}

@@ -28,7 +28,7 @@ that there are more.`,
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) == 0 {
-			return fmt.Errorf("%w: stats needs at least one file", errUsage)
+			return usageError("stats needs at least one file")
 		}
 		for _, path := range args {
 			if err := stats(out, path, *asJSON); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -51,7 +50,7 @@ func (t *textFlags) config(fs *flag.FlagSet) (text.Config, error) {
 	cfg := t.cfg
 	var err error
 	if cfg.TF, err = text.ParseTF(*t.tf); err != nil {
-		return cfg, fmt.Errorf("%w: -tf: %v", errUsage, err)
+		return cfg, usageError("-tf: %v", err)
 	}
 	if cfg.Vocabulary && len(setAmong(fs, "bits")) > 0 && len(setAmong(fs, "vocab")) == 0 {
 		cfg.Vocabulary = false

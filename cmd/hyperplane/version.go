@@ -24,7 +24,7 @@ report says which code ran.`,
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) > 0 {
-			return fmt.Errorf("%w: version takes no arguments", errUsage)
+			return usageError("version takes no arguments")
 		}
 		v := buildVersion()
 		if *asJSON {
