@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -361,5 +362,43 @@ func TestDashVersion(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(out, "hyperplane ") || !strings.Contains(out, "\ngo:") {
 			t.Errorf("%s: exit %d, %q %q", a, code, out, e)
 		}
+	}
+}
+
+// On a terminal, train rewrites one progress line: counts and rates with
+// thousands separators (2,250 rows/s, not 2.25e+03), ended after the last
+// epoch, or by end when training stops before it.
+func TestProgressLine(t *testing.T) {
+	var b bytes.Buffer
+	show, end := progress(&b, false, true, 3)
+	show(engine.EpochStats{Epoch: 1, Mistakes: 6657, Updates: 9000, Rows: 2_000_000_000, Loss: 0.15}, "")
+	line := b.String()
+	rate := regexp.MustCompile(`^\repoch 1/3: 6,657 mistakes, [1-9][0-9]{0,2}(,[0-9]{3})+ rows/s, loss 0\.15   $`)
+	if !rate.MatchString(line) {
+		t.Errorf("progress line %q", line)
+	}
+	show(engine.EpochStats{Epoch: 2, Mistakes: 10, Updates: 10, Rows: 5}, ", 7 support vectors")
+	if !strings.HasSuffix(b.String(), ", 7 support vectors   ") {
+		t.Errorf("extra not shown: %q", b.String())
+	}
+	end()
+	if !strings.HasSuffix(b.String(), "\n") {
+		t.Errorf("end left the line open: %q", b.String())
+	}
+	b.Reset()
+	show, end = progress(&b, false, true, 2)
+	show(engine.EpochStats{Epoch: 2, Rows: 5, Updates: 1}, "")
+	end()
+	if strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("the last epoch ends the line once: %q", b.String())
+	}
+	if show, _ := progress(&b, false, false, 3); show != nil {
+		t.Error("a file or pipe gets a progress line")
+	}
+	b.Reset()
+	show, _ = progress(&b, true, false, 3)
+	show(engine.EpochStats{Epoch: 1, Mistakes: 12345, Updates: 23456, Loss: 0.5, ValidAccuracy: 0.75}, "")
+	if got := b.String(); got != "epoch 1: 12,345 mistakes, 23,456 updates, loss 0.5, held-out accuracy 0.7500\n" {
+		t.Errorf("-v line %q", got)
 	}
 }

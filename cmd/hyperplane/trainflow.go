@@ -116,7 +116,7 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 	if done, err := r.crossValidate(d, cfg, o); done || err != nil {
 		return err
 	}
-	show, endProgress := progress(o.env.Stderr, o.verbose, cfg.Epochs)
+	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
 	var f fitted
 	t1 := time.Now()
 	switch {
@@ -255,13 +255,13 @@ func (r *trainResult) finish(m engine.Classifier, saved io.WriterTo, te *sparse.
 }
 
 // progress returns how train shows its epochs on w: with verbose a line
-// per epoch; otherwise, when w is a terminal, one line rewritten in place
-// (epoch, mistakes, rows/s, loss) and ended after the last epoch; nil
-// when w is a file or pipe, so that scripts see nothing there. extra is
+// per epoch; otherwise, when w is a terminal (tty), one line rewritten in
+// place (epoch, mistakes, rows/s, loss) and ended after the last epoch;
+// nil when w is a file or pipe, so that scripts see nothing there. extra is
 // added to the epoch's line. end ends a line left open by training that
 // stopped before its last epoch (early stopping, an interrupt), so that
 // what follows starts on a line of its own.
-func progress(w io.Writer, verbose bool, epochs int) (show func(s engine.EpochStats, extra string), end func()) {
+func progress(w io.Writer, verbose, tty bool, epochs int) (show func(s engine.EpochStats, extra string), end func()) {
 	if verbose {
 		return func(s engine.EpochStats, extra string) {
 			held := ""
@@ -271,7 +271,7 @@ func progress(w io.Writer, verbose bool, epochs int) (show func(s engine.EpochSt
 			fmt.Fprintf(w, "epoch %d: %s mistakes, %s updates, loss %.4g%s%s\n", s.Epoch, commas(int64(s.Mistakes)), commas(int64(s.Updates)), s.Loss, held, extra)
 		}, func() {}
 	}
-	if !isTerminal(w) {
+	if !tty {
 		return nil, func() {}
 	}
 	if epochs <= 0 {

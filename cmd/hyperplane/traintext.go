@@ -74,7 +74,7 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	if done, err := r.crossValidate(d, cfg, o); done || err != nil {
 		return err
 	}
-	show, endProgress := progress(o.env.Stderr, o.verbose, cfg.Epochs)
+	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
 	if show != nil {
 		cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
 	}
