@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/hyperplane-ml/hyperplane/sparse/text"
 	"maps"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 func newEvalCmd() *Command {

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/hyperplane-ml/hyperplane/engine"
-	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/hyperplane-ml/hyperplane/sparse/text"
 	"io"
 	"math"
 	"runtime"
@@ -15,8 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
 	"github.com/hyperplane-ml/hyperplane/kernels"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 func newTrainCmd() *Command {
