@@ -402,3 +402,11 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("-v line %q", got)
 	}
 }
+
+// A command's flag written before the command says where it goes.
+func TestFlagBeforeCommand(t *testing.T) {
+	code, _, e := runCmd("-epochs", "3", "train", "x.svm")
+	if code != 2 || !strings.Contains(e, "flag -epochs before the command") {
+		t.Errorf("exit %d, %q", code, e)
+	}
+}

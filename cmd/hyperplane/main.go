@@ -100,8 +100,8 @@ func lookup(name string) *Command {
 }
 
 // errUsage marks a misuse: run prints the error, the command's usage line
-// and where to read more, and exits 2. Misuse errors are usageErrors,
-// which errors.Is finds as errUsage.
+// and where to read more, and exits 2. Commands return misuse as a
+// usageErr, which errors.Is finds as errUsage.
 var errUsage = errors.New("usage")
 
 // usageErr is a misuse, its message the whole of what went wrong.
@@ -144,6 +144,10 @@ func runEnv(ctx context.Context, env *Env, args []string) int {
 		return help(args[1:], env)
 	}
 	cmd := lookup(name)
+	if cmd == nil && strings.HasPrefix(name, "-") {
+		fmt.Fprintf(env.Stderr, "hyperplane: flag %s before the command: a command's flags follow its name (only -simd and -mem may come first)\nRun 'hyperplane help' for the list of commands.\n", name)
+		return 2
+	}
 	if cmd == nil {
 		fmt.Fprintf(env.Stderr, "hyperplane: unknown command %q\nRun 'hyperplane help' for the list.\n", name)
 		return 2
@@ -156,7 +160,6 @@ func runEnv(ctx context.Context, env *Env, args []string) int {
 	pos, err := parseArgs(fs, args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(env.Stderr)
 			usage(cmd, env.Stderr)
 			return 0
 		}
