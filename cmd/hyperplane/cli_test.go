@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -408,5 +409,36 @@ func TestFlagBeforeCommand(t *testing.T) {
 	code, _, e := runCmd("-epochs", "3", "train", "x.svm")
 	if code != 2 || !strings.Contains(e, "flag -epochs before the command") {
 		t.Errorf("exit %d, %q", code, e)
+	}
+}
+
+// stats - reads standard input: LIBSVM, gzip too, or a cache; gen -
+// writes the data alone on standard output, its report on standard error.
+func TestStatsAndGenStandardStreams(t *testing.T) {
+	dir := t.TempDir()
+	train, _ := threeClassFiles(t)
+	raw, _ := os.ReadFile(train)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw)
+	zw.Close()
+	cache := filepath.Join(dir, "c.hpc")
+	if code, _, e := runCmd("convert", train, cache); code != 0 {
+		t.Fatal(e)
+	}
+	hpc, _ := os.ReadFile(cache)
+	_, want, _ := runCmd("stats", "-json", train)
+	var w fileStats
+	json.Unmarshal([]byte(want), &w)
+	for name, in := range map[string][]byte{"libsvm": raw, "gzip": gz.Bytes(), "cache": hpc} {
+		code, out, e := runWith(context.Background(), bytes.NewReader(in), "stats", "-", "-json")
+		var s fileStats
+		if code != 0 || json.Unmarshal([]byte(out), &s) != nil || s.Rows != w.Rows || s.NNZ != w.NNZ || !reflect.DeepEqual(s.Labels, w.Labels) {
+			t.Errorf("stats - of %s: exit %d, %+v, want %+v; %s", name, code, s, w, e)
+		}
+	}
+	code, out, e := runCmd("gen", "-rows", "7", "-")
+	if code != 0 || strings.Count(out, "\n") != 7 || !strings.Contains(e, "7 rows") {
+		t.Errorf("gen -: exit %d, stdout %q, stderr %q", code, out, e)
 	}
 }

@@ -28,7 +28,10 @@ by another with probability -noise. Issue 5's scale test is
 -dim dimensions, labelled ±1 by a random unit separator u through the
 origin, every point at distance at least -margin from its hyperplane, so
 the perceptron makes at most (R/γ)² mistakes on it. The exact R and γ are
-printed.`,
+printed.
+
+OUT - is standard output (LIBSVM), the report then going to standard
+error.`,
 	}
 	fs := &c.Flag
 	kind := fs.String("kind", "text", "what to generate: text or separable")
@@ -114,6 +117,9 @@ printed.`,
 		}
 		res["rows"], res["cols"], res["nnz"] = d.X.Rows, d.X.Cols, d.X.NNZ()
 		res["generate_seconds"], res["seconds"] = genSecs, time.Since(t0).Seconds()
+		if args[0] == "-" {
+			stdout = env.Stderr // standard output carries the data
+		}
 		if *asJSON {
 			return printJSON(stdout, res)
 		}

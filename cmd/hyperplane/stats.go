@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -21,17 +22,17 @@ bytes), or reads it as a cache file, and prints its rows, columns, nonzeros
 and label counts, with the time the parse took. It streams the file a row
 at a time, so it describes files of any number of rows in a few megabytes;
 past ` + fmt.Sprint(maxStatsLabels) + ` distinct labels (a regression target) it reports only
-that there are more.`,
+that there are more. FILE - reads standard input (LIBSVM, gzip too, or a
+cache).`,
 	}
 	fs := &c.Flag
 	asJSON := fs.Bool("json", false, "print one JSON object per file")
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		out := env.Stdout
 		if len(args) == 0 {
 			return usageError("stats needs at least one file")
 		}
 		for _, path := range args {
-			if err := stats(out, path, *asJSON); err != nil {
+			if err := stats(ctx, env, path, *asJSON); err != nil {
 				return err
 			}
 		}
@@ -110,27 +111,39 @@ func (c *labelCounter) labels() map[string]int {
 	return m
 }
 
-func stats(out io.Writer, path string, asJSON bool) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
+func stats(ctx context.Context, env *Env, path string, asJSON bool) error {
+	out := env.Stdout
 	t0 := time.Now()
-	s := fileStats{File: path, Bytes: fi.Size()}
+	s := fileStats{File: path}
 	var lc labelCounter
-	if err := scanStats(path, &s, &lc); err != nil {
-		return err
+	if path == "-" {
+		if err := scanStdin(ctx, env, &s, &lc); err != nil {
+			return err
+		}
+	} else {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		s.Bytes = fi.Size()
+		if err := scanStats(path, &s, &lc); err != nil {
+			return err
+		}
 	}
 	s.Labels = lc.labels()
 	if lc.over {
 		s.LabelsOver = maxStatsLabels
 	}
 	el := time.Since(t0)
-	s.ParseSeconds, s.MBPerSecond = el.Seconds(), float64(fi.Size())/1e6/el.Seconds()
+	s.ParseSeconds, s.MBPerSecond = el.Seconds(), float64(s.Bytes)/1e6/el.Seconds()
 	if asJSON {
 		return printJSON(out, s)
 	}
-	fmt.Fprintf(out, "%s: %s rows, %s columns, %s nonzeros, parsed in %.1f ms (%.0f MB/s of file)\n", path, commas(int64(s.Rows)), commas(int64(s.Cols)), commas(s.NNZ), 1e3*s.ParseSeconds, s.MBPerSecond)
+	rate := "" // (standard input has no size to measure by)
+	if s.Bytes > 0 {
+		rate = fmt.Sprintf(" (%.0f MB/s of file)", s.MBPerSecond)
+	}
+	fmt.Fprintf(out, "%s: %s rows, %s columns, %s nonzeros, parsed in %.1f ms%s\n", path, commas(int64(s.Rows)), commas(int64(s.Cols)), commas(s.NNZ), 1e3*s.ParseSeconds, rate)
 	fmt.Fprint(out, "  labels:")
 	if lc.over {
 		fmt.Fprintf(out, " more than %s distinct values", commas(maxStatsLabels))
@@ -149,6 +162,38 @@ func stats(out io.Writer, path string, asJSON bool) error {
 
 // scanStats fills in s's rows, columns and nonzeros and counts the labels
 // of the file at path, a LIBSVM file or a cache, one row at a time.
+// scanStdin is scanStats for standard input ("-"): a cache, told by its
+// magic, is read whole; LIBSVM (gzip too) a row at a time.
+func scanStdin(ctx context.Context, env *Env, s *fileStats, lc *labelCounter) error {
+	br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
+	opt := sparse.ReadOptions{Name: "standard input"}
+	if isCache(br) {
+		d, err := sparse.ReadCache(br, opt)
+		if err != nil {
+			return err
+		}
+		for _, y := range d.Y {
+			lc.add(y)
+		}
+		s.Rows, s.Cols, s.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
+		return nil
+	}
+	return scanLIBSVM(br, opt, s, lc)
+}
+
+// scanLIBSVM counts the rows of LIBSVM text (gzip too) from r.
+func scanLIBSVM(r io.Reader, opt sparse.ReadOptions, s *fileStats, lc *labelCounter) error {
+	sc := sparse.NewScanner(r, opt)
+	for sc.Scan() {
+		y, x := sc.Row()
+		lc.add(y)
+		s.Rows++
+		s.NNZ += int64(len(x.Ind))
+		s.Cols = max(s.Cols, x.Dim)
+	}
+	return sc.Err()
+}
+
 func scanStats(path string, s *fileStats, lc *labelCounter) error {
 	isCache, err := sparse.IsCacheFile(path)
 	if err != nil {
@@ -177,13 +222,5 @@ func scanStats(path string, s *fileStats, lc *labelCounter) error {
 		return err
 	}
 	defer f.Close()
-	sc := sparse.NewScanner(f, sparse.ReadOptions{Name: path})
-	for sc.Scan() {
-		y, x := sc.Row()
-		lc.add(y)
-		s.Rows++
-		s.NNZ += int64(len(x.Ind))
-		s.Cols = max(s.Cols, x.Dim)
-	}
-	return sc.Err()
+	return scanLIBSVM(f, sparse.ReadOptions{Name: path}, s, lc)
 }
