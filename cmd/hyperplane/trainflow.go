@@ -126,9 +126,9 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 		kc := kernelConfig(cfg, *k)
 		if show != nil {
 			kc.OnEpoch = func(s engine.KernelEpochStats) error {
-				extra := fmt.Sprintf(", %d support vectors", s.SupportVectors)
+				extra := ", " + commas(int64(s.SupportVectors)) + " support vectors"
 				if o.verbose {
-					extra += fmt.Sprintf(" (%d removed), Gram %d hits %d misses", s.Removed, s.Gram.Hits, s.Gram.Misses)
+					extra += fmt.Sprintf(" (%s removed), Gram %s hits %s misses", commas(int64(s.Removed)), commas(s.Gram.Hits), commas(s.Gram.Misses))
 				}
 				show(s.EpochStats, extra)
 				return nil
