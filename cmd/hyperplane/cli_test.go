@@ -442,3 +442,14 @@ func TestStatsAndGenStandardStreams(t *testing.T) {
 		t.Errorf("gen -: exit %d, stdout %q, stderr %q", code, out, e)
 	}
 }
+
+// A bad line in the raw training text is an error naming the file and
+// line (its error used to be lost to a shadowed variable, and train
+// went on with no featurizer and panicked).
+func TestTrainBadTextLine(t *testing.T) {
+	bad := writeFile(t, t.TempDir(), "bad.jsonl", "{\"label\":\"a\",\"text\":\"x\"}\nnot json\n")
+	code, _, e := runCmd("train", bad)
+	if code != 1 || !strings.Contains(e, bad+":2") {
+		t.Errorf("exit %d, %q", code, e)
+	}
+}

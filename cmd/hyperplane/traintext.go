@@ -46,7 +46,9 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	var f *text.Featurizer
 	var d *sparse.Dataset
 	var corpus *text.Corpus // kept when read from a stream, for the names
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != "-" {
+	// (The file's kind is told by a Stat of its own, so that err is the
+	// reading's, not the Stat's.)
+	if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() && path != "-" {
 		f, d, err = fitText(o.ctx, src, path, tt.read(name), tt.cfg)
 	} else if corpus, err = text.Read(src, tt.read(name)); err == nil {
 		if f, err = text.Fit(corpus, tt.cfg); err == nil {
