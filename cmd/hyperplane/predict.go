@@ -101,13 +101,7 @@ of the files read.`,
 			// With names for labels (not numbers, which name
 			// themselves), every class must be one of them, or the
 			// output would mix names with bare numbers.
-			var classes []float64
-			switch m := m.(type) {
-			case *engine.Model:
-				classes = m.Classes
-			case *engine.KernelModel:
-				classes = m.Classes
-			}
+			classes := m.ClassValues()
 			known := names.Labels()
 			numeric := true
 			for _, s := range known {

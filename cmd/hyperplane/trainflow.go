@@ -169,7 +169,7 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 		return err
 	}
 	interrupted := err
-	r.Classes = len(classesOf(f.model))
+	r.Classes = len(f.model.ClassValues())
 	r.fromStats(f.stats, cfg)
 	if k != nil {
 		r.NsPerNNZ = 0 // a kernel model's time goes by support vectors, not nonzeros
@@ -179,17 +179,6 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 		margins = func() (engine.MarginStats, error) { return engine.Margins(f.model.(*engine.Model), d.X, d.Y) }
 	}
 	return r.finish(f.model, f.saved, te, o, margins, interrupted)
-}
-
-// classesOf returns the classes of a linear or kernel model.
-func classesOf(m engine.Classifier) []float64 {
-	switch m := m.(type) {
-	case *engine.Model:
-		return m.Classes
-	case *engine.KernelModel:
-		return m.Classes
-	}
-	return nil
 }
 
 // readTest reads o's test file, if any, before training starts, so that a
