@@ -453,3 +453,21 @@ func TestTrainBadTextLine(t *testing.T) {
 		t.Errorf("exit %d, %q", code, e)
 	}
 }
+
+// train -stream with an option that needs the data in memory gets the
+// library's refusal and a hint naming the flags; other refusals no hint.
+func TestStreamHint(t *testing.T) {
+	train, _ := threeClassFiles(t)
+	cache := filepath.Join(t.TempDir(), "c.hpc")
+	if code, _, e := runCmd("convert", train, cache); code != 0 {
+		t.Fatal(e)
+	}
+	code, _, e := runCmd("train", "-stream", cache, "-validation", "0.2")
+	if code != 2 || !strings.Contains(e, engine.ErrConfig.Error()) || !strings.Contains(e, "hint: -stream trains") {
+		t.Errorf("-stream -validation: exit %d, %q", code, e)
+	}
+	code, _, e = runCmd("train", "-stream", cache, "-class-weight", "99:1")
+	if code != 2 || !strings.Contains(e, "ClassWeight") || strings.Contains(e, "hint") {
+		t.Errorf("-stream -class-weight: exit %d, %q", code, e)
+	}
+}

@@ -153,7 +153,8 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 		}
 		if c != nil {
 			m, f.stats, err = engine.FitCache(o.ctx, c, cfg)
-			if errors.Is(err, engine.ErrConfig) {
+			inMemory := cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)
+			if errors.Is(err, engine.ErrConfig) && inMemory {
 				err = fmt.Errorf("%w\nhint: -stream trains the averaged or plain perceptron on one core; -threads, -validation and -balanced need the data in memory (drop -stream)", err)
 			}
 		} else {
