@@ -42,10 +42,9 @@ var avx512Kernels = kernelSet{
 	dotIndF32:  dotIndF32AVX512Sized,
 	dotInd4F32: dotInd4F32AVX512Sized,
 	dotIndF64:  dotIndF64AVX512Sized,
-	// Gather, FMA and scatter (axpyInd*AVX512) measured 1.5x slower than
-	// the scalar FMA loop on a Zen 5 (48 vs 31 µs for 1024 rows of 75
-	// nonzeros), so this tier keeps the scalar loop, which also tolerates
-	// repeated indices.
+	// Gather, FMA and scatter (axpyInd*AVX512) lose to the scalar FMA
+	// loop on rows of typical length, so this tier keeps the scalar loop,
+	// which also tolerates repeated indices.
 	axpyIndF32: axpyIndF32AVX2,
 	axpyIndF64: axpyIndF64AVX2,
 	// The averaged update is a scalar loop on both tiers (genAxpyAvg).
@@ -74,18 +73,16 @@ func archInit() {
 }
 
 // gatherMaxBytes is the weight-vector size above which gathers lose to
-// scalar loads: measured on a Zen 5, gathers win while the weights sit in
-// L2 and lose once they exceed about 8 MiB, when nearly every element is a
-// cache miss and the gather's serialised loads cost more than the scalar
-// loop's overlapped ones.
+// scalar loads: gathers win while the weights sit in L2 and lose once
+// they exceed about 8 MiB, when nearly every element is a cache miss and
+// the gather's serialised loads cost more than the scalar loop's
+// overlapped ones.
 const gatherMaxBytes = 8 << 20
 
 // gatherMinLen is the row length below which the scalar loop beats the
-// gather kernels: their masked tail and horizontal sum cost a fixed 8-10
-// ns, and on a Zen 5 rows of 14 nonzeros (a9a) took 11.9 ns with the
-// AVX-512 kernel and 7.9 with the loop, rows of 8 took 12.0 against 4.5;
-// at 24 the AVX-512 kernel still lost (16.2 against 11.8 ns) and from
-// about 28 on the two are even.
+// gather kernels: their masked tail and horizontal sum are a fixed cost
+// per row that short rows (a9a's have 14 nonzeros) do not repay; the two
+// draw about level in the mid to high twenties.
 const gatherMinLen = 24
 
 // The Sized wrappers call the gather kernels directly (no function value

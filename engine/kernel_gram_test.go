@@ -75,10 +75,10 @@ func TestKernelGramCacheIdentical(t *testing.T) {
 				}
 				last := sc[len(sc)-1].Gram
 				if last.Misses <= 0 {
-					t.Fatalf("%s: the cache reports %d misses", what, last.Misses)
+					t.Errorf("%s: the cache reports %d misses", what, last.Misses)
 				}
 				if updates := ktUpdates(sc); last.Hits+last.Misses < int64(updates) {
-					t.Fatalf("%s: %d hits + %d misses for %d updates", what, last.Hits, last.Misses, updates)
+					t.Errorf("%s: %d hits + %d misses for %d updates", what, last.Hits, last.Misses, updates)
 				}
 			}
 		})

@@ -445,13 +445,13 @@ func TestKernelPredictHandBuilt(t *testing.T) {
 				}
 			}
 			if checked < len(rows)/2 {
-				t.Fatalf("model %d: only %d of %d rows clear of a tie", mi, checked, len(rows))
+				t.Errorf("model %d: only %d of %d rows clear of a tie", mi, checked, len(rows))
 			}
 			if d0, de := m.DecisionDense(nil), m.Decision(sparse.Vector{}); d0 != de {
-				t.Fatalf("model %d: empty dense row %v, empty sparse row %v", mi, d0, de)
+				t.Errorf("model %d: empty dense row %v, empty sparse row %v", mi, d0, de)
 			}
 			if p := m.PredictBatch(&sparse.CSR{Cols: 10, Indptr: []int64{0}}, nil); len(p) != 0 {
-				t.Fatalf("model %d: PredictBatch of no rows gave %v", mi, p)
+				t.Errorf("model %d: PredictBatch of no rows gave %v", mi, p)
 			}
 			for _, dim := range []int{10, 12} {
 				b := sparse.NewBuilder(dim)
@@ -682,19 +682,19 @@ func TestKernelZeroSupportVectors(t *testing.T) {
 				t.Fatalf("%v with zero class weights: %d support vectors, stats %+v", alg, mw.NumSV(), stats)
 			}
 			if alg == Voted && (mw.Votes.Count0 != int64(5*Xw.Rows) || len(mw.Votes.Steps) != 0) {
-				t.Fatalf("voted with zero class weights: Count0 %d, %d steps; want %d, 0", mw.Votes.Count0, len(mw.Votes.Steps), 5*Xw.Rows)
+				t.Errorf("voted with zero class weights: Count0 %d, %d steps; want %d, 0", mw.Votes.Count0, len(mw.Votes.Steps), 5*Xw.Rows)
 			}
 			if p := mw.Predict(Xw.Row(0)); p != 0 {
-				t.Fatalf("%v with zero class weights predicts %v", alg, p)
+				t.Errorf("%v with zero class weights predicts %v", alg, p)
 			}
 		})
 	}
 	// A model whose SV is nil altogether.
 	m := &KernelModel{Kernel: kernels.RBF{Gamma: 1}, Classes: []float64{0, 1}, Dim: 3, B: []float32{1}}
 	if p := m.Predict(X.Row(0)); p != 1 {
-		t.Fatalf("nil SV: Predict %v", p)
+		t.Errorf("nil SV: Predict %v", p)
 	}
 	if p := m.PredictBatch(X, nil); !slices.Equal(p, []float64{1, 1, 1}) {
-		t.Fatalf("nil SV: PredictBatch %v", p)
+		t.Errorf("nil SV: PredictBatch %v", p)
 	}
 }

@@ -336,27 +336,29 @@ func TestLabelEncodingIrrelevant(t *testing.T) {
 	X, y := fxIntBinary(5, 400, 30, 5, 0.1)
 	var base *Model
 	for _, enc := range [][2]float64{{0, 1}, {-1, 1}, {2, 7}, {-3.5, -0.25}} {
-		ye := make([]float64, len(y))
-		for i, v := range y {
-			ye[i] = enc[0]
-			if v > 0 {
-				ye[i] = enc[1]
+		t.Run(fmt.Sprintf("labels=%v,%v", enc[0], enc[1]), func(t *testing.T) {
+			ye := make([]float64, len(y))
+			for i, v := range y {
+				ye[i] = enc[0]
+				if v > 0 {
+					ye[i] = enc[1]
+				}
 			}
-		}
-		m, _ := fxFit(t, X, ye, Config{Epochs: 4, Seed: 9})
-		if !slices.Equal(m.Classes, enc[:]) {
-			t.Fatalf("labels %v: Classes = %v", enc, m.Classes)
-		}
-		for i := range 20 {
-			if got := m.Predict(X.Row(i)); got != enc[0] && got != enc[1] {
-				t.Fatalf("labels %v: Predict gave %v", enc, got)
+			m, _ := fxFit(t, X, ye, Config{Epochs: 4, Seed: 9})
+			if !slices.Equal(m.Classes, enc[:]) {
+				t.Fatalf("labels %v: Classes = %v", enc, m.Classes)
 			}
-		}
-		if base == nil {
-			base = m
-			continue
-		}
-		fxSameModel(t, fmt.Sprintf("labels %v vs {0,1}", enc), m, base)
+			for i := range 20 {
+				if got := m.Predict(X.Row(i)); got != enc[0] && got != enc[1] {
+					t.Fatalf("labels %v: Predict gave %v", enc, got)
+				}
+			}
+			if base == nil {
+				base = m
+				return
+			}
+			fxSameModel(t, fmt.Sprintf("labels %v vs {0,1}", enc), m, base)
+		})
 	}
 	// −0 and +0 are one class.
 	yz := make([]float64, len(y))
@@ -437,29 +439,31 @@ func TestBiasModes(t *testing.T) {
 		X    *sparse.CSR
 		y    []float64
 	}{{"binary", X, y}, {"multi", Xm, ym}} {
-		for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
-			base := Config{Algorithm: alg, Epochs: 4, Seed: 2}
-			cfg := base
-			cfg.Bias = NoBias
-			cfg.InitScale = 0.5
-			m, _ := fxFit(t, data.X, data.y, cfg)
-			for k, b := range m.B {
-				if b != 0 {
-					t.Fatalf("%s %v NoBias: B[%d] = %v", data.name, alg, k, b)
+		t.Run(data.name, func(t *testing.T) {
+			for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
+				base := Config{Algorithm: alg, Epochs: 4, Seed: 2}
+				cfg := base
+				cfg.Bias = NoBias
+				cfg.InitScale = 0.5
+				m, _ := fxFit(t, data.X, data.y, cfg)
+				for k, b := range m.B {
+					if b != 0 {
+						t.Fatalf("%s %v NoBias: B[%d] = %v", data.name, alg, k, b)
+					}
+				}
+				sep, _ := fxFit(t, data.X, data.y, base)
+				cfg = base
+				cfg.Bias = BiasAugmented
+				aug, _ := fxFit(t, data.X, data.y, cfg)
+				fxSameModel(t, fmt.Sprintf("%s %v augmented(scale 0) vs separate", data.name, alg), aug, sep)
+				cfg.BiasScale = 1
+				aug1, _ := fxFit(t, data.X, data.y, cfg)
+				fxSameModel(t, fmt.Sprintf("%s %v augmented(scale 1) vs separate", data.name, alg), aug1, sep)
+				if aug.Bias != BiasAugmented || aug.BiasScale != 1 {
+					t.Fatalf("augmented model records Bias %v, BiasScale %v", aug.Bias, aug.BiasScale)
 				}
 			}
-			sep, _ := fxFit(t, data.X, data.y, base)
-			cfg = base
-			cfg.Bias = BiasAugmented
-			aug, _ := fxFit(t, data.X, data.y, cfg)
-			fxSameModel(t, fmt.Sprintf("%s %v augmented(scale 0) vs separate", data.name, alg), aug, sep)
-			cfg.BiasScale = 1
-			aug1, _ := fxFit(t, data.X, data.y, cfg)
-			fxSameModel(t, fmt.Sprintf("%s %v augmented(scale 1) vs separate", data.name, alg), aug1, sep)
-			if aug.Bias != BiasAugmented || aug.BiasScale != 1 {
-				t.Fatalf("augmented model records Bias %v, BiasScale %v", aug.Bias, aug.BiasScale)
-			}
-		}
+		})
 	}
 
 	// One row learned, one epoch, one mistake: the bias moves by η·scale².
@@ -477,16 +481,18 @@ func TestBiasModes(t *testing.T) {
 		{BiasAugmented, 3, 1, 9, 1},
 		{NoBias, 2, 1, 0, 1},
 	} {
-		m, stats := fxFit(t, X2, []float64{1, -1}, Config{
-			Algorithm: Plain, Epochs: 1, NoShuffle: true, Bias: tc.mode, BiasScale: tc.scale,
-			LearningRate: tc.eta, SampleWeight: []float64{1, 0},
+		t.Run(fmt.Sprintf("%v×%v/eta=%v", tc.mode, tc.scale, tc.eta), func(t *testing.T) {
+			m, stats := fxFit(t, X2, []float64{1, -1}, Config{
+				Algorithm: Plain, Epochs: 1, NoShuffle: true, Bias: tc.mode, BiasScale: tc.scale,
+				LearningRate: tc.eta, SampleWeight: []float64{1, 0},
+			})
+			if stats[0].Updates != 1 {
+				t.Fatalf("%v scale %v: %d updates, want 1", tc.mode, tc.scale, stats[0].Updates)
+			}
+			if m.B[0] != tc.wantB || m.W[0] != tc.wantW || m.W[1] != 2*tc.wantW {
+				t.Fatalf("%v scale %v η %v: W %v B %v, want W [%v %v] B %v", tc.mode, tc.scale, tc.eta, m.W, m.B, tc.wantW, 2*tc.wantW, tc.wantB)
+			}
 		})
-		if stats[0].Updates != 1 {
-			t.Fatalf("%v scale %v: %d updates, want 1", tc.mode, tc.scale, stats[0].Updates)
-		}
-		if m.B[0] != tc.wantB || m.W[0] != tc.wantW || m.W[1] != 2*tc.wantW {
-			t.Fatalf("%v scale %v η %v: W %v B %v, want W [%v %v] B %v", tc.mode, tc.scale, tc.eta, m.W, m.B, tc.wantW, 2*tc.wantW, tc.wantB)
-		}
 	}
 }
 
@@ -537,30 +543,32 @@ func TestMarginUpdates(t *testing.T) {
 	X, y := fxIntBinary(10, 300, 20, 4, 0.05)
 	Xm, ym := fxIntMulti(11, 300, 20, 4, 3, 0.05)
 	for _, alg := range []Algorithm{Averaged, Plain, Batch} {
-		for i, d := range []struct {
-			X *sparse.CSR
-			y []float64
-		}{{X, y}, {Xm, ym}} {
-			_, stats := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 20, Margin: 5, Seed: 4})
-			strict := false
-			for _, s := range stats {
-				if s.Updates < s.Mistakes {
-					t.Fatalf("%v data %d epoch %d: %d updates < %d mistakes", alg, i, s.Epoch, s.Updates, s.Mistakes)
+		t.Run(alg.String(), func(t *testing.T) {
+			for i, d := range []struct {
+				X *sparse.CSR
+				y []float64
+			}{{X, y}, {Xm, ym}} {
+				_, stats := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 20, Margin: 5, Seed: 4})
+				strict := false
+				for _, s := range stats {
+					if s.Updates < s.Mistakes {
+						t.Fatalf("%v data %d epoch %d: %d updates < %d mistakes", alg, i, s.Epoch, s.Updates, s.Mistakes)
+					}
+					if s.Updates > s.Mistakes {
+						strict = true
+					}
 				}
-				if s.Updates > s.Mistakes {
-					strict = true
+				if !strict {
+					t.Fatalf("%v data %d: margin 5 never updated a correct row: %+v", alg, i, stats)
+				}
+				_, stats0 := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 20, Seed: 4})
+				for _, s := range stats0 {
+					if alg != Batch && s.Updates != s.Mistakes {
+						t.Fatalf("%v margin 0 epoch %d: %d updates, %d mistakes", alg, s.Epoch, s.Updates, s.Mistakes)
+					}
 				}
 			}
-			if !strict {
-				t.Fatalf("%v data %d: margin 5 never updated a correct row: %+v", alg, i, stats)
-			}
-			_, stats0 := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 20, Seed: 4})
-			for _, s := range stats0 {
-				if alg != Batch && s.Updates != s.Mistakes {
-					t.Fatalf("%v margin 0 epoch %d: %d updates, %d mistakes", alg, s.Epoch, s.Updates, s.Mistakes)
-				}
-			}
-		}
+		})
 	}
 }
 
@@ -647,44 +655,46 @@ func TestEarlyStopping(t *testing.T) {
 // under Plain and NoShuffle training equals training without them.
 func TestSampleWeightZeroIsSubset(t *testing.T) {
 	for _, multi := range []bool{false, true} {
-		X, y := fxIntBinary(13, 400, 30, 5, 0.2)
-		if multi {
-			X, y = fxIntMulti(14, 400, 30, 5, 4, 0.2)
-		}
-		r := fxRNG(15)
-		sw := make([]float64, X.Rows)
-		var keep []int
-		for i := range sw {
-			if r.IntN(3) == 0 {
-				continue
+		t.Run(fmt.Sprintf("multiclass=%v", multi), func(t *testing.T) {
+			X, y := fxIntBinary(13, 400, 30, 5, 0.2)
+			if multi {
+				X, y = fxIntMulti(14, 400, 30, 5, 4, 0.2)
 			}
-			sw[i] = 1
-			keep = append(keep, i)
-		}
-		m, stats := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 6, NoShuffle: true, SampleWeight: sw})
-		Xs := X.SelectRows(keep)
-		ys := make([]float64, len(keep))
-		for k, i := range keep {
-			ys[k] = y[i]
-		}
-		ms, sstats := fxFit(t, Xs, ys, Config{Algorithm: Plain, Epochs: 6, NoShuffle: true})
-		fxSameModel(t, fmt.Sprintf("multi=%v: weight-0 rows vs subset", multi), m, ms)
-		for e := range stats {
-			if stats[e].Updates != sstats[e].Updates {
-				t.Fatalf("multi=%v epoch %d: %d updates vs %d on the subset", multi, e+1, stats[e].Updates, sstats[e].Updates)
+			r := fxRNG(15)
+			sw := make([]float64, X.Rows)
+			var keep []int
+			for i := range sw {
+				if r.IntN(3) == 0 {
+					continue
+				}
+				sw[i] = 1
+				keep = append(keep, i)
 			}
-			if stats[e].Mistakes < sstats[e].Mistakes {
-				t.Fatalf("multi=%v epoch %d: %d mistakes over all rows < %d over the subset", multi, e+1, stats[e].Mistakes, sstats[e].Mistakes)
+			m, stats := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 6, NoShuffle: true, SampleWeight: sw})
+			Xs := X.SelectRows(keep)
+			ys := make([]float64, len(keep))
+			for k, i := range keep {
+				ys[k] = y[i]
 			}
-		}
-		// Weight 2 on every row is LearningRate 2.
-		two := make([]float64, X.Rows)
-		for i := range two {
-			two[i] = 2
-		}
-		m2, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 3, NoShuffle: true, SampleWeight: two, InitScale: 0.1})
-		e2, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 3, NoShuffle: true, LearningRate: 2, InitScale: 0.1})
-		fxSameModel(t, "sample weight 2 vs learning rate 2", m2, e2)
+			ms, sstats := fxFit(t, Xs, ys, Config{Algorithm: Plain, Epochs: 6, NoShuffle: true})
+			fxSameModel(t, fmt.Sprintf("multi=%v: weight-0 rows vs subset", multi), m, ms)
+			for e := range stats {
+				if stats[e].Updates != sstats[e].Updates {
+					t.Fatalf("multi=%v epoch %d: %d updates vs %d on the subset", multi, e+1, stats[e].Updates, sstats[e].Updates)
+				}
+				if stats[e].Mistakes < sstats[e].Mistakes {
+					t.Fatalf("multi=%v epoch %d: %d mistakes over all rows < %d over the subset", multi, e+1, stats[e].Mistakes, sstats[e].Mistakes)
+				}
+			}
+			// Weight 2 on every row is LearningRate 2.
+			two := make([]float64, X.Rows)
+			for i := range two {
+				two[i] = 2
+			}
+			m2, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 3, NoShuffle: true, SampleWeight: two, InitScale: 0.1})
+			e2, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 3, NoShuffle: true, LearningRate: 2, InitScale: 0.1})
+			fxSameModel(t, "sample weight 2 vs learning rate 2", m2, e2)
+		})
 	}
 }
 
@@ -857,44 +867,46 @@ func TestBatchStepByHand(t *testing.T) {
 	X := sparse.FromDense([][]float32{{2, 0}, {0, 1}, {1, 3}, {-1, 0}})
 	y := []float64{1, 1, -1, -1}
 	for _, eta := range []float64{1, 0.5} {
-		// Step 1 from zero: every row has margin 0, a mistake of loss 0; the
-		// step is η·Σ y·x = η·(2, −2) and the bias η·Σ y = 0.
-		m1, s1 := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 1, LearningRate: eta})
-		w1 := []float32{float32(2 * eta), float32(-2 * eta)}
-		if !slices.Equal(m1.W, w1) || m1.B[0] != 0 {
-			t.Fatalf("η %v: after step 1 W %v B %v, want %v and 0", eta, m1.W, m1.B, w1)
-		}
-		if s1[0].Mistakes != 4 || s1[0].Updates != 4 || s1[0].Loss != 0 {
-			t.Fatalf("η %v: step 1 stats %+v", eta, s1[0])
-		}
-		// R(w1) by hand.
-		risk, mistakes := 0.0, 0
-		for i := 0; i < X.Rows; i++ {
-			row := X.Row(i)
-			s := 0.0
-			for k, j := range row.Ind {
-				s += float64(w1[j]) * float64(row.Val[k])
+		t.Run(fmt.Sprintf("eta=%v", eta), func(t *testing.T) {
+			// Step 1 from zero: every row has margin 0, a mistake of loss 0; the
+			// step is η·Σ y·x = η·(2, −2) and the bias η·Σ y = 0.
+			m1, s1 := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 1, LearningRate: eta})
+			w1 := []float32{float32(2 * eta), float32(-2 * eta)}
+			if !slices.Equal(m1.W, w1) || m1.B[0] != 0 {
+				t.Fatalf("η %v: after step 1 W %v B %v, want %v and 0", eta, m1.W, m1.B, w1)
 			}
-			if mg := y[i] * s; mg <= 0 {
-				risk -= mg
-				mistakes++
+			if s1[0].Mistakes != 4 || s1[0].Updates != 4 || s1[0].Loss != 0 {
+				t.Fatalf("η %v: step 1 stats %+v", eta, s1[0])
 			}
-		}
-		if risk != 2*eta || mistakes != 1 {
-			t.Fatalf("hand computation is off: R = %v, %d mistakes", risk, mistakes)
-		}
-		m2, s2 := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 2, LearningRate: eta})
-		if len(s2) != 2 {
-			t.Fatalf("η %v: %d epochs", eta, len(s2))
-		}
-		if got := s2[1].Loss * float64(s2[1].Rows); math.Abs(got-risk) > 1e-12 || s2[1].Mistakes != mistakes || s2[1].Rows != 4 {
-			t.Fatalf("η %v: epoch 2 Loss·Rows = %v, Mistakes %d; want R(w1) = %v, %d", eta, got, s2[1].Mistakes, risk, mistakes)
-		}
-		// Step 2 adds η·y·x of the one mistaken row (0, 1), y = +1.
-		w2 := []float32{w1[0], w1[1] + float32(eta)}
-		if !slices.Equal(m2.W, w2) || m2.B[0] != float32(eta) {
-			t.Fatalf("η %v: after step 2 W %v B %v, want %v and %v", eta, m2.W, m2.B, w2, eta)
-		}
+			// R(w1) by hand.
+			risk, mistakes := 0.0, 0
+			for i := 0; i < X.Rows; i++ {
+				row := X.Row(i)
+				s := 0.0
+				for k, j := range row.Ind {
+					s += float64(w1[j]) * float64(row.Val[k])
+				}
+				if mg := y[i] * s; mg <= 0 {
+					risk -= mg
+					mistakes++
+				}
+			}
+			if risk != 2*eta || mistakes != 1 {
+				t.Fatalf("hand computation is off: R = %v, %d mistakes", risk, mistakes)
+			}
+			m2, s2 := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 2, LearningRate: eta})
+			if len(s2) != 2 {
+				t.Fatalf("η %v: %d epochs", eta, len(s2))
+			}
+			if got := s2[1].Loss * float64(s2[1].Rows); math.Abs(got-risk) > 1e-12 || s2[1].Mistakes != mistakes || s2[1].Rows != 4 {
+				t.Fatalf("η %v: epoch 2 Loss·Rows = %v, Mistakes %d; want R(w1) = %v, %d", eta, got, s2[1].Mistakes, risk, mistakes)
+			}
+			// Step 2 adds η·y·x of the one mistaken row (0, 1), y = +1.
+			w2 := []float32{w1[0], w1[1] + float32(eta)}
+			if !slices.Equal(m2.W, w2) || m2.B[0] != float32(eta) {
+				t.Fatalf("η %v: after step 2 W %v B %v, want %v and %v", eta, m2.W, m2.B, w2, eta)
+			}
+		})
 	}
 }
 
@@ -905,13 +917,15 @@ func TestCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
-		m, stats, err := Fit(ctx, X, y, Config{Algorithm: alg})
-		if !errors.Is(err, context.Canceled) || m == nil || len(stats) != 0 {
-			t.Fatalf("%v, cancelled context: model %v, %d epochs, err %v", alg, m != nil, len(stats), err)
-		}
-		if err := m.Check(); err != nil {
-			t.Fatalf("%v: model of a cancelled Fit fails Check: %v", alg, err)
-		}
+		t.Run(alg.String(), func(t *testing.T) {
+			m, stats, err := Fit(ctx, X, y, Config{Algorithm: alg})
+			if !errors.Is(err, context.Canceled) || m == nil || len(stats) != 0 {
+				t.Fatalf("%v, cancelled context: model %v, %d epochs, err %v", alg, m != nil, len(stats), err)
+			}
+			if err := m.Check(); err != nil {
+				t.Fatalf("%v: model of a cancelled Fit fails Check: %v", alg, err)
+			}
+		})
 	}
 
 	stop := errors.New("enough")
@@ -949,55 +963,57 @@ func TestTrainLoss(t *testing.T) {
 	X, y := fxIntBinary(23, 300, 20, 4, 0.2)
 	Xm, ym := fxIntMulti(24, 300, 20, 4, 3, 0.2)
 	for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
-		for _, d := range []struct {
-			X *sparse.CSR
-			y []float64
-		}{{X, y}, {Xm, ym}} {
-			m, stats := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 4, TrainLoss: true, Seed: 3})
-			for _, s := range stats {
-				if math.IsNaN(s.TrainLoss) || math.IsInf(s.TrainLoss, 0) || s.TrainLoss < 0 || s.TrainMistakes < 0 || s.TrainMistakes > s.Rows {
-					t.Fatalf("%v epoch %d: TrainLoss %v, TrainMistakes %d", alg, s.Epoch, s.TrainLoss, s.TrainMistakes)
-				}
-			}
-			if alg == Voted {
-				continue // the vote has no margin of its own
-			}
-			// The last epoch's figures are those of the returned model.
-			last := stats[len(stats)-1]
-			mistakes := 0
-			loss := 0.0
-			sc := make([]float32, m.NumRows())
-			for i := 0; i < d.X.Rows; i++ {
-				row := d.X.Row(i)
-				var mg float32
-				if m.Binary() {
-					mg = m.Decision(row)
-					if d.y[i] == m.Classes[0] {
-						mg = -mg
+		t.Run(alg.String(), func(t *testing.T) {
+			for _, d := range []struct {
+				X *sparse.CSR
+				y []float64
+			}{{X, y}, {Xm, ym}} {
+				m, stats := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 4, TrainLoss: true, Seed: 3})
+				for _, s := range stats {
+					if math.IsNaN(s.TrainLoss) || math.IsInf(s.TrainLoss, 0) || s.TrainLoss < 0 || s.TrainMistakes < 0 || s.TrainMistakes > s.Rows {
+						t.Fatalf("%v epoch %d: TrainLoss %v, TrainMistakes %d", alg, s.Epoch, s.TrainLoss, s.TrainMistakes)
 					}
-				} else {
-					m.Scores(row, sc)
-					c := slices.Index(m.Classes, d.y[i])
-					mg = sc[c] - sc[bestOther(sc, c)]
 				}
-				if mg <= 0 {
-					mistakes++
-					loss -= float64(mg)
+				if alg == Voted {
+					continue // the vote has no margin of its own
+				}
+				// The last epoch's figures are those of the returned model.
+				last := stats[len(stats)-1]
+				mistakes := 0
+				loss := 0.0
+				sc := make([]float32, m.NumRows())
+				for i := 0; i < d.X.Rows; i++ {
+					row := d.X.Row(i)
+					var mg float32
+					if m.Binary() {
+						mg = m.Decision(row)
+						if d.y[i] == m.Classes[0] {
+							mg = -mg
+						}
+					} else {
+						m.Scores(row, sc)
+						c := slices.Index(m.Classes, d.y[i])
+						mg = sc[c] - sc[bestOther(sc, c)]
+					}
+					if mg <= 0 {
+						mistakes++
+						loss -= float64(mg)
+					}
+				}
+				if last.TrainMistakes != mistakes || math.Abs(last.TrainLoss-loss/float64(d.X.Rows)) > 1e-5*(1+loss) {
+					t.Fatalf("%v: last epoch TrainMistakes %d, TrainLoss %v; the model has %d and %v", alg, last.TrainMistakes, last.TrainLoss, mistakes, loss/float64(d.X.Rows))
 				}
 			}
-			if last.TrainMistakes != mistakes || math.Abs(last.TrainLoss-loss/float64(d.X.Rows)) > 1e-5*(1+loss) {
-				t.Fatalf("%v: last epoch TrainMistakes %d, TrainLoss %v; the model has %d and %v", alg, last.TrainMistakes, last.TrainLoss, mistakes, loss/float64(d.X.Rows))
+			_, stats := fxFit(t, X, y, Config{Algorithm: alg, Epochs: 3})
+			for _, s := range stats {
+				if !math.IsNaN(s.TrainLoss) || s.TrainMistakes != -1 {
+					t.Fatalf("%v without TrainLoss: TrainLoss %v, TrainMistakes %d", alg, s.TrainLoss, s.TrainMistakes)
+				}
+				if s.Loss < 0 || math.IsNaN(s.Loss) {
+					t.Fatalf("%v: Loss %v", alg, s.Loss)
+				}
 			}
-		}
-		_, stats := fxFit(t, X, y, Config{Algorithm: alg, Epochs: 3})
-		for _, s := range stats {
-			if !math.IsNaN(s.TrainLoss) || s.TrainMistakes != -1 {
-				t.Fatalf("%v without TrainLoss: TrainLoss %v, TrainMistakes %d", alg, s.TrainLoss, s.TrainMistakes)
-			}
-			if s.Loss < 0 || math.IsNaN(s.Loss) {
-				t.Fatalf("%v: Loss %v", alg, s.Loss)
-			}
-		}
+		})
 	}
 }
 
@@ -1089,24 +1105,26 @@ func TestParseNames(t *testing.T) {
 // trained before it replaced rng.Shuffle stay the same.
 func TestShuffleMatchesRandShuffle(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 17, 1000, 25000} {
-		for seed := range uint64(3) {
-			a := make([]int32, n)
-			b := make([]int32, n)
-			for i := range a {
-				a[i], b[i] = int32(i), int32(i)
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			for seed := range uint64(3) {
+				a := make([]int32, n)
+				b := make([]int32, n)
+				for i := range a {
+					a[i], b[i] = int32(i), int32(i)
+				}
+				ra := rand.New(rand.NewPCG(seed, 1))
+				rb := rand.New(rand.NewPCG(seed, 1))
+				ra.Shuffle(n, func(i, j int) { a[i], a[j] = a[j], a[i] })
+				shuffle(rb, b)
+				if !slices.Equal(a, b) {
+					t.Fatalf("n=%d seed=%d: shuffle differs from rand.Shuffle", n, seed)
+				}
+				// The generators must also be left in the same state.
+				if x, y := ra.Uint64(), rb.Uint64(); x != y {
+					t.Fatalf("n=%d seed=%d: generator state differs after shuffling", n, seed)
+				}
 			}
-			ra := rand.New(rand.NewPCG(seed, 1))
-			rb := rand.New(rand.NewPCG(seed, 1))
-			ra.Shuffle(n, func(i, j int) { a[i], a[j] = a[j], a[i] })
-			shuffle(rb, b)
-			if !slices.Equal(a, b) {
-				t.Fatalf("n=%d seed=%d: shuffle differs from rand.Shuffle", n, seed)
-			}
-			// The generators must also be left in the same state.
-			if x, y := ra.Uint64(), rb.Uint64(); x != y {
-				t.Fatalf("n=%d seed=%d: generator state differs after shuffling", n, seed)
-			}
-		}
+		})
 	}
 }
 
@@ -1118,25 +1136,27 @@ func TestHugeEpochs(t *testing.T) {
 	X, y := fxIntBinary(25, 200, 20, 4, 0) // separable
 	plain, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 1000, NoShuffle: true})
 	for _, alg := range []Algorithm{Voted, Averaged} {
-		m, stats, err := Fit(context.Background(), X, y, Config{Algorithm: alg, Epochs: math.MaxInt, NoShuffle: true})
-		if err != nil || stats[len(stats)-1].Updates != 0 {
-			t.Fatalf("%v: %v after %d epochs", alg, err, len(stats))
-		}
-		if err := m.Check(); err != nil {
-			t.Fatalf("%v: %v", alg, err)
-		}
-		for i := range X.Rows {
-			if m.Predict(X.Row(i)) != y[i] {
-				t.Fatalf("%v: row %d misclassified after convergence", alg, i)
+		t.Run(alg.String(), func(t *testing.T) {
+			m, stats, err := Fit(context.Background(), X, y, Config{Algorithm: alg, Epochs: math.MaxInt, NoShuffle: true})
+			if err != nil || stats[len(stats)-1].Updates != 0 {
+				t.Fatalf("%v: %v after %d epochs", alg, err, len(stats))
 			}
-		}
-		if alg == Averaged {
-			for j, w := range m.W {
-				if d := math.Abs(float64(w - plain.W[j])); d > 1e-5*math.Abs(float64(plain.W[j]))+1e-6 {
-					t.Fatalf("averaged weight %d = %v, the final vector's %v", j, w, plain.W[j])
+			if err := m.Check(); err != nil {
+				t.Fatalf("%v: %v", alg, err)
+			}
+			for i := range X.Rows {
+				if m.Predict(X.Row(i)) != y[i] {
+					t.Fatalf("%v: row %d misclassified after convergence", alg, i)
 				}
 			}
-		}
+			if alg == Averaged {
+				for j, w := range m.W {
+					if d := math.Abs(float64(w - plain.W[j])); d > 1e-5*math.Abs(float64(plain.W[j]))+1e-6 {
+						t.Fatalf("averaged weight %d = %v, the final vector's %v", j, w, plain.W[j])
+					}
+				}
+			}
+		})
 	}
 }
 

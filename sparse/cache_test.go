@@ -500,34 +500,36 @@ func TestCacheFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, in := range []string{src, src + ".gz"} {
-		out := filepath.Join(dir, filepath.Base(in)+".hpc")
-		if err := ConvertLIBSVMFile(out, in, ReadOptions{}, CacheWriterOptions{BlockSize: 100}); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := readCacheAllWays(t, b, ReadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := diffDatasets(want, got); diff != "" {
-			t.Fatalf("%s: %s", in, diff)
-		}
-		for _, p := range []string{in, out} {
-			d, err := ReadFile(p, ReadOptions{})
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			out := filepath.Join(dir, filepath.Base(in)+".hpc")
+			if err := ConvertLIBSVMFile(out, in, ReadOptions{}, CacheWriterOptions{BlockSize: 100}); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := diffDatasets(want, d); diff != "" {
-				t.Fatalf("ReadFile(%s): %s", p, diff)
+			got, err := readCacheAllWays(t, b, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			isC, err := IsCacheFile(p)
-			if err != nil || isC != (p == out) {
-				t.Errorf("IsCacheFile(%s) = %v, %v", p, isC, err)
+			if diff := diffDatasets(want, got); diff != "" {
+				t.Fatalf("%s: %s", in, diff)
 			}
-		}
+			for _, p := range []string{in, out} {
+				d, err := ReadFile(p, ReadOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := diffDatasets(want, d); diff != "" {
+					t.Fatalf("ReadFile(%s): %s", p, diff)
+				}
+				isC, err := IsCacheFile(p)
+				if err != nil || isC != (p == out) {
+					t.Errorf("IsCacheFile(%s) = %v, %v", p, isC, err)
+				}
+			}
+		})
 	}
 	// WriteCacheFile, and a failed conversion leaves the old file alone.
 	path := filepath.Join(dir, "d.hpc")
@@ -858,69 +860,71 @@ func TestCacheScanner(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mapped := range []bool{false, true} {
-		c, err := OpenCacheWith(path, CacheOptions{Map: mapped})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Blocks in a shuffled order, a block at a time.
-		order := rand.New(rand.NewPCG(1, 2)).Perm(c.NumBlocks())
-		sc := c.ScannerOrder(order)
-		k := 0
-		for sc.ScanBlock() {
-			blk := sc.Block()
-			if blk.Index != order[k] {
-				t.Fatalf("block %d, want %d", blk.Index, order[k])
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			c, err := OpenCacheWith(path, CacheOptions{Map: mapped})
+			if err != nil {
+				t.Fatal(err)
 			}
-			want := d.X.Slice(int(blk.Start), int(blk.Start)+blk.Rows())
-			if diff := diffDatasets(&Dataset{X: want, Y: d.Y[blk.Start : blk.Start+int64(blk.Rows())]}, &Dataset{X: blk.X, Y: blk.Y}); diff != "" {
-				t.Fatalf("block %d: %s", blk.Index, diff)
+			// Blocks in a shuffled order, a block at a time.
+			order := rand.New(rand.NewPCG(1, 2)).Perm(c.NumBlocks())
+			sc := c.ScannerOrder(order)
+			k := 0
+			for sc.ScanBlock() {
+				blk := sc.Block()
+				if blk.Index != order[k] {
+					t.Fatalf("block %d, want %d", blk.Index, order[k])
+				}
+				want := d.X.Slice(int(blk.Start), int(blk.Start)+blk.Rows())
+				if diff := diffDatasets(&Dataset{X: want, Y: d.Y[blk.Start : blk.Start+int64(blk.Rows())]}, &Dataset{X: blk.X, Y: blk.Y}); diff != "" {
+					t.Fatalf("block %d: %s", blk.Index, diff)
+				}
+				k++
 			}
-			k++
-		}
-		if sc.Err() != nil || k != c.NumBlocks() {
-			t.Fatalf("%d blocks, err %v", k, sc.Err())
-		}
-		if sc.Block() != nil || sc.Scan() {
-			t.Fatal("scanner not at its end")
-		}
-		// A bad block number stops the scan with an error.
-		sc = c.ScannerOrder([]int{0, c.NumBlocks()})
-		for sc.Scan() {
-		}
-		if sc.Err() == nil {
-			t.Error("no error for a bad block number")
-		}
-		// Stopping early, and the cache's Close stopping scanners.
-		before := runtime.NumGoroutine()
-		for range 5 {
-			sc := c.Scanner()
-			sc.Scan()
-			sc.Scan()
-			if sc.Close() != nil || sc.Scan() {
-				t.Fatal("Scan after Close")
+			if sc.Err() != nil || k != c.NumBlocks() {
+				t.Fatalf("%d blocks, err %v", k, sc.Err())
 			}
-		}
-		sc1, sc2 := c.Scanner(), c.Scanner()
-		sc1.Scan()
-		sc2.ScanBlock()
-		if err := c.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if sc1.Scan() || sc2.ScanBlock() {
-			t.Error("scanners go on after Cache.Close")
-		}
-		if err := c.ReadBlock(0, new(CacheBlock)); err == nil {
-			t.Error("ReadBlock after Close: no error")
-		}
-		if _, err := c.Load(); err == nil {
-			t.Error("Load after Close: no error")
-		}
-		for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			t.Errorf("%d goroutines left running, %d before", n, before)
-		}
+			if sc.Block() != nil || sc.Scan() {
+				t.Fatal("scanner not at its end")
+			}
+			// A bad block number stops the scan with an error.
+			sc = c.ScannerOrder([]int{0, c.NumBlocks()})
+			for sc.Scan() {
+			}
+			if sc.Err() == nil {
+				t.Error("no error for a bad block number")
+			}
+			// Stopping early, and the cache's Close stopping scanners.
+			before := runtime.NumGoroutine()
+			for range 5 {
+				sc := c.Scanner()
+				sc.Scan()
+				sc.Scan()
+				if sc.Close() != nil || sc.Scan() {
+					t.Fatal("Scan after Close")
+				}
+			}
+			sc1, sc2 := c.Scanner(), c.Scanner()
+			sc1.Scan()
+			sc2.ScanBlock()
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if sc1.Scan() || sc2.ScanBlock() {
+				t.Error("scanners go on after Cache.Close")
+			}
+			if err := c.ReadBlock(0, new(CacheBlock)); err == nil {
+				t.Error("ReadBlock after Close: no error")
+			}
+			if _, err := c.Load(); err == nil {
+				t.Error("Load after Close: no error")
+			}
+			for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := runtime.NumGoroutine(); n > before {
+				t.Errorf("%d goroutines left running, %d before", n, before)
+			}
+		})
 	}
 	// An unusable stream.
 	sc := NewCacheScanner(strings.NewReader("1 1:1\n"), ReadOptions{})
@@ -944,35 +948,37 @@ func TestCacheConcurrentReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mapped := range []bool{false, true} {
-		c, err := OpenCacheWith(path, CacheOptions{Map: mapped, ReadOptions: ReadOptions{Workers: 4}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error)
-		for g := range 4 {
-			go func() {
-				var blk CacheBlock
-				for k := range 3 * c.NumBlocks() {
-					i := (k*7 + g) % c.NumBlocks()
-					if err := c.ReadBlock(i, &blk); err != nil {
-						done <- err
-						return
-					}
-					if blk.Y[0] != d.Y[blk.Start] {
-						done <- fmt.Errorf("block %d: wrong label", i)
-						return
-					}
-				}
-				_, err := c.Load()
-				done <- err
-			}()
-		}
-		for range 4 {
-			if err := <-done; err != nil {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			c, err := OpenCacheWith(path, CacheOptions{Map: mapped, ReadOptions: ReadOptions{Workers: 4}})
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		c.Close()
+			done := make(chan error)
+			for g := range 4 {
+				go func() {
+					var blk CacheBlock
+					for k := range 3 * c.NumBlocks() {
+						i := (k*7 + g) % c.NumBlocks()
+						if err := c.ReadBlock(i, &blk); err != nil {
+							done <- err
+							return
+						}
+						if blk.Y[0] != d.Y[blk.Start] {
+							done <- fmt.Errorf("block %d: wrong label", i)
+							return
+						}
+					}
+					_, err := c.Load()
+					done <- err
+				}()
+			}
+			for range 4 {
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.Close()
+		})
 	}
 }
 
@@ -1103,30 +1109,32 @@ func TestCacheRewrittenInPlace(t *testing.T) {
 	bad[k+4] = 2 // row 0: 3, 2, 9
 	reseal(bad, spansOf(bad))
 	for _, mapped := range []bool{false, true} {
-		path := filepath.Join(t.TempDir(), "c.hpc")
-		if err := os.WriteFile(path, good, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		c, err := OpenCacheWith(path, CacheOptions{Map: mapped})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var blk CacheBlock
-		if err := c.ReadBlock(0, &blk); err != nil {
-			t.Fatalf("mapped %v: first read: %v", mapped, err)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.WriteAt(bad, 0); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		if err := c.ReadBlock(0, &blk); !errors.Is(err, ErrCache) {
-			t.Errorf("mapped %v: read after an in-place rewrite: %v (indices %v), want ErrCache", mapped, err, blk.X.Ind)
-		}
-		c.Close()
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.hpc")
+			if err := os.WriteFile(path, good, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := OpenCacheWith(path, CacheOptions{Map: mapped})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var blk CacheBlock
+			if err := c.ReadBlock(0, &blk); err != nil {
+				t.Fatalf("mapped %v: first read: %v", mapped, err)
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteAt(bad, 0); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if err := c.ReadBlock(0, &blk); !errors.Is(err, ErrCache) {
+				t.Errorf("mapped %v: read after an in-place rewrite: %v (indices %v), want ErrCache", mapped, err, blk.X.Ind)
+			}
+			c.Close()
+		})
 	}
 }
 

@@ -310,15 +310,17 @@ func TestChunkBoundaries(t *testing.T) {
 		t.Fatalf("corpus too small: %d rows", ref.X.Rows)
 	}
 	for _, cs := range []int{16, 17, 64, 100, 1000, 4096, 1 << 20} {
-		for _, w := range []int{1, 2, 7} {
-			d, err := ReadLIBSVM(strings.NewReader(input), ReadOptions{Workers: w, chunkSize: cs})
-			if err != nil {
-				t.Fatalf("chunk %d workers %d: %v", cs, w, err)
+		t.Run(fmt.Sprintf("chunk=%d", cs), func(t *testing.T) {
+			for _, w := range []int{1, 2, 7} {
+				d, err := ReadLIBSVM(strings.NewReader(input), ReadOptions{Workers: w, chunkSize: cs})
+				if err != nil {
+					t.Fatalf("chunk %d workers %d: %v", cs, w, err)
+				}
+				if diff := diffDatasets(ref, d); diff != "" {
+					t.Fatalf("chunk %d workers %d: %s", cs, w, diff)
+				}
 			}
-			if diff := diffDatasets(ref, d); diff != "" {
-				t.Fatalf("chunk %d workers %d: %s", cs, w, diff)
-			}
-		}
+		})
 	}
 	// Gzip input, one byte per Read, tiny blocks.
 	var zbuf bytes.Buffer
@@ -420,26 +422,28 @@ func TestReadIOErrors(t *testing.T) {
 // sizes an allocation.
 func TestHugeIndexNoAlloc(t *testing.T) {
 	for _, in := range []string{"1 4000000000:1\n", "1 2147483647:1 2147483648:1\n", "1 qid:4000000000 99999999999:1\n"} {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		_, err := ReadLIBSVM(strings.NewReader(in), ReadOptions{})
-		runtime.ReadMemStats(&after)
-		if !errors.Is(err, ErrIndexRange) {
-			t.Fatalf("%q: %v", in, err)
-		}
-		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
-			t.Errorf("%q: ReadLIBSVM allocated %d bytes", in, got)
-		}
-		runtime.ReadMemStats(&before)
-		_, err = scanAll(strings.NewReader(in), ReadOptions{})
-		runtime.ReadMemStats(&after)
-		if !errors.Is(err, ErrIndexRange) {
-			t.Fatalf("%q: scanner %v", in, err)
-		}
-		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
-			t.Errorf("%q: Scanner allocated %d bytes", in, got)
-		}
+		t.Run(strings.TrimSpace(in), func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := ReadLIBSVM(strings.NewReader(in), ReadOptions{})
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, ErrIndexRange) {
+				t.Fatalf("%q: %v", in, err)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+				t.Errorf("%q: ReadLIBSVM allocated %d bytes", in, got)
+			}
+			runtime.ReadMemStats(&before)
+			_, err = scanAll(strings.NewReader(in), ReadOptions{})
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, ErrIndexRange) {
+				t.Fatalf("%q: scanner %v", in, err)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+				t.Errorf("%q: Scanner allocated %d bytes", in, got)
+			}
+		})
 	}
 	// The largest valid index gives a matrix with 2^31-1 columns but
 	// allocates only for its single entry.
@@ -533,41 +537,43 @@ func TestFeaturesMatchStrconv(t *testing.T) {
 	}
 	seps := []string{" ", " ", " ", "\t", "  ", " \t "}
 	for _, maxRow := range []int{0, 3} {
-		var in strings.Builder
-		var want []wantRow
-		for range 400 {
-			w := wantRow{y: 1}
-			in.WriteString("1")
-			idx := 0
-			nf := rng.IntN(12)
-			if maxRow > 0 {
-				nf = rng.IntN(maxRow + 1)
-			}
-			for range nf {
-				idx += 1 + rng.IntN(1000)
-				s := value()
-				f, err := strconv.ParseFloat(s, 64)
-				if err != nil {
-					t.Fatal(err)
+		t.Run(fmt.Sprintf("maxRow=%d", maxRow), func(t *testing.T) {
+			var in strings.Builder
+			var want []wantRow
+			for range 400 {
+				w := wantRow{y: 1}
+				in.WriteString("1")
+				idx := 0
+				nf := rng.IntN(12)
+				if maxRow > 0 {
+					nf = rng.IntN(maxRow + 1)
 				}
-				in.WriteString(seps[rng.IntN(len(seps))] + strconv.Itoa(idx) + ":" + s)
-				w.ind = append(w.ind, int32(idx-1))
-				w.val = append(w.val, float32(f))
+				for range nf {
+					idx += 1 + rng.IntN(1000)
+					s := value()
+					f, err := strconv.ParseFloat(s, 64)
+					if err != nil {
+						t.Fatal(err)
+					}
+					in.WriteString(seps[rng.IntN(len(seps))] + strconv.Itoa(idx) + ":" + s)
+					w.ind = append(w.ind, int32(idx-1))
+					w.val = append(w.val, float32(f))
+				}
+				in.WriteString([]string{"", " ", "\t", " # c", "#c", "\r"}[rng.IntN(6)] + "\n")
+				want = append(want, w)
 			}
-			in.WriteString([]string{"", " ", "\t", " # c", "#c", "\r"}[rng.IntN(6)] + "\n")
-			want = append(want, w)
-		}
-		d, err := readAllWays(t, in.String(), ReadOptions{MaxRowNNZ: maxRow})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkRows(t, d, want)
-		if maxRow > 0 {
-			_, err := readAllWays(t, in.String()+"1 1:1 2:0.5 3:3 4:4\n", ReadOptions{MaxRowNNZ: maxRow})
-			var pe *ParseError
-			if !errors.Is(err, ErrRowTooLong) || !errors.As(err, &pe) || pe.Line != len(want)+1 || pe.Col != 17 {
-				t.Fatalf("row too long: %v", err)
+			d, err := readAllWays(t, in.String(), ReadOptions{MaxRowNNZ: maxRow})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			checkRows(t, d, want)
+			if maxRow > 0 {
+				_, err := readAllWays(t, in.String()+"1 1:1 2:0.5 3:3 4:4\n", ReadOptions{MaxRowNNZ: maxRow})
+				var pe *ParseError
+				if !errors.Is(err, ErrRowTooLong) || !errors.As(err, &pe) || pe.Line != len(want)+1 || pe.Col != 17 {
+					t.Fatalf("row too long: %v", err)
+				}
+			}
+		})
 	}
 }

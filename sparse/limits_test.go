@@ -26,16 +26,18 @@ func TestMaxNNZ(t *testing.T) {
 	data := []byte(b.String())
 	const nnz = 1500
 	for _, o := range []ReadOptions{{Workers: 1}, {Workers: 4}, {Workers: 3, chunkSize: 64}} {
-		o.MaxNNZ = nnz - 1
-		_, err := ReadLIBSVM(bytes.NewReader(data), o)
-		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxNNZ = 1499") {
-			t.Fatalf("%+v: err %v, want ErrTooLarge naming the cap", o, err)
-		}
-		o.MaxNNZ = nnz
-		d, err := ReadLIBSVM(bytes.NewReader(data), o)
-		if err != nil || d.X.NNZ() != nnz {
-			t.Fatalf("%+v at the cap: err %v", o, err)
-		}
+		t.Run(fmt.Sprintf("workers=%d/chunk=%d", o.Workers, o.chunkSize), func(t *testing.T) {
+			o.MaxNNZ = nnz - 1
+			_, err := ReadLIBSVM(bytes.NewReader(data), o)
+			if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxNNZ = 1499") {
+				t.Fatalf("%+v: err %v, want ErrTooLarge naming the cap", o, err)
+			}
+			o.MaxNNZ = nnz
+			d, err := ReadLIBSVM(bytes.NewReader(data), o)
+			if err != nil || d.X.NNZ() != nnz {
+				t.Fatalf("%+v at the cap: err %v", o, err)
+			}
+		})
 	}
 	sc := NewScanner(bytes.NewReader(data), ReadOptions{MaxNNZ: 1})
 	rows := 0
@@ -82,17 +84,19 @@ func TestMaxNNZFirstProblem(t *testing.T) {
 	early := strings.Repeat(row, 100) + "bad\n" + strings.Repeat(row, 20000)
 	late := strings.Repeat(row, 2000) + "bad\n" + strings.Repeat(row, 100)
 	for _, o := range []ReadOptions{{Workers: 1}, {Workers: 2}, {Workers: 4, chunkSize: 64}, {Workers: 3, chunkSize: 4096}} {
-		o.MaxNNZ = 1000
-		for k := range 20 {
-			_, err := ReadLIBSVM(strings.NewReader(early), o)
-			var pe *ParseError
-			if !errors.As(err, &pe) || pe.Line != 101 {
-				t.Fatalf("%+v, run %d: %v; want the bad line 101, which comes before the 1000th nonzero", o, k, err)
+		t.Run(fmt.Sprintf("workers=%d/chunk=%d", o.Workers, o.chunkSize), func(t *testing.T) {
+			o.MaxNNZ = 1000
+			for k := range 20 {
+				_, err := ReadLIBSVM(strings.NewReader(early), o)
+				var pe *ParseError
+				if !errors.As(err, &pe) || pe.Line != 101 {
+					t.Fatalf("%+v, run %d: %v; want the bad line 101, which comes before the 1000th nonzero", o, k, err)
+				}
+				if _, err := ReadLIBSVM(strings.NewReader(late), o); !errors.Is(err, ErrTooLarge) {
+					t.Fatalf("%+v, run %d: %v; want ErrTooLarge, which comes before the bad line 2001", o, k, err)
+				}
 			}
-			if _, err := ReadLIBSVM(strings.NewReader(late), o); !errors.Is(err, ErrTooLarge) {
-				t.Fatalf("%+v, run %d: %v; want ErrTooLarge, which comes before the bad line 2001", o, k, err)
-			}
-		}
+		})
 	}
 }
 
@@ -203,32 +207,34 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatalf("libsvmLoadBytes = %d", need)
 	}
 	for _, o := range []ReadOptions{{Workers: 1}, {Workers: 4}, {Workers: 3, chunkSize: 64}} {
-		o.Name = "big.svm"
-		o.MemoryBudget = need
-		if d, err := ReadLIBSVM(strings.NewReader(data), o); err != nil || d.Len() != rows {
-			t.Fatalf("%+v at the budget: err %v", o, err)
-		}
-		o.MemoryBudget = need - 1
-		_, err := ReadLIBSVM(strings.NewReader(data), o)
-		if !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "big.svm") ||
-			!strings.Contains(err.Error(), "rows, with") || !strings.Contains(err.Error(), "stream it instead") {
-			t.Fatalf("%+v over the budget: err %v", o, err)
-		}
-		// With query ids a row costs 8 bytes more.
-		q := strings.Repeat("1 qid:3 1:1 4:2\n", rows)
-		o.MemoryBudget = need
-		if _, err := ReadLIBSVM(strings.NewReader(q), o); !errors.Is(err, budget.ErrExceeded) {
-			t.Fatalf("%+v, qids: err %v", o, err)
-		}
-		o.MemoryBudget = 1000
-		early := "1 1:1\nbad\n" + data
-		var pe *ParseError
-		if _, err := ReadLIBSVM(strings.NewReader(early), o); !errors.As(err, &pe) || pe.Line != 2 {
-			t.Fatalf("%+v: %v; want the bad line 2, before the budget is passed", o, err)
-		}
-		if _, err := ReadLIBSVM(strings.NewReader(data+"bad\n"), o); !errors.Is(err, budget.ErrExceeded) {
-			t.Fatalf("%+v: %v; want the budget, passed before the bad last line", o, err)
-		}
+		t.Run(fmt.Sprintf("workers=%d/chunk=%d", o.Workers, o.chunkSize), func(t *testing.T) {
+			o.Name = "big.svm"
+			o.MemoryBudget = need
+			if d, err := ReadLIBSVM(strings.NewReader(data), o); err != nil || d.Len() != rows {
+				t.Fatalf("%+v at the budget: err %v", o, err)
+			}
+			o.MemoryBudget = need - 1
+			_, err := ReadLIBSVM(strings.NewReader(data), o)
+			if !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "big.svm") ||
+				!strings.Contains(err.Error(), "rows, with") || !strings.Contains(err.Error(), "stream it instead") {
+				t.Fatalf("%+v over the budget: err %v", o, err)
+			}
+			// With query ids a row costs 8 bytes more.
+			q := strings.Repeat("1 qid:3 1:1 4:2\n", rows)
+			o.MemoryBudget = need
+			if _, err := ReadLIBSVM(strings.NewReader(q), o); !errors.Is(err, budget.ErrExceeded) {
+				t.Fatalf("%+v, qids: err %v", o, err)
+			}
+			o.MemoryBudget = 1000
+			early := "1 1:1\nbad\n" + data
+			var pe *ParseError
+			if _, err := ReadLIBSVM(strings.NewReader(early), o); !errors.As(err, &pe) || pe.Line != 2 {
+				t.Fatalf("%+v: %v; want the bad line 2, before the budget is passed", o, err)
+			}
+			if _, err := ReadLIBSVM(strings.NewReader(data+"bad\n"), o); !errors.Is(err, budget.ErrExceeded) {
+				t.Fatalf("%+v: %v; want the budget, passed before the bad last line", o, err)
+			}
+		})
 	}
 	if _, err := scanAll(strings.NewReader(data), ReadOptions{MemoryBudget: 1}); err != nil {
 		t.Fatalf("Scanner with a budget of 1 byte: %v", err)

@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -218,16 +219,18 @@ func TestFloat32DoubleRounding(t *testing.T) {
 		return d.X.Val[0]
 	}
 	for _, bits := range []uint32{0x15ae43fd, 0x95ae43fd} {
-		v := math.Float32frombits(bits)
-		d := &Dataset{X: &CSR{Rows: 1, Cols: 1, Indptr: []int64{0, 1}, Ind: []int32{0}, Val: []float32{v}}, Y: []float64{1}}
-		var buf bytes.Buffer
-		if err := WriteLIBSVM(&buf, d); err != nil {
-			t.Fatal(err)
-		}
-		back, err := ReadLIBSVM(&buf, ReadOptions{})
-		if err != nil || math.Float32bits(back.X.Val[0]) != bits {
-			t.Fatalf("%#x written and read back: %#x, %v", bits, math.Float32bits(back.X.Val[0]), err)
-		}
+		t.Run(fmt.Sprintf("%#x", bits), func(t *testing.T) {
+			v := math.Float32frombits(bits)
+			d := &Dataset{X: &CSR{Rows: 1, Cols: 1, Indptr: []int64{0, 1}, Ind: []int32{0}, Val: []float32{v}}, Y: []float64{1}}
+			var buf bytes.Buffer
+			if err := WriteLIBSVM(&buf, d); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ReadLIBSVM(&buf, ReadOptions{})
+			if err != nil || math.Float32bits(back.X.Val[0]) != bits {
+				t.Fatalf("%#x written and read back: %#x, %v", bits, math.Float32bits(back.X.Val[0]), err)
+			}
+		})
 	}
 	if v := read("1.00000005960464477539062500000001"); math.Float32bits(v) != 0x3f800001 {
 		t.Fatalf("just above the midpoint of 1 and its successor: %#x", math.Float32bits(v))

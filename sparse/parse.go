@@ -234,11 +234,11 @@ func (p *lineParser) features(line []byte, i int, ind []int32, val []float32) ([
 //
 // It is parseLine's hot loop, kept apart from the general code so that
 // its state fits in registers: in one function with it, the compiler
-// spilled to the stack on every digit. That split took the parser alone
-// (BenchmarkParseLineIMDB) from ~29 to ~19 ms. One range test rules out
-// index 0, out of range and out of order; no append; tokenStart finds i
-// again on the way out, rather than holding it in a register through the
-// value (which cost ~5% on imdb.train once fractions were taken here).
+// spilled to the stack on every digit (BenchmarkParseLineIMDB shows the
+// difference). One range test rules out index 0, out of range and out of
+// order; no append; tokenStart finds i again on the way out, rather than
+// holding it in a register through the value: once fractions were taken
+// here, that register was worth more to the digit loops.
 func scanFeatures(line []byte, i int, prev, limit uint64, oi []int32, ov []float32) (k, iOut int, prevOut, idx uint64, vs int) {
 	n := len(line)
 	ov = ov[:len(oi)]

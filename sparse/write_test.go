@@ -3,6 +3,7 @@ package sparse
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -175,48 +176,50 @@ func TestWriteFileAtomic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	dir := t.TempDir()
 	for _, name := range []string{"data.svm", "data.svm.gz"} {
-		path := filepath.Join(dir, name)
-		d := randomDataset(rng, 2000, true)
-		if err := WriteLIBSVMFile(path, d); err != nil {
-			t.Fatal(err)
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if gz := len(raw) > 2 && raw[0] == 0x1f && raw[1] == 0x8b; gz != strings.HasSuffix(name, ".gz") {
-			t.Errorf("%s: gzip = %v", name, gz)
-		}
-		got, err := ReadLIBSVMFile(path, ReadOptions{Dim: d.X.Cols})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := diffDatasets(d, got); diff != "" {
-			t.Fatalf("%s: %s", name, diff)
-		}
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			d := randomDataset(rng, 2000, true)
+			if err := WriteLIBSVMFile(path, d); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gz := len(raw) > 2 && raw[0] == 0x1f && raw[1] == 0x8b; gz != strings.HasSuffix(name, ".gz") {
+				t.Errorf("%s: gzip = %v", name, gz)
+			}
+			got, err := ReadLIBSVMFile(path, ReadOptions{Dim: d.X.Cols})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := diffDatasets(d, got); diff != "" {
+				t.Fatalf("%s: %s", name, diff)
+			}
 
-		// A write failure midway leaves the old file untouched and no
-		// temporary file behind.
-		testWrapFile = func(w io.Writer) io.Writer { return &failWriter{w, 10000} }
-		err = WriteLIBSVMFile(path, randomDataset(rng, 2000, false))
-		testWrapFile = nil
-		if !errors.Is(err, errInjected) {
-			t.Fatalf("%s: error %v, want injected failure", name, err)
-		}
-		after, _ := os.ReadFile(path)
-		if !bytes.Equal(raw, after) {
-			t.Errorf("%s: old file changed by a failed write", name)
-		}
-		// An invalid dataset fails before anything is written.
-		bad := randomDataset(rng, 10, false)
-		bad.Y[9] = math.NaN()
-		if err := WriteLIBSVMFile(path, bad); !errors.Is(err, ErrValue) {
-			t.Errorf("invalid dataset: %v", err)
-		}
-		after, _ = os.ReadFile(path)
-		if !bytes.Equal(raw, after) {
-			t.Errorf("%s: old file changed by an invalid dataset", name)
-		}
+			// A write failure midway leaves the old file untouched and no
+			// temporary file behind.
+			testWrapFile = func(w io.Writer) io.Writer { return &failWriter{w, 10000} }
+			err = WriteLIBSVMFile(path, randomDataset(rng, 2000, false))
+			testWrapFile = nil
+			if !errors.Is(err, errInjected) {
+				t.Fatalf("%s: error %v, want injected failure", name, err)
+			}
+			after, _ := os.ReadFile(path)
+			if !bytes.Equal(raw, after) {
+				t.Errorf("%s: old file changed by a failed write", name)
+			}
+			// An invalid dataset fails before anything is written.
+			bad := randomDataset(rng, 10, false)
+			bad.Y[9] = math.NaN()
+			if err := WriteLIBSVMFile(path, bad); !errors.Is(err, ErrValue) {
+				t.Errorf("invalid dataset: %v", err)
+			}
+			after, _ = os.ReadFile(path)
+			if !bytes.Equal(raw, after) {
+				t.Errorf("%s: old file changed by an invalid dataset", name)
+			}
+		})
 	}
 	if names := dirNames(t, dir); len(names) != 2 {
 		t.Errorf("directory holds %v, want the two data files only", names)
@@ -405,63 +408,65 @@ func TestPendingFile(t *testing.T) {
 // was (or removed, if it did not exist), and no temporary file is left.
 func TestReplaceTogether(t *testing.T) {
 	for _, firstExists := range []bool{true, false} {
-		for failAt := 0; failAt <= 2; failAt++ {
-			dir := t.TempDir()
-			a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-			if firstExists {
-				if err := os.WriteFile(a, []byte("A0"), 0o644); err != nil {
+		t.Run(fmt.Sprintf("firstExists=%v", firstExists), func(t *testing.T) {
+			for failAt := 0; failAt <= 2; failAt++ {
+				dir := t.TempDir()
+				a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+				if firstExists {
+					if err := os.WriteFile(a, []byte("A0"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.WriteFile(b, []byte("B0"), 0o644); err != nil {
 					t.Fatal(err)
 				}
-			}
-			if err := os.WriteFile(b, []byte("B0"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			pa, err := CreatePending(a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pb, err := CreatePending(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pa.Write([]byte("A1"))
-			pb.Write([]byte("B1"))
-			n := 0
-			renameHook = func(from, to string) error {
-				if n++; n == failAt {
-					return errInjected
+				pa, err := CreatePending(a)
+				if err != nil {
+					t.Fatal(err)
 				}
-				return os.Rename(from, to)
-			}
-			err = ReplaceTogether(pa, pb)
-			renameHook = os.Rename
-			wantA, wantB := "A1", "B1"
-			if failAt > 0 {
-				if !errors.Is(err, errInjected) {
-					t.Fatalf("rename %d fails: error %v", failAt, err)
+				pb, err := CreatePending(b)
+				if err != nil {
+					t.Fatal(err)
 				}
-				wantA, wantB = "A0", "B0"
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			gotA, errA := os.ReadFile(a)
-			if !firstExists && failAt > 0 {
-				if !errors.Is(errA, os.ErrNotExist) {
-					t.Errorf("first exists %v, rename %d fails: a new first target stays (%q, %v)", firstExists, failAt, gotA, errA)
+				pa.Write([]byte("A1"))
+				pb.Write([]byte("B1"))
+				n := 0
+				renameHook = func(from, to string) error {
+					if n++; n == failAt {
+						return errInjected
+					}
+					return os.Rename(from, to)
 				}
-			} else if string(gotA) != wantA {
-				t.Errorf("first exists %v, rename %d fails: first target %q, want %q", firstExists, failAt, gotA, wantA)
+				err = ReplaceTogether(pa, pb)
+				renameHook = os.Rename
+				wantA, wantB := "A1", "B1"
+				if failAt > 0 {
+					if !errors.Is(err, errInjected) {
+						t.Fatalf("rename %d fails: error %v", failAt, err)
+					}
+					wantA, wantB = "A0", "B0"
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				gotA, errA := os.ReadFile(a)
+				if !firstExists && failAt > 0 {
+					if !errors.Is(errA, os.ErrNotExist) {
+						t.Errorf("first exists %v, rename %d fails: a new first target stays (%q, %v)", firstExists, failAt, gotA, errA)
+					}
+				} else if string(gotA) != wantA {
+					t.Errorf("first exists %v, rename %d fails: first target %q, want %q", firstExists, failAt, gotA, wantA)
+				}
+				if gotB, _ := os.ReadFile(b); string(gotB) != wantB {
+					t.Errorf("first exists %v, rename %d fails: second target %q, want %q", firstExists, failAt, gotB, wantB)
+				}
+				want := 2
+				if !firstExists && failAt > 0 {
+					want = 1
+				}
+				if names := dirNames(t, dir); len(names) != want {
+					t.Errorf("first exists %v, rename %d fails: directory holds %v", firstExists, failAt, names)
+				}
 			}
-			if gotB, _ := os.ReadFile(b); string(gotB) != wantB {
-				t.Errorf("first exists %v, rename %d fails: second target %q, want %q", firstExists, failAt, gotB, wantB)
-			}
-			want := 2
-			if !firstExists && failAt > 0 {
-				want = 1
-			}
-			if names := dirNames(t, dir); len(names) != want {
-				t.Errorf("first exists %v, rename %d fails: directory holds %v", firstExists, failAt, names)
-			}
-		}
+		})
 	}
 }

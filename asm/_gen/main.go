@@ -4,7 +4,8 @@
 //
 // Every kernel comes in float32 and float64, for two tiers: AVX2+FMA (YMM,
 // scalar tails) and AVX-512 F+VL (ZMM, masked tails). Every function ends in
-// VZEROUPPER: leaving it out costs about 120 ns on the next SSE code.
+// VZEROUPPER: leaving the upper halves dirty makes the next SSE code pay
+// for an AVX-to-SSE transition.
 package main
 
 import (
@@ -685,9 +686,9 @@ func genAxpyInd(e elem, s isa) {
 // computes it. With slots (axpyAvg4F32AVX) w[j] and u[j] share one 16-byte
 // slot: w[j] in the low four bytes of wu[2j], u[j] = wu[2j+1]. It is a
 // scalar loop unrolled by four on VEX-encoded instructions, one kernel for
-// both tiers: gathers and scatters lose to it (see genAxpyInd), and
-// without bounds checks and the compiler's register copies it runs about
-// 1.5x faster than the Go loop. Repeated indices are handled because
+// both tiers: gathers and scatters lose to it (see genAxpyInd), and it
+// beats the Go loop by doing without its bounds checks and the
+// compiler's register copies. Repeated indices are handled because
 // every element's loads, adds and stores happen in program order. It
 // touches only XMM registers with VEX encodings, which leave the upper
 // halves clean, so it needs no VZEROUPPER.
@@ -740,8 +741,8 @@ func genAxpyAvg(slots bool) {
 // x []float64, d float64)) sets dst[i] = float32(x[i]/d), a sum of weight
 // vectors over their number. Every operation is a correctly rounded IEEE
 // one, as in the Go loop, so every tier writes the same bits; the scalar
-// loop was bound by the divider (about 1.3 ns a weight on a Zen 5), which
-// divides 4 or 8 lanes at a time here. Two vectors a step, then one, then
+// loop is bound by the divider, which divides 4 or 8 lanes at a time
+// here. Two vectors a step, then one, then
 // scalar for the last.
 func genAverage(s isa, quotient bool) {
 	L := s.bytes / 8 // doubles per vector

@@ -245,50 +245,52 @@ func namesSample(t testing.TB) *Names {
 // another version are refused with ErrFormat, leaving the target as it was.
 func TestNamesBinary(t *testing.T) {
 	for _, n := range []*Names{namesSample(t), {}, {feats: []int32{1 << 30}, off: []int{0, 1}, terms: []NamedTerm{{"é b", -1, 1 << 40}}}} {
-		data, err := n.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m Names
-		if err := m.UnmarshalBinary(data); err != nil {
-			t.Fatal(err)
-		}
-		if m.Len() != n.Len() {
-			t.Fatalf("%d features decoded, want %d", m.Len(), n.Len())
-		}
-		for _, j := range n.Features() {
-			if !slices.Equal(m.Lookup(j), n.Lookup(j)) {
-				t.Fatalf("feature %d decodes to %+v, want %+v", j, m.Lookup(j), n.Lookup(j))
+		t.Run(fmt.Sprintf("features=%d", len(n.feats)), func(t *testing.T) {
+			data, err := n.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		again, _ := m.MarshalBinary()
-		if !bytes.Equal(again, data) {
-			t.Fatal("encoding the decoded names gives other bytes")
-		}
+			var m Names
+			if err := m.UnmarshalBinary(data); err != nil {
+				t.Fatal(err)
+			}
+			if m.Len() != n.Len() {
+				t.Fatalf("%d features decoded, want %d", m.Len(), n.Len())
+			}
+			for _, j := range n.Features() {
+				if !slices.Equal(m.Lookup(j), n.Lookup(j)) {
+					t.Fatalf("feature %d decodes to %+v, want %+v", j, m.Lookup(j), n.Lookup(j))
+				}
+			}
+			again, _ := m.MarshalBinary()
+			if !bytes.Equal(again, data) {
+				t.Fatal("encoding the decoded names gives other bytes")
+			}
 
-		keep := namesSample(t)
-		refuse := func(what string, bad []byte) {
-			t.Helper()
-			m := *keep
-			if err := m.UnmarshalBinary(bad); !errors.Is(err, ErrFormat) {
-				t.Fatalf("%s: error %v, want ErrFormat", what, err)
+			keep := namesSample(t)
+			refuse := func(what string, bad []byte) {
+				t.Helper()
+				m := *keep
+				if err := m.UnmarshalBinary(bad); !errors.Is(err, ErrFormat) {
+					t.Fatalf("%s: error %v, want ErrFormat", what, err)
+				}
+				if m.Len() != keep.Len() || &m.terms[0] != &keep.terms[0] {
+					t.Fatalf("%s: a failed decode changed the names", what)
+				}
 			}
-			if m.Len() != keep.Len() || &m.terms[0] != &keep.terms[0] {
-				t.Fatalf("%s: a failed decode changed the names", what)
+			for k := range data {
+				refuse(fmt.Sprint("truncated to ", k), data[:k])
+				for bit := range 8 {
+					flipped := slices.Clone(data)
+					flipped[k] ^= 1 << bit
+					refuse(fmt.Sprintf("bit %d of byte %d flipped", bit, k), flipped)
+				}
 			}
-		}
-		for k := range data {
-			refuse(fmt.Sprint("truncated to ", k), data[:k])
-			for bit := range 8 {
-				flipped := slices.Clone(data)
-				flipped[k] ^= 1 << bit
-				refuse(fmt.Sprintf("bit %d of byte %d flipped", bit, k), flipped)
-			}
-		}
-		refuse("trailing byte", append(slices.Clone(data), 0))
-		v2 := slices.Clone(data)
-		v2[len(namesMagic)] = 2
-		refuse("version 2", v2)
+			refuse("trailing byte", append(slices.Clone(data), 0))
+			v2 := slices.Clone(data)
+			v2[len(namesMagic)] = 2
+			refuse("version 2", v2)
+		})
 	}
 }
 
