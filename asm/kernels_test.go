@@ -66,7 +66,7 @@ func guarded64(r *rand.Rand, n, off int) ([]float64, func(t *testing.T)) {
 // kernels directly (no global switch, so tiers never race in tests).
 func forTiers(t *testing.T, f func(t *testing.T, k *kernelSet)) {
 	for _, tier := range Tiers() {
-		k := tierKernels[tier]
+		k := kernelsFor(tier)
 		t.Run(tier.String(), func(t *testing.T) { f(t, k) })
 	}
 }

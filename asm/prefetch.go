@@ -20,12 +20,18 @@ func PrefetchRow(ind []int32, val []float32) { prefetchRow(ind, val) }
 // every line it spans (20 classes always span two, and prefetching only
 // the first left hashed 20 Newsgroups waiting on the second line of
 // nearly every feature). It reads only ind, cannot fault whatever the
-// indices, and
-// does nothing where there is no assembly.
+// indices or stride (a prefetch of an address outside the process is
+// dropped by the CPU, never a fault), and does nothing where there is no
+// assembly. A block longer than prefetchMaxBlock weights gets a hint for
+// its first line only, so that no stride makes the call long.
 func PrefetchGather(ind []int32, w []float32, stride int) {
-	if stride <= 4 {
+	if stride <= 4 || stride > prefetchMaxBlock {
 		prefetchGather(ind, w, stride)
 	} else {
 		prefetchGatherBlock(ind, w, stride)
 	}
 }
+
+// prefetchMaxBlock is the longest block of weights (4096 float32, 256
+// cache lines) PrefetchGather brings in line by line.
+const prefetchMaxBlock = 1 << 12

@@ -12,21 +12,24 @@ import (
 
 // genAxpyAvg: the averaged perceptron's update, w[j] += a·v and
 // u[j] += ca·float64(v) for every element v of a sparse row with index j,
+// or false at the first index not in [0, lim) (the elements before it
+// updated): the caller passes lim = min(len(w), len(u)), or len(wu)/2 for
+// the slots. The kernel returns true when every index was in range.
 // each product rounded before it is added (no FMA), exactly as the Go loop
 // computes it. With slots (axpyAvg4F32AVX) w[j] and u[j] share one 16-byte
 // slot: w[j] in the low four bytes of wu[2j], u[j] = wu[2j+1]. It is a
 // scalar loop unrolled by four on VEX-encoded instructions, one kernel for
 // both tiers: gathers and scatters lose to it (see genAxpyInd), and it
-// beats the Go loop by doing without its bounds checks and the
-// compiler's register copies. Repeated indices are handled because
+// beats the Go loop with one unsigned compare of each index in place of
+// the compiler's two bounds checks, and without its register copies. Repeated indices are handled because
 // every element's loads, adds and stores happen in program order. It
 // touches only XMM registers with VEX encodings, which leave the upper
 // halves clean, so it needs no VZEROUPPER.
 func genAxpyAvg(slots bool) {
 	if slots {
-		TEXT("axpyAvg4F32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, wu []float64)")
+		TEXT("axpyAvg4F32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, wu []float64, lim int) bool")
 	} else {
-		TEXT("axpyAvgF32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)")
+		TEXT("axpyAvgF32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64, lim int) bool")
 	}
 	Pragma("noescape")
 	ax := Load(Param("a"), XMM())
@@ -41,9 +44,11 @@ func genAxpyAvg(slots bool) {
 		wp = ldGP(Param("w").Base())
 		up = ldGP(Param("u").Base())
 	}
+	l := limits{gp: ldGP(Param("lim"))}
 	one := func(j int) {
 		r := GP64()
 		MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
+		checkGP(l, r)
 		wm, um := Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8}
 		if slots {
 			SHLQ(U8(4), r)
@@ -61,7 +66,9 @@ func genAxpyAvg(slots bool) {
 	}
 	scalarLoop4("", n, vp, ip, 4, one)
 	Label("done")
+	retOK(0)
 	RET()
+	retBad(0, false)
 }
 
 // genAverage writes a trained averaged perceptron's weights as float32:
@@ -161,14 +168,17 @@ func genAverage(s isa, quotient bool) {
 }
 
 // genAxpyAvgStride: func(a float32, ca float64, val []float32, ind []int32,
-// stride int, w []float32, u []float64), genAxpyAvg's update of every
-// stride-th weight: w[j·stride] += a·v and, when u is not empty,
-// u[j·stride] += ca·v. A multiclass learner stores a feature's K class
+// stride int, w []float32, u []float64, lim int) bool, genAxpyAvg's update
+// of every stride-th weight: w[j·stride] += a·v and, when u is not empty,
+// u[j·stride] += ca·v, or false at the first index j not in [0, lim). The
+// caller passes the number of indices whose weights (and accumulators,
+// when u is not empty) lie in the slices, so that j·stride, which the
+// check precedes, cannot overflow. A multiclass learner stores a feature's K class
 // weights together, and its update adds to one class's weights and
 // subtracts from another's: two calls with the slices starting at those
 // classes and stride K.
 func genAxpyAvgStride() {
-	TEXT("axpyAvgStrideF32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)")
+	TEXT("axpyAvgStrideF32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64, lim int) bool")
 	Pragma("noescape")
 	ax := Load(Param("a"), XMM())
 	cx := Load(Param("ca"), XMM())
@@ -179,6 +189,7 @@ func genAxpyAvgStride() {
 	wp := ldGP(Param("w").Base())
 	up := ldGP(Param("u").Base())
 	nu := ldGP(Param("u").Len())
+	l := limits{gp: ldGP(Param("lim"))}
 	for _, avg := range []bool{false, true} {
 		p := "w"
 		if avg {
@@ -191,6 +202,7 @@ func genAxpyAvgStride() {
 		one := func(j int) {
 			r := GP64()
 			MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
+			checkGP(l, r)
 			IMULQ(stride, r)
 			wm, um := Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8}
 			v, q := XMM(), XMM()
@@ -209,5 +221,7 @@ func genAxpyAvgStride() {
 		scalarLoop4(p, n, vp, ip, 4, one)
 	}
 	Label("done")
+	retOK(0)
 	RET()
+	retBad(0, false)
 }

@@ -39,7 +39,9 @@ func genPrefetch() {
 // weights a row a couple of steps ahead will read are on their way; with
 // block (prefetchGatherBlock), of every line of w[j·stride : (j+1)·stride]:
 // the K weights of a multiclass learner's feature, which span two lines
-// once K > 16. Like prefetchRow it cannot fault, whatever the indices.
+// once K > 16. Like prefetchRow it cannot fault, whatever the indices;
+// the caller keeps stride small (PrefetchGather's prefetchMaxBlock), so
+// that a block is a few lines.
 func genPrefetchGather(name string, block bool) {
 	TEXT(name, NOSPLIT, "func(ind []int32, w []float32, stride int)")
 	Pragma("noescape")
@@ -61,18 +63,25 @@ func genPrefetchGather(name string, block bool) {
 	if !block {
 		PREFETCHT0(Mem{Base: wp, Index: j, Scale: 4})
 	} else {
-		a, last := GP64(), GP64()
+		a, cnt := GP64(), GP64()
 		LEAQ(Mem{Base: wp, Index: j, Scale: 1}, a)
 		PREFETCHT0(Mem{Base: a})
-		// The block's other lines, from the one after a's.
-		LEAQ(Mem{Base: a, Index: stride, Scale: 1, Disp: -4}, last)
-		ORQ(U8(63), a)
-		INCQ(a)
+		// The block's other lines, from the one after a's: there are
+		// ((a mod 64) + stride − 4) / 64 of them. Counting them from these
+		// small numbers, not comparing addresses, keeps the loop short
+		// when a wild index puts the block where addresses wrap around.
+		MOVQ(a, cnt)
+		ANDQ(U8(63), cnt)
+		LEAQ(Mem{Base: cnt, Index: stride, Scale: 1, Disp: -4}, cnt)
+		SHRQ(U8(6), cnt)
+		SHRQ(U8(6), a)
+		SHLQ(U8(6), a)
 		Label("lines")
-		CMPQ(a, last)
-		JA(LabelRef("next"))
-		PREFETCHT0(Mem{Base: a})
+		TESTQ(cnt, cnt)
+		JZ(LabelRef("next"))
 		ADDQ(U32(64), a)
+		PREFETCHT0(Mem{Base: a})
+		DECQ(cnt)
 		JMP(LabelRef("lines"))
 		Label("next")
 	}

@@ -7,8 +7,11 @@ import (
 	. "github.com/mmcloughlin/avo/operand"
 )
 
-// genAddScores: func(W []float32, ind []int32, val []float32, s []float32),
-// s[c] += val[k]·W[ind[k]·K + c] for c < K = len(s), k in order: a
+// genAddScores: func(W []float32, ind []int32, val []float32, s []float32,
+// lim int) bool, s[c] += val[k]·W[ind[k]·K + c] for c < K = len(s), k in
+// order, or false, with s unchanged, when an index is not in [0, lim)
+// (the first 32 classes pass over all the indices before anything is
+// stored): the caller passes lim = len(W)/K ≥ 1. This is a
 // multiclass learner's class scores, its K weights per feature stored
 // together. AVX-512 only: s is taken 32 classes at a time in two ZMM
 // accumulators (masked for the last classes), and every nonzero adds a
@@ -16,7 +19,7 @@ import (
 // add (VMULPS, VADDPS), as the Go loop does it, so every tier gives the
 // same scores bit for bit.
 func genAddScores() {
-	TEXT("addScoresAVX512", NOSPLIT, "func(W []float32, ind []int32, val []float32, s []float32)")
+	TEXT("addScoresAVX512", NOSPLIT, "func(W []float32, ind []int32, val []float32, s []float32, lim int) bool")
 	Pragma("noescape")
 	wp := ldGP(Param("W").Base())
 	ib := ldGP(Param("ind").Base())
@@ -24,6 +27,7 @@ func genAddScores() {
 	n := ldGP(Param("ind").Len())
 	sp := ldGP(Param("s").Base())
 	K := ldGP(Param("s").Len())
+	l := limits{gp: ldGP(Param("lim"))}
 	kb := GP64()
 	MOVQ(K, kb)
 	SHLQ(U8(2), kb) // a feature's weights, in bytes
@@ -63,6 +67,7 @@ func genAddScores() {
 	JGE(LabelRef("store"))
 	j := GP64()
 	MOVLQSX(Mem{Base: ib, Index: i, Scale: 4}, j)
+	checkGP(l, j)
 	IMULQ(kb, j)
 	v := ZMM()
 	VBROADCASTSS(Mem{Base: vb, Index: i, Scale: 4}, v)
@@ -82,5 +87,7 @@ func genAddScores() {
 	JMP(LabelRef("chunk"))
 	Label("done")
 	VZEROUPPER()
+	retOK(0)
 	RET()
+	retBad(0, true)
 }
