@@ -398,7 +398,8 @@ func (m *Model) addWX(x sparse.Vector, out []float32) {
 }
 
 // inRange reports whether every index lies in [0, dim): the kernels behind
-// dot and addScores read W unchecked. A long row in the order the sparse
+// dot and addScores panic on any other, and a feature the model never saw
+// must count for nothing instead. A long row in the order the sparse
 // types keep (strictly increasing) is checked by its ends and a vector
 // pass over its order; any other row by a loop over its indices.
 func inRange(ind []int32, dim int) bool {

@@ -39,8 +39,9 @@ type CacheOptions struct {
 	// time it is read from this Cache; later reads (the next epochs) rely
 	// on its checksum being unchanged, and so cost only the checksum. The skipped checks guard against a
 	// file whose checksums are right but whose data break the invariants
-	// (one made by hand, or by a buggy writer): the SIMD kernels index
-	// without bounds checks, so use this only for files this program
+	// (one made by hand, or by a buggy writer): training on such a file
+	// panics in the SIMD kernels (which check every index) instead of
+	// failing with an error, so use this only for files this program
 	// wrote itself.
 	SkipValueChecks bool
 }

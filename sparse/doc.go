@@ -11,8 +11,9 @@
 // index, every value finite. Builder, FromDense and the readers establish
 // these invariants; Validate checks them on values assembled by hand from
 // user-supplied slices. The arithmetic methods (Vector.Dot, Vector.AddTo)
-// trust them, because the SIMD kernels in package asm gather and scatter
-// without bounds checks: always Validate hand-built data first.
+// rely on them: the SIMD kernels in package asm check every index and
+// panic on one out of range, so Validate hand-built data first to get an
+// error instead.
 //
 // # LIBSVM / SVMlight format
 //
