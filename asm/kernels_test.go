@@ -184,16 +184,14 @@ func distinctInts(r *rand.Rand, nnz, dim int) []int {
 }
 
 // indexPatterns returns named index generators for nnz entries into a
-// weight vector of length dim. unique reports whether the pattern has no
-// repeated index (the AVX-512 scatter kernel requires that).
+// weight vector of length dim; the last two repeat indices.
 type indexPattern struct {
-	name   string
-	unique bool
-	gen    func(r *rand.Rand, nnz, dim int) []int32
+	name string
+	gen  func(r *rand.Rand, nnz, dim int) []int32
 }
 
 var indexPatterns = []indexPattern{
-	{"sorted", true, func(r *rand.Rand, nnz, dim int) []int32 {
+	{"sorted", func(r *rand.Rand, nnz, dim int) []int32 {
 		p := distinctInts(r, nnz, dim)
 		ind := make([]int32, nnz)
 		for i, v := range p {
@@ -202,7 +200,7 @@ var indexPatterns = []indexPattern{
 		sortInt32(ind)
 		return ind
 	}},
-	{"shuffled", true, func(r *rand.Rand, nnz, dim int) []int32 {
+	{"shuffled", func(r *rand.Rand, nnz, dim int) []int32 {
 		p := distinctInts(r, nnz, dim)
 		ind := make([]int32, nnz)
 		for i, v := range p {
@@ -210,28 +208,28 @@ var indexPatterns = []indexPattern{
 		}
 		return ind
 	}},
-	{"descending-from-last", true, func(r *rand.Rand, nnz, dim int) []int32 {
+	{"descending-from-last", func(r *rand.Rand, nnz, dim int) []int32 {
 		ind := make([]int32, nnz)
 		for i := range ind {
 			ind[i] = int32(dim - 1 - i)
 		}
 		return ind
 	}},
-	{"contiguous-from-zero", true, func(r *rand.Rand, nnz, dim int) []int32 {
+	{"contiguous-from-zero", func(r *rand.Rand, nnz, dim int) []int32 {
 		ind := make([]int32, nnz)
 		for i := range ind {
 			ind[i] = int32(i)
 		}
 		return ind
 	}},
-	{"all-same-last", false, func(r *rand.Rand, nnz, dim int) []int32 {
+	{"all-same-last", func(r *rand.Rand, nnz, dim int) []int32 {
 		ind := make([]int32, nnz)
 		for i := range ind {
 			ind[i] = int32(dim - 1)
 		}
 		return ind
 	}},
-	{"repeats", false, func(r *rand.Rand, nnz, dim int) []int32 {
+	{"repeats", func(r *rand.Rand, nnz, dim int) []int32 {
 		ind := make([]int32, nnz)
 		for i := range ind {
 			ind[i] = int32(r.IntN(3))
