@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"unsafe"
 
@@ -526,6 +527,15 @@ func (st *state) finiteAt(ind []int32) bool {
 		}
 	}
 	return true
+}
+
+// check returns ErrDiverged if a weight or bias is not finite after
+// epoch e.
+func (st *state) check(e int) error {
+	if !finite32s(st.w) || !finite32s(st.b) {
+		return fmt.Errorf("%w: after epoch %d (lower the learning rate or scale the features)", ErrDiverged, e)
+	}
+	return nil
 }
 
 // gatherWeights reports whether the weights are too large for the caches

@@ -237,70 +237,82 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 		d.u = make([]float64, n*K)
 		d.ub = make([]float64, K)
 	}
-	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
+	kf := &kernelFitter{d: d, X: X, classes: classes, onEpoch: cfg.OnEpoch,
+		rng: rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15)), order: make([]int32, n)}
+	for i := range kf.order {
+		kf.order[i] = int32(i)
 	}
-	var stats []KernelEpochStats
-	result := func() *KernelModel { return d.model(X, classes) }
-	for e := 1; e <= s.epochs; e++ {
-		if err := ctx.Err(); err != nil {
-			return result(), stats, err
-		}
-		if !s.NoShuffle {
-			shuffle(rng, order)
-		}
-		es := KernelEpochStats{EpochStats: EpochStats{Epoch: e, Rows: n, TrainLoss: math.NaN(), TrainMistakes: -1, ValidAccuracy: math.NaN()}}
-		d.removed = 0
-		var loss float64
-		for p, i := range order {
-			if p%checkEvery == checkEvery-1 {
-				if err := ctx.Err(); err != nil {
-					return result(), stats, err
-				}
-			}
-			mistake, update, l := d.step(int(i))
-			if mistake {
-				es.Mistakes++
-				loss += float64(l)
-			}
-			if update {
-				es.Updates++
-			}
-		}
-		es.Loss = loss / float64(n)
-		es.SupportVectors, es.Removed, es.Gram = d.nsv, d.removed, gram.Stats()
-		if !finite32s(d.F) || !finite32s(d.b) {
-			return nil, stats, fmt.Errorf("%w: kernel function values overflowed in epoch %d (lower the polynomial degree or γ, or scale the features; a user kernel may have returned NaN or Inf)", ErrDiverged, e)
-		}
-		stats = append(stats, es)
-		if cfg.OnEpoch != nil {
-			if err := cfg.OnEpoch(es); err != nil {
-				return result(), stats, err
-			}
-		}
-		if s.converged(es.EpochStats) {
-			// As in Fit: the averaged and voted models count the epochs
-			// left as run, so stopping changes nothing but the time.
-			if left := s.epochs - e; left > 0 {
-				extra := examplesLeft(left, n)
-				d.c += float64(extra)
-				if len(d.steps) > 0 {
-					d.steps[len(d.steps)-1].Count += extra
-				} else {
-					d.count0 += extra
-				}
-			}
-			break
-		}
-	}
-	return result(), stats, nil
+	m, _, err := drive(ctx, &d.s, kf)
+	return m, kf.stats, err
 }
 
-// step learns training row i and reports whether it was a mistake, an
-// update, and its loss.
-func (d *dual) step(i int) (mistake, update bool, loss float32) {
+// kernelFitter runs the epochs of FitKernel.
+type kernelFitter struct {
+	d       *dual
+	X       *sparse.CSR
+	classes []float64
+	rng     *rand.Rand
+	order   []int32
+	stats   []KernelEpochStats
+	onEpoch func(KernelEpochStats) error
+}
+
+// epoch is one pass of the dual learner over the rows.
+func (f *kernelFitter) epoch(ctx context.Context, e int, more bool) (EpochStats, error) {
+	d := f.d
+	if !d.s.NoShuffle {
+		shuffle(f.rng, f.order)
+	}
+	d.removed = 0
+	var ps passStats
+	for p, i := range f.order {
+		if err := cancelledAt(ctx, p); err != nil {
+			return ps.stats(d.n), err
+		}
+		ps.add(d.step(int(i)))
+	}
+	return ps.stats(d.n), nil
+}
+
+func (f *kernelFitter) check(e int) error {
+	if !finite32s(f.d.F) || !finite32s(f.d.b) {
+		return fmt.Errorf("%w: kernel function values overflowed in epoch %d (lower the polynomial degree or γ, or scale the features; a user kernel may have returned NaN or Inf)", ErrDiverged, e)
+	}
+	return nil
+}
+
+func (f *kernelFitter) model() *KernelModel { return f.d.model(f.X, f.classes) }
+
+// evaluate measures nothing more (KernelConfig has no TrainLoss or
+// Validation).
+func (f *kernelFitter) evaluate(*EpochStats) (*KernelModel, bool) { return nil, false }
+
+// record keeps the epoch's statistics with the dual's counters and hands
+// them to KernelConfig.OnEpoch.
+func (f *kernelFitter) record(es EpochStats) error {
+	d := f.d
+	ks := KernelEpochStats{EpochStats: es, SupportVectors: d.nsv, Removed: d.removed, Gram: d.gram.Stats()}
+	f.stats = append(f.stats, ks)
+	if f.onEpoch != nil {
+		return f.onEpoch(ks)
+	}
+	return nil
+}
+
+// countLeft counts the examples of the epochs left after convergence for
+// the final vector, as Fit does for the averaged and voted models.
+func (f *kernelFitter) countLeft(extra int64) {
+	d := f.d
+	d.c += float64(extra)
+	if len(d.steps) > 0 {
+		d.steps[len(d.steps)-1].Count += extra
+	} else {
+		d.count0 += extra
+	}
+}
+
+// step learns training row i and returns what it did.
+func (d *dual) step(i int) (o outcome) {
 	K, n, c := d.K, d.n, int(d.cls[i])
 	weight := float32(1)
 	if d.cw != nil {
@@ -327,7 +339,7 @@ func (d *dual) step(i int) (mistake, update bool, loss float32) {
 		a = d.s.eta * weight
 	}
 	if m <= 0 {
-		mistake, loss = true, -m
+		o.mistake, o.loss = true, -m
 		if traceMistake != nil {
 			traceMistake(i)
 		}
@@ -349,11 +361,11 @@ func (d *dual) step(i int) (mistake, update bool, loss float32) {
 			}
 		}
 		if a != 0 {
-			update = true
+			o.update = true
 			d.update(i, up, down, a)
 		}
 	} else if m <= d.s.tau && weight > 0 {
-		update = true
+		o.update = true
 		d.update(i, up, down, a)
 	}
 	d.c++
@@ -364,7 +376,7 @@ func (d *dual) step(i int) (mistake, update bool, loss float32) {
 			d.count0++
 		}
 	}
-	return mistake, update, loss
+	return o
 }
 
 // update adds a·φ(x_i) to class up's function and, for multiclass,

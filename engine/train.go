@@ -187,67 +187,46 @@ type fitter struct {
 }
 
 func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
-	st, s := f.st, f.st.s
 	defer f.waitOrder()
-	var stats []EpochStats
-	var best *Model
-	bestAcc, since := -1.0, 0
-	for e := 1; e <= s.epochs; e++ {
-		if err := ctx.Err(); err != nil {
-			return f.result(best), stats, err
-		}
-		var es EpochStats
-		var err error
-		if s.Algorithm == Batch {
-			es, err = f.batchEpoch(ctx)
-		} else {
-			es, err = f.onlineEpoch(ctx, e < s.epochs)
-		}
-		es.Epoch = e
-		es.TrainLoss, es.TrainMistakes, es.ValidAccuracy = math.NaN(), -1, math.NaN()
-		if err != nil {
-			return f.result(best), stats, err
-		}
-		if !finite32s(st.w) || !finite32s(st.b) {
-			return nil, stats, fmt.Errorf("%w: after epoch %d (lower the learning rate or scale the features)", ErrDiverged, e)
-		}
-		var m *Model
-		if s.TrainLoss || f.valid != nil {
-			m = st.model()
-		}
-		if s.TrainLoss {
-			es.TrainLoss, es.TrainMistakes = f.loss(m, f.train)
-		}
-		stop := s.converged(es)
-		if f.valid != nil {
-			es.ValidAccuracy = accuracyOn(m, f.X, f.y, f.valid)
-			if es.ValidAccuracy > bestAcc {
-				best, bestAcc, since = m, es.ValidAccuracy, 0
-			} else if since++; since >= s.patience {
-				stop = true
-			}
-		}
-		stats = append(stats, es)
-		if s.OnEpoch != nil {
-			if err := s.OnEpoch(es); err != nil {
-				return f.result(best), stats, err
-			}
-		}
-		if stop {
-			if s.converged(es) {
-				f.converged(s.epochs - e)
-			}
-			break
-		}
-	}
-	return f.result(best), stats, nil
+	return drive(ctx, &f.st.s, f)
 }
 
-// maxLeft bounds the examples that the epochs left after convergence
-// count for: Epochs may be huge (math.MaxInt, to mean "until it
-// converges"), and the counts are int64. At 2^62 the final vector
-// outweighs every earlier one by far more than float64 can tell.
-const maxLeft = 1 << 62
+// epoch is one epoch of Fit: a step of the batch perceptron, or a pass
+// of the online learner (see onlineEpoch).
+func (f *fitter) epoch(ctx context.Context, e int, more bool) (EpochStats, error) {
+	if f.st.s.Algorithm == Batch {
+		return f.batchEpoch(ctx)
+	}
+	return f.onlineEpoch(ctx, more)
+}
+
+func (f *fitter) check(e int) error {
+	return f.st.check(e)
+}
+
+func (f *fitter) model() *Model { return f.st.model() }
+
+// evaluate measures the model of this moment on the training rows
+// (Config.TrainLoss) and on the held-out ones (Config.Validation).
+func (f *fitter) evaluate(es *EpochStats) (*Model, bool) {
+	s := &f.st.s
+	if !s.TrainLoss && f.valid == nil {
+		return nil, false
+	}
+	m := f.st.model()
+	if s.TrainLoss {
+		es.TrainLoss, es.TrainMistakes = f.loss(m, f.train)
+	}
+	if f.valid == nil {
+		return m, false
+	}
+	es.ValidAccuracy = accuracyOn(m, f.X, f.y, f.valid)
+	return m, true
+}
+
+func (f *fitter) record(EpochStats) error { return nil }
+
+func (f *fitter) countLeft(examples int64) { f.st.countLeft(examples) }
 
 // checkWeights refuses a model of cols features and these classes with
 // more than maxWeights weights (a binary model keeps one vector), or one
@@ -303,25 +282,11 @@ func (s *settings) bytesPerWeight(n, workers int) int64 {
 	return b
 }
 
-// examplesLeft returns left epochs × rows examples, saturated at maxLeft.
-func examplesLeft(left, rows int) int64 {
-	if left <= 0 || rows <= 0 {
-		return 0
-	}
-	if int64(left) > maxLeft/int64(rows) {
-		return maxLeft
-	}
-	return int64(left) * int64(rows)
-}
-
-// converged accounts for the epochs left after an epoch without updates.
-// They would change nothing but the average, which would lean further
-// towards the final vector: so the averaged and voted models count them as
-// if they had run, and stopping early changes nothing but the time taken.
-func (f *fitter) converged(left int) {
-	st := f.st
-	extra := examplesLeft(left, len(f.train))
-	if left <= 0 || st.s.Algorithm == Plain || st.s.Algorithm == Batch {
+// countLeft counts examples more as seen by a learner whose weights will
+// not move again (see drive): the averaged and voted models count them
+// for the final vector; the others are what they are.
+func (st *state) countLeft(extra int64) {
+	if st.s.Algorithm == Plain || st.s.Algorithm == Batch {
 		return
 	}
 	st.c += float64(extra)
@@ -342,14 +307,6 @@ func (f *fitter) converged(left int) {
 			v.count0 += extra
 		}
 	}
-}
-
-// result is the model to return: the best by validation if there is one.
-func (f *fitter) result(best *Model) *Model {
-	if best != nil {
-		return best
-	}
-	return f.st.model()
 }
 
 // onlineEpoch is one pass of the online learners over the training rows,
@@ -477,16 +434,6 @@ func windowShuffle(rows []int32, rng *rand.Rand, dst []int32) []int32 {
 	return dst
 }
 
-// passStats is what one learner's pass over some rows did.
-type passStats struct {
-	mistakes, updates int
-	loss              float64 // summed over the mistakes
-}
-
-func (p passStats) stats(rows int) EpochStats {
-	return EpochStats{Rows: rows, Mistakes: p.mistakes, Updates: p.updates, Loss: p.loss / float64(max(1, rows))}
-}
-
 // pass runs st's online learner over the training rows in order.
 func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats, error) {
 	X := f.X
@@ -517,10 +464,8 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 		if q := p + gatherAhead; gather && q < len(order) {
 			asm.PrefetchGather(X.Ind[ext[2*q]:ext[2*q+1]], gw, stride)
 		}
-		if p%checkEvery == checkEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return ps, err
-			}
+		if err := cancelledAt(ctx, p); err != nil {
+			return ps, err
 		}
 		lo, hi := ext[2*p], ext[2*p+1]
 		weight := float32(1)
@@ -692,12 +637,10 @@ func (f *fitter) batchEpoch(ctx context.Context) (EpochStats, error) {
 	}
 	s := st.scores
 	for p, i := range f.train {
-		if p%checkEvery == checkEvery-1 {
-			if err := ctx.Err(); err != nil {
-				// The step is not taken: the weights stay those of the
-				// last finished epoch.
-				return es, err
-			}
+		if err := cancelledAt(ctx, p); err != nil {
+			// The step is not taken: the weights stay those of the last
+			// finished epoch.
+			return es, err
 		}
 		row := X.Row(int(i))
 		c := int(f.cls[i])
