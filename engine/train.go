@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/dense"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
@@ -64,9 +65,21 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if err := checkData(X); err != nil {
 		return nil, nil, err
 	}
+	return fit(ctx, X, nil, y, s)
+}
+
+// fit is Fit and FitDense after their checks of the data: it trains on
+// the rows of X, or of D when X is nil.
+func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float64, s settings) (*Model, []EpochStats, error) {
+	nrows, ncols := 0, 0
+	if X != nil {
+		nrows, ncols = X.Rows, X.Cols
+	} else {
+		nrows, ncols = D.Rows, D.Cols
+	}
 	if sw := s.SampleWeight; sw != nil {
-		if len(sw) != X.Rows {
-			return nil, nil, fmt.Errorf("%w: %d sample weights for %d rows", ErrConfig, len(sw), X.Rows)
+		if len(sw) != nrows {
+			return nil, nil, fmt.Errorf("%w: %d sample weights for %d rows", ErrConfig, len(sw), nrows)
 		}
 		for i, w := range sw {
 			if !(w >= 0) || w > 1e30 {
@@ -81,7 +94,7 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if err := checkClassWeights(s.ClassWeight, classes); err != nil {
 		return nil, nil, err
 	}
-	cls := make([]int32, X.Rows)
+	cls := make([]int32, nrows)
 	for i, v := range y {
 		cls[i] = int32(classIndex(classes, v+0)) // +0 folds −0 into 0
 	}
@@ -90,20 +103,20 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	// The rows to train on, and those held out for early stopping.
 	var train, valid []int32
 	if s.Validation > 0 {
-		perm := make([]int32, X.Rows)
+		perm := make([]int32, nrows)
 		for i := range perm {
 			perm[i] = int32(i)
 		}
 		shuffle(rng, perm)
-		nv := int(math.Ceil(s.Validation * float64(X.Rows)))
-		if nv >= X.Rows {
+		nv := int(math.Ceil(s.Validation * float64(nrows)))
+		if nv >= nrows {
 			return nil, nil, fmt.Errorf("%w: Validation %v leaves no row to train on", ErrConfig, s.Validation)
 		}
 		valid, train = perm[:nv], perm[nv:]
 		slices.Sort(valid)
 		slices.Sort(train)
 	} else {
-		train = make([]int32, X.Rows)
+		train = make([]int32, nrows)
 		for i := range train {
 			train[i] = int32(i)
 		}
@@ -116,16 +129,17 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	// Train on the used columns only when the data leave most of a wide
 	// feature space empty (the voted model keeps its rows as given, and
 	// a random start would differ on the unused columns).
-	dim, used := X.Cols, []int32(nil)
-	if s.Algorithm != Voted && s.InitScale == 0 {
+	dim, used := ncols, []int32(nil)
+	if X != nil && s.Algorithm != Voted && s.InitScale == 0 {
 		K := weightRows(classes)
 		var err error
 		used, X, err = compactColumns(X, K, s.bytesPerWeight(X.Cols*K, s.Workers), s.MemoryBudget)
 		if err != nil {
 			return nil, nil, err
 		}
+		ncols = X.Cols
 	}
-	if err := checkWeights(s, X.Cols, classes, s.Workers); err != nil {
+	if err := checkWeights(s, ncols, classes, s.Workers); err != nil {
 		return nil, nil, err
 	}
 	trainCls := make([]int32, len(train))
@@ -133,17 +147,24 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 		trainCls[k] = cls[i]
 	}
 
-	st := newState(s, classes, X.Cols, rng)
+	st := newState(s, classes, ncols, rng)
 	st.classWeights(trainCls)
 	if st.votes != nil {
-		st.votes.rowOf = make([]int32, X.Rows)
+		st.votes.rowOf = make([]int32, nrows)
 		for i := range st.votes.rowOf {
 			st.votes.rowOf[i] = -1
 		}
 	}
 	f := fitter{st: st, X: X, cls: cls, train: train, valid: valid, y: y, rng: rng}
+	if D != nil {
+		f.D, f.all = D, denseIndices(D.Cols)
+	}
 	if s.Normalize {
-		f.scale = rowScales(X)
+		if D != nil {
+			f.scale = denseScales(D)
+		} else {
+			f.scale = rowScales(X)
+		}
 	}
 	if s.Workers > 1 && s.Algorithm != Batch {
 		f.workers = make([]*state, s.Workers)
@@ -162,7 +183,12 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 // fitter runs the epochs of Fit.
 type fitter struct {
 	st *state
-	X  *sparse.CSR
+	// X holds the rows, or with FitDense D does, and X is nil: the
+	// passes give the step a dense row with the indices all, 0 to
+	// D.Cols−1, as a sparse row of every value.
+	X   *sparse.CSR
+	D   *dense.Matrix[float32]
+	all []int32
 	// scale holds 1/‖x‖ of every row (0 for rows of norm 0) with
 	// Config.Normalize, nil otherwise.
 	scale        []float32
@@ -220,7 +246,7 @@ func (f *fitter) evaluate(es *EpochStats) (*Model, bool) {
 	if f.valid == nil {
 		return m, false
 	}
-	es.ValidAccuracy = accuracyOn(m, f.X, f.y, f.valid)
+	es.ValidAccuracy = f.accuracy(m, f.valid)
 	return m, true
 }
 
@@ -338,7 +364,7 @@ func (f *fitter) epochOrder() []int32 {
 		f.next = f.drawOrder(f.next)
 	}
 	f.order, f.next = f.next, f.order
-	if f.X.NNZ() <= windowedNNZ {
+	if f.nnz() <= windowedNNZ {
 		// The rows in their latest order, as shuffling them in place left
 		// them before orders were drawn ahead (the training loss sums in
 		// this order).
@@ -352,7 +378,7 @@ func (f *fitter) epochOrder() []int32 {
 // windowedNNZ nonzeros. The permutations, and the generator's draws, are
 // those of shuffling the rows in place epoch after epoch.
 func (f *fitter) drawOrder(dst []int32) []int32 {
-	if f.X.NNZ() > windowedNNZ {
+	if f.nnz() > windowedNNZ {
 		return windowShuffle(f.train, f.rng, dst)
 	}
 	prev := f.order
@@ -436,6 +462,9 @@ func windowShuffle(rows []int32, rng *rand.Rand, dst []int32) []int32 {
 
 // pass runs st's online learner over the training rows in order.
 func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats, error) {
+	if f.D != nil {
+		return f.passDense(ctx, st, order)
+	}
 	X := f.X
 	sw := st.s.SampleWeight
 	var ps passStats
@@ -708,7 +737,7 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 	K := m.NumRows()
 	s := make([]float32, K)
 	var dec []float32
-	if K == 1 && m.Votes == nil {
+	if K == 1 && m.Votes == nil && f.X != nil {
 		dec = m.DecisionBatch(f.X, nil)
 	}
 	for _, i := range rows {
@@ -719,14 +748,14 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 			if dec != nil {
 				d = dec[i]
 			} else {
-				d = m.Decision(f.X.Row(int(i)))
+				d = m.Decision(f.row(i))
 			}
 			mg = d
 			if c == 0 {
 				mg = -d
 			}
 		} else {
-			m.Scores(f.X.Row(int(i)), s)
+			m.Scores(f.row(i), s)
 			mg = s[c] - s[bestOther(s, c)]
 		}
 		if mg <= 0 {
@@ -755,6 +784,17 @@ func accuracyOn(m *Model, X *sparse.CSR, y []float64, rows []int32) float64 {
 	right := 0
 	for _, i := range rows {
 		if m.Predict(X.Row(int(i))) == y[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(max(1, len(rows)))
+}
+
+// accuracy is accuracyOn for the fitter's rows.
+func (f *fitter) accuracy(m *Model, rows []int32) float64 {
+	right := 0
+	for _, i := range rows {
+		if m.Predict(f.row(i)) == f.y[i] {
 			right++
 		}
 	}
