@@ -128,7 +128,7 @@ func TestBudgetCoversEveryLearner(t *testing.T) {
 	if _, err := l.Learn(sparse.Vector{Dim: 100_001, Ind: []int32{100_000}, Val: []float32{1}}, 1); err != nil {
 		t.Errorf("Learn of feature 1e5 under 16 MiB: %v", err)
 	}
-	if _, _, err := FitKernel(context.Background(), X, y, KernelConfig{MemoryBudget: 1 << 20}); !errors.Is(err, ErrMemory) {
+	if _, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{MemoryBudget: 1 << 20}}); !errors.Is(err, ErrMemory) {
 		t.Errorf("FitKernel with a Gram budget over the memory budget: %v", err)
 	}
 	if _, err := (Config{MemoryBudget: -1}).settle(); !errors.Is(err, ErrConfig) {

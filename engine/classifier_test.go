@@ -35,7 +35,7 @@ func clfCases(t *testing.T) []clfCase {
 				t.Fatal(err)
 			}
 			cases = append(cases, clfCase{fmt.Sprintf("linear/%v/%dclass", alg, nc), m, X})
-			km, _, err := FitKernel(context.Background(), X, y, KernelConfig{Kernel: kernels.RBF{Gamma: 0.1}, Algorithm: alg, Epochs: 2, Seed: 3})
+			km, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{Algorithm: alg, Epochs: 2, Seed: 3}, Kernel: kernels.RBF{Gamma: 0.1}})
 			if err != nil {
 				t.Fatal(err)
 			}

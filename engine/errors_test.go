@@ -38,7 +38,7 @@ func TestErrorsWrapSentinels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kmodel, _, err := engine.FitKernel(ctx, X, y, engine.KernelConfig{Epochs: 1})
+	kmodel, _, err := engine.FitKernel(ctx, X, y, engine.KernelConfig{Config: engine.Config{Epochs: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +120,12 @@ func TestErrorsWrapSentinels(t *testing.T) {
 			_, _, err := engine.Fit(ctx, X, y, engine.Config{SampleWeight: []float64{1}})
 			return err
 		}},
-		{"KernelConfig Budget", engine.ErrConfig, func() error {
-			_, _, err := engine.FitKernel(ctx, X, y, engine.KernelConfig{Budget: -1})
+		{"KernelConfig MaxSupportVectors", engine.ErrConfig, func() error {
+			_, _, err := engine.FitKernel(ctx, X, y, engine.KernelConfig{MaxSupportVectors: -1})
 			return err
 		}},
 		{"KernelConfig batch", engine.ErrConfig, func() error {
-			_, _, err := engine.FitKernel(ctx, X, y, engine.KernelConfig{Algorithm: engine.Batch})
+			_, _, err := engine.FitKernel(ctx, X, y, engine.KernelConfig{Config: engine.Config{Algorithm: engine.Batch}})
 			return err
 		}},
 		{"KernelConfig bad kernel", engine.ErrConfig, func() error {
@@ -248,7 +248,7 @@ func mustKernel(t *testing.T, tm *textmodel.Model) *engine.KernelModel {
 		rows = append(rows, row)
 		y = append(y, tm.Classes()[i])
 	}
-	km, _, err := engine.FitKernel(context.Background(), sparse.FromDense(rows), y, engine.KernelConfig{Epochs: 1})
+	km, _, err := engine.FitKernel(context.Background(), sparse.FromDense(rows), y, engine.KernelConfig{Config: engine.Config{Epochs: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

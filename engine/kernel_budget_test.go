@@ -44,8 +44,9 @@ func TestKernelBudgetEvictsSmallest(t *testing.T) {
 			y := []float64{1, -1, -1}
 			var removed, maxSV []int
 			cfg := KernelConfig{
-				Kernel: kernels.Linear{}, Algorithm: Plain, Bias: NoBias, NoShuffle: true, Epochs: 1, Budget: 2, ClassWeight: c.cw,
-				OnEpoch: func(s KernelEpochStats) error {
+				Config: Config{Algorithm: Plain, Bias: NoBias, NoShuffle: true, Epochs: 1, ClassWeight: c.cw},
+				Kernel: kernels.Linear{}, MaxSupportVectors: 2,
+				OnKernelEpoch: func(s KernelEpochStats) error {
 					removed = append(removed, s.Removed)
 					maxSV = append(maxSV, s.SupportVectors)
 					return nil
@@ -98,8 +99,8 @@ func TestKernelBudgetMatchesReference(t *testing.T) {
 			X, y := ktIntData(91+uint64(c.K*c.budget), 120, 20, 4, c.K, 0.2, 0)
 			classes, cls := ktClasses(y)
 			var perEpoch []KernelEpochStats
-			cfg := KernelConfig{Kernel: c.kern, Algorithm: Plain, Epochs: 5, Seed: 11, Budget: c.budget,
-				OnEpoch: func(s KernelEpochStats) error { perEpoch = append(perEpoch, s); return nil }}
+			cfg := KernelConfig{Config: Config{Algorithm: Plain, Epochs: 5, Seed: 11}, Kernel: c.kern, MaxSupportVectors: c.budget,
+				OnKernelEpoch: func(s KernelEpochStats) error { perEpoch = append(perEpoch, s); return nil }}
 			ref := ktRefRun(c.kern, X, cls, ktRefCfg{K: len(classes), Epochs: 5, BB: 1, Seed: 11, Budget: c.budget})
 			var m *KernelModel
 			var stats []KernelEpochStats

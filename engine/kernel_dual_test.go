@@ -38,22 +38,22 @@ func TestKernelAveragedMatchesReference(t *testing.T) {
 	Xf, yf := ktFloatData(45, 150, 8, 1, 2, 0.1)
 	Xf3, yf3 := ktFloatData(46, 150, 8, 1, 3, 0.1)
 	cases := []tc{
-		{name: "poly-binary", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Epochs: 6, Seed: 1}, exact: true},
-		{name: "poly-binary-plain", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Algorithm: Plain, Epochs: 6, Seed: 1}, exact: true},
-		{name: "poly-binary-noshuffle-augmented", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Epochs: 5, NoShuffle: true, Bias: BiasAugmented, BiasScale: 2}, exact: true},
-		{name: "poly-binary-nobias-margin", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Epochs: 5, Seed: 3, Bias: NoBias, Margin: 40}, exact: true},
-		{name: "poly-binary-classweight", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Epochs: 5, Seed: 4, ClassWeight: map[float64]float64{1: 0.5}, LearningRate: 2}, exact: true},
-		{name: "poly-K3", X: X3, y: y3, kern: poly, cfg: KernelConfig{Epochs: 5, Seed: 2}, exact: true},
-		{name: "poly-K3-plain-margin-augmented", X: X3, y: y3, kern: poly, cfg: KernelConfig{Algorithm: Plain, Epochs: 5, Seed: 2, Margin: 30, Bias: BiasAugmented, BiasScale: 0.5}, exact: true},
-		{name: "poly-binary-converges", X: Xsep, y: ysep, kern: poly, cfg: KernelConfig{Epochs: 60, Seed: 5}, exact: true, expect: "converge"},
-		{name: "poly-K3-converges", X: Xsep3, y: ysep3, kern: poly, cfg: KernelConfig{Epochs: 60, Seed: 6}, exact: true, expect: "converge"},
-		{name: "linear-binary-converges-plain", X: Xsep, y: ysep, kern: kernels.Linear{}, cfg: KernelConfig{Algorithm: Plain, Epochs: 60, Seed: 5}, exact: true, expect: "converge"},
-		{name: "rbf-binary", X: Xf, y: yf, kern: kernels.RBF{Gamma: 0.5}, cfg: KernelConfig{Epochs: 5, Seed: 7}},
-		{name: "rbf-K3", X: Xf3, y: yf3, kern: kernels.RBF{Gamma: 0.5}, cfg: KernelConfig{Epochs: 5, Seed: 8}},
+		{name: "poly-binary", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Config: Config{Epochs: 6, Seed: 1}}, exact: true},
+		{name: "poly-binary-plain", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Config: Config{Algorithm: Plain, Epochs: 6, Seed: 1}}, exact: true},
+		{name: "poly-binary-noshuffle-augmented", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Config: Config{Epochs: 5, NoShuffle: true, Bias: BiasAugmented, BiasScale: 2}}, exact: true},
+		{name: "poly-binary-nobias-margin", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Config: Config{Epochs: 5, Seed: 3, Bias: NoBias, Margin: 40}}, exact: true},
+		{name: "poly-binary-classweight", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Config: Config{Epochs: 5, Seed: 4, ClassWeight: map[float64]float64{1: 0.5}, LearningRate: 2}}, exact: true},
+		{name: "poly-K3", X: X3, y: y3, kern: poly, cfg: KernelConfig{Config: Config{Epochs: 5, Seed: 2}}, exact: true},
+		{name: "poly-K3-plain-margin-augmented", X: X3, y: y3, kern: poly, cfg: KernelConfig{Config: Config{Algorithm: Plain, Epochs: 5, Seed: 2, Margin: 30, Bias: BiasAugmented, BiasScale: 0.5}}, exact: true},
+		{name: "poly-binary-converges", X: Xsep, y: ysep, kern: poly, cfg: KernelConfig{Config: Config{Epochs: 60, Seed: 5}}, exact: true, expect: "converge"},
+		{name: "poly-K3-converges", X: Xsep3, y: ysep3, kern: poly, cfg: KernelConfig{Config: Config{Epochs: 60, Seed: 6}}, exact: true, expect: "converge"},
+		{name: "linear-binary-converges-plain", X: Xsep, y: ysep, kern: kernels.Linear{}, cfg: KernelConfig{Config: Config{Algorithm: Plain, Epochs: 60, Seed: 5}}, exact: true, expect: "converge"},
+		{name: "rbf-binary", X: Xf, y: yf, kern: kernels.RBF{Gamma: 0.5}, cfg: KernelConfig{Config: Config{Epochs: 5, Seed: 7}}},
+		{name: "rbf-K3", X: Xf3, y: yf3, kern: kernels.RBF{Gamma: 0.5}, cfg: KernelConfig{Config: Config{Epochs: 5, Seed: 8}}},
 		// Balanced weights n/(k·n_c) are not exact in float32: the
 		// coefficients are compared to a tolerance.
-		{name: "poly-K3-balanced", X: X3, y: y3, kern: poly, cfg: KernelConfig{Epochs: 4, Seed: 9, Balanced: true, ClassWeight: map[float64]float64{2: 2}}},
-		{name: "poly-binary-balanced-plain", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Algorithm: Plain, Epochs: 4, Seed: 9, Balanced: true}},
+		{name: "poly-K3-balanced", X: X3, y: y3, kern: poly, cfg: KernelConfig{Config: Config{Epochs: 4, Seed: 9, Balanced: true, ClassWeight: map[float64]float64{2: 2}}}},
+		{name: "poly-binary-balanced-plain", X: Xb, y: yb, kern: poly, cfg: KernelConfig{Config: Config{Algorithm: Plain, Epochs: 4, Seed: 9, Balanced: true}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -198,12 +198,12 @@ func TestKernelVotedMatchesReference(t *testing.T) {
 		cfg  KernelConfig
 	}
 	cases := []tc{
-		{"poly-binary", 2, false, poly, KernelConfig{Epochs: 4, Seed: 3}},
-		{"poly-K3", 3, false, poly, KernelConfig{Epochs: 4, Seed: 4}},
-		{"linear-K4-nobias", 4, false, kernels.Linear{}, KernelConfig{Epochs: 3, Seed: 5, Bias: NoBias}},
-		{"poly-binary-augmented-noshuffle", 2, false, poly, KernelConfig{Epochs: 3, NoShuffle: true, Bias: BiasAugmented, BiasScale: 2}},
-		{"poly-binary-converges", 2, true, poly, KernelConfig{Epochs: 40, Seed: 6}},
-		{"poly-K3-converges", 3, true, poly, KernelConfig{Epochs: 40, Seed: 7}},
+		{"poly-binary", 2, false, poly, KernelConfig{Config: Config{Epochs: 4, Seed: 3}}},
+		{"poly-K3", 3, false, poly, KernelConfig{Config: Config{Epochs: 4, Seed: 4}}},
+		{"linear-K4-nobias", 4, false, kernels.Linear{}, KernelConfig{Config: Config{Epochs: 3, Seed: 5, Bias: NoBias}}},
+		{"poly-binary-augmented-noshuffle", 2, false, poly, KernelConfig{Config: Config{Epochs: 3, NoShuffle: true, Bias: BiasAugmented, BiasScale: 2}}},
+		{"poly-binary-converges", 2, true, poly, KernelConfig{Config: Config{Epochs: 40, Seed: 6}}},
+		{"poly-K3-converges", 3, true, poly, KernelConfig{Config: Config{Epochs: 40, Seed: 7}}},
 	}
 	for ci, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ func TestKernelDeterminism(t *testing.T) {
 	X, y := ktFloatData(101, 150, 10, 1, 3, 0.1)
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
 		t.Run(alg.String(), func(t *testing.T) {
-			cfg := KernelConfig{Kernel: kernels.RBF{Gamma: 0.3}, Algorithm: alg, Epochs: 3, Seed: 5}
+			cfg := KernelConfig{Config: Config{Algorithm: alg, Epochs: 3, Seed: 5}, Kernel: kernels.RBF{Gamma: 0.3}}
 			var a, b *KernelModel
 			ta := ktTrace(t, func() { a, _ = ktFit(t, X, y, cfg) })
 			tb := ktTrace(t, func() { b, _ = ktFit(t, X, y, cfg) })
@@ -50,7 +50,7 @@ func TestKernelDeterminism(t *testing.T) {
 // returned with that model.
 func TestKernelCancellation(t *testing.T) {
 	X, y := ktFloatData(102, 150, 10, 1, 2, 0.2)
-	base := KernelConfig{Kernel: kernels.RBF{Gamma: 0.5}, Epochs: 8, Seed: 3}
+	base := KernelConfig{Config: Config{Epochs: 8, Seed: 3}, Kernel: kernels.RBF{Gamma: 0.5}}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -64,13 +64,13 @@ func TestKernelCancellation(t *testing.T) {
 
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
 		t.Run(alg.String(), func(t *testing.T) {
-			want2, _ := ktFit(t, X, y, KernelConfig{Kernel: base.Kernel, Algorithm: alg, Epochs: 2, Seed: 3})
-			want3, _ := ktFit(t, X, y, KernelConfig{Kernel: base.Kernel, Algorithm: alg, Epochs: 3, Seed: 3})
+			want2, _ := ktFit(t, X, y, KernelConfig{Config: Config{Algorithm: alg, Epochs: 2, Seed: 3}, Kernel: base.Kernel})
+			want3, _ := ktFit(t, X, y, KernelConfig{Config: Config{Algorithm: alg, Epochs: 3, Seed: 3}, Kernel: base.Kernel})
 
 			ctx, cancel := context.WithCancel(context.Background())
 			cfg := base
 			cfg.Algorithm = alg
-			cfg.OnEpoch = func(s KernelEpochStats) error {
+			cfg.OnEpoch = func(s EpochStats) error {
 				if s.Epoch == 2 {
 					cancel()
 				}
@@ -87,18 +87,40 @@ func TestKernelCancellation(t *testing.T) {
 			cfg = base
 			cfg.Algorithm = alg
 			calls := 0
-			cfg.OnEpoch = func(s KernelEpochStats) error {
+			cfg.OnKernelEpoch = func(s KernelEpochStats) error {
 				calls++
 				if s.Epoch == 3 {
 					return fmt.Errorf("epoch %d: %w", s.Epoch, stop)
 				}
 				return nil
 			}
+			generic := 0
+			cfg.OnEpoch = func(EpochStats) error { generic++; return nil }
 			m, stats, err = FitKernel(context.Background(), X, y, cfg)
-			if !errors.Is(err, stop) || m == nil || len(stats) != 3 || calls != 3 {
-				t.Fatalf("%v: OnEpoch error in epoch 3: model %v, %d stats, %d calls, err %v", alg, m != nil, len(stats), calls, err)
+			// OnKernelEpoch runs first: its error in epoch 3 keeps
+			// OnEpoch from seeing that epoch.
+			if !errors.Is(err, stop) || m == nil || len(stats) != 3 || calls != 3 || generic != 2 {
+				t.Fatalf("%v: OnKernelEpoch error in epoch 3: model %v, %d stats, %d calls, %d OnEpoch calls, err %v", alg, m != nil, len(stats), calls, generic, err)
 			}
-			ktSameModel(t, fmt.Sprintf("%v: stopped by OnEpoch after epoch 3 vs Epochs 3", alg), m, want3)
+			ktSameModel(t, fmt.Sprintf("%v: stopped by OnKernelEpoch after epoch 3 vs Epochs 3", alg), m, want3)
+
+			// Both hooks see every epoch, with the same statistics.
+			cfg = base
+			cfg.Algorithm = alg
+			var kseen []KernelEpochStats
+			var seen []EpochStats
+			cfg.OnKernelEpoch = func(s KernelEpochStats) error { kseen = append(kseen, s); return nil }
+			cfg.OnEpoch = func(s EpochStats) error { seen = append(seen, s); return nil }
+			_, stats, err = FitKernel(context.Background(), X, y, cfg)
+			if err != nil || len(seen) != len(stats) || len(kseen) != len(stats) {
+				t.Fatalf("%v: %d epochs, OnEpoch saw %d, OnKernelEpoch %d, err %v", alg, len(stats), len(seen), len(kseen), err)
+			}
+			for e, s := range stats {
+				k := kseen[e]
+				if k.Epoch != s.Epoch || k.Updates != s.Updates || k.SupportVectors != s.SupportVectors || k.Removed != s.Removed || k.Gram != s.Gram || seen[e].Epoch != s.Epoch || seen[e].Mistakes != s.Mistakes || seen[e].Updates != s.Updates || seen[e].Loss != s.Loss {
+					t.Fatalf("%v: epoch %d: returned %+v, OnKernelEpoch %+v, OnEpoch %+v", alg, e+1, s, kseen[e], seen[e])
+				}
+			}
 		})
 	}
 }
@@ -158,7 +180,7 @@ func TestKernelCancelMidEpoch(t *testing.T) {
 	gram := func(rows int) kernels.Options {
 		return kernels.Options{Budget: int64(2*4*rows + 4*rows + 4*rows*2 + 4)}
 	}
-	m, stats, err := FitKernel(ctx, X, y, KernelConfig{Kernel: kern, Epochs: 3, NoShuffle: true, Gram: gram(n)})
+	m, stats, err := FitKernel(ctx, X, y, KernelConfig{Config: Config{Epochs: 3, NoShuffle: true}, Kernel: kern, Gram: gram(n)})
 	if !errors.Is(err, context.Canceled) || m == nil || len(stats) != 0 {
 		t.Fatalf("cancelled in epoch 1: model %v, %d stats, err %v", m != nil, len(stats), err)
 	}
@@ -170,7 +192,7 @@ func TestKernelCancelMidEpoch(t *testing.T) {
 	for i := range idx {
 		idx[i] = i
 	}
-	want, _ := ktFit(t, X.SelectRows(idx), y[:k], KernelConfig{Kernel: ktCancelKernel{}, Epochs: 1, NoShuffle: true, Gram: gram(k)})
+	want, _ := ktFit(t, X.SelectRows(idx), y[:k], KernelConfig{Config: Config{Epochs: 1, NoShuffle: true}, Kernel: ktCancelKernel{}, Gram: gram(k)})
 	ktSameModel(t, "cancelled after checkEvery-1 rows vs one epoch over them", m, want)
 }
 
@@ -203,19 +225,25 @@ func TestKernelErrors(t *testing.T) {
 			z := slices.Clone(y)
 			z[0], z[1] = 5, 6
 			return z
-		}(), KernelConfig{MaxClasses: 3}, ErrLabels},
+		}(), KernelConfig{Config: Config{MaxClasses: 3}}, ErrLabels},
 		{"NaN feature", nanX, []float64{0, 1, 0}, KernelConfig{}, ErrDiverged},
 		{"Inf feature", infX, []float64{0, 1, 0}, KernelConfig{Kernel: kernels.Linear{}}, ErrDiverged},
 		{"index out of range", badIdx, []float64{0, 1}, KernelConfig{}, ErrDim},
-		{"Batch", X, y, KernelConfig{Algorithm: Batch}, ErrConfig},
-		{"unknown algorithm", X, y, KernelConfig{Algorithm: 9}, ErrConfig},
-		{"negative Budget", X, y, KernelConfig{Budget: -1}, ErrConfig},
-		{"Budget with Voted", X, y, KernelConfig{Algorithm: Voted, Budget: 5}, ErrConfig},
-		{"Budget with Averaged", X, y, KernelConfig{Budget: 5}, ErrConfig},
-		{"negative Epochs", X, y, KernelConfig{Epochs: -1}, ErrConfig},
-		{"NaN LearningRate", X, y, KernelConfig{LearningRate: math.NaN()}, ErrConfig},
-		{"negative Margin", X, y, KernelConfig{Margin: -1}, ErrConfig},
-		{"bad ClassWeight", X, y, KernelConfig{ClassWeight: map[float64]float64{0: -1}}, ErrConfig},
+		{"Batch", X, y, KernelConfig{Config: Config{Algorithm: Batch}}, ErrConfig},
+		{"unknown algorithm", X, y, KernelConfig{Config: Config{Algorithm: 9}}, ErrConfig},
+		{"negative MaxSupportVectors", X, y, KernelConfig{MaxSupportVectors: -1}, ErrConfig},
+		{"Normalize", X, y, KernelConfig{Config: Config{Normalize: true}}, ErrConfig},
+		{"InitScale", X, y, KernelConfig{Config: Config{InitScale: 0.1}}, ErrConfig},
+		{"Validation", X, y, KernelConfig{Config: Config{Validation: 0.2}}, ErrConfig},
+		{"SampleWeight", X, y, KernelConfig{Config: Config{SampleWeight: make([]float64, len(y))}}, ErrConfig},
+		{"TrainLoss", X, y, KernelConfig{Config: Config{TrainLoss: true}}, ErrConfig},
+		{"Workers", X, y, KernelConfig{Config: Config{Workers: 2}}, ErrConfig},
+		{"MaxSupportVectors with Voted", X, y, KernelConfig{Config: Config{Algorithm: Voted}, MaxSupportVectors: 5}, ErrConfig},
+		{"MaxSupportVectors with Averaged", X, y, KernelConfig{MaxSupportVectors: 5}, ErrConfig},
+		{"negative Epochs", X, y, KernelConfig{Config: Config{Epochs: -1}}, ErrConfig},
+		{"NaN LearningRate", X, y, KernelConfig{Config: Config{LearningRate: math.NaN()}}, ErrConfig},
+		{"negative Margin", X, y, KernelConfig{Config: Config{Margin: -1}}, ErrConfig},
+		{"bad ClassWeight", X, y, KernelConfig{Config: Config{ClassWeight: map[float64]float64{0: -1}}}, ErrConfig},
 		{"RBF NaN gamma", X, y, KernelConfig{Kernel: kernels.RBF{Gamma: math.NaN()}}, ErrConfig},
 		{"RBF negative gamma", X, y, KernelConfig{Kernel: kernels.RBF{Gamma: -1}}, ErrConfig},
 		{"Poly degree 33", X, y, KernelConfig{Kernel: kernels.Poly{Degree: 33}}, ErrConfig},
@@ -240,7 +268,7 @@ func TestKernelErrors(t *testing.T) {
 		t.Errorf("tiny Gram budget: %v does not wrap kernels.ErrBudget", err)
 	}
 	// Poly's zero degree means 3, not an error.
-	m, _ := ktFit(t, X, y, KernelConfig{Kernel: kernels.Poly{}, Epochs: 2})
+	m, _ := ktFit(t, X, y, KernelConfig{Config: Config{Epochs: 2}, Kernel: kernels.Poly{}})
 	if p, ok := m.Kernel.(kernels.Poly); !ok || p.String() != "poly:degree=3,gamma=1,coef0=0" {
 		t.Errorf("Poly{} trained as %v", m.Kernel)
 	}
@@ -262,7 +290,7 @@ func TestKernelPolyOverflowDiverges(t *testing.T) {
 	}
 	X := sparse.FromDense(rows)
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
-		m, _, err := FitKernel(context.Background(), X, y, KernelConfig{Kernel: kernels.Poly{Degree: 32, Coef0: 1}, Algorithm: alg, Epochs: 3})
+		m, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{Algorithm: alg, Epochs: 3}, Kernel: kernels.Poly{Degree: 32, Coef0: 1}})
 		if !errors.Is(err, ErrDiverged) {
 			t.Errorf("%v: err %v, want ErrDiverged", alg, err)
 		}

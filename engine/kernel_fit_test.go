@@ -25,7 +25,7 @@ func TestKernelLabelSets(t *testing.T) {
 				y[i] = labels[int(v)]
 			}
 			{
-				m, _ := ktFit(t, Xb, y, KernelConfig{Kernel: kernels.RBF{Gamma: 0.1}, Epochs: 4, Seed: 9})
+				m, _ := ktFit(t, Xb, y, KernelConfig{Config: Config{Epochs: 4, Seed: 9}, Kernel: kernels.RBF{Gamma: 0.1}})
 				if !slices.Equal(m.Classes, labels[:]) {
 					t.Fatalf("labels %v: Classes %v", labels, m.Classes)
 				}
@@ -56,7 +56,7 @@ func TestKernelLabelSets(t *testing.T) {
 	}
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
 		t.Run(alg.String(), func(t *testing.T) {
-			cfg := KernelConfig{Kernel: kernels.Poly{Degree: 2, Coef0: 1}, Algorithm: alg, Epochs: 4, Seed: 10}
+			cfg := KernelConfig{Config: Config{Algorithm: alg, Epochs: 4, Seed: 10}, Kernel: kernels.Poly{Degree: 2, Coef0: 1}}
 			m0, _ := ktFit(t, X3, y3, cfg)
 			m, _ := ktFit(t, X3, yOdd, cfg)
 			if !slices.Equal(m.Classes, odd) || m.NumRows() != 3 || m.Binary() {
@@ -113,13 +113,13 @@ func TestKernelNonlinearToys(t *testing.T) {
 		y    []float64
 		cfg  KernelConfig
 	}{
-		{"xor-rbf-plain", Xx, yx, KernelConfig{Kernel: kernels.RBF{Gamma: 1}, Algorithm: Plain, Epochs: 100, Seed: 1}},
-		{"xor-rbf-averaged", Xx, yx, KernelConfig{Kernel: kernels.RBF{Gamma: 1}, Epochs: 100, Seed: 1}},
-		{"xor-default-kernel", Xx, yx, KernelConfig{Epochs: 100, Seed: 2}},
-		{"xor-rbf-voted", Xx, yx, KernelConfig{Kernel: kernels.RBF{Gamma: 1}, Algorithm: Voted, Epochs: 100, Seed: 1}},
-		{"circles-rbf", Xc, yc, KernelConfig{Kernel: kernels.RBF{Gamma: 0.5}, Algorithm: Plain, Epochs: 100, Seed: 3}},
-		{"circles-poly2", Xc, yc, KernelConfig{Kernel: kernels.Poly{Degree: 2, Coef0: 1}, Algorithm: Plain, Epochs: 200, Seed: 4}},
-		{"circles-poly2-averaged", Xc, yc, KernelConfig{Kernel: kernels.Poly{Degree: 2, Coef0: 1}, Epochs: 200, Seed: 4}},
+		{"xor-rbf-plain", Xx, yx, KernelConfig{Config: Config{Algorithm: Plain, Epochs: 100, Seed: 1}, Kernel: kernels.RBF{Gamma: 1}}},
+		{"xor-rbf-averaged", Xx, yx, KernelConfig{Config: Config{Epochs: 100, Seed: 1}, Kernel: kernels.RBF{Gamma: 1}}},
+		{"xor-default-kernel", Xx, yx, KernelConfig{Config: Config{Epochs: 100, Seed: 2}}},
+		{"xor-rbf-voted", Xx, yx, KernelConfig{Config: Config{Algorithm: Voted, Epochs: 100, Seed: 1}, Kernel: kernels.RBF{Gamma: 1}}},
+		{"circles-rbf", Xc, yc, KernelConfig{Config: Config{Algorithm: Plain, Epochs: 100, Seed: 3}, Kernel: kernels.RBF{Gamma: 0.5}}},
+		{"circles-poly2", Xc, yc, KernelConfig{Config: Config{Algorithm: Plain, Epochs: 200, Seed: 4}, Kernel: kernels.Poly{Degree: 2, Coef0: 1}}},
+		{"circles-poly2-averaged", Xc, yc, KernelConfig{Config: Config{Epochs: 200, Seed: 4}, Kernel: kernels.Poly{Degree: 2, Coef0: 1}}},
 	} {
 		m, stats := ktFit(t, c.X, c.y, c.cfg)
 		if last := stats[len(stats)-1]; last.Updates != 0 {
@@ -135,7 +135,7 @@ func TestKernelNonlinearToys(t *testing.T) {
 		y    []float64
 	}{{"xor", Xx, yx}, {"circles", Xc, yc}} {
 		for _, alg := range []Algorithm{Plain, Averaged} {
-			m, stats := ktFit(t, c.X, c.y, KernelConfig{Kernel: kernels.Linear{}, Algorithm: alg, Epochs: 100, Seed: 1})
+			m, stats := ktFit(t, c.X, c.y, KernelConfig{Config: Config{Algorithm: alg, Epochs: 100, Seed: 1}, Kernel: kernels.Linear{}})
 			if acc := ktAccuracy(m, c.X, c.y); acc >= 0.9 {
 				t.Errorf("%s linear %v: training accuracy %v; a line cannot separate it", c.name, alg, acc)
 			}

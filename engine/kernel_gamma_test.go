@@ -66,7 +66,7 @@ func TestKernelScaleGamma(t *testing.T) {
 		t.Errorf("all zero: %v, want 1", g)
 	}
 	X, y := ktFloatData(145, 60, 6, 1, 2, 0.1)
-	m, _ := ktFit(t, X, y, KernelConfig{Epochs: 2})
+	m, _ := ktFit(t, X, y, KernelConfig{Config: Config{Epochs: 2}})
 	if k, ok := m.Kernel.(kernels.RBF); !ok || k.Gamma != ScaleGamma(X) {
 		t.Errorf("default kernel %v, want RBF of γ %v", m.Kernel, ScaleGamma(X))
 	}

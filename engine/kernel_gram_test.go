@@ -24,12 +24,12 @@ func TestKernelGramCacheIdentical(t *testing.T) {
 		y    []float64
 		cfg  KernelConfig
 	}{
-		{"dense-rbf-averaged", Xd, yd, KernelConfig{Kernel: kernels.RBF{Gamma: 0.5}, Epochs: 4, Seed: 1}},
-		{"dense-rbf-voted", Xd, yd, KernelConfig{Kernel: kernels.RBF{Gamma: 0.5}, Algorithm: Voted, Epochs: 3, Seed: 1}},
-		{"sparse-poly-K3", Xs, ys, KernelConfig{Kernel: kernels.Poly{Degree: 2, Gamma: 0.5, Coef0: 1}, Epochs: 4, Seed: 2}},
-		{"sparse-rbf-K3-budget", Xs, ys, KernelConfig{Kernel: kernels.RBF{Gamma: 0.2}, Algorithm: Plain, Epochs: 4, Seed: 3, Budget: 20}},
-		{"int-sigmoid-K4-plain", Xi, yi, KernelConfig{Kernel: kernels.Sigmoid{Gamma: 0.01}, Algorithm: Plain, Epochs: 4, Seed: 4}},
-		{"int-linear-K4-budget", Xi, yi, KernelConfig{Kernel: kernels.Linear{}, Algorithm: Plain, Epochs: 4, Seed: 5, Budget: 15}},
+		{"dense-rbf-averaged", Xd, yd, KernelConfig{Config: Config{Epochs: 4, Seed: 1}, Kernel: kernels.RBF{Gamma: 0.5}}},
+		{"dense-rbf-voted", Xd, yd, KernelConfig{Config: Config{Algorithm: Voted, Epochs: 3, Seed: 1}, Kernel: kernels.RBF{Gamma: 0.5}}},
+		{"sparse-poly-K3", Xs, ys, KernelConfig{Config: Config{Epochs: 4, Seed: 2}, Kernel: kernels.Poly{Degree: 2, Gamma: 0.5, Coef0: 1}}},
+		{"sparse-rbf-K3-budget", Xs, ys, KernelConfig{Config: Config{Algorithm: Plain, Epochs: 4, Seed: 3}, Kernel: kernels.RBF{Gamma: 0.2}, MaxSupportVectors: 20}},
+		{"int-sigmoid-K4-plain", Xi, yi, KernelConfig{Config: Config{Algorithm: Plain, Epochs: 4, Seed: 4}, Kernel: kernels.Sigmoid{Gamma: 0.01}}},
+		{"int-linear-K4-budget", Xi, yi, KernelConfig{Config: Config{Algorithm: Plain, Epochs: 4, Seed: 5}, Kernel: kernels.Linear{}, MaxSupportVectors: 15}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n := int64(c.X.Rows)

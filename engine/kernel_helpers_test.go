@@ -24,8 +24,8 @@ func ktDesc(cfg KernelConfig) string {
 	if cfg.Kernel != nil {
 		k = cfg.Kernel.String()
 	}
-	return fmt.Sprintf("{kernel %s, %v, epochs %d, bias %v×%v, margin %v, noshuffle %v, seed %d, budget %d, cw %v, gram %+v}",
-		k, cfg.Algorithm, cfg.Epochs, cfg.Bias, cfg.BiasScale, cfg.Margin, cfg.NoShuffle, cfg.Seed, cfg.Budget, cfg.ClassWeight, cfg.Gram)
+	return fmt.Sprintf("{kernel %s, %v, epochs %d, bias %v×%v, margin %v, noshuffle %v, seed %d, max SVs %d, cw %v, gram %+v}",
+		k, cfg.Algorithm, cfg.Epochs, cfg.Bias, cfg.BiasScale, cfg.Margin, cfg.NoShuffle, cfg.Seed, cfg.MaxSupportVectors, cfg.ClassWeight, cfg.Gram)
 }
 
 // ktFit calls FitKernel and fails the test on an error or a model that

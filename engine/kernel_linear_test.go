@@ -75,7 +75,7 @@ func TestKernelLinearEqualsPrimalPlain(t *testing.T) {
 					}
 					what := fmt.Sprintf("%s/bias=%v×%v/noshuffle=%v/seed=%d/margin=%v", ds.name, v.bias, v.scale, v.noShuffle, v.seed, margin)
 					pcfg := Config{Algorithm: Plain, Epochs: 6, Bias: v.bias, BiasScale: v.scale, Margin: margin, NoShuffle: v.noShuffle, Seed: v.seed}
-					kcfg := KernelConfig{Kernel: kernels.Linear{}, Algorithm: Plain, Epochs: 6, Bias: v.bias, BiasScale: v.scale, Margin: margin, NoShuffle: v.noShuffle, Seed: v.seed}
+					kcfg := KernelConfig{Config: Config{Algorithm: Plain, Epochs: 6, Bias: v.bias, BiasScale: v.scale, Margin: margin, NoShuffle: v.noShuffle, Seed: v.seed}, Kernel: kernels.Linear{}}
 					var pm *Model
 					var pst []EpochStats
 					primal := ktTrace(t, func() {
@@ -208,7 +208,7 @@ func TestKernelLinearEqualsPrimalAveragedVoted(t *testing.T) {
 						})
 						var km *KernelModel
 						dual := ktTrace(t, func() {
-							km, _ = ktFit(t, X, y, KernelConfig{Kernel: kernels.Linear{}, Algorithm: alg, Epochs: 5, Seed: seed})
+							km, _ = ktFit(t, X, y, KernelConfig{Config: Config{Algorithm: alg, Epochs: 5, Seed: seed}, Kernel: kernels.Linear{}})
 						})
 						ktSameSeq(t, what, dual, primal)
 						// The averages are not integers: the two sides round

@@ -38,21 +38,21 @@ func ktPredictModels(t testing.TB) []ktModelCase {
 		}
 		out = append(out, ktModelCase{name, m, X})
 	}
-	add("rbf-averaged-binary-dense", Xd, yd, KernelConfig{Kernel: kernels.RBF{Gamma: 0.3}, Epochs: 4, Seed: 1})
-	add("default-rbf-K4-sparse", Xs, ys, KernelConfig{Epochs: 3, Seed: 1})
-	add("poly-plain-K3", Xi, yi, KernelConfig{Kernel: kernels.Poly{Degree: 2, Gamma: 0.5, Coef0: 1}, Algorithm: Plain, Epochs: 3, Seed: 1})
+	add("rbf-averaged-binary-dense", Xd, yd, KernelConfig{Config: Config{Epochs: 4, Seed: 1}, Kernel: kernels.RBF{Gamma: 0.3}})
+	add("default-rbf-K4-sparse", Xs, ys, KernelConfig{Config: Config{Epochs: 3, Seed: 1}})
+	add("poly-plain-K3", Xi, yi, KernelConfig{Config: Config{Algorithm: Plain, Epochs: 3, Seed: 1}, Kernel: kernels.Poly{Degree: 2, Gamma: 0.5, Coef0: 1}})
 	add("linear-binary-sparse", Xs, func() []float64 {
 		z := make([]float64, len(ys))
 		for i, v := range ys {
 			z[i] = float64(int(v) % 2)
 		}
 		return z
-	}(), KernelConfig{Kernel: kernels.Linear{}, Epochs: 3, Seed: 1})
-	add("sigmoid-binary", Xd, yd, KernelConfig{Kernel: kernels.Sigmoid{Gamma: 0.05}, Epochs: 3, Seed: 1})
-	add("rbf-augmented-K4", Xs, ys, KernelConfig{Kernel: kernels.RBF{Gamma: 0.5}, Bias: BiasAugmented, BiasScale: 2, Epochs: 3, Seed: 2})
-	add("poly-nobias-binary", Xd, yd, KernelConfig{Kernel: kernels.Poly{Degree: 3, Gamma: 0.3, Coef0: 1}, Bias: NoBias, Epochs: 3, Seed: 3})
-	add("voted-rbf-binary", Xd, yd, KernelConfig{Kernel: kernels.RBF{Gamma: 0.3}, Algorithm: Voted, Epochs: 3, Seed: 1})
-	add("voted-poly-K3", Xi, yi, KernelConfig{Kernel: kernels.Poly{Degree: 2, Gamma: 0.5, Coef0: 1}, Algorithm: Voted, Epochs: 2, Seed: 1})
+	}(), KernelConfig{Config: Config{Epochs: 3, Seed: 1}, Kernel: kernels.Linear{}})
+	add("sigmoid-binary", Xd, yd, KernelConfig{Config: Config{Epochs: 3, Seed: 1}, Kernel: kernels.Sigmoid{Gamma: 0.05}})
+	add("rbf-augmented-K4", Xs, ys, KernelConfig{Config: Config{Bias: BiasAugmented, BiasScale: 2, Epochs: 3, Seed: 2}, Kernel: kernels.RBF{Gamma: 0.5}})
+	add("poly-nobias-binary", Xd, yd, KernelConfig{Config: Config{Bias: NoBias, Epochs: 3, Seed: 3}, Kernel: kernels.Poly{Degree: 3, Gamma: 0.3, Coef0: 1}})
+	add("voted-rbf-binary", Xd, yd, KernelConfig{Config: Config{Algorithm: Voted, Epochs: 3, Seed: 1}, Kernel: kernels.RBF{Gamma: 0.3}})
+	add("voted-poly-K3", Xi, yi, KernelConfig{Config: Config{Algorithm: Voted, Epochs: 2, Seed: 1}, Kernel: kernels.Poly{Degree: 2, Gamma: 0.5, Coef0: 1}})
 	return out
 }
 
@@ -541,9 +541,9 @@ func TestKernelConcurrentPredict(t *testing.T) {
 		y   []float64
 		cfg KernelConfig
 	}{
-		{Xd, yd, KernelConfig{Kernel: kernels.RBF{Gamma: 0.3}, Epochs: 3, Seed: 1}},
-		{X4, y4, KernelConfig{Kernel: kernels.Poly{Degree: 2, Gamma: 0.5, Coef0: 1}, Epochs: 3, Seed: 1}},
-		{Xd, yd, KernelConfig{Kernel: kernels.RBF{Gamma: 0.3}, Algorithm: Voted, Epochs: 2, Seed: 1}},
+		{Xd, yd, KernelConfig{Config: Config{Epochs: 3, Seed: 1}, Kernel: kernels.RBF{Gamma: 0.3}}},
+		{X4, y4, KernelConfig{Config: Config{Epochs: 3, Seed: 1}, Kernel: kernels.Poly{Degree: 2, Gamma: 0.5, Coef0: 1}}},
+		{Xd, yd, KernelConfig{Config: Config{Algorithm: Voted, Epochs: 2, Seed: 1}, Kernel: kernels.RBF{Gamma: 0.3}}},
 	}
 	type want struct {
 		p  []float64
@@ -574,7 +574,7 @@ func TestKernelConcurrentPredict(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for range 2 {
-			m, _, err := FitKernel(context.Background(), Xt, yt, KernelConfig{Kernel: kernels.RBF{Gamma: 0.2}, Epochs: 3})
+			m, _, err := FitKernel(context.Background(), Xt, yt, KernelConfig{Config: Config{Epochs: 3}, Kernel: kernels.RBF{Gamma: 0.2}})
 			if err != nil || m.NumSV() == 0 {
 				errs <- fmt.Errorf("training beside prediction: %v", err)
 			}
@@ -677,7 +677,7 @@ func TestKernelZeroSupportVectors(t *testing.T) {
 	Xw, yw := ktFloatData(125, 40, 5, 1, 2, 0)
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
 		t.Run(alg.String(), func(t *testing.T) {
-			mw, stats := ktFit(t, Xw, yw, KernelConfig{Algorithm: alg, Epochs: 5, ClassWeight: map[float64]float64{0: 0, 1: 0}})
+			mw, stats := ktFit(t, Xw, yw, KernelConfig{Config: Config{Algorithm: alg, Epochs: 5, ClassWeight: map[float64]float64{0: 0, 1: 0}}})
 			if mw.NumSV() != 0 || len(stats) != 1 || stats[0].Updates != 0 || stats[0].Mistakes != Xw.Rows {
 				t.Fatalf("%v with zero class weights: %d support vectors, stats %+v", alg, mw.NumSV(), stats)
 			}

@@ -76,9 +76,11 @@ func TestKernelUserDefined(t *testing.T) {
 			for _, alg := range []Algorithm{Averaged, Plain, Voted} {
 				what := fmt.Sprintf("dense=%v/%v", dense, alg)
 				var mu, mb *KernelModel
-				tu := ktTrace(t, func() { mu, _ = ktFit(t, X, y, KernelConfig{Kernel: ktUserPoly{}, Algorithm: alg, Epochs: 3, Seed: 2}) })
+				tu := ktTrace(t, func() {
+					mu, _ = ktFit(t, X, y, KernelConfig{Config: Config{Algorithm: alg, Epochs: 3, Seed: 2}, Kernel: ktUserPoly{}})
+				})
 				tb := ktTrace(t, func() {
-					mb, _ = ktFit(t, X, y, KernelConfig{Kernel: kernels.Poly{Degree: 2, Coef0: 1}, Algorithm: alg, Epochs: 3, Seed: 2})
+					mb, _ = ktFit(t, X, y, KernelConfig{Config: Config{Algorithm: alg, Epochs: 3, Seed: 2}, Kernel: kernels.Poly{Degree: 2, Coef0: 1}})
 				})
 				ktSameSeq(t, what, tu, tb)
 				ktSameModel(t, what+": user (x·z+1)² vs Poly", mu, mb)
@@ -105,7 +107,7 @@ func TestKernelUserDefined(t *testing.T) {
 	}
 
 	X, y := ktXOR(133, 20, 0.4)
-	m, stats := ktFit(t, X, y, KernelConfig{Kernel: ktLaplace{gamma: 1}, Algorithm: Plain, Epochs: 100, Seed: 1})
+	m, stats := ktFit(t, X, y, KernelConfig{Config: Config{Algorithm: Plain, Epochs: 100, Seed: 1}, Kernel: ktLaplace{gamma: 1}})
 	if stats[len(stats)-1].Updates != 0 || ktAccuracy(m, X, y) != 1 {
 		t.Fatalf("Laplacian kernel on XOR: accuracy %v after %d epochs", ktAccuracy(m, X, y), len(stats))
 	}

@@ -511,7 +511,7 @@ func TestKernelModelMarshalInvalid(t *testing.T) {
 
 func TestKernelModelUserKernel(t *testing.T) {
 	X, y := kmioData(4, 30, 4, 2, 0.7)
-	m, _, err := FitKernel(context.Background(), X, y, KernelConfig{Kernel: kmioUserKernel{}, Epochs: 2})
+	m, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{Epochs: 2}, Kernel: kmioUserKernel{}})
 	if err != nil {
 		t.Fatal(err)
 	}

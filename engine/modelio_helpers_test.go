@@ -383,7 +383,7 @@ var kmioTrained = sync.OnceValue(func() []kmioCase {
 						density = 0.95
 					}
 					X, y := kmioData(uint64(i), 40, 8, nc, density)
-					cfg := KernelConfig{Kernel: k, Algorithm: alg, Epochs: 3, Seed: uint64(i), Bias: BiasMode(i % 3)}
+					cfg := KernelConfig{Config: Config{Algorithm: alg, Epochs: 3, Seed: uint64(i), Bias: BiasMode(i % 3)}, Kernel: k}
 					if cfg.Bias == BiasAugmented {
 						cfg.BiasScale = 0.5
 					}
@@ -398,7 +398,7 @@ var kmioTrained = sync.OnceValue(func() []kmioCase {
 		}
 	}
 	X, y := kmioData(99, 60, 5, 3, 0.6)
-	m, _, err := FitKernel(context.Background(), X, y, KernelConfig{Algorithm: Plain, Budget: 6, Epochs: 4})
+	m, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{Algorithm: Plain, Epochs: 4}, MaxSupportVectors: 6})
 	if err != nil {
 		panic(err)
 	}

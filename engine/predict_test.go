@@ -885,7 +885,7 @@ func TestCheckNonFiniteVoteStep(t *testing.T) {
 	if err := m.Check(); !errors.Is(err, ErrFormat) {
 		t.Fatalf("linear model with a NaN step: %v", err)
 	}
-	k, _, err := FitKernel(context.Background(), X, y, KernelConfig{Kernel: kernels.Linear{}, Algorithm: Voted, NoShuffle: true})
+	k, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{Algorithm: Voted, NoShuffle: true}, Kernel: kernels.Linear{}})
 	if err != nil || k.Check() != nil {
 		t.Fatalf("voted kernel fit: %v", err)
 	}

@@ -558,7 +558,8 @@ func TestKernelPAEqualsPrimal(t *testing.T) {
 					classes, _ := classesOf(data.y, 1024)
 					ref := rlRefRun(data.X, fxClassIndex(classes, data.y), len(classes), epochs, s)
 					km, stats, err := FitKernel(context.Background(), data.X, data.y, KernelConfig{
-						Kernel: kernels.Linear{}, Algorithm: alg, Rule: rule, C: cfg.C, Epochs: epochs, NoShuffle: true})
+						Config: Config{Algorithm: alg, Rule: rule, C: cfg.C, Epochs: epochs, NoShuffle: true},
+						Kernel: kernels.Linear{}})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -595,10 +596,10 @@ func TestKernelPAEqualsPrimal(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Rule: Pegasos}); !errors.Is(err, ErrConfig) {
+	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Config: Config{Rule: Pegasos}}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("kernel Pegasos: %v, want ErrConfig", err)
 	}
-	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Rule: PA1, Algorithm: Voted}); !errors.Is(err, ErrConfig) {
+	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Config: Config{Rule: PA1, Algorithm: Voted}}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("kernel voted PA-I: %v, want ErrConfig", err)
 	}
 }

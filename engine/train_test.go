@@ -1209,7 +1209,7 @@ func TestClassWeightUnknownLabel(t *testing.T) {
 	if _, _, err := Fit(context.Background(), X, y, Config{ClassWeight: cw}); !errors.Is(err, ErrConfig) {
 		t.Errorf("Fit: %v", err)
 	}
-	if _, _, err := FitKernel(context.Background(), X, y, KernelConfig{ClassWeight: cw}); !errors.Is(err, ErrConfig) {
+	if _, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{ClassWeight: cw}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("FitKernel: %v", err)
 	}
 	if _, err := NewLearner([]float64{-1, 1}, 5, Config{ClassWeight: cw}); !errors.Is(err, ErrConfig) {

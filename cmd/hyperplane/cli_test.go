@@ -175,7 +175,7 @@ func TestTrainOptionsCheckedByTheLibraryFirst(t *testing.T) {
 		{[]string{"-algo", "voted", "-threads", "2"}, "cannot mix parameters"},
 		{[]string{"-kernel", "rbf", "-algo", "batch"}, "no kernel form"},
 		{[]string{"-kernel", "rbf", "-algo", "averaged", "-budget", "10"}, "needs Algorithm Plain"},
-		{[]string{"-kernel", "rbf", "-algo", "plain", "-budget", "-1"}, "Budget -1"},
+		{[]string{"-kernel", "rbf", "-algo", "plain", "-budget", "-1"}, "MaxSupportVectors -1"},
 		{[]string{"-lr", "2"}, "add -algo averaged"},
 	} {
 		code, _, e := runCmd(append(append([]string{"train", "-o", out}, c.args...), missing)...)
@@ -245,52 +245,15 @@ func TestTrainSummaryFirstAndEarlyStopping(t *testing.T) {
 	}
 }
 
-// kernelConfig carries every setting KernelConfig shares with Config:
-// a field added to both reaches kernel training without a second edit.
+// kernelConfig carries train's whole Config into the kernel learner's
+// (KernelConfig embeds it) and the kernel flags beside it.
 func TestKernelConfigFromLinear(t *testing.T) {
-	var cfg engine.Config
-	cv := reflect.ValueOf(&cfg).Elem()
-	kt := reflect.TypeOf(engine.KernelConfig{})
-	shared := 0
-	for i := range kt.NumField() {
-		f := kt.Field(i)
-		src := cv.FieldByName(f.Name)
-		if !src.IsValid() || f.Anonymous || src.Kind() == reflect.Func {
-			continue
-		}
-		shared++
-		switch src.Kind() {
-		case reflect.Bool:
-			src.SetBool(true)
-		case reflect.Int, reflect.Int64:
-			src.SetInt(int64(3 + i))
-		case reflect.Uint64:
-			src.SetUint(uint64(3 + i))
-		case reflect.Uint8: // the enumerations: Algorithm, Rule, Bias
-			src.SetUint(1)
-		case reflect.Float64:
-			src.SetFloat(float64(3+i) / 7)
-		case reflect.Map:
-			src.Set(reflect.ValueOf(map[float64]float64{1: 2}))
-		default:
-			t.Fatalf("field %s of kind %v: extend the test", f.Name, src.Kind())
-		}
-	}
+	cfg := engine.Config{Algorithm: engine.Plain, Rule: engine.PA1, C: 0.5, Epochs: 7, Bias: engine.BiasAugmented, BiasScale: 2,
+		Margin: 0.25, NoShuffle: true, Seed: 9, ClassWeight: map[float64]float64{1: 2}, Balanced: true, MaxClasses: 5, MemoryBudget: 1 << 30}
 	k := kernelOpts{kernel: kernels.RBF{Gamma: 2}, budget: 7, gram: kernels.Options{Budget: 1 << 20}}
 	kc := kernelConfig(cfg, k)
-	kv := reflect.ValueOf(kc)
-	for i := range kt.NumField() {
-		f := kt.Field(i)
-		src := cv.FieldByName(f.Name)
-		if !src.IsValid() || f.Anonymous || src.Kind() == reflect.Func {
-			continue
-		}
-		if !reflect.DeepEqual(kv.Field(i).Interface(), src.Interface()) {
-			t.Errorf("KernelConfig.%s = %v, want Config's %v", f.Name, kv.Field(i).Interface(), src.Interface())
-		}
-	}
-	if shared < 10 || kc.Kernel != k.kernel || kc.Budget != 7 || kc.Gram != k.gram {
-		t.Errorf("%d shared fields; kernel options %+v", shared, kc)
+	if !reflect.DeepEqual(kc.Config, cfg) || kc.Kernel != k.kernel || kc.MaxSupportVectors != 7 || kc.Gram != k.gram {
+		t.Errorf("kernelConfig(%+v, %+v) = %+v", cfg, k, kc)
 	}
 }
 

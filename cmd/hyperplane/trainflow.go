@@ -35,17 +35,12 @@ type kernelOpts struct {
 	gram   kernels.Options
 }
 
-// kernelConfig returns the kernel learner that cfg and k describe: the
-// one place where train's engine.Config becomes an engine.KernelConfig,
-// field by field, so that every setting the two share reaches both.
+// kernelConfig returns the kernel learner that cfg and k describe:
+// engine.KernelConfig embeds engine.Config, so every setting the two share
+// reaches both. (train refuses the flags of the primal-only options with
+// -kernel.)
 func kernelConfig(cfg engine.Config, k kernelOpts) engine.KernelConfig {
-	return engine.KernelConfig{
-		Kernel: k.kernel, Algorithm: cfg.Algorithm, Rule: cfg.Rule, C: cfg.C, Epochs: cfg.Epochs,
-		LearningRate: cfg.LearningRate, Bias: cfg.Bias, BiasScale: cfg.BiasScale, Margin: cfg.Margin,
-		NoShuffle: cfg.NoShuffle, Seed: cfg.Seed, ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced,
-		MaxClasses: cfg.MaxClasses, MemoryBudget: cfg.MemoryBudget,
-		Budget: k.budget, Gram: k.gram,
-	}
+	return engine.KernelConfig{Config: cfg, Kernel: k.kernel, MaxSupportVectors: k.budget, Gram: k.gram}
 }
 
 // configError returns the library's refusal of the learner cfg (and k,
@@ -125,7 +120,7 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 		var ks []engine.KernelEpochStats
 		kc := kernelConfig(cfg, *k)
 		if show != nil {
-			kc.OnEpoch = func(s engine.KernelEpochStats) error {
+			kc.OnKernelEpoch = func(s engine.KernelEpochStats) error {
 				extra := ", " + commas(int64(s.SupportVectors)) + " support vectors"
 				if o.verbose {
 					extra += fmt.Sprintf(" (%s removed), Gram %s hits %s misses", commas(int64(s.Removed)), commas(s.Gram.Hits), commas(s.Gram.Misses))
