@@ -284,3 +284,22 @@ func TestDenseUpdateBits(t *testing.T) {
 		}
 	}
 }
+
+// TestFitDenseNoColumns: rows of no values train a model of the bias
+// alone, as a CSR of width 0 does.
+func TestFitDenseNoColumns(t *testing.T) {
+	D := &dense.Matrix[float32]{Rows: 3, Cols: 0, Stride: 0}
+	y := []float64{1, 1, -1}
+	m, _, err := FitDense(context.Background(), D, y, Config{NoShuffle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := Fit(context.Background(), &sparse.CSR{Rows: 3, Indptr: make([]int64, 4)}, y, Config{NoShuffle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxSameModel(t, "width 0", m, want)
+	if got := m.PredictDense(nil); got != want.Predict(sparse.Vector{}) {
+		t.Fatalf("PredictDense of an empty row %v, sparse %v", got, want.Predict(sparse.Vector{}))
+	}
+}
