@@ -201,41 +201,18 @@ func (st *state) stepDense(ind []int32, x []float32, sc float32, cls int, weight
 // updateDense is update1 for a dense row x of the learner's width, with
 // the same bits (TestDenseUpdateBits): the plain learner's weights move
 // by the dense kernel asm.AxpyF32, which multiplies and adds every value
-// as asm.AxpyIndF32 does; the averaged learner's weights and accumulators
-// in one pass that needs no indices (axpyAvgDense).
+// as asm.AxpyIndF32 does. The averaged learner's weights and accumulators
+// take update1's kernel over the indices 0…n−1: a Go loop without the
+// indices measured slower than that kernel (the float32-to-float64
+// conversions are scalar either way).
 func (st *state) updateDense(ind []int32, x []float32, a, ax float32, svRow int) {
-	st.b[0] += a * st.bb
 	if st.u != nil {
-		ca := st.clock() * float64(ax)
-		axpyAvgDense(ax, ca, x, st.w, st.u)
-		st.ub[0] += st.clock() * float64(a) * float64(st.bb)
-	} else {
-		asm.AxpyF32(ax, x, st.w)
+		st.update1(ind, x, a, ax, svRow)
+		return
 	}
+	st.b[0] += a * st.bb
+	asm.AxpyF32(ax, x, st.w)
 	st.logVote(ind, x, svRow, 0, -1, a)
-}
-
-// axpyAvgDense adds a·x to w and ca·x to u, rounding every product before
-// adding it, as asm.AxpyAvgF32 does for a sparse row.
-func axpyAvgDense(a float32, ca float64, x, w []float32, u []float64) {
-	w = w[:len(x)]
-	u = u[:len(x)]
-	j := 0
-	for ; j+4 <= len(x); j += 4 {
-		x0, x1, x2, x3 := x[j], x[j+1], x[j+2], x[j+3]
-		w[j] += float32(a * x0)
-		w[j+1] += float32(a * x1)
-		w[j+2] += float32(a * x2)
-		w[j+3] += float32(a * x3)
-		u[j] += float64(ca * float64(x0))
-		u[j+1] += float64(ca * float64(x1))
-		u[j+2] += float64(ca * float64(x2))
-		u[j+3] += float64(ca * float64(x3))
-	}
-	for ; j < len(x); j++ {
-		w[j] += float32(a * x[j])
-		u[j] += float64(ca * float64(x[j]))
-	}
 }
 
 // DecisionDenseBatch writes DecisionDense of every row of X into dst
