@@ -16,8 +16,8 @@ import (
 )
 
 // prefetchAhead is how many rows ahead of the one being learned a shuffled
-// epoch prefetches. On imdb.train (142 nonzeros a row) 4 to 6 was best;
-// nearer leaves the miss exposed, further evicts rows before their turn.
+// epoch prefetches: nearer leaves the miss exposed, further evicts rows
+// before their turn. Text rows of about a hundred nonzeros were the guide.
 const prefetchAhead = 6
 
 // gatherAhead is how many rows ahead a learner whose weights outgrow the
@@ -57,11 +57,10 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if len(y) != X.Rows {
 		return nil, nil, fmt.Errorf("%w: %d labels for %d rows", ErrLabels, len(y), X.Rows)
 	}
-	// The kernels read the rows' indices unchecked: check them first. A
-	// check as the first epoch reached each row cost more than this pass
-	// in storage order (Validate's one-loop fast path): a one-epoch fit of
-	// a9a took 4.0-4.9 ms that way against 2.9-3.5, of imdb 9.2-9.9
-	// against 8.4-8.9.
+	// The kernels panic on an index outside the weights: check the rows
+	// first, so that bad data is an error. A check as the first epoch
+	// reached each row cost more than this pass in storage order
+	// (Validate's one-loop fast path).
 	if err := checkData(X); err != nil {
 		return nil, nil, err
 	}
@@ -206,8 +205,7 @@ type fitter struct {
 	// order is this epoch's visiting order and next the coming one's,
 	// drawn on a goroutine of its own while this epoch runs (drawn is
 	// closed when it is ready): on the core a sequential fit leaves idle,
-	// or beside the parameter mix. On imdb.train drawing took 0.15 ms of
-	// a 4-5 ms epoch.
+	// or beside the parameter mix, off the epoch's path.
 	order, next []int32
 	drawn       chan struct{}
 }
@@ -426,8 +424,8 @@ const (
 )
 
 // shuffle puts p in a random order: the permutation rng.Shuffle makes
-// from the same draws, without a function call per swap (which was half
-// of the 0.2 ms that shuffling imdb.train's 25000 rows took per epoch).
+// from the same draws, without a function call per swap (which was much
+// of the cost of shuffling).
 func shuffle[T any](rng *rand.Rand, p []T) {
 	for i := len(p) - 1; i > 0; i-- {
 		j := rng.Uint64N(uint64(i + 1))
@@ -575,8 +573,8 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 	mix := func(lo, hi int) {
 		// Block by block, worker by worker: the same sums in the same
 		// order as a loop over the workers for every weight, without its
-		// per-weight overhead (on imdb that loop took about a tenth of a
-		// two-worker epoch).
+		// per-weight overhead, which was a visible part of a two-worker
+		// epoch.
 		var vb, sb [mixBlock]float64
 		for a := lo; a < hi; a += mixBlock {
 			b := min(a+mixBlock, hi)
@@ -805,8 +803,8 @@ func finite32s(x []float32) bool {
 	// Long slices go through the SIMD sum of squares a block at a time:
 	// it is finite when every value is, and a block whose sum is not (a
 	// non-finite value, or huge ones that overflow it) is looked at value
-	// by value. The loop alone cost 1.5 ms of a 17 ms epoch checking the
-	// 2 million weights of a 20 Newsgroups model.
+	// by value. A scalar loop was a visible part of an epoch for models
+	// of millions of weights.
 	const block = 4096
 	for len(x) >= 32 {
 		n := min(block, len(x))
