@@ -63,6 +63,7 @@ import (
 	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 )
 
 const (
@@ -114,9 +115,9 @@ func writeFile(w io.Writer, f fileSections) (int64, error) {
 }
 
 // saveFile writes the encoding of f to the file path, replacing it
-// atomically (see sparse.WriteFileAtomic).
+// atomically (see atomicfile.Write).
 func saveFile(path string, f fileSections) error {
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := writeFile(w, f)
 		return err
 	})

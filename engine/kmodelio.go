@@ -278,7 +278,7 @@ func (m *KernelModel) WriteTo(w io.Writer) (int64, error) {
 }
 
 // Save writes m to the file path in the binary kernel model format. The
-// file is replaced atomically (see sparse.WriteFileAtomic): on failure,
+// file is replaced atomically (see atomicfile.Write): on failure,
 // including a model that cannot be encoded, an existing file at path is
 // left as it was.
 func (m *KernelModel) Save(path string) error {

@@ -222,7 +222,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 }
 
 // Save writes m to the file path in the binary model format. The file is
-// replaced atomically (see sparse.WriteFileAtomic): on failure, including
+// replaced atomically (see atomicfile.Write): on failure, including
 // a model that cannot be encoded, an existing file at path is left as it
 // was.
 func (m *Model) Save(path string) error {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"hash/crc32"
 	"io"
 	"math"
@@ -12,6 +11,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // CacheOptions controls OpenCacheWith. Of the ReadOptions, Dim, MaxDim,
@@ -30,7 +31,7 @@ type CacheOptions struct {
 	// lost pages fault: ReadBlock, and whatever runs under Guard (such as
 	// engine.FitCache), return an error then, while other code reading a
 	// block's views would be killed with SIGBUS. Replacing the file by a
-	// rename, as WriteFileAtomic does, is safe.
+	// rename, as atomicfile.Write does, is safe.
 	Map bool
 
 	// SkipValueChecks skips the checks of the blocks' labels, indices and

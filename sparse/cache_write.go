@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"slices"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 )
 
 // CacheWriterOptions controls a CacheWriter. The zero value infers the
@@ -336,13 +338,13 @@ func writeCache(w io.Writer, d *Dataset, opt CacheWriterOptions) error {
 }
 
 // WriteCacheFile writes d to path as WriteCache does, atomically as
-// WriteFileAtomic does: on any error an existing file at path is left
+// atomicfile.Write does: on any error an existing file at path is left
 // untouched.
 func WriteCacheFile(path string, d *Dataset) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error { return WriteCache(w, d) })
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteCache(w, d) })
 }
 
 // ConvertLIBSVM reads the LIBSVM input src (gzip-compressed or not) row by
@@ -377,7 +379,7 @@ func ConvertLIBSVM(dst io.Writer, src io.Reader, ropt ReadOptions, wopt CacheWri
 }
 
 // ConvertLIBSVMFile converts the LIBSVM file srcPath into the cache file
-// dstPath with ConvertLIBSVM, atomically as WriteFileAtomic does. If
+// dstPath with ConvertLIBSVM, atomically as atomicfile.Write does. If
 // ropt.Name is empty, parse errors name srcPath.
 func ConvertLIBSVMFile(dstPath, srcPath string, ropt ReadOptions, wopt CacheWriterOptions) error {
 	f, err := os.Open(srcPath)
@@ -388,5 +390,5 @@ func ConvertLIBSVMFile(dstPath, srcPath string, ropt ReadOptions, wopt CacheWrit
 	if ropt.Name == "" {
 		ropt.Name = srcPath
 	}
-	return WriteFileAtomic(dstPath, func(w io.Writer) error { return ConvertLIBSVM(w, f, ropt, wopt) })
+	return atomicfile.Write(dstPath, func(w io.Writer) error { return ConvertLIBSVM(w, f, ropt, wopt) })
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/kernels"
-	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -359,7 +359,7 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 	if err != nil {
 		return err
 	}
-	return sparse.WriteFileAtomic(plotPath, func(out io.Writer) error { _, err := w.WriteTo(out); return err })
+	return atomicfile.Write(plotPath, func(out io.Writer) error { _, err := w.WriteTo(out); return err })
 }
 
 func plotExt(p string) string {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -236,7 +237,7 @@ func groupRuns(runs []convRun, sweep string) [][]convRun {
 }
 
 func writeConvCSV(path string, runs []convRun) error {
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"sweep", "n", "d", "gamma", "seed", "radius", "measured_gamma", "bound", "mistakes", "epochs", "converged", "cosine"})
 		f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
@@ -294,7 +295,7 @@ func savePlot(p *plot.Plot, base string) error {
 		if err != nil {
 			return err
 		}
-		if err := sparse.WriteFileAtomic(base+ext, func(out io.Writer) error { _, err := w.WriteTo(out); return err }); err != nil {
+		if err := atomicfile.Write(base+ext, func(out io.Writer) error { _, err := w.WriteTo(out); return err }); err != nil {
 			return err
 		}
 	}
@@ -354,7 +355,7 @@ func variants(ctx context.Context, stdout io.Writer, dir, trainPath, testPath st
 			acc[a] = append(acc[a], float64(right)/float64(te.X.Rows))
 		}
 	}
-	err := sparse.WriteFileAtomic(filepath.Join(dir, "variants.csv"), func(w io.Writer) error {
+	err := atomicfile.Write(filepath.Join(dir, "variants.csv"), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"epoch", "plain", "averaged", "voted", "batch"})
 		for e := range epochs {
@@ -405,7 +406,7 @@ func outDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	p, err := sparse.CreatePending(filepath.Join(dir, "results"))
+	p, err := atomicfile.Create(filepath.Join(dir, "results"))
 	if err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -23,7 +24,7 @@ type arg struct{ what, path string }
 // starts, so that a target that cannot be written stops it before the
 // work is spent, and replaced together once the work is done.
 type outputs struct {
-	files   []*sparse.PendingFile
+	files   []*atomicfile.File
 	byPath  map[string]io.Writer
 	stdout  io.Writer
 	cleaned bool
@@ -57,7 +58,7 @@ func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, erro
 			w.byPath["-"] = stdout
 			continue
 		}
-		p, err := sparse.CreatePending(o.path)
+		p, err := atomicfile.Create(o.path)
 		if err != nil {
 			w.cleanup()
 			return nil, err
@@ -72,7 +73,7 @@ func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, erro
 func (w *outputs) writer(path string) io.Writer { return w.byPath[path] }
 
 // commit replaces every output's target, or none (see
-// sparse.ReplaceTogether). It does not look at ctx: train saves what it
+// atomicfile.ReplaceTogether). It does not look at ctx: train saves what it
 // has when interrupted; commands that drop their work check ctx first.
 func (w *outputs) commit() error {
 	for _, p := range w.files {
@@ -87,7 +88,7 @@ func (w *outputs) commit() error {
 			return err
 		}
 	}
-	return sparse.ReplaceTogether(w.files...)
+	return atomicfile.ReplaceTogether(w.files...)
 }
 
 // cleanup removes the temporary files of the outputs not committed.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -276,7 +277,7 @@ func marginMean(runs []marginRun, sweep string, x float64, learner string) float
 }
 
 func writeMarginCSV(path string, runs []marginRun) error {
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"sweep", "x", "seed", "learner", "passes", "mistakes", "bound", "geometric_margin"})
 		f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sparse
+package atomicfile
 
 import (
 	"bufio"
@@ -28,7 +28,7 @@ const (
 )
 
 // atomicHalf is how much the helper writes before signalling: well past
-// WriteFileAtomic's 64 KiB buffer, so the partial data really is in the
+// Write's 64 KiB buffer, so the partial data really is in the
 // temporary file on disk when the helper is killed.
 const atomicHalf = 1 << 20
 
@@ -46,7 +46,7 @@ func TestHelperAtomicWriter(t *testing.T) {
 		return // not the helper process
 	}
 	mode := os.Getenv(atomicHelperMode)
-	err := WriteFileAtomic(path, func(w io.Writer) error {
+	err := Write(path, func(w io.Writer) error {
 		data := atomicNewContent(2 * atomicHalf)
 		if _, err := w.Write(data[:atomicHalf]); err != nil {
 			return err
