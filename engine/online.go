@@ -24,7 +24,7 @@ type Learner struct {
 	passes int   // PartialFit and LearnFrom calls, for EpochStats.Epoch
 }
 
-// RowSource is a stream of labelled sparse rows, such as *sparse.Scanner:
+// RowSource is a stream of labelled sparse rows, such as *libsvm.Scanner:
 // Scan advances to the next row and reports whether there is one, Row
 // returns it (valid until the next Scan), Err the error that ended the
 // stream, if any.

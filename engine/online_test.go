@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // fxLearner calls NewLearner and fails the test on an error.
@@ -209,7 +210,7 @@ func TestLearnFromScanner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			text := fxLIBSVM(tc.X, tc.y)
 			a := fxLearner(t, tc.classes, 0, tc.cfg)
-			s, err := a.LearnFrom(context.Background(), sparse.NewScanner(strings.NewReader(text), sparse.ReadOptions{}))
+			s, err := a.LearnFrom(context.Background(), libsvm.NewScanner(strings.NewReader(text), sparse.ReadOptions{}))
 			if err != nil {
 				t.Fatalf("%s: LearnFrom: %v", tc.name, err)
 			}
@@ -240,7 +241,7 @@ func TestLearnFromScanner(t *testing.T) {
 	// A malformed line ends the stream with the scanner's error, the rows
 	// before it learned.
 	l := fxLearner(t, []float64{-1, 1}, 0, Config{})
-	s, err := l.LearnFrom(context.Background(), sparse.NewScanner(strings.NewReader("1 1:1\n-1 2:1\n1 3:x\n1 1:1\n"), sparse.ReadOptions{}))
+	s, err := l.LearnFrom(context.Background(), libsvm.NewScanner(strings.NewReader("1 1:1\n-1 2:1\n1 3:x\n1 1:1\n"), sparse.ReadOptions{}))
 	if err == nil || s.Rows != 2 || l.Seen() != 2 {
 		t.Fatalf("malformed third line: err %v, %d rows, Seen %d", err, s.Rows, l.Seen())
 	}
@@ -250,7 +251,7 @@ func TestLearnFromScanner(t *testing.T) {
 	}
 	// An unknown label in the stream.
 	l = fxLearner(t, []float64{-1, 1}, 0, Config{})
-	s, err = l.LearnFrom(context.Background(), sparse.NewScanner(strings.NewReader("1 1:1\n3 2:1\n"), sparse.ReadOptions{}))
+	s, err = l.LearnFrom(context.Background(), libsvm.NewScanner(strings.NewReader("1 1:1\n3 2:1\n"), sparse.ReadOptions{}))
 	if !errors.Is(err, ErrUnknownLabel) || s.Rows != 1 || l.Seen() != 1 {
 		t.Fatalf("unknown label on row 2: err %v, %d rows, Seen %d", err, s.Rows, l.Seen())
 	}
@@ -512,10 +513,10 @@ func TestLearnerPassNumbers(t *testing.T) {
 		}
 	}
 	var buf strings.Builder
-	if err := sparse.WriteLIBSVM(&buf, &sparse.Dataset{X: X, Y: y}); err != nil {
+	if err := libsvm.Write(&buf, &sparse.Dataset{X: X, Y: y}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := l.LearnFrom(context.Background(), sparse.NewScanner(strings.NewReader(buf.String()), sparse.ReadOptions{}))
+	s, err := l.LearnFrom(context.Background(), libsvm.NewScanner(strings.NewReader(buf.String()), sparse.ReadOptions{}))
 	if err != nil || s.Epoch != 3 || s.Rows != 3 {
 		t.Fatalf("LearnFrom after two passes: %+v, %v", s, err)
 	}
@@ -526,7 +527,7 @@ func TestLearnerPassNumbers(t *testing.T) {
 // from empty rows instead of slicing past its empty weights.
 func TestMulticlassEmptyRows(t *testing.T) {
 	l := fxLearner(t, []float64{1, 2, 3}, 0, Config{})
-	sc := sparse.NewScanner(strings.NewReader("2\n3 1:1 4:2\n1 2:1\n"), sparse.ReadOptions{})
+	sc := libsvm.NewScanner(strings.NewReader("2\n3 1:1 4:2\n1 2:1\n"), sparse.ReadOptions{})
 	if _, err := l.LearnFrom(context.Background(), sc); err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,11 @@ import (
 	"slices"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
-	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
 // FitCache trains like Fit on a data set in a cache file (see
-// sparse.WriteCacheFile), reading it block by block, so that the data
+// sparse.WriteFile), reading it block by block, so that the data
 // set can be far larger than memory: besides the model, training holds
 // only the window of blocks being learned and the next one, being read
 // ahead: 2·CacheWindow blocks, 128 MiB with the default 4 MiB blocks.
@@ -30,7 +30,7 @@ import (
 // the statistics behave as in Fit. A block that fails its checks (a
 // corrupt or truncated file) stops training with its error, returned with
 // the model as it stood then, as for a cancelled context.
-func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (m *Model, stats []EpochStats, err error) {
+func FitCache(ctx context.Context, c *hpc.File, cfg Config) (m *Model, stats []EpochStats, err error) {
 	// A mapped cache's blocks view the mapping: if the file is truncated
 	// underneath, the learner's reads fault, and Guard turns that into an
 	// error instead of a crash (the model is then lost with the data).
@@ -42,7 +42,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (m *Model, stats
 	return m, stats, err
 }
 
-func fitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []EpochStats, error) {
+func fitCache(ctx context.Context, c *hpc.File, cfg Config) (*Model, []EpochStats, error) {
 	s, err := cfg.settle()
 	if err != nil {
 		return nil, nil, err
@@ -83,9 +83,9 @@ func fitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 		window = 1
 	}
 	// 2·window blocks: one window in training, the next being read.
-	free := make(chan *sparse.CacheBlock, 2*window)
+	free := make(chan *hpc.Block, 2*window)
 	for range 2 * window {
-		free <- new(sparse.CacheBlock)
+		free <- new(hpc.Block)
 	}
 	cf := &cacheFitter{st: st, c: c, classes: classes, rng: rng, blocks: blocks, window: window, free: free}
 	// A file of one window or less is read once and kept: every epoch
@@ -93,7 +93,7 @@ func fitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	// overlap the reading with.
 	if c.NumBlocks() <= CacheWindow {
 		for i := range c.NumBlocks() {
-			b := new(sparse.CacheBlock)
+			b := new(hpc.Block)
 			if err := c.ReadBlock(i, b); err != nil {
 				return st.model(), nil, err
 			}
@@ -111,7 +111,7 @@ func fitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 // cacheFitter runs the epochs of FitCache.
 type cacheFitter struct {
 	st      *state
-	c       *sparse.Cache
+	c       *hpc.File
 	classes []float64
 	rng     *rand.Rand
 	// blocks is the order of the blocks, shuffled every epoch; window
@@ -119,9 +119,9 @@ type cacheFitter struct {
 	// 2·window buffers that blocks are read into.
 	blocks []int
 	window int
-	free   chan *sparse.CacheBlock
+	free   chan *hpc.Block
 	// resident holds every block of a file of one window or less.
-	resident []*sparse.CacheBlock
+	resident []*hpc.Block
 	// A window's visiting order and class indices, kept from window to
 	// window.
 	order  []rowRef
@@ -156,7 +156,7 @@ func (f *cacheFitter) epoch(ctx context.Context, e int, more bool) (EpochStats, 
 		// Gather a window of blocks and learn their rows in one
 		// shuffled order, so that a file sorted by label still
 		// alternates classes.
-		var win []*sparse.CacheBlock
+		var win []*hpc.Block
 		if resident != nil {
 			scales = scales[:0]
 			for _, i := range blocks {
@@ -344,14 +344,14 @@ const CacheWindow = 16
 // blockReader reads the blocks of a cache in a given order on its own
 // goroutine, into blocks taken from free, and sends them on out.
 type blockReader struct {
-	out    chan *sparse.CacheBlock
+	out    chan *hpc.Block
 	err    error
 	finish chan struct{}
 	exited chan struct{}
 }
 
-func readBlocks(ctx context.Context, c *sparse.Cache, order []int, free chan *sparse.CacheBlock) *blockReader {
-	r := &blockReader{out: make(chan *sparse.CacheBlock, cap(free)), finish: make(chan struct{}), exited: make(chan struct{})}
+func readBlocks(ctx context.Context, c *hpc.File, order []int, free chan *hpc.Block) *blockReader {
+	r := &blockReader{out: make(chan *hpc.Block, cap(free)), finish: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
 		defer close(r.exited)
 		defer close(r.out)
@@ -361,9 +361,9 @@ func readBlocks(ctx context.Context, c *sparse.Cache, order []int, free chan *sp
 }
 
 // read reads the blocks of order into blocks from free and sends them on.
-func (r *blockReader) read(c *sparse.Cache, order []int, free chan *sparse.CacheBlock) error {
+func (r *blockReader) read(c *hpc.File, order []int, free chan *hpc.Block) error {
 	for _, i := range order {
-		var b *sparse.CacheBlock
+		var b *hpc.Block
 		select {
 		case b = <-free:
 		case <-r.finish:
@@ -380,7 +380,7 @@ func (r *blockReader) read(c *sparse.Cache, order []int, free chan *sparse.Cache
 
 // stop ends the reader, returns the blocks it still holds to free, and
 // returns its error.
-func (r *blockReader) stop(free chan *sparse.CacheBlock) error {
+func (r *blockReader) stop(free chan *hpc.Block) error {
 	close(r.finish)
 	<-r.exited
 	for b := range r.out {

@@ -12,17 +12,18 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
 // fxCache writes X, y to a cache file of small blocks and opens it.
-func fxCache(t *testing.T, X *sparse.CSR, y []float64, blockBytes int) (*sparse.Cache, string) {
+func fxCache(t *testing.T, X *sparse.CSR, y []float64, blockBytes int) (*hpc.File, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "data.hpc")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := sparse.NewCacheWriter(f, sparse.CacheWriterOptions{Dim: X.Cols, BlockSize: blockBytes})
+	w := hpc.NewWriter(f, hpc.WriterOptions{Dim: X.Cols, BlockSize: blockBytes})
 	for i := range X.Rows {
 		r := X.Row(i)
 		if err := w.Add(y[i], r.Ind, r.Val); err != nil {
@@ -35,7 +36,7 @@ func fxCache(t *testing.T, X *sparse.CSR, y []float64, blockBytes int) (*sparse.
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	c, err := hpc.Open(path, hpc.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,13 +140,13 @@ func TestFitCacheErrors(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	c2, err := hpc.Open(path, hpc.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c2.Close()
 	m, st, err := FitCache(context.Background(), c2, Config{NoShuffle: true})
-	if !errors.Is(err, sparse.ErrCache) || m == nil || len(st) != 0 {
+	if !errors.Is(err, hpc.ErrFormat) || m == nil || len(st) != 0 {
 		t.Fatalf("corrupt block: model %v, %d epochs, err %v", m != nil, len(st), err)
 	}
 }
@@ -229,13 +230,13 @@ func TestFitCacheResident(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	c2, err := hpc.Open(path, hpc.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c2.Close()
 	m, st, err := FitCache(context.Background(), c2, Config{})
-	if !errors.Is(err, sparse.ErrCache) || m == nil || len(st) != 0 {
+	if !errors.Is(err, hpc.ErrFormat) || m == nil || len(st) != 0 {
 		t.Fatalf("corrupt resident block: model %v, %d epochs, err %v", m != nil, len(st), err)
 	}
 }
@@ -271,7 +272,7 @@ func TestFitCacheTruncatedWhileMapped(t *testing.T) {
 	}{{"resident", 16000}, {"streamed", 1500}} {
 		t.Run(c.name, func(t *testing.T) {
 			_, path := fxCache(t, X, y, c.block)
-			mc, err := sparse.OpenCacheWith(path, sparse.CacheOptions{Map: true})
+			mc, err := hpc.Open(path, hpc.Options{Map: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +290,7 @@ func TestFitCacheTruncatedWhileMapped(t *testing.T) {
 				return nil
 			}}
 			_, st, err := FitCache(context.Background(), mc, cfg)
-			if !errors.Is(err, sparse.ErrCache) || !strings.Contains(err.Error(), "changed while in use") {
+			if !errors.Is(err, hpc.ErrFormat) || !strings.Contains(err.Error(), "changed while in use") {
 				t.Fatalf("after %d epochs: %v", len(st), err)
 			}
 		})

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -132,7 +134,7 @@ that both share buckets, IDF and label numbers:
 			if isCachePath(dst) {
 				// Row by row, in bounded memory.
 				ropt := sparse.ReadOptions{Dim: *dim, Name: name}
-				if err := sparse.ConvertLIBSVM(ctxWriter{ctx, outs.writer(dst)}, src, ropt, sparse.CacheWriterOptions{}); err != nil {
+				if err := hpc.ConvertLIBSVM(ctxWriter{ctx, outs.writer(dst)}, src, ropt, hpc.WriterOptions{}); err != nil {
 					return interrupted(ctx, err)
 				}
 				if err := ctx.Err(); err != nil {
@@ -141,7 +143,7 @@ that both share buckets, IDF and label numbers:
 				if err := outs.commit(); err != nil {
 					return err
 				}
-				c, err := sparse.OpenCache(dst, sparse.ReadOptions{})
+				c, err := hpc.Open(dst, hpc.Options{})
 				if err != nil {
 					return err
 				}
@@ -149,11 +151,11 @@ that both share buckets, IDF and label numbers:
 				c.Close()
 				return res.print(report, t0, *asJSON)
 			}
-			if d, err = sparse.ReadLIBSVM(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
+			if d, err = libsvm.Read(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
 				return interrupted(ctx, err)
 			}
 		case "cache":
-			if d, err = sparse.ReadCache(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
+			if d, err = hpc.Read(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
 				return interrupted(ctx, err)
 			}
 		}
@@ -233,7 +235,8 @@ func labelList(names []string, values []float64) string {
 	return b.String()
 }
 
-func isCachePath(p string) bool { return strings.HasSuffix(p, ".hpc") }
+// isCachePath reports whether a file named p is written as a cache.
+func isCachePath(p string) bool { return sparse.FormatForName(p) == hpc.Name }
 
 // openInput opens IN for convert: the file at path, or standard input
 // for "-", behind one buffered reader through which the kind is told

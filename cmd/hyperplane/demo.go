@@ -13,6 +13,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // subjectivity is the embedded demo data set (see data/README.md).
@@ -66,7 +67,7 @@ type demoResult struct {
 
 func demo(ctx context.Context, out io.Writer, epochs int, plain bool, seed uint64, holdout float64, asJSON bool) error {
 	t0 := time.Now()
-	d, err := sparse.ReadLIBSVM(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
+	d, err := libsvm.Read(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -306,7 +307,7 @@ func variants(ctx context.Context, stdout io.Writer, dir, trainPath, testPath st
 	var tr, te *sparse.Dataset
 	name := "Subjectivity (embedded), 80/20 split"
 	if trainPath == "" {
-		d, err := sparse.ReadLIBSVM(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
+		d, err := libsvm.Read(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
 		if err != nil {
 			return err
 		}

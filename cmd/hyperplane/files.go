@@ -2,17 +2,15 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
-	"github.com/klauspost/compress/gzip"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
 // arg is a file named on the command line, with what named it (a flag,
@@ -179,20 +177,11 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// writeData writes d to w in the format path's name asks for: a cache
-// (.hpc), gzip-compressed LIBSVM (.gz) or LIBSVM.
+// writeData writes d to w in the format path's name asks for (see
+// sparse.FormatForName): a cache (.hpc), gzip-compressed LIBSVM (.gz) or
+// LIBSVM.
 func writeData(w io.Writer, path string, d *sparse.Dataset) error {
-	switch {
-	case isCachePath(path):
-		return sparse.WriteCache(w, d)
-	case strings.HasSuffix(path, ".gz"):
-		zw := gzip.NewWriter(w)
-		if err := sparse.WriteLIBSVM(zw, d); err != nil {
-			return err
-		}
-		return zw.Close()
-	}
-	return sparse.WriteLIBSVM(w, d)
+	return sparse.Write(w, path, d)
 }
 
 // readData reads the data set at path, a cache or LIBSVM file (gzip too),
@@ -202,18 +191,12 @@ func readData(ctx context.Context, env *Env, path string) (*sparse.Dataset, erro
 	if path != "-" {
 		return sparse.ReadFile(path, sparse.ReadOptions{})
 	}
-	br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
-	opt := sparse.ReadOptions{Name: "standard input"}
-	if isCache(br) {
-		return sparse.ReadCache(br, opt)
-	}
-	return sparse.ReadLIBSVM(br, opt)
+	return sparse.Read(bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16), sparse.ReadOptions{Name: "standard input"})
 }
 
 // isCache reports whether br starts with a cache file's magic bytes,
 // without consuming them.
 func isCache(br *bufio.Reader) bool {
-	b, _ := br.Peek(4)
-	ok, _ := sparse.IsCache(bytes.NewReader(b))
-	return ok
+	f, _ := sparse.Sniff(br)
+	return f == hpc.Name
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -314,7 +315,7 @@ func inFile(path string, err error) error {
 // namesFile reports whether err already names the file it is about.
 func namesFile(err error) bool {
 	var pe *sparse.ParseError
-	var ce *sparse.CacheError
+	var ce *hpc.Error
 	var fe *fileError
 	var pathErr *os.PathError
 	return (errors.As(err, &pe) && pe.File != "") || (errors.As(err, &ce) && ce.File != "") || errors.As(err, &fe) || errors.As(err, &pathErr)

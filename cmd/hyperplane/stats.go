@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 func newStatsCmd() *Command {
@@ -168,7 +170,7 @@ func scanStdin(ctx context.Context, env *Env, s *fileStats, lc *labelCounter) er
 	br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
 	opt := sparse.ReadOptions{Name: "standard input"}
 	if isCache(br) {
-		d, err := sparse.ReadCache(br, opt)
+		d, err := hpc.Read(br, opt)
 		if err != nil {
 			return err
 		}
@@ -183,7 +185,7 @@ func scanStdin(ctx context.Context, env *Env, s *fileStats, lc *labelCounter) er
 
 // scanLIBSVM counts the rows of LIBSVM text (gzip too) from r.
 func scanLIBSVM(r io.Reader, opt sparse.ReadOptions, s *fileStats, lc *labelCounter) error {
-	sc := sparse.NewScanner(r, opt)
+	sc := libsvm.NewScanner(r, opt)
 	for sc.Scan() {
 		y, x := sc.Row()
 		lc.add(y)
@@ -195,12 +197,12 @@ func scanLIBSVM(r io.Reader, opt sparse.ReadOptions, s *fileStats, lc *labelCoun
 }
 
 func scanStats(path string, s *fileStats, lc *labelCounter) error {
-	isCache, err := sparse.IsCacheFile(path)
+	format, err := sparse.SniffFile(path)
 	if err != nil {
 		return err
 	}
-	if isCache {
-		c, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	if format == hpc.Name {
+		c, err := hpc.Open(path, hpc.Options{})
 		if err != nil {
 			return err
 		}

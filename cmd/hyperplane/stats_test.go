@@ -57,7 +57,7 @@ func TestStatsMatchesLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(dir, "d.hpc")
-	if err := sparse.WriteCacheFile(cache, d); err != nil {
+	if err := sparse.WriteFile(cache, d); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{plain, gz, cache} {

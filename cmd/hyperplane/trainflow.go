@@ -13,6 +13,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
 // trainOpts is what train does besides fitting: its context and streams,
@@ -75,12 +76,12 @@ type fitted struct {
 func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) error {
 	t0 := time.Now()
 	var d *sparse.Dataset
-	var c *sparse.Cache
+	var c *hpc.File
 	var err error
 	if o.stream {
-		c, err = sparse.OpenCacheWith(path, sparse.CacheOptions{Map: true})
+		c, err = hpc.Open(path, hpc.Options{Map: true})
 		if err != nil {
-			if ok, _ := sparse.IsCacheFile(path); !ok {
+			if f, _ := sparse.SniffFile(path); f != hpc.Name {
 				return usageError("-stream trains from a cache file; make one with 'hyperplane convert %s DATA.hpc'", path)
 			}
 			return err

@@ -84,7 +84,7 @@ func (s *TextStream) Err() error { return s.err }
 
 // WriteLIBSVM writes the corpus to w in LIBSVM format, one row per line
 // ("label index:count …" with 1-based indices), byte for byte what
-// sparse.WriteLIBSVM writes for the data set of Generate, without holding
+// libsvm.Write writes for the data set of Generate, without holding
 // the corpus in memory: Workers goroutines generate and format blocks of
 // rows that are written in order, with a few blocks in flight. It returns
 // the first write error, an error wrapping ErrConfig for an invalid
@@ -197,7 +197,7 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 // 15 characters.
 func maxRowText(L int) int { return 3 + 27*L + 1 }
 
-// appendCount formats a count as sparse.WriteLIBSVM formats a value.
+// appendCount formats a count as libsvm.Write formats a value.
 func appendCount(b []byte, v float32) []byte {
 	if v < 1e6 {
 		return strconv.AppendInt(b, int64(v), 10)

@@ -82,7 +82,7 @@ func ExampleFitFile() {
 
 	// Write LIBSVM files for other tools, and keep the featurizer for
 	// later.
-	if err := sparse.WriteLIBSVMFile(filepath.Join(dir, "train.svm"), train); err != nil {
+	if err := sparse.WriteFile(filepath.Join(dir, "train.svm"), train); err != nil {
 		fmt.Println(err)
 		return
 	}
