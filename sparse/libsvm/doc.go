@@ -32,5 +32,6 @@
 //
 // Write (and sparse.WriteFile, for a name not ending in ".hpc") writes the
 // same format back; every float32 value is written with the fewest digits
-// that read back to the same bits.
+// that read back to the same bits. AppendRow formats one row as Write
+// does, for writers that make their rows themselves.
 package libsvm

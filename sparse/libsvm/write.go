@@ -57,6 +57,16 @@ func Write(w io.Writer, d *sparse.Dataset) error {
 	return bw.Flush()
 }
 
+// AppendRow appends to b the line that Write writes for a row with label
+// y and features x, its '\n' included, and returns the extended buffer.
+// It is the writer's formatting, for code that formats rows itself (in
+// parallel, or as they are made). It does not check x: Write does, and a
+// caller validates x (sparse.Vector.Validate) unless it made x valid itself; x.Val
+// must be as long as x.Ind.
+func AppendRow(b []byte, y float64, x sparse.Vector) []byte {
+	return appendFeatures(appendLabel(b, y), x.Ind, x.Val[:len(x.Ind)])
+}
+
 // appendFeatures appends " index:value" for every entry, with 1-based
 // indices, then '\n'.
 func appendFeatures(b []byte, ind []int32, val []float32) []byte {

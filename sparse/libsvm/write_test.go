@@ -263,3 +263,20 @@ func TestWriteLIBSVMOnlyReadable(t *testing.T) {
 		t.Fatalf("the link's target holds %q (%v)", b, err)
 	}
 }
+
+// TestAppendRow: the rows AppendRow formats, one after another, are what
+// Write writes for the data set.
+func TestAppendRow(t *testing.T) {
+	d := randomDataset(rand.New(rand.NewPCG(21, 22)), 500, false)
+	var want bytes.Buffer
+	if err := Write(&want, d); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	for i := range d.X.Rows {
+		got = AppendRow(got, d.Y[i], d.X.Row(i))
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("AppendRow gives %d bytes differing from Write's %d", len(got), want.Len())
+	}
+}
