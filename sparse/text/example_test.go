@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm" // registers LIBSVM, which sparse.WriteFile writes train.svm in
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
