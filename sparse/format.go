@@ -165,7 +165,10 @@ func Read(r io.Reader, opt ReadOptions) (*Dataset, error) {
 	}
 	b, err := br.Peek(magicLen())
 	if err != nil && err != io.EOF {
-		return nil, err
+		if opt.Name == "" {
+			return nil, fmt.Errorf("sparse: reading input: %w", err)
+		}
+		return nil, fmt.Errorf("sparse: reading %s: %w", opt.Name, err)
 	}
 	f, ok := byMagic(b)
 	if !ok {

@@ -175,3 +175,21 @@ func TestRegisterFormatMisuse(t *testing.T) {
 		})
 	}
 }
+
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// TestReadError: an error reading the first bytes is returned wrapped,
+// naming the input as the format readers name it.
+func TestReadError(t *testing.T) {
+	boom := errors.New("device on fire")
+	withFormats(t, []Format{fakeFormat("text", ""), fakeFormat("ab", "AB")}, func() {
+		for name, want := range map[string]string{"": "sparse: reading input: device on fire", "in.svm": "sparse: reading in.svm: device on fire"} {
+			_, err := Read(failingReader{boom}, ReadOptions{Name: name})
+			if !errors.Is(err, boom) || err.Error() != want {
+				t.Errorf("Name %q: error %v, want %q", name, err, want)
+			}
+		}
+	})
+}

@@ -47,7 +47,7 @@ func (o WriterOptions) normalize() (WriterOptions, error) {
 var errWriterClosed = errors.New("sparse: Writer is closed")
 
 // Writer writes a cache file (see the format description in
-// cache.go) row by row with bounded memory: it holds one block of rows,
+// hpc.go) row by row with bounded memory: it holds one block of rows,
 // writes it out when it reaches the block size, and keeps only the block
 // index (32 bytes a block) and the label set (at most MaxLabels
 // labels) until Close writes the footer. It is the way to convert a LIBSVM
