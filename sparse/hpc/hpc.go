@@ -137,12 +137,12 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // the sentinel of the broken invariant, such as sparse.ErrIndexOrder).
 var ErrFormat = errors.New("hpc: bad HPSC file")
 
-// Error describes a problem with a cache file. Its message names the
-// file and, when there is one, the block: "data.hpc: block 3: checksum
-// mismatch". A file that is well formed but exceeds a sparse.ReadOptions limit
-// (MaxDim, MaxRowNNZ, Dim) wraps sparse.ErrIndexRange or sparse.ErrRowTooLong alone;
-// everything else wraps ErrFormat, and Err when it names a further
-// sentinel.
+// Error describes a problem with a cache file. Its message names the file
+// and, when there is one, the block: "data.hpc: block 3: checksum
+// mismatch". A file that is well formed but exceeds a sparse.ReadOptions
+// limit (MaxDim, MaxRowNNZ, Dim) wraps sparse.ErrIndexRange or
+// sparse.ErrRowTooLong alone; everything else wraps ErrFormat, and Err when
+// it names a further sentinel.
 type Error struct {
 	File  string // the file's name (sparse.ReadOptions.Name or the path), or ""
 	Block int    // the block concerned, or -1

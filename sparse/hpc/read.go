@@ -39,13 +39,13 @@ type Options struct {
 	// SkipValueChecks skips the checks of the blocks' labels, indices and
 	// values; the checksums, the row pointers and MaxRowNNZ are still
 	// checked on every read. Without it a block is value-checked the first
-	// time it is read from this File; later reads (the next epochs) rely
-	// on its checksum being unchanged, and so cost only the checksum. The skipped checks guard against a
-	// file whose checksums are right but whose data break the invariants
-	// (one made by hand, or by a buggy writer): training on such a file
-	// panics in the SIMD kernels (which check every index) instead of
-	// failing with an error, so use this only for files this program
-	// wrote itself.
+	// time it is read from this File; later reads (the next epochs) rely on
+	// its checksum being unchanged, and so cost only the checksum. The
+	// skipped checks guard against a file whose checksums are right but
+	// whose data break the invariants (one made by hand, or by a buggy
+	// writer): training on such a file panics in the SIMD kernels (which
+	// check every index) instead of failing with an error, so use this
+	// only for files this program wrote itself.
 	SkipValueChecks bool
 }
 

@@ -99,13 +99,13 @@ func NewWriter(w io.Writer, opt WriterOptions) *Writer {
 	return cw
 }
 
-// Add appends a row with label and 0-based indices ind and values val.
-// Like sparse.Builder.Add it rejects, writing nothing, a row whose lengths differ
-// (sparse.ErrShape), whose indices are not strictly increasing (sparse.ErrIndexOrder) or
-// lie outside [0, Dim) (sparse.ErrIndexRange; [0, 2^31-1) without Dim), or whose
-// label or values are not finite (sparse.ErrValue); the writer stays usable
-// after such an error. An error of the underlying writer is returned by
-// this and every later call.
+// Add appends a row with label and 0-based indices ind and values val. Like
+// sparse.Builder.Add it rejects, writing nothing, a row whose lengths
+// differ (sparse.ErrShape), whose indices are not strictly increasing
+// (sparse.ErrIndexOrder) or lie outside [0, Dim) (sparse.ErrIndexRange; [0,
+// 2^31-1) without Dim), or whose label or values are not finite
+// (sparse.ErrValue); the writer stays usable after such an error. An error
+// of the underlying writer is returned by this and every later call.
 func (w *Writer) Add(label float64, ind []int32, val []float32) error {
 	return w.add(label, 0, false, ind, val, true)
 }

@@ -8,16 +8,17 @@
 //
 //	<label> [qid:<n>] <index>:<value> <index>:<value> ... [# comment]
 //
-// Indices in the file are 1-based and strictly increasing; in memory they are
-// 0-based, so file index k is column k-1. Read parses a whole input in
-// parallel into a sparse.Dataset; Scanner streams it one row at a time with no
-// allocation per row, for data that does not fit in memory. Both detect
-// gzip-compressed input by its magic bytes and share one line parser, so they
-// accept and reject exactly the same inputs. Malformed input is reported as a
-// *sparse.ParseError carrying the line and column and wrapping one of
-// package sparse's sentinel errors (sparse.ErrSyntax, sparse.ErrIndex, sparse.ErrIndexOrder,
-// sparse.ErrIndexRange, sparse.ErrValue, sparse.ErrRowTooLong, sparse.ErrLineTooLong), to be tested
-// with errors.Is. sparse.ReadOptions bounds what the readers accept.
+// Indices in the file are 1-based and strictly increasing; in memory they
+// are 0-based, so file index k is column k-1. Read parses a whole input in
+// parallel into a sparse.Dataset; Scanner streams it one row at a time with
+// no allocation per row, for data that does not fit in memory. Both detect
+// gzip-compressed input by its magic bytes and share one line parser, so
+// they accept and reject exactly the same inputs. Malformed input is
+// reported as a *sparse.ParseError carrying the line and column and
+// wrapping one of package sparse's sentinel errors (sparse.ErrSyntax,
+// sparse.ErrIndex, sparse.ErrIndexOrder, sparse.ErrIndexRange,
+// sparse.ErrValue, sparse.ErrRowTooLong, sparse.ErrLineTooLong), to be
+// tested with errors.Is. sparse.ReadOptions bounds what the readers accept.
 //
 // Labels are read as float64 and values as float32, each rounded to the
 // nearest. A number its type cannot hold is refused with sparse.ErrValue, both

@@ -401,12 +401,12 @@ func FuzzScanner(f *testing.F) {
 	})
 }
 
-// scanRows reads r with a Scanner (its first buffer chunk bytes), checking each row: its Vector is valid
-// with Dim one more than its last index (Scanner infers Dim per row, so
-// unlike Read's Cols it is compared row by row, not globally), its
-// features respect the options, Line() increases and stays within the
-// input, and after an error Line() is the error's line and Scan stays
-// false.
+// scanRows reads r with a Scanner (its first buffer chunk bytes), checking
+// each row: its Vector is valid with Dim one more than its last index
+// (Scanner infers Dim per row, so unlike Read's Cols it is compared row by
+// row, not globally), its features respect the options, Line() increases
+// and stays within the input, and after an error Line() is the error's line
+// and Scan stays false.
 func scanRows(t *testing.T, who string, in fuzzInput, r io.Reader, opt sparse.ReadOptions, chunk int) (*sparse.Dataset, error) {
 	t.Helper()
 	sc := newScanner(r, opt, chunk)

@@ -63,14 +63,16 @@ func ReadFile(path string, opt sparse.ReadOptions) (*sparse.Dataset, error) {
 // start; blank lines (skipped, but counted in line numbers); a last line
 // without a newline. Explicit zero values are kept.
 //
-// Anything else is an error: a *sparse.ParseError wrapping sparse.ErrSyntax, sparse.ErrIndex,
-// sparse.ErrIndexOrder, sparse.ErrIndexRange, sparse.ErrValue, sparse.ErrRowTooLong or sparse.ErrLineTooLong,
-// reporting the earliest bad line. An input with no rows (empty, or only
-// blank and comment lines) is not an error: the sparse.Dataset has 0 rows. Data
-// past MaxNNZ gives an error wrapping sparse.ErrTooLarge, and data past the
-// memory budget one wrapping budget.ErrExceeded that says how much was
-// read, unless a bad line comes first. Read and decompression errors are
-// returned wrapped; invalid options wrap sparse.ErrBadOption.
+// Anything else is an error: a *sparse.ParseError wrapping
+// sparse.ErrSyntax, sparse.ErrIndex, sparse.ErrIndexOrder,
+// sparse.ErrIndexRange, sparse.ErrValue, sparse.ErrRowTooLong or
+// sparse.ErrLineTooLong, reporting the earliest bad line. An input with no
+// rows (empty, or only blank and comment lines) is not an error: the
+// sparse.Dataset has 0 rows. Data past MaxNNZ gives an error wrapping
+// sparse.ErrTooLarge, and data past the memory budget one wrapping
+// budget.ErrExceeded that says how much was read, unless a bad line comes
+// first. Read and decompression errors are returned wrapped; invalid
+// options wrap sparse.ErrBadOption.
 func Read(r io.Reader, opt sparse.ReadOptions) (*sparse.Dataset, error) {
 	return read(r, opt, defaultChunkSize)
 }
