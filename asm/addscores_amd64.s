@@ -4,67 +4,78 @@
 
 #include "textflag.h"
 
-// func addScoresAVX512(W []float32, ind []int32, val []float32, s []float32)
+// func addScoresAVX512(W []float32, ind []int32, val []float32, s []float32, lim int) bool
 // Requires: AVX, AVX512F, BMI2, CMOV
-TEXT ·addScoresAVX512(SB), NOSPLIT, $0-96
+TEXT ·addScoresAVX512(SB), NOSPLIT, $0-105
 	MOVQ W_base+0(FP), AX
 	MOVQ ind_base+24(FP), CX
 	MOVQ val_base+48(FP), DX
 	MOVQ ind_len+32(FP), BX
 	MOVQ s_base+72(FP), SI
 	MOVQ s_len+80(FP), DI
-	MOVQ DI, R8
-	SHLQ $0x02, R8
-	XORQ R9, R9
-	MOVQ $0x00000010, R10
+	MOVQ lim+96(FP), R8
+	MOVQ DI, R9
+	SHLQ $0x02, R9
+	XORQ R10, R10
+	MOVQ $0x00000010, R11
 
 chunk:
-	CMPQ      R9, DI
+	CMPQ      R10, DI
 	JGE       done
-	MOVQ      DI, R11
-	SUBQ      R9, R11
-	MOVQ      R11, R12
-	CMPQ      R11, R10
-	CMOVQGT   R10, R11
+	MOVQ      DI, R12
 	SUBQ      R10, R12
-	XORQ      R13, R13
-	CMPQ      R12, R13
-	CMOVQLT   R13, R12
-	CMPQ      R12, R10
-	CMOVQGT   R10, R12
-	MOVL      $0x0000ffff, R13
-	BZHIL     R11, R13, R11
-	KMOVW     R11, K1
-	MOVL      $0x0000ffff, R11
-	BZHIL     R12, R11, R11
-	KMOVW     R11, K2
-	LEAQ      (SI)(R9*4), R11
-	LEAQ      (AX)(R9*4), R12
-	VMOVUPS.Z (R11), K1, Z0
-	VMOVUPS.Z 64(R11), K2, Z1
-	XORQ      R13, R13
+	MOVQ      R12, R13
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	SUBQ      R11, R13
+	XORQ      R14, R14
+	CMPQ      R13, R14
+	CMOVQLT   R14, R13
+	CMPQ      R13, R11
+	CMOVQGT   R11, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R14, R12
+	KMOVW     R12, K1
+	MOVL      $0x0000ffff, R12
+	BZHIL     R13, R12, R12
+	KMOVW     R12, K2
+	LEAQ      (SI)(R10*4), R12
+	LEAQ      (AX)(R10*4), R13
+	VMOVUPS.Z (R12), K1, Z0
+	VMOVUPS.Z 64(R12), K2, Z1
+	XORQ      R14, R14
 
 nz:
-	CMPQ         R13, BX
+	CMPQ         R14, BX
 	JGE          store
-	MOVLQSX      (CX)(R13*4), R14
-	IMULQ        R8, R14
-	VBROADCASTSS (DX)(R13*4), Z2
-	VMOVUPS.Z    (R12)(R14*1), K1, Z3
-	VMOVUPS.Z    64(R12)(R14*1), K2, Z4
+	MOVLQSX      (CX)(R14*4), R15
+	CMPQ         R15, R8
+	JAE          bad
+	IMULQ        R9, R15
+	VBROADCASTSS (DX)(R14*4), Z2
+	VMOVUPS.Z    (R13)(R15*1), K1, Z3
+	VMOVUPS.Z    64(R13)(R15*1), K2, Z4
 	VMULPS       Z2, Z3, Z3
 	VMULPS       Z2, Z4, Z4
 	VADDPS       Z3, Z0, Z0
 	VADDPS       Z4, Z1, Z1
-	INCQ         R13
+	INCQ         R14
 	JMP          nz
 
 store:
-	VMOVUPS Z0, K1, (R11)
-	VMOVUPS Z1, K2, 64(R11)
-	ADDQ    $0x00000020, R9
+	VMOVUPS Z0, K1, (R12)
+	VMOVUPS Z1, K2, 64(R12)
+	ADDQ    $0x00000020, R10
 	JMP     chunk
 
 done:
 	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+104(FP)
+	RET
+
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+104(FP)
 	RET

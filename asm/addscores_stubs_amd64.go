@@ -5,4 +5,4 @@
 package asm
 
 //go:noescape
-func addScoresAVX512(W []float32, ind []int32, val []float32, s []float32)
+func addScoresAVX512(W []float32, ind []int32, val []float32, s []float32, lim int) bool

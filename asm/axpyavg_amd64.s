@@ -4,9 +4,9 @@
 
 #include "textflag.h"
 
-// func axpyAvgF32AVX(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
+// func axpyAvgF32AVX(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64, lim int) bool
 // Requires: AVX, SSE, SSE2
-TEXT ·axpyAvgF32AVX(SB), NOSPLIT, $0-112
+TEXT ·axpyAvgF32AVX(SB), NOSPLIT, $0-121
 	MOVSS a+0(FP), X0
 	MOVSD ca+8(FP), X1
 	MOVQ  val_base+16(FP), AX
@@ -14,46 +14,55 @@ TEXT ·axpyAvgF32AVX(SB), NOSPLIT, $0-112
 	MOVQ  val_len+24(FP), DX
 	MOVQ  w_base+64(FP), BX
 	MOVQ  u_base+88(FP), SI
+	MOVQ  lim+112(FP), DI
 
 loop4:
 	CMPQ      DX, $0x00000004
 	JL        scalar
-	MOVLQSX   (CX), DI
+	MOVLQSX   (CX), R8
+	CMPQ      R8, DI
+	JAE       bad
 	VMOVSS    (AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(DI*4), X3, X3
-	VMOVSS    X3, (BX)(DI*4)
+	VADDSS    (BX)(R8*4), X3, X3
+	VMOVSS    X3, (BX)(R8*4)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    (SI)(DI*8), X2, X2
-	VMOVSD    X2, (SI)(DI*8)
-	MOVLQSX   4(CX), DI
+	VADDSD    (SI)(R8*8), X2, X2
+	VMOVSD    X2, (SI)(R8*8)
+	MOVLQSX   4(CX), R8
+	CMPQ      R8, DI
+	JAE       bad
 	VMOVSS    4(AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(DI*4), X3, X3
-	VMOVSS    X3, (BX)(DI*4)
+	VADDSS    (BX)(R8*4), X3, X3
+	VMOVSS    X3, (BX)(R8*4)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    (SI)(DI*8), X2, X2
-	VMOVSD    X2, (SI)(DI*8)
-	MOVLQSX   8(CX), DI
+	VADDSD    (SI)(R8*8), X2, X2
+	VMOVSD    X2, (SI)(R8*8)
+	MOVLQSX   8(CX), R8
+	CMPQ      R8, DI
+	JAE       bad
 	VMOVSS    8(AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(DI*4), X3, X3
-	VMOVSS    X3, (BX)(DI*4)
+	VADDSS    (BX)(R8*4), X3, X3
+	VMOVSS    X3, (BX)(R8*4)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    (SI)(DI*8), X2, X2
-	VMOVSD    X2, (SI)(DI*8)
-	MOVLQSX   12(CX), DI
+	VADDSD    (SI)(R8*8), X2, X2
+	VMOVSD    X2, (SI)(R8*8)
+	MOVLQSX   12(CX), R8
+	CMPQ      R8, DI
+	JAE       bad
 	VMOVSS    12(AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(DI*4), X3, X3
-	VMOVSS    X3, (BX)(DI*4)
+	VADDSS    (BX)(R8*4), X3, X3
+	VMOVSS    X3, (BX)(R8*4)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    (SI)(DI*8), X2, X2
-	VMOVSD    X2, (SI)(DI*8)
+	VADDSD    (SI)(R8*8), X2, X2
+	VMOVSD    X2, (SI)(R8*8)
 	ADDQ      $0x00000010, AX
 	ADDQ      $0x00000010, CX
 	SUBQ      $0x00000004, DX
@@ -62,76 +71,94 @@ loop4:
 scalar:
 	TESTQ     DX, DX
 	JZ        done
-	MOVLQSX   (CX), DI
+	MOVLQSX   (CX), R8
+	CMPQ      R8, DI
+	JAE       bad
 	VMOVSS    (AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(DI*4), X3, X3
-	VMOVSS    X3, (BX)(DI*4)
+	VADDSS    (BX)(R8*4), X3, X3
+	VMOVSS    X3, (BX)(R8*4)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    (SI)(DI*8), X2, X2
-	VMOVSD    X2, (SI)(DI*8)
+	VADDSD    (SI)(R8*8), X2, X2
+	VMOVSD    X2, (SI)(R8*8)
 	ADDQ      $0x00000004, AX
 	ADDQ      $0x00000004, CX
 	DECQ      DX
 	JMP       scalar
 
 done:
+	MOVB $0x01, AL
+	MOVB AL, ret+120(FP)
 	RET
 
-// func axpyAvg4F32AVX(a float32, ca float64, val []float32, ind []int32, wu []float64)
+bad:
+	MOVB $0x00, AL
+	MOVB AL, ret+120(FP)
+	RET
+
+// func axpyAvg4F32AVX(a float32, ca float64, val []float32, ind []int32, wu []float64, lim int) bool
 // Requires: AVX, SSE, SSE2
-TEXT ·axpyAvg4F32AVX(SB), NOSPLIT, $0-88
+TEXT ·axpyAvg4F32AVX(SB), NOSPLIT, $0-97
 	MOVSS a+0(FP), X0
 	MOVSD ca+8(FP), X1
 	MOVQ  val_base+16(FP), AX
 	MOVQ  ind_base+40(FP), CX
 	MOVQ  val_len+24(FP), DX
 	MOVQ  wu_base+64(FP), BX
+	MOVQ  lim+88(FP), SI
 
 loop4:
 	CMPQ      DX, $0x00000004
 	JL        scalar
-	MOVLQSX   (CX), SI
-	SHLQ      $0x04, SI
+	MOVLQSX   (CX), DI
+	CMPQ      DI, SI
+	JAE       bad
+	SHLQ      $0x04, DI
 	VMOVSS    (AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(SI*1), X3, X3
-	VMOVSS    X3, (BX)(SI*1)
+	VADDSS    (BX)(DI*1), X3, X3
+	VMOVSS    X3, (BX)(DI*1)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    8(BX)(SI*1), X2, X2
-	VMOVSD    X2, 8(BX)(SI*1)
-	MOVLQSX   4(CX), SI
-	SHLQ      $0x04, SI
+	VADDSD    8(BX)(DI*1), X2, X2
+	VMOVSD    X2, 8(BX)(DI*1)
+	MOVLQSX   4(CX), DI
+	CMPQ      DI, SI
+	JAE       bad
+	SHLQ      $0x04, DI
 	VMOVSS    4(AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(SI*1), X3, X3
-	VMOVSS    X3, (BX)(SI*1)
+	VADDSS    (BX)(DI*1), X3, X3
+	VMOVSS    X3, (BX)(DI*1)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    8(BX)(SI*1), X2, X2
-	VMOVSD    X2, 8(BX)(SI*1)
-	MOVLQSX   8(CX), SI
-	SHLQ      $0x04, SI
+	VADDSD    8(BX)(DI*1), X2, X2
+	VMOVSD    X2, 8(BX)(DI*1)
+	MOVLQSX   8(CX), DI
+	CMPQ      DI, SI
+	JAE       bad
+	SHLQ      $0x04, DI
 	VMOVSS    8(AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(SI*1), X3, X3
-	VMOVSS    X3, (BX)(SI*1)
+	VADDSS    (BX)(DI*1), X3, X3
+	VMOVSS    X3, (BX)(DI*1)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    8(BX)(SI*1), X2, X2
-	VMOVSD    X2, 8(BX)(SI*1)
-	MOVLQSX   12(CX), SI
-	SHLQ      $0x04, SI
+	VADDSD    8(BX)(DI*1), X2, X2
+	VMOVSD    X2, 8(BX)(DI*1)
+	MOVLQSX   12(CX), DI
+	CMPQ      DI, SI
+	JAE       bad
+	SHLQ      $0x04, DI
 	VMOVSS    12(AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(SI*1), X3, X3
-	VMOVSS    X3, (BX)(SI*1)
+	VADDSS    (BX)(DI*1), X3, X3
+	VMOVSS    X3, (BX)(DI*1)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    8(BX)(SI*1), X2, X2
-	VMOVSD    X2, 8(BX)(SI*1)
+	VADDSD    8(BX)(DI*1), X2, X2
+	VMOVSD    X2, 8(BX)(DI*1)
 	ADDQ      $0x00000010, AX
 	ADDQ      $0x00000010, CX
 	SUBQ      $0x00000004, DX
@@ -140,27 +167,36 @@ loop4:
 scalar:
 	TESTQ     DX, DX
 	JZ        done
-	MOVLQSX   (CX), SI
-	SHLQ      $0x04, SI
+	MOVLQSX   (CX), DI
+	CMPQ      DI, SI
+	JAE       bad
+	SHLQ      $0x04, DI
 	VMOVSS    (AX), X2
 	VMULSS    X0, X2, X3
-	VADDSS    (BX)(SI*1), X3, X3
-	VMOVSS    X3, (BX)(SI*1)
+	VADDSS    (BX)(DI*1), X3, X3
+	VMOVSS    X3, (BX)(DI*1)
 	VCVTSS2SD X2, X2, X2
 	VMULSD    X1, X2, X2
-	VADDSD    8(BX)(SI*1), X2, X2
-	VMOVSD    X2, 8(BX)(SI*1)
+	VADDSD    8(BX)(DI*1), X2, X2
+	VMOVSD    X2, 8(BX)(DI*1)
 	ADDQ      $0x00000004, AX
 	ADDQ      $0x00000004, CX
 	DECQ      DX
 	JMP       scalar
 
 done:
+	MOVB $0x01, AL
+	MOVB AL, ret+96(FP)
 	RET
 
-// func axpyAvgStrideF32AVX(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)
+bad:
+	MOVB $0x00, AL
+	MOVB AL, ret+96(FP)
+	RET
+
+// func axpyAvgStrideF32AVX(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64, lim int) bool
 // Requires: AVX, SSE, SSE2
-TEXT ·axpyAvgStrideF32AVX(SB), NOSPLIT, $0-120
+TEXT ·axpyAvgStrideF32AVX(SB), NOSPLIT, $0-129
 	MOVSS a+0(FP), X0
 	MOVSD ca+8(FP), X1
 	MOVQ  val_base+16(FP), AX
@@ -170,6 +206,7 @@ TEXT ·axpyAvgStrideF32AVX(SB), NOSPLIT, $0-120
 	MOVQ  w_base+72(FP), SI
 	MOVQ  u_base+96(FP), DI
 	MOVQ  u_len+104(FP), R8
+	MOVQ  lim+120(FP), R9
 	TESTQ R8, R8
 	JNZ   avg
 
@@ -177,24 +214,32 @@ wloop4:
 	CMPQ    DX, $0x00000004
 	JL      wscalar
 	MOVLQSX (CX), DI
+	CMPQ    DI, R9
+	JAE     bad
 	IMULQ   BX, DI
 	VMOVSS  (AX), X1
 	VMULSS  X0, X1, X1
 	VADDSS  (SI)(DI*4), X1, X1
 	VMOVSS  X1, (SI)(DI*4)
 	MOVLQSX 4(CX), DI
+	CMPQ    DI, R9
+	JAE     bad
 	IMULQ   BX, DI
 	VMOVSS  4(AX), X1
 	VMULSS  X0, X1, X1
 	VADDSS  (SI)(DI*4), X1, X1
 	VMOVSS  X1, (SI)(DI*4)
 	MOVLQSX 8(CX), DI
+	CMPQ    DI, R9
+	JAE     bad
 	IMULQ   BX, DI
 	VMOVSS  8(AX), X1
 	VMULSS  X0, X1, X1
 	VADDSS  (SI)(DI*4), X1, X1
 	VMOVSS  X1, (SI)(DI*4)
 	MOVLQSX 12(CX), DI
+	CMPQ    DI, R9
+	JAE     bad
 	IMULQ   BX, DI
 	VMOVSS  12(AX), X1
 	VMULSS  X0, X1, X1
@@ -209,6 +254,8 @@ wscalar:
 	TESTQ   DX, DX
 	JZ      done
 	MOVLQSX (CX), DI
+	CMPQ    DI, R9
+	JAE     bad
 	IMULQ   BX, DI
 	VMOVSS  (AX), X1
 	VMULSS  X0, X1, X1
@@ -224,6 +271,8 @@ aloop4:
 	CMPQ      DX, $0x00000004
 	JL        ascalar
 	MOVLQSX   (CX), R8
+	CMPQ      R8, R9
+	JAE       bad
 	IMULQ     BX, R8
 	VMOVSS    (AX), X2
 	VMULSS    X0, X2, X3
@@ -234,6 +283,8 @@ aloop4:
 	VADDSD    (DI)(R8*8), X2, X2
 	VMOVSD    X2, (DI)(R8*8)
 	MOVLQSX   4(CX), R8
+	CMPQ      R8, R9
+	JAE       bad
 	IMULQ     BX, R8
 	VMOVSS    4(AX), X2
 	VMULSS    X0, X2, X3
@@ -244,6 +295,8 @@ aloop4:
 	VADDSD    (DI)(R8*8), X2, X2
 	VMOVSD    X2, (DI)(R8*8)
 	MOVLQSX   8(CX), R8
+	CMPQ      R8, R9
+	JAE       bad
 	IMULQ     BX, R8
 	VMOVSS    8(AX), X2
 	VMULSS    X0, X2, X3
@@ -254,6 +307,8 @@ aloop4:
 	VADDSD    (DI)(R8*8), X2, X2
 	VMOVSD    X2, (DI)(R8*8)
 	MOVLQSX   12(CX), R8
+	CMPQ      R8, R9
+	JAE       bad
 	IMULQ     BX, R8
 	VMOVSS    12(AX), X2
 	VMULSS    X0, X2, X3
@@ -272,6 +327,8 @@ ascalar:
 	TESTQ     DX, DX
 	JZ        done
 	MOVLQSX   (CX), R8
+	CMPQ      R8, R9
+	JAE       bad
 	IMULQ     BX, R8
 	VMOVSS    (AX), X2
 	VMULSS    X0, X2, X3
@@ -287,4 +344,11 @@ ascalar:
 	JMP       ascalar
 
 done:
+	MOVB $0x01, AL
+	MOVB AL, ret+128(FP)
+	RET
+
+bad:
+	MOVB $0x00, AL
+	MOVB AL, ret+128(FP)
 	RET

@@ -5,10 +5,10 @@
 package asm
 
 //go:noescape
-func axpyAvgF32AVX(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
+func axpyAvgF32AVX(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64, lim int) bool
 
 //go:noescape
-func axpyAvg4F32AVX(a float32, ca float64, val []float32, ind []int32, wu []float64)
+func axpyAvg4F32AVX(a float32, ca float64, val []float32, ind []int32, wu []float64, lim int) bool
 
 //go:noescape
-func axpyAvgStrideF32AVX(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)
+func axpyAvgStrideF32AVX(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64, lim int) bool

@@ -4,34 +4,43 @@
 
 #include "textflag.h"
 
-// func axpyIndF32AVX2(a float32, val []float32, ind []int32, w []float32)
+// func axpyIndF32AVX2(a float32, val []float32, ind []int32, w []float32, lim int) bool
 // Requires: AVX, FMA3, SSE
-TEXT ·axpyIndF32AVX2(SB), NOSPLIT, $0-80
+TEXT ·axpyIndF32AVX2(SB), NOSPLIT, $0-89
 	MOVSS a+0(FP), X0
 	MOVQ  val_base+8(FP), AX
 	MOVQ  ind_base+32(FP), CX
 	MOVQ  w_base+56(FP), DX
 	MOVQ  val_len+16(FP), BX
+	MOVQ  lim+80(FP), SI
 
 loop4:
 	CMPQ        BX, $0x00000004
 	JL          scalar
-	MOVLQSX     (CX), SI
+	MOVLQSX     (CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSS      (AX), X1
-	VFMADD213SS (DX)(SI*4), X0, X1
-	VMOVSS      X1, (DX)(SI*4)
-	MOVLQSX     4(CX), SI
+	VFMADD213SS (DX)(DI*4), X0, X1
+	VMOVSS      X1, (DX)(DI*4)
+	MOVLQSX     4(CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSS      4(AX), X1
-	VFMADD213SS (DX)(SI*4), X0, X1
-	VMOVSS      X1, (DX)(SI*4)
-	MOVLQSX     8(CX), SI
+	VFMADD213SS (DX)(DI*4), X0, X1
+	VMOVSS      X1, (DX)(DI*4)
+	MOVLQSX     8(CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSS      8(AX), X1
-	VFMADD213SS (DX)(SI*4), X0, X1
-	VMOVSS      X1, (DX)(SI*4)
-	MOVLQSX     12(CX), SI
+	VFMADD213SS (DX)(DI*4), X0, X1
+	VMOVSS      X1, (DX)(DI*4)
+	MOVLQSX     12(CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSS      12(AX), X1
-	VFMADD213SS (DX)(SI*4), X0, X1
-	VMOVSS      X1, (DX)(SI*4)
+	VFMADD213SS (DX)(DI*4), X0, X1
+	VMOVSS      X1, (DX)(DI*4)
 	ADDQ        $0x00000010, AX
 	ADDQ        $0x00000010, CX
 	SUBQ        $0x00000004, BX
@@ -40,10 +49,12 @@ loop4:
 scalar:
 	TESTQ       BX, BX
 	JZ          done
-	MOVLQSX     (CX), SI
+	MOVLQSX     (CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSS      (AX), X1
-	VFMADD213SS (DX)(SI*4), X0, X1
-	VMOVSS      X1, (DX)(SI*4)
+	VFMADD213SS (DX)(DI*4), X0, X1
+	VMOVSS      X1, (DX)(DI*4)
 	ADDQ        $0x00000004, AX
 	ADDQ        $0x00000004, CX
 	DECQ        BX
@@ -51,36 +62,53 @@ scalar:
 
 done:
 	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+88(FP)
 	RET
 
-// func axpyIndF64AVX2(a float64, val []float64, ind []int32, w []float64)
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+88(FP)
+	RET
+
+// func axpyIndF64AVX2(a float64, val []float64, ind []int32, w []float64, lim int) bool
 // Requires: AVX, FMA3, SSE2
-TEXT ·axpyIndF64AVX2(SB), NOSPLIT, $0-80
+TEXT ·axpyIndF64AVX2(SB), NOSPLIT, $0-89
 	MOVSD a+0(FP), X0
 	MOVQ  val_base+8(FP), AX
 	MOVQ  ind_base+32(FP), CX
 	MOVQ  w_base+56(FP), DX
 	MOVQ  val_len+16(FP), BX
+	MOVQ  lim+80(FP), SI
 
 loop4:
 	CMPQ        BX, $0x00000004
 	JL          scalar
-	MOVLQSX     (CX), SI
+	MOVLQSX     (CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSD      (AX), X1
-	VFMADD213SD (DX)(SI*8), X0, X1
-	VMOVSD      X1, (DX)(SI*8)
-	MOVLQSX     4(CX), SI
+	VFMADD213SD (DX)(DI*8), X0, X1
+	VMOVSD      X1, (DX)(DI*8)
+	MOVLQSX     4(CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSD      8(AX), X1
-	VFMADD213SD (DX)(SI*8), X0, X1
-	VMOVSD      X1, (DX)(SI*8)
-	MOVLQSX     8(CX), SI
+	VFMADD213SD (DX)(DI*8), X0, X1
+	VMOVSD      X1, (DX)(DI*8)
+	MOVLQSX     8(CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSD      16(AX), X1
-	VFMADD213SD (DX)(SI*8), X0, X1
-	VMOVSD      X1, (DX)(SI*8)
-	MOVLQSX     12(CX), SI
+	VFMADD213SD (DX)(DI*8), X0, X1
+	VMOVSD      X1, (DX)(DI*8)
+	MOVLQSX     12(CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSD      24(AX), X1
-	VFMADD213SD (DX)(SI*8), X0, X1
-	VMOVSD      X1, (DX)(SI*8)
+	VFMADD213SD (DX)(DI*8), X0, X1
+	VMOVSD      X1, (DX)(DI*8)
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000010, CX
 	SUBQ        $0x00000004, BX
@@ -89,10 +117,12 @@ loop4:
 scalar:
 	TESTQ       BX, BX
 	JZ          done
-	MOVLQSX     (CX), SI
+	MOVLQSX     (CX), DI
+	CMPQ        DI, SI
+	JAE         bad
 	VMOVSD      (AX), X1
-	VFMADD213SD (DX)(SI*8), X0, X1
-	VMOVSD      X1, (DX)(SI*8)
+	VFMADD213SD (DX)(DI*8), X0, X1
+	VMOVSD      X1, (DX)(DI*8)
 	ADDQ        $0x00000008, AX
 	ADDQ        $0x00000004, CX
 	DECQ        BX
@@ -100,96 +130,12 @@ scalar:
 
 done:
 	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+88(FP)
 	RET
 
-// func axpyIndF32AVX512(a float32, val []float32, ind []int32, w []float32)
-// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
-TEXT ·axpyIndF32AVX512(SB), NOSPLIT, $0-80
-	MOVSS        a+0(FP), X0
-	MOVQ         val_base+8(FP), AX
-	MOVQ         ind_base+32(FP), CX
-	MOVQ         w_base+56(FP), DX
-	MOVQ         val_len+16(FP), BX
-	VBROADCASTSS X0, Z0
-
-loop1:
-	CMPQ        BX, $0x00000010
-	JL          tail
-	VXORPS      Z1, Z1, Z1
-	VMOVDQU32   (CX), Z2
-	KXNORW      K1, K1, K1
-	VGATHERDPS  (DX)(Z2*4), K1, Z1
-	VFMADD231PS (AX), Z0, Z1
-	VMOVDQU32   (CX), Z2
-	KXNORW      K2, K2, K2
-	VSCATTERDPS Z1, K2, (DX)(Z2*4)
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, CX
-	SUBQ        $0x00000010, BX
-	JMP         loop1
-
-tail:
-	TESTQ       BX, BX
-	JZ          done
-	MOVL        $0x0000ffff, SI
-	BZHIL       BX, SI, BX
-	KMOVW       BX, K1
-	VXORPS      Z1, Z1, Z1
-	VMOVDQU32.Z (CX), K1, Z2
-	KMOVW       K1, K2
-	VGATHERDPS  (DX)(Z2*4), K2, Z1
-	VMOVUPS.Z   (AX), K1, Z2
-	VFMADD231PS Z2, Z0, Z1
-	VMOVDQU32.Z (CX), K1, Z0
-	KMOVW       K1, K1
-	VSCATTERDPS Z1, K1, (DX)(Z0*4)
-
-done:
+bad:
 	VZEROUPPER
-	RET
-
-// func axpyIndF64AVX512(a float64, val []float64, ind []int32, w []float64)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE2
-TEXT ·axpyIndF64AVX512(SB), NOSPLIT, $0-80
-	MOVSD        a+0(FP), X0
-	MOVQ         val_base+8(FP), AX
-	MOVQ         ind_base+32(FP), CX
-	MOVQ         w_base+56(FP), DX
-	MOVQ         val_len+16(FP), BX
-	VBROADCASTSD X0, Z0
-
-loop1:
-	CMPQ        BX, $0x00000008
-	JL          tail
-	VXORPD      Z1, Z1, Z1
-	VMOVDQU32   (CX), Y2
-	KXNORW      K1, K1, K1
-	VGATHERDPD  (DX)(Y2*8), K1, Z1
-	VFMADD231PD (AX), Z0, Z1
-	VMOVDQU32   (CX), Y2
-	KXNORW      K2, K2, K2
-	VSCATTERDPD Z1, K2, (DX)(Y2*8)
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000020, CX
-	SUBQ        $0x00000008, BX
-	JMP         loop1
-
-tail:
-	TESTQ       BX, BX
-	JZ          done
-	MOVL        $0x0000ffff, SI
-	BZHIL       BX, SI, BX
-	KMOVW       BX, K1
-	VXORPD      Z1, Z1, Z1
-	VMOVDQU32.Z (CX), K1, Y2
-	KMOVW       K1, K2
-	VGATHERDPD  (DX)(Y2*8), K2, Z1
-	VMOVUPD.Z   (AX), K1, Z2
-	VFMADD231PD Z2, Z0, Z1
-	VMOVDQU32.Z (CX), K1, Y0
-	KMOVW       K1, K1
-	VSCATTERDPD Z1, K1, (DX)(Y0*8)
-
-done:
-	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+88(FP)
 	RET

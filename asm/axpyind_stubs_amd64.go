@@ -5,13 +5,7 @@
 package asm
 
 //go:noescape
-func axpyIndF32AVX2(a float32, val []float32, ind []int32, w []float32)
+func axpyIndF32AVX2(a float32, val []float32, ind []int32, w []float32, lim int) bool
 
 //go:noescape
-func axpyIndF64AVX2(a float64, val []float64, ind []int32, w []float64)
-
-//go:noescape
-func axpyIndF32AVX512(a float32, val []float32, ind []int32, w []float32)
-
-//go:noescape
-func axpyIndF64AVX512(a float64, val []float64, ind []int32, w []float64)
+func axpyIndF64AVX2(a float64, val []float64, ind []int32, w []float64, lim int) bool

@@ -2,202 +2,231 @@
 
 package asm
 
-import "github.com/klauspost/cpuid/v2"
+import (
+	"fmt"
 
-var avx2Kernels = kernelSet{
-	tier:             AVX2,
-	dotF32:           dotF32AVX2,
-	dotF64:           dotF64AVX2,
-	axpyF32:          axpyF32AVX2,
-	axpyF64:          axpyF64AVX2,
-	scaleF32:         scaleF32AVX2,
-	scaleF64:         scaleF64AVX2,
-	sumSqF32:         sumSqF32AVX2,
-	sumSqF64:         sumSqF64AVX2,
-	dotIndF32:        dotIndF32AVX2Sized,
-	dotInd4F32:       dotInd4F32AVX2Sized,
-	dotIndF64:        dotIndF64AVX2Sized,
-	axpyIndF32:       axpyIndF32AVX2,
-	axpyIndF64:       axpyIndF64AVX2,
-	axpyAvgF32:       axpyAvgF32AVX,
-	axpyAvg4F32:      axpyAvg4F32AVX,
-	axpyAvgStrideF32: axpyAvgStrideF32AVX,
-	increasingI32:    increasingI32AVX2,
-	averageF32:       averageF32AVX2,
-	quotientF32:      quotientF32AVX2,
-	dotRowsF32:       dotRowsF32AVX2Sized,
-	dotRowsF64:       dotRowsF64AVX2Sized,
-}
-
-var avx512Kernels = kernelSet{
-	tier:       AVX512,
-	dotF32:     dotF32AVX512,
-	dotF64:     dotF64AVX512,
-	axpyF32:    axpyF32AVX512,
-	axpyF64:    axpyF64AVX512,
-	scaleF32:   scaleF32AVX512,
-	scaleF64:   scaleF64AVX512,
-	sumSqF32:   sumSqF32AVX512,
-	sumSqF64:   sumSqF64AVX512,
-	dotIndF32:  dotIndF32AVX512Sized,
-	dotInd4F32: dotInd4F32AVX512Sized,
-	dotIndF64:  dotIndF64AVX512Sized,
-	// Gather, FMA and scatter (axpyInd*AVX512) measured 1.5x slower than
-	// the scalar FMA loop on a Zen 5 (48 vs 31 µs for 1024 rows of 75
-	// nonzeros), so this tier keeps the scalar loop, which also tolerates
-	// repeated indices.
-	axpyIndF32: axpyIndF32AVX2,
-	axpyIndF64: axpyIndF64AVX2,
-	// The averaged update is a scalar loop on both tiers (genAxpyAvg).
-	axpyAvgF32:       axpyAvgF32AVX,
-	axpyAvg4F32:      axpyAvg4F32AVX,
-	axpyAvgStrideF32: axpyAvgStrideF32AVX,
-	// Validating indices is bound by reading them: AVX2 serves both.
-	increasingI32: increasingI32AVX2,
-	averageF32:    averageF32AVX512,
-	quotientF32:   quotientF32AVX512,
-	dotRowsF32:    dotRowsF32AVX512Sized,
-	dotRowsF64:    dotRowsF64AVX512Sized,
-}
+	"github.com/klauspost/cpuid/v2"
+)
 
 // archInit registers the tiers this CPU can run. cpuid's AVX flags already
 // account for the operating system saving the wider registers.
 func archInit() {
 	if cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3) {
-		tierKernels[AVX2] = &avx2Kernels
+		supported[AVX2] = true
 		// The AVX-512 kernels use EVEX forms on YMM (VL) and BZHI (BMI2)
 		// for their tail masks.
-		if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL, cpuid.BMI2) {
-			tierKernels[AVX512] = &avx512Kernels
-		}
+		supported[AVX512] = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL, cpuid.BMI2)
 	}
 }
 
 // gatherMaxBytes is the weight-vector size above which gathers lose to
-// scalar loads: measured on a Zen 5, gathers win while the weights sit in
-// L2 and lose once they exceed about 8 MiB, when nearly every element is a
-// cache miss and the gather's serialised loads cost more than the scalar
-// loop's overlapped ones.
+// scalar loads: gathers win while the weights sit in L2 and lose once
+// they exceed about 8 MiB, when nearly every element is a cache miss and
+// the gather's serialised loads cost more than the scalar loop's
+// overlapped ones.
 const gatherMaxBytes = 8 << 20
 
 // gatherMinLen is the row length below which the scalar loop beats the
-// gather kernels: their masked tail and horizontal sum cost a fixed 8-10
-// ns, and on a Zen 5 rows of 14 nonzeros (a9a) took 11.9 ns with the
-// AVX-512 kernel and 7.9 with the loop, rows of 8 took 12.0 against 4.5;
-// at 24 the AVX-512 kernel still lost (16.2 against 11.8 ns) and from
-// about 28 on the two are even.
+// gather kernels: their masked tail and horizontal sum are a fixed cost
+// per row that short rows (a9a's have 14 nonzeros) do not repay; the two
+// draw about level in the mid to high twenties.
 const gatherMinLen = 24
 
-// The Sized wrappers call the gather kernels directly (no function value
-// in between: this sits on every sparse prediction) and switch to scalar
-// loads for weight vectors past gatherMaxBytes and rows shorter than
-// gatherMinLen.
+// The Sized wrappers switch to scalar loads for weight vectors past
+// gatherMaxBytes and rows shorter than gatherMinLen, and otherwise call the
+// gather kernel with the bound its indices must respect: below gatherMaxBytes
+// of weights it is far under the 2³¹ the kernels' 32-bit compares allow.
+// Weights of no element go to the loop too, whose bounds check then
+// panics on the first index.
 
 func dotIndF32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
-	if len(w)*4 > gatherMaxBytes || len(val) < gatherMinLen {
+	if len(w)*4 > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
 		return dotIndF32Generic(val, ind, w)
 	}
-	return dotIndF32AVX2(val, ind, w)
+	s, ok := dotIndF32AVX2(val, ind, w, len(w))
+	if !ok {
+		panicIndex("DotIndF32", ind, len(w))
+	}
+	return s
 }
 
 func dotIndF32AVX512Sized(val []float32, ind []int32, w []float32) float32 {
-	if len(w)*4 > gatherMaxBytes || len(val) < gatherMinLen {
+	if len(w)*4 > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
 		return dotIndF32Generic(val, ind, w)
 	}
-	return dotIndF32AVX512(val, ind, w)
+	s, ok := dotIndF32AVX512(val, ind, w, len(w))
+	if !ok {
+		panicIndex("DotIndF32", ind, len(w))
+	}
+	return s
 }
 
 // The interleaved forms switch at the same number of weights (len(w)/4)
 // and the same row length, which keeps them bit-identical to the dense
-// ones.
+// ones. Their bound is the number of indices j with 4j inside w.
 
 func dotInd4F32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
-	if len(w) > gatherMaxBytes || len(val) < gatherMinLen {
+	if len(w) > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
 		return dotInd4F32Generic(val, ind, w)
 	}
-	return dotInd4F32AVX2(val, ind, w)
+	s, ok := dotInd4F32AVX2(val, ind, w, strideLim(len(w), 4))
+	if !ok {
+		panicIndex("DotInd4F32", ind, strideLim(len(w), 4))
+	}
+	return s
 }
 
 func dotInd4F32AVX512Sized(val []float32, ind []int32, w []float32) float32 {
-	if len(w) > gatherMaxBytes || len(val) < gatherMinLen {
+	if len(w) > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
 		return dotInd4F32Generic(val, ind, w)
 	}
-	return dotInd4F32AVX512(val, ind, w)
+	s, ok := dotInd4F32AVX512(val, ind, w, strideLim(len(w), 4))
+	if !ok {
+		panicIndex("DotInd4F32", ind, strideLim(len(w), 4))
+	}
+	return s
 }
 
 func dotIndF64AVX2Sized(val []float64, ind []int32, w []float64) float64 {
-	if len(w)*8 > gatherMaxBytes {
+	if len(w)*8 > gatherMaxBytes || len(w) == 0 {
 		return dotIndF64Generic(val, ind, w)
 	}
-	return dotIndF64AVX2(val, ind, w)
+	s, ok := dotIndF64AVX2(val, ind, w, len(w))
+	if !ok {
+		panicIndex("DotIndF64", ind, len(w))
+	}
+	return s
 }
 
 func dotIndF64AVX512Sized(val []float64, ind []int32, w []float64) float64 {
-	if len(w)*8 > gatherMaxBytes {
+	if len(w)*8 > gatherMaxBytes || len(w) == 0 {
 		return dotIndF64Generic(val, ind, w)
 	}
-	return dotIndF64AVX512(val, ind, w)
+	s, ok := dotIndF64AVX512(val, ind, w, len(w))
+	if !ok {
+		panicIndex("DotIndF64", ind, len(w))
+	}
+	return s
+}
+
+// The scalar update loops compare each sign-extended index with a 64-bit
+// bound, so any slice length serves as their bound.
+
+func axpyIndF32Checked(a float32, val []float32, ind []int32, w []float32) {
+	if !axpyIndF32AVX2(a, val, ind, w, len(w)) {
+		panicIndex("AxpyIndF32", ind, len(w))
+	}
+}
+
+func axpyIndF64Checked(a float64, val []float64, ind []int32, w []float64) {
+	if !axpyIndF64AVX2(a, val, ind, w, len(w)) {
+		panicIndex("AxpyIndF64", ind, len(w))
+	}
+}
+
+func axpyAvgF32Checked(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64) {
+	lim := min(len(w), len(u))
+	if !axpyAvgF32AVX(a, ca, val, ind, w, u, lim) {
+		panicIndex("AxpyAvgF32", ind, lim)
+	}
+}
+
+func axpyAvg4F32Checked(a float32, ca float64, val []float32, ind []int32, wu []float64) {
+	if !axpyAvg4F32AVX(a, ca, val, ind, wu, len(wu)/2) {
+		panicIndex("AxpyAvg4F32", ind, len(wu)/2)
+	}
+}
+
+// axpyAvgStrideF32Checked bounds the indices, not their products with
+// stride, so the kernel's check comes before any multiplication that could
+// overflow.
+func axpyAvgStrideF32Checked(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64) {
+	lim := stridedLim(len(w), len(u), stride)
+	if !axpyAvgStrideF32AVX(a, ca, val, ind, stride, w, u, lim) {
+		panicIndex("AxpyAvgStrideF32", ind, lim)
+	}
+}
+
+func addScoresAVX512Checked(W []float32, ind []int32, val []float32, s []float32) {
+	lim := 0
+	if len(s) > 0 {
+		lim = len(W) / len(s)
+	}
+	if !addScoresAVX512(W, ind, val, s, lim) {
+		panicIndex("AddScoresF32", ind, lim)
+	}
 }
 
 // The DotRows wrappers make every row's product the one DotInd gives for
 // that row alone: past gatherMaxBytes of weights all rows take the scalar
 // loop, and otherwise runs of rows of gatherMinLen or more (float32) go to
 // the kernel in one call and shorter rows to the loop. Batch prediction
-// then agrees bit for bit with row-by-row prediction.
+// then agrees bit for bit with row-by-row prediction. Walking the rows in
+// order they also check what checkRows leaves: a short row's slicing
+// panics if its pointers decrease, a run holds only rows whose pointers
+// increase, and its last pointer must lie inside ind (ind and val come
+// with their capacities cut to their lengths).
 
-func dotRowsF32AVX2Sized(indptr []int64, ind []int32, val []float32, w []float32, out []float32) {
-	dotRowsSized(indptr, ind, val, w, out, 4, gatherMinLen, dotIndF32Generic, dotRowsF32AVX2)
-}
-
-func dotRowsF32AVX512Sized(indptr []int64, ind []int32, val []float32, w []float32, out []float32) {
-	dotRowsSized(indptr, ind, val, w, out, 4, gatherMinLen, dotIndF32Generic, dotRowsF32AVX512)
-}
-
-func dotRowsF64AVX2Sized(indptr []int64, ind []int32, val []float64, w []float64, out []float64) {
-	dotRowsSized(indptr, ind, val, w, out, 8, 0, dotIndF64Generic, dotRowsF64AVX2)
-}
-
-func dotRowsF64AVX512Sized(indptr []int64, ind []int32, val []float64, w []float64, out []float64) {
-	dotRowsSized(indptr, ind, val, w, out, 8, 0, dotIndF64Generic, dotRowsF64AVX512)
-}
-
-// dotRowsSized computes a DotRows block as the Sized wrappers split it:
-// rows shorter than minLen, or all rows when w has more than
-// gatherMaxBytes (size bytes a weight), by loop, and every run of longer
-// rows by one call of kernel.
-func dotRowsSized[T float32 | float64](indptr []int64, ind []int32, val, w, out []T, size, minLen int,
-	loop func(val []T, ind []int32, w []T) T, kernel func(indptr []int64, ind []int32, val, w, out []T)) {
-	if len(w)*size > gatherMaxBytes {
-		for r := range out {
-			lo, hi := indptr[r], indptr[r+1]
-			out[r] = loop(val[lo:hi], ind[lo:hi], w)
-		}
+func dotRowsF32Sized(t Tier, indptr []int64, ind []int32, val, w, out []float32) {
+	if len(w)*4 > gatherMaxBytes || len(w) == 0 {
+		dotRowsF32Generic(indptr, ind, val, w, out)
 		return
 	}
 	for r := 0; r < len(out); {
-		if lo, hi := indptr[r], indptr[r+1]; hi-lo < int64(minLen) {
-			out[r] = loop(val[lo:hi], ind[lo:hi], w)
+		if lo, hi := indptr[r], indptr[r+1]; hi-lo < gatherMinLen {
+			out[r] = dotIndF32Generic(val[lo:hi], ind[lo:hi], w)
 			r++
 			continue
 		}
-		e := r + 1
-		for e < len(out) && indptr[e+1]-indptr[e] >= int64(minLen) {
-			e++
+		e := runEnd(indptr, r, len(out), gatherMinLen, len(ind))
+		var ok bool
+		if t == AVX512 {
+			ok = dotRowsF32AVX512(indptr[r:e+1], ind, val, w, out[r:e], len(w))
+		} else {
+			ok = dotRowsF32AVX2(indptr[r:e+1], ind, val, w, out[r:e], len(w))
 		}
-		kernel(indptr[r:e+1], ind, val, w, out[r:e])
+		if !ok {
+			panicIndex("DotRowsF32", ind[indptr[r]:indptr[e]], len(w))
+		}
 		r = e
 	}
 }
 
-// addScores calls the AVX-512 kernel directly rather than through the
-// kernel table: through a function value the compiler cannot see that s
-// stays put, and a caller's stack scratch (Model.Predict's scores) would
-// move to the heap. AVX2 keeps the Go loop: with 8 lanes and a masked tail
-// it has no instruction to spare over it.
-func addScores(W []float32, ind []int32, val []float32, s []float32) {
-	if active.Load().tier == AVX512 {
-		addScoresAVX512(W, ind, val, s)
+func dotRowsF64Sized(t Tier, indptr []int64, ind []int32, val, w, out []float64) {
+	if len(w)*8 > gatherMaxBytes || len(w) == 0 {
+		dotRowsF64Generic(indptr, ind, val, w, out)
 		return
 	}
-	addScoresF32Generic(W, ind, val, s)
+	for r := 0; r < len(out); {
+		if lo, hi := indptr[r], indptr[r+1]; hi < lo {
+			// Out of order: the slicing panics.
+			out[r] = dotIndF64Generic(val[lo:hi], ind[lo:hi], w)
+		}
+		e := runEnd(indptr, r, len(out), 0, len(ind))
+		var ok bool
+		if t == AVX512 {
+			ok = dotRowsF64AVX512(indptr[r:e+1], ind, val, w, out[r:e], len(w))
+		} else {
+			ok = dotRowsF64AVX2(indptr[r:e+1], ind, val, w, out[r:e], len(w))
+		}
+		if !ok {
+			panicIndex("DotRowsF64", ind[indptr[r]:indptr[e]], len(w))
+		}
+		r = e
+	}
+}
+
+// runEnd returns the end e of the run of rows from r (whose length the
+// caller has checked to be at least minLen) while rows of minLen or more
+// follow, and panics unless the run's last pointer lies inside the nind
+// stored entries.
+func runEnd(indptr []int64, r, rows, minLen, nind int) int {
+	e := r + 1
+	for e < rows && indptr[e+1]-indptr[e] >= int64(minLen) {
+		e++
+	}
+	if indptr[e] > int64(nind) {
+		panic(fmt.Sprintf("asm: row pointer indptr[%d] = %d past the %d stored entries", e, indptr[e], nind))
+	}
+	return e
 }

@@ -16,10 +16,18 @@
 // leaves only the portable tier.
 //
 // Like gonum's BLAS kernels, the dense kernels panic when their slices
-// differ in length: that is a programmer error, not bad input. The sparse
-// kernels do not check the indices they are given (checking would cost a
-// pass over them on every call): every index must lie in [0, len(w)), and
-// for AxpyInd no index may appear twice. The sparse package's Vector and CSR
-// types establish those invariants once, when they are built, and are the
-// safe way to use these kernels.
+// differ in length: that is a programmer error, not bad input. No
+// exported function reads or writes memory outside the slices it is
+// given, whatever its arguments: the sparse kernels check every index as
+// they use it (the assembly compares each index, or each vector of
+// indices, with the bound before it gathers, loads or stores) and panic
+// on one out of range, as a bounds check in a Go loop does, having
+// updated the elements before it. The sparse package's Vector and CSR
+// types validate indices once, when they are built, so that in their
+// hands the kernels never panic.
+//
+// The exported kernels call the active tier's function directly, chosen
+// by a switch on the tier, not through a table of function values: the
+// compiler then sees every callee, and slices a caller keeps on its stack
+// stay there.
 package asm

@@ -4,31 +4,39 @@
 
 #include "textflag.h"
 
-// func dotInd4F32AVX2(val []float32, ind []int32, w []float32) float32
-// Requires: AVX, AVX2, FMA3, SSE
-TEXT ·dotInd4F32AVX2(SB), NOSPLIT, $0-76
-	MOVQ   val_base+0(FP), AX
-	MOVQ   ind_base+24(FP), CX
-	MOVQ   w_base+48(FP), DX
-	MOVQ   val_len+8(FP), BX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
+// func dotInd4F32AVX2(val []float32, ind []int32, w []float32, lim int) (float32, bool)
+// Requires: AVX, AVX2, FMA3, SSE, SSE2
+TEXT ·dotInd4F32AVX2(SB), NOSPLIT, $0-85
+	MOVQ         val_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         w_base+48(FP), DX
+	MOVQ         val_len+8(FP), BX
+	MOVQ         lim+72(FP), SI
+	LEAQ         -1(SI), DI
+	MOVQ         DI, X0
+	VPBROADCASTD X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
 
 loopU:
 	CMPQ        BX, $0x00000010
 	JL          loop1
-	VXORPS      Y2, Y2, Y2
 	VMOVDQU     (CX), Y3
+	VMOVDQU     32(CX), Y4
+	VPMAXUD     Y4, Y3, Y5
+	VPMAXUD     Y0, Y5, Y5
+	VPTEST      Y5, Y0
+	JCC         bad
+	VXORPS      Y5, Y5, Y5
 	VPSLLD      $0x02, Y3, Y3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPS  Y4, (DX)(Y3*4), Y2
-	VFMADD231PS (AX), Y2, Y0
-	VXORPS      Y2, Y2, Y2
-	VMOVDQU     32(CX), Y3
-	VPSLLD      $0x02, Y3, Y3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPS  Y4, (DX)(Y3*4), Y2
-	VFMADD231PS 32(AX), Y2, Y1
+	VPCMPEQD    Y6, Y6, Y6
+	VGATHERDPS  Y6, (DX)(Y3*4), Y5
+	VFMADD231PS (AX), Y5, Y1
+	VXORPS      Y3, Y3, Y3
+	VPSLLD      $0x02, Y4, Y4
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPS  Y5, (DX)(Y4*4), Y3
+	VFMADD231PS 32(AX), Y3, Y2
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000040, CX
 	SUBQ        $0x00000010, BX
@@ -37,33 +45,38 @@ loopU:
 loop1:
 	CMPQ        BX, $0x00000008
 	JL          tail
-	VXORPS      Y2, Y2, Y2
 	VMOVDQU     (CX), Y3
+	VPMAXUD     Y0, Y3, Y4
+	VPTEST      Y4, Y0
+	JCC         bad
+	VXORPS      Y4, Y4, Y4
 	VPSLLD      $0x02, Y3, Y3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPS  Y4, (DX)(Y3*4), Y2
-	VFMADD231PS (AX), Y2, Y0
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPS  Y5, (DX)(Y3*4), Y4
+	VFMADD231PS (AX), Y4, Y1
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, CX
 	SUBQ        $0x00000008, BX
 	JMP         loop1
 
 tail:
-	VADDPS       Y1, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPS       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VMOVHLPS     X1, X1, X0
+	VADDPS       X0, X1, X1
+	VMOVSHDUP    X1, X0
+	VADDSS       X0, X1, X1
 
 scalar:
 	TESTQ       BX, BX
 	JZ          done
-	MOVLQSX     (CX), SI
-	SHLQ        $0x02, SI
-	VMOVSS      (DX)(SI*4), X1
-	VFMADD231SS (AX), X1, X0
+	MOVLQSX     (CX), DI
+	CMPQ        DI, SI
+	JAE         bad
+	SHLQ        $0x02, DI
+	VMOVSS      (DX)(DI*4), X0
+	VFMADD231SS (AX), X0, X1
 	ADDQ        $0x00000004, AX
 	ADDQ        $0x00000004, CX
 	DECQ        BX
@@ -71,34 +84,48 @@ scalar:
 
 done:
 	VZEROUPPER
-	MOVSS X0, ret+72(FP)
+	MOVSS X1, ret+80(FP)
+	MOVB  $0x01, AL
+	MOVB  AL, ret1+84(FP)
 	RET
 
-// func dotInd4F32AVX512(val []float32, ind []int32, w []float32) float32
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret1+84(FP)
+	RET
+
+// func dotInd4F32AVX512(val []float32, ind []int32, w []float32, lim int) (float32, bool)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
-TEXT ·dotInd4F32AVX512(SB), NOSPLIT, $0-76
-	MOVQ   val_base+0(FP), AX
-	MOVQ   ind_base+24(FP), CX
-	MOVQ   w_base+48(FP), DX
-	MOVQ   val_len+8(FP), BX
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
+TEXT ·dotInd4F32AVX512(SB), NOSPLIT, $0-85
+	MOVQ         val_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         w_base+48(FP), DX
+	MOVQ         val_len+8(FP), BX
+	MOVQ         lim+72(FP), SI
+	VPBROADCASTD SI, Z0
+	VXORPS       Z1, Z1, Z1
+	VXORPS       Z2, Z2, Z2
 
 loopU:
 	CMPQ        BX, $0x00000020
 	JL          loop1
-	VXORPS      Z2, Z2, Z2
 	VMOVDQU32   (CX), Z3
-	KXNORW      K1, K1, K1
+	VMOVDQU32   64(CX), Z4
+	VPMAXUD     Z4, Z3, Z5
+	VPCMPUD     $0x05, Z0, Z5, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPS      Z5, Z5, Z5
 	VPSLLD      $0x02, Z3, Z3
-	VGATHERDPS  (DX)(Z3*4), K1, Z2
-	VFMADD231PS (AX), Z2, Z0
-	VXORPS      Z2, Z2, Z2
-	VMOVDQU32   64(CX), Z3
 	KXNORW      K2, K2, K2
-	VPSLLD      $0x02, Z3, Z3
-	VGATHERDPS  (DX)(Z3*4), K2, Z2
-	VFMADD231PS 64(AX), Z2, Z1
+	VGATHERDPS  (DX)(Z3*4), K2, Z5
+	VFMADD231PS (AX), Z5, Z1
+	VXORPS      Z3, Z3, Z3
+	VPSLLD      $0x02, Z4, Z4
+	KXNORW      K3, K3, K3
+	VGATHERDPS  (DX)(Z4*4), K3, Z3
+	VFMADD231PS 64(AX), Z3, Z2
 	ADDQ        $0x00000080, AX
 	ADDQ        $0x00000080, CX
 	SUBQ        $0x00000020, BX
@@ -107,12 +134,15 @@ loopU:
 loop1:
 	CMPQ        BX, $0x00000010
 	JL          tail
-	VXORPS      Z2, Z2, Z2
 	VMOVDQU32   (CX), Z3
-	KXNORW      K3, K3, K3
+	VPCMPUD     $0x05, Z0, Z3, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPS      Z4, Z4, Z4
 	VPSLLD      $0x02, Z3, Z3
-	VGATHERDPS  (DX)(Z3*4), K3, Z2
-	VFMADD231PS (AX), Z2, Z0
+	KXNORW      K4, K4, K4
+	VGATHERDPS  (DX)(Z3*4), K4, Z4
+	VFMADD231PS (AX), Z4, Z1
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000040, CX
 	SUBQ        $0x00000010, BX
@@ -124,24 +154,35 @@ tail:
 	MOVL        $0x0000ffff, SI
 	BZHIL       BX, SI, BX
 	KMOVW       BX, K1
-	VXORPS      Z2, Z2, Z2
 	VMOVDQU32.Z (CX), K1, Z3
-	KMOVW       K1, K2
+	VPCMPUD     $0x05, Z0, Z3, K1, K2
+	KORTESTW    K2, K2
+	JNZ         bad
+	VXORPS      Z0, Z0, Z0
 	VPSLLD      $0x02, Z3, Z3
-	VGATHERDPS  (DX)(Z3*4), K2, Z2
+	KMOVW       K1, K2
+	VGATHERDPS  (DX)(Z3*4), K2, Z0
 	VMOVUPS.Z   (AX), K1, Z3
-	VFMADD231PS Z3, Z2, Z0
+	VFMADD231PS Z3, Z0, Z1
 
 reduce:
-	VADDPS        Z1, Z0, Z0
-	VEXTRACTF64X4 $0x01, Z0, Y1
-	VADDPS        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
-	VADDPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VADDSS        X1, X0, X0
+	VADDPS        Z2, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
 	VZEROUPPER
-	MOVSS         X0, ret+72(FP)
+	MOVSS         X1, ret+80(FP)
+	MOVB          $0x01, AL
+	MOVB          AL, ret1+84(FP)
+	RET
+
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret1+84(FP)
 	RET

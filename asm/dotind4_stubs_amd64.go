@@ -5,7 +5,7 @@
 package asm
 
 //go:noescape
-func dotInd4F32AVX2(val []float32, ind []int32, w []float32) float32
+func dotInd4F32AVX2(val []float32, ind []int32, w []float32, lim int) (float32, bool)
 
 //go:noescape
-func dotInd4F32AVX512(val []float32, ind []int32, w []float32) float32
+func dotInd4F32AVX512(val []float32, ind []int32, w []float32, lim int) (float32, bool)

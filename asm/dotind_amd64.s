@@ -4,29 +4,37 @@
 
 #include "textflag.h"
 
-// func dotIndF32AVX2(val []float32, ind []int32, w []float32) float32
-// Requires: AVX, AVX2, FMA3, SSE
-TEXT ·dotIndF32AVX2(SB), NOSPLIT, $0-76
-	MOVQ   val_base+0(FP), AX
-	MOVQ   ind_base+24(FP), CX
-	MOVQ   w_base+48(FP), DX
-	MOVQ   val_len+8(FP), BX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
+// func dotIndF32AVX2(val []float32, ind []int32, w []float32, lim int) (float32, bool)
+// Requires: AVX, AVX2, FMA3, SSE, SSE2
+TEXT ·dotIndF32AVX2(SB), NOSPLIT, $0-85
+	MOVQ         val_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         w_base+48(FP), DX
+	MOVQ         val_len+8(FP), BX
+	MOVQ         lim+72(FP), SI
+	LEAQ         -1(SI), DI
+	MOVQ         DI, X0
+	VPBROADCASTD X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
 
 loopU:
 	CMPQ        BX, $0x00000010
 	JL          loop1
-	VXORPS      Y2, Y2, Y2
 	VMOVDQU     (CX), Y3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPS  Y4, (DX)(Y3*4), Y2
-	VFMADD231PS (AX), Y2, Y0
-	VXORPS      Y2, Y2, Y2
-	VMOVDQU     32(CX), Y3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPS  Y4, (DX)(Y3*4), Y2
-	VFMADD231PS 32(AX), Y2, Y1
+	VMOVDQU     32(CX), Y4
+	VPMAXUD     Y4, Y3, Y5
+	VPMAXUD     Y0, Y5, Y5
+	VPTEST      Y5, Y0
+	JCC         bad
+	VXORPS      Y5, Y5, Y5
+	VPCMPEQD    Y6, Y6, Y6
+	VGATHERDPS  Y6, (DX)(Y3*4), Y5
+	VFMADD231PS (AX), Y5, Y1
+	VXORPS      Y3, Y3, Y3
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPS  Y5, (DX)(Y4*4), Y3
+	VFMADD231PS 32(AX), Y3, Y2
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000040, CX
 	SUBQ        $0x00000010, BX
@@ -35,31 +43,36 @@ loopU:
 loop1:
 	CMPQ        BX, $0x00000008
 	JL          tail
-	VXORPS      Y2, Y2, Y2
 	VMOVDQU     (CX), Y3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPS  Y4, (DX)(Y3*4), Y2
-	VFMADD231PS (AX), Y2, Y0
+	VPMAXUD     Y0, Y3, Y4
+	VPTEST      Y4, Y0
+	JCC         bad
+	VXORPS      Y4, Y4, Y4
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPS  Y5, (DX)(Y3*4), Y4
+	VFMADD231PS (AX), Y4, Y1
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, CX
 	SUBQ        $0x00000008, BX
 	JMP         loop1
 
 tail:
-	VADDPS       Y1, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPS       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VMOVHLPS     X1, X1, X0
+	VADDPS       X0, X1, X1
+	VMOVSHDUP    X1, X0
+	VADDSS       X0, X1, X1
 
 scalar:
 	TESTQ       BX, BX
 	JZ          done
-	MOVLQSX     (CX), SI
-	VMOVSS      (DX)(SI*4), X1
-	VFMADD231SS (AX), X1, X0
+	MOVLQSX     (CX), DI
+	CMPQ        DI, SI
+	JAE         bad
+	VMOVSS      (DX)(DI*4), X0
+	VFMADD231SS (AX), X0, X1
 	ADDQ        $0x00000004, AX
 	ADDQ        $0x00000004, CX
 	DECQ        BX
@@ -67,32 +80,48 @@ scalar:
 
 done:
 	VZEROUPPER
-	MOVSS X0, ret+72(FP)
+	MOVSS X1, ret+80(FP)
+	MOVB  $0x01, AL
+	MOVB  AL, ret1+84(FP)
 	RET
 
-// func dotIndF64AVX2(val []float64, ind []int32, w []float64) float64
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret1+84(FP)
+	RET
+
+// func dotIndF64AVX2(val []float64, ind []int32, w []float64, lim int) (float64, bool)
 // Requires: AVX, AVX2, FMA3, SSE2
-TEXT ·dotIndF64AVX2(SB), NOSPLIT, $0-80
-	MOVQ   val_base+0(FP), AX
-	MOVQ   ind_base+24(FP), CX
-	MOVQ   w_base+48(FP), DX
-	MOVQ   val_len+8(FP), BX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
+TEXT ·dotIndF64AVX2(SB), NOSPLIT, $0-89
+	MOVQ         val_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         w_base+48(FP), DX
+	MOVQ         val_len+8(FP), BX
+	MOVQ         lim+72(FP), SI
+	LEAQ         -1(SI), DI
+	MOVQ         DI, X0
+	VPBROADCASTD X0, X0
+	VXORPD       Y1, Y1, Y1
+	VXORPD       Y2, Y2, Y2
 
 loopU:
 	CMPQ        BX, $0x00000008
 	JL          loop1
-	VXORPD      Y2, Y2, Y2
 	VMOVDQU     (CX), X3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPD  Y4, (DX)(X3*8), Y2
-	VFMADD231PD (AX), Y2, Y0
-	VXORPD      Y2, Y2, Y2
-	VMOVDQU     16(CX), X3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPD  Y4, (DX)(X3*8), Y2
-	VFMADD231PD 32(AX), Y2, Y1
+	VMOVDQU     16(CX), X4
+	VPMAXUD     X4, X3, X5
+	VPMAXUD     X0, X5, X5
+	VPTEST      X5, X0
+	JCC         bad
+	VXORPD      Y5, Y5, Y5
+	VPCMPEQD    Y6, Y6, Y6
+	VGATHERDPD  Y6, (DX)(X3*8), Y5
+	VFMADD231PD (AX), Y5, Y1
+	VXORPD      Y3, Y3, Y3
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPD  Y5, (DX)(X4*8), Y3
+	VFMADD231PD 32(AX), Y3, Y2
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000020, CX
 	SUBQ        $0x00000008, BX
@@ -101,29 +130,34 @@ loopU:
 loop1:
 	CMPQ        BX, $0x00000004
 	JL          tail
-	VXORPD      Y2, Y2, Y2
 	VMOVDQU     (CX), X3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPD  Y4, (DX)(X3*8), Y2
-	VFMADD231PD (AX), Y2, Y0
+	VPMAXUD     X0, X3, X4
+	VPTEST      X4, X0
+	JCC         bad
+	VXORPD      Y4, Y4, Y4
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPD  Y5, (DX)(X3*8), Y4
+	VFMADD231PD (AX), Y4, Y1
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000010, CX
 	SUBQ        $0x00000004, BX
 	JMP         loop1
 
 tail:
-	VADDPD       Y1, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPD       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
-	VADDSD       X1, X0, X0
+	VADDPD       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPD       X0, X1, X1
+	VMOVHLPS     X1, X1, X0
+	VADDSD       X0, X1, X1
 
 scalar:
 	TESTQ       BX, BX
 	JZ          done
-	MOVLQSX     (CX), SI
-	VMOVSD      (DX)(SI*8), X1
-	VFMADD231SD (AX), X1, X0
+	MOVLQSX     (CX), DI
+	CMPQ        DI, SI
+	JAE         bad
+	VMOVSD      (DX)(DI*8), X0
+	VFMADD231SD (AX), X0, X1
 	ADDQ        $0x00000008, AX
 	ADDQ        $0x00000004, CX
 	DECQ        BX
@@ -131,32 +165,46 @@ scalar:
 
 done:
 	VZEROUPPER
-	MOVSD X0, ret+72(FP)
+	MOVSD X1, ret+80(FP)
+	MOVB  $0x01, AL
+	MOVB  AL, ret1+88(FP)
 	RET
 
-// func dotIndF32AVX512(val []float32, ind []int32, w []float32) float32
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret1+88(FP)
+	RET
+
+// func dotIndF32AVX512(val []float32, ind []int32, w []float32, lim int) (float32, bool)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
-TEXT ·dotIndF32AVX512(SB), NOSPLIT, $0-76
-	MOVQ   val_base+0(FP), AX
-	MOVQ   ind_base+24(FP), CX
-	MOVQ   w_base+48(FP), DX
-	MOVQ   val_len+8(FP), BX
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
+TEXT ·dotIndF32AVX512(SB), NOSPLIT, $0-85
+	MOVQ         val_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         w_base+48(FP), DX
+	MOVQ         val_len+8(FP), BX
+	MOVQ         lim+72(FP), SI
+	VPBROADCASTD SI, Z0
+	VXORPS       Z1, Z1, Z1
+	VXORPS       Z2, Z2, Z2
 
 loopU:
 	CMPQ        BX, $0x00000020
 	JL          loop1
-	VXORPS      Z2, Z2, Z2
 	VMOVDQU32   (CX), Z3
-	KXNORW      K1, K1, K1
-	VGATHERDPS  (DX)(Z3*4), K1, Z2
-	VFMADD231PS (AX), Z2, Z0
-	VXORPS      Z2, Z2, Z2
-	VMOVDQU32   64(CX), Z3
+	VMOVDQU32   64(CX), Z4
+	VPMAXUD     Z4, Z3, Z5
+	VPCMPUD     $0x05, Z0, Z5, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPS      Z5, Z5, Z5
 	KXNORW      K2, K2, K2
-	VGATHERDPS  (DX)(Z3*4), K2, Z2
-	VFMADD231PS 64(AX), Z2, Z1
+	VGATHERDPS  (DX)(Z3*4), K2, Z5
+	VFMADD231PS (AX), Z5, Z1
+	VXORPS      Z3, Z3, Z3
+	KXNORW      K3, K3, K3
+	VGATHERDPS  (DX)(Z4*4), K3, Z3
+	VFMADD231PS 64(AX), Z3, Z2
 	ADDQ        $0x00000080, AX
 	ADDQ        $0x00000080, CX
 	SUBQ        $0x00000020, BX
@@ -165,11 +213,14 @@ loopU:
 loop1:
 	CMPQ        BX, $0x00000010
 	JL          tail
-	VXORPS      Z2, Z2, Z2
 	VMOVDQU32   (CX), Z3
-	KXNORW      K3, K3, K3
-	VGATHERDPS  (DX)(Z3*4), K3, Z2
-	VFMADD231PS (AX), Z2, Z0
+	VPCMPUD     $0x05, Z0, Z3, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPS      Z4, Z4, Z4
+	KXNORW      K4, K4, K4
+	VGATHERDPS  (DX)(Z3*4), K4, Z4
+	VFMADD231PS (AX), Z4, Z1
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000040, CX
 	SUBQ        $0x00000010, BX
@@ -181,50 +232,67 @@ tail:
 	MOVL        $0x0000ffff, SI
 	BZHIL       BX, SI, BX
 	KMOVW       BX, K1
-	VXORPS      Z2, Z2, Z2
 	VMOVDQU32.Z (CX), K1, Z3
+	VPCMPUD     $0x05, Z0, Z3, K1, K2
+	KORTESTW    K2, K2
+	JNZ         bad
+	VXORPS      Z0, Z0, Z0
 	KMOVW       K1, K2
-	VGATHERDPS  (DX)(Z3*4), K2, Z2
+	VGATHERDPS  (DX)(Z3*4), K2, Z0
 	VMOVUPS.Z   (AX), K1, Z3
-	VFMADD231PS Z3, Z2, Z0
+	VFMADD231PS Z3, Z0, Z1
 
 reduce:
-	VADDPS        Z1, Z0, Z0
-	VEXTRACTF64X4 $0x01, Z0, Y1
-	VADDPS        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
-	VADDPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VADDSS        X1, X0, X0
+	VADDPS        Z2, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
 	VZEROUPPER
-	MOVSS         X0, ret+72(FP)
+	MOVSS         X1, ret+80(FP)
+	MOVB          $0x01, AL
+	MOVB          AL, ret1+84(FP)
 	RET
 
-// func dotIndF64AVX512(val []float64, ind []int32, w []float64) float64
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE2
-TEXT ·dotIndF64AVX512(SB), NOSPLIT, $0-80
-	MOVQ   val_base+0(FP), AX
-	MOVQ   ind_base+24(FP), CX
-	MOVQ   w_base+48(FP), DX
-	MOVQ   val_len+8(FP), BX
-	VXORPD Z0, Z0, Z0
-	VXORPD Z1, Z1, Z1
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret1+84(FP)
+	RET
+
+// func dotIndF64AVX512(val []float64, ind []int32, w []float64, lim int) (float64, bool)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE2
+TEXT ·dotIndF64AVX512(SB), NOSPLIT, $0-89
+	MOVQ         val_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         w_base+48(FP), DX
+	MOVQ         val_len+8(FP), BX
+	MOVQ         lim+72(FP), SI
+	VPBROADCASTD SI, Y0
+	VXORPD       Z1, Z1, Z1
+	VXORPD       Z2, Z2, Z2
 
 loopU:
 	CMPQ        BX, $0x00000010
 	JL          loop1
-	VXORPD      Z2, Z2, Z2
 	VMOVDQU32   (CX), Y3
-	KXNORW      K1, K1, K1
-	VGATHERDPD  (DX)(Y3*8), K1, Z2
-	VFMADD231PD (AX), Z2, Z0
-	VXORPD      Z2, Z2, Z2
-	VMOVDQU32   32(CX), Y3
+	VMOVDQU32   32(CX), Y4
+	VPMAXUD     Y4, Y3, Y5
+	VPCMPUD     $0x05, Y0, Y5, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPD      Z5, Z5, Z5
 	KXNORW      K2, K2, K2
-	VGATHERDPD  (DX)(Y3*8), K2, Z2
-	VFMADD231PD 64(AX), Z2, Z1
+	VGATHERDPD  (DX)(Y3*8), K2, Z5
+	VFMADD231PD (AX), Z5, Z1
+	VXORPD      Z3, Z3, Z3
+	KXNORW      K3, K3, K3
+	VGATHERDPD  (DX)(Y4*8), K3, Z3
+	VFMADD231PD 64(AX), Z3, Z2
 	ADDQ        $0x00000080, AX
 	ADDQ        $0x00000040, CX
 	SUBQ        $0x00000010, BX
@@ -233,11 +301,14 @@ loopU:
 loop1:
 	CMPQ        BX, $0x00000008
 	JL          tail
-	VXORPD      Z2, Z2, Z2
 	VMOVDQU32   (CX), Y3
-	KXNORW      K3, K3, K3
-	VGATHERDPD  (DX)(Y3*8), K3, Z2
-	VFMADD231PD (AX), Z2, Z0
+	VPCMPUD     $0x05, Y0, Y3, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPD      Z4, Z4, Z4
+	KXNORW      K4, K4, K4
+	VGATHERDPD  (DX)(Y3*8), K4, Z4
+	VFMADD231PD (AX), Z4, Z1
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000020, CX
 	SUBQ        $0x00000008, BX
@@ -249,21 +320,32 @@ tail:
 	MOVL        $0x0000ffff, SI
 	BZHIL       BX, SI, BX
 	KMOVW       BX, K1
-	VXORPD      Z2, Z2, Z2
 	VMOVDQU32.Z (CX), K1, Y3
+	VPCMPUD     $0x05, Y0, Y3, K1, K2
+	KORTESTW    K2, K2
+	JNZ         bad
+	VXORPD      Z0, Z0, Z0
 	KMOVW       K1, K2
-	VGATHERDPD  (DX)(Y3*8), K2, Z2
+	VGATHERDPD  (DX)(Y3*8), K2, Z0
 	VMOVUPD.Z   (AX), K1, Z3
-	VFMADD231PD Z3, Z2, Z0
+	VFMADD231PD Z3, Z0, Z1
 
 reduce:
-	VADDPD        Z1, Z0, Z0
-	VEXTRACTF64X4 $0x01, Z0, Y1
-	VADDPD        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPD        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
-	VADDSD        X1, X0, X0
+	VADDPD        Z2, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPD        Y0, Y1, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPD        X0, X1, X1
+	VMOVHLPS      X1, X1, X0
+	VADDSD        X0, X1, X1
 	VZEROUPPER
-	MOVSD         X0, ret+72(FP)
+	MOVSD         X1, ret+80(FP)
+	MOVB          $0x01, AL
+	MOVB          AL, ret1+88(FP)
+	RET
+
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret1+88(FP)
 	RET

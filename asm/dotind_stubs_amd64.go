@@ -5,13 +5,13 @@
 package asm
 
 //go:noescape
-func dotIndF32AVX2(val []float32, ind []int32, w []float32) float32
+func dotIndF32AVX2(val []float32, ind []int32, w []float32, lim int) (float32, bool)
 
 //go:noescape
-func dotIndF64AVX2(val []float64, ind []int32, w []float64) float64
+func dotIndF64AVX2(val []float64, ind []int32, w []float64, lim int) (float64, bool)
 
 //go:noescape
-func dotIndF32AVX512(val []float32, ind []int32, w []float32) float32
+func dotIndF32AVX512(val []float32, ind []int32, w []float32, lim int) (float32, bool)
 
 //go:noescape
-func dotIndF64AVX512(val []float64, ind []int32, w []float64) float64
+func dotIndF64AVX512(val []float64, ind []int32, w []float64, lim int) (float64, bool)

@@ -4,80 +4,93 @@
 
 #include "textflag.h"
 
-// func dotRowsF32AVX2(indptr []int64, ind []int32, val []float32, w []float32, out []float32)
-// Requires: AVX, AVX2, FMA3
-TEXT ·dotRowsF32AVX2(SB), NOSPLIT, $0-120
-	MOVQ indptr_base+0(FP), AX
-	MOVQ ind_base+24(FP), CX
-	MOVQ val_base+48(FP), DX
-	MOVQ w_base+72(FP), BX
-	MOVQ out_base+96(FP), SI
-	MOVQ out_len+104(FP), DI
+// func dotRowsF32AVX2(indptr []int64, ind []int32, val []float32, w []float32, out []float32, lim int) bool
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·dotRowsF32AVX2(SB), NOSPLIT, $0-129
+	MOVQ         indptr_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         val_base+48(FP), DX
+	MOVQ         w_base+72(FP), BX
+	MOVQ         out_base+96(FP), SI
+	MOVQ         out_len+104(FP), DI
+	MOVQ         lim+120(FP), R8
+	LEAQ         -1(R8), R9
+	MOVQ         R9, X0
+	VPBROADCASTD X0, Y0
 
 row:
 	TESTQ  DI, DI
 	JZ     end
-	MOVQ   (AX), R8
-	MOVQ   8(AX), R9
-	SUBQ   R8, R9
-	LEAQ   (DX)(R8*4), R10
-	LEAQ   (CX)(R8*4), R8
-	VXORPS Y0, Y0, Y0
+	MOVQ   (AX), R9
+	MOVQ   8(AX), R10
+	SUBQ   R9, R10
+	LEAQ   (DX)(R9*4), R11
+	LEAQ   (CX)(R9*4), R9
 	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
 
 rloopU:
-	CMPQ        R9, $0x00000010
+	CMPQ        R10, $0x00000010
 	JL          rloop1
-	VXORPS      Y2, Y2, Y2
-	VMOVDQU     (R8), Y3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPS  Y4, (BX)(Y3*4), Y2
-	VFMADD231PS (R10), Y2, Y0
-	VXORPS      Y2, Y2, Y2
-	VMOVDQU     32(R8), Y3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPS  Y4, (BX)(Y3*4), Y2
-	VFMADD231PS 32(R10), Y2, Y1
-	ADDQ        $0x00000040, R10
-	ADDQ        $0x00000040, R8
-	SUBQ        $0x00000010, R9
+	VMOVDQU     (R9), Y3
+	VMOVDQU     32(R9), Y4
+	VPMAXUD     Y4, Y3, Y5
+	VPMAXUD     Y0, Y5, Y5
+	VPTEST      Y5, Y0
+	JCC         bad
+	VXORPS      Y5, Y5, Y5
+	VPCMPEQD    Y6, Y6, Y6
+	VGATHERDPS  Y6, (BX)(Y3*4), Y5
+	VFMADD231PS (R11), Y5, Y1
+	VXORPS      Y3, Y3, Y3
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPS  Y5, (BX)(Y4*4), Y3
+	VFMADD231PS 32(R11), Y3, Y2
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R9
+	SUBQ        $0x00000010, R10
 	JMP         rloopU
 
 rloop1:
-	CMPQ        R9, $0x00000008
+	CMPQ        R10, $0x00000008
 	JL          rtail
-	VXORPS      Y2, Y2, Y2
-	VMOVDQU     (R8), Y3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPS  Y4, (BX)(Y3*4), Y2
-	VFMADD231PS (R10), Y2, Y0
-	ADDQ        $0x00000020, R10
-	ADDQ        $0x00000020, R8
-	SUBQ        $0x00000008, R9
+	VMOVDQU     (R9), Y3
+	VPMAXUD     Y0, Y3, Y4
+	VPTEST      Y4, Y0
+	JCC         bad
+	VXORPS      Y4, Y4, Y4
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPS  Y5, (BX)(Y3*4), Y4
+	VFMADD231PS (R11), Y4, Y1
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000020, R9
+	SUBQ        $0x00000008, R10
 	JMP         rloop1
 
 rtail:
-	VADDPS       Y1, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPS       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
 
 rscalar:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JZ          rdone
-	MOVLQSX     (R8), R11
-	VMOVSS      (BX)(R11*4), X1
-	VFMADD231SS (R10), X1, X0
-	ADDQ        $0x00000004, R10
-	ADDQ        $0x00000004, R8
-	DECQ        R9
+	MOVLQSX     (R9), R12
+	CMPQ        R12, R8
+	JAE         bad
+	VMOVSS      (BX)(R12*4), X2
+	VFMADD231SS (R11), X2, X1
+	ADDQ        $0x00000004, R11
+	ADDQ        $0x00000004, R9
+	DECQ        R10
 	JMP         rscalar
 
 rdone:
-	VMOVSS X0, (SI)
+	VMOVSS X1, (SI)
 	ADDQ   $0x00000008, AX
 	ADDQ   $0x00000004, SI
 	DECQ   DI
@@ -85,80 +98,101 @@ rdone:
 
 end:
 	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+128(FP)
 	RET
 
-// func dotRowsF64AVX2(indptr []int64, ind []int32, val []float64, w []float64, out []float64)
-// Requires: AVX, AVX2, FMA3
-TEXT ·dotRowsF64AVX2(SB), NOSPLIT, $0-120
-	MOVQ indptr_base+0(FP), AX
-	MOVQ ind_base+24(FP), CX
-	MOVQ val_base+48(FP), DX
-	MOVQ w_base+72(FP), BX
-	MOVQ out_base+96(FP), SI
-	MOVQ out_len+104(FP), DI
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+128(FP)
+	RET
+
+// func dotRowsF64AVX2(indptr []int64, ind []int32, val []float64, w []float64, out []float64, lim int) bool
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·dotRowsF64AVX2(SB), NOSPLIT, $0-129
+	MOVQ         indptr_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         val_base+48(FP), DX
+	MOVQ         w_base+72(FP), BX
+	MOVQ         out_base+96(FP), SI
+	MOVQ         out_len+104(FP), DI
+	MOVQ         lim+120(FP), R8
+	LEAQ         -1(R8), R9
+	MOVQ         R9, X0
+	VPBROADCASTD X0, X0
 
 row:
 	TESTQ  DI, DI
 	JZ     end
-	MOVQ   (AX), R8
-	MOVQ   8(AX), R9
-	SUBQ   R8, R9
-	LEAQ   (DX)(R8*8), R10
-	LEAQ   (CX)(R8*4), R8
-	VXORPD Y0, Y0, Y0
+	MOVQ   (AX), R9
+	MOVQ   8(AX), R10
+	SUBQ   R9, R10
+	LEAQ   (DX)(R9*8), R11
+	LEAQ   (CX)(R9*4), R9
 	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
 
 rloopU:
-	CMPQ        R9, $0x00000008
+	CMPQ        R10, $0x00000008
 	JL          rloop1
-	VXORPD      Y2, Y2, Y2
-	VMOVDQU     (R8), X3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPD  Y4, (BX)(X3*8), Y2
-	VFMADD231PD (R10), Y2, Y0
-	VXORPD      Y2, Y2, Y2
-	VMOVDQU     16(R8), X3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPD  Y4, (BX)(X3*8), Y2
-	VFMADD231PD 32(R10), Y2, Y1
-	ADDQ        $0x00000040, R10
-	ADDQ        $0x00000020, R8
-	SUBQ        $0x00000008, R9
+	VMOVDQU     (R9), X3
+	VMOVDQU     16(R9), X4
+	VPMAXUD     X4, X3, X5
+	VPMAXUD     X0, X5, X5
+	VPTEST      X5, X0
+	JCC         bad
+	VXORPD      Y5, Y5, Y5
+	VPCMPEQD    Y6, Y6, Y6
+	VGATHERDPD  Y6, (BX)(X3*8), Y5
+	VFMADD231PD (R11), Y5, Y1
+	VXORPD      Y3, Y3, Y3
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPD  Y5, (BX)(X4*8), Y3
+	VFMADD231PD 32(R11), Y3, Y2
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000020, R9
+	SUBQ        $0x00000008, R10
 	JMP         rloopU
 
 rloop1:
-	CMPQ        R9, $0x00000004
+	CMPQ        R10, $0x00000004
 	JL          rtail
-	VXORPD      Y2, Y2, Y2
-	VMOVDQU     (R8), X3
-	VPCMPEQD    Y4, Y4, Y4
-	VGATHERDPD  Y4, (BX)(X3*8), Y2
-	VFMADD231PD (R10), Y2, Y0
-	ADDQ        $0x00000020, R10
-	ADDQ        $0x00000010, R8
-	SUBQ        $0x00000004, R9
+	VMOVDQU     (R9), X3
+	VPMAXUD     X0, X3, X4
+	VPTEST      X4, X0
+	JCC         bad
+	VXORPD      Y4, Y4, Y4
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPD  Y5, (BX)(X3*8), Y4
+	VFMADD231PD (R11), Y4, Y1
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000010, R9
+	SUBQ        $0x00000004, R10
 	JMP         rloop1
 
 rtail:
-	VADDPD       Y1, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPD       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
-	VADDSD       X1, X0, X0
+	VADDPD       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPD       X2, X1, X1
+	VMOVHLPS     X1, X1, X2
+	VADDSD       X2, X1, X1
 
 rscalar:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JZ          rdone
-	MOVLQSX     (R8), R11
-	VMOVSD      (BX)(R11*8), X1
-	VFMADD231SD (R10), X1, X0
-	ADDQ        $0x00000008, R10
-	ADDQ        $0x00000004, R8
-	DECQ        R9
+	MOVLQSX     (R9), R12
+	CMPQ        R12, R8
+	JAE         bad
+	VMOVSD      (BX)(R12*8), X2
+	VFMADD231SD (R11), X2, X1
+	ADDQ        $0x00000008, R11
+	ADDQ        $0x00000004, R9
+	DECQ        R10
 	JMP         rscalar
 
 rdone:
-	VMOVSD X0, (SI)
+	VMOVSD X1, (SI)
 	ADDQ   $0x00000008, AX
 	ADDQ   $0x00000008, SI
 	DECQ   DI
@@ -166,17 +200,27 @@ rdone:
 
 end:
 	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+128(FP)
 	RET
 
-// func dotRowsF32AVX512(indptr []int64, ind []int32, val []float32, w []float32, out []float32)
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+128(FP)
+	RET
+
+// func dotRowsF32AVX512(indptr []int64, ind []int32, val []float32, w []float32, out []float32, lim int) bool
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·dotRowsF32AVX512(SB), NOSPLIT, $0-120
-	MOVQ indptr_base+0(FP), AX
-	MOVQ ind_base+24(FP), CX
-	MOVQ val_base+48(FP), DX
-	MOVQ w_base+72(FP), BX
-	MOVQ out_base+96(FP), SI
-	MOVQ out_len+104(FP), DI
+TEXT ·dotRowsF32AVX512(SB), NOSPLIT, $0-129
+	MOVQ         indptr_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         val_base+48(FP), DX
+	MOVQ         w_base+72(FP), BX
+	MOVQ         out_base+96(FP), SI
+	MOVQ         out_len+104(FP), DI
+	MOVQ         lim+120(FP), R8
+	VPBROADCASTD R8, Z0
 
 row:
 	TESTQ  DI, DI
@@ -186,22 +230,26 @@ row:
 	SUBQ   R8, R9
 	LEAQ   (DX)(R8*4), R10
 	LEAQ   (CX)(R8*4), R8
-	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
 
 rloopU:
 	CMPQ        R9, $0x00000020
 	JL          rloop1
-	VXORPS      Z2, Z2, Z2
 	VMOVDQU32   (R8), Z3
-	KXNORW      K1, K1, K1
-	VGATHERDPS  (BX)(Z3*4), K1, Z2
-	VFMADD231PS (R10), Z2, Z0
-	VXORPS      Z2, Z2, Z2
-	VMOVDQU32   64(R8), Z3
+	VMOVDQU32   64(R8), Z4
+	VPMAXUD     Z4, Z3, Z5
+	VPCMPUD     $0x05, Z0, Z5, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPS      Z5, Z5, Z5
 	KXNORW      K2, K2, K2
-	VGATHERDPS  (BX)(Z3*4), K2, Z2
-	VFMADD231PS 64(R10), Z2, Z1
+	VGATHERDPS  (BX)(Z3*4), K2, Z5
+	VFMADD231PS (R10), Z5, Z1
+	VXORPS      Z3, Z3, Z3
+	KXNORW      K3, K3, K3
+	VGATHERDPS  (BX)(Z4*4), K3, Z3
+	VFMADD231PS 64(R10), Z3, Z2
 	ADDQ        $0x00000080, R10
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, R9
@@ -210,11 +258,14 @@ rloopU:
 rloop1:
 	CMPQ        R9, $0x00000010
 	JL          rtail
-	VXORPS      Z2, Z2, Z2
 	VMOVDQU32   (R8), Z3
-	KXNORW      K3, K3, K3
-	VGATHERDPS  (BX)(Z3*4), K3, Z2
-	VFMADD231PS (R10), Z2, Z0
+	VPCMPUD     $0x05, Z0, Z3, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPS      Z4, Z4, Z4
+	KXNORW      K4, K4, K4
+	VGATHERDPS  (BX)(Z3*4), K4, Z4
+	VFMADD231PS (R10), Z4, Z1
 	ADDQ        $0x00000040, R10
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, R9
@@ -225,25 +276,28 @@ rtail:
 	JZ          rreduce
 	MOVL        $0x0000ffff, R11
 	BZHIL       R9, R11, R9
-	KMOVW       R9, K4
-	VXORPS      Z2, Z2, Z2
-	VMOVDQU32.Z (R8), K4, Z3
-	KMOVW       K4, K5
-	VGATHERDPS  (BX)(Z3*4), K5, Z2
-	VMOVUPS.Z   (R10), K4, Z3
-	VFMADD231PS Z3, Z2, Z0
+	KMOVW       R9, K1
+	VMOVDQU32.Z (R8), K1, Z3
+	VPCMPUD     $0x05, Z0, Z3, K1, K5
+	KORTESTW    K5, K5
+	JNZ         bad
+	VXORPS      Z4, Z4, Z4
+	KMOVW       K1, K5
+	VGATHERDPS  (BX)(Z3*4), K5, Z4
+	VMOVUPS.Z   (R10), K1, Z3
+	VFMADD231PS Z3, Z4, Z1
 
 rreduce:
-	VADDPS        Z1, Z0, Z0
-	VEXTRACTF64X4 $0x01, Z0, Y1
-	VADDPS        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
-	VADDPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VADDSS        X1, X0, X0
-	VMOVSS        X0, (SI)
+	VADDPS        Z2, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y2
+	VADDPS        Y2, Y1, Y1
+	VEXTRACTF128  $0x01, Y1, X2
+	VADDPS        X2, X1, X1
+	VMOVHLPS      X1, X1, X2
+	VADDPS        X2, X1, X1
+	VMOVSHDUP     X1, X2
+	VADDSS        X2, X1, X1
+	VMOVSS        X1, (SI)
 	ADDQ          $0x00000008, AX
 	ADDQ          $0x00000004, SI
 	DECQ          DI
@@ -251,17 +305,27 @@ rreduce:
 
 end:
 	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+128(FP)
 	RET
 
-// func dotRowsF64AVX512(indptr []int64, ind []int32, val []float64, w []float64, out []float64)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·dotRowsF64AVX512(SB), NOSPLIT, $0-120
-	MOVQ indptr_base+0(FP), AX
-	MOVQ ind_base+24(FP), CX
-	MOVQ val_base+48(FP), DX
-	MOVQ w_base+72(FP), BX
-	MOVQ out_base+96(FP), SI
-	MOVQ out_len+104(FP), DI
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+128(FP)
+	RET
+
+// func dotRowsF64AVX512(indptr []int64, ind []int32, val []float64, w []float64, out []float64, lim int) bool
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
+TEXT ·dotRowsF64AVX512(SB), NOSPLIT, $0-129
+	MOVQ         indptr_base+0(FP), AX
+	MOVQ         ind_base+24(FP), CX
+	MOVQ         val_base+48(FP), DX
+	MOVQ         w_base+72(FP), BX
+	MOVQ         out_base+96(FP), SI
+	MOVQ         out_len+104(FP), DI
+	MOVQ         lim+120(FP), R8
+	VPBROADCASTD R8, Y0
 
 row:
 	TESTQ  DI, DI
@@ -271,22 +335,26 @@ row:
 	SUBQ   R8, R9
 	LEAQ   (DX)(R8*8), R10
 	LEAQ   (CX)(R8*4), R8
-	VXORPD Z0, Z0, Z0
 	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
 
 rloopU:
 	CMPQ        R9, $0x00000010
 	JL          rloop1
-	VXORPD      Z2, Z2, Z2
 	VMOVDQU32   (R8), Y3
-	KXNORW      K1, K1, K1
-	VGATHERDPD  (BX)(Y3*8), K1, Z2
-	VFMADD231PD (R10), Z2, Z0
-	VXORPD      Z2, Z2, Z2
-	VMOVDQU32   32(R8), Y3
+	VMOVDQU32   32(R8), Y4
+	VPMAXUD     Y4, Y3, Y5
+	VPCMPUD     $0x05, Y0, Y5, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPD      Z5, Z5, Z5
 	KXNORW      K2, K2, K2
-	VGATHERDPD  (BX)(Y3*8), K2, Z2
-	VFMADD231PD 64(R10), Z2, Z1
+	VGATHERDPD  (BX)(Y3*8), K2, Z5
+	VFMADD231PD (R10), Z5, Z1
+	VXORPD      Z3, Z3, Z3
+	KXNORW      K3, K3, K3
+	VGATHERDPD  (BX)(Y4*8), K3, Z3
+	VFMADD231PD 64(R10), Z3, Z2
 	ADDQ        $0x00000080, R10
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, R9
@@ -295,11 +363,14 @@ rloopU:
 rloop1:
 	CMPQ        R9, $0x00000008
 	JL          rtail
-	VXORPD      Z2, Z2, Z2
 	VMOVDQU32   (R8), Y3
-	KXNORW      K3, K3, K3
-	VGATHERDPD  (BX)(Y3*8), K3, Z2
-	VFMADD231PD (R10), Z2, Z0
+	VPCMPUD     $0x05, Y0, Y3, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPD      Z4, Z4, Z4
+	KXNORW      K4, K4, K4
+	VGATHERDPD  (BX)(Y3*8), K4, Z4
+	VFMADD231PD (R10), Z4, Z1
 	ADDQ        $0x00000040, R10
 	ADDQ        $0x00000020, R8
 	SUBQ        $0x00000008, R9
@@ -310,23 +381,26 @@ rtail:
 	JZ          rreduce
 	MOVL        $0x0000ffff, R11
 	BZHIL       R9, R11, R9
-	KMOVW       R9, K4
-	VXORPD      Z2, Z2, Z2
-	VMOVDQU32.Z (R8), K4, Y3
-	KMOVW       K4, K5
-	VGATHERDPD  (BX)(Y3*8), K5, Z2
-	VMOVUPD.Z   (R10), K4, Z3
-	VFMADD231PD Z3, Z2, Z0
+	KMOVW       R9, K1
+	VMOVDQU32.Z (R8), K1, Y3
+	VPCMPUD     $0x05, Y0, Y3, K1, K5
+	KORTESTW    K5, K5
+	JNZ         bad
+	VXORPD      Z4, Z4, Z4
+	KMOVW       K1, K5
+	VGATHERDPD  (BX)(Y3*8), K5, Z4
+	VMOVUPD.Z   (R10), K1, Z3
+	VFMADD231PD Z3, Z4, Z1
 
 rreduce:
-	VADDPD        Z1, Z0, Z0
-	VEXTRACTF64X4 $0x01, Z0, Y1
-	VADDPD        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPD        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
-	VADDSD        X1, X0, X0
-	VMOVSD        X0, (SI)
+	VADDPD        Z2, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y2
+	VADDPD        Y2, Y1, Y1
+	VEXTRACTF128  $0x01, Y1, X2
+	VADDPD        X2, X1, X1
+	VMOVHLPS      X1, X1, X2
+	VADDSD        X2, X1, X1
+	VMOVSD        X1, (SI)
 	ADDQ          $0x00000008, AX
 	ADDQ          $0x00000008, SI
 	DECQ          DI
@@ -334,4 +408,12 @@ rreduce:
 
 end:
 	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+128(FP)
+	RET
+
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+128(FP)
 	RET

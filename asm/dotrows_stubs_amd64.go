@@ -5,13 +5,13 @@
 package asm
 
 //go:noescape
-func dotRowsF32AVX2(indptr []int64, ind []int32, val []float32, w []float32, out []float32)
+func dotRowsF32AVX2(indptr []int64, ind []int32, val []float32, w []float32, out []float32, lim int) bool
 
 //go:noescape
-func dotRowsF64AVX2(indptr []int64, ind []int32, val []float64, w []float64, out []float64)
+func dotRowsF64AVX2(indptr []int64, ind []int32, val []float64, w []float64, out []float64, lim int) bool
 
 //go:noescape
-func dotRowsF32AVX512(indptr []int64, ind []int32, val []float32, w []float32, out []float32)
+func dotRowsF32AVX512(indptr []int64, ind []int32, val []float32, w []float32, out []float32, lim int) bool
 
 //go:noescape
-func dotRowsF64AVX512(indptr []int64, ind []int32, val []float64, w []float64, out []float64)
+func dotRowsF64AVX512(indptr []int64, ind []int32, val []float64, w []float64, out []float64, lim int) bool

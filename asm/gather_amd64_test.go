@@ -22,8 +22,8 @@ func TestGatherKernelsAllLengths(t *testing.T) {
 		dot64 func(val []float64, ind []int32, w []float64) float64
 	}
 	for _, k := range []kernels{
-		{"avx2", Supported(AVX2), dotIndF32AVX2, dotInd4F32AVX2, dotIndF64AVX2},
-		{"avx512", Supported(AVX512), dotIndF32AVX512, dotInd4F32AVX512, dotIndF64AVX512},
+		{"avx2", Supported(AVX2), rawDot(dotIndF32AVX2), rawDot4(dotInd4F32AVX2), rawDot64(dotIndF64AVX2)},
+		{"avx512", Supported(AVX512), rawDot(dotIndF32AVX512), rawDot4(dotInd4F32AVX512), rawDot64(dotIndF64AVX512)},
 	} {
 		t.Run(k.name, func(t *testing.T) {
 			if !k.ok {
@@ -74,9 +74,9 @@ func TestGatherKernelsAllLengths(t *testing.T) {
 func TestShortRowsTakeTheLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
 	for _, tier := range Tiers() {
-		k := tierKernels[tier]
+		k := kernelsFor(tier)
 		raw := map[Tier]func(val []float32, ind []int32, w []float32) float32{
-			AVX2: dotIndF32AVX2, AVX512: dotIndF32AVX512,
+			AVX2: rawDot(dotIndF32AVX2), AVX512: rawDot(dotIndF32AVX512),
 		}[tier]
 		if raw == nil {
 			continue
@@ -143,7 +143,7 @@ func TestDotRowsEqualsDotInd(t *testing.T) {
 			ok   bool
 			rows func(indptr []int64, ind []int32, val, w, out []float32)
 			dot  func(val []float32, ind []int32, w []float32) float32
-		}{{Supported(AVX2), dotRowsF32AVX2, dotIndF32AVX2}, {Supported(AVX512), dotRowsF32AVX512, dotIndF32AVX512}}
+		}{{Supported(AVX2), rawRows(dotRowsF32AVX2), rawDot(dotIndF32AVX2)}, {Supported(AVX512), rawRows(dotRowsF32AVX512), rawDot(dotIndF32AVX512)}}
 		for _, k := range raw {
 			if !k.ok || dim != 1000 {
 				continue

@@ -4,8 +4,8 @@ package asm
 // indices and values into cache, without waiting for them. Learners that
 // visit rows in shuffled order call it for a row a few steps ahead: a
 // shuffled pass over a matrix larger than the caches otherwise waits on
-// memory at the start of every row (on imdb.train, 3.5 million nonzeros,
-// it turns an 11 ms pass into a 3 ms one). It reads nothing, cannot fault,
+// memory at the start of every row, which on a matrix the size of
+// imdb.train is most of the pass. It reads nothing, cannot fault,
 // and does nothing where there is no assembly.
 func PrefetchRow(ind []int32, val []float32) { prefetchRow(ind, val) }
 
@@ -17,14 +17,21 @@ func PrefetchRow(ind []int32, val []float32) { prefetchRow(ind, val) }
 // to 4 weights gets one hint, for its first (it lies in one cache line
 // when w is 16-byte aligned, as Go's large allocations are); a longer one,
 // such as a multiclass learner's K weights of a feature, gets one for
-// every line it spans (20 classes always span two: prefetching only the
-// first made hashed 20 Newsgroups train at 327-506 ms per epoch instead
-// of 143-209). It reads only ind, cannot fault whatever the indices, and
-// does nothing where there is no assembly.
+// every line it spans (20 classes always span two, and prefetching only
+// the first left hashed 20 Newsgroups waiting on the second line of
+// nearly every feature). It reads only ind, cannot fault whatever the
+// indices or stride (a prefetch of an address outside the process is
+// dropped by the CPU, never a fault), and does nothing where there is no
+// assembly. A block longer than prefetchMaxBlock weights gets a hint for
+// its first line only, so that no stride makes the call long.
 func PrefetchGather(ind []int32, w []float32, stride int) {
-	if stride <= 4 {
+	if stride <= 4 || stride > prefetchMaxBlock {
 		prefetchGather(ind, w, stride)
 	} else {
 		prefetchGatherBlock(ind, w, stride)
 	}
 }
+
+// prefetchMaxBlock is the longest block of weights (4096 float32, 256
+// cache lines) PrefetchGather brings in line by line.
+const prefetchMaxBlock = 1 << 12

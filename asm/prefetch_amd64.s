@@ -62,15 +62,19 @@ gloop:
 	IMULQ      BX, SI
 	LEAQ       (CX)(SI*1), SI
 	PREFETCHT0 (SI)
-	LEAQ       -4(SI)(BX*1), DI
-	ORQ        $0x3f, SI
-	INCQ       SI
+	MOVQ       SI, DI
+	ANDQ       $0x3f, DI
+	LEAQ       -4(DI)(BX*1), DI
+	SHRQ       $0x06, DI
+	SHRQ       $0x06, SI
+	SHLQ       $0x06, SI
 
 lines:
-	CMPQ       SI, DI
-	JA         next
-	PREFETCHT0 (SI)
+	TESTQ      DI, DI
+	JZ         next
 	ADDQ       $0x00000040, SI
+	PREFETCHT0 (SI)
+	DECQ       DI
 	JMP        lines
 
 next:

@@ -227,10 +227,18 @@ func axpyAvgF32Generic(a float32, ca float64, val []float32, ind []int32, w []fl
 //		w[ind[k]*stride] += a * val[k]
 //		if len(u) > 0 { u[ind[k]*stride] += ca * float64(val[k]) }
 //	}
+//
+// An index is checked before it is multiplied (j·stride could overflow
+// into range otherwise): it must be below stridedLim's bound.
 func axpyAvgStrideF32Generic(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64) {
 	ind = ind[:len(val)]
+	lim := stridedLim(len(w), len(u), stride)
 	for k, v := range val {
-		j := int(ind[k]) * stride
+		j := int(ind[k])
+		if uint(j) >= uint(lim) {
+			panicIndex("AxpyAvgStrideF32", ind, lim)
+		}
+		j *= stride
 		w[j] += float32(a * v)
 		if len(u) > 0 {
 			u[j] += float64(ca * float64(v))

@@ -56,69 +56,20 @@ func ParseTier(s string) (Tier, error) {
 	return Generic, fmt.Errorf("%w %q (want generic, avx2 or avx512)", ErrUnknownTier, s)
 }
 
-// kernelSet is one tier's implementation of every kernel. The exported
-// functions call through the active set, chosen once at start-up.
-type kernelSet struct {
-	tier Tier
+// supported records the tiers this CPU and build can run; the
+// architecture's archInit (dispatch_*.go) adds to the portable one.
+var supported = [...]bool{Generic: true, AVX2: false, AVX512: false}
 
-	dotF32   func(x, y []float32) float32
-	dotF64   func(x, y []float64) float64
-	axpyF32  func(a float32, x, y []float32)
-	axpyF64  func(a float64, x, y []float64)
-	scaleF32 func(a float32, x []float32)
-	scaleF64 func(a float64, x []float64)
-	sumSqF32 func(x []float32) float32
-	sumSqF64 func(x []float64) float64
+// active holds the Tier the kernels run on. Every exported kernel loads it
+// and calls that tier's function directly, in a switch: with no table of
+// function values in between, the compiler sees each callee, so escape
+// analysis keeps a caller's slices on its stack and small wrappers inline.
+// The load is atomic so that SetTier may run beside kernels (it is a plain
+// load on amd64).
+var active atomic.Int32
 
-	dotIndF32  func(val []float32, ind []int32, w []float32) float32
-	dotInd4F32 func(val []float32, ind []int32, w []float32) float32
-	dotIndF64  func(val []float64, ind []int32, w []float64) float64
-	axpyIndF32 func(a float32, val []float32, ind []int32, w []float32)
-	axpyIndF64 func(a float64, val []float64, ind []int32, w []float64)
-
-	axpyAvgF32       func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
-	axpyAvg4F32      func(a float32, ca float64, val []float32, ind []int32, wu []float64)
-	axpyAvgStrideF32 func(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)
-
-	increasingI32 func(ind []int32) bool
-
-	averageF32  func(dst, w []float32, u []float64, c float64)
-	quotientF32 func(dst []float32, x []float64, d float64)
-
-	dotRowsF32 func(indptr []int64, ind []int32, val []float32, w []float32, out []float32)
-	dotRowsF64 func(indptr []int64, ind []int32, val []float64, w []float64, out []float64)
-}
-
-var genericKernels = kernelSet{
-	tier:             Generic,
-	dotF32:           dotF32Generic,
-	dotF64:           dotF64Generic,
-	axpyF32:          axpyF32Generic,
-	axpyF64:          axpyF64Generic,
-	scaleF32:         scaleF32Generic,
-	scaleF64:         scaleF64Generic,
-	sumSqF32:         sumSqF32Generic,
-	sumSqF64:         sumSqF64Generic,
-	dotIndF32:        dotIndF32Generic,
-	dotInd4F32:       dotInd4F32Generic,
-	dotIndF64:        dotIndF64Generic,
-	axpyIndF32:       axpyIndF32Generic,
-	axpyIndF64:       axpyIndF64Generic,
-	axpyAvgF32:       axpyAvgF32Generic,
-	axpyAvg4F32:      axpyAvg4F32Generic,
-	axpyAvgStrideF32: axpyAvgStrideF32Generic,
-	increasingI32:    increasingI32Generic,
-	averageF32:       averageF32Generic,
-	quotientF32:      quotientF32Generic,
-	dotRowsF32:       dotRowsF32Generic,
-	dotRowsF64:       dotRowsF64Generic,
-}
-
-// tierKernels maps each tier this build and CPU can run to its kernels; it
-// is filled by the architecture's init (dispatch_*.go).
-var tierKernels = map[Tier]*kernelSet{Generic: &genericKernels}
-
-var active atomic.Pointer[kernelSet]
+// tier is the active tier.
+func tier() Tier { return Tier(active.Load()) }
 
 // envNote records what became of the HYPERPLANE_SIMD override, for Info.
 var envNote string
@@ -126,7 +77,7 @@ var envNote string
 func init() {
 	archInit()
 	best := Best()
-	active.Store(tierKernels[best])
+	active.Store(int32(best))
 	v, ok := os.LookupEnv(EnvVar)
 	if !ok || v == "" {
 		return
@@ -144,7 +95,7 @@ func init() {
 }
 
 // Supported reports whether this CPU and build can run tier t.
-func Supported(t Tier) bool { return tierKernels[t] != nil }
+func Supported(t Tier) bool { return t >= 0 && int(t) < len(supported) && supported[t] }
 
 // Tiers lists the tiers this CPU and build can run, from slowest to fastest.
 func Tiers() []Tier {
@@ -165,16 +116,15 @@ func Best() Tier {
 }
 
 // Active returns the tier the kernels currently run on.
-func Active() Tier { return active.Load().tier }
+func Active() Tier { return tier() }
 
 // SetTier switches every kernel to tier t. It is safe to call at any time;
 // calls already running finish on the tier they started with.
 func SetTier(t Tier) error {
-	k := tierKernels[t]
-	if k == nil {
+	if !Supported(t) {
 		return fmt.Errorf("%w: %s", ErrUnsupportedTier, t)
 	}
-	active.Store(k)
+	active.Store(int32(t))
 	return nil
 }
 
@@ -184,48 +134,133 @@ func checkLen(op string, a, b int) {
 	}
 }
 
+// panicIndex panics with the first index of ind not in [0, lim), as a Go
+// bounds check would: a checked kernel found one.
+func panicIndex(op string, ind []int32, lim int) {
+	for k, j := range ind {
+		if j < 0 || int64(j) >= int64(lim) {
+			panic(fmt.Sprintf("asm.%s: index ind[%d] = %d out of range [0, %d)", op, k, j, lim))
+		}
+	}
+	panic(fmt.Sprintf("asm.%s: an index out of range [0, %d)", op, lim))
+}
+
 // DotF32 returns Σ x[i]·y[i]. It panics if len(x) != len(y).
 func DotF32(x, y []float32) float32 {
 	checkLen("DotF32", len(x), len(y))
-	return active.Load().dotF32(x, y)
+	switch tier() {
+	case AVX512:
+		return dotF32AVX512(x, y)
+	case AVX2:
+		return dotF32AVX2(x, y)
+	}
+	return dotF32Generic(x, y)
 }
 
 // DotF64 returns Σ x[i]·y[i]. It panics if len(x) != len(y).
 func DotF64(x, y []float64) float64 {
 	checkLen("DotF64", len(x), len(y))
-	return active.Load().dotF64(x, y)
+	switch tier() {
+	case AVX512:
+		return dotF64AVX512(x, y)
+	case AVX2:
+		return dotF64AVX2(x, y)
+	}
+	return dotF64Generic(x, y)
 }
 
 // AxpyF32 computes y[i] += a·x[i], fused into one pass. It panics if len(x) != len(y).
 func AxpyF32(a float32, x, y []float32) {
 	checkLen("AxpyF32", len(x), len(y))
-	active.Load().axpyF32(a, x, y)
+	switch tier() {
+	case AVX512:
+		axpyF32AVX512(a, x, y)
+	case AVX2:
+		axpyF32AVX2(a, x, y)
+	default:
+		axpyF32Generic(a, x, y)
+	}
 }
 
 // AxpyF64 computes y[i] += a·x[i], fused into one pass. It panics if len(x) != len(y).
 func AxpyF64(a float64, x, y []float64) {
 	checkLen("AxpyF64", len(x), len(y))
-	active.Load().axpyF64(a, x, y)
+	switch tier() {
+	case AVX512:
+		axpyF64AVX512(a, x, y)
+	case AVX2:
+		axpyF64AVX2(a, x, y)
+	default:
+		axpyF64Generic(a, x, y)
+	}
 }
 
 // ScaleF32 computes x[i] *= a.
-func ScaleF32(a float32, x []float32) { active.Load().scaleF32(a, x) }
+func ScaleF32(a float32, x []float32) {
+	switch tier() {
+	case AVX512:
+		scaleF32AVX512(a, x)
+	case AVX2:
+		scaleF32AVX2(a, x)
+	default:
+		scaleF32Generic(a, x)
+	}
+}
 
 // ScaleF64 computes x[i] *= a.
-func ScaleF64(a float64, x []float64) { active.Load().scaleF64(a, x) }
+func ScaleF64(a float64, x []float64) {
+	switch tier() {
+	case AVX512:
+		scaleF64AVX512(a, x)
+	case AVX2:
+		scaleF64AVX2(a, x)
+	default:
+		scaleF64Generic(a, x)
+	}
+}
 
 // SumSqF32 returns Σ x[i]², the squared Euclidean norm.
-func SumSqF32(x []float32) float32 { return active.Load().sumSqF32(x) }
+func SumSqF32(x []float32) float32 {
+	switch tier() {
+	case AVX512:
+		return sumSqF32AVX512(x)
+	case AVX2:
+		return sumSqF32AVX2(x)
+	}
+	return sumSqF32Generic(x)
+}
 
 // SumSqF64 returns Σ x[i]², the squared Euclidean norm.
-func SumSqF64(x []float64) float64 { return active.Load().sumSqF64(x) }
+func SumSqF64(x []float64) float64 {
+	switch tier() {
+	case AVX512:
+		return sumSqF64AVX512(x)
+	case AVX2:
+		return sumSqF64AVX2(x)
+	}
+	return sumSqF64Generic(x)
+}
+
+// The sparse kernels check their indices as they go, on every tier: the
+// portable loops through Go's bounds checks, the assembly by comparing
+// each index (a vector of them before a gather) with the bound before
+// it loads or stores, so no argument makes them touch memory outside
+// their slices. An index out of range panics, as a bounds check in a Go
+// loop does, with the elements before it already added where the kernel
+// writes.
 
 // DotIndF32 returns Σ val[k]·w[ind[k]], the gather behind every sparse
-// prediction. It panics if len(val) != len(ind). The indices are not
-// checked: each must lie in [0, len(w)).
+// prediction. It panics if len(val) != len(ind) or an index is not in
+// [0, len(w)).
 func DotIndF32(val []float32, ind []int32, w []float32) float32 {
 	checkLen("DotIndF32", len(val), len(ind))
-	return active.Load().dotIndF32(val, ind, w)
+	switch tier() {
+	case AVX512:
+		return dotIndF32AVX512Sized(val, ind, w)
+	case AVX2:
+		return dotIndF32AVX2Sized(val, ind, w)
+	}
+	return dotIndF32Generic(val, ind, w)
 }
 
 // DotInd4F32 returns Σ val[k]·w[4·ind[k]]: DotIndF32 over weights kept in
@@ -233,81 +268,139 @@ func DotIndF32(val []float32, ind []int32, w []float32) float32 {
 // per-feature state beside each weight so that one cache line serves both.
 // On every tier the result is bit-identical to DotIndF32 over the same
 // weights packed densely (the same loop, switching to scalar loads at the
-// same number of weights). It panics if len(val) != len(ind). The indices
-// are not checked: each must lie in [0, len(w)/4).
+// same number of weights). It panics if len(val) != len(ind) or some
+// 4·ind[k] is not in [0, len(w)).
 func DotInd4F32(val []float32, ind []int32, w []float32) float32 {
 	checkLen("DotInd4F32", len(val), len(ind))
-	return active.Load().dotInd4F32(val, ind, w)
+	switch tier() {
+	case AVX512:
+		return dotInd4F32AVX512Sized(val, ind, w)
+	case AVX2:
+		return dotInd4F32AVX2Sized(val, ind, w)
+	}
+	return dotInd4F32Generic(val, ind, w)
 }
 
 // AddScoresF32 adds val[k]·W[ind[k]·K + c] to s[c] for every class c < K =
 // len(s) and every k in order: the class scores of a multiclass linear
 // model whose K weights per feature are stored together. Each product is
 // rounded before it is added, so every tier gives the same scores bit for
-// bit. It panics if len(val) != len(ind). The indices are not checked:
-// each must lie in [0, len(W)/K).
+// bit. It panics if len(val) != len(ind) or an index is not in
+// [0, len(W)/K).
 func AddScoresF32(W []float32, ind []int32, val []float32, s []float32) {
 	checkLen("AddScoresF32", len(val), len(ind))
-	addScores(W, ind, val, s)
+	if tier() == AVX512 {
+		addScoresAVX512Checked(W, ind, val, s)
+		return
+	}
+	// AVX2 keeps the Go loop: with 8 lanes and a masked tail it has no
+	// instruction to spare over it.
+	addScoresF32Generic(W, ind, val, s)
 }
 
-// DotIndF64 returns Σ val[k]·w[ind[k]]. It panics if len(val) != len(ind).
-// The indices are not checked: each must lie in [0, len(w)).
+// DotIndF64 returns Σ val[k]·w[ind[k]]. It panics if len(val) != len(ind)
+// or an index is not in [0, len(w)).
 func DotIndF64(val []float64, ind []int32, w []float64) float64 {
 	checkLen("DotIndF64", len(val), len(ind))
-	return active.Load().dotIndF64(val, ind, w)
+	switch tier() {
+	case AVX512:
+		return dotIndF64AVX512Sized(val, ind, w)
+	case AVX2:
+		return dotIndF64AVX2Sized(val, ind, w)
+	}
+	return dotIndF64Generic(val, ind, w)
 }
 
-// AxpyIndF32 computes w[ind[k]] += a·val[k], the scatter behind every sparse
-// update. It panics if len(val) != len(ind). The indices are not checked:
-// each must lie in [0, len(w)) and none may repeat.
+// AxpyIndF32 computes w[ind[k]] += a·val[k], the scatter behind every
+// sparse update. A repeated index gets every one of its products. It
+// panics if len(val) != len(ind) or an index is not in [0, len(w)).
 func AxpyIndF32(a float32, val []float32, ind []int32, w []float32) {
 	checkLen("AxpyIndF32", len(val), len(ind))
-	active.Load().axpyIndF32(a, val, ind, w)
+	// Both SIMD tiers run the AVX2 scalar loop (see genAxpyInd).
+	if tier() != Generic {
+		axpyIndF32Checked(a, val, ind, w)
+		return
+	}
+	axpyIndF32Generic(a, val, ind, w)
 }
 
 // AxpyIndF64 computes w[ind[k]] += a·val[k]. It panics if len(val) !=
-// len(ind). The indices are not checked: each must lie in [0, len(w)) and
-// none may repeat.
+// len(ind) or an index is not in [0, len(w)).
 func AxpyIndF64(a float64, val []float64, ind []int32, w []float64) {
 	checkLen("AxpyIndF64", len(val), len(ind))
-	active.Load().axpyIndF64(a, val, ind, w)
+	if tier() != Generic {
+		axpyIndF64Checked(a, val, ind, w)
+		return
+	}
+	axpyIndF64Generic(a, val, ind, w)
 }
 
 // AxpyAvgF32 computes w[ind[k]] += a·val[k] and u[ind[k]] += ca·val[k]
 // (in float64) for every k: the update of an averaged perceptron, its
 // weights and its averaging accumulator in one pass over the row. Every
 // product is rounded before it is added, so every tier computes the same
-// bits. It panics if len(val) != len(ind). The indices are not checked:
-// each must lie in [0, len(w)) and in [0, len(u)).
+// bits. It panics if len(val) != len(ind) or an index is not in [0,
+// len(w)) and [0, len(u)).
 func AxpyAvgF32(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64) {
 	checkLen("AxpyAvgF32", len(val), len(ind))
-	active.Load().axpyAvgF32(a, ca, val, ind, w, u)
+	// One VEX-encoded scalar loop serves both SIMD tiers (genAxpyAvg).
+	if tier() != Generic {
+		axpyAvgF32Checked(a, ca, val, ind, w, u)
+		return
+	}
+	axpyAvgF32Generic(a, ca, val, ind, w, u)
 }
 
 // AxpyAvg4F32 is AxpyAvgF32 on weights and accumulators interleaved in
 // 16-byte slots: w[j] is the float32 in the first four bytes of wu[2j]
 // (element 4j of a float32 view of wu, as DotInd4F32 reads it) and u[j]
-// is wu[2j+1]. It panics if len(val) != len(ind). The indices are not
-// checked: each must lie in [0, len(wu)/2).
+// is wu[2j+1]. It panics if len(val) != len(ind) or an index is not in
+// [0, len(wu)/2).
 func AxpyAvg4F32(a float32, ca float64, val []float32, ind []int32, wu []float64) {
 	checkLen("AxpyAvg4F32", len(val), len(ind))
-	active.Load().axpyAvg4F32(a, ca, val, ind, wu)
+	if tier() != Generic {
+		axpyAvg4F32Checked(a, ca, val, ind, wu)
+		return
+	}
+	axpyAvg4F32Generic(a, ca, val, ind, wu)
 }
 
 // AxpyAvgStrideF32 is AxpyAvgF32 on every stride-th weight:
 // w[ind[k]·stride] += a·val[k] and, when u is not empty,
 // u[ind[k]·stride] += ca·val[k] (in float64). A multiclass learner keeps a
 // feature's K class weights together; its update of class c is a call
-// with w[c:], u[c:] and stride K. It panics if len(val) != len(ind) or
-// stride < 1. The indices are not checked: each ind[k]·stride must lie in
-// w, and in u when u is not empty.
+// with w[c:], u[c:] and stride K. It panics if len(val) != len(ind),
+// stride < 1, or some ind[k]·stride lies outside w, or outside u when u
+// is not empty.
 func AxpyAvgStrideF32(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64) {
 	checkLen("AxpyAvgStrideF32", len(val), len(ind))
 	if stride < 1 {
 		panic(fmt.Sprintf("asm.AxpyAvgStrideF32: stride %d < 1", stride))
 	}
-	active.Load().axpyAvgStrideF32(a, ca, val, ind, stride, w, u)
+	if tier() != Generic {
+		axpyAvgStrideF32Checked(a, ca, val, ind, stride, w, u)
+		return
+	}
+	axpyAvgStrideF32Generic(a, ca, val, ind, stride, w, u)
+}
+
+// strideLim is the number of indices j whose element j·stride lies in a
+// slice of n elements: ⌈n/stride⌉, without overflow.
+func strideLim(n, stride int) int {
+	if n == 0 {
+		return 0
+	}
+	return (n-1)/stride + 1
+}
+
+// stridedLim is the bound on the indices of AxpyAvgStrideF32: each j·stride
+// must lie in w (nw elements) and, when u is not empty, in u (nu).
+func stridedLim(nw, nu, stride int) int {
+	lim := strideLim(nw, stride)
+	if nu > 0 {
+		lim = min(lim, strideLim(nu, stride))
+	}
+	return lim
 }
 
 // AverageF32 sets dst[i] = float32(float64(w[i]) − u[i]/c) for every i:
@@ -318,7 +411,14 @@ func AxpyAvgStrideF32(a float32, ca float64, val []float32, ind []int32, stride 
 func AverageF32(dst, w []float32, u []float64, c float64) {
 	checkLen("AverageF32", len(dst), len(w))
 	checkLen("AverageF32", len(dst), len(u))
-	active.Load().averageF32(dst, w, u, c)
+	switch tier() {
+	case AVX512:
+		averageF32AVX512(dst, w, u, c)
+	case AVX2:
+		averageF32AVX2(dst, w, u, c)
+	default:
+		averageF32Generic(dst, w, u, c)
+	}
 }
 
 // QuotientF32 sets dst[i] = float32(x[i] / d) for every i: the average of
@@ -326,7 +426,14 @@ func AverageF32(dst, w []float32, u []float64, c float64) {
 // panics unless x is as long as dst.
 func QuotientF32(dst []float32, x []float64, d float64) {
 	checkLen("QuotientF32", len(dst), len(x))
-	active.Load().quotientF32(dst, x, d)
+	switch tier() {
+	case AVX512:
+		quotientF32AVX512(dst, x, d)
+	case AVX2:
+		quotientF32AVX2(dst, x, d)
+	default:
+		quotientF32Generic(dst, x, d)
+	}
 }
 
 // IncreasingI32 reports whether ind is strictly increasing: every
@@ -334,11 +441,17 @@ func QuotientF32(dst []float32, x []float64, d float64) {
 // indices (with the first ≥ 0 and the last below the dimension, all are in
 // range).
 func IncreasingI32(ind []int32) bool {
-	return active.Load().increasingI32(ind)
+	// Validating indices is bound by reading them: AVX2 serves both
+	// SIMD tiers.
+	if tier() != Generic {
+		return increasingI32AVX2(ind)
+	}
+	return increasingI32Generic(ind)
 }
 
 // checkRows panics unless indptr describes len(out) rows whose ranges lie
-// inside ind and val.
+// inside ind and val. It checks the first and last pointers; the row
+// loops check that no pointer decreases (dotRowsGeneric, dotRowsSized).
 func checkRows(op string, indptr []int64, nind, nval, nout int) {
 	if len(indptr) != nout+1 {
 		panic(fmt.Sprintf("asm.%s: len(indptr) = %d, want len(out)+1 = %d", op, len(indptr), nout+1))
@@ -352,17 +465,28 @@ func checkRows(op string, indptr []int64, nind, nval, nout int) {
 // DotRowsF32 computes out[r] = Σ val[k]·w[ind[k]] over k in
 // [indptr[r], indptr[r+1]) for every row r of a CSR block: the sparse
 // matrix–vector product, in one call so that short rows pay no per-call
-// cost. It panics if len(indptr) != len(out)+1, len(ind) != len(val) or
-// the first and last row pointers fall outside ind. The pointers between
-// must not decrease, and the indices must lie in [0, len(w)); neither is
-// checked.
+// cost. It panics if len(indptr) != len(out)+1, len(ind) != len(val), a
+// row pointer falls outside ind or is less than the one before it, or an
+// index is not in [0, len(w)).
 func DotRowsF32(indptr []int64, ind []int32, val []float32, w []float32, out []float32) {
 	checkRows("DotRowsF32", indptr, len(ind), len(val), len(out))
-	active.Load().dotRowsF32(indptr, ind, val, w, out)
+	// Rows are resliced from ind and val: with their capacities cut to
+	// their lengths, a wrong pointer cannot reach past them.
+	ind, val = ind[:len(ind):len(ind)], val[:len(val):len(val)]
+	if t := tier(); t != Generic {
+		dotRowsF32Sized(t, indptr, ind, val, w, out)
+		return
+	}
+	dotRowsF32Generic(indptr, ind, val, w, out)
 }
 
 // DotRowsF64 is DotRowsF32 in float64.
 func DotRowsF64(indptr []int64, ind []int32, val []float64, w []float64, out []float64) {
 	checkRows("DotRowsF64", indptr, len(ind), len(val), len(out))
-	active.Load().dotRowsF64(indptr, ind, val, w, out)
+	ind, val = ind[:len(ind):len(ind)], val[:len(val):len(val)]
+	if t := tier(); t != Generic {
+		dotRowsF64Sized(t, indptr, ind, val, w, out)
+		return
+	}
+	dotRowsF64Generic(indptr, ind, val, w, out)
 }

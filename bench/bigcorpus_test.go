@@ -14,6 +14,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -159,12 +160,12 @@ func BenchmarkBigCorpus(b *testing.B) {
 	// training and the next read ahead. The file was just written, so it
 	// is in the page cache: this measures reading blocks, not the disk.
 	path := filepath.Join(b.TempDir(), "scale.hpc")
-	if err := sparse.WriteCacheFile(path, d); err != nil {
+	if err := sparse.WriteFile(path, d); err != nil {
 		b.Fatal(err)
 	}
 	for _, mapped := range []bool{false, true} {
 		b.Run(fmt.Sprintf("cache/mmap=%v", mapped), func(b *testing.B) {
-			c, err := sparse.OpenCacheWith(path, sparse.CacheOptions{Map: mapped})
+			c, err := hpc.Open(path, hpc.Options{Map: mapped})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -23,5 +23,5 @@ done | median)
 sk, hp = $sk, $hp
 print(f'file: $file ({$n} runs each, medians)')
 print(f'scikit-learn load_svmlight_file: {sk*1e3:8.1f} ms')
-print(f'hyperplane sparse.ReadLIBSVMFile: {hp*1e3:8.1f} ms')
+print(f'hyperplane libsvm.ReadFile:      {hp*1e3:8.1f} ms')
 print(f'speed-up: {sk/hp:.1f}x')"

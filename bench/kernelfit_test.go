@@ -9,6 +9,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // letterSet generates n rows of 16 features in [−1, 1] in 26 classes,
@@ -108,11 +109,11 @@ func BenchmarkFitKernelLetter(b *testing.B) {
 	if _, err := os.Stat(dir + "letter.scale.tr"); err != nil {
 		b.Skip("no shared data: ", err)
 	}
-	tr, err := sparse.ReadLIBSVMFile(dir+"letter.scale.tr", sparse.ReadOptions{Dim: 16})
+	tr, err := libsvm.ReadFile(dir+"letter.scale.tr", sparse.ReadOptions{Dim: 16})
 	if err != nil {
 		b.Fatal(err)
 	}
-	te, err := sparse.ReadLIBSVMFile(dir+"letter.scale.t", sparse.ReadOptions{Dim: 16})
+	te, err := libsvm.ReadFile(dir+"letter.scale.t", sparse.ReadOptions{Dim: 16})
 	if err != nil {
 		b.Fatal(err)
 	}

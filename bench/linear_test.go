@@ -11,6 +11,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // textLike makes a data set shaped like imdb.train: rows of nnz Zipf word
@@ -103,7 +104,7 @@ func sharedData(b *testing.B, rel string) *sparse.Dataset {
 	if _, err := os.Stat(path); err != nil {
 		b.Skip("no shared data: ", err)
 	}
-	d, err := sparse.ReadLIBSVMFile(path, sparse.ReadOptions{})
+	d, err := libsvm.ReadFile(path, sparse.ReadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

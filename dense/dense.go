@@ -166,3 +166,18 @@ func FromGonum(d *mat.Dense) *Matrix[float64] {
 	raw := d.RawMatrix()
 	return &Matrix[float64]{Rows: raw.Rows, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data}
 }
+
+// Convert returns a copy of m with its values converted to T (rounded to
+// nearest for float32; a value past float32's range becomes ±Inf), with
+// Stride equal to Cols. With FromGonum it brings a gonum matrix to the
+// float32 rows that engine.FitDense trains on.
+func Convert[T, U Float](m *Matrix[U]) *Matrix[T] {
+	out := &Matrix[T]{Rows: m.Rows, Cols: m.Cols, Stride: m.Cols, Data: make([]T, m.Rows*m.Cols)}
+	for i := range m.Rows {
+		dst := out.Data[i*m.Cols : (i+1)*m.Cols]
+		for j, v := range m.Row(i) {
+			dst[j] = T(v)
+		}
+	}
+	return out
+}

@@ -137,3 +137,27 @@ func TestToGonumStrided(t *testing.T) {
 		t.Fatalf("strided matrix: %v", mat.Formatted(h))
 	}
 }
+
+// TestConvert: Convert copies a strided view into a compact matrix of the
+// other precision, rounding to nearest, and shares nothing with it.
+func TestConvert(t *testing.T) {
+	g := mat.NewDense(3, 3, []float64{1, 2, 3, 4, 1.0 / 3, 6, 7, 8, 1e300})
+	m := FromGonum(g.Slice(1, 3, 0, 3).(*mat.Dense))
+	c := Convert[float32](m)
+	if c.Rows != 2 || c.Cols != 3 || c.Stride != 3 || len(c.Data) != 6 {
+		t.Fatalf("shape %d×%d stride %d, %d values", c.Rows, c.Cols, c.Stride, len(c.Data))
+	}
+	want := []float32{4, 1.0 / 3, 6, 7, 8, float32(math.Inf(1))}
+	for i, v := range want {
+		if c.Data[i] != v {
+			t.Fatalf("value %d = %v, want %v", i, c.Data[i], v)
+		}
+	}
+	c.Set(0, 0, -1)
+	if g.At(1, 0) != 4 {
+		t.Fatal("Convert shares storage with its source")
+	}
+	if e := Convert[float64](&Matrix[float32]{Cols: 2, Stride: 2}); e.Rows != 0 || e.Cols != 2 || len(e.Data) != 0 {
+		t.Fatalf("empty matrix: %+v", e)
+	}
+}

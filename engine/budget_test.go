@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -67,24 +68,26 @@ func TestFitRefusesOverBudgetBeforeAllocating(t *testing.T) {
 func TestFitWideSparseRowsTrainCompact(t *testing.T) {
 	X, y := wideRows(t, 1<<31-1)
 	for _, cfg := range []Config{{}, {Algorithm: Plain, Rule: PA2, Normalize: true}, {Algorithm: Batch}, {Workers: 2}} {
-		cfg.MemoryBudget = 1 << 20
-		var m *Model
-		var err error
-		got := allocated(func() { m, _, err = Fit(context.Background(), X, y, cfg) })
-		if err != nil {
-			t.Fatalf("%+v: %v", cfg, err)
-		}
-		if got > 1<<20 {
-			t.Errorf("%+v: Fit allocated %d bytes", cfg, got)
-		}
-		if m.Dim != 1<<31-1 || len(m.Cols) != 2 || len(m.W) != 2 {
-			t.Fatalf("%+v: dim %d, cols %v, %d weights", cfg, m.Dim, m.Cols, len(m.W))
-		}
-		for i, want := range y {
-			if p := m.Predict(X.Row(i)); p != want {
-				t.Errorf("%+v: row %d predicted %v, want %v", cfg, i, p, want)
+		t.Run(fmt.Sprintf("%v/%v/normalize=%v/workers=%d", cfg.Algorithm, cfg.Rule, cfg.Normalize, cfg.Workers), func(t *testing.T) {
+			cfg.MemoryBudget = 1 << 20
+			var m *Model
+			var err error
+			got := allocated(func() { m, _, err = Fit(context.Background(), X, y, cfg) })
+			if err != nil {
+				t.Fatalf("%+v: %v", cfg, err)
 			}
-		}
+			if got > 1<<20 {
+				t.Errorf("%+v: Fit allocated %d bytes", cfg, got)
+			}
+			if m.Dim != 1<<31-1 || len(m.Cols) != 2 || len(m.W) != 2 {
+				t.Fatalf("%+v: dim %d, cols %v, %d weights", cfg, m.Dim, m.Cols, len(m.W))
+			}
+			for i, want := range y {
+				if p := m.Predict(X.Row(i)); p != want {
+					t.Errorf("%+v: row %d predicted %v, want %v", cfg, i, p, want)
+				}
+			}
+		})
 	}
 }
 
@@ -125,7 +128,7 @@ func TestBudgetCoversEveryLearner(t *testing.T) {
 	if _, err := l.Learn(sparse.Vector{Dim: 100_001, Ind: []int32{100_000}, Val: []float32{1}}, 1); err != nil {
 		t.Errorf("Learn of feature 1e5 under 16 MiB: %v", err)
 	}
-	if _, _, err := FitKernel(context.Background(), X, y, KernelConfig{MemoryBudget: 1 << 20}); !errors.Is(err, ErrMemory) {
+	if _, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{MemoryBudget: 1 << 20}}); !errors.Is(err, ErrMemory) {
 		t.Errorf("FitKernel with a Gram budget over the memory budget: %v", err)
 	}
 	if _, err := (Config{MemoryBudget: -1}).settle(); !errors.Is(err, ErrConfig) {

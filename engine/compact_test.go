@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -129,38 +130,40 @@ func equalF64(a, b []float64) bool {
 func TestCompactModelFiles(t *testing.T) {
 	Xm, ym := fxIntMulti(63, 300, 200, 10, 4, 0.05)
 	for _, wide := range []int{40_000, 1<<31 - 1} {
-		m := fitWith(t, fxSpread(Xm, wide, 150), ym, Config{Epochs: 3, Rule: PA2, Normalize: true}, 0)
-		if m.Cols == nil {
-			t.Fatal("not compact")
-		}
-		if (m.pos != nil) != (wide == 40_000) {
-			t.Errorf("width %d: column table %v", wide, m.pos != nil)
-		}
-		var buf bytes.Buffer
-		if _, err := m.WriteTo(&buf); err != nil {
-			t.Fatal(err)
-		}
-		if buf.Len() > 100_000 {
-			t.Errorf("width %d: a compact model of %d columns takes %d bytes", wide, len(m.Cols), buf.Len())
-		}
-		var back Model
-		if err := back.UnmarshalBinary(buf.Bytes()); err != nil {
-			t.Fatal(err)
-		}
-		fxSameModel(t, "binary round trip", &back, m)
-		js, err := m.MarshalJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var jback Model
-		if err := jback.UnmarshalJSON(js); err != nil {
-			t.Fatal(err)
-		}
-		fxSameModel(t, "JSON round trip", &jback, m)
-		x := fxSpread(Xm, wide, 150).Row(5)
-		if back.Predict(x) != m.Predict(x) || jback.Predict(x) != m.Predict(x) {
-			t.Error("a model read back predicts differently")
-		}
+		t.Run(fmt.Sprintf("wide=%d", wide), func(t *testing.T) {
+			m := fitWith(t, fxSpread(Xm, wide, 150), ym, Config{Epochs: 3, Rule: PA2, Normalize: true}, 0)
+			if m.Cols == nil {
+				t.Fatal("not compact")
+			}
+			if (m.pos != nil) != (wide == 40_000) {
+				t.Errorf("width %d: column table %v", wide, m.pos != nil)
+			}
+			var buf bytes.Buffer
+			if _, err := m.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if buf.Len() > 100_000 {
+				t.Errorf("width %d: a compact model of %d columns takes %d bytes", wide, len(m.Cols), buf.Len())
+			}
+			var back Model
+			if err := back.UnmarshalBinary(buf.Bytes()); err != nil {
+				t.Fatal(err)
+			}
+			fxSameModel(t, "binary round trip", &back, m)
+			js, err := m.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var jback Model
+			if err := jback.UnmarshalJSON(js); err != nil {
+				t.Fatal(err)
+			}
+			fxSameModel(t, "JSON round trip", &jback, m)
+			x := fxSpread(Xm, wide, 150).Row(5)
+			if back.Predict(x) != m.Predict(x) || jback.Predict(x) != m.Predict(x) {
+				t.Error("a model read back predicts differently")
+			}
+		})
 	}
 	good := &Model{Classes: []float64{0, 1}, Dim: 10, Cols: []int32{2, 7}, W: []float32{1, -1}, B: []float32{0}}
 	if err := good.Check(); err != nil {

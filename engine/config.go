@@ -10,7 +10,12 @@ import (
 )
 
 // Sentinel errors. Errors returned by this package wrap one of them, so
-// callers test with errors.Is.
+// callers test with errors.Is. Bad options, in a Config, a KernelConfig or
+// an argument, wrap ErrConfig; bad model files ErrFormat. Errors that
+// come from outside are passed on as they are, with context: the
+// context's error when training is cancelled, an OnEpoch callback's, and
+// those of the file system or of a reader, writer, cache or RowSource
+// given to the package.
 var (
 	// ErrNoData: the training set has no rows.
 	ErrNoData = errors.New("engine: no training rows")
@@ -275,8 +280,11 @@ type Config struct {
 	// more pass over the data per epoch); EpochStats.TrainLoss is NaN
 	// otherwise.
 	TrainLoss bool
-	// OnEpoch, when not nil, is called after every epoch; a non-nil error
-	// stops training and Fit returns it. It serves progress reports.
+	// OnEpoch, when not nil, is called after every epoch of Fit, FitDense,
+	// FitCache and FitKernel (which runs KernelConfig.OnKernelEpoch
+	// first); a non-nil error stops training and the fit returns it with
+	// the model so far. It serves progress reports. A Learner, whose
+	// caller makes its passes, does not call it.
 	OnEpoch func(EpochStats) error
 	// MaxClasses caps the number of distinct labels (a regression target
 	// read by mistake would otherwise ask for one weight vector per value);

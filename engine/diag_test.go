@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -55,57 +56,59 @@ func separable(r *rand.Rand, n, d int, radius, gamma float64) (*sparse.CSR, []fl
 // also respect (the model's own direction is a separator).
 func TestMistakeBound(t *testing.T) {
 	for seed := uint64(1); seed <= 12; seed++ {
-		r := rand.New(rand.NewPCG(seed, 3))
-		d := 2 + int(seed%5)*3
-		gamma := 0.05 + 0.05*float64(seed%4)
-		X, y, u := separable(r, 300, d, 1, gamma)
-		m, stats, err := Fit(context.Background(), X, y, Config{Algorithm: Plain, Bias: NoBias, Epochs: 100000, Seed: seed})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if last := stats[len(stats)-1]; last.Mistakes != 0 {
-			t.Fatalf("seed %d: no convergence after %d epochs", seed, len(stats))
-		}
-		mistakes := 0
-		for _, s := range stats {
-			mistakes += s.Mistakes
-		}
-		// The radius and margin of the true separator, measured on the
-		// float32 rows.
-		var R float64
-		gu := math.Inf(1)
-		for i := 0; i < X.Rows; i++ {
-			row := X.Row(i)
-			var n2, dot float64
-			for k, j := range row.Ind {
-				v := float64(row.Val[k])
-				n2 += v * v
-				dot += v * u[j]
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 3))
+			d := 2 + int(seed%5)*3
+			gamma := 0.05 + 0.05*float64(seed%4)
+			X, y, u := separable(r, 300, d, 1, gamma)
+			m, stats, err := Fit(context.Background(), X, y, Config{Algorithm: Plain, Bias: NoBias, Epochs: 100000, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
 			}
-			R = math.Max(R, math.Sqrt(n2))
-			gu = math.Min(gu, y[i]*dot)
-		}
-		bound := (R / gu) * (R / gu)
-		t.Logf("seed %d: d=%d γ=%.3f R=%.3f: %d mistakes in %d epochs, bound %.0f", seed, d, gu, R, mistakes, len(stats), bound)
-		if float64(mistakes) > bound {
-			t.Errorf("seed %d: %d mistakes exceed (R/γ)² = %.1f for the planted separator", seed, mistakes, bound)
-		}
-		ms, err := Margins(m, X, y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ms.Separable || ms.Errors != 0 || ms.Functional <= 0 {
-			t.Fatalf("seed %d: converged model reported as not separating: %+v", seed, ms)
-		}
-		if math.Abs(ms.Radius-R) > 1e-6*R {
-			t.Errorf("seed %d: radius %v, want %v", seed, ms.Radius, R)
-		}
-		if float64(mistakes) > ms.Bound {
-			t.Errorf("seed %d: %d mistakes exceed the bound %.1f from the learned direction", seed, mistakes, ms.Bound)
-		}
-		if ms.Geometric > R {
-			t.Errorf("seed %d: geometric margin %v larger than the radius %v", seed, ms.Geometric, R)
-		}
+			if last := stats[len(stats)-1]; last.Mistakes != 0 {
+				t.Fatalf("seed %d: no convergence after %d epochs", seed, len(stats))
+			}
+			mistakes := 0
+			for _, s := range stats {
+				mistakes += s.Mistakes
+			}
+			// The radius and margin of the true separator, measured on the
+			// float32 rows.
+			var R float64
+			gu := math.Inf(1)
+			for i := 0; i < X.Rows; i++ {
+				row := X.Row(i)
+				var n2, dot float64
+				for k, j := range row.Ind {
+					v := float64(row.Val[k])
+					n2 += v * v
+					dot += v * u[j]
+				}
+				R = math.Max(R, math.Sqrt(n2))
+				gu = math.Min(gu, y[i]*dot)
+			}
+			bound := (R / gu) * (R / gu)
+			t.Logf("seed %d: d=%d γ=%.3f R=%.3f: %d mistakes in %d epochs, bound %.0f", seed, d, gu, R, mistakes, len(stats), bound)
+			if float64(mistakes) > bound {
+				t.Errorf("seed %d: %d mistakes exceed (R/γ)² = %.1f for the planted separator", seed, mistakes, bound)
+			}
+			ms, err := Margins(m, X, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ms.Separable || ms.Errors != 0 || ms.Functional <= 0 {
+				t.Fatalf("seed %d: converged model reported as not separating: %+v", seed, ms)
+			}
+			if math.Abs(ms.Radius-R) > 1e-6*R {
+				t.Errorf("seed %d: radius %v, want %v", seed, ms.Radius, R)
+			}
+			if float64(mistakes) > ms.Bound {
+				t.Errorf("seed %d: %d mistakes exceed the bound %.1f from the learned direction", seed, mistakes, ms.Bound)
+			}
+			if ms.Geometric > R {
+				t.Errorf("seed %d: geometric margin %v larger than the radius %v", seed, ms.Geometric, R)
+			}
+		})
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package engine holds hyperplane's learners: the perceptron family on
-// sparse rows and the kernel (dual) perceptron.
+// sparse or dense rows and the kernel (dual) perceptron.
 //
 // # Linear perceptrons
 //
@@ -9,8 +9,14 @@
 // Batch (full gradient of the perceptron risk). Two labels give a binary
 // model, more a multiclass one (a weight vector per class, argmax).
 // Config.Workers trains on several cores by iterative parameter mixing.
-// FitCache trains out of core from a sparse cache file, a window of blocks
-// at a time; Learner learns one example at a time or from a stream.
+// FitDense trains the same learners (but Batch) on dense rows, a
+// dense.Matrix[float32] (dense.Convert brings a gonum matrix to one), with
+// the same steps and averaging as a CSR of the same values, the binary
+// learners' dot products on the dense SIMD kernel; Model.PredictDense and
+// PredictDenseBatch score dense rows. FitCache trains out of core from a
+// sparse cache file, a window of blocks at a time; Learner learns one
+// example at a time or from a stream. Every method runs its epochs
+// through one driver, so they stop, report (OnEpoch) and count alike.
 //
 // A Model predicts without allocating and is safe for concurrent use; it
 // saves to a versioned, checksummed file (Save, written atomically), reads
@@ -29,7 +35,9 @@
 // # Errors
 //
 // Errors wrap one of the sentinels (ErrNoData, ErrLabels, ErrUnknownLabel,
-// ErrConfig, ErrDim, ErrDiverged, ErrFormat), to be tested with errors.Is.
+// ErrConfig, ErrDim, ErrDiverged, ErrFormat, ErrMemory), to be tested with
+// errors.Is; errors from outside (cancellation, an OnEpoch callback, I/O)
+// are passed on as they come.
 // A weight that becomes NaN or infinite stops training with ErrDiverged
 // rather than going on silently.
 package engine

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 func ExampleFit() {
@@ -57,7 +58,7 @@ func ExampleLearner() {
 		fmt.Println(err)
 		return
 	}
-	sc := sparse.NewScanner(strings.NewReader(stream), sparse.ReadOptions{})
+	sc := libsvm.NewScanner(strings.NewReader(stream), sparse.ReadOptions{})
 	stats, err := l.LearnFrom(context.Background(), sc)
 	if err != nil {
 		fmt.Println(err)

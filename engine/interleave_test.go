@@ -37,19 +37,21 @@ func TestInterleavedSameModel(t *testing.T) {
 	old := interleaveBytes
 	defer func() { interleaveBytes = old }()
 	for name, cfg := range cfgs {
-		interleaveBytes = 1 << 62
-		sep, sepStats := fxFit(t, X, y, cfg)
-		interleaveBytes = 0
-		ilv, ilvStats := fxFit(t, X, y, cfg)
-		fxSameModel(t, name, sep, ilv)
-		if len(sepStats) != len(ilvStats) {
-			t.Fatalf("%s: %d epochs vs %d", name, len(sepStats), len(ilvStats))
-		}
-		for e := range sepStats {
-			if a, b := sepStats[e], ilvStats[e]; a.Mistakes != b.Mistakes || a.Updates != b.Updates {
-				t.Fatalf("%s epoch %d: %+v vs %+v", name, e+1, a, b)
+		t.Run(name, func(t *testing.T) {
+			interleaveBytes = 1 << 62
+			sep, sepStats := fxFit(t, X, y, cfg)
+			interleaveBytes = 0
+			ilv, ilvStats := fxFit(t, X, y, cfg)
+			fxSameModel(t, name, sep, ilv)
+			if len(sepStats) != len(ilvStats) {
+				t.Fatalf("%s: %d epochs vs %d", name, len(sepStats), len(ilvStats))
 			}
-		}
+			for e := range sepStats {
+				if a, b := sepStats[e], ilvStats[e]; a.Mistakes != b.Mistakes || a.Updates != b.Updates {
+					t.Fatalf("%s epoch %d: %+v vs %+v", name, e+1, a, b)
+				}
+			}
+		})
 	}
 }
 
@@ -61,10 +63,12 @@ func TestInterleavedUsed(t *testing.T) {
 	interleaveBytes = 0
 	X, _ := fxIntBinary(32, 50, 40, 5, 0)
 	for _, a := range []Algorithm{Averaged, Plain} {
-		st := newState(settings{Config: Config{Algorithm: a}}, []float64{-1, 1}, X.Cols, fxRNG(1))
-		if got, want := st.interleaved(), a == Averaged; got != want {
-			t.Fatalf("%v: interleaved %v, want %v", a, got, want)
-		}
+		t.Run(a.String(), func(t *testing.T) {
+			st := newState(settings{Config: Config{Algorithm: a}}, []float64{-1, 1}, X.Cols, fxRNG(1))
+			if got, want := st.interleaved(), a == Averaged; got != want {
+				t.Fatalf("%v: interleaved %v, want %v", a, got, want)
+			}
+		})
 	}
 }
 
@@ -75,19 +79,21 @@ func TestInterleavedFitCache(t *testing.T) {
 	old := interleaveBytes
 	defer func() { interleaveBytes = old }()
 	for _, blockBytes := range []int{1000, 1 << 20} {
-		c, _ := fxCache(t, X, y, blockBytes)
-		for _, cfg := range []Config{{NoShuffle: true, Epochs: 4}, {Seed: 9, Epochs: 4, Margin: 0.25}} {
-			interleaveBytes = 1 << 62
-			sep, _, err := FitCache(context.Background(), c, cfg)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(fmt.Sprintf("block=%d", blockBytes), func(t *testing.T) {
+			c, _ := fxCache(t, X, y, blockBytes)
+			for _, cfg := range []Config{{NoShuffle: true, Epochs: 4}, {Seed: 9, Epochs: 4, Margin: 0.25}} {
+				interleaveBytes = 1 << 62
+				sep, _, err := FitCache(context.Background(), c, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				interleaveBytes = 0
+				ilv, _, err := FitCache(context.Background(), c, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fxSameModel(t, fmt.Sprintf("%d blocks, %+v", c.NumBlocks(), cfg), sep, ilv)
 			}
-			interleaveBytes = 0
-			ilv, _, err := FitCache(context.Background(), c, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fxSameModel(t, fmt.Sprintf("%d blocks, %+v", c.NumBlocks(), cfg), sep, ilv)
-		}
+		})
 	}
 }

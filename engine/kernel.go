@@ -19,50 +19,45 @@ import (
 // with seed 0, an update only on a mistake, no cap on support vectors,
 // and a Gram matrix of up to kernels.DefaultBudget bytes.
 type KernelConfig struct {
+	// Config holds the settings every learner shares, which mean what
+	// they mean for Fit: Algorithm is Averaged, Plain or Voted in their
+	// dual forms (Batch has none here); Rule is Perceptron or, with
+	// Averaged or Plain, the passive-aggressive PA, PA1 and PA2 in their
+	// dual forms, where ‖x‖² is the kernel's K(x, x) plus the bias's
+	// BiasScale² (Pegasos has none here); BiasAugmented adds BiasScale² to
+	// every kernel value, which is the same as learning b with that gain;
+	// Epochs, C, LearningRate, Margin, NoShuffle, Seed, ClassWeight,
+	// Balanced, MaxClasses and MemoryBudget as in Fit. OnEpoch is called
+	// after every epoch with its EpochStats (OnKernelEpoch has the kernel
+	// counters too). The options of the primal learners only (Normalize,
+	// InitScale, Validation, SampleWeight, TrainLoss and Workers > 1) are
+	// refused with ErrConfig; Patience and MaxDim, which do nothing
+	// without them, are ignored as Fit ignores them.
+	Config
 	// Kernel is the kernel function; nil means the RBF kernel above.
 	Kernel kernels.Kernel
-	// Algorithm is Averaged (the zero value), Plain or Voted, in their
-	// dual forms; Batch is not offered for kernels.
-	Algorithm Algorithm
-	// Rule is the update rule: Perceptron (the zero value) or, with
-	// Algorithm Averaged or Plain, the passive-aggressive PA, PA1 and PA2
-	// in their dual forms, where ‖x‖² is the kernel's K(x, x) (plus the
-	// bias's BiasScale²). Pegasos has no kernel form here. C means what
-	// it means in Config.
-	Rule Rule
-	C    float64
-	// Epochs, LearningRate, Bias, BiasScale, Margin, NoShuffle, Seed,
-	// ClassWeight, Balanced, MaxClasses, MemoryBudget and OnEpoch mean what they mean
-	// in Config. BiasAugmented adds BiasScale² to every kernel value,
-	// which is the same as learning b with that gain.
-	Epochs       int
-	LearningRate float64
-	Bias         BiasMode
-	BiasScale    float64
-	Margin       float64
-	NoShuffle    bool
-	Seed         uint64
-	ClassWeight  map[float64]float64
-	Balanced     bool
-	MaxClasses   int
-	MemoryBudget int64
-	OnEpoch      func(KernelEpochStats) error
-	// Budget, when > 0, caps the number of support vectors, for long
-	// streams; it needs Algorithm Plain. When an update would add one more, the
-	// support vector whose removal can change the function least is
-	// removed first: removing x_j changes f(x) by α_j·K(x_j, x) at most
-	// ‖α_j‖·√K(x_j,x_j)·√K(x,x) (Cauchy–Schwarz in feature space), so the
-	// smallest ‖α_j‖·√K(x_j,x_j) goes, the oldest on ties. Unlike the
-	// Forgetron's oldest-first rule it keeps the vectors that mistakes
-	// have piled weight on. What a removed vector added to the bias stays.
-	Budget int
-	// Gram bounds the memory of the kernel matrix (Gram.Budget, 0 means
-	// kernels.DefaultBudget). By default a row is computed when an update
-	// first needs it, which is only for support vectors, and kept while it
-	// fits (least recently used out first); Gram.Precompute computes the
-	// whole matrix first, which pays when most rows become support
-	// vectors.
+	// MaxSupportVectors, when > 0, caps the number of support vectors,
+	// for long streams; it needs Algorithm Plain. When an update would
+	// add one more, the support vector whose removal can change the
+	// function least is removed first: removing x_j changes f(x) by
+	// α_j·K(x_j, x), at most ‖α_j‖·√K(x_j,x_j)·√K(x,x) (Cauchy–Schwarz in
+	// feature space), so the smallest ‖α_j‖·√K(x_j,x_j) goes, the oldest
+	// on ties. Unlike the Forgetron's oldest-first rule it keeps the
+	// vectors that mistakes have piled weight on. What a removed vector
+	// added to the bias stays.
+	MaxSupportVectors int
+	// Gram bounds the memory of the kernel matrix (Gram.Budget, in bytes;
+	// 0 means kernels.DefaultBudget). By default a row is computed when an
+	// update first needs it, which is only for support vectors, and kept
+	// while it fits (least recently used out first); Gram.Precompute
+	// computes the whole matrix first, which pays when most rows become
+	// support vectors.
 	Gram kernels.Options
+	// OnKernelEpoch, when not nil, is called after every epoch with its
+	// KernelEpochStats, before Config.OnEpoch; a non-nil error stops
+	// training and FitKernel returns it. It serves progress reports that
+	// show the support vectors and the Gram matrix's use.
+	OnKernelEpoch func(KernelEpochStats) error
 }
 
 // KernelEpochStats reports one epoch of FitKernel: the fields of
@@ -137,34 +132,30 @@ type dual struct {
 // binary for two labels, one function per class (argmax) for more. Rows
 // of the Gram matrix are computed as updates need them and cached within
 // cfg.Gram.Budget (see KernelConfig.Gram). Cancellation
-// and errors behave as in Fit: on ctx's end or an OnEpoch error, the model
+// and errors behave as in Fit: on ctx's end or an OnEpoch or OnKernelEpoch error, the model
 // so far is returned with the error.
 func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig) (*KernelModel, []KernelEpochStats, error) {
-	base := Config{
-		Algorithm: cfg.Algorithm, Rule: cfg.Rule, C: cfg.C, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate,
-		Bias: cfg.Bias, BiasScale: cfg.BiasScale, Margin: cfg.Margin, NoShuffle: cfg.NoShuffle,
-		Seed: cfg.Seed, ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced, MaxClasses: cfg.MaxClasses,
-		MemoryBudget: cfg.MemoryBudget,
-	}
-	s, err := base.settle()
+	s, err := cfg.Config.settle()
 	if err != nil {
 		return nil, nil, err
 	}
 	switch {
+	case cfg.Normalize, cfg.InitScale != 0, cfg.Validation != 0, cfg.SampleWeight != nil, cfg.TrainLoss, cfg.Workers > 1:
+		return nil, nil, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss and Workers have no kernel form here", ErrConfig)
 	case cfg.Algorithm == Batch:
 		return nil, nil, fmt.Errorf("%w: the batch perceptron has no kernel form here", ErrConfig)
 	case cfg.Rule == Pegasos:
 		return nil, nil, fmt.Errorf("%w: Pegasos has no kernel form here; use PA1 or PA2", ErrConfig)
-	case cfg.Budget < 0:
-		return nil, nil, fmt.Errorf("%w: Budget %d < 0", ErrConfig, cfg.Budget)
-	case cfg.Budget > 0 && cfg.Algorithm != Plain:
+	case cfg.MaxSupportVectors < 0:
+		return nil, nil, fmt.Errorf("%w: MaxSupportVectors %d < 0 (the most support vectors to keep; 0 for no cap)", ErrConfig, cfg.MaxSupportVectors)
+	case cfg.MaxSupportVectors > 0 && cfg.Algorithm != Plain:
 		// The voted perceptron votes with every vector it had. The
 		// averaged one has no good form either: its average either keeps
 		// every removed vector (no cap on the model) or averages only the
 		// vectors that remain, each over the short time it was present,
 		// against a bias averaged over the whole run; on 3000 rows of a8a
 		// with a budget of 500 that model put every row in one class.
-		return nil, nil, fmt.Errorf("%w: a support-vector Budget needs Algorithm Plain (an averaged or voted model would have to keep the vectors it removes)", ErrConfig)
+		return nil, nil, fmt.Errorf("%w: MaxSupportVectors needs Algorithm Plain (an averaged or voted model would have to keep the vectors it removes)", ErrConfig)
 	}
 	if X == nil || X.Rows == 0 {
 		return nil, nil, ErrNoData
@@ -227,7 +218,7 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 		isSV:   make([]bool, n),
 		born:   make([]int64, n),
 		bb:     s.biasScale * s.biasScale,
-		budget: cfg.Budget,
+		budget: cfg.MaxSupportVectors,
 	}
 	// Class weights as the primal learner computes them.
 	st := &state{s: s, classes: classes}
@@ -237,70 +228,82 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 		d.u = make([]float64, n*K)
 		d.ub = make([]float64, K)
 	}
-	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
+	kf := &kernelFitter{d: d, X: X, classes: classes, onEpoch: cfg.OnKernelEpoch,
+		rng: rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15)), order: make([]int32, n)}
+	for i := range kf.order {
+		kf.order[i] = int32(i)
 	}
-	var stats []KernelEpochStats
-	result := func() *KernelModel { return d.model(X, classes) }
-	for e := 1; e <= s.epochs; e++ {
-		if err := ctx.Err(); err != nil {
-			return result(), stats, err
-		}
-		if !s.NoShuffle {
-			shuffle(rng, order)
-		}
-		es := KernelEpochStats{EpochStats: EpochStats{Epoch: e, Rows: n, TrainLoss: math.NaN(), TrainMistakes: -1, ValidAccuracy: math.NaN()}}
-		d.removed = 0
-		var loss float64
-		for p, i := range order {
-			if p%checkEvery == checkEvery-1 {
-				if err := ctx.Err(); err != nil {
-					return result(), stats, err
-				}
-			}
-			mistake, update, l := d.step(int(i))
-			if mistake {
-				es.Mistakes++
-				loss += float64(l)
-			}
-			if update {
-				es.Updates++
-			}
-		}
-		es.Loss = loss / float64(n)
-		es.SupportVectors, es.Removed, es.Gram = d.nsv, d.removed, gram.Stats()
-		if !finite32s(d.F) || !finite32s(d.b) {
-			return nil, stats, fmt.Errorf("%w: kernel function values overflowed in epoch %d (lower the polynomial degree or γ, or scale the features; a user kernel may have returned NaN or Inf)", ErrDiverged, e)
-		}
-		stats = append(stats, es)
-		if cfg.OnEpoch != nil {
-			if err := cfg.OnEpoch(es); err != nil {
-				return result(), stats, err
-			}
-		}
-		if s.converged(es.EpochStats) {
-			// As in Fit: the averaged and voted models count the epochs
-			// left as run, so stopping changes nothing but the time.
-			if left := s.epochs - e; left > 0 {
-				extra := examplesLeft(left, n)
-				d.c += float64(extra)
-				if len(d.steps) > 0 {
-					d.steps[len(d.steps)-1].Count += extra
-				} else {
-					d.count0 += extra
-				}
-			}
-			break
-		}
-	}
-	return result(), stats, nil
+	m, _, err := drive(ctx, &d.s, kf)
+	return m, kf.stats, err
 }
 
-// step learns training row i and reports whether it was a mistake, an
-// update, and its loss.
-func (d *dual) step(i int) (mistake, update bool, loss float32) {
+// kernelFitter runs the epochs of FitKernel.
+type kernelFitter struct {
+	d       *dual
+	X       *sparse.CSR
+	classes []float64
+	rng     *rand.Rand
+	order   []int32
+	stats   []KernelEpochStats
+	onEpoch func(KernelEpochStats) error
+}
+
+// epoch is one pass of the dual learner over the rows.
+func (f *kernelFitter) epoch(ctx context.Context, e int, more bool) (EpochStats, error) {
+	d := f.d
+	if !d.s.NoShuffle {
+		shuffle(f.rng, f.order)
+	}
+	d.removed = 0
+	var ps passStats
+	for p, i := range f.order {
+		if err := cancelledAt(ctx, p); err != nil {
+			return ps.stats(d.n), err
+		}
+		ps.add(d.step(int(i)))
+	}
+	return ps.stats(d.n), nil
+}
+
+func (f *kernelFitter) check(e int) error {
+	if !finite32s(f.d.F) || !finite32s(f.d.b) {
+		return fmt.Errorf("%w: kernel function values overflowed in epoch %d (lower the polynomial degree or γ, or scale the features; a user kernel may have returned NaN or Inf)", ErrDiverged, e)
+	}
+	return nil
+}
+
+func (f *kernelFitter) model() *KernelModel { return f.d.model(f.X, f.classes) }
+
+// evaluate measures nothing more (KernelConfig has no TrainLoss or
+// Validation).
+func (f *kernelFitter) evaluate(*EpochStats) (*KernelModel, bool) { return nil, false }
+
+// record keeps the epoch's statistics with the dual's counters and hands
+// them to KernelConfig.OnKernelEpoch.
+func (f *kernelFitter) record(es EpochStats) error {
+	d := f.d
+	ks := KernelEpochStats{EpochStats: es, SupportVectors: d.nsv, Removed: d.removed, Gram: d.gram.Stats()}
+	f.stats = append(f.stats, ks)
+	if f.onEpoch != nil {
+		return f.onEpoch(ks)
+	}
+	return nil
+}
+
+// countLeft counts the examples of the epochs left after convergence for
+// the final vector, as Fit does for the averaged and voted models.
+func (f *kernelFitter) countLeft(extra int64) {
+	d := f.d
+	d.c += float64(extra)
+	if len(d.steps) > 0 {
+		d.steps[len(d.steps)-1].Count += extra
+	} else {
+		d.count0 += extra
+	}
+}
+
+// step learns training row i and returns what it did.
+func (d *dual) step(i int) (o outcome) {
 	K, n, c := d.K, d.n, int(d.cls[i])
 	weight := float32(1)
 	if d.cw != nil {
@@ -327,7 +330,7 @@ func (d *dual) step(i int) (mistake, update bool, loss float32) {
 		a = d.s.eta * weight
 	}
 	if m <= 0 {
-		mistake, loss = true, -m
+		o.mistake, o.loss = true, -m
 		if traceMistake != nil {
 			traceMistake(i)
 		}
@@ -349,11 +352,11 @@ func (d *dual) step(i int) (mistake, update bool, loss float32) {
 			}
 		}
 		if a != 0 {
-			update = true
+			o.update = true
 			d.update(i, up, down, a)
 		}
 	} else if m <= d.s.tau && weight > 0 {
-		update = true
+		o.update = true
 		d.update(i, up, down, a)
 	}
 	d.c++
@@ -364,7 +367,7 @@ func (d *dual) step(i int) (mistake, update bool, loss float32) {
 			d.count0++
 		}
 	}
-	return mistake, update, loss
+	return o
 }
 
 // update adds a·φ(x_i) to class up's function and, for multiclass,

@@ -20,7 +20,7 @@ func ExampleFitKernel() {
 	y := []float64{1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1}
 
 	for _, k := range []kernels.Kernel{kernels.Linear{}, kernels.RBF{Gamma: 1}} {
-		m, stats, err := engine.FitKernel(context.Background(), X, y, engine.KernelConfig{Kernel: k, Epochs: 20, Seed: 1})
+		m, stats, err := engine.FitKernel(context.Background(), X, y, engine.KernelConfig{Config: engine.Config{Epochs: 20, Seed: 1}, Kernel: k})
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -59,8 +59,8 @@ func ExampleKernelModel_PredictBatch() {
 		}
 	}
 	m, _, err := engine.FitKernel(context.Background(), sparse.FromDense(rows), y, engine.KernelConfig{
+		Config: engine.Config{Epochs: 50},
 		Kernel: kernels.Poly{Degree: 2, Coef0: 1},
-		Epochs: 50,
 	})
 	if err != nil {
 		fmt.Println(err)

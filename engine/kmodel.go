@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
@@ -88,6 +89,13 @@ func (m *KernelModel) NumSV() int {
 
 // Binary reports whether the model has two classes.
 func (m *KernelModel) Binary() bool { return len(m.Classes) == 2 }
+
+// ClassValues returns a copy of Classes, the labels m predicts, ascending.
+func (m *KernelModel) ClassValues() []float64 { return slices.Clone(m.Classes) }
+
+// NumFeatures returns Dim, the width of the training rows; features past
+// it meet no support vector.
+func (m *KernelModel) NumFeatures() int { return m.Dim }
 
 // Check reports whether the model's fields are consistent, with an error
 // wrapping ErrFormat if not.
@@ -321,6 +329,23 @@ func (m *KernelModel) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 	}
 	dst = dst[:X.Rows]
 	m.batch(X, func(p *kprep, sc *kscratch, i int) { dst[i] = m.decide(p, sc) })
+	return dst
+}
+
+// ScoresBatch writes Scores of every row of X into dst (grown if needed),
+// NumRows values a row, row after row, and returns it. Its kernel values
+// come from matrix products, as DecisionBatch's do.
+func (m *KernelModel) ScoresBatch(X *sparse.CSR, dst []float32) []float32 {
+	K := m.NumRows()
+	n := X.Rows * K
+	if cap(dst) < n {
+		dst = make([]float32, n)
+	}
+	dst = dst[:n]
+	m.batch(X, func(p *kprep, sc *kscratch, i int) {
+		m.fromKV(p, sc)
+		copy(dst[i*K:(i+1)*K], sc.s)
+	})
 	return dst
 }
 

@@ -2,8 +2,9 @@ package engine
 
 // Kernel model files.
 //
-// A KernelModel is stored in its own binary format, "HPKM" version 1,
-// built like the linear model's (see modelio.go): little-endian
+// A KernelModel is stored in its own binary format, "HPKM" version 1, in
+// the same container as the linear model (fileio.go describes it, and how
+// the support vectors and the steps are encoded): little-endian
 // throughout, floats as their raw bits, a CRC-32C at the end.
 //
 //	offset  size        field
@@ -48,22 +49,14 @@ package engine
 // support vectors, so the votes section has no rows of its own: Votes.SV
 // reads back as SV. Only the four built-in kernels can be stored; a model
 // with a user-defined kernel fails to encode with ErrConfig.
-//
-// Counts are checked against the format's limits and, when the reader
-// knows how many bytes are left, against those before anything is
-// allocated; otherwise arrays grow in bounded chunks as the data arrives.
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
-	"os"
 
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -82,21 +75,6 @@ const (
 	kmodelPoly    = 1
 	kmodelRBF     = 2
 	kmodelSigmoid = 3
-)
-
-// Classifier is what the command line needs of a model of either kind:
-// *Model and *KernelModel both satisfy it.
-type Classifier interface {
-	Predict(sparse.Vector) float64
-	Decision(sparse.Vector) float32
-	PredictBatch(*sparse.CSR, []float64) []float64
-	DecisionBatch(*sparse.CSR, []float32) []float32
-	Binary() bool
-}
-
-var (
-	_ Classifier = (*Model)(nil)
-	_ Classifier = (*KernelModel)(nil)
 )
 
 // kmodelKernel is a built-in kernel's kind and its effective parameters,
@@ -181,7 +159,7 @@ func (kk kmodelKernel) kernel() (kernels.Kernel, error) {
 		return nil, err
 	}
 	if err := kernels.Check(k); err != nil {
-		return nil, modelErr("%v", err)
+		return nil, modelErr("%w", err)
 	}
 	return k, nil
 }
@@ -219,27 +197,43 @@ func (m *KernelModel) checkFile() (kmodelKernel, error) {
 	return kk, nil
 }
 
+// kernelFile is a kernel model's part of its file: m, which passes
+// checkFile, and the stored form of its kernel.
+type kernelFile struct {
+	m  *KernelModel
+	kk kmodelKernel
+}
+
+// file checks m and returns its file sections.
+func (m *KernelModel) file() (kernelFile, error) {
+	kk, err := m.checkFile()
+	if err != nil {
+		return kernelFile{}, err
+	}
+	return kernelFile{m, kk}, nil
+}
+
 // encodedSize returns the length of m's binary encoding; m must pass
 // checkFile.
-func (m *KernelModel) encodedSize() int64 {
-	K, N, nnz := int64(m.NumRows()), int64(m.SV.Rows), int64(len(m.SV.Ind))
-	n := kmodelHeaderSize + 8*int64(len(m.Classes)) + 24 + 8*(N+1) + 8*nnz + 4*N*K + 4*K
+func (m *KernelModel) encodedSize() int64 { return kernelFile{m: m}.size() }
+
+func (f kernelFile) size() int64 {
+	m := f.m
+	K, N := int64(m.NumRows()), int64(m.SV.Rows)
+	n := kmodelHeaderSize + 8*int64(len(m.Classes)) + csrSize(m.SV) + 4*N*K + 4*K
 	if v := m.Votes; v != nil {
-		n += 16 + modelStepSize*int64(len(v.Steps))
+		n += 8 + voteStepsSize(len(v.Steps))
 	}
 	return n + 4
 }
 
-// encodeKernel writes m, which must pass checkFile with kk, and the
-// checksum.
-func (e *modelEncoder) encodeKernel(m *KernelModel, kk kmodelKernel) {
+func (f kernelFile) encode(e *modelEncoder) {
+	m, kk := f.m, f.kk
 	var flags uint16
 	if m.Votes != nil {
 		flags |= kmodelFlagVotes
 	}
-	e.buf = append(e.buf, kmodelMagic...)
-	e.u16(kmodelFormatVersion)
-	e.u16(flags)
+	e.header(kmodelMagic, kmodelFormatVersion, flags)
 	e.buf = append(e.buf, byte(m.Algorithm), byte(m.Bias), kk.kind, byte(m.Rule))
 	e.u32(math.Float32bits(m.BiasScale))
 	e.f64s([]float64{kk.degree, kk.gamma, kk.coef0})
@@ -247,45 +241,13 @@ func (e *modelEncoder) encodeKernel(m *KernelModel, kk kmodelKernel) {
 	e.u32(uint32(m.NumRows()))
 	e.u64(uint64(m.Dim))
 	e.f64s(m.Classes)
-	sv := m.SV
-	e.u64(uint64(sv.Rows))
-	e.u64(uint64(sv.Cols))
-	e.u64(uint64(len(sv.Ind)))
-	e.i64s(sv.Indptr)
-	e.i32s(sv.Ind)
-	e.f32s(sv.Val)
+	e.csr(m.SV)
 	e.f32s(m.Coef)
 	e.f32s(m.B)
 	if v := m.Votes; v != nil {
 		e.u64(uint64(v.Count0))
-		e.u64(uint64(len(v.Steps)))
-		for _, s := range v.Steps {
-			e.u32(uint32(s.Row))
-			e.u32(uint32(s.Up))
-			e.u32(uint32(s.Down))
-			e.u32(math.Float32bits(s.A))
-			e.u64(uint64(s.Count))
-		}
+		e.voteSteps(v.Steps)
 	}
-	e.finishKernel()
-}
-
-// finishKernel ends an encoding with the CRC-32C of what came before.
-func (e *modelEncoder) finishKernel() {
-	if e.w == nil {
-		e.crc = crc32.Checksum(e.buf, modelCRC)
-		e.u32(e.crc)
-		return
-	}
-	e.flush()
-	if e.err != nil {
-		return
-	}
-	e.u32(e.crc)
-	n, err := e.w.Write(e.buf)
-	e.n += int64(n)
-	e.err = err
-	e.buf = e.buf[:0]
 }
 
 // MarshalBinary encodes m in the binary kernel model format (see
@@ -293,13 +255,11 @@ func (e *modelEncoder) finishKernel() {
 // Check or the format's rules (ErrFormat), exceeds its limits (ErrDim), or
 // has a kernel other than the four built-in ones (ErrConfig).
 func (m *KernelModel) MarshalBinary() ([]byte, error) {
-	kk, err := m.checkFile()
+	f, err := m.file()
 	if err != nil {
 		return nil, err
 	}
-	e := modelEncoder{buf: make([]byte, 0, m.encodedSize())}
-	e.encodeKernel(m, kk)
-	return e.buf, nil
+	return marshalFile(f), nil
 }
 
 // WriteTo writes m to w in the binary kernel model format, "HPKM"
@@ -310,56 +270,48 @@ func (m *KernelModel) MarshalBinary() ([]byte, error) {
 // small buffer of its own. It returns the number of bytes written; a
 // model MarshalBinary refuses is refused before anything is written.
 func (m *KernelModel) WriteTo(w io.Writer) (int64, error) {
-	kk, err := m.checkFile()
+	f, err := m.file()
 	if err != nil {
 		return 0, err
 	}
-	e := modelEncoder{w: w, buf: make([]byte, 0, modelChunk+16)}
-	e.encodeKernel(m, kk)
-	return e.n, e.err
+	return writeFile(w, f)
 }
 
 // Save writes m to the file path in the binary kernel model format. The
-// file is replaced atomically (see sparse.WriteFileAtomic): on failure,
+// file is replaced atomically (see atomicfile.Write): on failure,
 // including a model that cannot be encoded, an existing file at path is
 // left as it was.
 func (m *KernelModel) Save(path string) error {
-	if _, err := m.checkFile(); err != nil {
+	f, err := m.file()
+	if err != nil {
 		return err
 	}
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := m.WriteTo(w)
-		return err
-	})
+	return saveFile(path, f)
 }
 
 // ---------------------------------------------------------------------------
 // Decoding
 
+// supportVectors names a kernel model's support vectors in error
+// messages.
+var supportVectors = csrNames{rows: "support vectors", indptr: "support vector row pointers", ind: "support vector indices", val: "support vector values"}
+
 // decodeKernel reads one kernel model and its checksum, and checks the
 // model.
 func (d *modelDecoder) decodeKernel() (*KernelModel, error) {
-	b, err := d.take(4, "magic")
-	if err != nil && !errors.Is(err, ErrFormat) {
+	if err := d.expectMagic(kmodelMagic, "kernel model"); err != nil {
 		return nil, err
 	}
-	if err != nil || string(b) != kmodelMagic {
-		return nil, modelErr("not a hyperplane kernel model file")
-	}
-	b, err = d.take(kmodelHeaderSize-4, "header")
+	return d.decodeKernelAfterMagic()
+}
+
+// decodeKernelAfterMagic is decodeKernel past the magic.
+func (d *modelDecoder) decodeKernelAfterMagic() (*KernelModel, error) {
+	b, flags, err := d.header(kmodelHeaderSize, kmodelFormatVersion, kmodelFlagsKnown)
 	if err != nil {
 		return nil, err
 	}
-	le := binary.LittleEndian
-	version, flags := le.Uint16(b), le.Uint16(b[2:])
-	switch {
-	case version > kmodelFormatVersion:
-		return nil, modelErr("format version %d is newer than this build reads (%d)", version, kmodelFormatVersion)
-	case version == 0:
-		return nil, modelErr("format version 0 does not exist")
-	case flags&^kmodelFlagsKnown != 0:
-		return nil, modelErr("unknown flags %#x", flags)
-	case b[7] > byte(PA2):
+	if b[7] > byte(PA2) {
 		return nil, modelErr("unknown rule %d", b[7])
 	}
 	m := &KernelModel{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[7])}
@@ -372,6 +324,7 @@ func (d *modelDecoder) decodeKernel() (*KernelModel, error) {
 	if (m.Algorithm == Voted) != (flags&kmodelFlagVotes != 0) {
 		return nil, modelErr("votes present only and always for the voted algorithm")
 	}
+	le := binary.LittleEndian
 	m.BiasScale = math.Float32frombits(le.Uint32(b[8:]))
 	kk := kmodelKernel{
 		kind:   b[6],
@@ -379,10 +332,10 @@ func (d *modelDecoder) decodeKernel() (*KernelModel, error) {
 		gamma:  math.Float64frombits(le.Uint64(b[20:])),
 		coef0:  math.Float64frombits(le.Uint64(b[28:])),
 	}
+	nc, K, dim := le.Uint32(b[36:]), le.Uint32(b[40:]), le.Uint64(b[44:])
 	if m.Kernel, err = kk.kernel(); err != nil {
 		return nil, err
 	}
-	nc, K, dim := le.Uint32(b[36:]), le.Uint32(b[40:]), le.Uint64(b[44:])
 	switch {
 	case nc < 2 || nc > modelMaxDim:
 		return nil, modelErr("%d classes", nc)
@@ -395,102 +348,37 @@ func (d *modelDecoder) decodeKernel() (*KernelModel, error) {
 	if m.Classes, err = modelReadArray[float64](d, int(nc), "classes"); err != nil {
 		return nil, err
 	}
-	rows, err := d.u64("support vectors")
-	if err != nil {
+	if m.SV, err = d.csr(supportVectors, dim, true); err != nil {
 		return nil, err
 	}
-	cols, err := d.u64("support vectors")
-	if err != nil {
+	// The rows and K are below 2³¹, so their product fits a uint64.
+	nk := uint64(m.SV.Rows) * uint64(K)
+	if err := d.fits(nk, 4, "coefficients"); err != nil {
 		return nil, err
 	}
-	switch {
-	case rows > modelMaxDim:
-		return nil, modelErr("%d support vectors is beyond the limit %d", rows, modelMaxDim)
-	case cols != dim:
-		return nil, modelErr("support vectors are %d wide, model %d", cols, dim)
-	}
-	sv := &sparse.CSR{Rows: int(rows), Cols: int(cols)}
-	nnz, err := d.count("support vectors", 8)
-	if err != nil {
-		return nil, err
-	}
-	if sv.Indptr, err = modelReadArray[int64](d, sv.Rows+1, "support vector row pointers"); err != nil {
-		return nil, err
-	}
-	if sv.Ind, err = modelReadArray[int32](d, nnz, "support vector indices"); err != nil {
-		return nil, err
-	}
-	if sv.Val, err = modelReadArray[float32](d, nnz, "support vector values"); err != nil {
-		return nil, err
-	}
-	m.SV = sv
-	// rows and K are below 2³¹, so their product fits a uint64.
-	if err := d.fits(rows*uint64(K), 4, "coefficients"); err != nil {
-		return nil, err
-	}
-	if m.Coef, err = modelReadArray[float32](d, int(rows*uint64(K)), "coefficients"); err != nil {
+	if m.Coef, err = modelReadArray[float32](d, int(nk), "coefficients"); err != nil {
 		return nil, err
 	}
 	if m.B, err = modelReadArray[float32](d, int(K), "biases"); err != nil {
 		return nil, err
 	}
 	if flags&kmodelFlagVotes != 0 {
-		if m.Votes, err = d.kernelVotes(); err != nil {
+		v := &Votes{SV: m.SV}
+		if v.Count0, err = d.count0(); err != nil {
 			return nil, err
 		}
-		m.Votes.SV = m.SV
+		if v.Steps, err = d.voteSteps(); err != nil {
+			return nil, err
+		}
+		m.Votes = v
 	}
-	sum := d.crc
-	b, err = d.take(4, "checksum")
-	if err != nil {
+	if err := d.checksum(); err != nil {
 		return nil, err
-	}
-	if le.Uint32(b) != sum {
-		return nil, modelErr("checksum mismatch: file is corrupt")
 	}
 	if _, err := m.checkFile(); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-// kernelVotes reads the votes section of a kernel model.
-func (d *modelDecoder) kernelVotes() (*Votes, error) {
-	v := new(Votes)
-	c, err := d.u64("votes")
-	if err != nil {
-		return nil, err
-	}
-	if v.Count0 = int64(c); v.Count0 < 0 {
-		return nil, modelErr("negative vote count %d of the start vector", v.Count0)
-	}
-	ns, err := d.count("vote steps", modelStepSize)
-	if err != nil {
-		return nil, err
-	}
-	c0 := ns
-	if d.remain < 0 {
-		c0 = min(ns, modelChunk/modelStepSize)
-	}
-	v.Steps = make([]VoteStep, 0, c0)
-	le := binary.LittleEndian
-	for len(v.Steps) < ns {
-		k := min(ns-len(v.Steps), modelChunk/modelStepSize)
-		b, err := d.take(k*modelStepSize, "vote steps")
-		if err != nil {
-			return nil, err
-		}
-		for ; len(b) >= modelStepSize; b = b[modelStepSize:] {
-			v.Steps = append(v.Steps, VoteStep{
-				Row:   int32(le.Uint32(b)),
-				Up:    int32(le.Uint32(b[4:])),
-				Down:  int32(le.Uint32(b[8:])),
-				A:     math.Float32frombits(le.Uint32(b[12:])),
-				Count: int64(le.Uint64(b[16:])),
-			})
-		}
-	}
-	return v, nil
 }
 
 // setDecoded replaces m's contents with those of dm, leaving m's prediction
@@ -517,16 +405,13 @@ func (m *KernelModel) setDecoded(dm *KernelModel) {
 // and nothing after it. On failure m is left as it was and the error,
 // which wraps ErrFormat, says what is wrong: not a kernel model file, a
 // version newer than this build reads, truncation, a checksum mismatch,
-// bad kernel parameters, or a model that fails Check. m's prepared
+// bad kernel parameters (which wrap kernels.ErrKernel as well), or a
+// model that fails Check. m's prepared
 // prediction state is reset, so m must not be in use by other goroutines.
 func (m *KernelModel) UnmarshalBinary(data []byte) error {
-	d := modelDecoder{buf: data, remain: int64(len(data))}
-	dm, err := d.decodeKernel()
+	dm, err := unmarshalFile(data, (*modelDecoder).decodeKernel)
 	if err != nil {
 		return err
-	}
-	if d.remain != 0 {
-		return modelErr("%d bytes of trailing data after the model", d.remain)
 	}
 	m.setDecoded(dm)
 	return nil
@@ -540,105 +425,13 @@ func (m *KernelModel) UnmarshalBinary(data []byte) error {
 // arrives, or after the sizes read are checked against the input's length
 // where r tells it (a Len method, as bytes.Reader and bytes.Buffer have).
 func ReadKernelModel(r io.Reader) (*KernelModel, error) {
-	d := modelDecoder{r: r, remain: -1}
-	if l, ok := r.(interface{ Len() int }); ok {
-		d.remain = int64(l.Len())
-	}
-	return d.decodeKernel()
-}
-
-// kmodelOpen opens the file at path for decoding, with its size known
-// when it is a regular file; the caller closes f.
-func kmodelOpen(path string) (f *os.File, br *bufio.Reader, d *modelDecoder, err error) {
-	f, err = os.Open(path)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, nil, err
-	}
-	br = bufio.NewReaderSize(f, modelChunk)
-	d = &modelDecoder{r: br, remain: -1}
-	if fi.Mode().IsRegular() {
-		d.remain = fi.Size()
-	}
-	return f, br, d, nil
-}
-
-// kmodelLoadWith decodes the whole file behind d with decode; errors in the
-// file begin with path.
-func kmodelLoadWith[T any](path string, d *modelDecoder, decode func() (T, error)) (T, error) {
-	m, err := decode()
-	if err == nil && d.remain > 0 {
-		err = modelErr("%d bytes of trailing data after the model", d.remain)
-	}
-	if err != nil {
-		var zero T
-		return zero, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return readerDecoder(r).decodeKernel()
 }
 
 // LoadKernel reads the kernel model file at path, written by Save. Errors
 // in the file wrap ErrFormat and begin with the path.
 func LoadKernel(path string) (*KernelModel, error) {
-	f, _, d, err := kmodelOpen(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return kmodelLoadWith(path, d, d.decodeKernel)
-}
-
-// LoadClassifier reads the model file at path, linear (written by
-// Model.Save) or kernel (written by KernelModel.Save), telling them apart
-// by their magic: it returns a *Model or a *KernelModel. Errors in the
-// file, an unknown magic included, wrap ErrFormat and begin with the
-// path.
-func LoadClassifier(path string) (Classifier, error) {
-	f, br, d, err := kmodelOpen(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	magic, err := br.Peek(4)
-	if err != nil && err != io.EOF {
-		return nil, fmt.Errorf("%s: reading model: %w", path, err)
-	}
-	switch string(magic) {
-	case modelMagic:
-		return kmodelLoadWith(path, d, d.decode)
-	case kmodelMagic:
-		return kmodelLoadWith(path, d, d.decodeKernel)
-	}
-	return nil, fmt.Errorf("%s: %w", path, modelErr("not a hyperplane model file (magic %q; want %q or %q)", magic, modelMagic, kmodelMagic))
-}
-
-// ReadClassifier reads one model written by Model.WriteTo or
-// KernelModel.WriteTo from r, telling them apart by their magic, and
-// returns a *Model or a *KernelModel; it reads no more than the model, as
-// ReadModel and ReadKernelModel do. Errors in the data wrap ErrFormat.
-func ReadClassifier(r io.Reader) (Classifier, error) {
-	d := modelDecoder{remain: -1}
-	if l, ok := r.(interface{ Len() int }); ok {
-		d.remain = int64(l.Len())
-	}
-	var magic [4]byte
-	n, err := io.ReadFull(r, magic[:])
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, fmt.Errorf("reading model: %w", err)
-	}
-	// The decoders read the magic again, from here.
-	d.r = io.MultiReader(bytes.NewReader(magic[:n]), r)
-	switch string(magic[:n]) {
-	case modelMagic:
-		return d.decode()
-	case kmodelMagic:
-		return d.decodeKernel()
-	}
-	return nil, modelErr("not a hyperplane model file (magic %q; want %q or %q)", magic[:n], modelMagic, kmodelMagic)
+	return loadFile(path, (*modelDecoder).decodeKernel)
 }
 
 // ---------------------------------------------------------------------------
@@ -748,41 +541,26 @@ func (m *KernelModel) MarshalJSON() ([]byte, error) {
 // m as it is and is no error. Like UnmarshalBinary it resets m's prepared
 // prediction state.
 func (m *KernelModel) UnmarshalJSON(data []byte) error {
-	if string(bytes.TrimSpace(data)) == "null" {
+	if jsonNull(data) {
 		return nil
 	}
 	var jm kmodelJSON
-	if err := json.Unmarshal(data, &jm); err != nil {
-		return modelErr("JSON: %v", err)
+	if err := jsonDecode(data, &jm); err != nil {
+		return err
 	}
-	switch {
-	case jm.Format != kmodelJSONFormat:
-		return modelErr("not a hyperplane kernel model file")
-	case jm.Version > kmodelFormatVersion:
-		return modelErr("format version %d is newer than this build reads (%d)", jm.Version, kmodelFormatVersion)
-	case jm.Version < 1:
-		return modelErr("format version %d does not exist", jm.Version)
+	if err := jsonHeader(jm.Format, kmodelJSONFormat, "kernel model", jm.Version, kmodelFormatVersion); err != nil {
+		return err
 	}
 	k, err := kernels.Parse(jm.Kernel)
 	if err != nil {
-		return modelErr("kernel %q: %v", jm.Kernel, err)
+		return modelErr("kernel %q: %w", jm.Kernel, err)
 	}
 	if k, err = kmodelEffective(k); err != nil {
 		return err
 	}
-	alg, err := ParseAlgorithm(jm.Algorithm)
+	alg, bias, rule, err := jsonEnums(jm.Algorithm, jm.BiasMode, jm.Rule, PA2)
 	if err != nil {
-		return modelErr("unknown algorithm %q", jm.Algorithm)
-	}
-	bias, err := ParseBiasMode(jm.BiasMode)
-	if err != nil {
-		return modelErr("unknown bias mode %q", jm.BiasMode)
-	}
-	rule := Perceptron // files written before the rule was recorded
-	if jm.Rule != "" {
-		if rule, err = ParseRule(jm.Rule); err != nil || rule > PA2 {
-			return modelErr("unknown rule %q", jm.Rule)
-		}
+		return err
 	}
 	dm := &KernelModel{
 		Kernel:    k,

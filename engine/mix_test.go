@@ -224,7 +224,7 @@ func TestMixingWithOptions(t *testing.T) {
 	}
 	for _, bad := range []Config{{Workers: -1}, {Workers: MaxWorkers + 1}, {Workers: 2, Algorithm: Voted}} {
 		if _, _, err := Fit(context.Background(), X, y, bad); !errors.Is(err, ErrConfig) {
-			t.Fatalf("%+v: err %v, want ErrConfig", bad, err)
+			t.Errorf("%+v: err %v, want ErrConfig", bad, err)
 		}
 	}
 	// Batch ignores Workers.
@@ -249,7 +249,7 @@ func TestFitBadRowFound(t *testing.T) {
 		for _, cfg := range []Config{{}, {Workers: 2}, {Workers: 3, Validation: 0.3}, {Algorithm: Plain, NoShuffle: true}, {Algorithm: Batch}} {
 			m, st, err := Fit(context.Background(), X, y, cfg)
 			if m != nil || st != nil || err == nil || err.Error() != want.Error() {
-				t.Fatalf("%+v: model %v, %d epochs, err %v; want %v", cfg, m != nil, len(st), err, want)
+				t.Errorf("%+v: model %v, %d epochs, err %v; want %v", cfg, m != nil, len(st), err, want)
 			}
 		}
 	}

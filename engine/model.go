@@ -106,6 +106,13 @@ func (m *Model) NumRows() int {
 // Binary reports whether m has two classes.
 func (m *Model) Binary() bool { return len(m.Classes) == 2 }
 
+// ClassValues returns a copy of Classes, the labels m predicts, ascending.
+func (m *Model) ClassValues() []float64 { return slices.Clone(m.Classes) }
+
+// NumFeatures returns Dim, the number of features m weighs; rows may be
+// wider, the features past it weigh zero.
+func (m *Model) NumFeatures() int { return m.Dim }
+
 // Weight returns the weight of feature j in row k (0 ≤ k < NumRows), 0
 // for a feature outside [0, Dim).
 func (m *Model) Weight(k, j int) float32 {
@@ -391,7 +398,8 @@ func (m *Model) addWX(x sparse.Vector, out []float32) {
 }
 
 // inRange reports whether every index lies in [0, dim): the kernels behind
-// dot and addScores read W unchecked. A long row in the order the sparse
+// dot and addScores panic on any other, and a feature the model never saw
+// must count for nothing instead. A long row in the order the sparse
 // types keep (strictly increasing) is checked by its ends and a vector
 // pass over its order; any other row by a loop over its indices.
 func inRange(ind []int32, dim int) bool {
@@ -839,6 +847,24 @@ func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 		}
 		for i := lo; i < hi; i++ {
 			dst[i] = m.Decision(X.Row(i))
+		}
+	})
+	return dst
+}
+
+// ScoresBatch writes Scores of every row of X into dst (grown if needed),
+// NumRows values a row, row after row, and returns it, on GOMAXPROCS
+// goroutines. X must be valid, as for PredictBatch.
+func (m *Model) ScoresBatch(X *sparse.CSR, dst []float32) []float32 {
+	K := m.NumRows()
+	n := X.Rows * K
+	if cap(dst) < n {
+		dst = make([]float32, n)
+	}
+	dst = dst[:n]
+	parallelRows(X.Rows, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			m.Scores(X.Row(i), dst[i*K:(i+1)*K:(i+1)*K])
 		}
 	})
 	return dst

@@ -41,42 +41,20 @@ package engine
 //	                    Count (int64)
 //	        4           CRC-32C (Castagnoli) of every byte before it
 //
-// Sparse weights (flag bit 4), an array of N float32 stored as:
-//
-//	        ⌈N/8⌉       bitmap: bit i (bit i%8 of byte i/8) is set when
-//	                    the raw bits of weight i are not 0, so that −0
-//	                    and NaNs are kept; the bits past N are 0
-//	        8           the number of set bits Z (uint64)
-//	        4·Z         the weights of the set bits, in order (float32
-//	                    bits, none 0)
-//
-// The writer stores W and W0 sparse when that takes fewer bytes than
-// dense, as it does for a model that leaves most of its weights zero (a
-// multiclass model whose classes each use a few of the features); readers
-// that predate flag bit 4 refuse such a file as having unknown flags, and
-// read every other file as before.
-//
-// Floats are stored as their raw bits, so a model reads back bit for bit,
-// NaN payloads included. A reader checks every count against the format's
-// limits and, when it knows how many bytes are left, against those before
-// it allocates anything; otherwise it allocates in bounded chunks as the
-// data arrives, so a short corrupt file cannot make it allocate more than
-// a small multiple of its own size (at most 32 times what it read of a
-// bitmap of sparse weights, which holds a bit per weight).
+// The container around the sections, the SV rows, the steps and the
+// sparse weights (flag bit 4) are encoded as fileio.go describes. The
+// writer stores W and W0 sparse when that takes fewer bytes than dense, as
+// it does for a model that leaves most of its weights zero (a multiclass
+// model whose classes each use a few of the features); readers that
+// predate flag bit 4 refuse such a file as having unknown flags, and read
+// every other file as before.
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
-	"math/bits"
-	"os"
-	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
@@ -92,26 +70,10 @@ const (
 	modelFlagCols   = 1 << 3 // Model.Cols follows the biases
 	modelFlagSparse = 1 << 4 // W and W0 are stored sparse
 	modelFlagsKnown = modelFlagVotes | modelFlagStart | modelFlagNorm | modelFlagCols | modelFlagSparse
-
-	// modelMaxDim bounds Dim, the number of classes and the rows of the
-	// voted model's SV: indices are int32.
-	modelMaxDim = math.MaxInt32
-	// modelMaxElems bounds the length of any array in a model file, so
-	// that its size in bytes fits an int on every platform.
-	modelMaxElems = math.MaxInt / 8
-	// modelChunk is the most bytes a reader takes, and allocates ahead of
-	// the data, at a time when it does not know the input's size.
-	modelChunk = 64 << 10
-	// modelStepSize is the encoded size of one VoteStep.
-	modelStepSize = 24
 )
 
-var modelCRC = crc32.MakeTable(crc32.Castagnoli)
-
-// modelErr returns an error wrapping ErrFormat.
-func modelErr(format string, a ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
-}
+// votedRows names the voted model's rows in error messages.
+var votedRows = csrNames{rows: "voted rows", indptr: "voted row pointers", ind: "voted row indices", val: "voted row values"}
 
 // ---------------------------------------------------------------------------
 // Encoding
@@ -135,19 +97,22 @@ func (m *Model) checkEncodable() error {
 	return nil
 }
 
-// modelSparseSize returns the length of the sparse encoding of n weights
-// of which nnz are not zero.
-func modelSparseSize(n, nnz int64) int64 { return (n+7)/8 + 8 + 4*nnz }
+// linearFile is a linear model's part of its file: m, which passes
+// checkEncodable, with W and W0 in the sparse encoding when sparse is set.
+type linearFile struct {
+	m      *Model
+	sparse bool
+	wb     int64 // the bytes W and W0 take so
+}
 
-// modelNonzero returns the number of weights of w whose bits are not 0.
-func modelNonzero(w []float32) int64 {
-	var nnz int64
-	for _, x := range w {
-		if math.Float32bits(x) != 0 {
-			nnz++
-		}
+// file checks m and returns its file sections, choosing the smaller
+// encoding of the weights.
+func (m *Model) file() (linearFile, error) {
+	if err := m.checkEncodable(); err != nil {
+		return linearFile{}, err
 	}
-	return nnz
+	dense, sparse := m.weightBytes()
+	return linearFile{m, sparse < dense, min(dense, sparse)}, nil
 }
 
 // weightBytes returns the bytes that W and W0 (when m has start weights)
@@ -167,14 +132,13 @@ func (m *Model) weightBytes() (dense, sparse int64) {
 // chooses it; m must pass checkEncodable.
 func (m *Model) encodedSize() int64 {
 	dense, sparse := m.weightBytes()
-	return m.encodedSizeWith(min(dense, sparse))
+	return linearFile{m, sparse < dense, min(dense, sparse)}.size()
 }
 
-// encodedSizeWith returns the length of m's binary encoding when W and W0
-// take wb bytes.
-func (m *Model) encodedSizeWith(wb int64) int64 {
+func (f linearFile) size() int64 {
+	m := f.m
 	K := int64(m.NumRows())
-	n := modelHeaderSize + 8*int64(len(m.Classes)) + 4*K + wb
+	n := modelHeaderSize + 8*int64(len(m.Classes)) + 4*K + f.wb
 	if m.Cols != nil {
 		n += 8 + 4*int64(len(m.Cols))
 	}
@@ -183,128 +147,13 @@ func (m *Model) encodedSizeWith(wb int64) int64 {
 		if v.W0 != nil {
 			n += 4 * K
 		}
-		nnz := int64(len(v.SV.Ind))
-		n += 24 + 8*int64(v.SV.Rows+1) + 8*nnz + 8 + modelStepSize*int64(len(v.Steps))
+		n += csrSize(v.SV) + voteStepsSize(len(v.Steps))
 	}
 	return n + 4
 }
 
-// modelEncoder writes the binary format, through a buffer of about
-// modelChunk bytes when w is set, or into buf alone when it is not.
-type modelEncoder struct {
-	w   io.Writer
-	buf []byte
-	crc uint32
-	n   int64
-	err error
-}
-
-func (e *modelEncoder) flush() {
-	if e.w != nil && e.err != nil {
-		// The write failed: what follows is dropped, not gathered into a
-		// buffer the size of the model.
-		e.buf = e.buf[:0]
-		return
-	}
-	if e.w == nil || len(e.buf) == 0 {
-		return
-	}
-	e.crc = crc32.Update(e.crc, modelCRC, e.buf)
-	n, err := e.w.Write(e.buf)
-	e.n += int64(n)
-	e.err = err
-	e.buf = e.buf[:0]
-}
-
-func (e *modelEncoder) spill() {
-	if len(e.buf) >= modelChunk {
-		e.flush()
-	}
-}
-
-func (e *modelEncoder) u16(x uint16) { e.buf = binary.LittleEndian.AppendUint16(e.buf, x) }
-func (e *modelEncoder) u32(x uint32) { e.buf = binary.LittleEndian.AppendUint32(e.buf, x) }
-func (e *modelEncoder) u64(x uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, x); e.spill() }
-
-func (e *modelEncoder) f32s(s []float32) {
-	if e.err != nil {
-		return
-	}
-	for _, x := range s {
-		e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(x))
-		e.spill()
-	}
-}
-
-func (e *modelEncoder) f64s(s []float64) {
-	if e.err != nil {
-		return
-	}
-	for _, x := range s {
-		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(x))
-		e.spill()
-	}
-}
-
-func (e *modelEncoder) i32s(s []int32) {
-	if e.err != nil {
-		return
-	}
-	for _, x := range s {
-		e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(x))
-		e.spill()
-	}
-}
-
-func (e *modelEncoder) i64s(s []int64) {
-	if e.err != nil {
-		return
-	}
-	for _, x := range s {
-		e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(x))
-		e.spill()
-	}
-}
-
-// sparseF32s writes s in the sparse encoding: the bitmap of its weights
-// whose bits are not 0, their number and their values.
-func (e *modelEncoder) sparseF32s(s []float32) {
-	if e.err != nil {
-		return
-	}
-	var nnz uint64
-	for i := 0; i < len(s); i += 8 {
-		var b byte
-		for j, x := range s[i:min(i+8, len(s))] {
-			if math.Float32bits(x) != 0 {
-				b |= 1 << j
-			}
-		}
-		nnz += uint64(bits.OnesCount8(b))
-		e.buf = append(e.buf, b)
-		e.spill()
-	}
-	e.u64(nnz)
-	for _, x := range s {
-		if u := math.Float32bits(x); u != 0 {
-			e.buf = binary.LittleEndian.AppendUint32(e.buf, u)
-			e.spill()
-		}
-	}
-}
-
-// weights writes the weights w dense, or sparse when sparse is set.
-func (e *modelEncoder) weights(w []float32, sparse bool) {
-	if sparse {
-		e.sparseF32s(w)
-	} else {
-		e.f32s(w)
-	}
-}
-
-// encode writes m, which must pass checkEncodable, and the checksum, with
-// W and W0 in the sparse encoding when sparse is set.
-func (e *modelEncoder) encode(m *Model, sparse bool) {
+func (f linearFile) encode(e *modelEncoder) {
+	m := f.m
 	var flags uint16
 	if v := m.Votes; v != nil {
 		flags |= modelFlagVotes
@@ -318,12 +167,10 @@ func (e *modelEncoder) encode(m *Model, sparse bool) {
 	if m.Cols != nil {
 		flags |= modelFlagCols
 	}
-	if sparse {
+	if f.sparse {
 		flags |= modelFlagSparse
 	}
-	e.buf = append(e.buf, modelMagic...)
-	e.u16(modelFormatVersion)
-	e.u16(flags)
+	e.header(modelMagic, modelFormatVersion, flags)
 	e.buf = append(e.buf, byte(m.Algorithm), byte(m.Bias), byte(m.Rule), 0)
 	e.u32(math.Float32bits(m.BiasScale))
 	e.u32(uint32(len(m.Classes)))
@@ -335,54 +182,27 @@ func (e *modelEncoder) encode(m *Model, sparse bool) {
 		e.u64(uint64(len(m.Cols)))
 		e.i32s(m.Cols)
 	}
-	e.weights(m.W, sparse)
+	e.weights(m.W, f.sparse)
 	if v := m.Votes; v != nil {
 		e.u64(uint64(v.Count0))
 		if v.W0 != nil {
-			e.weights(v.W0, sparse)
+			e.weights(v.W0, f.sparse)
 			e.f32s(v.B0)
 		}
-		e.u64(uint64(v.SV.Rows))
-		e.u64(uint64(v.SV.Cols))
-		e.u64(uint64(len(v.SV.Ind)))
-		e.i64s(v.SV.Indptr)
-		e.i32s(v.SV.Ind)
-		e.f32s(v.SV.Val)
-		e.u64(uint64(len(v.Steps)))
-		for _, s := range v.Steps {
-			e.u32(uint32(s.Row))
-			e.u32(uint32(s.Up))
-			e.u32(uint32(s.Down))
-			e.u32(math.Float32bits(s.A))
-			e.u64(uint64(s.Count))
-		}
+		e.csr(v.SV)
+		e.voteSteps(v.Steps)
 	}
-	if e.w == nil {
-		e.crc = crc32.Checksum(e.buf, modelCRC)
-		e.u32(e.crc)
-		return
-	}
-	e.flush()
-	if e.err != nil {
-		return
-	}
-	e.u32(e.crc)
-	n, err := e.w.Write(e.buf)
-	e.n += int64(n)
-	e.err = err
 }
 
 // MarshalBinary encodes m in the binary model format (see WriteTo). It
 // fails, without encoding anything, when m does not pass Check or
 // exceeds the format's limits (dim or classes beyond 2³¹−1).
 func (m *Model) MarshalBinary() ([]byte, error) {
-	if err := m.checkEncodable(); err != nil {
+	f, err := m.file()
+	if err != nil {
 		return nil, err
 	}
-	dense, sparse := m.weightBytes()
-	e := modelEncoder{buf: make([]byte, 0, m.encodedSizeWith(min(dense, sparse)))}
-	e.encode(m, sparse < dense)
-	return e.buf, nil
+	return marshalFile(f), nil
 }
 
 // WriteTo writes m to w in the binary model format, version 1: a header,
@@ -394,270 +214,44 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 // of bytes written; an invalid model (see MarshalBinary) is refused
 // before anything is written.
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
-	if err := m.checkEncodable(); err != nil {
+	f, err := m.file()
+	if err != nil {
 		return 0, err
 	}
-	dense, sparse := m.weightBytes()
-	e := modelEncoder{w: w, buf: make([]byte, 0, modelChunk+16)}
-	e.encode(m, sparse < dense)
-	return e.n, e.err
+	return writeFile(w, f)
 }
 
 // Save writes m to the file path in the binary model format. The file is
-// replaced atomically (see sparse.WriteFileAtomic): on failure an
-// existing file at path is left as it was.
+// replaced atomically (see atomicfile.Write): on failure, including
+// a model that cannot be encoded, an existing file at path is left as it
+// was.
 func (m *Model) Save(path string) error {
-	if err := m.checkEncodable(); err != nil {
+	f, err := m.file()
+	if err != nil {
 		return err
 	}
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := m.WriteTo(w)
-		return err
-	})
+	return saveFile(path, f)
 }
 
 // ---------------------------------------------------------------------------
 // Decoding
 
-// modelDecoder reads the binary format from memory (buf, when r is nil)
-// or from r.
-type modelDecoder struct {
-	buf     []byte
-	r       io.Reader
-	remain  int64 // bytes left in the input, −1 when unknown
-	crc     uint32
-	scratch []byte
-}
-
-// modelTruncated reports an input that ended inside what.
-func modelTruncated(what string) error { return modelErr("truncated in %s", what) }
-
-// take consumes the next n bytes and adds them to the checksum; n is at
-// most modelChunk unless the input is in memory. The bytes are valid
-// until the next call.
-func (d *modelDecoder) take(n int, what string) ([]byte, error) {
-	if d.remain >= 0 && int64(n) > d.remain {
-		return nil, modelTruncated(what)
-	}
-	var b []byte
-	if d.r == nil {
-		b, d.buf = d.buf[:n], d.buf[n:]
-	} else {
-		if cap(d.scratch) < n {
-			d.scratch = make([]byte, max(n, 64))
-		}
-		b = d.scratch[:n]
-		if _, err := io.ReadFull(d.r, b); err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return nil, modelTruncated(what)
-			}
-			return nil, fmt.Errorf("engine: reading model %s: %w", what, err)
-		}
-	}
-	if d.remain >= 0 {
-		d.remain -= int64(n)
-	}
-	d.crc = crc32.Update(d.crc, modelCRC, b)
-	return b, nil
-}
-
-func (d *modelDecoder) u64(what string) (uint64, error) {
-	b, err := d.take(8, what)
-	if err != nil {
-		return 0, err
-	}
-	return binary.LittleEndian.Uint64(b), nil
-}
-
-// count reads an array length and checks that that many elements of size
-// bytes are within the format's limits and, when the input's size is
-// known, within what is left of it.
-func (d *modelDecoder) count(what string, size int) (int, error) {
-	n, err := d.u64(what)
-	if err != nil {
-		return 0, err
-	}
-	return int(n), d.fits(n, size, what)
-}
-
-// fits checks that n elements of size bytes may follow.
-func (d *modelDecoder) fits(n uint64, size int, what string) error {
-	if n > modelMaxElems || n > uint64(math.MaxInt/size) {
-		return modelErr("%s: %d elements is beyond any model", what, n)
-	}
-	if need := int64(n) * int64(size); d.remain >= 0 && need > d.remain {
-		return modelErr("truncated in %s: %d bytes needed, %d left", what, need, d.remain)
-	}
-	return nil
-}
-
-type modelElem interface {
-	float32 | float64 | int32 | int64
-}
-
-// modelReadArray reads n elements, n already checked by fits. It allocates
-// the whole array at once when the input's size is known (and so bounds
-// n); otherwise it grows the array as chunks of data arrive.
-func modelReadArray[T modelElem](d *modelDecoder, n int, what string) ([]T, error) {
-	var zero T
-	size := 4
-	switch any(zero).(type) {
-	case float64, int64:
-		size = 8
-	}
-	if err := d.fits(uint64(n), size, what); err != nil {
+// decodeLinear reads one linear model and its checksum, and checks the
+// model.
+func (d *modelDecoder) decodeLinear() (*Model, error) {
+	if err := d.expectMagic(modelMagic, "model"); err != nil {
 		return nil, err
 	}
-	c := n
-	if d.remain < 0 {
-		c = min(n, modelChunk/size)
-	}
-	out := make([]T, 0, c)
-	for len(out) < n {
-		k := min(n-len(out), modelChunk/size)
-		if d.r == nil {
-			k = n - len(out)
-		}
-		b, err := d.take(k*size, what)
-		if err != nil {
-			return nil, err
-		}
-		out = modelAppendElems(out, b)
-	}
-	return out, nil
+	return d.decodeLinearAfterMagic()
 }
 
-// modelAppendElems appends the little-endian elements in b to out.
-func modelAppendElems[T modelElem](out []T, b []byte) []T {
-	le := binary.LittleEndian
-	switch o := any(out).(type) {
-	case []float32:
-		for i := 0; i+4 <= len(b); i += 4 {
-			o = append(o, math.Float32frombits(le.Uint32(b[i:])))
-		}
-		return any(o).([]T)
-	case []int32:
-		for i := 0; i+4 <= len(b); i += 4 {
-			o = append(o, int32(le.Uint32(b[i:])))
-		}
-		return any(o).([]T)
-	case []float64:
-		for i := 0; i+8 <= len(b); i += 8 {
-			o = append(o, math.Float64frombits(le.Uint64(b[i:])))
-		}
-		return any(o).([]T)
-	case []int64:
-		for i := 0; i+8 <= len(b); i += 8 {
-			o = append(o, int64(le.Uint64(b[i:])))
-		}
-		return any(o).([]T)
-	}
-	panic("unreachable")
-}
-
-// weights reads n weights, dense or, when sparse is set, in the sparse
-// encoding, n already checked against the format's limits.
-func (d *modelDecoder) weights(n int, sparse bool, what string) ([]float32, error) {
-	if !sparse {
-		return modelReadArray[float32](d, n, what)
-	}
-	// The bitmap, padded with zeros to whole words of 64 bits, is read
-	// first and whole: the weights are allocated only once it is known
-	// to be there, and hold no more than 32 bytes for each of its bytes.
-	nb := (n + 7) / 8
-	if err := d.fits(uint64(nb)+8, 1, what); err != nil {
-		return nil, err
-	}
-	words := (nb + 7) / 8
-	c := 8 * words
-	if d.remain < 0 {
-		c = min(c, modelChunk)
-	}
-	bm := make([]byte, 0, c)
-	for len(bm) < nb {
-		k := min(nb-len(bm), modelChunk)
-		if d.r == nil {
-			k = nb - len(bm)
-		}
-		b, err := d.take(k, what)
-		if err != nil {
-			return nil, err
-		}
-		bm = append(bm, b...)
-	}
-	if n%8 != 0 && bm[nb-1]>>(n%8) != 0 {
-		return nil, modelErr("%s: bits set past the last weight", what)
-	}
-	bm = append(bm, make([]byte, 8*words-nb)...)
-	var set uint64
-	for i := 0; i < len(bm); i += 8 {
-		set += uint64(bits.OnesCount64(binary.LittleEndian.Uint64(bm[i:])))
-	}
-	nnz, err := d.u64(what)
+// decodeLinearAfterMagic is decodeLinear past the magic.
+func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
+	b, flags, err := d.header(modelHeaderSize, modelFormatVersion, modelFlagsKnown)
 	if err != nil {
 		return nil, err
 	}
-	if nnz != set {
-		return nil, modelErr("%s: %d values for %d set bits", what, nnz, set)
-	}
-	if err := d.fits(nnz, 4, what); err != nil {
-		return nil, err
-	}
-	w := make([]float32, n)
-	// wi and word are the bitmap word being read and its set bits not
-	// yet given a value.
-	wi, word := 0, uint64(0)
-	if words > 0 {
-		word = binary.LittleEndian.Uint64(bm)
-	}
-	for left := int(nnz); left > 0; {
-		k := min(left, modelChunk/4)
-		if d.r == nil {
-			k = left
-		}
-		b, err := d.take(4*k, what)
-		if err != nil {
-			return nil, err
-		}
-		left -= k
-		for i := 0; i < len(b); i += 4 {
-			for word == 0 {
-				wi++
-				word = binary.LittleEndian.Uint64(bm[8*wi:])
-			}
-			u := binary.LittleEndian.Uint32(b[i:])
-			if u == 0 {
-				return nil, modelErr("%s: a zero stored for a set bit", what)
-			}
-			w[64*wi+bits.TrailingZeros64(word)] = math.Float32frombits(u)
-			word &= word - 1
-		}
-	}
-	return w, nil
-}
-
-// decode reads one model and its checksum, and checks the model.
-func (d *modelDecoder) decode() (*Model, error) {
-	b, err := d.take(4, "magic")
-	if err != nil && !errors.Is(err, ErrFormat) {
-		return nil, err
-	}
-	if err != nil || string(b) != modelMagic {
-		return nil, modelErr("not a hyperplane model file")
-	}
-	b, err = d.take(modelHeaderSize-4, "header")
-	if err != nil {
-		return nil, err
-	}
-	le := binary.LittleEndian
-	version, flags := le.Uint16(b), le.Uint16(b[2:])
 	switch {
-	case version > modelFormatVersion:
-		return nil, modelErr("format version %d is newer than this build reads (%d)", version, modelFormatVersion)
-	case version == 0:
-		return nil, modelErr("format version 0 does not exist")
-	case flags&^modelFlagsKnown != 0:
-		return nil, modelErr("unknown flags %#x", flags)
 	case flags&modelFlagStart != 0 && flags&modelFlagVotes == 0:
 		return nil, modelErr("start weights flagged without votes")
 	case flags&modelFlagCols != 0 && flags&modelFlagVotes != 0:
@@ -679,6 +273,7 @@ func (d *modelDecoder) decode() (*Model, error) {
 	if (m.Algorithm == Voted) != (flags&modelFlagVotes != 0) {
 		return nil, modelErr("votes present only and always for the voted algorithm")
 	}
+	le := binary.LittleEndian
 	m.BiasScale = math.Float32frombits(le.Uint32(b[8:]))
 	nc, K, dim := le.Uint32(b[12:]), le.Uint32(b[16:]), le.Uint64(b[20:])
 	switch {
@@ -717,17 +312,12 @@ func (d *modelDecoder) decode() (*Model, error) {
 		return nil, err
 	}
 	if flags&modelFlagVotes != 0 {
-		if m.Votes, err = d.votes(flags&modelFlagStart != 0, sparseW, wn, int(K), m.Dim); err != nil {
+		if m.Votes, err = d.votes(flags&modelFlagStart != 0, sparseW, wn, int(K), dim); err != nil {
 			return nil, err
 		}
 	}
-	sum := d.crc
-	b, err = d.take(4, "checksum")
-	if err != nil {
+	if err := d.checksum(); err != nil {
 		return nil, err
-	}
-	if le.Uint32(b) != sum {
-		return nil, modelErr("checksum mismatch: file is corrupt")
 	}
 	if err := m.Check(); err != nil {
 		return nil, err
@@ -737,14 +327,11 @@ func (d *modelDecoder) decode() (*Model, error) {
 }
 
 // votes reads the votes section.
-func (d *modelDecoder) votes(start, sparseW bool, wn, K, dim int) (*Votes, error) {
+func (d *modelDecoder) votes(start, sparseW bool, wn, K int, dim uint64) (*Votes, error) {
 	v := new(Votes)
-	c, err := d.u64("votes")
-	if err != nil {
+	var err error
+	if v.Count0, err = d.count0(); err != nil {
 		return nil, err
-	}
-	if v.Count0 = int64(c); v.Count0 < 0 {
-		return nil, modelErr("negative vote count %d of the start vector", v.Count0)
 	}
 	if start {
 		if v.W0, err = d.weights(wn, sparseW, "start weights"); err != nil {
@@ -754,60 +341,11 @@ func (d *modelDecoder) votes(start, sparseW bool, wn, K, dim int) (*Votes, error
 			return nil, err
 		}
 	}
-	rows, err := d.u64("voted rows")
-	if err != nil {
+	if v.SV, err = d.csr(votedRows, dim, false); err != nil {
 		return nil, err
 	}
-	cols, err := d.u64("voted rows")
-	if err != nil {
+	if v.Steps, err = d.voteSteps(); err != nil {
 		return nil, err
-	}
-	switch {
-	case rows > modelMaxDim:
-		return nil, modelErr("%d voted rows is beyond the limit %d", rows, modelMaxDim)
-	case cols > uint64(dim):
-		return nil, modelErr("voted rows are %d wide, model %d", cols, dim)
-	}
-	sv := &sparse.CSR{Rows: int(rows), Cols: int(cols)}
-	nnz, err := d.count("voted rows", 8)
-	if err != nil {
-		return nil, err
-	}
-	if sv.Indptr, err = modelReadArray[int64](d, sv.Rows+1, "voted row pointers"); err != nil {
-		return nil, err
-	}
-	if sv.Ind, err = modelReadArray[int32](d, nnz, "voted row indices"); err != nil {
-		return nil, err
-	}
-	if sv.Val, err = modelReadArray[float32](d, nnz, "voted row values"); err != nil {
-		return nil, err
-	}
-	v.SV = sv
-	ns, err := d.count("vote steps", modelStepSize)
-	if err != nil {
-		return nil, err
-	}
-	c0 := ns
-	if d.remain < 0 {
-		c0 = min(ns, modelChunk/modelStepSize)
-	}
-	v.Steps = make([]VoteStep, 0, c0)
-	le := binary.LittleEndian
-	for len(v.Steps) < ns {
-		k := min(ns-len(v.Steps), modelChunk/modelStepSize)
-		b, err := d.take(k*modelStepSize, "vote steps")
-		if err != nil {
-			return nil, err
-		}
-		for ; len(b) >= modelStepSize; b = b[modelStepSize:] {
-			v.Steps = append(v.Steps, VoteStep{
-				Row:   int32(le.Uint32(b)),
-				Up:    int32(le.Uint32(b[4:])),
-				Down:  int32(le.Uint32(b[8:])),
-				A:     math.Float32frombits(le.Uint32(b[12:])),
-				Count: int64(le.Uint64(b[16:])),
-			})
-		}
 	}
 	return v, nil
 }
@@ -819,13 +357,9 @@ func (d *modelDecoder) votes(start, sparseW bool, wn, K, dim int) (*Votes, error
 // than this build reads, truncation, a checksum mismatch, or a model
 // that fails Check.
 func (m *Model) UnmarshalBinary(data []byte) error {
-	d := modelDecoder{buf: data, remain: int64(len(data))}
-	dm, err := d.decode()
+	dm, err := unmarshalFile(data, (*modelDecoder).decodeLinear)
 	if err != nil {
 		return err
-	}
-	if d.remain != 0 {
-		return modelErr("%d bytes of trailing data after the model", d.remain)
 	}
 	*m = *dm
 	return nil
@@ -839,37 +373,13 @@ func (m *Model) UnmarshalBinary(data []byte) error {
 // after the sizes read are checked against the input's length where r
 // tells it (a Len method, as bytes.Reader and bytes.Buffer have).
 func ReadModel(r io.Reader) (*Model, error) {
-	d := modelDecoder{r: r, remain: -1}
-	if l, ok := r.(interface{ Len() int }); ok {
-		d.remain = int64(l.Len())
-	}
-	return d.decode()
+	return readerDecoder(r).decodeLinear()
 }
 
 // Load reads the model file at path, written by Save. Errors in the file
 // wrap ErrFormat and begin with the path.
 func Load(path string) (*Model, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	d := modelDecoder{r: bufio.NewReaderSize(f, modelChunk), remain: -1}
-	if fi.Mode().IsRegular() {
-		d.remain = fi.Size()
-	}
-	m, err := d.decode()
-	if err == nil && d.remain > 0 {
-		err = modelErr("%d bytes of trailing data after the model", d.remain)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return loadFile(path, (*modelDecoder).decodeLinear)
 }
 
 // ---------------------------------------------------------------------------
@@ -919,77 +429,6 @@ type modelJSONCSR struct {
 	Indptr []int64       `json:"indptr"`
 	Ind    []int32       `json:"ind"`
 	Val    modelJSONF32s `json:"val"`
-}
-
-type modelJSONStep struct {
-	Row   int32        `json:"row"`
-	Up    int32        `json:"up"`
-	Down  int32        `json:"down"`
-	A     modelJSONF32 `json:"a"`
-	Count int64        `json:"count"`
-}
-
-// modelNotJSON is the error for a non-finite value that JSON cannot hold.
-func modelNotJSON(what string, i int) error {
-	return modelErr("%s %d is not finite, which JSON cannot hold", what, i)
-}
-
-// modelJSONSteps converts vote steps for JSON; a non-finite step is an
-// error.
-func modelJSONSteps(steps []VoteStep) ([]modelJSONStep, error) {
-	out := make([]modelJSONStep, len(steps))
-	for i, s := range steps {
-		if modelNonFinite([]float32{s.A}) >= 0 {
-			return nil, modelNotJSON("vote step", i)
-		}
-		out[i] = modelJSONStep{Row: s.Row, Up: s.Up, Down: s.Down, A: modelJSONF32(s.A), Count: s.Count}
-	}
-	return out, nil
-}
-
-// modelStepsFromJSON converts vote steps read from JSON.
-func modelStepsFromJSON(steps []modelJSONStep) []VoteStep {
-	out := make([]VoteStep, len(steps))
-	for i, s := range steps {
-		out[i] = VoteStep{Row: s.Row, Up: s.Up, Down: s.Down, A: float32(s.A), Count: s.Count}
-	}
-	return out
-}
-
-// modelJSONF32 and modelJSONF32s write float32 values with the fewest
-// digits that read back to the same float32; encoding/json, decoding into
-// a float32, reads them back exactly.
-type modelJSONF32 float32
-type modelJSONF32s []float32
-
-func (x modelJSONF32) MarshalJSON() ([]byte, error) {
-	return strconv.AppendFloat(nil, float64(x), 'g', -1, 32), nil
-}
-
-func (s modelJSONF32s) MarshalJSON() ([]byte, error) {
-	if s == nil {
-		return []byte("[]"), nil
-	}
-	b := make([]byte, 0, 2+len(s)*8)
-	b = append(b, '[')
-	for i, x := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendFloat(b, float64(x), 'g', -1, 32)
-	}
-	return append(b, ']'), nil
-}
-
-// modelNonFinite returns the index of the first NaN or infinite value of
-// s, or −1.
-func modelNonFinite(s []float32) int {
-	for i, x := range s {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return i
-		}
-	}
-	return -1
 }
 
 // modelJSONRows splits feature-major weights into K rows of dim values.
@@ -1090,34 +529,19 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 // ErrFormat. As encoding/json expects of an Unmarshaler, JSON null
 // leaves m as it is and is no error.
 func (m *Model) UnmarshalJSON(data []byte) error {
-	if string(bytes.TrimSpace(data)) == "null" {
+	if jsonNull(data) {
 		return nil
 	}
 	var jm modelJSON
-	if err := json.Unmarshal(data, &jm); err != nil {
-		return modelErr("JSON: %v", err)
+	if err := jsonDecode(data, &jm); err != nil {
+		return err
 	}
-	switch {
-	case jm.Format != modelJSONFormat:
-		return modelErr("not a hyperplane model file")
-	case jm.Version > modelJSONVersion:
-		return modelErr("format version %d is newer than this build reads (%d)", jm.Version, modelJSONVersion)
-	case jm.Version < 1:
-		return modelErr("format version %d does not exist", jm.Version)
+	if err := jsonHeader(jm.Format, modelJSONFormat, "model", jm.Version, modelJSONVersion); err != nil {
+		return err
 	}
-	alg, err := ParseAlgorithm(jm.Algorithm)
+	alg, bias, rule, err := jsonEnums(jm.Algorithm, jm.BiasMode, jm.Rule, Pegasos)
 	if err != nil {
-		return modelErr("unknown algorithm %q", jm.Algorithm)
-	}
-	bias, err := ParseBiasMode(jm.BiasMode)
-	if err != nil {
-		return modelErr("unknown bias mode %q", jm.BiasMode)
-	}
-	rule := Perceptron // files written before the rule was recorded
-	if jm.Rule != "" {
-		if rule, err = ParseRule(jm.Rule); err != nil {
-			return modelErr("unknown rule %q", jm.Rule)
-		}
+		return err
 	}
 	dm := &Model{
 		Algorithm: alg,

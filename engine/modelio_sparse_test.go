@@ -1,10 +1,13 @@
 package engine
 
+// The sparse encoding of a linear model's weights (flag bit 4).
+
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -17,33 +20,6 @@ import (
 // mioNaN is a NaN with a payload, which the sparse encoding must keep.
 var mioNaN = math.Float32frombits(0x7fc0beef)
 
-// mioThin zeroes all but about keep (a fraction) of the weights of w,
-// leaving a −0 and a NaN with a payload among those kept when w is long
-// enough.
-func mioThin(rng *rand.Rand, w []float32, keep float64) {
-	for i := range w {
-		if rng.Float64() >= keep {
-			w[i] = 0
-		}
-	}
-	if len(w) >= 4 {
-		w[1] = float32(math.Copysign(0, -1))
-		w[len(w)-2] = mioNaN
-	}
-}
-
-// mioSparse returns mioModel's model with most of its weights (and start
-// weights) zero.
-func mioSparse(seed uint64, alg Algorithm, nc, dim int, start bool, keep float64) *Model {
-	m := mioModel(seed, alg, nc, dim, start, true)
-	rng := rand.New(rand.NewPCG(seed, 11))
-	mioThin(rng, m.W, keep)
-	if m.Votes != nil && m.Votes.W0 != nil {
-		mioThin(rng, m.Votes.W0, keep)
-	}
-	return m
-}
-
 // mioWeightsSum returns the SHA-256 of the raw bits of w.
 func mioWeightsSum(w []float32) [32]byte {
 	b := make([]byte, 0, 4*len(w))
@@ -51,17 +27,6 @@ func mioWeightsSum(w []float32) [32]byte {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 	}
 	return sha256.Sum256(b)
-}
-
-// mioFlags returns the flags of an encoding.
-func mioFlags(b []byte) uint16 { return binary.LittleEndian.Uint16(b[6:]) }
-
-// mioMarshalAs encodes m with W and W0 dense or sparse as told, whether
-// or not that is the smaller encoding.
-func mioMarshalAs(m *Model, sparseW bool) []byte {
-	var e modelEncoder
-	e.encode(m, sparseW)
-	return e.buf
 }
 
 // mioSparseCases are models for which the writer picks the sparse
@@ -165,23 +130,25 @@ func TestModelSparseChoice(t *testing.T) {
 	// The sparse encoding of an array pays a bit for each weight and 8
 	// bytes for the count, and saves 4 bytes for each zero.
 	for _, c := range append(mioCases(true), mioSparseCases()...) {
-		arrays := [][]float32{c.m.W}
-		if v := c.m.Votes; v != nil && v.W0 != nil {
-			arrays = append(arrays, v.W0)
-		}
-		var dense, sparse int
-		for _, w := range arrays {
-			dense += 4 * len(w)
-			sparse += (len(w)+7)/8 + 8
-			for _, x := range w {
-				if math.Float32bits(x) != 0 {
-					sparse += 4
+		t.Run(c.name, func(t *testing.T) {
+			arrays := [][]float32{c.m.W}
+			if v := c.m.Votes; v != nil && v.W0 != nil {
+				arrays = append(arrays, v.W0)
+			}
+			var dense, sparse int
+			for _, w := range arrays {
+				dense += 4 * len(w)
+				sparse += (len(w)+7)/8 + 8
+				for _, x := range w {
+					if math.Float32bits(x) != 0 {
+						sparse += 4
+					}
 				}
 			}
-		}
-		if got := mioFlags(mioEncode(t, c.m))&modelFlagSparse != 0; got != (sparse < dense) {
-			t.Errorf("%s: %d bytes dense, %d sparse: sparse chosen %v", c.name, dense, sparse, got)
-		}
+			if got := mioFlags(mioEncode(t, c.m))&modelFlagSparse != 0; got != (sparse < dense) {
+				t.Errorf("%d bytes dense, %d sparse: sparse chosen %v", dense, sparse, got)
+			}
+		})
 	}
 	// 64 binary weights take 256 bytes dense and 8+8+4·nnz sparse: 60
 	// non-zero weights break even, and the writer stays dense.
@@ -189,29 +156,20 @@ func TestModelSparseChoice(t *testing.T) {
 		nnz    int
 		sparse bool
 	}{{60, false}, {59, true}, {0, true}, {64, false}} {
-		m := &Model{Classes: []float64{-1, 1}, Dim: 64, W: make([]float32, 64), B: []float32{0}}
-		for i := range c.nnz {
-			m.W[i*64/max(c.nnz, 1)] = float32(i + 1)
-		}
-		b := mioEncode(t, m)
-		if got := mioFlags(b)&modelFlagSparse != 0; got != c.sparse {
-			t.Errorf("%d of 64 weights non-zero: sparse %v, want %v", c.nnz, got, c.sparse)
-		}
-		if want := modelHeaderSize + 16 + 4 + min(256, 16+4*int64(c.nnz)) + 4; int64(len(b)) != want {
-			t.Errorf("%d of 64 weights non-zero: %d bytes, want %d", c.nnz, len(b), want)
-		}
+		t.Run(fmt.Sprintf("nnz%d", c.nnz), func(t *testing.T) {
+			m := &Model{Classes: []float64{-1, 1}, Dim: 64, W: make([]float32, 64), B: []float32{0}}
+			for i := range c.nnz {
+				m.W[i*64/max(c.nnz, 1)] = float32(i + 1)
+			}
+			b := mioEncode(t, m)
+			if got := mioFlags(b)&modelFlagSparse != 0; got != c.sparse {
+				t.Errorf("sparse %v, want %v", got, c.sparse)
+			}
+			if want := modelHeaderSize + 16 + 4 + min(256, 16+4*int64(c.nnz)) + 4; int64(len(b)) != want {
+				t.Errorf("%d bytes, want %d", len(b), want)
+			}
+		})
 	}
-}
-
-// mioSparseSmall is a small sparse-encoded binary model of 20 weights
-// (a bitmap of 3 bytes, the last with 4 bits of padding) whose
-// corruptions the tests below try.
-func mioSparseSmall() *Model {
-	m := &Model{Classes: []float64{-1, 1}, Dim: 20, W: make([]float32, 20), B: []float32{0.5}, Algorithm: Averaged}
-	m.W[3] = 1.5
-	m.W[9] = float32(math.Copysign(0, -1))
-	m.W[17] = mioNaN
-	return m
 }
 
 // Corrupt sparse sections fail with ErrFormat, even with a valid
@@ -251,14 +209,16 @@ func TestModelSparseCorrupt(t *testing.T) {
 		{"dense-flag", patch(6, 0), "truncated in weights"},
 		{"checksum", append(bytes.Clone(good[:vals]), append([]byte{good[vals] ^ 1}, good[vals+1:]...)...), "checksum mismatch"},
 	} {
-		var m Model
-		err := m.UnmarshalBinary(c.data)
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want …%s…", c.name, err, c.want)
-		}
-		if _, err := ReadModel(mioOnlyReader{bytes.NewReader(c.data)}); !errors.Is(err, ErrFormat) {
-			t.Errorf("%s, stream: %v", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var m Model
+			err := m.UnmarshalBinary(c.data)
+			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v, want …%s…", err, c.want)
+			}
+			if _, err := ReadModel(mioOnlyReader{bytes.NewReader(c.data)}); !errors.Is(err, ErrFormat) {
+				t.Errorf("stream: %v", err)
+			}
+		})
 	}
 
 	// Every proper prefix and every flipped bit fails too.
@@ -300,30 +260,32 @@ func TestModelSparseHugeClaims(t *testing.T) {
 	small = binary.LittleEndian.AppendUint64(small, 8)
 	small = append(small, 0, 0, 0, 0)
 	for name, data := range map[string][]byte{"dim": huge, "multiclass": multi, "values": small} {
-		for _, sized := range []bool{true, false} {
-			decode := func() error {
-				if sized {
-					var m Model
-					return m.UnmarshalBinary(data)
+		t.Run(name, func(t *testing.T) {
+			for _, sized := range []bool{true, false} {
+				decode := func() error {
+					if sized {
+						var m Model
+						return m.UnmarshalBinary(data)
+					}
+					_, err := ReadModel(mioOnlyReader{bytes.NewReader(data)})
+					return err
 				}
-				_, err := ReadModel(mioOnlyReader{bytes.NewReader(data)})
-				return err
+				if err := decode(); !errors.Is(err, ErrFormat) {
+					t.Fatalf("sized %v: %v", sized, err)
+				}
+				const runs = 10
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				for range runs {
+					_ = decode()
+				}
+				runtime.ReadMemStats(&after)
+				if per := (after.TotalAlloc - before.TotalAlloc) / runs; per >= 1<<20 {
+					t.Errorf("sized %v: allocated %d bytes per decode", sized, per)
+				}
 			}
-			if err := decode(); !errors.Is(err, ErrFormat) {
-				t.Fatalf("%s (sized %v): %v", name, sized, err)
-			}
-			const runs = 10
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			for range runs {
-				_ = decode()
-			}
-			runtime.ReadMemStats(&after)
-			if per := (after.TotalAlloc - before.TotalAlloc) / runs; per >= 1<<20 {
-				t.Errorf("%s (sized %v): allocated %d bytes per decode", name, sized, per)
-			}
-		}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -136,60 +137,62 @@ func TestNormalize(t *testing.T) {
 func TestNormalizeOtherPaths(t *testing.T) {
 	X, y := fxIntMulti(63, 700, 50, 7, 3, 0.1)
 	for _, cfg := range []Config{{NoShuffle: true, Epochs: 3, Normalize: true}, {Rule: PA2, NoShuffle: true, Epochs: 3, Normalize: true}} {
-		want, _ := fxFit(t, X, y, cfg)
-		for _, block := range []int{2000, 1 << 22} { // streamed, resident
-			c, _ := fxCache(t, X, y, block)
-			got, _, err := FitCache(context.Background(), c, cfg)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(cfg.Rule.String(), func(t *testing.T) {
+			want, _ := fxFit(t, X, y, cfg)
+			for _, block := range []int{2000, 1 << 22} { // streamed, resident
+				c, _ := fxCache(t, X, y, block)
+				got, _, err := FitCache(context.Background(), c, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fxSameModel(t, "FitCache vs Fit, normalized", got, want)
+				if !got.Normalize {
+					t.Fatal("FitCache's model does not record Normalize")
+				}
 			}
-			fxSameModel(t, "FitCache vs Fit, normalized", got, want)
-			if !got.Normalize {
-				t.Fatal("FitCache's model does not record Normalize")
+			l := fxLearner(t, want.Classes, X.Cols, cfg)
+			for range 3 {
+				if _, err := l.PartialFit(context.Background(), X, y); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		l := fxLearner(t, want.Classes, X.Cols, cfg)
-		for range 3 {
-			if _, err := l.PartialFit(context.Background(), X, y); err != nil {
-				t.Fatal(err)
-			}
-		}
-		fxSameModel(t, "Learner vs Fit, normalized", l.Model(), want)
+			fxSameModel(t, "Learner vs Fit, normalized", l.Model(), want)
 
-		for _, roundTrip := range []func(*Model) (*Model, error){
-			func(m *Model) (*Model, error) {
-				b, err := m.MarshalBinary()
-				var d Model
-				if err == nil {
-					err = d.UnmarshalBinary(b)
+			for _, roundTrip := range []func(*Model) (*Model, error){
+				func(m *Model) (*Model, error) {
+					b, err := m.MarshalBinary()
+					var d Model
+					if err == nil {
+						err = d.UnmarshalBinary(b)
+					}
+					return &d, err
+				},
+				func(m *Model) (*Model, error) {
+					b, err := m.MarshalJSON()
+					var d Model
+					if err == nil {
+						err = d.UnmarshalJSON(b)
+					}
+					return &d, err
+				},
+			} {
+				d, err := roundTrip(want)
+				if err != nil {
+					t.Fatal(err)
 				}
-				return &d, err
-			},
-			func(m *Model) (*Model, error) {
-				b, err := m.MarshalJSON()
-				var d Model
-				if err == nil {
-					err = d.UnmarshalJSON(b)
+				if !d.Normalize {
+					t.Fatal("a model file lost Normalize")
 				}
-				return &d, err
-			},
-		} {
-			d, err := roundTrip(want)
+				fxSameModel(t, "round trip", d, want)
+			}
+			ms, err := Margins(want, X, y)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !d.Normalize {
-				t.Fatal("a model file lost Normalize")
+			if ms.Radius != 1 {
+				t.Fatalf("radius %v of a normalizing model, want 1", ms.Radius)
 			}
-			fxSameModel(t, "round trip", d, want)
-		}
-		ms, err := Margins(want, X, y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ms.Radius != 1 {
-			t.Fatalf("radius %v of a normalizing model, want 1", ms.Radius)
-		}
+		})
 	}
 	if _, _, err := Fit(context.Background(), X, y, Config{Algorithm: Voted, Normalize: true}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("voted with Normalize: %v, want ErrConfig", err)
@@ -203,18 +206,20 @@ func TestNormalizeOtherPaths(t *testing.T) {
 func TestNormalizeEdges(t *testing.T) {
 	X, y := fxIntBinary(64, 100, 10, 3, 0)
 	for _, norm := range []bool{false, true} {
-		m, _ := fxFit(t, X, y, Config{Rule: PA2, Normalize: norm, Epochs: 2})
-		js, err := m.MarshalJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := `"version":1,`
-		if norm {
-			want = `"version":2,`
-		}
-		if !strings.Contains(string(js), want) {
-			t.Errorf("Normalize %v: JSON %.80s…, want %s", norm, js, want)
-		}
+		t.Run(fmt.Sprintf("normalize=%v", norm), func(t *testing.T) {
+			m, _ := fxFit(t, X, y, Config{Rule: PA2, Normalize: norm, Epochs: 2})
+			js, err := m.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `"version":1,`
+			if norm {
+				want = `"version":2,`
+			}
+			if !strings.Contains(string(js), want) {
+				t.Errorf("Normalize %v: JSON %.80s…, want %s", norm, js, want)
+			}
+		})
 	}
 	tiny := sparse.NewBuilder(2)
 	for _, r := range [][]float32{{1, 1}, {1e-39, 1e-39}, {-1, 0.5}, {-1e-39, 2e-39}} {
@@ -225,11 +230,13 @@ func TestNormalizeEdges(t *testing.T) {
 	ty := []float64{1, 1, -1, -1}
 	TX := tiny.Build()
 	for r := Perceptron; r <= Pegasos; r++ {
-		m, _ := fxFit(t, TX, ty, Config{Rule: r, Normalize: true, Epochs: 3})
-		for i := range 4 {
-			if d := m.Decision(TX.Row(i)); math.IsInf(float64(d), 0) || math.IsNaN(float64(d)) {
-				t.Fatalf("%v: row %d scores %v", r, i, d)
+		t.Run(r.String(), func(t *testing.T) {
+			m, _ := fxFit(t, TX, ty, Config{Rule: r, Normalize: true, Epochs: 3})
+			for i := range 4 {
+				if d := m.Decision(TX.Row(i)); math.IsInf(float64(d), 0) || math.IsNaN(float64(d)) {
+					t.Fatalf("%v: row %d scores %v", r, i, d)
+				}
 			}
-		}
+		})
 	}
 }

@@ -24,7 +24,7 @@ type Learner struct {
 	passes int   // PartialFit and LearnFrom calls, for EpochStats.Epoch
 }
 
-// RowSource is a stream of labelled sparse rows, such as *sparse.Scanner:
+// RowSource is a stream of labelled sparse rows, such as *libsvm.Scanner:
 // Scan advances to the next row and reports whether there is one, Row
 // returns it (valid until the next Scan), Err the error that ended the
 // stream, if any.
@@ -161,20 +161,18 @@ func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (E
 		shuffle(l.rng, order)
 	}
 	l.passes++
-	t := tally{epoch: l.passes}
+	var t passStats
 	for p, i := range order {
-		if p%checkEvery == checkEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return t.stats(), err
-			}
+		if err := cancelledAt(ctx, p); err != nil {
+			return l.stats(t), err
 		}
 		o, err := l.learn(X.Row(i), y[i], 1, true)
 		if err != nil {
-			return t.stats(), fmt.Errorf("row %d: %w", i, err)
+			return l.stats(t), fmt.Errorf("row %d: %w", i, err)
 		}
 		t.add(o)
 	}
-	return t.stats(), nil
+	return l.stats(t), nil
 }
 
 // LearnFrom learns every row of src, in stream order, and returns the
@@ -182,21 +180,19 @@ func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (E
 // length of the stream. It checks ctx every 65536 rows.
 func (l *Learner) LearnFrom(ctx context.Context, src RowSource) (EpochStats, error) {
 	l.passes++
-	t := tally{epoch: l.passes}
+	var t passStats
 	for src.Scan() {
-		if t.rows%checkEvery == checkEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return t.stats(), err
-			}
+		if err := cancelledAt(ctx, t.rows); err != nil {
+			return l.stats(t), err
 		}
 		y, x := src.Row()
 		o, err := l.learn(x, y, 1, false)
 		if err != nil {
-			return t.stats(), fmt.Errorf("row %d of the stream: %w", t.rows+1, err)
+			return l.stats(t), fmt.Errorf("row %d of the stream: %w", t.rows+1, err)
 		}
 		t.add(o)
 	}
-	return t.stats(), src.Err()
+	return l.stats(t), src.Err()
 }
 
 // Model returns a snapshot of the model so far (averaged, or with its
@@ -206,26 +202,8 @@ func (l *Learner) Model() *Model { return l.st.model() }
 // Seen returns the number of examples learned.
 func (l *Learner) Seen() int64 { return int64(l.st.c) }
 
-// tally sums outcomes into EpochStats.
-type tally struct {
-	epoch, rows, mistakes, updates int
-	loss                           float64
-}
-
-func (t *tally) add(o outcome) {
-	t.rows++
-	if o.mistake {
-		t.mistakes++
-		t.loss += float64(o.loss)
-	}
-	if o.update {
-		t.updates++
-	}
-}
-
-func (t *tally) stats() EpochStats {
-	return EpochStats{
-		Epoch: t.epoch, Rows: t.rows, Mistakes: t.mistakes, Updates: t.updates,
-		Loss: t.loss / float64(max(1, t.rows)), TrainLoss: nan(), TrainMistakes: -1, ValidAccuracy: nan(),
-	}
+// stats returns the statistics of the pass t as those of the learner's
+// latest pass, numbered as drive numbers epochs.
+func (l *Learner) stats(t passStats) EpochStats {
+	return numbered(t.stats(t.rows), l.passes)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // fxLearner calls NewLearner and fails the test on an error.
@@ -102,52 +103,56 @@ func TestPartialFit(t *testing.T) {
 	Xb, yb := fxIntBinary(53, 400, 30, 5, 0.3)
 	Xm, ym := fxIntMulti(54, 400, 30, 5, 3, 0.3)
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
-		for _, multi := range []bool{false, true} {
-			X, y := Xb, yb
-			if multi {
-				X, y = Xm, ym
-			}
-			name := fmt.Sprintf("%v multi=%v", alg, multi)
-			cfg := Config{Algorithm: alg, NoShuffle: true, Epochs: 2}
-			want, wstats := fxFit(t, X, y, cfg)
-			if len(wstats) != 2 {
-				t.Fatalf("%s: Fit ran %d epochs", name, len(wstats))
-			}
-			l := fxLearner(t, want.Classes, X.Cols, cfg)
-			for e := range 2 {
-				s, err := l.PartialFit(context.Background(), X, y)
-				if err != nil {
-					t.Fatalf("%s pass %d: %v", name, e+1, err)
-				}
-				w := wstats[e]
-				if s.Rows != w.Rows || s.Mistakes != w.Mistakes || s.Updates != w.Updates || s.Loss != w.Loss {
-					t.Fatalf("%s pass %d: %+v, Fit epoch %+v", name, e+1, s, w)
-				}
-				if s.TrainMistakes != -1 || s.TrainLoss == s.TrainLoss || s.ValidAccuracy == s.ValidAccuracy {
-					t.Fatalf("%s pass %d: TrainLoss %v, TrainMistakes %d, ValidAccuracy %v; want NaN, −1, NaN", name, e+1, s.TrainLoss, s.TrainMistakes, s.ValidAccuracy)
-				}
-			}
-			got := l.Model()
-			fxSameModel(t, name+": PartialFit ×2 vs Fit 2 epochs", got, want)
-			if alg != Voted {
-				fxSameVotes(t, name, got, want)
-			} else if len(got.Votes.Steps) != len(want.Votes.Steps) {
-				// The learner keeps a row per update; Fit shares rows.
-				t.Fatalf("%s: %d vote steps, Fit %d", name, len(got.Votes.Steps), len(want.Votes.Steps))
-			}
-			if l.Seen() != int64(2*X.Rows) {
-				t.Fatalf("%s: Seen %d", name, l.Seen())
-			}
+		t.Run(alg.String(), func(t *testing.T) {
+			for _, multi := range []bool{false, true} {
+				t.Run(fmt.Sprintf("multi=%v", multi), func(t *testing.T) {
+					X, y := Xb, yb
+					if multi {
+						X, y = Xm, ym
+					}
+					name := fmt.Sprintf("%v multi=%v", alg, multi)
+					cfg := Config{Algorithm: alg, NoShuffle: true, Epochs: 2}
+					want, wstats := fxFit(t, X, y, cfg)
+					if len(wstats) != 2 {
+						t.Fatalf("%s: Fit ran %d epochs", name, len(wstats))
+					}
+					l := fxLearner(t, want.Classes, X.Cols, cfg)
+					for e := range 2 {
+						s, err := l.PartialFit(context.Background(), X, y)
+						if err != nil {
+							t.Fatalf("%s pass %d: %v", name, e+1, err)
+						}
+						w := wstats[e]
+						if s.Rows != w.Rows || s.Mistakes != w.Mistakes || s.Updates != w.Updates || s.Loss != w.Loss {
+							t.Fatalf("%s pass %d: %+v, Fit epoch %+v", name, e+1, s, w)
+						}
+						if s.TrainMistakes != -1 || s.TrainLoss == s.TrainLoss || s.ValidAccuracy == s.ValidAccuracy {
+							t.Fatalf("%s pass %d: TrainLoss %v, TrainMistakes %d, ValidAccuracy %v; want NaN, −1, NaN", name, e+1, s.TrainLoss, s.TrainMistakes, s.ValidAccuracy)
+						}
+					}
+					got := l.Model()
+					fxSameModel(t, name+": PartialFit ×2 vs Fit 2 epochs", got, want)
+					if alg != Voted {
+						fxSameVotes(t, name, got, want)
+					} else if len(got.Votes.Steps) != len(want.Votes.Steps) {
+						// The learner keeps a row per update; Fit shares rows.
+						t.Fatalf("%s: %d vote steps, Fit %d", name, len(got.Votes.Steps), len(want.Votes.Steps))
+					}
+					if l.Seen() != int64(2*X.Rows) {
+						t.Fatalf("%s: Seen %d", name, l.Seen())
+					}
 
-			// Shuffled: one pass is Fit's first epoch with the same seed.
-			cfg = Config{Algorithm: alg, Epochs: 1, Seed: 99}
-			want, _ = fxFit(t, X, y, cfg)
-			l = fxLearner(t, want.Classes, X.Cols, cfg)
-			if _, err := l.PartialFit(context.Background(), X, y); err != nil {
-				t.Fatal(err)
+					// Shuffled: one pass is Fit's first epoch with the same seed.
+					cfg = Config{Algorithm: alg, Epochs: 1, Seed: 99}
+					want, _ = fxFit(t, X, y, cfg)
+					l = fxLearner(t, want.Classes, X.Cols, cfg)
+					if _, err := l.PartialFit(context.Background(), X, y); err != nil {
+						t.Fatal(err)
+					}
+					fxSameModel(t, name+": shuffled PartialFit vs Fit 1 epoch", l.Model(), want)
+				})
 			}
-			fxSameModel(t, name+": shuffled PartialFit vs Fit 1 epoch", l.Model(), want)
-		}
+		})
 	}
 
 	l := fxLearner(t, []float64{-1, 1}, 30, Config{NoShuffle: true})
@@ -202,39 +207,41 @@ func TestLearnFromScanner(t *testing.T) {
 		{"voted-multi", Xm, ym, []float64{0, 1, 2}, Config{Algorithm: Voted}},
 		{"plain-multi", Xm, ym, []float64{0, 1, 2}, Config{Algorithm: Plain, Margin: 1}},
 	} {
-		text := fxLIBSVM(tc.X, tc.y)
-		a := fxLearner(t, tc.classes, 0, tc.cfg)
-		s, err := a.LearnFrom(context.Background(), sparse.NewScanner(strings.NewReader(text), sparse.ReadOptions{}))
-		if err != nil {
-			t.Fatalf("%s: LearnFrom: %v", tc.name, err)
-		}
-		b := fxLearner(t, tc.classes, 0, tc.cfg)
-		mistakes := 0
-		for i := 0; i < tc.X.Rows; i++ {
-			wrong, err := b.Learn(tc.X.Row(i), tc.y[i])
+		t.Run(tc.name, func(t *testing.T) {
+			text := fxLIBSVM(tc.X, tc.y)
+			a := fxLearner(t, tc.classes, 0, tc.cfg)
+			s, err := a.LearnFrom(context.Background(), libsvm.NewScanner(strings.NewReader(text), sparse.ReadOptions{}))
 			if err != nil {
-				t.Fatalf("%s row %d: %v", tc.name, i, err)
+				t.Fatalf("%s: LearnFrom: %v", tc.name, err)
 			}
-			if wrong {
-				mistakes++
+			b := fxLearner(t, tc.classes, 0, tc.cfg)
+			mistakes := 0
+			for i := 0; i < tc.X.Rows; i++ {
+				wrong, err := b.Learn(tc.X.Row(i), tc.y[i])
+				if err != nil {
+					t.Fatalf("%s row %d: %v", tc.name, i, err)
+				}
+				if wrong {
+					mistakes++
+				}
 			}
-		}
-		if s.Rows != tc.X.Rows || s.Mistakes != mistakes || a.Seen() != b.Seen() {
-			t.Fatalf("%s: LearnFrom saw %d rows, %d mistakes (Seen %d); row by row %d rows, %d mistakes (Seen %d)",
-				tc.name, s.Rows, s.Mistakes, a.Seen(), tc.X.Rows, mistakes, b.Seen())
-		}
-		ma, mb := a.Model(), b.Model()
-		fxSameModel(t, tc.name+": LearnFrom vs Learn", ma, mb)
-		fxSameVotes(t, tc.name+": LearnFrom vs Learn", ma, mb)
-		if ma.Dim < tc.X.Cols-1 {
-			t.Fatalf("%s: learner started at width 0 has Dim %d after rows %d wide", tc.name, ma.Dim, tc.X.Cols)
-		}
+			if s.Rows != tc.X.Rows || s.Mistakes != mistakes || a.Seen() != b.Seen() {
+				t.Fatalf("%s: LearnFrom saw %d rows, %d mistakes (Seen %d); row by row %d rows, %d mistakes (Seen %d)",
+					tc.name, s.Rows, s.Mistakes, a.Seen(), tc.X.Rows, mistakes, b.Seen())
+			}
+			ma, mb := a.Model(), b.Model()
+			fxSameModel(t, tc.name+": LearnFrom vs Learn", ma, mb)
+			fxSameVotes(t, tc.name+": LearnFrom vs Learn", ma, mb)
+			if ma.Dim < tc.X.Cols-1 {
+				t.Fatalf("%s: learner started at width 0 has Dim %d after rows %d wide", tc.name, ma.Dim, tc.X.Cols)
+			}
+		})
 	}
 
 	// A malformed line ends the stream with the scanner's error, the rows
 	// before it learned.
 	l := fxLearner(t, []float64{-1, 1}, 0, Config{})
-	s, err := l.LearnFrom(context.Background(), sparse.NewScanner(strings.NewReader("1 1:1\n-1 2:1\n1 3:x\n1 1:1\n"), sparse.ReadOptions{}))
+	s, err := l.LearnFrom(context.Background(), libsvm.NewScanner(strings.NewReader("1 1:1\n-1 2:1\n1 3:x\n1 1:1\n"), sparse.ReadOptions{}))
 	if err == nil || s.Rows != 2 || l.Seen() != 2 {
 		t.Fatalf("malformed third line: err %v, %d rows, Seen %d", err, s.Rows, l.Seen())
 	}
@@ -244,7 +251,7 @@ func TestLearnFromScanner(t *testing.T) {
 	}
 	// An unknown label in the stream.
 	l = fxLearner(t, []float64{-1, 1}, 0, Config{})
-	s, err = l.LearnFrom(context.Background(), sparse.NewScanner(strings.NewReader("1 1:1\n3 2:1\n"), sparse.ReadOptions{}))
+	s, err = l.LearnFrom(context.Background(), libsvm.NewScanner(strings.NewReader("1 1:1\n3 2:1\n"), sparse.ReadOptions{}))
 	if !errors.Is(err, ErrUnknownLabel) || s.Rows != 1 || l.Seen() != 1 {
 		t.Fatalf("unknown label on row 2: err %v, %d rows, Seen %d", err, s.Rows, l.Seen())
 	}
@@ -255,48 +262,50 @@ func TestLearnFromScanner(t *testing.T) {
 func TestLearnerGrows(t *testing.T) {
 	X, y := fxIntMulti(57, 300, 60, 5, 3, 0.2)
 	for _, alg := range []Algorithm{Averaged, Plain, Voted} {
-		cfg := Config{Algorithm: alg}
-		small := fxLearner(t, []float64{0, 1, 2}, 4, cfg)
-		wide := fxLearner(t, []float64{0, 1, 2}, 60, cfg)
-		if d := small.Model().Dim; d != 4 {
-			t.Fatalf("%v: new learner has Dim %d, want 4", alg, d)
-		}
-		for i := 0; i < X.Rows; i++ {
-			x := X.Row(i)
-			x.Dim = int(x.Ind[len(x.Ind)-1]) + 1 // as narrow as the row allows
-			if _, err := small.Learn(x, y[i]); err != nil {
-				t.Fatalf("%v row %d: %v", alg, i, err)
+		t.Run(alg.String(), func(t *testing.T) {
+			cfg := Config{Algorithm: alg}
+			small := fxLearner(t, []float64{0, 1, 2}, 4, cfg)
+			wide := fxLearner(t, []float64{0, 1, 2}, 60, cfg)
+			if d := small.Model().Dim; d != 4 {
+				t.Fatalf("%v: new learner has Dim %d, want 4", alg, d)
 			}
-			if _, err := wide.Learn(X.Row(i), y[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ms, mw := small.Model(), wide.Model()
-		if err := ms.Check(); err != nil {
-			t.Fatalf("%v: grown model fails Check: %v", alg, err)
-		}
-		if ms.Dim < 60 {
-			t.Fatalf("%v: Dim %d after rows 60 wide", alg, ms.Dim)
-		}
-		for k := range 3 {
-			for j := range ms.Dim {
-				var want float32
-				if j < mw.Dim {
-					want = mw.Weight(k, j)
+			for i := 0; i < X.Rows; i++ {
+				x := X.Row(i)
+				x.Dim = int(x.Ind[len(x.Ind)-1]) + 1 // as narrow as the row allows
+				if _, err := small.Learn(x, y[i]); err != nil {
+					t.Fatalf("%v row %d: %v", alg, i, err)
 				}
-				if ms.Weight(k, j) != want {
-					t.Fatalf("%v: grown learner W[%d,%d] = %v, learner wide from the start %v", alg, k, j, ms.Weight(k, j), want)
+				if _, err := wide.Learn(X.Row(i), y[i]); err != nil {
+					t.Fatal(err)
 				}
 			}
-		}
-		if !slices.Equal(ms.B, mw.B) {
-			t.Fatalf("%v: biases %v vs %v", alg, ms.B, mw.B)
-		}
-		for i := 0; i < 50; i++ {
-			if p, q := ms.Predict(X.Row(i)), mw.Predict(X.Row(i)); p != q {
-				t.Fatalf("%v row %d: grown model predicts %v, wide one %v", alg, i, p, q)
+			ms, mw := small.Model(), wide.Model()
+			if err := ms.Check(); err != nil {
+				t.Fatalf("%v: grown model fails Check: %v", alg, err)
 			}
-		}
+			if ms.Dim < 60 {
+				t.Fatalf("%v: Dim %d after rows 60 wide", alg, ms.Dim)
+			}
+			for k := range 3 {
+				for j := range ms.Dim {
+					var want float32
+					if j < mw.Dim {
+						want = mw.Weight(k, j)
+					}
+					if ms.Weight(k, j) != want {
+						t.Fatalf("%v: grown learner W[%d,%d] = %v, learner wide from the start %v", alg, k, j, ms.Weight(k, j), want)
+					}
+				}
+			}
+			if !slices.Equal(ms.B, mw.B) {
+				t.Fatalf("%v: biases %v vs %v", alg, ms.B, mw.B)
+			}
+			for i := 0; i < 50; i++ {
+				if p, q := ms.Predict(X.Row(i)), mw.Predict(X.Row(i)); p != q {
+					t.Fatalf("%v row %d: grown model predicts %v, wide one %v", alg, i, p, q)
+				}
+			}
+		})
 	}
 
 	// Binary, far past the start width, with a random start and votes.
@@ -349,15 +358,17 @@ func TestLearnerRejects(t *testing.T) {
 		{"negative weight", x, 1, -1, ErrConfig},
 		{"NaN weight", x, 1, nanF(), ErrConfig},
 	} {
-		_, err := l.LearnWeighted(tc.x, tc.y, tc.w)
-		if !errors.Is(err, tc.target) {
-			t.Errorf("%s: err %v, want %v", tc.name, err, tc.target)
-		}
-		if l.Seen() != 3 {
-			t.Fatalf("%s: Seen %d, want 3 (unchanged)", tc.name, l.Seen())
-		}
-		after := l.Model()
-		fxSameModel(t, tc.name+": model after a rejected example", after, before)
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := l.LearnWeighted(tc.x, tc.y, tc.w)
+			if !errors.Is(err, tc.target) {
+				t.Errorf("%s: err %v, want %v", tc.name, err, tc.target)
+			}
+			if l.Seen() != 3 {
+				t.Fatalf("%s: Seen %d, want 3 (unchanged)", tc.name, l.Seen())
+			}
+			after := l.Model()
+			fxSameModel(t, tc.name+": model after a rejected example", after, before)
+		})
 	}
 	// MaxDim itself is reachable.
 	if _, err := l.Learn(sparse.Vector{Dim: 10, Ind: []int32{9}, Val: []float32{1}}, 1); err != nil {
@@ -502,10 +513,10 @@ func TestLearnerPassNumbers(t *testing.T) {
 		}
 	}
 	var buf strings.Builder
-	if err := sparse.WriteLIBSVM(&buf, &sparse.Dataset{X: X, Y: y}); err != nil {
+	if err := libsvm.Write(&buf, &sparse.Dataset{X: X, Y: y}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := l.LearnFrom(context.Background(), sparse.NewScanner(strings.NewReader(buf.String()), sparse.ReadOptions{}))
+	s, err := l.LearnFrom(context.Background(), libsvm.NewScanner(strings.NewReader(buf.String()), sparse.ReadOptions{}))
 	if err != nil || s.Epoch != 3 || s.Rows != 3 {
 		t.Fatalf("LearnFrom after two passes: %+v, %v", s, err)
 	}
@@ -516,15 +527,17 @@ func TestLearnerPassNumbers(t *testing.T) {
 // from empty rows instead of slicing past its empty weights.
 func TestMulticlassEmptyRows(t *testing.T) {
 	l := fxLearner(t, []float64{1, 2, 3}, 0, Config{})
-	sc := sparse.NewScanner(strings.NewReader("2\n3 1:1 4:2\n1 2:1\n"), sparse.ReadOptions{})
+	sc := libsvm.NewScanner(strings.NewReader("2\n3 1:1 4:2\n1 2:1\n"), sparse.ReadOptions{})
 	if _, err := l.LearnFrom(context.Background(), sc); err != nil {
 		t.Fatal(err)
 	}
 	X := &sparse.CSR{Rows: 3, Cols: 0, Indptr: []int64{0, 0, 0, 0}}
 	for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
-		m, _, err := Fit(context.Background(), X, []float64{0, 1, 2}, Config{Algorithm: alg})
-		if err != nil || m.Dim != 0 || len(m.B) != 3 {
-			t.Fatalf("%v on width 0: %v", alg, err)
-		}
+		t.Run(alg.String(), func(t *testing.T) {
+			m, _, err := Fit(context.Background(), X, []float64{0, 1, 2}, Config{Algorithm: alg})
+			if err != nil || m.Dim != 0 || len(m.B) != 3 {
+				t.Fatalf("%v on width 0: %v", alg, err)
+			}
+		})
 	}
 }

@@ -7,11 +7,11 @@ import (
 	"slices"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
-	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
 // FitCache trains like Fit on a data set in a cache file (see
-// sparse.WriteCacheFile), reading it block by block, so that the data
+// sparse.WriteFile), reading it block by block, so that the data
 // set can be far larger than memory: besides the model, training holds
 // only the window of blocks being learned and the next one, being read
 // ahead: 2·CacheWindow blocks, 128 MiB with the default 4 MiB blocks.
@@ -30,7 +30,7 @@ import (
 // the statistics behave as in Fit. A block that fails its checks (a
 // corrupt or truncated file) stops training with its error, returned with
 // the model as it stood then, as for a cancelled context.
-func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (m *Model, stats []EpochStats, err error) {
+func FitCache(ctx context.Context, c *hpc.File, cfg Config) (m *Model, stats []EpochStats, err error) {
 	// A mapped cache's blocks view the mapping: if the file is truncated
 	// underneath, the learner's reads fault, and Guard turns that into an
 	// error instead of a crash (the model is then lost with the data).
@@ -42,7 +42,7 @@ func FitCache(ctx context.Context, c *sparse.Cache, cfg Config) (m *Model, stats
 	return m, stats, err
 }
 
-func fitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []EpochStats, error) {
+func fitCache(ctx context.Context, c *hpc.File, cfg Config) (*Model, []EpochStats, error) {
 	s, err := cfg.settle()
 	if err != nil {
 		return nil, nil, err
@@ -74,7 +74,6 @@ func fitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 	st := newState(s, classes, c.Cols(), rng)
 	st.classWeights(nil)
 
-	var stats []EpochStats
 	blocks := make([]int, c.NumBlocks())
 	for i := range blocks {
 		blocks[i] = i
@@ -84,193 +83,208 @@ func fitCache(ctx context.Context, c *sparse.Cache, cfg Config) (*Model, []Epoch
 		window = 1
 	}
 	// 2·window blocks: one window in training, the next being read.
-	free := make(chan *sparse.CacheBlock, 2*window)
+	free := make(chan *hpc.Block, 2*window)
 	for range 2 * window {
-		free <- new(sparse.CacheBlock)
+		free <- new(hpc.Block)
 	}
-	gather := st.gatherWeights()
+	cf := &cacheFitter{st: st, c: c, classes: classes, rng: rng, blocks: blocks, window: window, free: free}
 	// A file of one window or less is read once and kept: every epoch
 	// would read it all before learning anything, with nothing to
 	// overlap the reading with.
-	var resident []*sparse.CacheBlock
 	if c.NumBlocks() <= CacheWindow {
 		for i := range c.NumBlocks() {
-			b := new(sparse.CacheBlock)
+			b := new(hpc.Block)
 			if err := c.ReadBlock(i, b); err != nil {
 				return st.model(), nil, err
 			}
-			resident = append(resident, b)
+			cf.resident = append(cf.resident, b)
 		}
 	}
-	var order []rowRef
-	var sizes []int
-	var seqBuf []int32
-	var cls [][]int32
+	if s.Normalize {
+		for _, b := range cf.resident {
+			cf.resScales = append(cf.resScales, rowScales(b.X))
+		}
+	}
+	return drive(ctx, &st.s, cf)
+}
+
+// cacheFitter runs the epochs of FitCache.
+type cacheFitter struct {
+	st      *state
+	c       *hpc.File
+	classes []float64
+	rng     *rand.Rand
+	// blocks is the order of the blocks, shuffled every epoch; window
+	// is the number of blocks learned together, and free holds the
+	// 2·window buffers that blocks are read into.
+	blocks []int
+	window int
+	free   chan *hpc.Block
+	// resident holds every block of a file of one window or less.
+	resident []*hpc.Block
+	// A window's visiting order and class indices, kept from window to
+	// window.
+	order  []rowRef
+	sizes  []int
+	seqBuf []int32
+	cls    [][]int32
 	// With Normalize, scales[k] holds the row scales of the window's
 	// block k (see rowScales); resident blocks have theirs computed once,
 	// in resScales.
-	var scales, resScales [][]float32
-	if s.Normalize {
-		for _, b := range resident {
-			resScales = append(resScales, rowScales(b.X))
-		}
+	scales, resScales [][]float32
+}
+
+// epoch is one pass over the cache's rows, window by window.
+func (f *cacheFitter) epoch(ctx context.Context, e int, more bool) (EpochStats, error) {
+	st, s, c, rng, classes := f.st, &f.st.s, f.c, f.rng, f.classes
+	blocks, window, free, resident := f.blocks, f.window, f.free, f.resident
+	order, sizes, cls, scales := f.order, f.sizes, f.cls, f.scales
+	defer func() { f.order, f.sizes, f.cls, f.scales = order, sizes, cls, scales }()
+	if !s.NoShuffle {
+		shuffle(rng, blocks)
 	}
-	for e := 1; e <= s.epochs; e++ {
-		if err := ctx.Err(); err != nil {
-			return st.model(), stats, err
-		}
-		if !s.NoShuffle {
-			shuffle(rng, blocks)
-		}
-		es := EpochStats{Epoch: e}
-		var loss float64
-		var rd *blockReader
-		if resident == nil {
-			rd = readBlocks(ctx, c, blocks, free)
-		}
-		var err error
-		gw, stride, ilv := st.passLayout()
-		for done := false; !done; {
-			// Gather a window of blocks and learn their rows in one
-			// shuffled order, so that a file sorted by label still
-			// alternates classes.
-			var win []*sparse.CacheBlock
-			if resident != nil {
-				scales = scales[:0]
-				for _, i := range blocks {
-					win = append(win, resident[i])
-					if s.Normalize {
-						scales = append(scales, resScales[i])
-					}
-				}
-				done = true
-			} else {
-				for len(win) < window {
-					b, ok := <-rd.out
-					if !ok {
-						break
-					}
-					win = append(win, b)
-				}
-			}
-			if len(win) == 0 {
-				break
-			}
-			cls = cls[:0]
-			sizes = sizes[:0]
-			for k, b := range win {
-				if s.Normalize && resident == nil {
-					if len(scales) <= k {
-						scales = append(scales, nil)
-					}
-					X := b.X
-					scales[k] = slices.Grow(scales[k][:0], X.Rows)[:X.Rows]
-					for i := range X.Rows {
-						scales[k][i] = invNorm(X.Val[X.Indptr[i]:X.Indptr[i+1]])
-					}
-				}
-				cb := make([]int32, b.Rows())
-				for i := range cb {
-					j := classIndex(classes, b.Y[i]+0)
-					if j < 0 && err == nil {
-						err = fmt.Errorf("%w: %s: row %d has label %v, not in the file's label set", ErrLabels, c.Name(), b.Start+int64(i)+1, b.Y[i])
-					}
-					cb[i] = int32(j)
-				}
-				cls = append(cls, cb)
-				sizes = append(sizes, b.Rows())
-			}
-			if err != nil {
-				break
-			}
-			if s.NoShuffle {
-				order = order[:0]
-				for k, n := range sizes {
-					for i := range n {
-						order = append(order, rowRef{int32(k), int32(i)})
-					}
-				}
-			} else {
-				order = interleave(order[:0], sizes, rng, &seqBuf)
-			}
-			for p, ref := range order {
-				if q := p + prefetchAhead; q < len(order) {
-					r := order[q]
-					X := win[r.blk].X
-					lo, hi := X.Indptr[r.row], X.Indptr[r.row+1]
-					asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
-				}
-				if q := p + gatherAhead; gather && q < len(order) {
-					r := order[q]
-					X := win[r.blk].X
-					asm.PrefetchGather(X.Ind[X.Indptr[r.row]:X.Indptr[r.row+1]], gw, stride)
-				}
-				if es.Rows%checkEvery == checkEvery-1 {
-					if err = ctx.Err(); err != nil {
-						break
-					}
-				}
-				X := win[ref.blk].X
-				lo, hi := X.Indptr[ref.row], X.Indptr[ref.row+1]
-				sc := float32(1)
+	var es EpochStats
+	var loss float64
+	var rd *blockReader
+	if resident == nil {
+		rd = readBlocks(ctx, c, blocks, free)
+	}
+	var err error
+	gather := st.gatherWeights()
+	gw, stride, ilv := st.passLayout()
+	for done := false; !done; {
+		// Gather a window of blocks and learn their rows in one
+		// shuffled order, so that a file sorted by label still
+		// alternates classes.
+		var win []*hpc.Block
+		if resident != nil {
+			scales = scales[:0]
+			for _, i := range blocks {
+				win = append(win, resident[i])
 				if s.Normalize {
-					sc = scales[ref.blk][ref.row]
-				}
-				var o outcome
-				if ilv {
-					o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], sc, int(cls[ref.blk][ref.row]), 1, -1)
-				} else {
-					o = st.step(X.Ind[lo:hi], X.Val[lo:hi], sc, int(cls[ref.blk][ref.row]), 1, -1)
-				}
-				es.Rows++
-				if o.mistake {
-					es.Mistakes++
-					loss += float64(o.loss)
-				}
-				if o.update {
-					es.Updates++
+					scales = append(scales, f.resScales[i])
 				}
 			}
-			if resident == nil {
-				for _, b := range win {
-					free <- b
+			done = true
+		} else {
+			for len(win) < window {
+				b, ok := <-rd.out
+				if !ok {
+					break
+				}
+				win = append(win, b)
+			}
+		}
+		if len(win) == 0 {
+			break
+		}
+		cls = cls[:0]
+		sizes = sizes[:0]
+		for k, b := range win {
+			if s.Normalize && resident == nil {
+				if len(scales) <= k {
+					scales = append(scales, nil)
+				}
+				X := b.X
+				scales[k] = slices.Grow(scales[k][:0], X.Rows)[:X.Rows]
+				for i := range X.Rows {
+					scales[k][i] = invNorm(X.Val[X.Indptr[i]:X.Indptr[i+1]])
 				}
 			}
-			if err != nil {
+			cb := make([]int32, b.Rows())
+			for i := range cb {
+				j := classIndex(classes, b.Y[i]+0)
+				if j < 0 && err == nil {
+					err = fmt.Errorf("%w: %s: row %d has label %v, not in the file's label set", ErrLabels, c.Name(), b.Start+int64(i)+1, b.Y[i])
+				}
+				cb[i] = int32(j)
+			}
+			cls = append(cls, cb)
+			sizes = append(sizes, b.Rows())
+		}
+		if err != nil {
+			break
+		}
+		if s.NoShuffle {
+			order = order[:0]
+			for k, n := range sizes {
+				for i := range n {
+					order = append(order, rowRef{int32(k), int32(i)})
+				}
+			}
+		} else {
+			order = interleave(order[:0], sizes, rng, &f.seqBuf)
+		}
+		for p, ref := range order {
+			if q := p + prefetchAhead; q < len(order) {
+				r := order[q]
+				X := win[r.blk].X
+				lo, hi := X.Indptr[r.row], X.Indptr[r.row+1]
+				asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
+			}
+			if q := p + gatherAhead; gather && q < len(order) {
+				r := order[q]
+				X := win[r.blk].X
+				asm.PrefetchGather(X.Ind[X.Indptr[r.row]:X.Indptr[r.row+1]], gw, stride)
+			}
+			if err = cancelledAt(ctx, es.Rows); err != nil {
 				break
 			}
+			X := win[ref.blk].X
+			lo, hi := X.Indptr[ref.row], X.Indptr[ref.row+1]
+			sc := float32(1)
+			if s.Normalize {
+				sc = scales[ref.blk][ref.row]
+			}
+			var o outcome
+			if ilv {
+				o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], sc, int(cls[ref.blk][ref.row]), 1, -1)
+			} else {
+				o = st.step(X.Ind[lo:hi], X.Val[lo:hi], sc, int(cls[ref.blk][ref.row]), 1, -1)
+			}
+			es.Rows++
+			if o.mistake {
+				es.Mistakes++
+				loss += float64(o.loss)
+			}
+			if o.update {
+				es.Updates++
+			}
 		}
-		if ilv {
-			st.unpackWU()
-		}
-		if rd != nil {
-			if rerr := rd.stop(free); err == nil {
-				err = rerr
+		if resident == nil {
+			for _, b := range win {
+				free <- b
 			}
 		}
 		if err != nil {
-			return st.model(), stats, err
-		}
-		es.Loss = loss / float64(max(1, es.Rows))
-		es.TrainLoss, es.TrainMistakes, es.ValidAccuracy = nan(), -1, nan()
-		if !finite32s(st.w) || !finite32s(st.b) {
-			return nil, stats, fmt.Errorf("%w: after epoch %d (lower the learning rate or scale the features)", ErrDiverged, e)
-		}
-		stats = append(stats, es)
-		if s.OnEpoch != nil {
-			if err := s.OnEpoch(es); err != nil {
-				return st.model(), stats, err
-			}
-		}
-		if s.converged(es) {
-			if left := s.epochs - e; left > 0 && s.Algorithm == Averaged {
-				st.c += float64(examplesLeft(left, es.Rows)) // as Fit counts them
-			}
 			break
 		}
 	}
-	return st.model(), stats, nil
+	if ilv {
+		st.unpackWU()
+	}
+	if rd != nil {
+		if rerr := rd.stop(free); err == nil {
+			err = rerr
+		}
+	}
+	es.Loss = loss / float64(max(1, es.Rows))
+	return es, err
 }
+
+func (f *cacheFitter) check(e int) error {
+	return f.st.check(e)
+}
+
+func (f *cacheFitter) model() *Model { return f.st.model() }
+
+// evaluate measures nothing: the rows are on disk (FitCache refuses
+// TrainLoss and Validation).
+func (f *cacheFitter) evaluate(*EpochStats) (*Model, bool) { return nil, false }
+
+func (f *cacheFitter) record(EpochStats) error { return nil }
+
+func (f *cacheFitter) countLeft(examples int64) { f.st.countLeft(examples) }
 
 // rowRef names row Row of block Blk of a window.
 type rowRef struct{ blk, row int32 }
@@ -330,14 +344,14 @@ const CacheWindow = 16
 // blockReader reads the blocks of a cache in a given order on its own
 // goroutine, into blocks taken from free, and sends them on out.
 type blockReader struct {
-	out    chan *sparse.CacheBlock
+	out    chan *hpc.Block
 	err    error
 	finish chan struct{}
 	exited chan struct{}
 }
 
-func readBlocks(ctx context.Context, c *sparse.Cache, order []int, free chan *sparse.CacheBlock) *blockReader {
-	r := &blockReader{out: make(chan *sparse.CacheBlock, cap(free)), finish: make(chan struct{}), exited: make(chan struct{})}
+func readBlocks(ctx context.Context, c *hpc.File, order []int, free chan *hpc.Block) *blockReader {
+	r := &blockReader{out: make(chan *hpc.Block, cap(free)), finish: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
 		defer close(r.exited)
 		defer close(r.out)
@@ -347,9 +361,9 @@ func readBlocks(ctx context.Context, c *sparse.Cache, order []int, free chan *sp
 }
 
 // read reads the blocks of order into blocks from free and sends them on.
-func (r *blockReader) read(c *sparse.Cache, order []int, free chan *sparse.CacheBlock) error {
+func (r *blockReader) read(c *hpc.File, order []int, free chan *hpc.Block) error {
 	for _, i := range order {
-		var b *sparse.CacheBlock
+		var b *hpc.Block
 		select {
 		case b = <-free:
 		case <-r.finish:
@@ -366,7 +380,7 @@ func (r *blockReader) read(c *sparse.Cache, order []int, free chan *sparse.Cache
 
 // stop ends the reader, returns the blocks it still holds to free, and
 // returns its error.
-func (r *blockReader) stop(free chan *sparse.CacheBlock) error {
+func (r *blockReader) stop(free chan *hpc.Block) error {
 	close(r.finish)
 	<-r.exited
 	for b := range r.out {

@@ -12,17 +12,18 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
 // fxCache writes X, y to a cache file of small blocks and opens it.
-func fxCache(t *testing.T, X *sparse.CSR, y []float64, blockBytes int) (*sparse.Cache, string) {
+func fxCache(t *testing.T, X *sparse.CSR, y []float64, blockBytes int) (*hpc.File, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "data.hpc")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := sparse.NewCacheWriter(f, sparse.CacheWriterOptions{Dim: X.Cols, BlockSize: blockBytes})
+	w := hpc.NewWriter(f, hpc.WriterOptions{Dim: X.Cols, BlockSize: blockBytes})
 	for i := range X.Rows {
 		r := X.Row(i)
 		if err := w.Add(y[i], r.Ind, r.Val); err != nil {
@@ -35,7 +36,7 @@ func fxCache(t *testing.T, X *sparse.CSR, y []float64, blockBytes int) (*sparse.
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	c, err := hpc.Open(path, hpc.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,24 +58,26 @@ func TestFitCacheEqualsFit(t *testing.T) {
 		X    *sparse.CSR
 		y    []float64
 	}{{"binary", Xb, yb}, {"multiclass", Xm, ym}} {
-		c, _ := fxCache(t, d.X, d.y, 2000)
-		for _, a := range []Algorithm{Averaged, Plain} {
-			cfg := Config{Algorithm: a, NoShuffle: true, Epochs: 5, Margin: 0.5}
-			want, ws := fxFit(t, d.X, d.y, cfg)
-			got, gs, err := FitCache(context.Background(), c, cfg)
-			if err != nil {
-				t.Fatalf("%s %v: %v", d.name, a, err)
-			}
-			fxSameModel(t, d.name+" "+a.String()+": FitCache vs Fit", got, want)
-			if len(gs) != len(ws) {
-				t.Fatalf("%s %v: %d epochs, Fit ran %d", d.name, a, len(gs), len(ws))
-			}
-			for e := range gs {
-				if gs[e].Mistakes != ws[e].Mistakes || gs[e].Updates != ws[e].Updates || gs[e].Rows != ws[e].Rows {
-					t.Fatalf("%s %v epoch %d: %+v, Fit %+v", d.name, a, e+1, gs[e], ws[e])
+		t.Run(d.name, func(t *testing.T) {
+			c, _ := fxCache(t, d.X, d.y, 2000)
+			for _, a := range []Algorithm{Averaged, Plain} {
+				cfg := Config{Algorithm: a, NoShuffle: true, Epochs: 5, Margin: 0.5}
+				want, ws := fxFit(t, d.X, d.y, cfg)
+				got, gs, err := FitCache(context.Background(), c, cfg)
+				if err != nil {
+					t.Fatalf("%s %v: %v", d.name, a, err)
+				}
+				fxSameModel(t, d.name+" "+a.String()+": FitCache vs Fit", got, want)
+				if len(gs) != len(ws) {
+					t.Fatalf("%s %v: %d epochs, Fit ran %d", d.name, a, len(gs), len(ws))
+				}
+				for e := range gs {
+					if gs[e].Mistakes != ws[e].Mistakes || gs[e].Updates != ws[e].Updates || gs[e].Rows != ws[e].Rows {
+						t.Fatalf("%s %v epoch %d: %+v, Fit %+v", d.name, a, e+1, gs[e], ws[e])
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -118,7 +121,7 @@ func TestFitCacheErrors(t *testing.T) {
 	c, path := fxCache(t, X, y, 2000)
 	for _, bad := range []Config{{Algorithm: Voted}, {Algorithm: Batch}, {Workers: 2}, {Validation: 0.1}, {Balanced: true}, {TrainLoss: true}, {SampleWeight: y}} {
 		if _, _, err := FitCache(context.Background(), c, bad); !errors.Is(err, ErrConfig) {
-			t.Fatalf("%+v: err %v, want ErrConfig", bad, err)
+			t.Errorf("%+v: err %v, want ErrConfig", bad, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -137,13 +140,13 @@ func TestFitCacheErrors(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	c2, err := hpc.Open(path, hpc.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c2.Close()
 	m, st, err := FitCache(context.Background(), c2, Config{NoShuffle: true})
-	if !errors.Is(err, sparse.ErrCache) || m == nil || len(st) != 0 {
+	if !errors.Is(err, hpc.ErrFormat) || m == nil || len(st) != 0 {
 		t.Fatalf("corrupt block: model %v, %d epochs, err %v", m != nil, len(st), err)
 	}
 }
@@ -227,13 +230,13 @@ func TestFitCacheResident(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	c2, err := hpc.Open(path, hpc.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c2.Close()
 	m, st, err := FitCache(context.Background(), c2, Config{})
-	if !errors.Is(err, sparse.ErrCache) || m == nil || len(st) != 0 {
+	if !errors.Is(err, hpc.ErrFormat) || m == nil || len(st) != 0 {
 		t.Fatalf("corrupt resident block: model %v, %d epochs, err %v", m != nil, len(st), err)
 	}
 }
@@ -269,7 +272,7 @@ func TestFitCacheTruncatedWhileMapped(t *testing.T) {
 	}{{"resident", 16000}, {"streamed", 1500}} {
 		t.Run(c.name, func(t *testing.T) {
 			_, path := fxCache(t, X, y, c.block)
-			mc, err := sparse.OpenCacheWith(path, sparse.CacheOptions{Map: true})
+			mc, err := hpc.Open(path, hpc.Options{Map: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -287,7 +290,7 @@ func TestFitCacheTruncatedWhileMapped(t *testing.T) {
 				return nil
 			}}
 			_, st, err := FitCache(context.Background(), mc, cfg)
-			if !errors.Is(err, sparse.ErrCache) || !strings.Contains(err.Error(), "changed while in use") {
+			if !errors.Is(err, hpc.ErrFormat) || !strings.Contains(err.Error(), "changed while in use") {
 				t.Fatalf("after %d epochs: %v", len(st), err)
 			}
 		})

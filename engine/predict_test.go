@@ -364,66 +364,68 @@ func TestVotedNegativeStep(t *testing.T) {
 // vectors' count-weighted mean must be the averaged weights.
 func TestVotedRandomStart(t *testing.T) {
 	for _, K := range []int{2, 3} {
-		var X *sparse.CSR
-		var y []float64
-		if K == 2 {
-			X, y = fxIntBinary(32, 150, 12, 4, 0.2)
-		} else {
-			X, y = fxIntMulti(32, 150, 12, 4, K, 0.2)
-		}
-		cfg := Config{Algorithm: Voted, Epochs: 5, Seed: 3, InitScale: 0.5, Bias: BiasAugmented, BiasScale: 1.5}
-		m, _ := fxFit(t, X, y, cfg)
-		if m.Votes.W0 == nil || len(m.Votes.W0) != len(m.W) {
-			t.Fatalf("K=%d: random start but W0 %d long", K, len(m.Votes.W0))
-		}
-		vecs := fxVecsFromVotes(m)
-		var total float64
-		avg := make([][]float64, m.NumRows())
-		avgB := make([]float64, m.NumRows())
-		for k := range avg {
-			avg[k] = make([]float64, m.Dim)
-		}
-		for _, v := range vecs {
-			total += float64(v.c)
-			for k := range v.w {
-				for j, w := range v.w[k] {
-					avg[k][j] += float64(v.c) * w
-				}
-				avgB[k] += float64(v.c) * v.b[k]
+		t.Run(fmt.Sprintf("K=%d", K), func(t *testing.T) {
+			var X *sparse.CSR
+			var y []float64
+			if K == 2 {
+				X, y = fxIntBinary(32, 150, 12, 4, 0.2)
+			} else {
+				X, y = fxIntMulti(32, 150, 12, 4, K, 0.2)
 			}
-		}
-		if total != float64(5*X.Rows) {
-			t.Fatalf("K=%d: counts sum to %v", K, total)
-		}
-		for k := range avg {
-			for j := range avg[k] {
-				if w := avg[k][j] / total; math.Abs(w-float64(m.Weight(k, j))) > 1e-4*(1+math.Abs(w)) {
-					t.Fatalf("K=%d: count-weighted mean of the voted vectors W[%d,%d] = %v, model's averaged weight %v", K, k, j, w, m.Weight(k, j))
+			cfg := Config{Algorithm: Voted, Epochs: 5, Seed: 3, InitScale: 0.5, Bias: BiasAugmented, BiasScale: 1.5}
+			m, _ := fxFit(t, X, y, cfg)
+			if m.Votes.W0 == nil || len(m.Votes.W0) != len(m.W) {
+				t.Fatalf("K=%d: random start but W0 %d long", K, len(m.Votes.W0))
+			}
+			vecs := fxVecsFromVotes(m)
+			var total float64
+			avg := make([][]float64, m.NumRows())
+			avgB := make([]float64, m.NumRows())
+			for k := range avg {
+				avg[k] = make([]float64, m.Dim)
+			}
+			for _, v := range vecs {
+				total += float64(v.c)
+				for k := range v.w {
+					for j, w := range v.w[k] {
+						avg[k][j] += float64(v.c) * w
+					}
+					avgB[k] += float64(v.c) * v.b[k]
 				}
 			}
-			if b := avgB[k] / total; math.Abs(b-float64(m.B[k])) > 1e-4*(1+math.Abs(b)) {
-				t.Fatalf("K=%d: mean bias %v, model %v", K, b, m.B[k])
+			if total != float64(5*X.Rows) {
+				t.Fatalf("K=%d: counts sum to %v", K, total)
 			}
-		}
-		checked := 0
-		sc := make([]float32, m.NumRows())
-		for i := 0; i < X.Rows; i++ {
-			x := X.Row(i)
-			want, minAbs := fxVote(vecs, x)
-			if minAbs < 1e-3 {
-				continue // a float32 rounding could flip one vote
-			}
-			checked++
-			s := m.Scores(x, sc)
-			for k := range want {
-				if math.Abs(float64(s[k])-want[k]) > 1e-6 {
-					t.Fatalf("K=%d row %d: scores %v, reference %v", K, i, s, want)
+			for k := range avg {
+				for j := range avg[k] {
+					if w := avg[k][j] / total; math.Abs(w-float64(m.Weight(k, j))) > 1e-4*(1+math.Abs(w)) {
+						t.Fatalf("K=%d: count-weighted mean of the voted vectors W[%d,%d] = %v, model's averaged weight %v", K, k, j, w, m.Weight(k, j))
+					}
+				}
+				if b := avgB[k] / total; math.Abs(b-float64(m.B[k])) > 1e-4*(1+math.Abs(b)) {
+					t.Fatalf("K=%d: mean bias %v, model %v", K, b, m.B[k])
 				}
 			}
-		}
-		if checked < X.Rows/2 {
-			t.Fatalf("K=%d: only %d rows far enough from a tie to check", K, checked)
-		}
+			checked := 0
+			sc := make([]float32, m.NumRows())
+			for i := 0; i < X.Rows; i++ {
+				x := X.Row(i)
+				want, minAbs := fxVote(vecs, x)
+				if minAbs < 1e-3 {
+					continue // a float32 rounding could flip one vote
+				}
+				checked++
+				s := m.Scores(x, sc)
+				for k := range want {
+					if math.Abs(float64(s[k])-want[k]) > 1e-6 {
+						t.Fatalf("K=%d row %d: scores %v, reference %v", K, i, s, want)
+					}
+				}
+			}
+			if checked < X.Rows/2 {
+				t.Fatalf("K=%d: only %d rows far enough from a tie to check", K, checked)
+			}
+		})
 	}
 }
 
@@ -503,52 +505,54 @@ func TestPredictAllocs(t *testing.T) {
 func TestBatchEqualsRows(t *testing.T) {
 	models := fxPredictModels(t)
 	for _, ms := range models {
-		m := ms.m
-		for _, extra := range []int{0, 7} {
-			var X *sparse.CSR
-			if extra == 0 {
-				X = ms.X
-			} else {
-				// The same rows plus features past the model's width.
-				b := sparse.NewBuilder(m.Dim + extra)
-				r := fxRNG(uint64(extra))
-				for i := 0; i < 600; i++ {
-					row := ms.X.Row(i % ms.X.Rows)
-					ind := slices.Clone(row.Ind)
-					val := slices.Clone(row.Val)
-					if i%2 == 0 {
-						ind = append(ind, int32(m.Dim+r.IntN(extra)))
-						val = append(val, 3)
+		t.Run(ms.name, func(t *testing.T) {
+			m := ms.m
+			for _, extra := range []int{0, 7} {
+				var X *sparse.CSR
+				if extra == 0 {
+					X = ms.X
+				} else {
+					// The same rows plus features past the model's width.
+					b := sparse.NewBuilder(m.Dim + extra)
+					r := fxRNG(uint64(extra))
+					for i := 0; i < 600; i++ {
+						row := ms.X.Row(i % ms.X.Rows)
+						ind := slices.Clone(row.Ind)
+						val := slices.Clone(row.Val)
+						if i%2 == 0 {
+							ind = append(ind, int32(m.Dim+r.IntN(extra)))
+							val = append(val, 3)
+						}
+						if err := b.Add(ind, val); err != nil {
+							t.Fatal(err)
+						}
 					}
-					if err := b.Add(ind, val); err != nil {
-						t.Fatal(err)
+					X = b.Build()
+				}
+				for _, rows := range []int{X.Rows, 5, 0} {
+					Xr := X.Slice(0, rows)
+					p := m.PredictBatch(Xr, nil)
+					d := m.DecisionBatch(Xr, nil)
+					if len(p) != rows || len(d) != rows {
+						t.Fatalf("%s: %d rows gave %d predictions, %d decisions", ms.name, rows, len(p), len(d))
+					}
+					for i := range rows {
+						x := Xr.Row(i)
+						if want := m.Decision(x); math.Float32bits(d[i]) != math.Float32bits(want) {
+							t.Fatalf("%s (%d cols, model dim %d): DecisionBatch[%d] = %v, Decision = %v", ms.name, Xr.Cols, m.Dim, i, d[i], want)
+						}
+						if want := m.Predict(x); p[i] != want {
+							t.Fatalf("%s (%d cols, model dim %d): PredictBatch[%d] = %v, Predict = %v", ms.name, Xr.Cols, m.Dim, i, p[i], want)
+						}
+					}
+					// dst is reused when large enough.
+					pd := make([]float64, rows, rows+3)
+					if got := m.PredictBatch(Xr, pd); rows > 0 && &got[0] != &pd[0] {
+						t.Fatalf("%s: PredictBatch did not reuse dst", ms.name)
 					}
 				}
-				X = b.Build()
 			}
-			for _, rows := range []int{X.Rows, 5, 0} {
-				Xr := X.Slice(0, rows)
-				p := m.PredictBatch(Xr, nil)
-				d := m.DecisionBatch(Xr, nil)
-				if len(p) != rows || len(d) != rows {
-					t.Fatalf("%s: %d rows gave %d predictions, %d decisions", ms.name, rows, len(p), len(d))
-				}
-				for i := range rows {
-					x := Xr.Row(i)
-					if want := m.Decision(x); math.Float32bits(d[i]) != math.Float32bits(want) {
-						t.Fatalf("%s (%d cols, model dim %d): DecisionBatch[%d] = %v, Decision = %v", ms.name, Xr.Cols, m.Dim, i, d[i], want)
-					}
-					if want := m.Predict(x); p[i] != want {
-						t.Fatalf("%s (%d cols, model dim %d): PredictBatch[%d] = %v, Predict = %v", ms.name, Xr.Cols, m.Dim, i, p[i], want)
-					}
-				}
-				// dst is reused when large enough.
-				pd := make([]float64, rows, rows+3)
-				if got := m.PredictBatch(Xr, pd); rows > 0 && &got[0] != &pd[0] {
-					t.Fatalf("%s: PredictBatch did not reuse dst", ms.name)
-				}
-			}
-		}
+		})
 	}
 }
 
@@ -557,39 +561,41 @@ func TestBatchEqualsRows(t *testing.T) {
 func TestDenseEqualsSparse(t *testing.T) {
 	r := fxRNG(46)
 	for _, ms := range fxPredictModels(t) {
-		m := ms.m
-		// Plain and voted models on integer rows have integer weights or
-		// integer arithmetic all through: every form must agree exactly.
-		exact := m.Algorithm == Plain || m.Algorithm == Batch || (m.Votes != nil && m.Votes.W0 == nil)
-		for i := 0; i < 100; i++ {
-			full := make([]float32, m.Dim+6)
-			copy(full, ms.X.Row(i).Dense())
-			for j := m.Dim; j < len(full); j++ {
-				full[j] = float32(r.IntN(5) - 2)
-			}
-			for _, L := range []int{m.Dim - 5, m.Dim, m.Dim + 6} {
-				x := full[:L]
-				sx := sparse.FromDense([][]float32{x}).Row(0)
-				sx.Dim = L
-				ds, dd := m.Decision(sx), m.DecisionDense(x)
-				ps, pd := m.Predict(sx), m.PredictDense(x)
-				if exact {
-					if ds != dd || ps != pd {
-						t.Fatalf("%s row %d len %d: sparse %v/%v, dense %v/%v", ms.name, i, L, ds, ps, dd, pd)
+		t.Run(ms.name, func(t *testing.T) {
+			m := ms.m
+			// Plain and voted models on integer rows have integer weights or
+			// integer arithmetic all through: every form must agree exactly.
+			exact := m.Algorithm == Plain || m.Algorithm == Batch || (m.Votes != nil && m.Votes.W0 == nil)
+			for i := 0; i < 100; i++ {
+				full := make([]float32, m.Dim+6)
+				copy(full, ms.X.Row(i).Dense())
+				for j := m.Dim; j < len(full); j++ {
+					full[j] = float32(r.IntN(5) - 2)
+				}
+				for _, L := range []int{m.Dim - 5, m.Dim, m.Dim + 6} {
+					x := full[:L]
+					sx := sparse.FromDense([][]float32{x}).Row(0)
+					sx.Dim = L
+					ds, dd := m.Decision(sx), m.DecisionDense(x)
+					ps, pd := m.Predict(sx), m.PredictDense(x)
+					if exact {
+						if ds != dd || ps != pd {
+							t.Fatalf("%s row %d len %d: sparse %v/%v, dense %v/%v", ms.name, i, L, ds, ps, dd, pd)
+						}
+						continue
 					}
-					continue
-				}
-				// The averaged weights are not integers and the kernels sum in
-				// different orders.
-				tol := 1e-4 * (1 + math.Abs(float64(ds)))
-				if math.Abs(float64(ds-dd)) > tol {
-					t.Fatalf("%s row %d len %d: Decision %v, DecisionDense %v", ms.name, i, L, ds, dd)
-				}
-				if ps != pd && math.Abs(float64(ds)) > tol && m.Binary() {
-					t.Fatalf("%s row %d len %d: Predict %v, PredictDense %v (decision %v)", ms.name, i, L, ps, pd, ds)
+					// The averaged weights are not integers and the kernels sum in
+					// different orders.
+					tol := 1e-4 * (1 + math.Abs(float64(ds)))
+					if math.Abs(float64(ds-dd)) > tol {
+						t.Fatalf("%s row %d len %d: Decision %v, DecisionDense %v", ms.name, i, L, ds, dd)
+					}
+					if ps != pd && math.Abs(float64(ds)) > tol && m.Binary() {
+						t.Fatalf("%s row %d len %d: Predict %v, PredictDense %v (decision %v)", ms.name, i, L, ps, pd, ds)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -597,48 +603,50 @@ func TestDenseEqualsSparse(t *testing.T) {
 // Decision is the largest score (the binary score for two classes).
 func TestScoresLayout(t *testing.T) {
 	for _, ms := range fxPredictModels(t) {
-		m := ms.m
-		if m.Votes != nil {
-			continue
-		}
-		K := m.NumRows()
-		for i := 0; i < 50; i++ {
-			x := ms.X.Row(i)
-			s := m.Scores(x, nil)
-			if len(s) != K {
-				t.Fatalf("%s: %d scores for %d rows", ms.name, len(s), K)
+		t.Run(ms.name, func(t *testing.T) {
+			m := ms.m
+			if m.Votes != nil {
+				return
 			}
-			for k := range K {
-				want := float64(m.B[k])
-				for q, j := range x.Ind {
-					want += float64(m.W[int(j)*K+k]) * float64(x.Val[q])
-					if m.Weight(k, int(j)) != m.W[int(j)*K+k] {
-						t.Fatalf("%s: Weight(%d, %d) is not W[j*K+k]", ms.name, k, j)
+			K := m.NumRows()
+			for i := 0; i < 50; i++ {
+				x := ms.X.Row(i)
+				s := m.Scores(x, nil)
+				if len(s) != K {
+					t.Fatalf("%s: %d scores for %d rows", ms.name, len(s), K)
+				}
+				for k := range K {
+					want := float64(m.B[k])
+					for q, j := range x.Ind {
+						want += float64(m.W[int(j)*K+k]) * float64(x.Val[q])
+						if m.Weight(k, int(j)) != m.W[int(j)*K+k] {
+							t.Fatalf("%s: Weight(%d, %d) is not W[j*K+k]", ms.name, k, j)
+						}
+					}
+					if math.Abs(float64(s[k])-want) > 1e-4*(1+math.Abs(want)) {
+						t.Fatalf("%s row %d: score %d = %v, W_k·x+B_k = %v", ms.name, i, k, s[k], want)
 					}
 				}
-				if math.Abs(float64(s[k])-want) > 1e-4*(1+math.Abs(want)) {
-					t.Fatalf("%s row %d: score %d = %v, W_k·x+B_k = %v", ms.name, i, k, s[k], want)
+				d := m.Decision(x)
+				if K == 1 {
+					if d != s[0] {
+						t.Fatalf("%s: Decision %v, Scores %v", ms.name, d, s)
+					}
+					if p := m.Predict(x); (d > 0) != (p == m.Classes[1]) {
+						t.Fatalf("%s: Decision %v but Predict %v", ms.name, d, p)
+					}
+					continue
+				}
+				if c := argmax(s); d != s[c] || m.Predict(x) != m.Classes[c] {
+					t.Fatalf("%s: Decision %v, Predict %v; scores %v", ms.name, d, m.Predict(x), s)
 				}
 			}
-			d := m.Decision(x)
-			if K == 1 {
-				if d != s[0] {
-					t.Fatalf("%s: Decision %v, Scores %v", ms.name, d, s)
-				}
-				if p := m.Predict(x); (d > 0) != (p == m.Classes[1]) {
-					t.Fatalf("%s: Decision %v but Predict %v", ms.name, d, p)
-				}
-				continue
+			// An empty row scores the biases.
+			e := sparse.Vector{Dim: m.Dim}
+			if s := m.Scores(e, nil); !slices.Equal(s, m.B) {
+				t.Fatalf("%s: empty row scores %v, biases %v", ms.name, s, m.B)
 			}
-			if c := argmax(s); d != s[c] || m.Predict(x) != m.Classes[c] {
-				t.Fatalf("%s: Decision %v, Predict %v; scores %v", ms.name, d, m.Predict(x), s)
-			}
-		}
-		// An empty row scores the biases.
-		e := sparse.Vector{Dim: m.Dim}
-		if s := m.Scores(e, nil); !slices.Equal(s, m.B) {
-			t.Fatalf("%s: empty row scores %v, biases %v", ms.name, s, m.B)
-		}
+		})
 	}
 	// Ties go to the first class.
 	m := &Model{Classes: []float64{1, 2, 3}, Dim: 1, W: []float32{0, 1, 1}, B: []float32{0, 0, 0}}
@@ -725,7 +733,7 @@ func TestCheck(t *testing.T) {
 	models := fxPredictModels(t)
 	for _, ms := range models {
 		if err := ms.m.Check(); err != nil {
-			t.Fatalf("%s: %v", ms.name, err)
+			t.Errorf("%s: %v", ms.name, err)
 		}
 	}
 	base := models[3].m // K=5
@@ -804,7 +812,7 @@ func TestScoresForeignIndices(t *testing.T) {
 		{Dim: 9, Ind: []int32{3, -(1 << 31), 1}, Val: []float32{-1, 5, 2}},
 	} {
 		if s := m.Scores(x, nil); !slices.Equal(s, clean) {
-			t.Fatalf("%v: scores %v, want %v", x.Ind, s, clean)
+			t.Errorf("%v: scores %v, want %v", x.Ind, s, clean)
 		}
 	}
 }
@@ -826,38 +834,40 @@ func TestBinaryForeignIndices(t *testing.T) {
 	}
 	m := &Model{Classes: []float64{0, 1}, Dim: dim, W: W, B: []float32{0.25}}
 	for _, n := range []int{3, 40} {
-		ind := make([]int32, n)
-		val := make([]float32, n)
-		for k := range ind {
-			ind[k], val[k] = int32(k+1), float32(k%3)+0.5
-		}
-		want := m.Decision(sparse.Vector{Dim: dim, Ind: ind, Val: val})
-		if want > 1e20 || want < -1e20 {
-			t.Fatalf("n=%d: clean row scores %g", n, want)
-		}
-		with := func(pos int, j int32) sparse.Vector {
-			i := slices.Insert(slices.Clone(ind), pos, j)
-			v := slices.Insert(slices.Clone(val), pos, 7)
-			return sparse.Vector{Dim: 1<<31 - 1, Ind: i, Val: v}
-		}
-		for _, x := range []sparse.Vector{
-			with(0, -1),           // increasing, first negative
-			with(0, -(1 << 20)),   // far below W
-			with(n, dim),          // just past the width
-			with(n, 1<<30),        // far past it
-			with(n/2, dim+3),      // out of order, past the width
-			with(n/2, -dim),       // out of order, negative
-			with(n/2, int32(n/2)), // a repeat, in range: counts
-		} {
-			got := m.Decision(x)
-			exp := want
-			if j := x.Ind[n/2]; j == int32(n/2) && x.Val[n/2] == 7 {
-				exp = want + 7*W[j]
+		t.Run(fmt.Sprintf("nnz=%d", n), func(t *testing.T) {
+			ind := make([]int32, n)
+			val := make([]float32, n)
+			for k := range ind {
+				ind[k], val[k] = int32(k+1), float32(k%3)+0.5
 			}
-			if got != exp {
-				t.Fatalf("n=%d, row %v: decision %g, want %g", n, x.Ind, got, exp)
+			want := m.Decision(sparse.Vector{Dim: dim, Ind: ind, Val: val})
+			if want > 1e20 || want < -1e20 {
+				t.Fatalf("n=%d: clean row scores %g", n, want)
 			}
-		}
+			with := func(pos int, j int32) sparse.Vector {
+				i := slices.Insert(slices.Clone(ind), pos, j)
+				v := slices.Insert(slices.Clone(val), pos, 7)
+				return sparse.Vector{Dim: 1<<31 - 1, Ind: i, Val: v}
+			}
+			for _, x := range []sparse.Vector{
+				with(0, -1),           // increasing, first negative
+				with(0, -(1 << 20)),   // far below W
+				with(n, dim),          // just past the width
+				with(n, 1<<30),        // far past it
+				with(n/2, dim+3),      // out of order, past the width
+				with(n/2, -dim),       // out of order, negative
+				with(n/2, int32(n/2)), // a repeat, in range: counts
+			} {
+				got := m.Decision(x)
+				exp := want
+				if j := x.Ind[n/2]; j == int32(n/2) && x.Val[n/2] == 7 {
+					exp = want + 7*W[j]
+				}
+				if got != exp {
+					t.Fatalf("n=%d, row %v: decision %g, want %g", n, x.Ind, got, exp)
+				}
+			}
+		})
 	}
 }
 
@@ -875,7 +885,7 @@ func TestCheckNonFiniteVoteStep(t *testing.T) {
 	if err := m.Check(); !errors.Is(err, ErrFormat) {
 		t.Fatalf("linear model with a NaN step: %v", err)
 	}
-	k, _, err := FitKernel(context.Background(), X, y, KernelConfig{Kernel: kernels.Linear{}, Algorithm: Voted, NoShuffle: true})
+	k, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{Algorithm: Voted, NoShuffle: true}, Kernel: kernels.Linear{}})
 	if err != nil || k.Check() != nil {
 		t.Fatalf("voted kernel fit: %v", err)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -303,112 +304,114 @@ func TestPAStepClosedForm(t *testing.T) {
 func TestPegasosRegretBound(t *testing.T) {
 	X, y := fxIntBinary(7, 200, 20, 5, 0.15)
 	for _, alpha := range []float64{0.01, 0.1} {
-		cfg := Config{Rule: Pegasos, Alpha: alpha, Algorithm: Plain}
-		s, err := cfg.settle()
-		if err != nil {
-			t.Fatal(err)
-		}
-		lambda := s.lambda
-		u, ub, lower := rlSVM(X, y, lambda, 3000)
-		obj := func(w []float64, b float64, i int) float64 {
-			x := X.Row(i)
-			d := b
-			n := b * b
-			for _, v := range w {
-				n += v * v
+		t.Run(fmt.Sprintf("alpha=%v", alpha), func(t *testing.T) {
+			cfg := Config{Rule: Pegasos, Alpha: alpha, Algorithm: Plain}
+			s, err := cfg.settle()
+			if err != nil {
+				t.Fatal(err)
 			}
-			for q, j := range x.Ind {
-				d += w[j] * float64(x.Val[q])
-			}
-			return lambda/2*n + max(0, 1-y[i]*d)
-		}
-		full := func(w []float64, b float64) float64 {
-			f := 0.0
-			for i := range X.Rows {
-				f += obj(w, b, i)
-			}
-			return f / float64(X.Rows)
-		}
-		l, err := NewLearner([]float64{-1, 1}, X.Cols, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		uNorm := ub * ub
-		for _, v := range u {
-			uNorm += v * v
-		}
-		var regret, slack float64
-		T := 0
-		for epoch := 1; epoch <= 10; epoch++ {
-			for i := range X.Rows {
-				m := l.Model()
-				w := make([]float64, X.Cols)
-				for j := range w {
-					w[j] = float64(m.W[j])
-				}
-				b := float64(m.B[0])
-				T++
-				regret += obj(w, b, i) - obj(u, ub, i)
-				// The sub-gradient at w_t: λ·w, less y·x on a margin
-				// violation (the learner's own rule: margin ≤ 1).
+			lambda := s.lambda
+			u, ub, lower := rlSVM(X, y, lambda, 3000)
+			obj := func(w []float64, b float64, i int) float64 {
 				x := X.Row(i)
 				d := b
+				n := b * b
+				for _, v := range w {
+					n += v * v
+				}
 				for q, j := range x.Ind {
 					d += w[j] * float64(x.Val[q])
 				}
-				g := make([]float64, X.Cols+1)
-				for j := range w {
-					g[j] = lambda * w[j]
+				return lambda/2*n + max(0, 1-y[i]*d)
+			}
+			full := func(w []float64, b float64) float64 {
+				f := 0.0
+				for i := range X.Rows {
+					f += obj(w, b, i)
 				}
-				g[X.Cols] = lambda * b
-				if y[i]*d <= 1 {
-					for q, j := range x.Ind {
-						g[j] -= y[i] * float64(x.Val[q])
+				return f / float64(X.Rows)
+			}
+			l, err := NewLearner([]float64{-1, 1}, X.Cols, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			uNorm := ub * ub
+			for _, v := range u {
+				uNorm += v * v
+			}
+			var regret, slack float64
+			T := 0
+			for epoch := 1; epoch <= 10; epoch++ {
+				for i := range X.Rows {
+					m := l.Model()
+					w := make([]float64, X.Cols)
+					for j := range w {
+						w[j] = float64(m.W[j])
 					}
-					g[X.Cols] -= y[i]
+					b := float64(m.B[0])
+					T++
+					regret += obj(w, b, i) - obj(u, ub, i)
+					// The sub-gradient at w_t: λ·w, less y·x on a margin
+					// violation (the learner's own rule: margin ≤ 1).
+					x := X.Row(i)
+					d := b
+					for q, j := range x.Ind {
+						d += w[j] * float64(x.Val[q])
+					}
+					g := make([]float64, X.Cols+1)
+					for j := range w {
+						g[j] = lambda * w[j]
+					}
+					g[X.Cols] = lambda * b
+					if y[i]*d <= 1 {
+						for q, j := range x.Ind {
+							g[j] -= y[i] * float64(x.Val[q])
+						}
+						g[X.Cols] -= y[i]
+					}
+					gn := 0.0
+					for _, v := range g {
+						gn += v * v
+					}
+					slack += gn / (2 * lambda * (float64(T) + s.t0))
+					if _, err := l.Learn(x, y[i]); err != nil {
+						t.Fatal(err)
+					}
 				}
-				gn := 0.0
-				for _, v := range g {
-					gn += v * v
-				}
-				slack += gn / (2 * lambda * (float64(T) + s.t0))
-				if _, err := l.Learn(x, y[i]); err != nil {
-					t.Fatal(err)
+				bound := lambda*s.t0/2*uNorm + slack
+				// float32 weights: allow a relative 1e-5 of the terms.
+				if regret > bound*(1+1e-5) {
+					t.Fatalf("λ=%v, T=%d: regret %v above the bound %v", alpha, T, regret, bound)
 				}
 			}
-			bound := lambda*s.t0/2*uNorm + slack
-			// float32 weights: allow a relative 1e-5 of the terms.
-			if regret > bound*(1+1e-5) {
-				t.Fatalf("λ=%v, T=%d: regret %v above the bound %v", alpha, T, regret, bound)
+			fOpt := full(u, ub)
+			if fOpt-lower > 1e-6*fOpt {
+				t.Fatalf("the reference SVM did not converge: primal %v, dual %v", fOpt, lower)
 			}
-		}
-		fOpt := full(u, ub)
-		if fOpt-lower > 1e-6*fOpt {
-			t.Fatalf("the reference SVM did not converge: primal %v, dual %v", fOpt, lower)
-		}
-		// The averaged model's objective falls towards the optimum as the
-		// epochs grow, and never below the dual bound.
-		prev := math.Inf(1)
-		for _, epochs := range []int{2, 8, 32, 128} {
-			cfg.Algorithm, cfg.Epochs, cfg.NoShuffle = Averaged, epochs, true
-			avg, _ := fxFit(t, X, y, cfg)
-			w := make([]float64, X.Cols)
-			for j := range w {
-				w[j] = float64(avg.W[j])
+			// The averaged model's objective falls towards the optimum as the
+			// epochs grow, and never below the dual bound.
+			prev := math.Inf(1)
+			for _, epochs := range []int{2, 8, 32, 128} {
+				cfg.Algorithm, cfg.Epochs, cfg.NoShuffle = Averaged, epochs, true
+				avg, _ := fxFit(t, X, y, cfg)
+				w := make([]float64, X.Cols)
+				for j := range w {
+					w[j] = float64(avg.W[j])
+				}
+				f := full(w, float64(avg.B[0]))
+				t.Logf("λ=%v, %3d epochs: objective of the average %.5g, optimum %.5g", alpha, epochs, f, fOpt)
+				if f < lower*(1-1e-6) {
+					t.Fatalf("objective %v below the dual bound %v: the objective is miscomputed", f, lower)
+				}
+				if !(f < prev) {
+					t.Fatalf("λ=%v: the objective after %d epochs, %v, is not below the one before, %v", alpha, epochs, f, prev)
+				}
+				prev = f
 			}
-			f := full(w, float64(avg.B[0]))
-			t.Logf("λ=%v, %3d epochs: objective of the average %.5g, optimum %.5g", alpha, epochs, f, fOpt)
-			if f < lower*(1-1e-6) {
-				t.Fatalf("objective %v below the dual bound %v: the objective is miscomputed", f, lower)
+			if gap := prev - fOpt; gap > 0.1*fOpt {
+				t.Fatalf("λ=%v: after 128 epochs the averaged model's objective %v is %v above the optimum %v", alpha, prev, gap, fOpt)
 			}
-			if !(f < prev) {
-				t.Fatalf("λ=%v: the objective after %d epochs, %v, is not below the one before, %v", alpha, epochs, f, prev)
-			}
-			prev = f
-		}
-		if gap := prev - fOpt; gap > 0.1*fOpt {
-			t.Fatalf("λ=%v: after 128 epochs the averaged model's objective %v is %v above the optimum %v", alpha, prev, gap, fOpt)
-		}
+		})
 	}
 }
 
@@ -499,31 +502,33 @@ func TestRuleConfig(t *testing.T) {
 func TestRuleModelFiles(t *testing.T) {
 	X, y := fxIntMulti(5, 120, 12, 4, 3, 0.1)
 	for r := Perceptron; r <= Pegasos; r++ {
-		m, _ := fxFit(t, X, y, Config{Rule: r, Epochs: 3})
-		bin, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		js, err := m.MarshalJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if has := strings.Contains(string(js), `"rule"`); has != (r != Perceptron) {
-			t.Errorf("%v: JSON %s", r, js)
-		}
-		for _, decode := range []func(*Model) error{
-			func(d *Model) error { return d.UnmarshalBinary(bin) },
-			func(d *Model) error { return d.UnmarshalJSON(js) },
-		} {
-			var d Model
-			if err := decode(&d); err != nil {
-				t.Fatalf("%v: %v", r, err)
+		t.Run(r.String(), func(t *testing.T) {
+			m, _ := fxFit(t, X, y, Config{Rule: r, Epochs: 3})
+			bin, err := m.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
 			}
-			if d.Rule != r {
-				t.Errorf("%v: read back rule %v", r, d.Rule)
+			js, err := m.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
 			}
-			fxSameModel(t, r.String(), m, &d)
-		}
+			if has := strings.Contains(string(js), `"rule"`); has != (r != Perceptron) {
+				t.Errorf("%v: JSON %s", r, js)
+			}
+			for _, decode := range []func(*Model) error{
+				func(d *Model) error { return d.UnmarshalBinary(bin) },
+				func(d *Model) error { return d.UnmarshalJSON(js) },
+			} {
+				var d Model
+				if err := decode(&d); err != nil {
+					t.Fatalf("%v: %v", r, err)
+				}
+				if d.Rule != r {
+					t.Errorf("%v: read back rule %v", r, d.Rule)
+				}
+				fxSameModel(t, r.String(), m, &d)
+			}
+		})
 	}
 }
 
@@ -553,7 +558,8 @@ func TestKernelPAEqualsPrimal(t *testing.T) {
 					classes, _ := classesOf(data.y, 1024)
 					ref := rlRefRun(data.X, fxClassIndex(classes, data.y), len(classes), epochs, s)
 					km, stats, err := FitKernel(context.Background(), data.X, data.y, KernelConfig{
-						Kernel: kernels.Linear{}, Algorithm: alg, Rule: rule, C: cfg.C, Epochs: epochs, NoShuffle: true})
+						Config: Config{Algorithm: alg, Rule: rule, C: cfg.C, Epochs: epochs, NoShuffle: true},
+						Kernel: kernels.Linear{}})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -590,10 +596,10 @@ func TestKernelPAEqualsPrimal(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Rule: Pegasos}); !errors.Is(err, ErrConfig) {
+	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Config: Config{Rule: Pegasos}}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("kernel Pegasos: %v, want ErrConfig", err)
 	}
-	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Rule: PA1, Algorithm: Voted}); !errors.Is(err, ErrConfig) {
+	if _, _, err := FitKernel(context.Background(), binX, binY, KernelConfig{Config: Config{Rule: PA1, Algorithm: Voted}}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("kernel voted PA-I: %v, want ErrConfig", err)
 	}
 }

@@ -10,13 +10,14 @@ import (
 	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/dense"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 // prefetchAhead is how many rows ahead of the one being learned a shuffled
-// epoch prefetches. On imdb.train (142 nonzeros a row) 4 to 6 was best;
-// nearer leaves the miss exposed, further evicts rows before their turn.
+// epoch prefetches: nearer leaves the miss exposed, further evicts rows
+// before their turn. Text rows of about a hundred nonzeros were the guide.
 const prefetchAhead = 6
 
 // gatherAhead is how many rows ahead a learner whose weights outgrow the
@@ -56,17 +57,28 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if len(y) != X.Rows {
 		return nil, nil, fmt.Errorf("%w: %d labels for %d rows", ErrLabels, len(y), X.Rows)
 	}
-	// The kernels read the rows' indices unchecked: check them first. A
-	// check as the first epoch reached each row cost more than this pass
-	// in storage order (Validate's one-loop fast path): a one-epoch fit of
-	// a9a took 4.0-4.9 ms that way against 2.9-3.5, of imdb 9.2-9.9
-	// against 8.4-8.9.
+	// The kernels panic on an index outside the weights: check the rows
+	// first, so that bad data is an error. A check as the first epoch
+	// reached each row cost more than this pass in storage order
+	// (Validate's one-loop fast path).
 	if err := checkData(X); err != nil {
 		return nil, nil, err
 	}
+	return fit(ctx, X, nil, y, s)
+}
+
+// fit is Fit and FitDense after their checks of the data: it trains on
+// the rows of X, or of D when X is nil.
+func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float64, s settings) (*Model, []EpochStats, error) {
+	nrows, ncols := 0, 0
+	if X != nil {
+		nrows, ncols = X.Rows, X.Cols
+	} else {
+		nrows, ncols = D.Rows, D.Cols
+	}
 	if sw := s.SampleWeight; sw != nil {
-		if len(sw) != X.Rows {
-			return nil, nil, fmt.Errorf("%w: %d sample weights for %d rows", ErrConfig, len(sw), X.Rows)
+		if len(sw) != nrows {
+			return nil, nil, fmt.Errorf("%w: %d sample weights for %d rows", ErrConfig, len(sw), nrows)
 		}
 		for i, w := range sw {
 			if !(w >= 0) || w > 1e30 {
@@ -81,7 +93,7 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if err := checkClassWeights(s.ClassWeight, classes); err != nil {
 		return nil, nil, err
 	}
-	cls := make([]int32, X.Rows)
+	cls := make([]int32, nrows)
 	for i, v := range y {
 		cls[i] = int32(classIndex(classes, v+0)) // +0 folds −0 into 0
 	}
@@ -90,20 +102,20 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	// The rows to train on, and those held out for early stopping.
 	var train, valid []int32
 	if s.Validation > 0 {
-		perm := make([]int32, X.Rows)
+		perm := make([]int32, nrows)
 		for i := range perm {
 			perm[i] = int32(i)
 		}
 		shuffle(rng, perm)
-		nv := int(math.Ceil(s.Validation * float64(X.Rows)))
-		if nv >= X.Rows {
+		nv := int(math.Ceil(s.Validation * float64(nrows)))
+		if nv >= nrows {
 			return nil, nil, fmt.Errorf("%w: Validation %v leaves no row to train on", ErrConfig, s.Validation)
 		}
 		valid, train = perm[:nv], perm[nv:]
 		slices.Sort(valid)
 		slices.Sort(train)
 	} else {
-		train = make([]int32, X.Rows)
+		train = make([]int32, nrows)
 		for i := range train {
 			train[i] = int32(i)
 		}
@@ -116,16 +128,17 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	// Train on the used columns only when the data leave most of a wide
 	// feature space empty (the voted model keeps its rows as given, and
 	// a random start would differ on the unused columns).
-	dim, used := X.Cols, []int32(nil)
-	if s.Algorithm != Voted && s.InitScale == 0 {
+	dim, used := ncols, []int32(nil)
+	if X != nil && s.Algorithm != Voted && s.InitScale == 0 {
 		K := weightRows(classes)
 		var err error
 		used, X, err = compactColumns(X, K, s.bytesPerWeight(X.Cols*K, s.Workers), s.MemoryBudget)
 		if err != nil {
 			return nil, nil, err
 		}
+		ncols = X.Cols
 	}
-	if err := checkWeights(s, X.Cols, classes, s.Workers); err != nil {
+	if err := checkWeights(s, ncols, classes, s.Workers); err != nil {
 		return nil, nil, err
 	}
 	trainCls := make([]int32, len(train))
@@ -133,17 +146,24 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 		trainCls[k] = cls[i]
 	}
 
-	st := newState(s, classes, X.Cols, rng)
+	st := newState(s, classes, ncols, rng)
 	st.classWeights(trainCls)
 	if st.votes != nil {
-		st.votes.rowOf = make([]int32, X.Rows)
+		st.votes.rowOf = make([]int32, nrows)
 		for i := range st.votes.rowOf {
 			st.votes.rowOf[i] = -1
 		}
 	}
 	f := fitter{st: st, X: X, cls: cls, train: train, valid: valid, y: y, rng: rng}
+	if D != nil {
+		f.D, f.all = D, denseIndices(D.Cols)
+	}
 	if s.Normalize {
-		f.scale = rowScales(X)
+		if D != nil {
+			f.scale = denseScales(D)
+		} else {
+			f.scale = rowScales(X)
+		}
 	}
 	if s.Workers > 1 && s.Algorithm != Batch {
 		f.workers = make([]*state, s.Workers)
@@ -162,7 +182,12 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 // fitter runs the epochs of Fit.
 type fitter struct {
 	st *state
-	X  *sparse.CSR
+	// X holds the rows, or with FitDense D does, and X is nil: the
+	// passes give the step a dense row with the indices all, 0 to
+	// D.Cols−1, as a sparse row of every value.
+	X   *sparse.CSR
+	D   *dense.Matrix[float32]
+	all []int32
 	// scale holds 1/‖x‖ of every row (0 for rows of norm 0) with
 	// Config.Normalize, nil otherwise.
 	scale        []float32
@@ -180,74 +205,52 @@ type fitter struct {
 	// order is this epoch's visiting order and next the coming one's,
 	// drawn on a goroutine of its own while this epoch runs (drawn is
 	// closed when it is ready): on the core a sequential fit leaves idle,
-	// or beside the parameter mix. On imdb.train drawing took 0.15 ms of
-	// a 4-5 ms epoch.
+	// or beside the parameter mix, off the epoch's path.
 	order, next []int32
 	drawn       chan struct{}
 }
 
 func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
-	st, s := f.st, f.st.s
 	defer f.waitOrder()
-	var stats []EpochStats
-	var best *Model
-	bestAcc, since := -1.0, 0
-	for e := 1; e <= s.epochs; e++ {
-		if err := ctx.Err(); err != nil {
-			return f.result(best), stats, err
-		}
-		var es EpochStats
-		var err error
-		if s.Algorithm == Batch {
-			es, err = f.batchEpoch(ctx)
-		} else {
-			es, err = f.onlineEpoch(ctx, e < s.epochs)
-		}
-		es.Epoch = e
-		es.TrainLoss, es.TrainMistakes, es.ValidAccuracy = math.NaN(), -1, math.NaN()
-		if err != nil {
-			return f.result(best), stats, err
-		}
-		if !finite32s(st.w) || !finite32s(st.b) {
-			return nil, stats, fmt.Errorf("%w: after epoch %d (lower the learning rate or scale the features)", ErrDiverged, e)
-		}
-		var m *Model
-		if s.TrainLoss || f.valid != nil {
-			m = st.model()
-		}
-		if s.TrainLoss {
-			es.TrainLoss, es.TrainMistakes = f.loss(m, f.train)
-		}
-		stop := s.converged(es)
-		if f.valid != nil {
-			es.ValidAccuracy = accuracyOn(m, f.X, f.y, f.valid)
-			if es.ValidAccuracy > bestAcc {
-				best, bestAcc, since = m, es.ValidAccuracy, 0
-			} else if since++; since >= s.patience {
-				stop = true
-			}
-		}
-		stats = append(stats, es)
-		if s.OnEpoch != nil {
-			if err := s.OnEpoch(es); err != nil {
-				return f.result(best), stats, err
-			}
-		}
-		if stop {
-			if s.converged(es) {
-				f.converged(s.epochs - e)
-			}
-			break
-		}
-	}
-	return f.result(best), stats, nil
+	return drive(ctx, &f.st.s, f)
 }
 
-// maxLeft bounds the examples that the epochs left after convergence
-// count for: Epochs may be huge (math.MaxInt, to mean "until it
-// converges"), and the counts are int64. At 2^62 the final vector
-// outweighs every earlier one by far more than float64 can tell.
-const maxLeft = 1 << 62
+// epoch is one epoch of Fit: a step of the batch perceptron, or a pass
+// of the online learner (see onlineEpoch).
+func (f *fitter) epoch(ctx context.Context, e int, more bool) (EpochStats, error) {
+	if f.st.s.Algorithm == Batch {
+		return f.batchEpoch(ctx)
+	}
+	return f.onlineEpoch(ctx, more)
+}
+
+func (f *fitter) check(e int) error {
+	return f.st.check(e)
+}
+
+func (f *fitter) model() *Model { return f.st.model() }
+
+// evaluate measures the model of this moment on the training rows
+// (Config.TrainLoss) and on the held-out ones (Config.Validation).
+func (f *fitter) evaluate(es *EpochStats) (*Model, bool) {
+	s := &f.st.s
+	if !s.TrainLoss && f.valid == nil {
+		return nil, false
+	}
+	m := f.st.model()
+	if s.TrainLoss {
+		es.TrainLoss, es.TrainMistakes = f.loss(m, f.train)
+	}
+	if f.valid == nil {
+		return m, false
+	}
+	es.ValidAccuracy = f.accuracy(m, f.valid)
+	return m, true
+}
+
+func (f *fitter) record(EpochStats) error { return nil }
+
+func (f *fitter) countLeft(examples int64) { f.st.countLeft(examples) }
 
 // checkWeights refuses a model of cols features and these classes with
 // more than maxWeights weights (a binary model keeps one vector), or one
@@ -303,25 +306,11 @@ func (s *settings) bytesPerWeight(n, workers int) int64 {
 	return b
 }
 
-// examplesLeft returns left epochs × rows examples, saturated at maxLeft.
-func examplesLeft(left, rows int) int64 {
-	if left <= 0 || rows <= 0 {
-		return 0
-	}
-	if int64(left) > maxLeft/int64(rows) {
-		return maxLeft
-	}
-	return int64(left) * int64(rows)
-}
-
-// converged accounts for the epochs left after an epoch without updates.
-// They would change nothing but the average, which would lean further
-// towards the final vector: so the averaged and voted models count them as
-// if they had run, and stopping early changes nothing but the time taken.
-func (f *fitter) converged(left int) {
-	st := f.st
-	extra := examplesLeft(left, len(f.train))
-	if left <= 0 || st.s.Algorithm == Plain || st.s.Algorithm == Batch {
+// countLeft counts examples more as seen by a learner whose weights will
+// not move again (see drive): the averaged and voted models count them
+// for the final vector; the others are what they are.
+func (st *state) countLeft(extra int64) {
+	if st.s.Algorithm == Plain || st.s.Algorithm == Batch {
 		return
 	}
 	st.c += float64(extra)
@@ -342,14 +331,6 @@ func (f *fitter) converged(left int) {
 			v.count0 += extra
 		}
 	}
-}
-
-// result is the model to return: the best by validation if there is one.
-func (f *fitter) result(best *Model) *Model {
-	if best != nil {
-		return best
-	}
-	return f.st.model()
 }
 
 // onlineEpoch is one pass of the online learners over the training rows,
@@ -381,7 +362,7 @@ func (f *fitter) epochOrder() []int32 {
 		f.next = f.drawOrder(f.next)
 	}
 	f.order, f.next = f.next, f.order
-	if f.X.NNZ() <= windowedNNZ {
+	if f.nnz() <= windowedNNZ {
 		// The rows in their latest order, as shuffling them in place left
 		// them before orders were drawn ahead (the training loss sums in
 		// this order).
@@ -395,7 +376,7 @@ func (f *fitter) epochOrder() []int32 {
 // windowedNNZ nonzeros. The permutations, and the generator's draws, are
 // those of shuffling the rows in place epoch after epoch.
 func (f *fitter) drawOrder(dst []int32) []int32 {
-	if f.X.NNZ() > windowedNNZ {
+	if f.nnz() > windowedNNZ {
 		return windowShuffle(f.train, f.rng, dst)
 	}
 	prev := f.order
@@ -443,8 +424,8 @@ const (
 )
 
 // shuffle puts p in a random order: the permutation rng.Shuffle makes
-// from the same draws, without a function call per swap (which was half
-// of the 0.2 ms that shuffling imdb.train's 25000 rows took per epoch).
+// from the same draws, without a function call per swap (which was much
+// of the cost of shuffling).
 func shuffle[T any](rng *rand.Rand, p []T) {
 	for i := len(p) - 1; i > 0; i-- {
 		j := rng.Uint64N(uint64(i + 1))
@@ -477,18 +458,11 @@ func windowShuffle(rows []int32, rng *rand.Rand, dst []int32) []int32 {
 	return dst
 }
 
-// passStats is what one learner's pass over some rows did.
-type passStats struct {
-	mistakes, updates int
-	loss              float64 // summed over the mistakes
-}
-
-func (p passStats) stats(rows int) EpochStats {
-	return EpochStats{Rows: rows, Mistakes: p.mistakes, Updates: p.updates, Loss: p.loss / float64(max(1, rows))}
-}
-
 // pass runs st's online learner over the training rows in order.
 func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats, error) {
+	if f.D != nil {
+		return f.passDense(ctx, st, order)
+	}
 	X := f.X
 	sw := st.s.SampleWeight
 	var ps passStats
@@ -517,10 +491,8 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 		if q := p + gatherAhead; gather && q < len(order) {
 			asm.PrefetchGather(X.Ind[ext[2*q]:ext[2*q+1]], gw, stride)
 		}
-		if p%checkEvery == checkEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return ps, err
-			}
+		if err := cancelledAt(ctx, p); err != nil {
+			return ps, err
 		}
 		lo, hi := ext[2*p], ext[2*p+1]
 		weight := float32(1)
@@ -601,8 +573,8 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 	mix := func(lo, hi int) {
 		// Block by block, worker by worker: the same sums in the same
 		// order as a loop over the workers for every weight, without its
-		// per-weight overhead (on imdb that loop took about a tenth of a
-		// two-worker epoch).
+		// per-weight overhead, which was a visible part of a two-worker
+		// epoch.
 		var vb, sb [mixBlock]float64
 		for a := lo; a < hi; a += mixBlock {
 			b := min(a+mixBlock, hi)
@@ -692,12 +664,10 @@ func (f *fitter) batchEpoch(ctx context.Context) (EpochStats, error) {
 	}
 	s := st.scores
 	for p, i := range f.train {
-		if p%checkEvery == checkEvery-1 {
-			if err := ctx.Err(); err != nil {
-				// The step is not taken: the weights stay those of the
-				// last finished epoch.
-				return es, err
-			}
+		if err := cancelledAt(ctx, p); err != nil {
+			// The step is not taken: the weights stay those of the last
+			// finished epoch.
+			return es, err
 		}
 		row := X.Row(int(i))
 		c := int(f.cls[i])
@@ -765,7 +735,7 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 	K := m.NumRows()
 	s := make([]float32, K)
 	var dec []float32
-	if K == 1 && m.Votes == nil {
+	if K == 1 && m.Votes == nil && f.X != nil {
 		dec = m.DecisionBatch(f.X, nil)
 	}
 	for _, i := range rows {
@@ -776,14 +746,14 @@ func (f *fitter) loss(m *Model, rows []int32) (float64, int) {
 			if dec != nil {
 				d = dec[i]
 			} else {
-				d = m.Decision(f.X.Row(int(i)))
+				d = m.Decision(f.row(i))
 			}
 			mg = d
 			if c == 0 {
 				mg = -d
 			}
 		} else {
-			m.Scores(f.X.Row(int(i)), s)
+			m.Scores(f.row(i), s)
 			mg = s[c] - s[bestOther(s, c)]
 		}
 		if mg <= 0 {
@@ -818,12 +788,23 @@ func accuracyOn(m *Model, X *sparse.CSR, y []float64, rows []int32) float64 {
 	return float64(right) / float64(max(1, len(rows)))
 }
 
+// accuracy is accuracyOn for the fitter's rows.
+func (f *fitter) accuracy(m *Model, rows []int32) float64 {
+	right := 0
+	for _, i := range rows {
+		if m.Predict(f.row(i)) == f.y[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(max(1, len(rows)))
+}
+
 func finite32s(x []float32) bool {
 	// Long slices go through the SIMD sum of squares a block at a time:
 	// it is finite when every value is, and a block whose sum is not (a
 	// non-finite value, or huge ones that overflow it) is looked at value
-	// by value. The loop alone cost 1.5 ms of a 17 ms epoch checking the
-	// 2 million weights of a 20 Newsgroups model.
+	// by value. A scalar loop was a visible part of an epoch for models
+	// of millions of weights.
 	const block = 4096
 	for len(x) >= 32 {
 		n := min(block, len(x))

@@ -12,239 +12,6 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
-// Helpers shared by the engine's tests carry the prefix fx (fixture) so
-// that they cannot collide with helpers of other test files.
-
-// fxRNG returns a PCG generator for seed.
-func fxRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }
-
-// fxRow draws nnz distinct sorted features of [0, cols) with integer
-// values in [−3, 3] \ {0}.
-func fxRow(r *rand.Rand, cols, nnz int) ([]int32, []float32) {
-	perm := r.Perm(cols)[:nnz]
-	slices.Sort(perm)
-	ind := make([]int32, nnz)
-	val := make([]float32, nnz)
-	for k, j := range perm {
-		ind[k] = int32(j)
-		v := float32(r.IntN(3) + 1)
-		if r.IntN(2) == 0 {
-			v = -v
-		}
-		val[k] = v
-	}
-	return ind, val
-}
-
-// fxIntBinary returns rows sparse rows of nnz integer features each over
-// cols columns, labelled ±1 by a hidden integer hyperplane, each label
-// flipped with probability noise.
-func fxIntBinary(seed uint64, rows, cols, nnz int, noise float64) (*sparse.CSR, []float64) {
-	r := fxRNG(seed)
-	u := make([]float64, cols)
-	for j := range u {
-		u[j] = float64(r.IntN(7) - 3)
-	}
-	b := sparse.NewBuilder(cols)
-	y := make([]float64, rows)
-	for i := range rows {
-		ind, val := fxRow(r, cols, nnz)
-		s := 0.5 // ties go to +1
-		for k, j := range ind {
-			s += u[j] * float64(val[k])
-		}
-		y[i] = 1
-		if s < 0 {
-			y[i] = -1
-		}
-		if r.Float64() < noise {
-			y[i] = -y[i]
-		}
-		if err := b.Add(ind, val); err != nil {
-			panic(err)
-		}
-	}
-	return b.Build(), y
-}
-
-// fxIntMulti returns integer sparse rows labelled 0..K−1 by the argmax of
-// K hidden integer hyperplanes, each label replaced by a random class
-// with probability noise.
-func fxIntMulti(seed uint64, rows, cols, nnz, K int, noise float64) (*sparse.CSR, []float64) {
-	r := fxRNG(seed)
-	u := make([][]float64, K)
-	for k := range u {
-		u[k] = make([]float64, cols)
-		for j := range u[k] {
-			u[k][j] = float64(r.IntN(7) - 3)
-		}
-	}
-	b := sparse.NewBuilder(cols)
-	y := make([]float64, rows)
-	for i := range rows {
-		ind, val := fxRow(r, cols, nnz)
-		best, bs := 0, math.Inf(-1)
-		for k := range K {
-			s := 0.0
-			for q, j := range ind {
-				s += u[k][j] * float64(val[q])
-			}
-			if s > bs {
-				best, bs = k, s
-			}
-		}
-		y[i] = float64(best)
-		if r.Float64() < noise {
-			y[i] = float64(r.IntN(K))
-		}
-		if err := b.Add(ind, val); err != nil {
-			panic(err)
-		}
-	}
-	return b.Build(), y
-}
-
-// fxDenseSeparable returns rows dense-ish rows (every feature set, values
-// uniform in [−1, 1]) labelled by the argmax of K random hyperplanes (the
-// sign of one for K = 2, labels 0/1), keeping only rows whose best class
-// leads the next by at least gap.
-func fxDenseSeparable(seed uint64, rows, cols, K int, gap float64) (*sparse.CSR, []float64) {
-	r := fxRNG(seed)
-	nh := K
-	if K == 2 {
-		nh = 1
-	}
-	u := make([][]float64, nh)
-	bias := make([]float64, nh)
-	for k := range u {
-		u[k] = make([]float64, cols)
-		for j := range u[k] {
-			u[k][j] = r.NormFloat64()
-		}
-		bias[k] = 0.3 * r.NormFloat64()
-	}
-	var dense [][]float32
-	var y []float64
-	for len(y) < rows {
-		x := make([]float32, cols)
-		for j := range x {
-			x[j] = float32(2*r.Float64() - 1)
-		}
-		s := make([]float64, nh)
-		for k := range s {
-			s[k] = bias[k]
-			for j, v := range x {
-				s[k] += u[k][j] * float64(v)
-			}
-		}
-		var label float64
-		if K == 2 {
-			if math.Abs(s[0]) < gap {
-				continue
-			}
-			if s[0] > 0 {
-				label = 1
-			}
-		} else {
-			order := make([]int, K)
-			for k := range order {
-				order[k] = k
-			}
-			slices.SortFunc(order, func(a, b int) int {
-				switch {
-				case s[a] > s[b]:
-					return -1
-				case s[a] < s[b]:
-					return 1
-				}
-				return 0
-			})
-			if s[order[0]]-s[order[1]] < gap {
-				continue
-			}
-			label = float64(order[0])
-		}
-		dense = append(dense, x)
-		y = append(y, label)
-	}
-	X := sparse.FromDense(dense)
-	X.Cols = cols
-	return X, y
-}
-
-// fxFit calls Fit and fails the test on an error.
-func fxFit(t testing.TB, X *sparse.CSR, y []float64, cfg Config) (*Model, []EpochStats) {
-	t.Helper()
-	m, stats, err := Fit(context.Background(), X, y, cfg)
-	if err != nil {
-		t.Fatalf("Fit(%+v): %v", cfg, err)
-	}
-	if err := m.Check(); err != nil {
-		t.Fatalf("trained model fails Check: %v", err)
-	}
-	return m, stats
-}
-
-// fxOrdered maps float32 bits onto integers that order like the floats.
-func fxOrdered(f float32) int64 {
-	b := math.Float32bits(f)
-	if b&0x80000000 != 0 {
-		return -int64(b & 0x7fffffff)
-	}
-	return int64(b)
-}
-
-// fxULP returns the distance between a and b in float32 units in the
-// last place (0 for equal values, +0 and −0 included).
-func fxULP(a, b float32) int64 {
-	d := fxOrdered(a) - fxOrdered(b)
-	if d < 0 {
-		d = -d
-	}
-	return d
-}
-
-// fxSameModel fails unless a and b have the same columns and
-// bit-identical weights and biases.
-func fxSameModel(t testing.TB, what string, a, b *Model) {
-	t.Helper()
-	if a.Dim != b.Dim || len(a.W) != len(b.W) || len(a.B) != len(b.B) || !slices.Equal(a.Cols, b.Cols) || (a.Cols == nil) != (b.Cols == nil) {
-		t.Fatalf("%s: shapes differ: dim %d/%d, %d/%d weights, %d/%d biases, %d/%d columns", what, a.Dim, b.Dim, len(a.W), len(b.W), len(a.B), len(b.B), len(a.Cols), len(b.Cols))
-	}
-	for i := range a.W {
-		if math.Float32bits(a.W[i]) != math.Float32bits(b.W[i]) {
-			t.Fatalf("%s: W[%d] = %v vs %v (not bit-identical)", what, i, a.W[i], b.W[i])
-		}
-	}
-	for i := range a.B {
-		if math.Float32bits(a.B[i]) != math.Float32bits(b.B[i]) {
-			t.Fatalf("%s: B[%d] = %v vs %v (not bit-identical)", what, i, a.B[i], b.B[i])
-		}
-	}
-}
-
-// fxTotalUpdates sums Updates over the epochs.
-func fxTotalUpdates(stats []EpochStats) int {
-	n := 0
-	for _, s := range stats {
-		n += s.Updates
-	}
-	return n
-}
-
-// fxClassIndex returns the index of every label among the ascending
-// classes.
-func fxClassIndex(classes []float64, y []float64) []int {
-	c := make([]int, len(y))
-	for i, v := range y {
-		c[i] = slices.Index(classes, v)
-		if c[i] < 0 {
-			panic(fmt.Sprintf("label %v not in %v", v, classes))
-		}
-	}
-	return c
-}
-
 // fxRefResult is what the slow reference perceptron computes.
 type fxRefResult struct {
 	// W (K×dim, class-major) and B are the explicit averages of the
@@ -569,27 +336,29 @@ func TestLabelEncodingIrrelevant(t *testing.T) {
 	X, y := fxIntBinary(5, 400, 30, 5, 0.1)
 	var base *Model
 	for _, enc := range [][2]float64{{0, 1}, {-1, 1}, {2, 7}, {-3.5, -0.25}} {
-		ye := make([]float64, len(y))
-		for i, v := range y {
-			ye[i] = enc[0]
-			if v > 0 {
-				ye[i] = enc[1]
+		t.Run(fmt.Sprintf("labels=%v,%v", enc[0], enc[1]), func(t *testing.T) {
+			ye := make([]float64, len(y))
+			for i, v := range y {
+				ye[i] = enc[0]
+				if v > 0 {
+					ye[i] = enc[1]
+				}
 			}
-		}
-		m, _ := fxFit(t, X, ye, Config{Epochs: 4, Seed: 9})
-		if !slices.Equal(m.Classes, enc[:]) {
-			t.Fatalf("labels %v: Classes = %v", enc, m.Classes)
-		}
-		for i := range 20 {
-			if got := m.Predict(X.Row(i)); got != enc[0] && got != enc[1] {
-				t.Fatalf("labels %v: Predict gave %v", enc, got)
+			m, _ := fxFit(t, X, ye, Config{Epochs: 4, Seed: 9})
+			if !slices.Equal(m.Classes, enc[:]) {
+				t.Fatalf("labels %v: Classes = %v", enc, m.Classes)
 			}
-		}
-		if base == nil {
-			base = m
-			continue
-		}
-		fxSameModel(t, fmt.Sprintf("labels %v vs {0,1}", enc), m, base)
+			for i := range 20 {
+				if got := m.Predict(X.Row(i)); got != enc[0] && got != enc[1] {
+					t.Fatalf("labels %v: Predict gave %v", enc, got)
+				}
+			}
+			if base == nil {
+				base = m
+				return
+			}
+			fxSameModel(t, fmt.Sprintf("labels %v vs {0,1}", enc), m, base)
+		})
 	}
 	// −0 and +0 are one class.
 	yz := make([]float64, len(y))
@@ -670,29 +439,31 @@ func TestBiasModes(t *testing.T) {
 		X    *sparse.CSR
 		y    []float64
 	}{{"binary", X, y}, {"multi", Xm, ym}} {
-		for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
-			base := Config{Algorithm: alg, Epochs: 4, Seed: 2}
-			cfg := base
-			cfg.Bias = NoBias
-			cfg.InitScale = 0.5
-			m, _ := fxFit(t, data.X, data.y, cfg)
-			for k, b := range m.B {
-				if b != 0 {
-					t.Fatalf("%s %v NoBias: B[%d] = %v", data.name, alg, k, b)
+		t.Run(data.name, func(t *testing.T) {
+			for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
+				base := Config{Algorithm: alg, Epochs: 4, Seed: 2}
+				cfg := base
+				cfg.Bias = NoBias
+				cfg.InitScale = 0.5
+				m, _ := fxFit(t, data.X, data.y, cfg)
+				for k, b := range m.B {
+					if b != 0 {
+						t.Fatalf("%s %v NoBias: B[%d] = %v", data.name, alg, k, b)
+					}
+				}
+				sep, _ := fxFit(t, data.X, data.y, base)
+				cfg = base
+				cfg.Bias = BiasAugmented
+				aug, _ := fxFit(t, data.X, data.y, cfg)
+				fxSameModel(t, fmt.Sprintf("%s %v augmented(scale 0) vs separate", data.name, alg), aug, sep)
+				cfg.BiasScale = 1
+				aug1, _ := fxFit(t, data.X, data.y, cfg)
+				fxSameModel(t, fmt.Sprintf("%s %v augmented(scale 1) vs separate", data.name, alg), aug1, sep)
+				if aug.Bias != BiasAugmented || aug.BiasScale != 1 {
+					t.Fatalf("augmented model records Bias %v, BiasScale %v", aug.Bias, aug.BiasScale)
 				}
 			}
-			sep, _ := fxFit(t, data.X, data.y, base)
-			cfg = base
-			cfg.Bias = BiasAugmented
-			aug, _ := fxFit(t, data.X, data.y, cfg)
-			fxSameModel(t, fmt.Sprintf("%s %v augmented(scale 0) vs separate", data.name, alg), aug, sep)
-			cfg.BiasScale = 1
-			aug1, _ := fxFit(t, data.X, data.y, cfg)
-			fxSameModel(t, fmt.Sprintf("%s %v augmented(scale 1) vs separate", data.name, alg), aug1, sep)
-			if aug.Bias != BiasAugmented || aug.BiasScale != 1 {
-				t.Fatalf("augmented model records Bias %v, BiasScale %v", aug.Bias, aug.BiasScale)
-			}
-		}
+		})
 	}
 
 	// One row learned, one epoch, one mistake: the bias moves by η·scale².
@@ -710,16 +481,18 @@ func TestBiasModes(t *testing.T) {
 		{BiasAugmented, 3, 1, 9, 1},
 		{NoBias, 2, 1, 0, 1},
 	} {
-		m, stats := fxFit(t, X2, []float64{1, -1}, Config{
-			Algorithm: Plain, Epochs: 1, NoShuffle: true, Bias: tc.mode, BiasScale: tc.scale,
-			LearningRate: tc.eta, SampleWeight: []float64{1, 0},
+		t.Run(fmt.Sprintf("%v×%v/eta=%v", tc.mode, tc.scale, tc.eta), func(t *testing.T) {
+			m, stats := fxFit(t, X2, []float64{1, -1}, Config{
+				Algorithm: Plain, Epochs: 1, NoShuffle: true, Bias: tc.mode, BiasScale: tc.scale,
+				LearningRate: tc.eta, SampleWeight: []float64{1, 0},
+			})
+			if stats[0].Updates != 1 {
+				t.Fatalf("%v scale %v: %d updates, want 1", tc.mode, tc.scale, stats[0].Updates)
+			}
+			if m.B[0] != tc.wantB || m.W[0] != tc.wantW || m.W[1] != 2*tc.wantW {
+				t.Fatalf("%v scale %v η %v: W %v B %v, want W [%v %v] B %v", tc.mode, tc.scale, tc.eta, m.W, m.B, tc.wantW, 2*tc.wantW, tc.wantB)
+			}
 		})
-		if stats[0].Updates != 1 {
-			t.Fatalf("%v scale %v: %d updates, want 1", tc.mode, tc.scale, stats[0].Updates)
-		}
-		if m.B[0] != tc.wantB || m.W[0] != tc.wantW || m.W[1] != 2*tc.wantW {
-			t.Fatalf("%v scale %v η %v: W %v B %v, want W [%v %v] B %v", tc.mode, tc.scale, tc.eta, m.W, m.B, tc.wantW, 2*tc.wantW, tc.wantB)
-		}
 	}
 }
 
@@ -770,30 +543,32 @@ func TestMarginUpdates(t *testing.T) {
 	X, y := fxIntBinary(10, 300, 20, 4, 0.05)
 	Xm, ym := fxIntMulti(11, 300, 20, 4, 3, 0.05)
 	for _, alg := range []Algorithm{Averaged, Plain, Batch} {
-		for i, d := range []struct {
-			X *sparse.CSR
-			y []float64
-		}{{X, y}, {Xm, ym}} {
-			_, stats := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 20, Margin: 5, Seed: 4})
-			strict := false
-			for _, s := range stats {
-				if s.Updates < s.Mistakes {
-					t.Fatalf("%v data %d epoch %d: %d updates < %d mistakes", alg, i, s.Epoch, s.Updates, s.Mistakes)
+		t.Run(alg.String(), func(t *testing.T) {
+			for i, d := range []struct {
+				X *sparse.CSR
+				y []float64
+			}{{X, y}, {Xm, ym}} {
+				_, stats := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 20, Margin: 5, Seed: 4})
+				strict := false
+				for _, s := range stats {
+					if s.Updates < s.Mistakes {
+						t.Fatalf("%v data %d epoch %d: %d updates < %d mistakes", alg, i, s.Epoch, s.Updates, s.Mistakes)
+					}
+					if s.Updates > s.Mistakes {
+						strict = true
+					}
 				}
-				if s.Updates > s.Mistakes {
-					strict = true
+				if !strict {
+					t.Fatalf("%v data %d: margin 5 never updated a correct row: %+v", alg, i, stats)
+				}
+				_, stats0 := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 20, Seed: 4})
+				for _, s := range stats0 {
+					if alg != Batch && s.Updates != s.Mistakes {
+						t.Fatalf("%v margin 0 epoch %d: %d updates, %d mistakes", alg, s.Epoch, s.Updates, s.Mistakes)
+					}
 				}
 			}
-			if !strict {
-				t.Fatalf("%v data %d: margin 5 never updated a correct row: %+v", alg, i, stats)
-			}
-			_, stats0 := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 20, Seed: 4})
-			for _, s := range stats0 {
-				if alg != Batch && s.Updates != s.Mistakes {
-					t.Fatalf("%v margin 0 epoch %d: %d updates, %d mistakes", alg, s.Epoch, s.Updates, s.Mistakes)
-				}
-			}
-		}
+		})
 	}
 }
 
@@ -880,44 +655,46 @@ func TestEarlyStopping(t *testing.T) {
 // under Plain and NoShuffle training equals training without them.
 func TestSampleWeightZeroIsSubset(t *testing.T) {
 	for _, multi := range []bool{false, true} {
-		X, y := fxIntBinary(13, 400, 30, 5, 0.2)
-		if multi {
-			X, y = fxIntMulti(14, 400, 30, 5, 4, 0.2)
-		}
-		r := fxRNG(15)
-		sw := make([]float64, X.Rows)
-		var keep []int
-		for i := range sw {
-			if r.IntN(3) == 0 {
-				continue
+		t.Run(fmt.Sprintf("multiclass=%v", multi), func(t *testing.T) {
+			X, y := fxIntBinary(13, 400, 30, 5, 0.2)
+			if multi {
+				X, y = fxIntMulti(14, 400, 30, 5, 4, 0.2)
 			}
-			sw[i] = 1
-			keep = append(keep, i)
-		}
-		m, stats := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 6, NoShuffle: true, SampleWeight: sw})
-		Xs := X.SelectRows(keep)
-		ys := make([]float64, len(keep))
-		for k, i := range keep {
-			ys[k] = y[i]
-		}
-		ms, sstats := fxFit(t, Xs, ys, Config{Algorithm: Plain, Epochs: 6, NoShuffle: true})
-		fxSameModel(t, fmt.Sprintf("multi=%v: weight-0 rows vs subset", multi), m, ms)
-		for e := range stats {
-			if stats[e].Updates != sstats[e].Updates {
-				t.Fatalf("multi=%v epoch %d: %d updates vs %d on the subset", multi, e+1, stats[e].Updates, sstats[e].Updates)
+			r := fxRNG(15)
+			sw := make([]float64, X.Rows)
+			var keep []int
+			for i := range sw {
+				if r.IntN(3) == 0 {
+					continue
+				}
+				sw[i] = 1
+				keep = append(keep, i)
 			}
-			if stats[e].Mistakes < sstats[e].Mistakes {
-				t.Fatalf("multi=%v epoch %d: %d mistakes over all rows < %d over the subset", multi, e+1, stats[e].Mistakes, sstats[e].Mistakes)
+			m, stats := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 6, NoShuffle: true, SampleWeight: sw})
+			Xs := X.SelectRows(keep)
+			ys := make([]float64, len(keep))
+			for k, i := range keep {
+				ys[k] = y[i]
 			}
-		}
-		// Weight 2 on every row is LearningRate 2.
-		two := make([]float64, X.Rows)
-		for i := range two {
-			two[i] = 2
-		}
-		m2, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 3, NoShuffle: true, SampleWeight: two, InitScale: 0.1})
-		e2, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 3, NoShuffle: true, LearningRate: 2, InitScale: 0.1})
-		fxSameModel(t, "sample weight 2 vs learning rate 2", m2, e2)
+			ms, sstats := fxFit(t, Xs, ys, Config{Algorithm: Plain, Epochs: 6, NoShuffle: true})
+			fxSameModel(t, fmt.Sprintf("multi=%v: weight-0 rows vs subset", multi), m, ms)
+			for e := range stats {
+				if stats[e].Updates != sstats[e].Updates {
+					t.Fatalf("multi=%v epoch %d: %d updates vs %d on the subset", multi, e+1, stats[e].Updates, sstats[e].Updates)
+				}
+				if stats[e].Mistakes < sstats[e].Mistakes {
+					t.Fatalf("multi=%v epoch %d: %d mistakes over all rows < %d over the subset", multi, e+1, stats[e].Mistakes, sstats[e].Mistakes)
+				}
+			}
+			// Weight 2 on every row is LearningRate 2.
+			two := make([]float64, X.Rows)
+			for i := range two {
+				two[i] = 2
+			}
+			m2, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 3, NoShuffle: true, SampleWeight: two, InitScale: 0.1})
+			e2, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 3, NoShuffle: true, LearningRate: 2, InitScale: 0.1})
+			fxSameModel(t, "sample weight 2 vs learning rate 2", m2, e2)
+		})
 	}
 }
 
@@ -1090,44 +867,46 @@ func TestBatchStepByHand(t *testing.T) {
 	X := sparse.FromDense([][]float32{{2, 0}, {0, 1}, {1, 3}, {-1, 0}})
 	y := []float64{1, 1, -1, -1}
 	for _, eta := range []float64{1, 0.5} {
-		// Step 1 from zero: every row has margin 0, a mistake of loss 0; the
-		// step is η·Σ y·x = η·(2, −2) and the bias η·Σ y = 0.
-		m1, s1 := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 1, LearningRate: eta})
-		w1 := []float32{float32(2 * eta), float32(-2 * eta)}
-		if !slices.Equal(m1.W, w1) || m1.B[0] != 0 {
-			t.Fatalf("η %v: after step 1 W %v B %v, want %v and 0", eta, m1.W, m1.B, w1)
-		}
-		if s1[0].Mistakes != 4 || s1[0].Updates != 4 || s1[0].Loss != 0 {
-			t.Fatalf("η %v: step 1 stats %+v", eta, s1[0])
-		}
-		// R(w1) by hand.
-		risk, mistakes := 0.0, 0
-		for i := 0; i < X.Rows; i++ {
-			row := X.Row(i)
-			s := 0.0
-			for k, j := range row.Ind {
-				s += float64(w1[j]) * float64(row.Val[k])
+		t.Run(fmt.Sprintf("eta=%v", eta), func(t *testing.T) {
+			// Step 1 from zero: every row has margin 0, a mistake of loss 0; the
+			// step is η·Σ y·x = η·(2, −2) and the bias η·Σ y = 0.
+			m1, s1 := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 1, LearningRate: eta})
+			w1 := []float32{float32(2 * eta), float32(-2 * eta)}
+			if !slices.Equal(m1.W, w1) || m1.B[0] != 0 {
+				t.Fatalf("η %v: after step 1 W %v B %v, want %v and 0", eta, m1.W, m1.B, w1)
 			}
-			if mg := y[i] * s; mg <= 0 {
-				risk -= mg
-				mistakes++
+			if s1[0].Mistakes != 4 || s1[0].Updates != 4 || s1[0].Loss != 0 {
+				t.Fatalf("η %v: step 1 stats %+v", eta, s1[0])
 			}
-		}
-		if risk != 2*eta || mistakes != 1 {
-			t.Fatalf("hand computation is off: R = %v, %d mistakes", risk, mistakes)
-		}
-		m2, s2 := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 2, LearningRate: eta})
-		if len(s2) != 2 {
-			t.Fatalf("η %v: %d epochs", eta, len(s2))
-		}
-		if got := s2[1].Loss * float64(s2[1].Rows); math.Abs(got-risk) > 1e-12 || s2[1].Mistakes != mistakes || s2[1].Rows != 4 {
-			t.Fatalf("η %v: epoch 2 Loss·Rows = %v, Mistakes %d; want R(w1) = %v, %d", eta, got, s2[1].Mistakes, risk, mistakes)
-		}
-		// Step 2 adds η·y·x of the one mistaken row (0, 1), y = +1.
-		w2 := []float32{w1[0], w1[1] + float32(eta)}
-		if !slices.Equal(m2.W, w2) || m2.B[0] != float32(eta) {
-			t.Fatalf("η %v: after step 2 W %v B %v, want %v and %v", eta, m2.W, m2.B, w2, eta)
-		}
+			// R(w1) by hand.
+			risk, mistakes := 0.0, 0
+			for i := 0; i < X.Rows; i++ {
+				row := X.Row(i)
+				s := 0.0
+				for k, j := range row.Ind {
+					s += float64(w1[j]) * float64(row.Val[k])
+				}
+				if mg := y[i] * s; mg <= 0 {
+					risk -= mg
+					mistakes++
+				}
+			}
+			if risk != 2*eta || mistakes != 1 {
+				t.Fatalf("hand computation is off: R = %v, %d mistakes", risk, mistakes)
+			}
+			m2, s2 := fxFit(t, X, y, Config{Algorithm: Batch, Epochs: 2, LearningRate: eta})
+			if len(s2) != 2 {
+				t.Fatalf("η %v: %d epochs", eta, len(s2))
+			}
+			if got := s2[1].Loss * float64(s2[1].Rows); math.Abs(got-risk) > 1e-12 || s2[1].Mistakes != mistakes || s2[1].Rows != 4 {
+				t.Fatalf("η %v: epoch 2 Loss·Rows = %v, Mistakes %d; want R(w1) = %v, %d", eta, got, s2[1].Mistakes, risk, mistakes)
+			}
+			// Step 2 adds η·y·x of the one mistaken row (0, 1), y = +1.
+			w2 := []float32{w1[0], w1[1] + float32(eta)}
+			if !slices.Equal(m2.W, w2) || m2.B[0] != float32(eta) {
+				t.Fatalf("η %v: after step 2 W %v B %v, want %v and %v", eta, m2.W, m2.B, w2, eta)
+			}
+		})
 	}
 }
 
@@ -1138,13 +917,15 @@ func TestCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
-		m, stats, err := Fit(ctx, X, y, Config{Algorithm: alg})
-		if !errors.Is(err, context.Canceled) || m == nil || len(stats) != 0 {
-			t.Fatalf("%v, cancelled context: model %v, %d epochs, err %v", alg, m != nil, len(stats), err)
-		}
-		if err := m.Check(); err != nil {
-			t.Fatalf("%v: model of a cancelled Fit fails Check: %v", alg, err)
-		}
+		t.Run(alg.String(), func(t *testing.T) {
+			m, stats, err := Fit(ctx, X, y, Config{Algorithm: alg})
+			if !errors.Is(err, context.Canceled) || m == nil || len(stats) != 0 {
+				t.Fatalf("%v, cancelled context: model %v, %d epochs, err %v", alg, m != nil, len(stats), err)
+			}
+			if err := m.Check(); err != nil {
+				t.Fatalf("%v: model of a cancelled Fit fails Check: %v", alg, err)
+			}
+		})
 	}
 
 	stop := errors.New("enough")
@@ -1182,55 +963,57 @@ func TestTrainLoss(t *testing.T) {
 	X, y := fxIntBinary(23, 300, 20, 4, 0.2)
 	Xm, ym := fxIntMulti(24, 300, 20, 4, 3, 0.2)
 	for _, alg := range []Algorithm{Averaged, Plain, Voted, Batch} {
-		for _, d := range []struct {
-			X *sparse.CSR
-			y []float64
-		}{{X, y}, {Xm, ym}} {
-			m, stats := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 4, TrainLoss: true, Seed: 3})
-			for _, s := range stats {
-				if math.IsNaN(s.TrainLoss) || math.IsInf(s.TrainLoss, 0) || s.TrainLoss < 0 || s.TrainMistakes < 0 || s.TrainMistakes > s.Rows {
-					t.Fatalf("%v epoch %d: TrainLoss %v, TrainMistakes %d", alg, s.Epoch, s.TrainLoss, s.TrainMistakes)
-				}
-			}
-			if alg == Voted {
-				continue // the vote has no margin of its own
-			}
-			// The last epoch's figures are those of the returned model.
-			last := stats[len(stats)-1]
-			mistakes := 0
-			loss := 0.0
-			sc := make([]float32, m.NumRows())
-			for i := 0; i < d.X.Rows; i++ {
-				row := d.X.Row(i)
-				var mg float32
-				if m.Binary() {
-					mg = m.Decision(row)
-					if d.y[i] == m.Classes[0] {
-						mg = -mg
+		t.Run(alg.String(), func(t *testing.T) {
+			for _, d := range []struct {
+				X *sparse.CSR
+				y []float64
+			}{{X, y}, {Xm, ym}} {
+				m, stats := fxFit(t, d.X, d.y, Config{Algorithm: alg, Epochs: 4, TrainLoss: true, Seed: 3})
+				for _, s := range stats {
+					if math.IsNaN(s.TrainLoss) || math.IsInf(s.TrainLoss, 0) || s.TrainLoss < 0 || s.TrainMistakes < 0 || s.TrainMistakes > s.Rows {
+						t.Fatalf("%v epoch %d: TrainLoss %v, TrainMistakes %d", alg, s.Epoch, s.TrainLoss, s.TrainMistakes)
 					}
-				} else {
-					m.Scores(row, sc)
-					c := slices.Index(m.Classes, d.y[i])
-					mg = sc[c] - sc[bestOther(sc, c)]
 				}
-				if mg <= 0 {
-					mistakes++
-					loss -= float64(mg)
+				if alg == Voted {
+					continue // the vote has no margin of its own
+				}
+				// The last epoch's figures are those of the returned model.
+				last := stats[len(stats)-1]
+				mistakes := 0
+				loss := 0.0
+				sc := make([]float32, m.NumRows())
+				for i := 0; i < d.X.Rows; i++ {
+					row := d.X.Row(i)
+					var mg float32
+					if m.Binary() {
+						mg = m.Decision(row)
+						if d.y[i] == m.Classes[0] {
+							mg = -mg
+						}
+					} else {
+						m.Scores(row, sc)
+						c := slices.Index(m.Classes, d.y[i])
+						mg = sc[c] - sc[bestOther(sc, c)]
+					}
+					if mg <= 0 {
+						mistakes++
+						loss -= float64(mg)
+					}
+				}
+				if last.TrainMistakes != mistakes || math.Abs(last.TrainLoss-loss/float64(d.X.Rows)) > 1e-5*(1+loss) {
+					t.Fatalf("%v: last epoch TrainMistakes %d, TrainLoss %v; the model has %d and %v", alg, last.TrainMistakes, last.TrainLoss, mistakes, loss/float64(d.X.Rows))
 				}
 			}
-			if last.TrainMistakes != mistakes || math.Abs(last.TrainLoss-loss/float64(d.X.Rows)) > 1e-5*(1+loss) {
-				t.Fatalf("%v: last epoch TrainMistakes %d, TrainLoss %v; the model has %d and %v", alg, last.TrainMistakes, last.TrainLoss, mistakes, loss/float64(d.X.Rows))
+			_, stats := fxFit(t, X, y, Config{Algorithm: alg, Epochs: 3})
+			for _, s := range stats {
+				if !math.IsNaN(s.TrainLoss) || s.TrainMistakes != -1 {
+					t.Fatalf("%v without TrainLoss: TrainLoss %v, TrainMistakes %d", alg, s.TrainLoss, s.TrainMistakes)
+				}
+				if s.Loss < 0 || math.IsNaN(s.Loss) {
+					t.Fatalf("%v: Loss %v", alg, s.Loss)
+				}
 			}
-		}
-		_, stats := fxFit(t, X, y, Config{Algorithm: alg, Epochs: 3})
-		for _, s := range stats {
-			if !math.IsNaN(s.TrainLoss) || s.TrainMistakes != -1 {
-				t.Fatalf("%v without TrainLoss: TrainLoss %v, TrainMistakes %d", alg, s.TrainLoss, s.TrainMistakes)
-			}
-			if s.Loss < 0 || math.IsNaN(s.Loss) {
-				t.Fatalf("%v: Loss %v", alg, s.Loss)
-			}
-		}
+		})
 	}
 }
 
@@ -1322,24 +1105,26 @@ func TestParseNames(t *testing.T) {
 // trained before it replaced rng.Shuffle stay the same.
 func TestShuffleMatchesRandShuffle(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 17, 1000, 25000} {
-		for seed := range uint64(3) {
-			a := make([]int32, n)
-			b := make([]int32, n)
-			for i := range a {
-				a[i], b[i] = int32(i), int32(i)
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			for seed := range uint64(3) {
+				a := make([]int32, n)
+				b := make([]int32, n)
+				for i := range a {
+					a[i], b[i] = int32(i), int32(i)
+				}
+				ra := rand.New(rand.NewPCG(seed, 1))
+				rb := rand.New(rand.NewPCG(seed, 1))
+				ra.Shuffle(n, func(i, j int) { a[i], a[j] = a[j], a[i] })
+				shuffle(rb, b)
+				if !slices.Equal(a, b) {
+					t.Fatalf("n=%d seed=%d: shuffle differs from rand.Shuffle", n, seed)
+				}
+				// The generators must also be left in the same state.
+				if x, y := ra.Uint64(), rb.Uint64(); x != y {
+					t.Fatalf("n=%d seed=%d: generator state differs after shuffling", n, seed)
+				}
 			}
-			ra := rand.New(rand.NewPCG(seed, 1))
-			rb := rand.New(rand.NewPCG(seed, 1))
-			ra.Shuffle(n, func(i, j int) { a[i], a[j] = a[j], a[i] })
-			shuffle(rb, b)
-			if !slices.Equal(a, b) {
-				t.Fatalf("n=%d seed=%d: shuffle differs from rand.Shuffle", n, seed)
-			}
-			// The generators must also be left in the same state.
-			if x, y := ra.Uint64(), rb.Uint64(); x != y {
-				t.Fatalf("n=%d seed=%d: generator state differs after shuffling", n, seed)
-			}
-		}
+		})
 	}
 }
 
@@ -1351,25 +1136,27 @@ func TestHugeEpochs(t *testing.T) {
 	X, y := fxIntBinary(25, 200, 20, 4, 0) // separable
 	plain, _ := fxFit(t, X, y, Config{Algorithm: Plain, Epochs: 1000, NoShuffle: true})
 	for _, alg := range []Algorithm{Voted, Averaged} {
-		m, stats, err := Fit(context.Background(), X, y, Config{Algorithm: alg, Epochs: math.MaxInt, NoShuffle: true})
-		if err != nil || stats[len(stats)-1].Updates != 0 {
-			t.Fatalf("%v: %v after %d epochs", alg, err, len(stats))
-		}
-		if err := m.Check(); err != nil {
-			t.Fatalf("%v: %v", alg, err)
-		}
-		for i := range X.Rows {
-			if m.Predict(X.Row(i)) != y[i] {
-				t.Fatalf("%v: row %d misclassified after convergence", alg, i)
+		t.Run(alg.String(), func(t *testing.T) {
+			m, stats, err := Fit(context.Background(), X, y, Config{Algorithm: alg, Epochs: math.MaxInt, NoShuffle: true})
+			if err != nil || stats[len(stats)-1].Updates != 0 {
+				t.Fatalf("%v: %v after %d epochs", alg, err, len(stats))
 			}
-		}
-		if alg == Averaged {
-			for j, w := range m.W {
-				if d := math.Abs(float64(w - plain.W[j])); d > 1e-5*math.Abs(float64(plain.W[j]))+1e-6 {
-					t.Fatalf("averaged weight %d = %v, the final vector's %v", j, w, plain.W[j])
+			if err := m.Check(); err != nil {
+				t.Fatalf("%v: %v", alg, err)
+			}
+			for i := range X.Rows {
+				if m.Predict(X.Row(i)) != y[i] {
+					t.Fatalf("%v: row %d misclassified after convergence", alg, i)
 				}
 			}
-		}
+			if alg == Averaged {
+				for j, w := range m.W {
+					if d := math.Abs(float64(w - plain.W[j])); d > 1e-5*math.Abs(float64(plain.W[j]))+1e-6 {
+						t.Fatalf("averaged weight %d = %v, the final vector's %v", j, w, plain.W[j])
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -1422,7 +1209,7 @@ func TestClassWeightUnknownLabel(t *testing.T) {
 	if _, _, err := Fit(context.Background(), X, y, Config{ClassWeight: cw}); !errors.Is(err, ErrConfig) {
 		t.Errorf("Fit: %v", err)
 	}
-	if _, _, err := FitKernel(context.Background(), X, y, KernelConfig{ClassWeight: cw}); !errors.Is(err, ErrConfig) {
+	if _, _, err := FitKernel(context.Background(), X, y, KernelConfig{Config: Config{ClassWeight: cw}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("FitKernel: %v", err)
 	}
 	if _, err := NewLearner([]float64{-1, 1}, 5, Config{ClassWeight: cw}); !errors.Is(err, ErrConfig) {

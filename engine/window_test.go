@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -12,41 +13,43 @@ import (
 // window holds rows from far apart.
 func TestWindowShuffle(t *testing.T) {
 	for _, n := range []int{0, 1, 255, 256, 257, 10000, 100_003, 102_400} {
-		rows := make([]int32, n)
-		for i := range rows {
-			rows[i] = int32(3 * i) // a validation split leaves gaps
-		}
-		got := windowShuffle(rows, rand.New(rand.NewPCG(1, 2)), nil)
-		again := windowShuffle(rows, rand.New(rand.NewPCG(1, 2)), nil)
-		if !slices.Equal(got, again) {
-			t.Fatalf("n=%d: not deterministic", n)
-		}
-		s := slices.Clone(got)
-		slices.Sort(s)
-		if !slices.Equal(s, rows) {
-			t.Fatalf("n=%d: not a permutation of the rows", n)
-		}
-		if n%shuffleChunk != 0 {
-			continue // a short chunk shifts the windows: locality is checked on whole chunks
-		}
-		win := shuffleWindow * shuffleChunk
-		for lo := 0; lo < n; lo += win {
-			seg := got[lo:min(lo+win, n)]
-			chunks := map[int32]bool{}
-			for _, r := range seg {
-				chunks[r/3/shuffleChunk] = true
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			rows := make([]int32, n)
+			for i := range rows {
+				rows[i] = int32(3 * i) // a validation split leaves gaps
 			}
-			if len(chunks) > shuffleWindow {
-				t.Fatalf("n=%d: a window spans %d chunks", n, len(chunks))
+			got := windowShuffle(rows, rand.New(rand.NewPCG(1, 2)), nil)
+			again := windowShuffle(rows, rand.New(rand.NewPCG(1, 2)), nil)
+			if !slices.Equal(got, again) {
+				t.Fatalf("n=%d: not deterministic", n)
 			}
-			if n >= 100_000 && len(seg) == win {
-				// The window's rows come from all over, not one stretch.
-				mn, mx := slices.Min(seg), slices.Max(seg)
-				if int(mx-mn) < 3*n/2 {
-					t.Fatalf("n=%d: a window spans rows %d..%d only", n, mn, mx)
+			s := slices.Clone(got)
+			slices.Sort(s)
+			if !slices.Equal(s, rows) {
+				t.Fatalf("n=%d: not a permutation of the rows", n)
+			}
+			if n%shuffleChunk != 0 {
+				return // a short chunk shifts the windows: locality is checked on whole chunks
+			}
+			win := shuffleWindow * shuffleChunk
+			for lo := 0; lo < n; lo += win {
+				seg := got[lo:min(lo+win, n)]
+				chunks := map[int32]bool{}
+				for _, r := range seg {
+					chunks[r/3/shuffleChunk] = true
+				}
+				if len(chunks) > shuffleWindow {
+					t.Fatalf("n=%d: a window spans %d chunks", n, len(chunks))
+				}
+				if n >= 100_000 && len(seg) == win {
+					// The window's rows come from all over, not one stretch.
+					mn, mx := slices.Min(seg), slices.Max(seg)
+					if int(mx-mn) < 3*n/2 {
+						t.Fatalf("n=%d: a window spans rows %d..%d only", n, mn, mx)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 

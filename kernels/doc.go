@@ -10,7 +10,8 @@
 // bench.BenchmarkBlockVsGemm), for sparse rows as one asm.DotRowsF32 call
 // per row; RBF is computed as exp(−γ(‖x‖² + ‖z‖² − 2x·z)) with the squared
 // norms cached in Data and vek32's vectorized exp on the AVX2 and AVX-512
-// tiers, math.Exp in portable Go on the generic tier. A user-defined Kernel is
+// tiers, math.Exp in portable Go on the generic tier (a noasm build does
+// not link vek32). A user-defined Kernel is
 // evaluated pair by pair, on all cores.
 //
 // A Gram matrix is either a Cache, which computes a row when it is first

@@ -8,8 +8,8 @@ import (
 // DefaultBudget is the memory a Gram matrix may take when the caller
 // gives no budget: 256 MiB, every row of up to 8,192 rows (LIBSVM's
 // default cache is 100 MB, scikit-learn's 200 MB). On letter (15,000
-// rows, 5,260 support vectors) it holds 4,473 rows and training took the
-// same time as with every row held: fresh memory is slow to touch, and a
+// rows, 5,260 support vectors) it holds 4,473 rows, and training is no
+// slower than with every row held: fresh memory is slow to touch, and a
 // recomputed row is cheap.
 const DefaultBudget = 256 << 20
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/viterin/vek/vek32"
 )
 
 // Sentinel errors; errors from this package wrap one of them.
@@ -166,23 +165,18 @@ func (k RBF) NeedsNorms() bool { return true }
 
 // Apply computes the exponent γ·min(2x·z − ‖x‖² − ‖z‖², 0), clamped at
 // rbfFloor, in place and then exp over the whole row. On the AVX2 and
-// AVX-512 tiers each step is a vectorized pass of vek32 over the row; on
-// the generic tier (and so in a noasm build, or with HYPERPLANE_SIMD=generic)
-// it is rbfApplyGeneric, the same steps in portable Go with math.Exp, as
-// the tier promises.
+// AVX-512 tiers each step is a vectorized pass of vek32 over the row
+// (rbfApplySIMD); on the generic tier (and so in a noasm build, which does
+// not link vek32 at all, or with HYPERPLANE_SIMD=generic) it is
+// rbfApplyGeneric, the same steps in portable Go with math.Exp, as the
+// tier promises.
 func (k RBF) Apply(dots []float32, xx float32, zz []float32) {
 	g := float32(orOne(k.Gamma))
 	if asm.Active() == asm.Generic {
 		rbfApplyGeneric(dots, xx, zz[:len(dots)], g)
 		return
 	}
-	vek32.MulNumber_Inplace(dots, 2)
-	vek32.Sub_Inplace(dots, zz[:len(dots)])
-	vek32.AddNumber_Inplace(dots, -xx)
-	vek32.MinimumNumber_Inplace(dots, 0)
-	vek32.MulNumber_Inplace(dots, g)
-	vek32.MaximumNumber_Inplace(dots, rbfFloor)
-	vek32.Exp_Inplace(dots)
+	rbfApplySIMD(dots, xx, zz[:len(dots)], g)
 }
 func (k RBF) String() string { return "rbf:gamma=" + ftoa(orOne(k.Gamma)) }
 

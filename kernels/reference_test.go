@@ -131,11 +131,15 @@ func (d *dataset) variants() []struct {
 func TestAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	g := 0
+	small := raceOn || testing.Short()
+	if testing.Short() {
+		t.Log("-short: the sets of 255 rows, of more than 257 rows and of more than 64 columns are left out")
+	}
 	for _, n := range refSizes {
 		for _, w := range refWidths {
 			p := refDensities[g%len(refDensities)]
 			g++
-			if raceOn && (n > 257 || n == 255 || w > 64) {
+			if small && (n > 257 || n == 255 || w > 64) {
 				continue
 			}
 			// Keep the cost of the larger sets bounded: n²·w·p products.

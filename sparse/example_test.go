@@ -2,53 +2,13 @@ package sparse_test
 
 import (
 	"fmt"
-	"strings"
+	"os"
+	"path/filepath"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	_ "github.com/hyperplane-ml/hyperplane/sparse/hpc"    // registers the HPSC format
+	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm" // registers LIBSVM
 )
-
-func ExampleReadLIBSVM() {
-	input := `# label index:value ...
-+1 1:0.5 3:2
--1 2:1 # a comment
-0
-`
-	d, err := sparse.ReadLIBSVM(strings.NewReader(input), sparse.ReadOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(d.X.Rows, "rows,", d.X.Cols, "cols,", d.X.NNZ(), "nonzeros")
-	for i := range d.X.Rows {
-		v := d.X.Row(i)
-		fmt.Println(d.Y[i], v.Ind, v.Val)
-	}
-
-	_, err = sparse.ReadLIBSVM(strings.NewReader("1 3:1 2:1\n"), sparse.ReadOptions{Name: "bad.svm"})
-	fmt.Println(err)
-	// Output:
-	// 3 rows, 3 cols, 3 nonzeros
-	// 1 [0 2] [0.5 2]
-	// -1 [1] [1]
-	// 0 [] []
-	// bad.svm:1:7: index 2 after 3: indices must be strictly increasing
-}
-
-func ExampleScanner() {
-	input := "1 1:1 2:1\n-1 2:3\n"
-	sc := sparse.NewScanner(strings.NewReader(input), sparse.ReadOptions{Dim: 2})
-	w := []float32{0.5, -0.25}
-	for sc.Scan() {
-		y, x := sc.Row()
-		fmt.Printf("line %d: label %v, score %v\n", sc.Line(), y, x.Dot(w))
-	}
-	if err := sc.Err(); err != nil {
-		fmt.Println(err)
-	}
-	// Output:
-	// line 1: label 1, score 0.25
-	// line 2: label -1, score -0.75
-}
 
 func ExampleVector_Dot() {
 	v := sparse.Vector{Dim: 4, Ind: []int32{0, 3}, Val: []float32{2, -1}}
@@ -73,4 +33,34 @@ func ExampleBuilder() {
 	// Output:
 	// sparse: indices not strictly increasing: entry 1: index 1 after 3
 	// 2 3 [0 2 2] [0 2] [1 2]
+}
+
+// WriteFile picks the format by the file name's ending, ReadFile by the
+// file's first bytes.
+func ExampleReadFile() {
+	dir, err := os.MkdirTemp("", "example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	d := &sparse.Dataset{X: sparse.FromDense([][]float32{{1, 0, 2}, {0, 3, 0}}), Y: []float64{1, -1}}
+	for _, name := range []string{"d.svm", "d.svm.gz", "d.hpc"} {
+		path := filepath.Join(dir, name)
+		if err := sparse.WriteFile(path, d); err != nil {
+			fmt.Println(err)
+			return
+		}
+		format, _ := sparse.SniffFile(path)
+		back, err := sparse.ReadFile(path, sparse.ReadOptions{})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(name, format, back.X.Rows, "rows,", back.X.NNZ(), "nonzeros")
+	}
+	// Output:
+	// d.svm libsvm 2 rows, 3 nonzeros
+	// d.svm.gz libsvm.gz 2 rows, 3 nonzeros
+	// d.hpc hpsc 2 rows, 3 nonzeros
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -21,7 +20,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/kernels"
-	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -29,11 +28,11 @@ import (
 // version is compared figure by figure, by name.
 const benchSuite = "hyperplane-bench/1"
 
-var benchCmd = &command{
-	name:  "bench",
-	args:  "[compare A.json B.json ...]",
-	short: "run the fixed benchmark suite (every SIMD tier), or compare reports across CPUs",
-	long: `Bench runs a fixed, versioned suite and prints a table: dense and sparse
+func newBenchCmd() *Command {
+	c := &Command{
+		UsageLine: "bench [compare A.json B.json ...]",
+		Short:     "run the fixed benchmark suite (every SIMD tier), or compare reports across CPUs",
+		Long: `Bench runs a fixed, versioned suite and prints a table: dense and sparse
 kernels (dot, axpy, gather dot, scatter axpy) at several sizes on every
 SIMD tier this CPU runs, one averaged-perceptron epoch over a generated
 sparse text-like corpus on one core and on all, and RBF kernel rows. Each
@@ -45,73 +44,73 @@ the tiers.
 Bench compare prints reports side by side, each figure's ratio to the
 first report's, and with -plot draws the ratios as a bar chart (SVG or
 PNG by the file's extension).`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		out := fs.String("o", "", "write the report as JSON to this `file`")
-		reps := fs.Int("reps", 7, "repetitions of each figure")
-		ms := fs.Int("ms", 40, "milliseconds per repetition")
-		quick := fs.Bool("quick", false, "a smaller corpus and fewer repetitions (for a smoke test)")
-		plotPath := fs.String("plot", "", "compare: draw the ratios to this `file` (.svg or .png)")
-		return func(args []string, stdout io.Writer) error {
-			if len(args) > 0 && args[0] == "compare" {
-				// (run has parsed flags after compare and between the
-				// reports too.)
-				files := args[1:]
-				if runOnly := setAmong(fs, "o", "reps", "ms", "quick"); len(runOnly) > 0 {
-					return fmt.Errorf("%w: %s apply to a run of the suite, not to compare", errUsage, strings.Join(runOnly, ", "))
+	}
+	fs := &c.Flag
+	out := fs.String("o", "", "write the report as JSON to this `file`")
+	reps := fs.Int("reps", 7, "repetitions of each figure")
+	ms := fs.Int("ms", 40, "milliseconds per repetition")
+	quick := fs.Bool("quick", false, "a smaller corpus and fewer repetitions (for a smoke test)")
+	plotPath := fs.String("plot", "", "compare: draw the ratios to this `file` (.svg or .png)")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		stdout := env.Stdout
+		if len(args) > 0 && args[0] == "compare" {
+			// (run has parsed flags after compare and between the
+			// reports too.)
+			files := args[1:]
+			if runOnly := setAmong(fs, "o", "reps", "ms", "quick"); len(runOnly) > 0 {
+				return usageError("%s apply to a run of the suite, not to compare", strings.Join(runOnly, ", "))
+			}
+			if len(files) < 2 {
+				return usageError("bench compare needs at least two reports")
+			}
+			if len(setAmong(fs, "plot")) > 0 {
+				var ins []arg
+				for _, f := range files {
+					ins = append(ins, arg{"report", f})
 				}
-				if len(files) < 2 {
-					return fmt.Errorf("%w: bench compare needs at least two reports", errUsage)
-				}
-				if len(setAmong(fs, "plot")) > 0 {
-					var ins []arg
-					for _, f := range files {
-						ins = append(ins, arg{"report", f})
-					}
-					// The plot is drawn last; its file is checked first.
-					w, err := prepareOutputs(stdout, ins, arg{"-plot", *plotPath})
-					if err != nil {
-						return err
-					}
-					w.cleanup()
-				}
-				return benchCompare(stdout, files, *plotPath)
-			}
-			if len(args) > 0 {
-				return fmt.Errorf("%w: bench takes no file (did you mean bench compare?)", errUsage)
-			}
-			if *plotPath != "" {
-				return fmt.Errorf("%w: -plot draws a comparison: bench compare -plot FILE A.json B.json", errUsage)
-			}
-			if *reps < 1 || *ms < 1 {
-				return fmt.Errorf("%w: -reps and -ms must be positive", errUsage)
-			}
-			if *quick {
-				*reps, *ms = min(*reps, 3), min(*ms, 5)
-			}
-			var outArgs []arg
-			if len(setAmong(fs, "o")) > 0 {
-				outArgs = append(outArgs, arg{"-o", *out})
-			}
-			w, err := prepareOutputs(stdout, nil, outArgs...)
-			if err != nil {
-				return err
-			}
-			defer w.cleanup()
-			r, err := runBench(stdout, *reps, time.Duration(*ms)*time.Millisecond, *quick)
-			if err != nil {
-				return err
-			}
-			if *out != "" {
-				enc := json.NewEncoder(w.writer(*out))
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(r); err != nil {
+				// The plot is drawn last; its file is checked first.
+				w, err := prepareOutputs(stdout, ins, arg{"-plot", *plotPath})
+				if err != nil {
 					return err
 				}
-				return w.commit()
+				w.cleanup()
 			}
-			return nil
+			return benchCompare(stdout, files, *plotPath)
 		}
-	},
+		if len(args) > 0 {
+			return usageError("bench takes no file (did you mean bench compare?)")
+		}
+		if *plotPath != "" {
+			return usageError("-plot draws a comparison: bench compare -plot FILE A.json B.json")
+		}
+		if *reps < 1 || *ms < 1 {
+			return usageError("-reps and -ms must be positive")
+		}
+		if *quick {
+			*reps, *ms = min(*reps, 3), min(*ms, 5)
+		}
+		var outArgs []arg
+		if len(setAmong(fs, "o")) > 0 {
+			outArgs = append(outArgs, arg{"-o", *out})
+		}
+		w, err := prepareOutputs(stdout, nil, outArgs...)
+		if err != nil {
+			return err
+		}
+		defer w.cleanup()
+		r, err := runBench(ctx, stdout, *reps, time.Duration(*ms)*time.Millisecond, *quick)
+		if err != nil {
+			return err
+		}
+		if *out != "" {
+			if err := printJSON(w.writer(*out), r); err != nil {
+				return err
+			}
+			return w.commit()
+		}
+		return nil
+	}
+	return c
 }
 
 // benchReport is the JSON report of one run of the suite.
@@ -167,7 +166,7 @@ func measure(op func(), work, scale float64, reps int, d time.Duration) (med, lo
 
 var benchSinkF float32
 
-func runBench(stdout io.Writer, reps int, d time.Duration, quick bool) (*benchReport, error) {
+func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, quick bool) (*benchReport, error) {
 	rep := &benchReport{Suite: benchSuite, Time: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
 		GOMAXPROC: runtime.GOMAXPROCS(0), CPU: asm.CPU()}
 	add := func(name, tier, unit string, med, lo, hi float64) {
@@ -251,7 +250,7 @@ func runBench(stdout io.Writer, reps int, d time.Duration, quick bool) (*benchRe
 				last = time.Now()
 				return nil
 			}}
-			if _, _, err := engine.Fit(context.Background(), ds.X, ds.Y, cfg); err != nil {
+			if _, _, err := engine.Fit(ctx, ds.X, ds.Y, cfg); err != nil {
 				return nil, err
 			}
 			for _, t := range times {
@@ -360,7 +359,7 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 	if err != nil {
 		return err
 	}
-	return sparse.WriteFileAtomic(plotPath, func(out io.Writer) error { _, err := w.WriteTo(out); return err })
+	return atomicfile.Write(plotPath, func(out io.Writer) error { _, err := w.WriteTo(out); return err })
 }
 
 func plotExt(p string) string {

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,14 +11,16 @@ import (
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
-var convertCmd = &command{
-	name:  "convert",
-	args:  "IN OUT",
-	short: "convert labelled text (JSONL/TSV) to features, LIBSVM to a binary cache and back",
-	long: `Convert reads IN and writes OUT.
+func newConvertCmd() *Command {
+	c := &Command{
+		UsageLine: "convert IN OUT",
+		Short:     "convert labelled text (JSONL/TSV) to features, LIBSVM to a binary cache and back",
+		Long: `Convert reads IN and writes OUT.
 
 IN is a LIBSVM/SVMlight file (gzip too), a cache file (told by its magic
 bytes), or labelled raw text: JSONL with "label" and "text" fields, or
@@ -45,135 +45,138 @@ that both share buckets, IDF and label numbers:
   hyperplane convert -ngrams 2 -idf -save-featurizer imdb.feat imdb.train.jsonl.gz train.hpc
   hyperplane convert -featurizer imdb.feat imdb.test.jsonl.gz test.hpc
   hyperplane train -test test.hpc train.hpc`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		from := fs.String("from", "", "force the input kind: libsvm, cache or text (default: by content and name)")
-		tfl := addTextFlags(fs, text.Config{}, true)
-		save := fs.String("save-featurizer", "", "text: save the featurizer fitted on IN to this `file`")
-		load := fs.String("featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
-		dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")
-		asJSON := fs.Bool("json", false, "print the result as JSON")
-		return func(args []string, out io.Writer) error {
-			if len(args) != 2 {
-				return fmt.Errorf("%w: convert takes IN and OUT", errUsage)
-			}
-			in, dst := args[0], args[1]
-			src, name, closeIn, err := openInput(in)
-			if err != nil {
-				return err
-			}
-			defer closeIn()
-			kind, err := inputKind(src, in, *from)
-			if err != nil {
-				return err
-			}
-			fitting := tfl.fitting
-			textFlags := append([]string{"save-featurizer", "featurizer"}, tfl.all...)
-			if kind != "text" && len(setAmong(fs, textFlags...)) > 0 {
-				return fmt.Errorf("%w: %s is not text: the text flags do not apply", errUsage, in)
-			}
-			if kind == "text" && *dim != 0 {
-				return fmt.Errorf("%w: -dim fixes the columns of LIBSVM input; text gets its width from -bits or its vocabulary", errUsage)
-			}
-			if *load != "" && *save != "" {
-				return fmt.Errorf("%w: -featurizer applies a saved featurizer, -save-featurizer fits a new one: give one", errUsage)
-			}
-			if *load != "" {
-				// A saved featurizer carries its own settings: flags that
-				// would fit another one would be silently ignored.
-				if set := setAmong(fs, fitting...); len(set) > 0 {
-					return fmt.Errorf("%w: %s fit a featurizer; -featurizer %s applies a saved one with its own settings", errUsage, strings.Join(set, ", "), *load)
-				}
-			}
-			cfg, err := tfl.config(fs)
-			if err != nil {
-				return err
-			}
-			// Both outputs are created now, before the work, and replace
-			// their targets together at the end, or neither does: data
-			// and the featurizer that made them always agree.
-			outArgs := []arg{{"OUT", dst}}
-			if len(setAmong(fs, "save-featurizer")) > 0 {
-				outArgs = append(outArgs, arg{"-save-featurizer", *save})
-			}
-			outs, err := prepareOutputs(out, append([]arg{{"IN", in}, {"-featurizer", *load}}, stdioInput(in)...), outArgs...)
-			if err != nil {
-				return err
-			}
-			defer outs.cleanup()
-			report := out
-			if dst == "-" {
-				report = warnings // standard output carries the data
-			}
-			t0 := time.Now()
-			res := convertResult{In: in, Out: dst, From: kind}
-			var d *sparse.Dataset
-			var f *text.Featurizer
-			switch kind {
-			case "text":
-				topt := tfl.readOptions(name)
-				if *load != "" {
-					if f, err = text.Load(*load); err != nil {
-						return err
-					}
-					d, err = f.VectorizeReader(src, topt)
-				} else {
-					f, d, err = fitText(src, in, topt, cfg)
-				}
-				if err != nil {
-					return interrupted(err)
-				}
-				res.Labels = f.Labels()
-				for _, n := range res.Labels {
-					v, _ := f.Label(n)
-					res.Values = append(res.Values, v)
-				}
-			case "libsvm":
-				if isCachePath(dst) {
-					// Row by row, in bounded memory.
-					ropt := sparse.ReadOptions{Dim: *dim, Name: name}
-					if err := sparse.ConvertLIBSVM(ctxWriter{outs.writer(dst)}, src, ropt, sparse.CacheWriterOptions{}); err != nil {
-						return interrupted(err)
-					}
-					if err := ctx.Err(); err != nil {
-						return interrupted(err)
-					}
-					if err := outs.commit(); err != nil {
-						return err
-					}
-					c, err := sparse.OpenCache(dst, sparse.ReadOptions{})
-					if err != nil {
-						return err
-					}
-					res.Rows, res.Cols, res.NNZ = int(c.Rows()), c.Cols(), c.NNZ()
-					c.Close()
-					return res.print(report, t0, *asJSON)
-				}
-				if d, err = sparse.ReadLIBSVM(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
-					return interrupted(err)
-				}
-			case "cache":
-				if d, err = sparse.ReadCache(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
-					return interrupted(err)
-				}
-			}
-			if err := writeData(ctxWriter{outs.writer(dst)}, dst, d); err != nil {
-				return interrupted(err)
-			}
-			if *save != "" {
-				if err := writeFeaturizer(ctxWriter{outs.writer(*save)}, f); err != nil {
-					return interrupted(err)
-				}
-			}
-			if err := ctx.Err(); err != nil {
-				return interrupted(err)
-			}
-			if err := outs.commit(); err != nil {
-				return err
-			}
-			res.Rows, res.Cols, res.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
-			return res.print(report, t0, *asJSON)
+	}
+	fs := &c.Flag
+	from := fs.String("from", "", "force the input kind: libsvm, cache or text (default: by content and name)")
+	tfl := addTextFlags(fs, text.Config{}, true)
+	save := fs.String("save-featurizer", "", "text: save the featurizer fitted on IN to this `file`")
+	load := fs.String("featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
+	dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		out := env.Stdout
+		if len(args) != 2 {
+			return usageError("convert takes IN and OUT")
 		}
-	},
+		in, dst := args[0], args[1]
+		// The featurizer's settings are checked before anything is read.
+		cfg, err := tfl.config(fs)
+		if err != nil {
+			return err
+		}
+		src, name, closeIn, err := openInput(ctx, env, in)
+		if err != nil {
+			return err
+		}
+		defer closeIn()
+		kind, err := inputKind(src, in, *from)
+		if err != nil {
+			return err
+		}
+		fitting := tfl.fitting
+		textFlags := append([]string{"save-featurizer", "featurizer"}, tfl.all...)
+		if kind != "text" && len(setAmong(fs, textFlags...)) > 0 {
+			return usageError("%s is not text: the text flags do not apply", in)
+		}
+		if kind == "text" && *dim != 0 {
+			return usageError("-dim fixes the columns of LIBSVM input; text gets its width from -bits or its vocabulary")
+		}
+		if *load != "" && *save != "" {
+			return usageError("-featurizer applies a saved featurizer, -save-featurizer fits a new one: give one")
+		}
+		if *load != "" {
+			// A saved featurizer carries its own settings: flags that
+			// would fit another one would be silently ignored.
+			if set := setAmong(fs, fitting...); len(set) > 0 {
+				return usageError("%s fit a featurizer; -featurizer %s applies a saved one with its own settings", strings.Join(set, ", "), *load)
+			}
+		}
+		// Both outputs are created now, before the work, and replace
+		// their targets together at the end, or neither does: data
+		// and the featurizer that made them always agree.
+		outArgs := []arg{{"OUT", dst}}
+		if len(setAmong(fs, "save-featurizer")) > 0 {
+			outArgs = append(outArgs, arg{"-save-featurizer", *save})
+		}
+		outs, err := prepareOutputs(out, append([]arg{{"IN", in}, {"-featurizer", *load}}, stdioInput(env, in)...), outArgs...)
+		if err != nil {
+			return err
+		}
+		defer outs.cleanup()
+		report := out
+		if dst == "-" {
+			report = env.Stderr // standard output carries the data
+		}
+		t0 := time.Now()
+		res := convertResult{In: in, Out: dst, From: kind}
+		var d *sparse.Dataset
+		var f *text.Featurizer
+		switch kind {
+		case "text":
+			topt := tfl.readOptions(name)
+			if *load != "" {
+				if f, err = text.Load(*load); err != nil {
+					return err
+				}
+				d, err = f.VectorizeReader(src, topt)
+			} else {
+				f, d, err = fitText(ctx, src, in, topt, cfg)
+			}
+			if err != nil {
+				return interrupted(ctx, err)
+			}
+			res.Labels = f.Labels()
+			for _, n := range res.Labels {
+				v, _ := f.Label(n)
+				res.Values = append(res.Values, v)
+			}
+		case "libsvm":
+			if isCachePath(dst) {
+				// Row by row, in bounded memory.
+				ropt := sparse.ReadOptions{Dim: *dim, Name: name}
+				if err := hpc.ConvertLIBSVM(ctxWriter{ctx, outs.writer(dst)}, src, ropt, hpc.WriterOptions{}); err != nil {
+					return interrupted(ctx, err)
+				}
+				if err := ctx.Err(); err != nil {
+					return interrupted(ctx, err)
+				}
+				if err := outs.commit(); err != nil {
+					return err
+				}
+				c, err := hpc.Open(dst, hpc.Options{})
+				if err != nil {
+					return err
+				}
+				res.Rows, res.Cols, res.NNZ = int(c.Rows()), c.Cols(), c.NNZ()
+				c.Close()
+				return res.print(report, t0, *asJSON)
+			}
+			if d, err = libsvm.Read(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
+				return interrupted(ctx, err)
+			}
+		case "cache":
+			if d, err = hpc.Read(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
+				return interrupted(ctx, err)
+			}
+		}
+		if err := writeData(ctxWriter{ctx, outs.writer(dst)}, dst, d); err != nil {
+			return interrupted(ctx, err)
+		}
+		if *save != "" {
+			if err := writeFeaturizer(ctxWriter{ctx, outs.writer(*save)}, f); err != nil {
+				return interrupted(ctx, err)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return interrupted(ctx, err)
+		}
+		if err := outs.commit(); err != nil {
+			return err
+		}
+		res.Rows, res.Cols, res.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
+		return res.print(report, t0, *asJSON)
+	}
+	return c
 }
 
 type convertResult struct {
@@ -195,10 +198,14 @@ func (r *convertResult) print(w io.Writer, t0 time.Time, asJSON bool) error {
 		r.MBps = float64(fi.Size()) / 1e6 / r.Seconds
 	}
 	if asJSON {
-		return json.NewEncoder(w).Encode(r)
+		return printJSON(w, r)
 	}
-	fmt.Fprintf(w, "%s (%s) → %s: %d rows, %d columns, %d nonzeros in %.0f ms (%.0f MB/s of input)\n",
-		r.In, r.From, r.Out, r.Rows, r.Cols, r.NNZ, 1e3*r.Seconds, r.MBps)
+	rate := "" // (standard input has no size to measure by)
+	if r.MBps > 0 {
+		rate = fmt.Sprintf(" (%.0f MB/s of input)", r.MBps)
+	}
+	fmt.Fprintf(w, "%s (%s) → %s: %s rows, %s columns, %s nonzeros in %.0f ms%s\n",
+		r.In, r.From, r.Out, commas(int64(r.Rows)), commas(int64(r.Cols)), commas(r.NNZ), 1e3*r.Seconds, rate)
 	if len(r.Labels) > 0 {
 		fmt.Fprintf(w, "labels: %s\n", labelList(r.Labels, r.Values))
 	}
@@ -228,16 +235,17 @@ func labelList(names []string, values []float64) string {
 	return b.String()
 }
 
-func isCachePath(p string) bool { return strings.HasSuffix(p, ".hpc") }
+// isCachePath reports whether a file named p is written as a cache.
+func isCachePath(p string) bool { return sparse.FormatForName(p) == hpc.Name }
 
 // openInput opens IN for convert: the file at path, or standard input
 // for "-", behind one buffered reader through which the kind is told
 // (see inputKind) and then the data read, so that nothing is read twice
 // and a pipe (/dev/stdin too) loses no bytes. It returns the name that
 // errors use and the function that closes the file.
-func openInput(path string) (*bufio.Reader, string, func(), error) {
+func openInput(ctx context.Context, env *Env, path string) (*bufio.Reader, string, func(), error) {
 	if path == "-" {
-		return bufio.NewReaderSize(ctxReader{stdin}, 1<<16), "standard input", func() {}, nil
+		return bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16), "standard input", func() {}, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -250,7 +258,7 @@ func openInput(path string) (*bufio.Reader, string, func(), error) {
 	// A read blocked on a pipe or FIFO that has gone quiet ends when ctx
 	// is cancelled (regular files need not: their reads return).
 	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
-	return bufio.NewReaderSize(ctxReader{f}, 1<<16), path, func() { stop(); f.Close() }, nil
+	return bufio.NewReaderSize(ctxReader{ctx, f}, 1<<16), path, func() { stop(); f.Close() }, nil
 }
 
 // inputKind tells what IN holds, peeking at src without consuming it: a
@@ -261,7 +269,7 @@ func inputKind(src *bufio.Reader, path, from string) (string, error) {
 		return from, nil
 	case "":
 	default:
-		return "", fmt.Errorf("%w: -from %q (want libsvm, cache or text)", errUsage, from)
+		return "", usageError("-from %q (want libsvm, cache or text)", from)
 	}
 	if isCache(src) {
 		return "cache", nil
@@ -278,7 +286,7 @@ func inputKind(src *bufio.Reader, path, from string) (string, error) {
 // second time is harmless where the file is regular); anything else (a
 // pipe, standard input) is read once from src, the documents kept for
 // the fit.
-func fitText(src io.Reader, path string, opt text.ReadOptions, cfg text.Config) (*text.Featurizer, *sparse.Dataset, error) {
+func fitText(ctx context.Context, src io.Reader, path string, opt text.ReadOptions, cfg text.Config) (*text.Featurizer, *sparse.Dataset, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != "-" {
 		f, d, err := text.FitFile(path, opt, cfg)
 		if err == nil {

@@ -110,11 +110,11 @@ func TestConvertTrainMisuse(t *testing.T) {
 		{[]string{"convert", "-from", "text", "-tf", "sqrt", train, filepath.Join(dir, "x.svm")}, 2, "-tf"},
 		{[]string{"train", "-stream", train}, 2, "cache file"},
 		{[]string{"train", "-stream", "-threads", "2", train}, 2, "-stream"},
-		{[]string{"train", "-threads", "-1", train}, 2, "negative"},
+		{[]string{"train", "-threads", "-1", train}, 2, "Workers -1"},
 		{[]string{"train", "-algo", "voted", "-threads", "2", train}, 2, "voted"},
 		{[]string{"train", "-algo", "batch", "-threads", "2", train}, 2, "batch"},
 		{[]string{"train", "-class-weight", "0:5", train}, 2, "none of the classes"},
-		{[]string{"convert", "-vocab", "-bits", "10", "-from", "text", train, filepath.Join(dir, "x.svm")}, 2, "-bits"},
+		{[]string{"convert", "-vocab", "-bits", "10", "-from", "text", train, filepath.Join(dir, "x.svm")}, 2, "Bits = 10 is for hashing"},
 		{[]string{"convert", "-featurizer", filepath.Join(dir, "f.json"), "-ngrams", "2", "-from", "text", train, filepath.Join(dir, "x.svm")}, 2, "-ngrams"},
 		{[]string{"convert", filepath.Join(dir, "missing.svm"), filepath.Join(dir, "x.hpc")}, 1, "missing.svm"},
 	} {

@@ -1,48 +1,47 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
+	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 )
 
-var cpuCmd = &command{
-	name:  "cpu",
-	short: "show the CPU, its SIMD features and the kernel tier in use",
-	long: `Cpu reports the processor as cpuid sees it (brand, family and model, core
+func newCPUCmd() *Command {
+	c := &Command{
+		UsageLine: "cpu",
+		Short:     "show the CPU, its SIMD features and the kernel tier in use",
+		Long: `Cpu reports the processor as cpuid sees it (brand, family and model, core
 counts, cache sizes, feature flags), the kernel tiers it can run and the one
 in use, which HYPERPLANE_SIMD or -simd can force.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		asJSON := fs.Bool("json", false, "print the report as JSON")
-		return func(args []string, out io.Writer) error {
-			if len(args) > 0 {
-				return fmt.Errorf("%w: cpu takes no arguments", errUsage)
-			}
-			c := asm.CPU()
-			if *asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(c)
-			}
-			if c.Brand == "" && c.Vendor == "" {
-				fmt.Fprintf(out, "cpu:      unknown (%s; no cpuid data, as in a -tags noasm build)\n", c.Arch)
-			} else {
-				fmt.Fprintf(out, "cpu:      %s (%s, family %d model %d stepping %d, %s)\n", c.Brand, c.Vendor, c.Family, c.Model, c.Stepping, c.Arch)
-			}
-			fmt.Fprintf(out, "cores:    %d physical, %d logical\n", c.PhysicalCores, c.LogicalCores)
-			fmt.Fprintf(out, "caches:   L1d %s, L2 %s, L3 %s, line %d B\n", size(c.L1DataBytes), size(c.L2Bytes), size(c.L3Bytes), c.CacheLine)
-			fmt.Fprintf(out, "features: %s\n", strings.Join(c.Features, " "))
-			fmt.Fprintf(out, "tiers:    %s (active: %s)\n", strings.Join(c.Tiers, ", "), c.Active)
-			if c.Override != "" {
-				fmt.Fprintf(out, "override: %s\n", c.Override)
-			}
-			return nil
+	}
+	fs := &c.Flag
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		out := env.Stdout
+		if len(args) > 0 {
+			return usageError("cpu takes no arguments")
 		}
-	},
+		c := asm.CPU()
+		if *asJSON {
+			return printJSON(out, c)
+		}
+		if c.Brand == "" && c.Vendor == "" {
+			fmt.Fprintf(out, "cpu:      unknown (%s; no cpuid data, as in a -tags noasm build)\n", c.Arch)
+		} else {
+			fmt.Fprintf(out, "cpu:      %s (%s, family %d model %d stepping %d, %s)\n", c.Brand, c.Vendor, c.Family, c.Model, c.Stepping, c.Arch)
+		}
+		fmt.Fprintf(out, "cores:    %d physical, %d logical\n", c.PhysicalCores, c.LogicalCores)
+		fmt.Fprintf(out, "caches:   L1d %s, L2 %s, L3 %s, line %d B\n", size(c.L1DataBytes), size(c.L2Bytes), size(c.L3Bytes), c.CacheLine)
+		fmt.Fprintf(out, "features: %s\n", strings.Join(c.Features, " "))
+		fmt.Fprintf(out, "tiers:    %s (active: %s)\n", strings.Join(c.Tiers, ", "), c.Active)
+		if c.Override != "" {
+			fmt.Fprintf(out, "override: %s\n", c.Override)
+		}
+		return nil
+	}
+	return c
 }
 
 func size(b int) string {

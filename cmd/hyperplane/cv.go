@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"time"
@@ -25,10 +24,11 @@ type cvJSON struct {
 // crossValidate runs train -cv on d and prints its figures (unless -json,
 // which prints them with the rest). Each fold trains on one core unless
 // -threads asks for more; the folds run side by side on the cores.
-func crossValidate(stdout io.Writer, d *sparse.Dataset, cfg engine.Config, o trainOpts) (*cvJSON, error) {
+func crossValidate(d *sparse.Dataset, cfg engine.Config, o trainOpts) (*cvJSON, error) {
+	stdout := o.env.Stdout
 	t0 := time.Now()
 	cfg.OnEpoch = nil
-	res, err := engine.CrossValidate(ctx, d.X, d.Y, cfg, o.cv)
+	res, err := engine.CrossValidate(o.ctx, d.X, d.Y, cfg, o.cv)
 	if err != nil {
 		return nil, err
 	}
@@ -55,9 +55,7 @@ func crossValidate(stdout io.Writer, d *sparse.Dataset, cfg engine.Config, o tra
 // (10 bins) of m's probabilities on te, labelled rows m's featurizer made.
 func probaMetrics(m *textmodel.Model, te *sparse.Dataset) (logLoss, ece float64, err error) {
 	cal, _ := m.Calibration()
-	sc := m.Classifier().(interface {
-		Scores(sparse.Vector, []float32) []float32
-	})
+	sc := m.Classifier()
 	classes := m.Classes()
 	k := len(classes)
 	proba := make([]float64, 0, te.X.Rows*k)

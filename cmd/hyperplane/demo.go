@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -15,6 +13,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // subjectivity is the embedded demo data set (see data/README.md).
@@ -22,29 +21,32 @@ import (
 //go:embed data/subjectivity.svm.gz
 var subjectivity []byte
 
-var demoCmd = &command{
-	name:  "demo",
-	short: "train and evaluate a perceptron on the embedded demo data",
-	long: `Demo parses the embedded Subjectivity data set (10,000 sentences, 20,913
+func newDemoCmd() *Command {
+	c := &Command{
+		UsageLine: "demo",
+		Short:     "train and evaluate a perceptron on the embedded demo data",
+		Long: `Demo parses the embedded Subjectivity data set (10,000 sentences, 20,913
 word-count features, Pang & Lee 2004), holds out a random 20% for testing,
 trains an averaged perceptron on the rest and prints the test accuracy and
 the training throughput. It needs no download.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		epochs := fs.Int("epochs", 10, "passes over the training rows")
-		plain := fs.Bool("plain", false, "keep the last weights instead of averaging")
-		seed := fs.Uint64("seed", 1, "seed for the split and the shuffling")
-		holdout := fs.Float64("test", 0.2, "fraction of rows held out for testing")
-		asJSON := fs.Bool("json", false, "print the result as JSON")
-		return func(args []string, out io.Writer) error {
-			if len(args) > 0 {
-				return fmt.Errorf("%w: demo takes no arguments", errUsage)
-			}
-			if *epochs < 1 || *holdout <= 0 || *holdout >= 1 {
-				return fmt.Errorf("%w: need -epochs ≥ 1 and 0 < -test < 1", errUsage)
-			}
-			return demo(out, *epochs, *plain, *seed, *holdout, *asJSON)
+	}
+	fs := &c.Flag
+	epochs := fs.Int("epochs", 10, "passes over the training rows")
+	plain := fs.Bool("plain", false, "keep the last weights instead of averaging")
+	seed := fs.Uint64("seed", 1, "seed for the split and the shuffling")
+	holdout := fs.Float64("test", 0.2, "fraction of rows held out for testing")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		out := env.Stdout
+		if len(args) > 0 {
+			return usageError("demo takes no arguments")
 		}
-	},
+		if *epochs < 1 || *holdout <= 0 || *holdout >= 1 {
+			return usageError("need -epochs ≥ 1 and 0 < -test < 1")
+		}
+		return demo(ctx, out, *epochs, *plain, *seed, *holdout, *asJSON)
+	}
+	return c
 }
 
 type demoResult struct {
@@ -63,9 +65,9 @@ type demoResult struct {
 	TestAcc      float64 `json:"test_accuracy"`
 }
 
-func demo(out io.Writer, epochs int, plain bool, seed uint64, holdout float64, asJSON bool) error {
+func demo(ctx context.Context, out io.Writer, epochs int, plain bool, seed uint64, holdout float64, asJSON bool) error {
 	t0 := time.Now()
-	d, err := sparse.ReadLIBSVM(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
+	d, err := libsvm.Read(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
 	if err != nil {
 		return err
 	}
@@ -74,7 +76,7 @@ func demo(out io.Writer, epochs int, plain bool, seed uint64, holdout float64, a
 	perm := rand.New(rand.NewPCG(seed, 2)).Perm(d.Len())
 	nTest := int(float64(d.Len()) * holdout)
 	if nTest == 0 || nTest == d.Len() {
-		return fmt.Errorf("%w: -test %g leaves no rows to test or to train on (of %d)", errUsage, holdout, d.Len())
+		return usageError("-test %g leaves no rows to test or to train on (of %d)", holdout, d.Len())
 	}
 	testIdx, trainIdx := perm[:nTest], perm[nTest:]
 	Xtr, Xte := d.X.SelectRows(trainIdx), d.X.SelectRows(testIdx)
@@ -85,7 +87,7 @@ func demo(out io.Writer, epochs int, plain bool, seed uint64, holdout float64, a
 	if plain {
 		cfg.Algorithm = engine.Plain
 	}
-	m, stats, err := engine.Fit(context.Background(), Xtr, ytr, cfg)
+	m, stats, err := engine.Fit(ctx, Xtr, ytr, cfg)
 	if err != nil {
 		return err
 	}
@@ -99,17 +101,15 @@ func demo(out io.Writer, epochs int, plain bool, seed uint64, holdout float64, a
 		TrainAcc: accuracy(m, Xtr, ytr), TestAcc: accuracy(m, Xte, yte),
 	}
 	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return printJSON(out, r)
 	}
 	kind := "averaged"
 	if plain {
 		kind = "plain"
 	}
 	fmt.Fprintf(out, "data:     %s\n", r.Data)
-	fmt.Fprintf(out, "          %d train / %d test rows, %d features, %d train nonzeros\n", r.TrainRows, r.TestRows, r.Features, r.TrainNNZ)
-	fmt.Fprintf(out, "parse:    %.1f ms (gzip + LIBSVM, %d rows)\n", 1e3*r.ParseSeconds, d.Len())
+	fmt.Fprintf(out, "          %s train / %s test rows, %s features, %s train nonzeros\n", commas(int64(r.TrainRows)), commas(int64(r.TestRows)), commas(int64(r.Features)), commas(r.TrainNNZ))
+	fmt.Fprintf(out, "parse:    %.1f ms (gzip + LIBSVM, %s rows)\n", 1e3*r.ParseSeconds, commas(int64(d.Len())))
 	fmt.Fprintf(out, "train:    %s perceptron, %d epochs, %.1f ms, %.2f ns per nonzero (SIMD tier %s)\n", kind, r.Epochs, 1e3*r.TrainSeconds, r.NsPerNNZ, r.Tier)
 	fmt.Fprintf(out, "accuracy: train %.4f, test %.4f\n", r.TrainAcc, r.TestAcc)
 	return nil

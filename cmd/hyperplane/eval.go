@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
+	"context"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -13,13 +11,14 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
-var evalCmd = &command{
-	name:  "eval",
-	args:  "-model MODEL FILE",
-	short: "evaluate a saved model (linear, kernel or text) on labelled data",
-	long: `Eval loads a model saved by 'hyperplane train -o' (a linear or a kernel
+func newEvalCmd() *Command {
+	c := &Command{
+		UsageLine: "eval -model MODEL FILE",
+		Short:     "evaluate a saved model (linear, kernel or text) on labelled data",
+		Long: `Eval loads a model saved by 'hyperplane train -o' (a linear or a kernel
 perceptron, or a text model trained from raw text, told apart by the
 file's magic), predicts every row of a LIBSVM file and prints accuracy,
 per-class precision, recall and F1, and the confusion matrix. A text model
@@ -27,71 +26,91 @@ reads labelled raw text (JSONL or label<TAB>text, gzip too; FILE - is
 standard input) and also reports the log loss and the expected
 calibration error (ECE, 10 bins) of its probabilities. Features past the model's width weigh zero in a
 linear model; in a kernel model they meet no support vector, but an RBF
-kernel still counts them in the row's norm.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		model := fs.String("model", "", "the model `file`")
-		asJSON := fs.Bool("json", false, "print the result as JSON")
-		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
-		return func(args []string, out io.Writer) error {
-			if len(args) != 1 || *model == "" {
-				return fmt.Errorf("%w: eval needs -model MODEL and one FILE", errUsage)
-			}
-			m, tm, err := loadModel(*model)
-			if err != nil {
-				return err
-			}
-			var d *sparse.Dataset
-			if tm != nil && (args[0] == "-" || textNamed(args[0])) {
-				d, err = readLabelledText(args[0], tm.Featurizer())
-			} else {
-				d, err = readData(args[0])
-			}
-			if err != nil {
-				return err
-			}
-			ws, err := checkData(args[0], d, m, *strict)
-			if err != nil {
-				return err
-			}
-			t0 := time.Now()
-			pred := m.PredictBatch(d.X, nil)
-			secs := time.Since(t0).Seconds()
-			c, err := metrics.NewConfusion(d.Y, pred)
-			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
-			var ll, ece *float64
-			if tm != nil {
-				l, e, err := probaMetrics(tm, d)
-				if err != nil {
-					return fmt.Errorf("%s: %w", args[0], err)
-				}
-				ll, ece = &l, &e
-			}
-			if *asJSON {
-				return json.NewEncoder(out).Encode(struct {
-					File        string             `json:"file"`
-					Model       string             `json:"model"`
-					Rows        int                `json:"rows"`
-					PredictSecs float64            `json:"predict_seconds"`
-					Confusion   *metrics.Confusion `json:"metrics"`
-					LogLoss     *float64           `json:"log_loss,omitempty"`
-					ECE         *float64           `json:"ece,omitempty"`
-					Warnings    []string           `json:"warnings,omitempty"`
-				}{args[0], *model, d.X.Rows, secs, c, ll, ece, ws})
-			}
-			fmt.Fprintf(out, "%s on %s: %d rows predicted in %.1f ms\n", *model, args[0], d.X.Rows, 1e3*secs)
-			if ll != nil {
-				cal := "not calibrated"
-				if cb, ok := tm.Calibration(); ok {
-					cal = "calibration " + cb.String()
-				}
-				fmt.Fprintf(out, "probabilities: log loss %.4f, calibration error (ECE, 10 bins) %.4f (%s)\n", *ll, *ece, cal)
-			}
-			fmt.Fprintln(out)
-			return c.WriteReport(out)
+kernel still counts them in the row's norm.
+
+A model trained on features that convert made from text reports its
+labels by name with -featurizer, the featurizer convert saved, and then
+also reads labelled raw text (a FILE named .jsonl, .json, .tsv or .txt,
+or -), which the featurizer turns into features as convert would.`,
+	}
+	fs := &c.Flag
+	model := fs.String("model", "", "the model `file`")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
+	feat := fs.String("featurizer", "", "name the labels by this text featurizer `file` (see convert), and read labelled raw text with it")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		out := env.Stdout
+		if len(args) != 1 || *model == "" {
+			return usageError("eval needs -model MODEL and one FILE")
 		}
-	},
+		m, tm, err := loadModel(*model)
+		if err != nil {
+			return err
+		}
+		var names *text.Featurizer
+		switch {
+		case tm != nil && *feat != "":
+			return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
+		case tm != nil:
+			names = tm.Featurizer()
+		case *feat != "":
+			if names, err = text.Load(*feat); err != nil {
+				return err
+			}
+		}
+		var d *sparse.Dataset
+		if names != nil && (args[0] == "-" || textNamed(args[0])) {
+			d, err = readLabelledText(ctx, env, args[0], names)
+		} else {
+			d, err = readData(ctx, env, args[0])
+		}
+		if err != nil {
+			return inFile(args[0], err)
+		}
+		ws, err := checkData(env, args[0], d, m, *strict)
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		pred := m.PredictBatch(d.X, nil)
+		secs := time.Since(t0).Seconds()
+		c, err := metrics.NewConfusion(d.Y, pred)
+		if err != nil {
+			return inFile(args[0], err)
+		}
+		var ll, ece *float64
+		if tm != nil {
+			l, e, err := probaMetrics(tm, d)
+			if err != nil {
+				return inFile(args[0], err)
+			}
+			ll, ece = &l, &e
+		}
+		if *asJSON {
+			return printJSON(out, struct {
+				File        string             `json:"file"`
+				Model       string             `json:"model"`
+				Rows        int                `json:"rows"`
+				PredictSecs float64            `json:"predict_seconds"`
+				Confusion   *metrics.Confusion `json:"metrics"`
+				Names       []string           `json:"label_names,omitempty"` // of metrics' labels, in order
+				LogLoss     *float64           `json:"log_loss,omitempty"`
+				ECE         *float64           `json:"ece,omitempty"`
+				Warnings    []string           `json:"warnings,omitempty"`
+			}{args[0], *model, d.X.Rows, secs, c, labelNames(c, names), ll, ece, ws})
+		}
+		fmt.Fprintf(out, "%s on %s: %s rows predicted in %.1f ms\n", *model, args[0], commas(int64(d.X.Rows)), 1e3*secs)
+		if ll != nil {
+			cal := "not calibrated"
+			if cb, ok := tm.Calibration(); ok {
+				cal = "calibration " + cb.String()
+			}
+			fmt.Fprintf(out, "probabilities: log loss %.4f, calibration error (ECE, 10 bins) %.4f (%s)\n", *ll, *ece, cal)
+		}
+		fmt.Fprintln(out)
+		return writeReport(out, c, labelNames(c, names))
+	}
+	return c
 }
 
 // checkData looks at data a model m is about to be measured on (labels
@@ -100,7 +119,7 @@ kernel still counts them in the row's norm.`,
 // and labels the model has no class for (see labelWarning). Each warning
 // is written on stderr, one line each, and returned for -json; with
 // strict, the features past the width are an error instead.
-func checkData(path string, d *sparse.Dataset, m engine.Classifier, strict bool) ([]string, error) {
+func checkData(env *Env, path string, d *sparse.Dataset, m engine.Classifier, strict bool) ([]string, error) {
 	var ws []string
 	w, err := widthWarning(path, d.X, m, strict)
 	if err != nil {
@@ -113,16 +132,16 @@ func checkData(path string, d *sparse.Dataset, m engine.Classifier, strict bool)
 		ws = append(ws, w)
 	}
 	for _, w := range ws {
-		fmt.Fprintf(warnings, "hyperplane: warning: %s\n", w)
+		env.warn("%s", w)
 	}
 	return ws, nil
 }
 
 // checkWidth is checkData for data without labels to measure (predict).
-func checkWidth(path string, X *sparse.CSR, m engine.Classifier, strict bool) error {
+func checkWidth(env *Env, path string, X *sparse.CSR, m engine.Classifier, strict bool) error {
 	w, err := widthWarning(path, X, m, strict)
 	if w != "" {
-		fmt.Fprintf(warnings, "hyperplane: warning: %s\n", w)
+		env.warn("%s", w)
 	}
 	return err
 }
@@ -134,13 +153,7 @@ func checkWidth(path string, X *sparse.CSR, m engine.Classifier, strict bool) er
 // error. It goes by the indices X uses, not its declared width: a cache
 // file made with a featurizer declares all of its 2^bits columns.
 func widthWarning(path string, X *sparse.CSR, m engine.Classifier, strict bool) (string, error) {
-	dim := 0
-	switch m := m.(type) {
-	case *engine.Model:
-		dim = m.Dim
-	case *engine.KernelModel:
-		dim = m.Dim
-	}
+	dim := m.NumFeatures()
 	if X.Cols <= dim {
 		return "", nil
 	}
@@ -171,13 +184,7 @@ func widthWarning(path string, X *sparse.CSR, m engine.Classifier, strict bool) 
 // another scheme (0/1 against a model trained on -1/+1) would score 0
 // with no other sign of why.
 func labelWarning(path string, y []float64, m engine.Classifier) string {
-	var classes []float64
-	switch m := m.(type) {
-	case *engine.Model:
-		classes = m.Classes
-	case *engine.KernelModel:
-		classes = m.Classes
-	}
+	classes := m.ClassValues()
 	rows := 0
 	unknown := map[float64]bool{}
 	for _, v := range y {

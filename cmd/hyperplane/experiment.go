@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"image/color"
 	"io"
@@ -21,14 +20,16 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
-var experimentCmd = &command{
-	name:  "experiment",
-	args:  "convergence|variants|margins",
-	short: "measure the perceptron against its theory (mistake bound) and its variants against each other, with plots",
-	long: `Experiment convergence generates linearly separable data with a known unit
+func newExperimentCmd() *Command {
+	c := &Command{
+		UsageLine: "experiment convergence|variants|margins",
+		Short:     "measure the perceptron against its theory (mistake bound) and its variants against each other, with plots",
+		Long: `Experiment convergence generates linearly separable data with a known unit
 separator u and margin γ (points in the ball of radius R; see 'gen -kind
 separable'), trains the plain perceptron through the origin until an
 epoch makes no mistake, and records the mistakes made, the bound (R/γ)²
@@ -53,44 +54,46 @@ perceptron, Crammer et al.'s for the PA family, least over the multiples
 of the true separator) and the geometric margin of its final weights, in
 margins.csv and margins_{separable,noisy}.{svg,png}. A run whose
 mistakes exceed its bound is a bug: the command fails.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		out := fs.String("o", "experiment", "write the CSV and the plots into this `dir`")
-		seeds := fs.Int("seeds", 5, "convergence, margins: seeds per setting")
-		quick := fs.Bool("quick", false, "convergence, margins: a small sweep (seconds)")
-		epochs := fs.Int("epochs", 15, "variants: epochs")
-		train := fs.String("train", "", "variants: training `file` (default: the embedded Subjectivity data, 80/20 split)")
-		test := fs.String("test", "", "variants: test `file`")
-		return func(args []string, stdout io.Writer) error {
-			if len(args) != 1 {
-				return fmt.Errorf("%w: experiment takes convergence, variants or margins", errUsage)
-			}
-			// The arguments are checked before -o is made, so that a
-			// misuse leaves nothing behind.
-			if *out == "" {
-				return fmt.Errorf("%w: -o: the directory name is empty", errUsage)
-			}
-			mkdir := func() error { return outDir(*out) }
-			switch args[0] {
-			case "convergence", "margins":
-				if *seeds < 1 {
-					return fmt.Errorf("%w: -seeds must be at least 1", errUsage)
-				}
-				if err := mkdir(); err != nil {
-					return err
-				}
-				if args[0] == "margins" {
-					return marginsExperiment(stdout, *out, *seeds, *quick)
-				}
-				return convergence(stdout, *out, *seeds, *quick)
-			case "variants":
-				if (*train == "") != (*test == "") || *epochs < 1 {
-					return fmt.Errorf("%w: variants needs both -train and -test or neither, and -epochs ≥ 1", errUsage)
-				}
-				return variants(stdout, *out, *train, *test, *epochs, mkdir)
-			}
-			return fmt.Errorf("%w: unknown experiment %q (want convergence, variants or margins)", errUsage, args[0])
+	}
+	fs := &c.Flag
+	out := fs.String("o", "experiment", "write the CSV and the plots into this `dir`")
+	seeds := fs.Int("seeds", 5, "convergence, margins: seeds per setting")
+	quick := fs.Bool("quick", false, "convergence, margins: a small sweep (seconds)")
+	epochs := fs.Int("epochs", 15, "variants: epochs")
+	train := fs.String("train", "", "variants: training `file` (default: the embedded Subjectivity data, 80/20 split)")
+	test := fs.String("test", "", "variants: test `file`")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		stdout := env.Stdout
+		if len(args) != 1 {
+			return usageError("experiment takes convergence, variants or margins")
 		}
-	},
+		// The arguments are checked before -o is made, so that a
+		// misuse leaves nothing behind.
+		if *out == "" {
+			return usageError("-o: the directory name is empty")
+		}
+		mkdir := func() error { return outDir(*out) }
+		switch args[0] {
+		case "convergence", "margins":
+			if *seeds < 1 {
+				return usageError("-seeds must be at least 1")
+			}
+			if err := mkdir(); err != nil {
+				return err
+			}
+			if args[0] == "margins" {
+				return marginsExperiment(ctx, stdout, *out, *seeds, *quick)
+			}
+			return convergence(ctx, stdout, *out, *seeds, *quick)
+		case "variants":
+			if (*train == "") != (*test == "") || *epochs < 1 {
+				return usageError("variants needs both -train and -test or neither, and -epochs ≥ 1")
+			}
+			return variants(ctx, stdout, *out, *train, *test, *epochs, mkdir)
+		}
+		return usageError("unknown experiment %q (want convergence, variants or margins)", args[0])
+	}
+	return c
 }
 
 // convRun is one training run of the convergence experiment.
@@ -105,7 +108,7 @@ type convRun struct {
 	cosine           float64
 }
 
-func convergence(stdout io.Writer, dir string, seeds int, quick bool) error {
+func convergence(ctx context.Context, stdout io.Writer, dir string, seeds int, quick bool) error {
 	type setting struct {
 		sweep string
 		n, d  int
@@ -133,7 +136,7 @@ func convergence(stdout io.Writer, dir string, seeds int, quick bool) error {
 	var runs []convRun
 	for _, s := range sets {
 		for seed := 1; seed <= seeds; seed++ {
-			r, err := convergenceRun(s.sweep, s.n, s.d, s.gamma, uint64(seed))
+			r, err := convergenceRun(ctx, s.sweep, s.n, s.d, s.gamma, uint64(seed))
 			if err != nil {
 				return err
 			}
@@ -188,13 +191,13 @@ func convergence(stdout io.Writer, dir string, seeds int, quick bool) error {
 	return nil
 }
 
-func convergenceRun(sweep string, n, d int, gamma float64, seed uint64) (convRun, error) {
+func convergenceRun(ctx context.Context, sweep string, n, d int, gamma float64, seed uint64) (convRun, error) {
 	s, err := synth.Separable{N: n, Dim: d, Margin: gamma, Radius: 1, Seed: seed}.Generate()
 	if err != nil {
 		return convRun{}, err
 	}
 	const maxEpochs = 100000
-	m, stats, err := engine.Fit(context.Background(), s.Data.X, s.Data.Y, engine.Config{
+	m, stats, err := engine.Fit(ctx, s.Data.X, s.Data.Y, engine.Config{
 		Algorithm: engine.Plain, Bias: engine.NoBias, Epochs: maxEpochs, Seed: seed,
 	})
 	if err != nil {
@@ -235,7 +238,7 @@ func groupRuns(runs []convRun, sweep string) [][]convRun {
 }
 
 func writeConvCSV(path string, runs []convRun) error {
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"sweep", "n", "d", "gamma", "seed", "radius", "measured_gamma", "bound", "mistakes", "epochs", "converged", "cosine"})
 		f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
@@ -293,18 +296,18 @@ func savePlot(p *plot.Plot, base string) error {
 		if err != nil {
 			return err
 		}
-		if err := sparse.WriteFileAtomic(base+ext, func(out io.Writer) error { _, err := w.WriteTo(out); return err }); err != nil {
+		if err := atomicfile.Write(base+ext, func(out io.Writer) error { _, err := w.WriteTo(out); return err }); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int, mkdir func() error) error {
+func variants(ctx context.Context, stdout io.Writer, dir, trainPath, testPath string, epochs int, mkdir func() error) error {
 	var tr, te *sparse.Dataset
 	name := "Subjectivity (embedded), 80/20 split"
 	if trainPath == "" {
-		d, err := sparse.ReadLIBSVM(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
+		d, err := libsvm.Read(bytes.NewReader(subjectivity), sparse.ReadOptions{Name: "subjectivity.svm.gz"})
 		if err != nil {
 			return err
 		}
@@ -323,7 +326,7 @@ func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int, mkd
 		if te.X.Rows == 0 {
 			// Accuracy on no rows is NaN: nothing to plot, and an existing
 			// variants.csv would be replaced by NaN.
-			return fmt.Errorf("%w: %s has no rows to test on", errUsage, testPath)
+			return usageError("%s has no rows to test on", testPath)
 		}
 		name = trainPath + " → " + testPath
 	}
@@ -340,7 +343,7 @@ func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int, mkd
 			if alg == engine.Batch {
 				cfg.LearningRate = 0.1
 			}
-			m, _, err := engine.Fit(context.Background(), tr.X, tr.Y, cfg)
+			m, _, err := engine.Fit(ctx, tr.X, tr.Y, cfg)
 			if err != nil {
 				return err
 			}
@@ -353,7 +356,7 @@ func variants(stdout io.Writer, dir, trainPath, testPath string, epochs int, mkd
 			acc[a] = append(acc[a], float64(right)/float64(te.X.Rows))
 		}
 	}
-	err := sparse.WriteFileAtomic(filepath.Join(dir, "variants.csv"), func(w io.Writer) error {
+	err := atomicfile.Write(filepath.Join(dir, "variants.csv"), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"epoch", "plain", "averaged", "voted", "batch"})
 		for e := range epochs {
@@ -404,7 +407,7 @@ func outDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	p, err := sparse.CreatePending(filepath.Join(dir, "results"))
+	p, err := atomicfile.Create(filepath.Join(dir, "results"))
 	if err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}

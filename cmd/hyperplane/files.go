@@ -2,29 +2,16 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/klauspost/compress/gzip"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
-
-// ctx is cancelled when the process is asked to stop (SIGINT, SIGTERM,
-// SIGHUP); run sets it for the command it runs. Commands that write files
-// check it during their work, and remove what they had started to write.
-var ctx = context.Background()
-
-// baseCtx is the context run derives ctx from (a test cancels it).
-var baseCtx = context.Background()
-
-// stdin is what "-" reads (a test replaces it).
-var stdin io.Reader = os.Stdin
 
 // arg is a file named on the command line, with what named it (a flag,
 // or the argument's place) for messages.
@@ -35,7 +22,7 @@ type arg struct{ what, path string }
 // starts, so that a target that cannot be written stops it before the
 // work is spent, and replaced together once the work is done.
 type outputs struct {
-	files   []*sparse.PendingFile
+	files   []*atomicfile.File
 	byPath  map[string]io.Writer
 	stdout  io.Writer
 	cleaned bool
@@ -50,16 +37,16 @@ type outputs struct {
 func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, error) {
 	for i, o := range outs {
 		if o.path == "" {
-			return nil, fmt.Errorf("%w: %s: the file name is empty", errUsage, o.what)
+			return nil, usageError("%s: the file name is empty", o.what)
 		}
 		for _, in := range inputs {
 			if in.path != "" && sameFile(in.path, o.path) {
-				return nil, fmt.Errorf("%w: %s %s is the input %s %s: writing it would destroy what is read", errUsage, o.what, o.path, in.what, in.path)
+				return nil, usageError("%s %s is the input %s %s: writing it would destroy what is read", o.what, o.path, in.what, in.path)
 			}
 		}
 		for _, o2 := range outs[:i] {
 			if sameFile(o.path, o2.path) {
-				return nil, fmt.Errorf("%w: %s %s and %s %s are the same file", errUsage, o2.what, o2.path, o.what, o.path)
+				return nil, usageError("%s %s and %s %s are the same file", o2.what, o2.path, o.what, o.path)
 			}
 		}
 	}
@@ -69,7 +56,7 @@ func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, erro
 			w.byPath["-"] = stdout
 			continue
 		}
-		p, err := sparse.CreatePending(o.path)
+		p, err := atomicfile.Create(o.path)
 		if err != nil {
 			w.cleanup()
 			return nil, err
@@ -84,7 +71,7 @@ func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, erro
 func (w *outputs) writer(path string) io.Writer { return w.byPath[path] }
 
 // commit replaces every output's target, or none (see
-// sparse.ReplaceTogether). It does not look at ctx: train saves what it
+// atomicfile.ReplaceTogether). It does not look at ctx: train saves what it
 // has when interrupted; commands that drop their work check ctx first.
 func (w *outputs) commit() error {
 	for _, p := range w.files {
@@ -99,7 +86,7 @@ func (w *outputs) commit() error {
 			return err
 		}
 	}
-	return sparse.ReplaceTogether(w.files...)
+	return atomicfile.ReplaceTogether(w.files...)
 }
 
 // cleanup removes the temporary files of the outputs not committed.
@@ -111,8 +98,9 @@ func (w *outputs) cleanup() {
 
 // interrupted words err, the error of work cut short, as an interruption
 // when a signal has cancelled ctx (the error is then whatever the read or
-// write that noticed it made of it).
-func interrupted(err error) error {
+// write that noticed it made of it). Commands that write files check ctx
+// during their work, and remove what they had started to write.
+func interrupted(ctx context.Context, err error) error {
 	if err != nil && ctx.Err() != nil {
 		return errors.New("interrupted: nothing written")
 	}
@@ -150,11 +138,11 @@ func canonical(path string) string {
 
 // stdioInput returns stdin as an input arg to compare outputs with when
 // it is a file (hyperplane convert - out.svm < out.svm), else nothing.
-func stdioInput(path string) []arg {
+func stdioInput(env *Env, path string) []arg {
 	if path != "-" {
 		return nil
 	}
-	if f, ok := stdin.(*os.File); ok {
+	if f, ok := env.Stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			return []arg{{"standard input", "/dev/stdin"}}
 		}
@@ -164,60 +152,51 @@ func stdioInput(path string) []arg {
 
 // ctxReader fails its reads once ctx is cancelled, so that a long read or
 // conversion stops at the next buffer.
-type ctxReader struct{ r io.Reader }
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
 
 func (c ctxReader) Read(p []byte) (int, error) {
-	if err := ctx.Err(); err != nil {
+	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
 	return c.r.Read(p)
 }
 
 // ctxWriter fails its writes once ctx is cancelled.
-type ctxWriter struct{ w io.Writer }
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
 
 func (c ctxWriter) Write(p []byte) (int, error) {
-	if err := ctx.Err(); err != nil {
+	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
 	return c.w.Write(p)
 }
 
-// writeData writes d to w in the format path's name asks for: a cache
-// (.hpc), gzip-compressed LIBSVM (.gz) or LIBSVM.
+// writeData writes d to w in the format path's name asks for (see
+// sparse.FormatForName): a cache (.hpc), gzip-compressed LIBSVM (.gz) or
+// LIBSVM.
 func writeData(w io.Writer, path string, d *sparse.Dataset) error {
-	switch {
-	case isCachePath(path):
-		return sparse.WriteCache(w, d)
-	case strings.HasSuffix(path, ".gz"):
-		zw := gzip.NewWriter(w)
-		if err := sparse.WriteLIBSVM(zw, d); err != nil {
-			return err
-		}
-		return zw.Close()
-	}
-	return sparse.WriteLIBSVM(w, d)
+	return sparse.Write(w, path, d)
 }
 
 // readData reads the data set at path, a cache or LIBSVM file (gzip too),
 // as sparse.ReadFile does; "-" reads standard input, told apart by its
 // first bytes, which are read once.
-func readData(path string) (*sparse.Dataset, error) {
+func readData(ctx context.Context, env *Env, path string) (*sparse.Dataset, error) {
 	if path != "-" {
 		return sparse.ReadFile(path, sparse.ReadOptions{})
 	}
-	br := bufio.NewReaderSize(ctxReader{stdin}, 1<<16)
-	opt := sparse.ReadOptions{Name: "standard input"}
-	if isCache(br) {
-		return sparse.ReadCache(br, opt)
-	}
-	return sparse.ReadLIBSVM(br, opt)
+	return sparse.Read(bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16), sparse.ReadOptions{Name: "standard input"})
 }
 
 // isCache reports whether br starts with a cache file's magic bytes,
 // without consuming them.
 func isCache(br *bufio.Reader) bool {
-	b, _ := br.Peek(4)
-	ok, _ := sparse.IsCache(bytes.NewReader(b))
-	return ok
+	f, _ := sparse.Sniff(br)
+	return f == hpc.Name
 }

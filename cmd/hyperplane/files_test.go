@@ -39,13 +39,11 @@ func TestConvertStdinGzip(t *testing.T) {
 			t.Fatal(err)
 		}
 		go func() { w.Write(gz.Bytes()); w.Close() }()
-		stdin = r
 		dst := out
 		if out != "-" {
 			dst = filepath.Join(dir, out)
 		}
-		code, stdout, errOut := runCmd("convert", "-", dst)
-		stdin = os.Stdin
+		code, stdout, errOut := runWith(context.Background(), r, "convert", "-", dst)
 		r.Close()
 		if code != 0 {
 			t.Fatalf("convert - %s: exit %d: %s", out, code, errOut)
@@ -220,13 +218,11 @@ func TestGenCancelled(t *testing.T) {
 	dir := t.TempDir()
 	c, cancel := context.WithCancel(context.Background())
 	cancel()
-	baseCtx = c
-	defer func() { baseCtx = context.Background() }()
 	for _, args := range [][]string{
 		{"gen", "-rows", "1000", filepath.Join(dir, "g.svm")},
 		{"convert", writeFile(t, dir, "in.svm", smallSVM), filepath.Join(dir, "c.hpc")},
 	} {
-		code, _, errOut := runCmd(args...)
+		code, _, errOut := runWith(c, nil, args...)
 		if code != 1 || !strings.Contains(errOut, "interrupted") {
 			t.Errorf("%v cancelled: exit %d, %q", args, code, errOut)
 		}

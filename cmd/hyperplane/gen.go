@@ -1,23 +1,19 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"flag"
+	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
-var genCmd = &command{
-	name:  "gen",
-	args:  "[-kind text|separable] OUT",
-	short: "generate a synthetic data set (text-like Zipf corpus, or separable with a known margin)",
-	long: `Gen writes a synthetic data set to OUT: a cache file when OUT ends in .hpc,
+func newGenCmd() *Command {
+	c := &Command{
+		UsageLine: "gen [-kind text|separable] OUT",
+		Short:     "generate a synthetic data set (text-like Zipf corpus, or separable with a known margin)",
+		Long: `Gen writes a synthetic data set to OUT: a cache file when OUT ends in .hpc,
 else LIBSVM (gzip-compressed when it ends in .gz). The same flags give the
 same data on any machine of the same architecture, whatever -threads.
 
@@ -32,111 +28,107 @@ by another with probability -noise. Issue 5's scale test is
 -dim dimensions, labelled ±1 by a random unit separator u through the
 origin, every point at distance at least -margin from its hyperplane, so
 the perceptron makes at most (R/γ)² mistakes on it. The exact R and γ are
-printed.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		kind := fs.String("kind", "text", "what to generate: text or separable")
-		rows := fs.Int("rows", 100000, "rows (points)")
-		dim := fs.Int("dim", 0, "features (0: 2^20 for text, 100 for separable)")
-		nnz := fs.Float64("nnz", synth.DefaultMeanNNZ, "text: mean nonzeros per row")
-		zipf := fs.Float64("zipf", synth.DefaultZipf, "text: Zipf exponent of feature popularity")
-		classes := fs.Int("classes", 2, "text: number of classes")
-		noise := fs.Float64("noise", 0, "text: probability of a label flip")
-		margin := fs.Float64("margin", 0.1, "separable: margin γ")
-		radius := fs.Float64("radius", 1, "separable: radius R of the ball")
-		seed := fs.Uint64("seed", 0, "seed")
-		threads := fs.Int("threads", 0, "goroutines (0: all cores); the data do not depend on it")
-		asJSON := fs.Bool("json", false, "print the result as JSON")
-		return func(args []string, stdout io.Writer) error {
-			if len(args) != 1 {
-				return fmt.Errorf("%w: gen takes one OUT file", errUsage)
+printed.
+
+OUT - is standard output (LIBSVM), the report then going to standard
+error.`,
+	}
+	fs := &c.Flag
+	kind := fs.String("kind", "text", "what to generate: text or separable")
+	rows := fs.Int("rows", 100000, "rows (points)")
+	dim := fs.Int("dim", 0, "features (0: 2^20 for text, 100 for separable)")
+	nnz := fs.Float64("nnz", synth.DefaultMeanNNZ, "text: mean nonzeros per row")
+	zipf := fs.Float64("zipf", synth.DefaultZipf, "text: Zipf exponent of feature popularity")
+	classes := fs.Int("classes", 2, "text: number of classes")
+	noise := fs.Float64("noise", 0, "text: probability of a label flip")
+	margin := fs.Float64("margin", 0.1, "separable: margin γ")
+	radius := fs.Float64("radius", 1, "separable: radius R of the ball")
+	seed := fs.Uint64("seed", 0, "seed")
+	threads := fs.Int("threads", 0, "goroutines (0: all cores); the data do not depend on it")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		stdout := env.Stdout
+		if len(args) != 1 {
+			return usageError("gen takes one OUT file")
+		}
+		// Gen holds the whole data set in memory before writing it:
+		// refuse what cannot fit, as the readers do (sparse.MaxNNZ).
+		if *kind == "text" && (!(*nnz > 0) || !(*zipf > 0) || *classes < 1) {
+			// The library reads 0 as its default; a flag written as
+			// 0 asks for something else.
+			return usageError("-nnz, -zipf and -classes must be positive")
+		}
+		per := *nnz
+		if *kind == "separable" {
+			per = float64(*dim) // dense rows
+			if per == 0 {
+				per = 100 // the default width
 			}
-			// Gen holds the whole data set in memory before writing it:
-			// refuse what cannot fit, as the readers do (sparse.MaxNNZ).
-			if *rows < 0 || *dim < 0 {
-				return fmt.Errorf("%w: -rows and -dim must not be negative", errUsage)
-			}
-			if *kind == "text" && (!(*nnz > 0) || !(*zipf > 0) || *classes < 1) {
-				// The library reads 0 as its default; a flag written as
-				// 0 asks for something else.
-				return fmt.Errorf("%w: -nnz, -zipf and -classes must be positive", errUsage)
-			}
-			per := *nnz
-			if *kind == "separable" {
-				per = float64(*dim) // dense rows
-				if per == 0 {
-					per = 100 // the default width
-				}
-			}
-			if per > sparse.DefaultMaxRowNNZ/2 {
-				// (A text row's nonzeros vary about -nnz.)
-				return fmt.Errorf("%w: rows of %s features (-dim for -kind separable, whose rows are dense; -nnz for text) pass the %s a row may hold: the readers would refuse the file", errUsage, commas(int64(per)), commas(sparse.DefaultMaxRowNNZ))
-			}
-			if est := float64(*rows) * per; est > sparse.DefaultMaxNNZ {
-				return fmt.Errorf("%w: -rows %s would make about %s nonzeros, more than the %s that fit in memory", errUsage, commas(int64(*rows)), commas(int64(est)), commas(sparse.DefaultMaxNNZ))
-			}
-			w, err := prepareOutputs(stdout, nil, arg{"OUT", args[0]})
+		}
+		if per > sparse.DefaultMaxRowNNZ/2 {
+			// (A text row's nonzeros vary about -nnz.)
+			return usageError("rows of %s features (-dim for -kind separable, whose rows are dense; -nnz for text) pass the %s a row may hold: the readers would refuse the file", commas(int64(per)), commas(sparse.DefaultMaxRowNNZ))
+		}
+		if est := float64(*rows) * per; est > sparse.DefaultMaxNNZ {
+			return usageError("-rows %s would make about %s nonzeros, more than the %s that fit in memory", commas(int64(*rows)), commas(int64(est)), commas(sparse.DefaultMaxNNZ))
+		}
+		w, err := prepareOutputs(stdout, nil, arg{"OUT", args[0]})
+		if err != nil {
+			return err
+		}
+		defer w.cleanup()
+		t0 := time.Now()
+		var d *sparse.Dataset
+		res := map[string]any{"kind": *kind, "out": args[0]}
+		switch *kind {
+		case "text":
+			d, err = synth.Text{Rows: *rows, MeanNNZ: *nnz, Dim: *dim, Zipf: *zipf, Classes: *classes,
+				Noise: *noise, Seed: *seed, Workers: *threads}.Generate()
 			if err != nil {
 				return err
 			}
-			defer w.cleanup()
-			t0 := time.Now()
-			var d *sparse.Dataset
-			res := map[string]any{"kind": *kind, "out": args[0]}
-			switch *kind {
-			case "text":
-				d, err = synth.Text{Rows: *rows, MeanNNZ: *nnz, Dim: *dim, Zipf: *zipf, Classes: *classes,
-					Noise: *noise, Seed: *seed, Workers: *threads}.Generate()
-				if err != nil {
-					return genErr(err)
-				}
-			case "separable":
-				if *dim == 0 {
-					*dim = 100
-				}
-				if !(*margin > 0) || !(*radius > 0) {
-					// The library reads 0 as its default; a flag written
-					// as 0 asks for something else.
-					return fmt.Errorf("%w: -margin and -radius must be positive", errUsage)
-				}
-				s, err := synth.Separable{N: *rows, Dim: *dim, Radius: *radius, Margin: *margin, Seed: *seed, Workers: *threads}.Generate()
-				if err != nil {
-					return genErr(err)
-				}
-				d = s.Data
-				res["radius"], res["margin"], res["mistake_bound"] = s.R, s.Gamma, s.MistakeBound()
-			default:
-				return fmt.Errorf("%w: -kind %q (want text or separable)", errUsage, *kind)
+		case "separable":
+			if *dim == 0 {
+				*dim = 100
 			}
-			genSecs := time.Since(t0).Seconds()
-			if err := writeData(ctxWriter{w.writer(args[0])}, args[0], d); err != nil {
-				return interrupted(err)
+			if !(*margin > 0) || !(*radius > 0) {
+				// The library reads 0 as its default; a flag written
+				// as 0 asks for something else.
+				return usageError("-margin and -radius must be positive")
 			}
-			if err := ctx.Err(); err != nil {
-				return interrupted(err)
-			}
-			if err := w.commit(); err != nil {
+			s, err := synth.Separable{N: *rows, Dim: *dim, Radius: *radius, Margin: *margin, Seed: *seed, Workers: *threads}.Generate()
+			if err != nil {
 				return err
 			}
-			res["rows"], res["cols"], res["nnz"] = d.X.Rows, d.X.Cols, d.X.NNZ()
-			res["generate_seconds"], res["seconds"] = genSecs, time.Since(t0).Seconds()
-			if *asJSON {
-				return json.NewEncoder(stdout).Encode(res)
-			}
-			fmt.Fprintf(stdout, "%s: %d rows, %d features, %d nonzeros (%s; generated in %.2f s, written in %.2f s)\n",
-				args[0], d.X.Rows, d.X.Cols, d.X.NNZ(), *kind, genSecs, res["seconds"].(float64)-genSecs)
-			if *kind == "separable" {
-				fmt.Fprintf(stdout, "radius R %.6g, margin γ %.6g, mistake bound (R/γ)² %.6g\n", res["radius"], res["margin"], res["mistake_bound"])
-			}
-			return nil
+			d = s.Data
+			res["radius"], res["margin"], res["mistake_bound"] = s.R, s.Gamma, s.MistakeBound()
+		default:
+			return usageError("-kind %q (want text or separable)", *kind)
 		}
-	},
-}
-
-// genErr reports a generator's refusal: over the memory budget is an error
-// of its own (main adds what to do), anything else a misuse of the flags.
-func genErr(err error) error {
-	if errors.Is(err, budget.ErrExceeded) {
-		return err
+		genSecs := time.Since(t0).Seconds()
+		if err := writeData(ctxWriter{ctx, w.writer(args[0])}, args[0], d); err != nil {
+			return interrupted(ctx, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return interrupted(ctx, err)
+		}
+		if err := w.commit(); err != nil {
+			return err
+		}
+		res["rows"], res["cols"], res["nnz"] = d.X.Rows, d.X.Cols, d.X.NNZ()
+		res["generate_seconds"], res["seconds"] = genSecs, time.Since(t0).Seconds()
+		if args[0] == "-" {
+			stdout = env.Stderr // standard output carries the data
+		}
+		if *asJSON {
+			return printJSON(stdout, res)
+		}
+		fmt.Fprintf(stdout, "%s: %s rows, %s features, %s nonzeros (%s; generated in %.2f s, written in %.2f s)\n",
+			args[0], commas(int64(d.X.Rows)), commas(int64(d.X.Cols)), commas(d.X.NNZ()), *kind, genSecs, res["seconds"].(float64)-genSecs)
+		if *kind == "separable" {
+			fmt.Fprintf(stdout, "radius R %.6g, margin γ %.6g, mistake bound (R/γ)² %.6g\n", res["radius"], res["margin"], res["mistake_bound"])
+		}
+		return nil
 	}
-	return fmt.Errorf("%w: %v", errUsage, err)
+	return c
 }

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,11 +11,11 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 )
 
-var inspectCmd = &command{
-	name:  "inspect",
-	args:  "MODEL",
-	short: "show a text model's settings and the terms that weigh most for each label",
-	long: `Inspect reads a text model (train on raw text -o) and prints how it was
+func newInspectCmd() *Command {
+	c := &Command{
+		UsageLine: "inspect MODEL",
+		Short:     "show a text model's settings and the terms that weigh most for each label",
+		Long: `Inspect reads a text model (train on raw text -o) and prints how it was
 made (featurizer, learner, calibration) and, for every label, the -n terms
 of largest weight toward it and against it, by their n-gram text. Hashed
 features are named by the terms that landed in them in the training text
@@ -25,29 +24,31 @@ Wabbit's --invert_hash does); a term's weight is its feature's times its
 hash sign. A binary model shows its second label only: what weighs toward
 it weighs against the first. A feature without kept names shows as
 #INDEX.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		n := fs.Int("n", 10, "terms to show toward and against each label")
-		asJSON := fs.Bool("json", false, "print the result as JSON")
-		return func(args []string, stdout io.Writer) error {
-			if len(args) != 1 {
-				return fmt.Errorf("%w: inspect takes one MODEL", errUsage)
-			}
-			if *n < 1 {
-				return fmt.Errorf("%w: -n %d: show at least 1 term", errUsage, *n)
-			}
-			if !isTextModel(args[0]) {
-				if _, err := engine.LoadClassifier(args[0]); err != nil {
-					return err
-				}
-				return fmt.Errorf("%w: %s is a model of numbered features: inspect reads text models, whose features have names (train on raw text)", errUsage, args[0])
-			}
-			m, err := textmodel.Load(args[0])
-			if err != nil {
+	}
+	fs := &c.Flag
+	n := fs.Int("n", 10, "terms to show toward and against each label")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		stdout := env.Stdout
+		if len(args) != 1 {
+			return usageError("inspect takes one MODEL")
+		}
+		if *n < 1 {
+			return usageError("-n %d: show at least 1 term", *n)
+		}
+		if !isTextModel(args[0]) {
+			if _, err := engine.LoadClassifier(args[0]); err != nil {
 				return err
 			}
-			return inspect(stdout, args[0], m, *n, *asJSON)
+			return usageError("%s is a model of numbered features: inspect reads text models, whose features have names (train on raw text)", args[0])
 		}
-	},
+		m, err := textmodel.Load(args[0])
+		if err != nil {
+			return err
+		}
+		return inspect(stdout, args[0], m, *n, *asJSON)
+	}
+	return c
 }
 
 type inspectLabel struct {
@@ -86,9 +87,7 @@ func inspect(stdout io.Writer, path string, m *textmodel.Model, n int, asJSON bo
 		res.Weights = append(res.Weights, inspectLabel{res.Labels[i], toward, against})
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return printJSON(stdout, res)
 	}
 	fmt.Fprintf(stdout, "model:       %s: %s, %d labels, %s features\n", path, res.Learner, len(res.Labels), commas(int64(res.Features)))
 	fmt.Fprintf(stdout, "featurizer:  %s\n", res.Featurizer)

@@ -69,9 +69,9 @@ func TestTrainLearners(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"-lr", "0.5"}, "add -algo averaged"},
-		{[]string{"-algo", "pa1", "-margin", "1"}, "-margin not available"},
-		{[]string{"-algo", "pa", "-C", "1"}, "-C needs -algo pa1 or pa2"},
-		{[]string{"-algo", "pa2", "-alpha", "1"}, "-alpha needs -algo pegasos"},
+		{[]string{"-algo", "pa1", "-margin", "1"}, "LearningRate, Margin and InitScale must be 0"},
+		{[]string{"-algo", "pa", "-C", "1"}, "C is the parameter of rules PA1 and PA2"},
+		{[]string{"-algo", "pa2", "-alpha", "1"}, "Alpha is the parameter of rule Pegasos"},
 		{[]string{"-algo", "averaged", "-no-average"}, "-no-average is for"},
 		{[]string{"-algo", "pegasos", "-threads", "2"}, "Pegasos trains sequentially"},
 		{[]string{"-algo", "pegasos", "-kernel", "rbf"}, "no kernel form"},

@@ -17,13 +17,15 @@
 //	hyperplane bench [-o R.json] | bench compare A.json B.json  the suite, across CPUs
 //	hyperplane help [COMMAND]  help for a command
 //
-// The SIMD tier can be forced for any command with -simd or the
+// Flags may come before or after the arguments. The SIMD tier can be
+// forced for any command with -simd (before the command too) or the
 // HYPERPLANE_SIMD environment variable (generic, avx2, avx512), and the
 // memory budget that input-sized allocations are checked against with -mem.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,7 +33,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -39,71 +40,131 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
-// command is one entry of the command table.
-type command struct {
-	name, args, short, long string
-	flags                   func(fs *flag.FlagSet) func(args []string, stdout io.Writer) error
+// A Command is one command of hyperplane, in the shape of the go
+// command's: its usage line, its help, its flags and what it runs.
+type Command struct {
+	// UsageLine is the command's name followed by its arguments, as the
+	// usage message writes it after "hyperplane".
+	UsageLine string
+	// Short is the line 'hyperplane help' lists the command with.
+	Short string
+	// Long is the text 'hyperplane help COMMAND' prints.
+	Long string
+	// Flag holds the command's own flags (run adds -simd and -mem).
+	Flag flag.FlagSet
+	// Run runs the command with the arguments left once the flags are
+	// parsed. ctx ends when the process is asked to stop (SIGINT,
+	// SIGTERM, SIGHUP); env holds the standard streams.
+	Run func(ctx context.Context, env *Env, args []string) error
 }
 
-var commands []*command
-
-func init() {
-	commands = []*command{demoCmd, cpuCmd, versionCmd, statsCmd, trainCmd, evalCmd, convertCmd, predictCmd, inspectCmd, genCmd, experimentCmd, benchCmd}
+// Name is the command's name: the first word of its usage line.
+func (c *Command) Name() string {
+	name, _, _ := strings.Cut(c.UsageLine, " ")
+	return name
 }
 
-// errUsage marks a misuse; main prints the command's usage and exits 2.
+// Env is what a command reads and writes besides its files: the standard
+// streams, passed in rather than taken from package variables so that a
+// test runs a command on buffers.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// warn writes a warning line on the standard error.
+func (e *Env) warn(format string, a ...any) {
+	fmt.Fprintf(e.Stderr, "hyperplane: warning: "+format+"\n", a...)
+}
+
+// commands is the command table. Each entry makes its Command afresh,
+// with its flags' variables, so that every run (tests run many in one
+// process) starts from the flags' defaults.
+var commands = []func() *Command{
+	newBenchCmd, newConvertCmd, newCPUCmd, newDemoCmd, newEvalCmd, newExperimentCmd, newGenCmd,
+	newInspectCmd, newPredictCmd, newStatsCmd, newTrainCmd, newVersionCmd,
+}
+
+// lookup returns the command called name, or nil.
+func lookup(name string) *Command {
+	for _, mk := range commands {
+		if c := mk(); c.Name() == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// errUsage marks a misuse: run prints the error, the command's usage line
+// and where to read more, and exits 2. Commands return misuse as a
+// usageErr, which errors.Is finds as errUsage.
 var errUsage = errors.New("usage")
+
+// usageErr is a misuse, its message the whole of what went wrong.
+type usageErr struct{ msg string }
+
+func (e *usageErr) Error() string        { return e.msg }
+func (e *usageErr) Is(target error) bool { return target == errUsage }
+
+// usageError returns a misuse error with the message format makes.
+func usageError(format string, a ...any) error {
+	return &usageErr{fmt.Sprintf(format, a...)}
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// warnings is where commands write warnings: run's stderr.
-var warnings io.Writer = os.Stderr
-
+// run runs the command line args with the given standard output and
+// error and returns the exit code: 0, 1 for a failure, 2 for a misuse.
+// Its context is cancelled by SIGINT, SIGTERM and SIGHUP: train then
+// saves the model so far, convert and gen remove what they had started
+// to write.
 func run(args []string, stdout, stderr io.Writer) int {
-	warnings = stderr
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return runEnv(ctx, &Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr}, args)
+}
+
+// runEnv is run with the context and the streams given.
+func runEnv(ctx context.Context, env *Env, args []string) int {
 	if len(args) == 0 {
 		args = []string{"demo"}
 	}
 	args = globalsAfterCommand(args)
 	name := args[0]
+	if name == "-version" || name == "--version" {
+		name, args = "version", append([]string{"version"}, args[1:]...)
+	}
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
-		return help(args[1:], stdout, stderr)
+		return help(args[1:], env)
 	}
-	var cmd *command
-	for _, c := range commands {
-		if c.name == name {
-			cmd = c
-		}
-	}
-	if cmd == nil {
-		fmt.Fprintf(stderr, "hyperplane: unknown command %q\nRun 'hyperplane help' for the list.\n", name)
+	cmd := lookup(name)
+	if cmd == nil && strings.HasPrefix(name, "-") {
+		fmt.Fprintf(env.Stderr, "hyperplane: flag %s before the command: a command's flags follow its name (only -simd and -mem may come first)\nRun 'hyperplane help' for the list of commands.\n", name)
 		return 2
 	}
-	fs := flag.NewFlagSet("hyperplane "+cmd.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	if cmd == nil {
+		fmt.Fprintf(env.Stderr, "hyperplane: unknown command %q\nRun 'hyperplane help' for the list.\n", name)
+		return 2
+	}
+	fs := &cmd.Flag
+	fs.Init("hyperplane "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // run reports the errors itself, in one line
 	simd := fs.String("simd", "", "force the SIMD `tier`: generic, avx2 or avx512")
 	mem := fs.String("mem", "", memUsage)
-	body := cmd.flags(fs)
-	// A misuse gets the command's one-line usage and where to read more;
-	// -h gets the whole help.
-	fs.Usage = func() {
-		if slices.ContainsFunc(args[1:], func(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" }) {
-			usage(cmd, fs, stderr)
-			return
-		}
-		fmt.Fprintf(stderr, "usage: hyperplane %s [flags] %s\nRun 'hyperplane help %s' for its flags.\n", cmd.name, cmd.args, cmd.name)
-	}
 	pos, err := parseArgs(fs, args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage(cmd, env.Stderr)
 			return 0
 		}
-		return 2
+		return usageFailed(cmd, env, err)
 	}
 	if *simd != "" {
 		t, err := asm.ParseTier(*simd)
@@ -113,43 +174,45 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = asm.SetTier(t)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "hyperplane %s: -simd: %v\n", cmd.name, err)
-			return 2
+			return usageFailed(cmd, env, fmt.Errorf("-simd: %v", err))
 		}
 	}
 	if *mem != "" {
 		n, err := budget.Parse(*mem)
 		if err != nil {
-			fmt.Fprintf(stderr, "hyperplane %s: -mem: %v\n", cmd.name, err)
-			return 2
+			return usageFailed(cmd, env, fmt.Errorf("-mem: %v", err))
 		}
 		defer budget.Set(budget.Set(n))
 	}
-	// One context for the command, cancelled by the signals that ask a
-	// process to stop: train saves the model so far, convert and gen
-	// remove what they had started to write.
-	c, stop := signal.NotifyContext(baseCtx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	defer func(old context.Context) { ctx = old }(ctx)
-	ctx = c
-	if err := body(pos, stdout); err != nil {
-		if errors.Is(err, budget.ErrExceeded) {
-			hint := memHint
-			if cmd.name == "gen" {
-				hint = "hint: ask for fewer -rows, a smaller -dim or -nnz, or raise the budget with -mem"
-			}
-			fmt.Fprintf(stderr, "hyperplane %s: %v\n%s\n", cmd.name, err, hint)
-			return 1
+	err = cmd.Run(ctx, env, pos)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, budget.ErrExceeded):
+		hint := memHint
+		if name == "gen" {
+			hint = "hint: ask for fewer -rows, a smaller -dim or -nnz, or raise the budget with -mem"
 		}
-		if errors.Is(err, errUsage) || badOption(err) {
-			fmt.Fprintf(stderr, "hyperplane %s: %s\n", cmd.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
-			fs.Usage()
-			return 2
-		}
-		fmt.Fprintf(stderr, "hyperplane %s: %v\n", cmd.name, err)
+		fmt.Fprintf(env.Stderr, "hyperplane %s: %v\n%s\n", name, err, hint)
 		return 1
+	case errors.Is(err, errUsage) || badOption(err):
+		return usageFailed(cmd, env, err)
 	}
-	return 0
+	fmt.Fprintf(env.Stderr, "hyperplane %s: %v\n", name, err)
+	return 1
+}
+
+// usageFailed reports a misuse in a few lines: the error, the command's
+// usage line and where its flags are described. It returns exit code 2.
+func usageFailed(cmd *Command, env *Env, err error) int {
+	fmt.Fprintf(env.Stderr, "hyperplane %s: %v\nusage: hyperplane %s\nRun 'hyperplane help %s' for its flags.\n", cmd.Name(), err, usageLine(cmd), cmd.Name())
+	return 2
+}
+
+// usageLine is the command's usage line with "[flags]" after its name.
+func usageLine(c *Command) string {
+	name, rest, _ := strings.Cut(c.UsageLine, " ")
+	return strings.TrimSpace(name + " [flags] " + rest)
 }
 
 // memUsage documents -mem, which every command takes.
@@ -217,35 +280,74 @@ func setAmong(fs *flag.FlagSet, names ...string) []string {
 // the command line those come from flag values, so they are misuse (exit
 // 2) like the flags the commands check themselves.
 func badOption(err error) bool {
-	return errors.Is(err, engine.ErrConfig) || errors.Is(err, text.ErrConfig) || errors.Is(err, sparse.ErrBadOption)
+	return errors.Is(err, engine.ErrConfig) || errors.Is(err, text.ErrConfig) || errors.Is(err, sparse.ErrBadOption) || errors.Is(err, synth.ErrConfig)
 }
 
-func usage(c *command, fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, "usage: hyperplane %s [flags] %s\n\n%s\n\nflags:\n", c.name, c.args, c.long)
-	fs.PrintDefaults()
+// printJSON writes v to w as indented JSON: every -json of every command
+// goes through it.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
-func help(args []string, stdout, stderr io.Writer) int {
+// fileError is an error about the data of one file, for messages that
+// name it: "FILE: what went wrong". It wraps the library's error, which
+// errors.Is and errors.As still find.
+type fileError struct {
+	File string
+	Err  error
+}
+
+func (e *fileError) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *fileError) Unwrap() error { return e.Err }
+
+// inFile returns err naming the file path, unless err is nil, already
+// names a file (the readers' parse and cache errors do, and fileError),
+// or is about the options rather than the data (a config error).
+func inFile(path string, err error) error {
+	if err == nil || namesFile(err) || badOption(err) {
+		return err
+	}
+	return &fileError{path, err}
+}
+
+// namesFile reports whether err already names the file it is about.
+func namesFile(err error) bool {
+	var pe *sparse.ParseError
+	var ce *hpc.Error
+	var fe *fileError
+	var pathErr *os.PathError
+	return (errors.As(err, &pe) && pe.File != "") || (errors.As(err, &ce) && ce.File != "") || errors.As(err, &fe) || errors.As(err, &pathErr)
+}
+
+func usage(c *Command, w io.Writer) {
+	fmt.Fprintf(w, "usage: hyperplane %s\n\n%s\n\nflags:\n", usageLine(c), c.Long)
+	c.Flag.SetOutput(w)
+	c.Flag.PrintDefaults()
+}
+
+func help(args []string, env *Env) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stdout, "hyperplane trains and measures SIMD-accelerated perceptrons.\n\nusage: hyperplane <command> [flags] [arguments]\n\ncommands:")
-		sort.Slice(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
-		for _, c := range commands {
-			fmt.Fprintf(stdout, "  %-10s %s\n", c.name, c.short)
+		fmt.Fprintln(env.Stdout, "hyperplane trains and measures SIMD-accelerated perceptrons.\n\nusage: hyperplane <command> [flags] [arguments]\n\ncommands:")
+		var cmds []*Command
+		for _, mk := range commands {
+			cmds = append(cmds, mk())
 		}
-		fmt.Fprintln(stdout, "\nWith no command, hyperplane runs demo. 'hyperplane help COMMAND' shows a command's flags.")
+		slices.SortFunc(cmds, func(a, b *Command) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, c := range cmds {
+			fmt.Fprintf(env.Stdout, "  %-10s %s\n", c.Name(), c.Short)
+		}
+		fmt.Fprintln(env.Stdout, "\nFlags may come before or after the arguments. With no command, hyperplane runs demo.\n'hyperplane help COMMAND' shows a command's flags.")
 		return 0
 	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			fs := flag.NewFlagSet("hyperplane "+c.name, flag.ContinueOnError)
-			fs.SetOutput(stdout)
-			fs.String("simd", "", "force the SIMD `tier`: generic, avx2 or avx512")
-			fs.String("mem", "", memUsage)
-			c.flags(fs)
-			usage(c, fs, stdout)
-			return 0
-		}
+	c := lookup(args[0])
+	if c == nil {
+		fmt.Fprintf(env.Stderr, "hyperplane help: unknown command %q\n", args[0])
+		return 2
 	}
-	fmt.Fprintf(stderr, "hyperplane help: unknown command %q\n", args[0])
-	return 2
+	c.Flag.String("simd", "", "force the SIMD `tier`: generic, avx2 or avx512")
+	c.Flag.String("mem", "", memUsage)
+	usage(c, env.Stdout)
+	return 0
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,14 @@ import (
 func runCmd(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// runWith runs args as run does, with the context ctx (a test cancels
+// it, as a signal does) and stdin as the standard input.
+func runWith(ctx context.Context, stdin io.Reader, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := runEnv(ctx, &Env{Stdin: stdin, Stdout: &out, Stderr: &errb}, args)
 	return code, out.String(), errb.String()
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -71,7 +72,7 @@ type marginRun struct {
 	margin   float64 // geometric margin of the final weights on the clean labels
 }
 
-func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) error {
+func marginsExperiment(ctx context.Context, stdout io.Writer, dir string, seeds int, quick bool) error {
 	n, gammas, noises := 1000, []float64{0.3, 0.2, 0.1, 0.05}, []float64{0, 0.02, 0.05, 0.1, 0.2}
 	if quick {
 		n, gammas, noises = 300, []float64{0.3, 0.15}, []float64{0, 0.1}
@@ -85,7 +86,7 @@ func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) erro
 			if err != nil {
 				return err
 			}
-			rs, err := marginRuns(s, s.Data.Y, "separable", 1/(g*g), seed, 2000)
+			rs, err := marginRuns(ctx, s, s.Data.Y, "separable", 1/(g*g), seed, 2000)
 			if err != nil {
 				return err
 			}
@@ -105,7 +106,7 @@ func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) erro
 					y[i] = -v
 				}
 			}
-			rs, err := marginRuns(s, y, "noisy", p, seed, 1)
+			rs, err := marginRuns(ctx, s, y, "noisy", p, seed, 1)
 			if err != nil {
 				return err
 			}
@@ -156,7 +157,7 @@ func marginsExperiment(stdout io.Writer, dir string, seeds int, quick bool) erro
 // marginRuns trains every learner on the points of s with labels y for at
 // most passes epochs (separable: until an epoch without updates, which
 // PA-II, whose step always leaves some loss, may never reach).
-func marginRuns(s *synth.SeparableData, y []float64, sweep string, x float64, seed uint64, passes int) ([]marginRun, error) {
+func marginRuns(ctx context.Context, s *synth.SeparableData, y []float64, sweep string, x float64, seed uint64, passes int) ([]marginRun, error) {
 	X := s.Data.X
 	var out []marginRun
 	for _, l := range marginLearners {
@@ -167,7 +168,7 @@ func marginRuns(s *synth.SeparableData, y []float64, sweep string, x float64, se
 		if l.rule == engine.Pegasos && passes > 1 {
 			cfg.Epochs = 20
 		}
-		m, stats, err := engine.Fit(context.Background(), X, y, cfg)
+		m, stats, err := engine.Fit(ctx, X, y, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -276,7 +277,7 @@ func marginMean(runs []marginRun, sweep string, x float64, learner string) float
 }
 
 func writeMarginCSV(path string, runs []marginRun) error {
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"sweep", "x", "seed", "learner", "passes", "mistakes", "bound", "geometric_margin"})
 		f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }

@@ -3,7 +3,7 @@ package main
 import (
 	"bufio"
 	"cmp"
-	"flag"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -16,11 +16,11 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
-var predictCmd = &command{
-	name:  "predict",
-	args:  "-model MODEL FILE",
-	short: "write a saved model's predictions for every row of a file, one per line",
-	long: `Predict loads a model saved by 'hyperplane train -o' (linear, kernel, or a
+func newPredictCmd() *Command {
+	c := &Command{
+		UsageLine: "predict -model MODEL FILE",
+		Short:     "write a saved model's predictions for every row of a file, one per line",
+		Long: `Predict loads a model saved by 'hyperplane train -o' (linear, kernel, or a
 text model trained from raw text) and writes one line per row of FILE
 (LIBSVM, gzip too, or a cache): the predicted label, and with -scores a
 tab and the decision value (for a binary model w·x+b, > 0 meaning the
@@ -47,197 +47,191 @@ FILE are not used.
 FILE - reads standard input. Output goes to standard output, or
 atomically to the -o file (- is standard output), which must not be one
 of the files read.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		model := fs.String("model", "", "the model `file`")
-		scores := fs.Bool("scores", false, "write the decision value after each label")
-		out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")
-		strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
-		feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert), and read raw text with it")
-		from := fs.String("from", "", "what FILE holds: text (raw, with -featurizer), libsvm or cache (either read by its content); default: by its name")
-		proba := fs.Bool("proba", false, "text models: write the label's probability after it (with -k, each label's)")
-		topK := fs.Int("k", 0, "write the `N` most likely labels, best first (0: the predicted label only)")
-		explain := fs.Int("explain", 0, "text models: after the label, the `N` terms of the document that weigh most in its label's score, with their contributions")
-		return func(args []string, stdout io.Writer) error {
-			if len(args) != 1 || *model == "" {
-				return fmt.Errorf("%w: predict needs -model MODEL and one FILE", errUsage)
-			}
-			var outs []arg
-			if len(setAmong(fs, "o")) > 0 && *out != "-" {
-				outs = append(outs, arg{"-o", *out})
-			}
-			w, err := prepareOutputs(stdout, append([]arg{{"FILE", args[0]}, {"-model", *model}, {"-featurizer", *feat}}, stdioInput(args[0])...), outs...)
-			if err != nil {
-				return err
-			}
-			defer w.cleanup()
-			if *topK < 0 {
-				return fmt.Errorf("%w: -k %d is negative", errUsage, *topK)
-			}
-			if *explain < 0 {
-				return fmt.Errorf("%w: -explain %d is negative", errUsage, *explain)
-			}
-			if *proba && *scores {
-				return fmt.Errorf("%w: -scores and -proba: give one", errUsage)
-			}
-			m, tm, err := loadModel(*model)
-			if err != nil {
-				return err
-			}
-			var names *text.Featurizer
-			if tm != nil {
-				if *feat != "" {
-					return fmt.Errorf("%w: %s is a text model and holds its featurizer: drop -featurizer", errUsage, *model)
-				}
-				names = tm.Featurizer()
-			} else if *proba || *explain > 0 {
-				return fmt.Errorf("%w: -proba and -explain need a text model (train on raw text), which holds its calibration and its terms", errUsage)
-			}
+	}
+	fs := &c.Flag
+	model := fs.String("model", "", "the model `file`")
+	scores := fs.Bool("scores", false, "write the decision value after each label")
+	out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")
+	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
+	feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert), and read raw text with it")
+	from := fs.String("from", "", "what FILE holds: text (raw, with -featurizer), libsvm or cache (either read by its content); default: by its name")
+	proba := fs.Bool("proba", false, "text models: write the label's probability after it (with -k, each label's)")
+	topK := fs.Int("k", 0, "write the `N` most likely labels, best first (0: the predicted label only)")
+	explain := fs.Int("explain", 0, "text models: after the label, the `N` terms of the document that weigh most in its label's score, with their contributions")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		stdout := env.Stdout
+		if len(args) != 1 || *model == "" {
+			return usageError("predict needs -model MODEL and one FILE")
+		}
+		var outs []arg
+		if len(setAmong(fs, "o")) > 0 && *out != "-" {
+			outs = append(outs, arg{"-o", *out})
+		}
+		w, err := prepareOutputs(stdout, append([]arg{{"FILE", args[0]}, {"-model", *model}, {"-featurizer", *feat}}, stdioInput(env, args[0])...), outs...)
+		if err != nil {
+			return err
+		}
+		defer w.cleanup()
+		if *topK < 0 {
+			return usageError("-k %d is negative", *topK)
+		}
+		if *explain < 0 {
+			return usageError("-explain %d is negative", *explain)
+		}
+		if *proba && *scores {
+			return usageError("-scores and -proba: give one")
+		}
+		m, tm, err := loadModel(*model)
+		if err != nil {
+			return err
+		}
+		var names *text.Featurizer
+		if tm != nil {
 			if *feat != "" {
-				if names, err = text.Load(*feat); err != nil {
-					return err
-				}
-				// With names for labels (not numbers, which name
-				// themselves), every class must be one of them, or the
-				// output would mix names with bare numbers.
-				var classes []float64
-				switch m := m.(type) {
-				case *engine.Model:
-					classes = m.Classes
-				case *engine.KernelModel:
-					classes = m.Classes
-				}
-				known := names.Labels()
-				numeric := true
-				for _, s := range known {
-					if _, err := strconv.ParseFloat(s, 64); err != nil {
-						numeric = false
-					}
-				}
-				for _, c := range classes {
-					if !numeric && !slices.Contains(known, names.Name(c)) {
-						return fmt.Errorf("%s: class %v of model %s is none of its labels %s: was the model trained on this featurizer's output?", *feat, c, *model, labelList(known, nil))
-					}
-				}
+				return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
 			}
-			var rawText bool
-			switch *from {
-			case "text":
-				rawText = true
-			case "libsvm", "cache":
-			case "":
-				rawText = tm != nil || (*feat != "" && (args[0] == "-" || textNamed(args[0])))
-			default:
-				return fmt.Errorf("%w: -from %q (want text, libsvm or cache)", errUsage, *from)
-			}
-			if rawText && names == nil {
-				return fmt.Errorf("%w: raw text needs the -featurizer it was converted with", errUsage)
-			}
-			var d *sparse.Dataset
-			var docs []string
-			if rawText {
-				var keep *[]string
-				if *explain > 0 {
-					keep = &docs
-				}
-				d, err = readRawText(args[0], names, keep)
-			} else if *explain > 0 {
-				return fmt.Errorf("%w: -explain reads raw text", errUsage)
-			} else {
-				d, err = readData(args[0])
-			}
-			if err != nil {
+			names = tm.Featurizer()
+		} else if *proba || *explain > 0 {
+			return usageError("-proba and -explain need a text model (train on raw text), which holds its calibration and its terms")
+		}
+		if *feat != "" {
+			if names, err = text.Load(*feat); err != nil {
 				return err
 			}
-			if err := checkWidth(args[0], d.X, m, *strict); err != nil {
-				return err
-			}
-			pred := m.PredictBatch(d.X, nil)
-			// The labels are the exact scores' even where float32
-			// overflows; only printed scores can show it.
-			var dec []float32
-			if *scores && *topK == 0 {
-				dec = m.DecisionBatch(d.X, nil)
-				warnOverflow(args[0], dec)
-			}
-			name := func(b []byte, v float64) []byte {
-				if names != nil {
-					return append(b, names.Name(v)...)
+			// With names for labels (not numbers, which name
+			// themselves), every class must be one of them, or the
+			// output would mix names with bare numbers.
+			classes := m.ClassValues()
+			known := names.Labels()
+			numeric := true
+			for _, s := range known {
+				if _, err := strconv.ParseFloat(s, 64); err != nil {
+					numeric = false
 				}
-				return strconv.AppendFloat(b, v, 'g', -1, 64)
 			}
-			rank := newRanker(m, tm, *proba)
-			write := func(w io.Writer) error {
-				bw := bufio.NewWriterSize(w, 64<<10)
-				var b []byte
-				for i, p := range pred {
-					b = b[:0]
-					switch {
-					case *topK > 0:
-						for j, c := range rank.top(d.X.Row(i), *topK) {
-							if j > 0 {
-								b = append(b, '\t')
-							}
-							b = name(b, c.class)
-							if *scores || *proba {
-								b = append(b, '\t')
-								b = strconv.AppendFloat(b, c.value, 'g', 6, 64)
-							}
-						}
-					default:
-						b = name(b, p)
-						if *scores {
+			for _, c := range classes {
+				if !numeric && !slices.Contains(known, names.Name(c)) {
+					return fmt.Errorf("%s: class %v of model %s is none of its labels %s: was the model trained on this featurizer's output?", *feat, c, *model, labelList(known, nil))
+				}
+			}
+		}
+		var rawText bool
+		switch *from {
+		case "text":
+			rawText = true
+		case "libsvm", "cache":
+		case "":
+			rawText = tm != nil || (*feat != "" && (args[0] == "-" || textNamed(args[0])))
+		default:
+			return usageError("-from %q (want text, libsvm or cache)", *from)
+		}
+		if rawText && names == nil {
+			return usageError("raw text needs the -featurizer it was converted with")
+		}
+		var d *sparse.Dataset
+		var docs []string
+		if rawText {
+			var keep *[]string
+			if *explain > 0 {
+				keep = &docs
+			}
+			d, err = readRawText(ctx, env, args[0], names, keep)
+		} else if *explain > 0 {
+			return usageError("-explain reads raw text")
+		} else {
+			d, err = readData(ctx, env, args[0])
+		}
+		if err != nil {
+			return inFile(args[0], err)
+		}
+		if err := checkWidth(env, args[0], d.X, m, *strict); err != nil {
+			return err
+		}
+		pred := m.PredictBatch(d.X, nil)
+		// The labels are the exact scores' even where float32
+		// overflows; only printed scores can show it.
+		var dec []float32
+		if *scores && *topK == 0 {
+			dec = m.DecisionBatch(d.X, nil)
+			warnOverflow(env, args[0], dec)
+		}
+		name := func(b []byte, v float64) []byte {
+			if names != nil {
+				return append(b, names.Name(v)...)
+			}
+			return strconv.AppendFloat(b, v, 'g', -1, 64)
+		}
+		rank := newRanker(m, tm, *proba)
+		write := func(w io.Writer) error {
+			bw := bufio.NewWriterSize(w, 64<<10)
+			var b []byte
+			for i, p := range pred {
+				b = b[:0]
+				switch {
+				case *topK > 0:
+					for j, c := range rank.top(d.X.Row(i), *topK) {
+						if j > 0 {
 							b = append(b, '\t')
-							b = strconv.AppendFloat(b, float64(dec[i]), 'g', -1, 32)
 						}
-						if *proba {
+						b = name(b, c.class)
+						if *scores || *proba {
 							b = append(b, '\t')
-							b = strconv.AppendFloat(b, rank.proba(d.X.Row(i), p), 'g', 6, 64)
+							b = strconv.AppendFloat(b, c.value, 'g', 6, 64)
 						}
 					}
-					if *explain > 0 {
-						_, _, terms, err := tm.Explain(docs[i], *explain)
-						if err != nil {
-							return err
-						}
+				default:
+					b = name(b, p)
+					if *scores {
 						b = append(b, '\t')
-						for j, c := range terms {
-							if j > 0 {
-								b = append(b, ' ')
-							}
-							b = strconv.AppendQuote(b, c.Term)
-							b = append(b, ' ')
-							b = strconv.AppendFloat(b, c.Value, 'f', 3, 64)
-						}
+						b = strconv.AppendFloat(b, float64(dec[i]), 'g', -1, 32)
 					}
-					b = append(b, '\n')
-					if _, err := bw.Write(b); err != nil {
+					if *proba {
+						b = append(b, '\t')
+						b = strconv.AppendFloat(b, rank.proba(d.X.Row(i), p), 'g', 6, 64)
+					}
+				}
+				if *explain > 0 {
+					_, _, terms, err := tm.Explain(docs[i], *explain)
+					if err != nil {
 						return err
 					}
+					b = append(b, '\t')
+					for j, c := range terms {
+						if j > 0 {
+							b = append(b, ' ')
+						}
+						b = strconv.AppendQuote(b, c.Term)
+						b = append(b, ' ')
+						b = strconv.AppendFloat(b, c.Value, 'f', 3, 64)
+					}
 				}
-				return bw.Flush()
+				b = append(b, '\n')
+				if _, err := bw.Write(b); err != nil {
+					return err
+				}
 			}
-			if len(outs) == 0 {
-				return write(stdout)
-			}
-			if err := write(w.writer(*out)); err != nil {
-				return err
-			}
-			return w.commit()
+			return bw.Flush()
 		}
-	},
+		if len(outs) == 0 {
+			return write(stdout)
+		}
+		if err := write(w.writer(*out)); err != nil {
+			return err
+		}
+		return w.commit()
+	}
+	return c
 }
 
 // ranker orders a model's classes for one row by score, or by
 // probability with a text model's calibration.
 type ranker struct {
 	classes []float64
-	sc      interface {
-		Scores(sparse.Vector, []float32) []float32
-	}
-	cal    *calibrate.Calibration // nil: rank by score
-	scores []float32
-	vals   []float64
-	out    []ranked
+	sc      engine.Classifier
+	cal     *calibrate.Calibration // nil: rank by score
+	scores  []float32
+	vals    []float64
+	out     []ranked
 }
 
 // ranked is one class of a row with its score or probability.
@@ -246,15 +240,7 @@ type ranked struct {
 }
 
 func newRanker(m engine.Classifier, tm *textmodel.Model, proba bool) *ranker {
-	r := &ranker{sc: m.(interface {
-		Scores(sparse.Vector, []float32) []float32
-	})}
-	switch m := m.(type) {
-	case *engine.Model:
-		r.classes = m.Classes
-	case *engine.KernelModel:
-		r.classes = m.Classes
-	}
+	r := &ranker{sc: m, classes: m.ClassValues()}
 	if proba && tm != nil {
 		c, _ := tm.Calibration()
 		r.cal = &c
@@ -303,7 +289,7 @@ func (r *ranker) proba(x sparse.Vector, c float64) float64 {
 // 1e20 times weights of the same size): the labels are still the exact
 // scores' (the model sums such rows again in float64), but the scores
 // printed are ±Inf.
-func warnOverflow(file string, dec []float32) {
+func warnOverflow(env *Env, file string, dec []float32) {
 	n, first := 0, -1
 	for i, v := range dec {
 		if v-v != 0 {
@@ -313,6 +299,6 @@ func warnOverflow(file string, dec []float32) {
 		}
 	}
 	if n > 0 {
-		fmt.Fprintf(warnings, "warning: %s: %d rows (the first is row %d) score beyond float32's range; their labels follow the exact score and their scores are ±Inf: scale the features down\n", file, n, first+1)
+		env.warn("%s: %d rows (the first is row %d) score beyond float32's range; their labels follow the exact score and their scores are ±Inf: scale the features down", file, n, first+1)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,8 +39,8 @@ func textNamed(path string) bool {
 // too, so that output lines match input lines. gzip input is recognized
 // by its magic bytes; "-" is standard input. With keep, the documents'
 // texts are appended to it.
-func readRawText(path string, f *text.Featurizer, keep *[]string) (*sparse.Dataset, error) {
-	var src io.Reader = ctxReader{stdin}
+func readRawText(ctx context.Context, env *Env, path string, f *text.Featurizer, keep *[]string) (*sparse.Dataset, error) {
+	var src io.Reader = ctxReader{ctx, env.Stdin}
 	name := "standard input"
 	if path != "-" {
 		fh, err := os.Open(path)
@@ -47,13 +48,13 @@ func readRawText(path string, f *text.Featurizer, keep *[]string) (*sparse.Datas
 			return nil, err
 		}
 		defer fh.Close()
-		src, name = ctxReader{fh}, path
+		src, name = ctxReader{ctx, fh}, path
 	}
 	br := bufio.NewReaderSize(src, 1<<16)
 	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, &fileError{name, err}
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, 1<<16)
@@ -95,7 +96,7 @@ func readRawText(path string, f *text.Featurizer, keep *[]string) (*sparse.Datas
 		if err == bufio.ErrTooLong {
 			return nil, fmt.Errorf("%s: a line is longer than %d bytes", name, maxTextLine)
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, &fileError{name, err}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -107,9 +108,9 @@ func readRawText(path string, f *text.Featurizer, keep *[]string) (*sparse.Datas
 // readLabelledText reads labelled raw text (JSONL, label<TAB>text, gzip
 // too; "-" is standard input) and turns it into rows with f, labels
 // becoming f's class values.
-func readLabelledText(path string, f *text.Featurizer) (*sparse.Dataset, error) {
+func readLabelledText(ctx context.Context, env *Env, path string, f *text.Featurizer) (*sparse.Dataset, error) {
 	if path == "-" {
-		return f.VectorizeReader(ctxReader{stdin}, text.ReadOptions{Name: "standard input"})
+		return f.VectorizeReader(ctxReader{ctx, env.Stdin}, text.ReadOptions{Name: "standard input"})
 	}
 	return f.VectorizeFile(path, text.ReadOptions{})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,9 +57,7 @@ func TestPredictRawText(t *testing.T) {
 			t.Fatal(err)
 		}
 		go func() { w.Write(input); w.Close() }()
-		stdin = r
-		code, out, e = runCmd("predict", "-model", model, "-featurizer", feat, "-")
-		stdin = os.Stdin
+		code, out, e = runWith(context.Background(), r, "predict", "-model", model, "-featurizer", feat, "-")
 		r.Close()
 		if code != 0 {
 			t.Fatalf("%s: %s", name, e)

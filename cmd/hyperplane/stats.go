@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
+	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -11,32 +11,36 @@ import (
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
-var statsCmd = &command{
-	name:  "stats",
-	args:  "FILE...",
-	short: "parse LIBSVM/SVMlight files (gzip too) and describe them",
-	long: `Stats parses each file as LIBSVM/SVMlight (gzip is detected by its magic
+func newStatsCmd() *Command {
+	c := &Command{
+		UsageLine: "stats FILE...",
+		Short:     "parse LIBSVM/SVMlight files (gzip too) and describe them",
+		Long: `Stats parses each file as LIBSVM/SVMlight (gzip is detected by its magic
 bytes), or reads it as a cache file, and prints its rows, columns, nonzeros
 and label counts, with the time the parse took. It streams the file a row
 at a time, so it describes files of any number of rows in a few megabytes;
 past ` + fmt.Sprint(maxStatsLabels) + ` distinct labels (a regression target) it reports only
-that there are more.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		asJSON := fs.Bool("json", false, "print one JSON object per file")
-		return func(args []string, out io.Writer) error {
-			if len(args) == 0 {
-				return fmt.Errorf("%w: stats needs at least one file", errUsage)
-			}
-			for _, path := range args {
-				if err := stats(out, path, *asJSON); err != nil {
-					return err
-				}
-			}
-			return nil
+that there are more. FILE - reads standard input (LIBSVM, gzip too, or a
+cache).`,
+	}
+	fs := &c.Flag
+	asJSON := fs.Bool("json", false, "print one JSON object per file")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		if len(args) == 0 {
+			return usageError("stats needs at least one file")
 		}
-	},
+		for _, path := range args {
+			if err := stats(ctx, env, path, *asJSON); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return c
 }
 
 // maxStatsLabels is the most distinct labels stats counts: beyond it the
@@ -109,30 +113,42 @@ func (c *labelCounter) labels() map[string]int {
 	return m
 }
 
-func stats(out io.Writer, path string, asJSON bool) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
+func stats(ctx context.Context, env *Env, path string, asJSON bool) error {
+	out := env.Stdout
 	t0 := time.Now()
-	s := fileStats{File: path, Bytes: fi.Size()}
+	s := fileStats{File: path}
 	var lc labelCounter
-	if err := scanStats(path, &s, &lc); err != nil {
-		return err
+	if path == "-" {
+		if err := scanStdin(ctx, env, &s, &lc); err != nil {
+			return err
+		}
+	} else {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		s.Bytes = fi.Size()
+		if err := scanStats(path, &s, &lc); err != nil {
+			return err
+		}
 	}
 	s.Labels = lc.labels()
 	if lc.over {
 		s.LabelsOver = maxStatsLabels
 	}
 	el := time.Since(t0)
-	s.ParseSeconds, s.MBPerSecond = el.Seconds(), float64(fi.Size())/1e6/el.Seconds()
+	s.ParseSeconds, s.MBPerSecond = el.Seconds(), float64(s.Bytes)/1e6/el.Seconds()
 	if asJSON {
-		return json.NewEncoder(out).Encode(s)
+		return printJSON(out, s)
 	}
-	fmt.Fprintf(out, "%s: %d rows, %d columns, %d nonzeros, parsed in %.1f ms (%.0f MB/s of file)\n", path, s.Rows, s.Cols, s.NNZ, 1e3*s.ParseSeconds, s.MBPerSecond)
+	rate := "" // (standard input has no size to measure by)
+	if s.Bytes > 0 {
+		rate = fmt.Sprintf(" (%.0f MB/s of file)", s.MBPerSecond)
+	}
+	fmt.Fprintf(out, "%s: %s rows, %s columns, %s nonzeros, parsed in %.1f ms%s\n", path, commas(int64(s.Rows)), commas(int64(s.Cols)), commas(s.NNZ), 1e3*s.ParseSeconds, rate)
 	fmt.Fprint(out, "  labels:")
 	if lc.over {
-		fmt.Fprintf(out, " more than %d distinct values", maxStatsLabels)
+		fmt.Fprintf(out, " more than %s distinct values", commas(maxStatsLabels))
 	}
 	keys := make([]string, 0, len(s.Labels))
 	for k := range s.Labels {
@@ -140,7 +156,7 @@ func stats(out io.Writer, path string, asJSON bool) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(out, " %s=%d", k, s.Labels[k])
+		fmt.Fprintf(out, " %s=%s", k, commas(int64(s.Labels[k])))
 	}
 	fmt.Fprintln(out)
 	return nil
@@ -148,13 +164,45 @@ func stats(out io.Writer, path string, asJSON bool) error {
 
 // scanStats fills in s's rows, columns and nonzeros and counts the labels
 // of the file at path, a LIBSVM file or a cache, one row at a time.
+// scanStdin is scanStats for standard input ("-"): a cache, told by its
+// magic, is read whole; LIBSVM (gzip too) a row at a time.
+func scanStdin(ctx context.Context, env *Env, s *fileStats, lc *labelCounter) error {
+	br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
+	opt := sparse.ReadOptions{Name: "standard input"}
+	if isCache(br) {
+		d, err := hpc.Read(br, opt)
+		if err != nil {
+			return err
+		}
+		for _, y := range d.Y {
+			lc.add(y)
+		}
+		s.Rows, s.Cols, s.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
+		return nil
+	}
+	return scanLIBSVM(br, opt, s, lc)
+}
+
+// scanLIBSVM counts the rows of LIBSVM text (gzip too) from r.
+func scanLIBSVM(r io.Reader, opt sparse.ReadOptions, s *fileStats, lc *labelCounter) error {
+	sc := libsvm.NewScanner(r, opt)
+	for sc.Scan() {
+		y, x := sc.Row()
+		lc.add(y)
+		s.Rows++
+		s.NNZ += int64(len(x.Ind))
+		s.Cols = max(s.Cols, x.Dim)
+	}
+	return sc.Err()
+}
+
 func scanStats(path string, s *fileStats, lc *labelCounter) error {
-	isCache, err := sparse.IsCacheFile(path)
+	format, err := sparse.SniffFile(path)
 	if err != nil {
 		return err
 	}
-	if isCache {
-		c, err := sparse.OpenCache(path, sparse.ReadOptions{})
+	if format == hpc.Name {
+		c, err := hpc.Open(path, hpc.Options{})
 		if err != nil {
 			return err
 		}
@@ -176,13 +224,5 @@ func scanStats(path string, s *fileStats, lc *labelCounter) error {
 		return err
 	}
 	defer f.Close()
-	sc := sparse.NewScanner(f, sparse.ReadOptions{Name: path})
-	for sc.Scan() {
-		y, x := sc.Row()
-		lc.add(y)
-		s.Rows++
-		s.NNZ += int64(len(x.Ind))
-		s.Cols = max(s.Cols, x.Dim)
-	}
-	return sc.Err()
+	return scanLIBSVM(f, sparse.ReadOptions{Name: path}, s, lc)
 }

@@ -57,7 +57,7 @@ func TestStatsMatchesLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(dir, "d.hpc")
-	if err := sparse.WriteCacheFile(cache, d); err != nil {
+	if err := sparse.WriteFile(cache, d); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{plain, gz, cache} {
@@ -116,8 +116,8 @@ func TestStatsManyLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCmd("stats", path)
-	if code != 0 || !strings.Contains(out, fmt.Sprintf("%d rows", maxStatsLabels+10)) ||
-		!strings.HasSuffix(out, fmt.Sprintf("  labels: more than %d distinct values\n", maxStatsLabels)) {
+	if code != 0 || !strings.Contains(out, commas(maxStatsLabels+10)+" rows") ||
+		!strings.HasSuffix(out, "  labels: more than "+commas(maxStatsLabels)+" distinct values\n") {
 		t.Fatalf("exit %d, %q, %s", code, out, errOut)
 	}
 	code, out, _ = runCmd("stats", "-json", path)
@@ -167,7 +167,7 @@ func TestStatsStreams(t *testing.T) {
 	runtime.ReadMemStats(&m0)
 	code, out, errOut := runCmd("stats", path)
 	runtime.ReadMemStats(&m1)
-	if code != 0 || !strings.Contains(out, "1000000 rows, 2 columns, 1000000 nonzeros") || !strings.Contains(out, "labels: -1=500000 1=500000") {
+	if code != 0 || !strings.Contains(out, "1,000,000 rows, 2 columns, 1,000,000 nonzeros") || !strings.Contains(out, "labels: -1=500,000 1=500,000") {
 		t.Fatalf("exit %d, %q, %s", code, out, errOut)
 	}
 	if a := m1.TotalAlloc - m0.TotalAlloc; a > 8<<20 {

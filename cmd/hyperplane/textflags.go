@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"flag"
-	"fmt"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -40,26 +40,34 @@ func addTextFlags(fs *flag.FlagSet, def text.Config, normalize bool) *textFlags 
 	return t
 }
 
-// config returns the featurizer settings the flags ask for.
+// config returns the featurizer settings the flags ask for, checked by
+// the text package (by fitting no documents, which it refuses only after
+// checking the settings) before any text is read. The defaults of -bits
+// and of -min-df and -max-features apply to hashing and to a vocabulary
+// respectively; a -bits written on the command line asks for hashing
+// where a vocabulary is the default.
 func (t *textFlags) config(fs *flag.FlagSet) (text.Config, error) {
 	cfg := t.cfg
 	var err error
 	if cfg.TF, err = text.ParseTF(*t.tf); err != nil {
-		return cfg, fmt.Errorf("%w: -tf: %v", errUsage, err)
+		return cfg, usageError("-tf: %v", err)
 	}
 	if cfg.Vocabulary && len(setAmong(fs, "bits")) > 0 && len(setAmong(fs, "vocab")) == 0 {
-		cfg.Vocabulary = false // -bits asks for hashing, over a vocabulary by default
+		cfg.Vocabulary = false
 	}
-	if cfg.Vocabulary {
-		if len(setAmong(fs, "bits")) > 0 {
-			return cfg, fmt.Errorf("%w: -bits sizes the hashing; -vocab indexes a vocabulary instead", errUsage)
-		}
+	if cfg.Vocabulary && len(setAmong(fs, "bits")) == 0 {
 		cfg.Bits = 0
-	} else {
-		if set := setAmong(fs, "min-df", "max-features"); len(set) > 0 {
-			return cfg, fmt.Errorf("%w: %s filters a vocabulary: add -vocab", errUsage, set[0])
+	}
+	if !cfg.Vocabulary {
+		if len(setAmong(fs, "min-df")) == 0 {
+			cfg.MinDF = 0
 		}
-		cfg.MinDF, cfg.MaxFeatures = 0, 0 // a default for the vocabulary
+		if len(setAmong(fs, "max-features")) == 0 {
+			cfg.MaxFeatures = 0
+		}
+	}
+	if _, err := text.Fit(nil, cfg); !errors.Is(err, text.ErrEmpty) {
+		return cfg, err
 	}
 	return cfg, nil
 }

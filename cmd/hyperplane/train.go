@@ -1,31 +1,29 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
-	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
-var trainCmd = &command{
-	name:  "train",
-	args:  "TRAIN",
-	short: "train a linear or kernel classifier on a LIBSVM file",
-	long: `Train reads a LIBSVM/SVMlight file (gzip too), trains a linear
+func newTrainCmd() *Command {
+	c := &Command{
+		UsageLine: "train TRAIN",
+		Short:     "train a linear or kernel classifier on a LIBSVM file",
+		Long: `Train reads a LIBSVM/SVMlight file (gzip too), trains a linear
 classifier and prints the training time. The default learner is the
 averaged passive-aggressive PA-II (-C sets its aggressiveness); -algo picks
 another: the perceptrons (averaged, plain, voted, batch), pa and pa1
@@ -47,207 +45,169 @@ Gram matrix are computed as updates need them and kept within -gram-mb
 (all of them when they fit, else the most recently used);
 -precompute-gram computes the whole matrix first. -budget caps the
 support vectors (with -algo plain).`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		var cfg engine.Config
-		algo := fs.String("algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive) or pegasos (linear SVM), averaged unless -no-average (default pa2; averaged with -kernel)")
-		noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2 or pegasos: keep the last weights instead of their average")
-		fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
-		fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (default 1e-4)")
-		normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
-		fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
-		fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
-		bias := fs.String("bias", "separate", "bias: separate, augmented or none")
-		fs.Float64Var(&cfg.BiasScale, "bias-scale", 1, "constant feature value for -bias augmented")
-		fs.Float64Var(&cfg.InitScale, "init", 0, "start weights uniformly in [-init, init] (0: zeros)")
-		fs.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
-		fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for shuffling, init and the validation split")
-		fs.BoolVar(&cfg.NoShuffle, "no-shuffle", false, "visit rows in file order")
-		stream := fs.Bool("stream", false, "train out of core from a cache file (see convert), a block at a time, with bounded memory")
-		threads := fs.Int("threads", 1, "train averaged and plain on this many cores by iterative parameter mixing (0: all cores; 1: the sequential algorithm)")
-		fs.Float64Var(&cfg.Validation, "validation", 0, "hold out this fraction for early stopping")
-		fs.IntVar(&cfg.Patience, "patience", 5, "epochs without improvement before early stopping")
-		fs.BoolVar(&cfg.Balanced, "balanced", false, "weigh classes by n/(k·n_class)")
-		cw := fs.String("class-weight", "", "per-class weights, `LABEL:W,...`")
-		test := fs.String("test", "", "evaluate on this LIBSVM `file`")
-		out := fs.String("o", "", "save the model to this `file`")
-		margins := fs.Bool("margins", false, "report margins, radius and the mistake bound on the training rows")
-		report := fs.Bool("report", false, "with -test: print per-class precision, recall, F1 and the confusion matrix")
-		verbose := fs.Bool("v", false, "print every epoch's statistics on stderr")
-		asJSON := fs.Bool("json", false, "print the result as JSON")
-		kernel := fs.String("kernel", "", "train a kernel perceptron with this kernel `spec` (rbf:gamma=G, poly:degree=D,gamma=G,coef0=C, sigmoid:gamma=G,coef0=C, linear, default)")
-		budget := fs.Int("budget", 0, "with -kernel and -algo plain: most support vectors (0: no cap)")
-		gramMB := fs.Int64("gram-mb", kernels.DefaultBudget>>20, "with -kernel: memory for the Gram matrix in MiB (full matrix if it fits, else an LRU row cache)")
-		precompute := fs.Bool("precompute-gram", false, "with -kernel: compute the whole Gram matrix before training when it fits -gram-mb (default: rows as updates need them)")
-		cv := fs.Int("cv", 0, "first cross-validate: train on K-1 of K stratified folds and test on the last, for each fold (K ≥ 2), folds on all cores")
-		from := fs.String("from", "", "what TRAIN holds: text (labelled raw text), libsvm or cache (default: by its content and name)")
-		tfl := addTextFlags(fs, trainTextDefaults, false)
-		noCalib := fs.Bool("no-calibrate", false, "text: do not calibrate the probabilities (by default a tenth of the training text is held out to fit them)")
-		return func(args []string, stdout io.Writer) error {
-			if len(args) != 1 {
-				return fmt.Errorf("%w: train takes one TRAIN file", errUsage)
+	}
+	fs := &c.Flag
+	var cfg engine.Config
+	algo := fs.String("algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive) or pegasos (linear SVM), averaged unless -no-average (default pa2; averaged with -kernel)")
+	noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2 or pegasos: keep the last weights instead of their average")
+	fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
+	fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (default 1e-4)")
+	normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
+	fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
+	fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
+	bias := fs.String("bias", "separate", "bias: separate, augmented or none")
+	fs.Float64Var(&cfg.BiasScale, "bias-scale", 1, "constant feature value for -bias augmented")
+	fs.Float64Var(&cfg.InitScale, "init", 0, "start weights uniformly in [-init, init] (0: zeros)")
+	fs.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
+	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for shuffling, init and the validation split")
+	fs.BoolVar(&cfg.NoShuffle, "no-shuffle", false, "visit rows in file order")
+	stream := fs.Bool("stream", false, "train out of core from a cache file (see convert), a block at a time, with bounded memory")
+	threads := fs.Int("threads", 1, "train averaged and plain on this many cores by iterative parameter mixing (0: all cores; 1: the sequential algorithm)")
+	fs.Float64Var(&cfg.Validation, "validation", 0, "hold out this fraction for early stopping")
+	fs.IntVar(&cfg.Patience, "patience", 5, "epochs without improvement before early stopping")
+	fs.BoolVar(&cfg.Balanced, "balanced", false, "weigh classes by n/(k·n_class)")
+	cw := fs.String("class-weight", "", "per-class weights, `LABEL:W,...`")
+	test := fs.String("test", "", "evaluate on this LIBSVM `file`")
+	out := fs.String("o", "", "save the model to this `file`")
+	margins := fs.Bool("margins", false, "report margins, radius and the mistake bound on the training rows")
+	report := fs.Bool("report", false, "with -test: print per-class precision, recall, F1 and the confusion matrix")
+	verbose := fs.Bool("v", false, "print every epoch's statistics on stderr")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	kernel := fs.String("kernel", "", "train a kernel perceptron with this kernel `spec` (rbf:gamma=G, poly:degree=D,gamma=G,coef0=C, sigmoid:gamma=G,coef0=C, linear, default)")
+	budget := fs.Int("budget", 0, "with -kernel and -algo plain: most support vectors (0: no cap)")
+	gramMB := fs.Int64("gram-mb", kernels.DefaultBudget>>20, "with -kernel: memory for the Gram matrix in MiB (full matrix if it fits, else an LRU row cache)")
+	precompute := fs.Bool("precompute-gram", false, "with -kernel: compute the whole Gram matrix before training when it fits -gram-mb (default: rows as updates need them)")
+	cv := fs.Int("cv", 0, "first cross-validate: train on K-1 of K stratified folds and test on the last, for each fold (K ≥ 2), folds on all cores")
+	from := fs.String("from", "", "what TRAIN holds: text (labelled raw text), libsvm or cache (default: by its content and name)")
+	tfl := addTextFlags(fs, trainTextDefaults, false)
+	noCalib := fs.Bool("no-calibrate", false, "text: do not calibrate the probabilities (by default a tenth of the training text is held out to fit them)")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		if len(args) != 1 {
+			return usageError("train takes one TRAIN file")
+		}
+		isText := false
+		switch *from {
+		case "text":
+			isText = true
+		case "", "libsvm", "cache":
+			isText = *from == "" && textNamed(args[0])
+		default:
+			return usageError("-from %q (want text, libsvm or cache)", *from)
+		}
+		if set := setAmong(fs, append(tfl.all, "no-calibrate")...); !isText && len(set) > 0 {
+			return usageError("%s: the text flags apply to raw text (a TRAIN named .jsonl, .json, .tsv, .txt, or -from text)", set[0])
+		}
+		// The library reads 0 as its default: a flag written as 0 asks
+		// for something else, and gets a usage error instead.
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"epochs", float64(cfg.Epochs)}, {"lr", cfg.LearningRate}, {"bias-scale", cfg.BiasScale},
+			{"C", cfg.C}, {"alpha", cfg.Alpha}, {"patience", float64(cfg.Patience)}} {
+			if len(setAmong(fs, f.name)) > 0 && !(f.v > 0) {
+				return usageError("-%s %v: the value must be positive", f.name, f.v)
 			}
-			isText := false
-			switch *from {
-			case "text":
-				isText = true
-			case "", "libsvm", "cache":
-				isText = *from == "" && textNamed(args[0])
-			default:
-				return fmt.Errorf("%w: -from %q (want text, libsvm or cache)", errUsage, *from)
+		}
+		var err error
+		learner := *algo
+		if learner == "" {
+			learner = defaultLearner
+			if *kernel != "" {
+				learner = defaultKernelLearner
 			}
-			if set := setAmong(fs, append(tfl.all, "no-calibrate")...); !isText && len(set) > 0 {
-				return fmt.Errorf("%w: %s: the text flags apply to raw text (a TRAIN named .jsonl, .json, .tsv, .txt, or -from text)", errUsage, set[0])
-			}
-			if *cv == 1 || *cv < 0 {
-				return fmt.Errorf("%w: -cv %d: cross-validation needs at least 2 folds", errUsage, *cv)
-			}
-			// The library reads 0 as its default: a flag written as 0 asks
-			// for something else, and gets a usage error instead.
-			for _, f := range []struct {
-				name string
-				v    float64
-			}{{"epochs", float64(cfg.Epochs)}, {"lr", cfg.LearningRate}, {"bias-scale", cfg.BiasScale},
-				{"C", cfg.C}, {"alpha", cfg.Alpha}, {"patience", float64(cfg.Patience)}} {
-				if len(setAmong(fs, f.name)) > 0 && !(f.v > 0) {
-					return fmt.Errorf("%w: -%s %v: the value must be positive", errUsage, f.name, f.v)
-				}
-			}
-			var err error
-			learner := *algo
-			if learner == "" {
-				learner = defaultLearner
-				if *kernel != "" {
-					learner = defaultKernelLearner
-				}
-			}
-			if cfg.Algorithm, cfg.Rule, err = parseLearner(learner, *noAverage); err != nil {
-				return fmt.Errorf("%w: -algo: %v", errUsage, err)
-			}
-			if cfg.Rule != engine.Perceptron {
-				if bad := setAmong(fs, "lr", "margin", "init"); len(bad) > 0 {
-					hint := ""
-					if *algo == "" {
-						hint = fmt.Sprintf(" (they are the perceptron's: add -algo averaged; the default learner, %s, sets its own steps)", learner)
-					}
-					return fmt.Errorf("%w: -algo %s: %s not available%s", errUsage, learner, strings.Join(bad, ", "), hint)
-				}
-				cfg.LearningRate = 0
-			}
-			if cfg.C != 0 && cfg.Rule != engine.PA1 && cfg.Rule != engine.PA2 {
-				return fmt.Errorf("%w: -C needs -algo pa1 or pa2", errUsage)
-			}
-			if cfg.Alpha != 0 && cfg.Rule != engine.Pegasos {
-				return fmt.Errorf("%w: -alpha needs -algo pegasos", errUsage)
-			}
-			if cfg.Bias, err = engine.ParseBiasMode(*bias); err != nil {
-				return fmt.Errorf("%w: -bias: %v", errUsage, err)
-			}
-			if cfg.ClassWeight, err = parseClassWeights(*cw); err != nil {
-				return fmt.Errorf("%w: -class-weight: %v", errUsage, err)
-			}
-			switch {
-			case *threads < 0:
-				return fmt.Errorf("%w: -threads %d is negative", errUsage, *threads)
-			case *threads == 0:
-				cfg.Workers = runtime.GOMAXPROCS(0)
-			default:
-				cfg.Workers = *threads
-			}
-			if cfg.Workers > 1 && (cfg.Algorithm == engine.Voted || cfg.Algorithm == engine.Batch) {
-				return fmt.Errorf("%w: -threads > 1 needs -algo averaged or plain (voted is sequential; batch scores on all cores already)", errUsage)
-			}
-			// Rows are normalized by default for the linear learners; the
-			// voted perceptron replays its mistakes on the raw rows.
-			cfg.Normalize = *normalize && *kernel == "" && cfg.Algorithm != engine.Voted
-			if *normalize && cfg.Algorithm == engine.Voted && len(setAmong(fs, "normalize")) > 0 {
-				return fmt.Errorf("%w: -algo voted does not normalize rows (-normalize=false)", errUsage)
-			}
-			o := trainOpts{test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream, cv: *cv}
-			if *out == "-" {
-				return fmt.Errorf("%w: -o -: a model is written to a file, not to standard output", errUsage)
-			}
-			if *stream && (*margins || cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)) {
-				return fmt.Errorf("%w: -stream trains averaged or plain on one core; -margins, -threads, -validation and -balanced need the data in memory", errUsage)
-			}
-			if *cv > 0 && (*stream || *kernel != "") {
-				return fmt.Errorf("%w: -cv needs the data in memory and a linear learner (not -stream or -kernel)", errUsage)
-			}
-			if isText {
-				if *stream || *kernel != "" {
-					return fmt.Errorf("%w: raw text trains a linear model in memory (-stream and -kernel take the features convert makes)", errUsage)
-				}
-				if args[0] == "-" && *test == "-" {
-					return fmt.Errorf("%w: TRAIN and -test cannot both be standard input", errUsage)
-				}
-				tcfg, err := tfl.config(fs)
-				if err != nil {
-					return err
-				}
-				// One -normalize for both: the featurizer's unit rows, or
-				// none, and the learner's scaling, which unit rows make a
-				// no-op.
-				tcfg.NoNormalize = !*normalize
-				outs, err := prepareTrain(fs, stdout, args[0], o)
-				if err != nil {
-					return err
-				}
-				defer outs.cleanup()
-				o.outs = outs
-				return trainText(stdout, args[0], cfg, textTrain{cfg: tcfg, read: tfl.readOptions, noCalib: *noCalib}, o)
-			}
-			if *kernel == "" {
-				if len(setAmong(fs, "budget", "gram-mb", "precompute-gram")) > 0 {
-					return fmt.Errorf("%w: -budget, -gram-mb and -precompute-gram need -kernel", errUsage)
-				}
-				outs, err := prepareTrain(fs, stdout, args[0], o)
-				if err != nil {
-					return err
-				}
-				defer outs.cleanup()
-				o.outs = outs
-				return train(stdout, args[0], cfg, o)
-			}
+		}
+		if cfg.Algorithm, cfg.Rule, err = parseLearner(learner, *noAverage); err != nil {
+			return usageError("-algo: %v", err)
+		}
+		if cfg.Rule != engine.Perceptron && len(setAmong(fs, "lr")) == 0 {
+			cfg.LearningRate = 0 // -lr's default is the perceptron's; the other rules set their own steps
+		}
+		if cfg.Bias, err = engine.ParseBiasMode(*bias); err != nil {
+			return usageError("-bias: %v", err)
+		}
+		if cfg.ClassWeight, err = parseClassWeights(*cw); err != nil {
+			return usageError("-class-weight: %v", err)
+		}
+		cfg.Workers = *threads
+		if *threads == 0 {
+			cfg.Workers = runtime.GOMAXPROCS(0)
+		}
+		if cfg.Workers > 1 && cfg.Algorithm == engine.Batch {
+			// (The library ignores Workers for it.)
+			return usageError("-threads: the batch perceptron scores on all cores already")
+		}
+		// Rows are normalized by default for the linear learners; the
+		// voted perceptron replays its mistakes on the raw rows, and
+		// refuses -normalize when it is asked for.
+		cfg.Normalize = *normalize && *kernel == "" && (cfg.Algorithm != engine.Voted || len(setAmong(fs, "normalize")) > 0)
+		o := trainOpts{ctx: ctx, env: env, test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream, cv: *cv}
+		if *out == "-" {
+			return usageError("-o -: a model is written to a file, not to standard output")
+		}
+		if *stream && *margins {
+			return usageError("-stream trains from a cache a block at a time; -margins needs the data in memory")
+		}
+		if *cv != 0 && (*stream || *kernel != "") {
+			return usageError("-cv needs the data in memory and a linear learner (not -stream or -kernel)")
+		}
+		var kern *kernelOpts
+		if *kernel != "" {
 			bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream")
 			if *normalize && len(setAmong(fs, "normalize")) > 0 {
-				bad = append(bad, "normalize") // -normalize=false is what kernels do
+				bad = append(bad, "-normalize") // -normalize=false is what kernels do
 			}
 			if len(bad) > 0 {
-				return fmt.Errorf("%w: %s not available with -kernel", errUsage, strings.Join(bad, ", "))
+				return usageError("%s not available with -kernel", strings.Join(bad, ", "))
 			}
-			if cfg.Algorithm == engine.Batch || cfg.Rule == engine.Pegasos {
-				return fmt.Errorf("%w: -algo %s has no kernel form", errUsage, *algo)
+			if *gramMB <= 0 || *gramMB > 1<<40 {
+				return usageError("-gram-mb %d: want 1 to 2^40 MiB", *gramMB)
 			}
-			kc := engine.KernelConfig{
-				Algorithm: cfg.Algorithm, Rule: cfg.Rule, C: cfg.C, Epochs: cfg.Epochs, LearningRate: cfg.LearningRate, Bias: cfg.Bias,
-				BiasScale: cfg.BiasScale, Margin: cfg.Margin, NoShuffle: cfg.NoShuffle, Seed: cfg.Seed,
-				ClassWeight: cfg.ClassWeight, Balanced: cfg.Balanced, Budget: *budget,
-				Gram: kernels.Options{Budget: *gramMB << 20, Precompute: *precompute},
-			}
-			if *budget < 0 || *gramMB <= 0 || *gramMB > 1<<40 {
-				return fmt.Errorf("%w: -budget must be ≥ 0 and -gram-mb in [1, 2^40]", errUsage)
-			}
+			kern = &kernelOpts{budget: *budget, gram: kernels.Options{Budget: *gramMB << 20, Precompute: *precompute}}
 			if !strings.EqualFold(*kernel, "default") {
-				if kc.Kernel, err = kernels.Parse(*kernel); err != nil {
-					return fmt.Errorf("%w: -kernel: %v", errUsage, err)
+				if kern.kernel, err = kernels.Parse(*kernel); err != nil {
+					return usageError("-kernel: %v", err)
 				}
 			}
-			outs, err := prepareTrain(fs, stdout, args[0], o)
+		} else if len(setAmong(fs, "budget", "gram-mb", "precompute-gram")) > 0 {
+			return usageError("-budget, -gram-mb and -precompute-gram need -kernel")
+		}
+		// The library's checks of the options, before any data are read.
+		if err := configError(ctx, cfg, kern); err != nil {
+			if bad := setAmong(fs, "lr", "margin", "init"); len(bad) > 0 && *algo == "" && cfg.Rule != engine.Perceptron {
+				return fmt.Errorf("%w\nhint: %s are the perceptron's: add -algo averaged; the default learner, %s, sets its own steps", err, strings.Join(bad, ", "), learner)
+			}
+			return err
+		}
+		var tt *textTrain
+		if isText {
+			if *stream || kern != nil {
+				return usageError("raw text trains a linear model in memory (-stream and -kernel take the features convert makes)")
+			}
+			if args[0] == "-" && *test == "-" {
+				return usageError("TRAIN and -test cannot both be standard input")
+			}
+			tcfg, err := tfl.config(fs)
 			if err != nil {
 				return err
 			}
-			defer outs.cleanup()
-			o.outs = outs
-			return trainKernel(stdout, args[0], kc, o)
+			// One -normalize for both: the featurizer's unit rows, or
+			// none, and the learner's scaling, which unit rows make a
+			// no-op.
+			tcfg.NoNormalize = !*normalize
+			tt = &textTrain{cfg: tcfg, read: tfl.readOptions, noCalib: *noCalib}
 		}
-	},
-}
-
-type trainOpts struct {
-	test, out                              string
-	margins, report, verbose, json, stream bool
-	cv                                     int              // -cv folds, 0 without
-	outs                                   *outputs         // -o, created before the data are read
-	text                                   *textmodel.Model // the text model trained, for its probabilities
+		outs, err := prepareTrain(fs, env.Stdout, args[0], o)
+		if err != nil {
+			return err
+		}
+		defer outs.cleanup()
+		o.outs = outs
+		if tt != nil {
+			return trainText(args[0], cfg, *tt, o)
+		}
+		return trainModel(args[0], cfg, kern, o)
+	}
+	return c
 }
 
 // final reports whether anything needs the model trained on all of the
@@ -365,6 +325,9 @@ type validationJSON struct {
 // earlyStopping returns what early stopping did in stats, or nil when no
 // epoch measured held-out accuracy.
 func earlyStopping(fraction float64, stats []engine.EpochStats, epochs int) *validationJSON {
+	if fraction == 0 {
+		return nil
+	}
 	var v *validationJSON
 	for _, s := range stats {
 		if s.ValidAccuracy != s.ValidAccuracy { // NaN: no held-out rows
@@ -408,135 +371,6 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(f))
 }
 
-// readTest reads o's test file, if any, before training starts, so that a
-// wrong path or a bad file stops the command before the training time is
-// spent and before -o replaces a model.
-func readTest(o trainOpts) (*sparse.Dataset, error) {
-	if o.test == "" {
-		return nil, nil
-	}
-	return sparse.ReadFile(o.test, sparse.ReadOptions{})
-}
-
-// finish does what follows training: the margins (with -margins), the
-// test, then the model saved with -o, last, so that a command that fails
-// leaves the file that was there; an interrupted training saves what it
-// has and stops there.
-func (r *trainResult) finish(stdout io.Writer, m engine.Classifier, saved io.WriterTo, te *sparse.Dataset, o trainOpts, margins func() (engine.MarginStats, error), interrupted error) error {
-	if interrupted != nil {
-		if err := o.save(saved); err != nil {
-			return err
-		}
-		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
-	}
-	if margins != nil {
-		ms, err := margins()
-		if err != nil {
-			return err
-		}
-		r.Margins = newMarginsJSON(ms)
-	}
-	if err := r.evaluate(m, te, o); err != nil {
-		return err
-	}
-	if err := o.save(saved); err != nil {
-		return err
-	}
-	return r.print(stdout, o)
-}
-
-func train(stdout io.Writer, path string, cfg engine.Config, o trainOpts) error {
-	t0 := time.Now()
-	var d *sparse.Dataset
-	var c *sparse.Cache
-	var err error
-	if o.stream {
-		c, err = sparse.OpenCacheWith(path, sparse.CacheOptions{Map: true})
-		if err != nil {
-			if ok, _ := sparse.IsCacheFile(path); !ok {
-				return fmt.Errorf("%w: -stream trains from a cache file; make one with 'hyperplane convert %s DATA.hpc'", errUsage, path)
-			}
-			return err
-		}
-		defer c.Close()
-	} else if d, err = sparse.ReadFile(path, sparse.ReadOptions{}); err != nil {
-		return err
-	}
-	te, err := readTest(o)
-	if err != nil {
-		return err
-	}
-	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(), Normalize: cfg.Normalize,
-		Workers: max(1, cfg.Workers), ReadSeconds: time.Since(t0).Seconds()}
-	if c != nil {
-		r.Rows, r.Features, r.NNZ, r.Streamed = int(c.Rows()), c.Cols(), c.NNZ(), true
-	} else {
-		r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
-		// Parameter mixing runs no more workers than rows.
-		r.Workers = max(1, min(r.Workers, r.Rows))
-	}
-	if c != nil {
-		r.announce(stdout, o, len(c.Labels()))
-	} else {
-		r.announce(stdout, o, distinct(d.Y))
-	}
-	if done, err := r.crossValidate(stdout, d, cfg, o); done || err != nil {
-		return err
-	}
-	var endProgress func()
-	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
-	t1 := time.Now()
-	var m *engine.Model
-	var stats []engine.EpochStats
-	if c != nil {
-		m, stats, err = engine.FitCache(ctx, c, cfg)
-	} else {
-		m, stats, err = engine.Fit(ctx, d.X, d.Y, cfg)
-	}
-	endProgress()
-	r.TrainSeconds = time.Since(t1).Seconds()
-	if err := fitFailed(path, err, m != nil); err != nil {
-		return err
-	}
-	interrupted := err
-	r.Classes = len(m.Classes)
-	r.fromStats(stats, cfg)
-	var margins func() (engine.MarginStats, error)
-	if o.margins {
-		margins = func() (engine.MarginStats, error) { return engine.Margins(m, d.X, d.Y) }
-	}
-	return r.finish(stdout, m, m, te, o, margins, interrupted)
-}
-
-// fitFailed returns what train reports when fitting returned err: nil
-// when it succeeded, or was interrupted with a model so far to save
-// (haveModel); else err, naming the data file as the readers' errors do
-// unless it already names one or is a config error.
-func fitFailed(path string, err error, haveModel bool) error {
-	if err == nil || (haveModel && ctx.Err() != nil) {
-		return nil
-	}
-	if namesFile(err) || errors.Is(err, engine.ErrConfig) {
-		return err
-	}
-	return fmt.Errorf("%s: %w", path, err)
-}
-
-// crossValidate runs -cv, if asked, into r; done says that it was all
-// that was asked (no final model), the report then printed.
-func (r *trainResult) crossValidate(stdout io.Writer, d *sparse.Dataset, cfg engine.Config, o trainOpts) (done bool, err error) {
-	if o.cv == 0 {
-		return false, nil
-	}
-	if r.CV, err = crossValidate(stdout, d, cfg, o); err != nil {
-		return true, err
-	}
-	if o.final() {
-		return false, nil
-	}
-	return true, r.print(stdout, o)
-}
-
 // fromStats fills in what the epochs' statistics tell: their number,
 // mistakes and speed, and what early stopping did.
 func (r *trainResult) fromStats(stats []engine.EpochStats, cfg engine.Config) {
@@ -559,7 +393,7 @@ func (r *trainResult) evaluate(m engine.Classifier, te *sparse.Dataset, o trainO
 	if te == nil {
 		return nil
 	}
-	ws, err := checkData(o.test, te, m, false)
+	ws, err := checkData(o.env, o.test, te, m, false)
 	if err != nil {
 		return err
 	}
@@ -569,7 +403,7 @@ func (r *trainResult) evaluate(m engine.Classifier, te *sparse.Dataset, o trainO
 	r.TestSeconds = time.Since(t2).Seconds()
 	c, err := metrics.NewConfusion(te.Y, pred)
 	if err != nil {
-		return fmt.Errorf("%s: %w", o.test, err)
+		return inFile(o.test, err)
 	}
 	acc := c.Accuracy()
 	r.TestAccuracy, r.TestRows = &acc, te.X.Rows
@@ -579,7 +413,7 @@ func (r *trainResult) evaluate(m engine.Classifier, te *sparse.Dataset, o trainO
 	if o.text != nil {
 		ll, ece, err := probaMetrics(o.text, te)
 		if err != nil {
-			return fmt.Errorf("%s: %w", o.test, err)
+			return inFile(o.test, err)
 		}
 		r.TestLogLoss, r.TestECE = &ll, &ece
 	}
@@ -589,9 +423,7 @@ func (r *trainResult) evaluate(m engine.Classifier, te *sparse.Dataset, o trainO
 // print writes r as text or JSON.
 func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return printJSON(stdout, r)
 	}
 	if !r.announced {
 		r.printData(stdout)
@@ -605,9 +437,9 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		g := r.Gram
 		kind := fmt.Sprintf("precomputed whole, %.0f MiB", float64(g.Bytes)/(1<<20))
 		if !g.Full {
-			kind = fmt.Sprintf("rows on demand, room for %d (%.0f MiB), %d rows computed, %d reused", g.Rows, float64(g.Bytes)/(1<<20), g.Misses, g.Hits)
+			kind = fmt.Sprintf("rows on demand, room for %s (%.0f MiB), %s rows computed, %s reused", commas(int64(g.Rows)), float64(g.Bytes)/(1<<20), commas(g.Misses), commas(g.Hits))
 		}
-		fmt.Fprintf(stdout, "kernel:   %d support vectors; Gram matrix %s; %d kernel entries computed\n", r.SupportVectors, kind, g.Computed)
+		fmt.Fprintf(stdout, "kernel:   %s support vectors; Gram matrix %s; %s kernel entries computed\n", commas(int64(r.SupportVectors)), kind, commas(g.Computed))
 	} else {
 		on := ""
 		if r.Workers > 1 {
@@ -619,7 +451,11 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		fmt.Fprintf(stdout, "train:    %s%s, %d epochs in %.1f ms: %.2f ms per epoch, %.2f ns per nonzero (SIMD tier %s)\n",
 			learnerName(r.Algorithm, r.Rule), on, r.Epochs, 1e3*r.TrainSeconds, 1e3*r.EpochSeconds, r.NsPerNNZ, r.Tier)
 	}
-	fmt.Fprintf(stdout, "mistakes: %v\n", r.Mistakes)
+	ms := make([]string, len(r.Mistakes))
+	for i, m := range r.Mistakes {
+		ms[i] = commas(int64(m))
+	}
+	fmt.Fprintf(stdout, "mistakes: %s (per epoch)\n", strings.Join(ms, " "))
 	if v := r.Validation; v != nil {
 		how := "no early stop"
 		if v.StoppedEarly {
@@ -635,12 +471,16 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 		fmt.Fprintf(stdout, "calibration: %s, fitted on held-out training rows in %.1f ms\n", r.Calibration, 1e3*r.CalibrationSeconds)
 	}
 	if r.TestAccuracy != nil {
-		fmt.Fprintf(stdout, "test:     %s: accuracy %.4f (%d rows predicted in %.1f ms)\n", r.Test, *r.TestAccuracy, r.TestRows, 1e3*r.TestSeconds)
+		fmt.Fprintf(stdout, "test:     %s: accuracy %.4f (%s rows predicted in %.1f ms)\n", r.Test, *r.TestAccuracy, commas(int64(r.TestRows)), 1e3*r.TestSeconds)
 		if r.TestLogLoss != nil {
 			fmt.Fprintf(stdout, "          log loss %.4f, calibration error (ECE, 10 bins) %.4f\n", *r.TestLogLoss, *r.TestECE)
 		}
 		if r.Confusion != nil {
-			return r.Confusion.WriteReport(stdout)
+			var names *text.Featurizer
+			if o.text != nil {
+				names = o.text.Featurizer()
+			}
+			return writeReport(stdout, r.Confusion, labelNames(r.Confusion, names))
 		}
 	}
 	if o.out != "" {
@@ -671,67 +511,6 @@ func parseClassWeights(s string) (map[float64]float64, error) {
 		m[lv] = wv
 	}
 	return m, nil
-}
-
-// progress returns the epoch callback of train: with -v a line per epoch
-// on w; otherwise, when w is a terminal, one line rewritten in place
-// (epoch, mistakes, rows/s, loss) and ended after the last epoch; nil
-// when w is a file or pipe, so that scripts see nothing there.
-func progress(w *os.File, verbose bool, epochs int) (onEpoch func(engine.EpochStats) error, end func()) {
-	if verbose {
-		return func(s engine.EpochStats) error {
-			held := ""
-			if s.ValidAccuracy == s.ValidAccuracy {
-				held = fmt.Sprintf(", held-out accuracy %.4f", s.ValidAccuracy)
-			}
-			fmt.Fprintf(w, "epoch %d: %d mistakes, %d updates, loss %.4g%s\n", s.Epoch, s.Mistakes, s.Updates, s.Loss, held)
-			return nil
-		}, func() {}
-	}
-	line, end := progressLine(w, epochs)
-	if line == nil {
-		return nil, end
-	}
-	return func(s engine.EpochStats) error { line(s, ""); return nil }, end
-}
-
-// progressLine returns a function that rewrites one progress line on the
-// terminal w (with extra at its end), or nil when w is not a terminal, and
-// one that ends the line if training stopped before its last epoch (early
-// stopping, an interrupt), so that what follows starts on a line of its
-// own.
-func progressLine(w *os.File, epochs int) (update func(s engine.EpochStats, extra string), end func()) {
-	if !isTerminal(w) {
-		return nil, func() {}
-	}
-	if epochs <= 0 {
-		epochs = 10
-	}
-	last := time.Now()
-	open := false
-	return func(s engine.EpochStats, extra string) {
-			now := time.Now()
-			rate := float64(s.Rows) / max(now.Sub(last).Seconds(), 1e-9)
-			last = now
-			fmt.Fprintf(w, "\repoch %d/%d: %s mistakes, %s rows/s, loss %.4g%s   ", s.Epoch, epochs, commas(int64(s.Mistakes)), commas(int64(rate+0.5)), s.Loss, extra)
-			open = true
-			if s.Epoch == epochs || s.Updates == 0 {
-				fmt.Fprintln(w)
-				open = false
-			}
-		}, func() {
-			if open {
-				fmt.Fprintln(w)
-				open = false
-			}
-		}
-}
-
-// isTerminal reports whether f is a character device (a terminal), not a
-// file or a pipe.
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // defaultLearner is what train fits without -algo: the averaged PA-II,
@@ -799,13 +578,4 @@ func commas(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
-}
-
-// namesFile reports whether err already names the file it is about (the
-// readers' and the cache's errors do), so that train does not name it
-// twice.
-func namesFile(err error) bool {
-	var pe *sparse.ParseError
-	var ce *sparse.CacheError
-	return (errors.As(err, &pe) && pe.File != "") || (errors.As(err, &ce) && ce.File != "")
 }

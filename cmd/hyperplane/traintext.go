@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -38,17 +37,19 @@ type textTrain struct {
 // calibrates a model on its output and saves both as one text model (-o):
 // train's path for raw text. The -test file must be labelled text too,
 // featurized by the same featurizer.
-func trainText(stdout io.Writer, path string, cfg engine.Config, tt textTrain, o trainOpts) error {
+func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error {
 	t0 := time.Now()
-	src, name, closeIn, err := openInput(path)
+	src, name, closeIn, err := openInput(o.ctx, o.env, path)
 	if err != nil {
 		return err
 	}
 	var f *text.Featurizer
 	var d *sparse.Dataset
 	var corpus *text.Corpus // kept when read from a stream, for the names
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != "-" {
-		f, d, err = fitText(src, path, tt.read(name), tt.cfg)
+	// (The file's kind is told by a Stat of its own, so that err is the
+	// reading's, not the Stat's.)
+	if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() && path != "-" {
+		f, d, err = fitText(o.ctx, src, path, tt.read(name), tt.cfg)
 	} else if corpus, err = text.Read(src, tt.read(name)); err == nil {
 		if f, err = text.Fit(corpus, tt.cfg); err == nil {
 			d, err = f.Vectorize(corpus)
@@ -60,7 +61,7 @@ func trainText(stdout io.Writer, path string, cfg engine.Config, tt textTrain, o
 	}
 	var te *sparse.Dataset
 	if o.test == "-" {
-		te, err = f.VectorizeReader(ctxReader{stdin}, tt.read("standard input"))
+		te, err = f.VectorizeReader(ctxReader{o.ctx, o.env.Stdin}, tt.read("standard input"))
 	} else if o.test != "" {
 		te, err = f.VectorizeFile(o.test, tt.read(o.test))
 	}
@@ -71,22 +72,24 @@ func trainText(stdout io.Writer, path string, cfg engine.Config, tt textTrain, o
 		Workers: max(1, min(cfg.Workers, d.X.Rows)), ReadSeconds: time.Since(t0).Seconds(), Labels: f.Labels()}
 	r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
 	r.Text = featurizerLine(f)
-	r.announce(stdout, o, distinct(d.Y))
-	if done, err := r.crossValidate(stdout, d, cfg, o); done || err != nil {
+	r.announce(o.env.Stdout, o, distinct(d.Y))
+	if done, err := r.crossValidate(d, cfg, o); done || err != nil {
 		return err
 	}
-	var endProgress func()
-	cfg.OnEpoch, endProgress = progress(os.Stderr, o.verbose, cfg.Epochs)
+	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
+	if show != nil {
+		cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
+	}
 	t1 := time.Now()
-	m, stats, err := textmodel.FitFeatures(ctx, f, d, textmodel.Config{Learner: cfg, NoCalibration: true})
+	m, stats, err := textmodel.FitFeatures(o.ctx, f, d, textmodel.Config{Learner: cfg, NoCalibration: true})
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err == nil && !tt.noCalib {
 		t2 := time.Now()
-		err = m.CalibrateHoldout(ctx, d.X, d.Y, textmodel.Config{Learner: cfg, Holdout: tt.holdout})
+		err = m.CalibrateHoldout(o.ctx, d.X, d.Y, textmodel.Config{Learner: cfg, Holdout: tt.holdout})
 		r.CalibrationSeconds = time.Since(t2).Seconds()
 	}
-	if err := fitFailed(path, err, m != nil); err != nil {
+	if err := fitFailed(o.ctx, path, err, m != nil); err != nil {
 		return err
 	}
 	interrupted := err
@@ -113,7 +116,7 @@ func trainText(stdout io.Writer, path string, cfg engine.Config, tt textTrain, o
 		margins = func() (engine.MarginStats, error) { return engine.Margins(lm, d.X, d.Y) }
 	}
 	o.text = m
-	return r.finish(stdout, m.Classifier(), m, te, o, margins, interrupted)
+	return r.finish(m.Classifier(), m, te, o, margins, interrupted)
 }
 
 // featurizerLine describes f's settings in a few words.

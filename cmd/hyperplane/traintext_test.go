@@ -106,8 +106,8 @@ func TestTrainRawText(t *testing.T) {
 		{[]string{"inspect", writeFile(t, dir, "x.hpm", "")}, 1, "x.hpm"},
 		{[]string{"train", "-stream", tr}, 2, "raw text trains a linear model in memory"},
 		{[]string{"train", "-ngrams", "3", writeFile(t, dir, "d.svm", "1 1:1\n-1 2:1\n")}, 2, "the text flags apply to raw text"},
-		{[]string{"train", "-vocab=false", "-min-df", "2", tr}, 2, "add -vocab"},
-		{[]string{"train", "-cv", "1", tr}, 2, "at least 2 folds"},
+		{[]string{"train", "-vocab=false", "-min-df", "2", tr}, 2, "MinDF and MaxFeatures need Vocabulary"},
+		{[]string{"train", "-cv", "1", tr}, 2, "1 folds"},
 	} {
 		code, _, e := runCmd(c.args...)
 		if code != c.code || !strings.Contains(e, c.msg) {

@@ -1,47 +1,49 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
+	"context"
 	"fmt"
-	"io"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 )
 
-var versionCmd = &command{
-	name:  "version",
-	short: "show the module version, the source revision and the Go toolchain",
-	long: `Version prints what the build records about itself: the module version
+func newVersionCmd() *Command {
+	c := &Command{
+		UsageLine: "version",
+		Short:     "show the module version, the source revision and the Go toolchain",
+		Long: `Version prints what the build records about itself: the module version
 ("(devel)" for a build from a source tree), the VCS revision and time it was
 built from and whether the tree had uncommitted changes, the Go version, the
 platform, and the SIMD tier in use, so that a benchmark report or a bug
 report says which code ran.`,
-	flags: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		asJSON := fs.Bool("json", false, "print the report as JSON")
-		return func(args []string, out io.Writer) error {
-			if len(args) > 0 {
-				return fmt.Errorf("%w: version takes no arguments", errUsage)
-			}
-			v := buildVersion()
-			if *asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(v)
-			}
-			rev := v.Revision
-			if rev == "" {
-				rev = "unknown"
-			}
-			if v.Modified {
-				rev += " (modified)"
-			}
-			fmt.Fprintf(out, "hyperplane %s\nrevision: %s %s\ngo:       %s %s/%s\ntier:     %s\n", v.Version, rev, v.Time, v.Go, v.OS, v.Arch, v.Tier)
-			return nil
+	}
+	fs := &c.Flag
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		out := env.Stdout
+		if len(args) > 0 {
+			return usageError("version takes no arguments")
 		}
-	},
+		v := buildVersion()
+		if *asJSON {
+			return printJSON(out, v)
+		}
+		rev := v.Revision
+		if rev == "" {
+			rev = "unknown (built without VCS information)"
+		}
+		if v.Time != "" {
+			rev += " " + v.Time
+		}
+		if v.Modified {
+			rev += " (modified)"
+		}
+		fmt.Fprintf(out, "hyperplane %s\nrevision: %s\ngo:       %s %s/%s\ntier:     %s\n", v.Version, rev, v.Go, v.OS, v.Arch, v.Tier)
+		return nil
+	}
+	return c
 }
 
 // versionInfo is what a build knows about itself.

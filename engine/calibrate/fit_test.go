@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -225,32 +226,39 @@ func TestFitPlattErrors(t *testing.T) {
 }
 
 // TestFitTemperatureRecovers: on 20 000 rows drawn from softmax(s/T0)
-// FitTemperature finds T0.
+// FitTemperature finds T0 (on 8 000 under -short).
 func TestFitTemperatureRecovers(t *testing.T) {
+	rows := 20000
+	if testing.Short() {
+		t.Log("-short: 8000 rows a case instead of 20000")
+		rows = 8000
+	}
 	for _, c := range []struct {
 		k  int
 		t0 float64
 	}{{3, 0.4}, {5, 2.5}, {10, 1}} {
-		scores, truth := softmaxSample(20000, c.k, c.t0, 3)
-		cal, err := FitTemperature(scores, c.k, truth)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, ok := cal.Temperature()
-		if cal.Kind() != TemperatureScaling || !ok {
-			t.Fatalf("kind %v", cal.Kind())
-		}
-		if math.Abs(got/c.t0-1) > 0.05 {
-			t.Errorf("k=%d, T0=%v: fitted %v", c.k, c.t0, cal)
-		}
-		// The fit is a minimum of the NLL: 1% either way is worse.
-		best := nll(cal, scores, c.k, truth)
-		for _, f := range []float64{0.99, 1.01} {
-			n := mustTemperature(t, got*f)
-			if l := nll(n, scores, c.k, truth); l <= best {
-				t.Errorf("k=%d, T0=%v: NLL at %v is %v, at the fitted %v %v", c.k, c.t0, n, l, cal, best)
+		t.Run(fmt.Sprintf("k=%d/T0=%v", c.k, c.t0), func(t *testing.T) {
+			scores, truth := softmaxSample(rows, c.k, c.t0, 3)
+			cal, err := FitTemperature(scores, c.k, truth)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			got, ok := cal.Temperature()
+			if cal.Kind() != TemperatureScaling || !ok {
+				t.Fatalf("kind %v", cal.Kind())
+			}
+			if math.Abs(got/c.t0-1) > 0.05 {
+				t.Errorf("fitted %v", cal)
+			}
+			// The fit is a minimum of the NLL: 1% either way is worse.
+			best := nll(cal, scores, c.k, truth)
+			for _, f := range []float64{0.99, 1.01} {
+				n := mustTemperature(t, got*f)
+				if l := nll(n, scores, c.k, truth); l <= best {
+					t.Errorf("NLL at %v is %v, at the fitted %v %v", n, l, cal, best)
+				}
+			}
+		})
 	}
 }
 

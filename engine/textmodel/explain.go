@@ -2,6 +2,7 @@ package textmodel
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -25,7 +26,7 @@ type Weighted struct {
 }
 
 // ErrNotLinear: the explanation needs a linear model's weights.
-var ErrNotLinear = fmt.Errorf("textmodel: the classifier is not linear")
+var ErrNotLinear = errors.New("textmodel: the classifier is not linear")
 
 // linear returns m's linear model, or ErrNotLinear.
 func (m *Model) linear() (*engine.Model, error) {

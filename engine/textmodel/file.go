@@ -39,7 +39,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
-	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -72,7 +72,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if err := fw.Close(); err != nil {
 		return 0, err
 	}
-	if _, err := m.classifier.(io.WriterTo).WriteTo(&model); err != nil {
+	if _, err := m.classifier.WriteTo(&model); err != nil {
 		return 0, err
 	}
 	var cal, names []byte
@@ -119,7 +119,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 // Save writes m to path atomically: on any error an existing file there
 // is left as it was.
 func (m *Model) Save(path string) error {
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := m.WriteTo(w)
 		return err
 	})

@@ -70,32 +70,21 @@ type Config struct {
 	Holdout float64
 }
 
-// scorer is what both model kinds offer beside engine.Classifier.
-type scorer interface {
-	Scores(sparse.Vector, []float32) []float32
-}
-
 // New pairs f with c, a *engine.Model or *engine.KernelModel trained on
 // f's output: every class of c must be one of f's labels, and c may not
 // be wider than f's features (ErrMismatch otherwise).
 func New(f *text.Featurizer, c engine.Classifier) (*Model, error) {
-	var classes []float64
-	var dim int
-	switch c := c.(type) {
-	case *engine.Model:
-		classes, dim = c.Classes, c.Dim
-	case *engine.KernelModel:
-		classes, dim = c.Classes, c.Dim
-	default:
-		return nil, fmt.Errorf("%w: a classifier of type %T", ErrMismatch, c)
+	if c == nil {
+		return nil, fmt.Errorf("%w: no classifier", ErrMismatch)
 	}
+	classes, dim := c.ClassValues(), c.NumFeatures()
 	if f == nil {
 		return nil, fmt.Errorf("%w: no featurizer", ErrMismatch)
 	}
 	if dim > f.Dim() {
 		return nil, fmt.Errorf("%w: the classifier has %d features, the featurizer makes %d", ErrMismatch, dim, f.Dim())
 	}
-	m := &Model{featurizer: f, classifier: c, classes: slices.Clone(classes)}
+	m := &Model{featurizer: f, classifier: c, classes: classes}
 	for _, v := range classes {
 		name := f.Name(v)
 		if back, err := f.Label(name); err != nil || back != v {
@@ -110,10 +99,11 @@ func New(f *text.Featurizer, c engine.Classifier) (*Model, error) {
 // Fit fits a featurizer with cfg.Text on docs and their labels (label
 // names, as in a JSONL file), trains a linear model with cfg.Learner on
 // its output and calibrates it (see Config). The statistics of every epoch
-// of the final training are returned as engine.Fit returns them.
+// of the final training are returned as engine.Fit returns them. Docs and
+// labels of different lengths are an error wrapping engine.ErrLabels.
 func Fit(ctx context.Context, docs, labels []string, cfg Config) (*Model, []engine.EpochStats, error) {
 	if len(docs) != len(labels) {
-		return nil, nil, fmt.Errorf("textmodel: %d documents and %d labels", len(docs), len(labels))
+		return nil, nil, fmt.Errorf("%w: %d documents and %d labels", engine.ErrLabels, len(docs), len(labels))
 	}
 	c := &text.Corpus{Docs: make([]text.Doc, len(docs))}
 	for i := range docs {
@@ -217,10 +207,6 @@ func (m *Model) CalibrateHoldout(ctx context.Context, X *sparse.CSR, y []float64
 // none of the classes (a class the held-out part has but the training
 // part lacks) are left out.
 func fitCalibration(c engine.Classifier, classes []float64, X *sparse.CSR, y []float64) (calibrate.Calibration, error) {
-	sc, ok := c.(scorer)
-	if !ok {
-		return calibrate.Calibration{}, fmt.Errorf("%w: a classifier of type %T has no scores", ErrMismatch, c)
-	}
 	binary := len(classes) == 2
 	var scores []float32
 	var truth []int
@@ -231,7 +217,7 @@ func fitCalibration(c engine.Classifier, classes []float64, X *sparse.CSR, y []f
 		if !found {
 			continue
 		}
-		buf = sc.Scores(X.Row(i), buf)
+		buf = c.Scores(X.Row(i), buf)
 		if binary {
 			scores = append(scores, buf[0])
 			positive = append(positive, t == 1)
@@ -304,7 +290,7 @@ func (m *Model) name(v float64) string {
 // model the one score, > 0 meaning the second label.
 func (m *Model) Scores(doc string, dst []float32) []float32 {
 	w := m.workers.Get().(*worker)
-	dst = m.classifier.(scorer).Scores(w.enc.Transform(doc), dst)
+	dst = m.classifier.Scores(w.enc.Transform(doc), dst)
 	m.workers.Put(w)
 	return dst
 }
@@ -314,7 +300,7 @@ func (m *Model) Scores(doc string, dst []float32) []float32 {
 // values), by m's calibration (see Calibration).
 func (m *Model) Proba(doc string, dst []float64) []float64 {
 	w := m.workers.Get().(*worker)
-	w.scores = m.classifier.(scorer).Scores(w.enc.Transform(doc), w.scores)
+	w.scores = m.classifier.Scores(w.enc.Transform(doc), w.scores)
 	var c calibrate.Calibration
 	if m.calib != nil {
 		c = *m.calib

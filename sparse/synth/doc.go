@@ -19,12 +19,11 @@
 //
 // Feature ranks are drawn with an alias table over the 2^16 most popular
 // ranks and a second one over geometric bins of the rarer ranks, with an
-// exact rejection step: a draw costs about 8 ns against 30 to 50 ns for
-// math/rand's Zipf, and the tables take under 1 MiB for any Dim. Rows sort
-// their indices by ordered linear probing instead of a comparison sort.
-// Ten million rows of 75 nonzeros over 2^20 features (5.7 GiB) took 30 s
-// on the two cores of a small VM, a third of the CPU time being the page
-// faults of first touching the result.
+// exact rejection step: a draw is a few table lookups, several times
+// cheaper than math/rand's Zipf, and the tables take under 1 MiB for any
+// Dim. Rows sort their indices by ordered linear probing instead of a
+// comparison sort. For corpora of many gigabytes, a large share of the
+// CPU time is the page faults of first touching the result.
 //
 // # Separable data with a known margin
 //

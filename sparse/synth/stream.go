@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"io"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // TextStream yields the rows of a Text corpus one at a time, the same rows
@@ -84,7 +84,7 @@ func (s *TextStream) Err() error { return s.err }
 
 // WriteLIBSVM writes the corpus to w in LIBSVM format, one row per line
 // ("label index:count …" with 1-based indices), byte for byte what
-// sparse.WriteLIBSVM writes for the data set of Generate, without holding
+// libsvm.Write writes for the data set of Generate, without holding
 // the corpus in memory: Workers goroutines generate and format blocks of
 // rows that are written in order, with a few blocks in flight. It returns
 // the first write error, an error wrapping ErrConfig for an invalid
@@ -156,14 +156,9 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 						genMu.Unlock()
 						break
 					}
-					buf = strconv.AppendInt(buf, int64(y), 10)
-					for k, i := range ind {
-						buf = append(buf, ' ')
-						buf = strconv.AppendInt(buf, int64(i)+1, 10)
-						buf = append(buf, ':')
-						buf = appendCount(buf, val[k])
-					}
-					buf = append(buf, '\n')
+					// The rows made are valid: strictly increasing
+					// indices below Dim, positive counts.
+					buf = libsvm.AppendRow(buf, y, sparse.Vector{Dim: cfg.Dim, Ind: ind, Val: val})
 				}
 				j.out <- buf
 			}
@@ -196,14 +191,6 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 // per feature, " index:count" with a 10-digit index and a count of at most
 // 15 characters.
 func maxRowText(L int) int { return 3 + 27*L + 1 }
-
-// appendCount formats a count as sparse.WriteLIBSVM formats a value.
-func appendCount(b []byte, v float32) []byte {
-	if v < 1e6 {
-		return strconv.AppendInt(b, int64(v), 10)
-	}
-	return strconv.AppendFloat(b, float64(v), 'g', -1, 32)
-}
 
 // chunkStreams returns the generators of the row lengths, the features and
 // the label noise of one chunk of rows.

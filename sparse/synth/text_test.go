@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // small is a quick configuration spanning several 1024-row chunks.
@@ -370,7 +371,7 @@ func TestTextStreamMatchesGenerate(t *testing.T) {
 		}
 
 		var want, got bytes.Buffer
-		if err := sparse.WriteLIBSVM(&want, d); err != nil {
+		if err := libsvm.Write(&want, d); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range []int{1, 3} {
@@ -380,7 +381,7 @@ func TestTextStreamMatchesGenerate(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Fatalf("%+v: WriteLIBSVM differs from sparse.WriteLIBSVM", cfg)
+				t.Fatalf("%+v: WriteLIBSVM differs from libsvm.Write", cfg)
 			}
 		}
 	}

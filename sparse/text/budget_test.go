@@ -35,34 +35,36 @@ func TestIDFMemoryGrowsWithData(t *testing.T) {
 	c := &Corpus{Docs: []Doc{{Label: "pos", Text: "a great film"}, {Label: "neg", Text: "a dull film"}}}
 	path := writeJSONL(t, c, false)
 	for _, bits := range []int{24, MaxBits} {
-		cfg := Config{Bits: bits, IDF: true, NGrams: 2}
-		var f *Featurizer
-		var err error
-		if n := allocated(func() { f, err = Fit(c, cfg) }); err != nil || n > 4<<20 {
-			t.Fatalf("bits %d: Fit allocated %d bytes: %v", bits, n, err)
-		}
-		var g *Featurizer
-		if n := allocated(func() { g, _, err = FitFile(path, ReadOptions{}, cfg) }); err != nil || n > 4<<20 {
-			t.Fatalf("bits %d: FitFile allocated %d bytes: %v", bits, n, err)
-		}
-		p := filepath.Join(t.TempDir(), "f.json")
-		if err := f.Save(p); err != nil {
-			t.Fatal(err)
-		}
-		if st, _ := os.Stat(p); st.Size() > 1024 {
-			t.Fatalf("bits %d: the featurizer file takes %d bytes", bits, st.Size())
-		}
-		var h *Featurizer
-		if n := allocated(func() { h, err = Load(p) }); err != nil || n > 1<<20 {
-			t.Fatalf("bits %d: Load allocated %d bytes: %v", bits, n, err)
-		}
-		for _, text := range []string{"a great film", "a dull film", "an unseen word", ""} {
-			u, v, w := f.Transform(text), g.Transform(text), h.Transform(text)
-			if !slices.Equal(v.Ind, w.Ind) || !slices.Equal(v.Val, w.Val) || v.Dim != 1<<bits ||
-				!slices.Equal(u.Ind, v.Ind) || !slices.Equal(u.Val, v.Val) {
-				t.Fatalf("bits %d: %q: %v by Fit, %v by FitFile, %v loaded", bits, text, u, v, w)
+		t.Run(fmt.Sprintf("bits=%d", bits), func(t *testing.T) {
+			cfg := Config{Bits: bits, IDF: true, NGrams: 2}
+			var f *Featurizer
+			var err error
+			if n := allocated(func() { f, err = Fit(c, cfg) }); err != nil || n > 4<<20 {
+				t.Fatalf("bits %d: Fit allocated %d bytes: %v", bits, n, err)
 			}
-		}
+			var g *Featurizer
+			if n := allocated(func() { g, _, err = FitFile(path, ReadOptions{}, cfg) }); err != nil || n > 4<<20 {
+				t.Fatalf("bits %d: FitFile allocated %d bytes: %v", bits, n, err)
+			}
+			p := filepath.Join(t.TempDir(), "f.json")
+			if err := f.Save(p); err != nil {
+				t.Fatal(err)
+			}
+			if st, _ := os.Stat(p); st.Size() > 1024 {
+				t.Fatalf("bits %d: the featurizer file takes %d bytes", bits, st.Size())
+			}
+			var h *Featurizer
+			if n := allocated(func() { h, err = Load(p) }); err != nil || n > 1<<20 {
+				t.Fatalf("bits %d: Load allocated %d bytes: %v", bits, n, err)
+			}
+			for _, text := range []string{"a great film", "a dull film", "an unseen word", ""} {
+				u, v, w := f.Transform(text), g.Transform(text), h.Transform(text)
+				if !slices.Equal(v.Ind, w.Ind) || !slices.Equal(v.Val, w.Val) || v.Dim != 1<<bits ||
+					!slices.Equal(u.Ind, v.Ind) || !slices.Equal(u.Val, v.Val) {
+					t.Fatalf("bits %d: %q: %v by Fit, %v by FitFile, %v loaded", bits, text, u, v, w)
+				}
+			}
+		})
 	}
 }
 
@@ -75,34 +77,36 @@ func TestDFForms(t *testing.T) {
 	old, floor := privateDFBytes, denseFloorBytes
 	defer func() { privateDFBytes, denseFloorBytes = old, floor }()
 	for _, bits := range []int{3, 8, 12, 16} {
-		for k, private := range []int64{old, 0, old} {
-			privateDFBytes = private
-			// Tables are only used above the floor.
-			denseFloorBytes = []int64{0, 0, floor}[k]
-			for _, workers := range []int{1, 3} {
-				f, err := Fit(c, Config{Bits: bits, NGrams: 2, IDF: true, Workers: workers})
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := make([]int32, f.Dim())
-				for _, d := range c.Docs {
-					for j := range refCounts(f, d.Text) {
-						want[j]++
+		t.Run(fmt.Sprintf("bits=%d", bits), func(t *testing.T) {
+			for k, private := range []int64{old, 0, old} {
+				privateDFBytes = private
+				// Tables are only used above the floor.
+				denseFloorBytes = []int64{0, 0, floor}[k]
+				for _, workers := range []int{1, 3} {
+					f, err := Fit(c, Config{Bits: bits, NGrams: 2, IDF: true, Workers: workers})
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
-				if !slices.Equal(f.dfs(), want) {
-					t.Fatalf("bits %d, workers %d: df differs", bits, workers)
-				}
-				for j, df := range want {
-					if w := f.idf.at(int32(j)); w != f.idfOfDF(df) {
-						t.Fatalf("bits %d: idf(%d) = %g, want %g for df %d", bits, j, w, f.idfOfDF(df), df)
+					want := make([]int32, f.Dim())
+					for _, d := range c.Docs {
+						for j := range refCounts(f, d.Text) {
+							want[j]++
+						}
 					}
-				}
-				if dense := f.idf.dense != nil; bits == 3 && !dense || bits == 16 && dense != (denseFloorBytes > 0) {
-					t.Errorf("bits %d: dense idf %v", bits, dense)
+					if !slices.Equal(f.dfs(), want) {
+						t.Fatalf("bits %d, workers %d: df differs", bits, workers)
+					}
+					for j, df := range want {
+						if w := f.idf.at(int32(j)); w != f.idfOfDF(df) {
+							t.Fatalf("bits %d: idf(%d) = %g, want %g for df %d", bits, j, w, f.idfOfDF(df), df)
+						}
+					}
+					if dense := f.idf.dense != nil; bits == 3 && !dense || bits == 16 && dense != (denseFloorBytes > 0) {
+						t.Errorf("bits %d: dense idf %v", bits, dense)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 

@@ -52,7 +52,7 @@
 // number of workers); Encoder.Transform turns one document at a time into a
 // sparse.Vector without allocating. FitFile and VectorizeFile (or
 // VectorizeReader) do the whole trip from a file, tokenizing while the file
-// is still being read and decompressed; sparse.WriteLIBSVMFile writes the
+// is still being read and decompressed; sparse.WriteFile writes the
 // result out. Save and Load keep a fitted Featurizer as versioned JSON, so
 // that a model trained on its features can be served later.
 //

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm" // registers LIBSVM, which sparse.WriteFile writes train.svm in
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -82,7 +83,7 @@ func ExampleFitFile() {
 
 	// Write LIBSVM files for other tools, and keep the featurizer for
 	// later.
-	if err := sparse.WriteLIBSVMFile(filepath.Join(dir, "train.svm"), train); err != nil {
+	if err := sparse.WriteFile(filepath.Join(dir, "train.svm"), train); err != nil {
 		fmt.Println(err)
 		return
 	}

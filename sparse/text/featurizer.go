@@ -101,7 +101,7 @@ type Config struct {
 	NoNormalize bool
 	// Workers is the number of goroutines that Fit, FitFile and the
 	// Vectorize methods use. 0 means runtime.GOMAXPROCS(0); more than
-	// sparse.MaxWorkers means sparse.MaxWorkers. It is not saved: a loaded
+	// sparse.MaxReadWorkers means sparse.MaxReadWorkers. It is not saved: a loaded
 	// Featurizer uses 0.
 	Workers int
 }
@@ -142,7 +142,7 @@ func (c Config) normalize() (Config, error) {
 
 func (c *Config) workers() int {
 	if c.Workers > 0 {
-		return min(c.Workers, sparse.MaxWorkers)
+		return min(c.Workers, sparse.MaxReadWorkers)
 	}
 	return runtime.GOMAXPROCS(0)
 }

@@ -389,43 +389,45 @@ func TestVectorize(t *testing.T) {
 		t.Fatalf("only %d chunks", n)
 	}
 	for _, cfg := range []Config{{}, {NGrams: 2, Bits: 12, TF: Log, IDF: true}, {Vocabulary: true, NGrams: 2, IDF: true}} {
-		var first *sparse.Dataset
-		for _, workers := range []int{1, 2, 3, 8} {
-			cfg.Workers = workers
-			f, err := Fit(c, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := f.Vectorize(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := d.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			if d.X.Rows != len(c.Docs) || d.X.Cols != f.Dim() || d.QID != nil {
-				t.Fatalf("shape %d×%d, want %d×%d", d.X.Rows, d.X.Cols, len(c.Docs), f.Dim())
-			}
-			if first == nil {
-				first = d
-				e := f.NewEncoder()
-				for i, doc := range c.Docs {
-					v := e.Transform(doc.Text)
-					row := d.X.Row(i)
-					if !slices.Equal(v.Ind, row.Ind) || !slices.Equal(v.Val, row.Val) {
-						t.Fatalf("row %d differs from Transform", i)
-					}
-					if y, _ := f.Label(doc.Label); d.Y[i] != y {
-						t.Fatalf("Y[%d] = %v, want %v", i, d.Y[i], y)
-					}
+		t.Run(fmt.Sprintf("ngrams=%d/bits=%d/vocabulary=%v", cfg.NGrams, cfg.Bits, cfg.Vocabulary), func(t *testing.T) {
+			var first *sparse.Dataset
+			for _, workers := range []int{1, 2, 3, 8} {
+				cfg.Workers = workers
+				f, err := Fit(c, cfg)
+				if err != nil {
+					t.Fatal(err)
 				}
-				continue
+				d, err := f.Vectorize(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := d.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				if d.X.Rows != len(c.Docs) || d.X.Cols != f.Dim() || d.QID != nil {
+					t.Fatalf("shape %d×%d, want %d×%d", d.X.Rows, d.X.Cols, len(c.Docs), f.Dim())
+				}
+				if first == nil {
+					first = d
+					e := f.NewEncoder()
+					for i, doc := range c.Docs {
+						v := e.Transform(doc.Text)
+						row := d.X.Row(i)
+						if !slices.Equal(v.Ind, row.Ind) || !slices.Equal(v.Val, row.Val) {
+							t.Fatalf("row %d differs from Transform", i)
+						}
+						if y, _ := f.Label(doc.Label); d.Y[i] != y {
+							t.Fatalf("Y[%d] = %v, want %v", i, d.Y[i], y)
+						}
+					}
+					continue
+				}
+				if !slices.Equal(d.X.Indptr, first.X.Indptr) || !slices.Equal(d.X.Ind, first.X.Ind) ||
+					!slices.Equal(d.X.Val, first.X.Val) || !slices.Equal(d.Y, first.Y) {
+					t.Errorf("%+v: result with %d workers differs from 1 worker", cfg, workers)
+				}
 			}
-			if !slices.Equal(d.X.Indptr, first.X.Indptr) || !slices.Equal(d.X.Ind, first.X.Ind) ||
-				!slices.Equal(d.X.Val, first.X.Val) || !slices.Equal(d.Y, first.Y) {
-				t.Errorf("%+v: result with %d workers differs from 1 worker", cfg, workers)
-			}
-		}
+		})
 	}
 }
 

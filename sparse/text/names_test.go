@@ -80,43 +80,49 @@ func TestFeatureNamesHashing(t *testing.T) {
 	}
 	big := synthCorpus(500, 1300, 5) // several chunks, so several workers
 	for _, tc := range []struct {
+		name string
 		c    *Corpus
 		bits int
-	}{{small, 4}, {small, 20}, {big, 6}, {big, 18}} {
+	}{{"small", small, 4}, {"small", small, 20}, {"big", big, 6}, {"big", big, 18}} {
 		for ngrams := 1; ngrams <= 3; ngrams += 2 {
-			f, err := Fit(tc.c, Config{NGrams: ngrams, Bits: tc.bits})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Every other bucket with few bits; else the features of some
-			// documents, and one no term lands in.
-			var features []int32
-			if tc.bits <= 6 {
-				for j := int32(0); j < int32(f.Dim()); j += 2 {
-					features = append(features, j)
+			t.Run(fmt.Sprintf("%s/bits=%d/ngrams=%d", tc.name, tc.bits, ngrams), func(t *testing.T) {
+				if testing.Short() && tc.c == big && ngrams > 1 {
+					t.Skip("-short: trigrams on the large corpus (the small one has them, and ngrams=1 covers the workers)")
 				}
-			} else {
-				for _, d := range tc.c.Docs[:20] {
-					features = append(features, f.Transform(d.Text).Ind...)
+				f, err := Fit(tc.c, Config{NGrams: ngrams, Bits: tc.bits})
+				if err != nil {
+					t.Fatal(err)
 				}
-				features = append(features, int32(f.Dim()-1)) // likely empty
-			}
-			rand.New(rand.NewPCG(1, 1)).Shuffle(len(features), func(i, j int) { features[i], features[j] = features[j], features[i] })
-			full := namesOracle(f, tc.c, features, 1<<30)
-			for _, per := range []int{1, 3, 1 << 30} {
-				want := make(map[int32][]NamedTerm)
-				for j, ts := range full {
-					want[j] = ts[:min(len(ts), per)]
-				}
-				for _, workers := range []int{1, 3} {
-					f.cfg.Workers = workers
-					n, err := f.FeatureNames(tc.c, features, per)
-					if err != nil {
-						t.Fatal(err)
+				// Every other bucket with few bits; else the features of some
+				// documents, and one no term lands in.
+				var features []int32
+				if tc.bits <= 6 {
+					for j := int32(0); j < int32(f.Dim()); j += 2 {
+						features = append(features, j)
 					}
-					checkNames(t, fmt.Sprintf("bits %d, %d-grams, %d per feature, %d workers", tc.bits, ngrams, per, workers), n, want)
+				} else {
+					for _, d := range tc.c.Docs[:20] {
+						features = append(features, f.Transform(d.Text).Ind...)
+					}
+					features = append(features, int32(f.Dim()-1)) // likely empty
 				}
-			}
+				rand.New(rand.NewPCG(1, 1)).Shuffle(len(features), func(i, j int) { features[i], features[j] = features[j], features[i] })
+				full := namesOracle(f, tc.c, features, 1<<30)
+				for _, per := range []int{1, 3, 1 << 30} {
+					want := make(map[int32][]NamedTerm)
+					for j, ts := range full {
+						want[j] = ts[:min(len(ts), per)]
+					}
+					for _, workers := range []int{1, 3} {
+						f.cfg.Workers = workers
+						n, err := f.FeatureNames(tc.c, features, per)
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkNames(t, fmt.Sprintf("bits %d, %d-grams, %d per feature, %d workers", tc.bits, ngrams, per, workers), n, want)
+					}
+				}
+			})
 		}
 	}
 }
@@ -239,50 +245,52 @@ func namesSample(t testing.TB) *Names {
 // another version are refused with ErrFormat, leaving the target as it was.
 func TestNamesBinary(t *testing.T) {
 	for _, n := range []*Names{namesSample(t), {}, {feats: []int32{1 << 30}, off: []int{0, 1}, terms: []NamedTerm{{"é b", -1, 1 << 40}}}} {
-		data, err := n.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m Names
-		if err := m.UnmarshalBinary(data); err != nil {
-			t.Fatal(err)
-		}
-		if m.Len() != n.Len() {
-			t.Fatalf("%d features decoded, want %d", m.Len(), n.Len())
-		}
-		for _, j := range n.Features() {
-			if !slices.Equal(m.Lookup(j), n.Lookup(j)) {
-				t.Fatalf("feature %d decodes to %+v, want %+v", j, m.Lookup(j), n.Lookup(j))
+		t.Run(fmt.Sprintf("features=%d", len(n.feats)), func(t *testing.T) {
+			data, err := n.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		again, _ := m.MarshalBinary()
-		if !bytes.Equal(again, data) {
-			t.Fatal("encoding the decoded names gives other bytes")
-		}
+			var m Names
+			if err := m.UnmarshalBinary(data); err != nil {
+				t.Fatal(err)
+			}
+			if m.Len() != n.Len() {
+				t.Fatalf("%d features decoded, want %d", m.Len(), n.Len())
+			}
+			for _, j := range n.Features() {
+				if !slices.Equal(m.Lookup(j), n.Lookup(j)) {
+					t.Fatalf("feature %d decodes to %+v, want %+v", j, m.Lookup(j), n.Lookup(j))
+				}
+			}
+			again, _ := m.MarshalBinary()
+			if !bytes.Equal(again, data) {
+				t.Fatal("encoding the decoded names gives other bytes")
+			}
 
-		keep := namesSample(t)
-		refuse := func(what string, bad []byte) {
-			t.Helper()
-			m := *keep
-			if err := m.UnmarshalBinary(bad); !errors.Is(err, ErrFormat) {
-				t.Fatalf("%s: error %v, want ErrFormat", what, err)
+			keep := namesSample(t)
+			refuse := func(what string, bad []byte) {
+				t.Helper()
+				m := *keep
+				if err := m.UnmarshalBinary(bad); !errors.Is(err, ErrFormat) {
+					t.Fatalf("%s: error %v, want ErrFormat", what, err)
+				}
+				if m.Len() != keep.Len() || &m.terms[0] != &keep.terms[0] {
+					t.Fatalf("%s: a failed decode changed the names", what)
+				}
 			}
-			if m.Len() != keep.Len() || &m.terms[0] != &keep.terms[0] {
-				t.Fatalf("%s: a failed decode changed the names", what)
+			for k := range data {
+				refuse(fmt.Sprint("truncated to ", k), data[:k])
+				for bit := range 8 {
+					flipped := slices.Clone(data)
+					flipped[k] ^= 1 << bit
+					refuse(fmt.Sprintf("bit %d of byte %d flipped", bit, k), flipped)
+				}
 			}
-		}
-		for k := range data {
-			refuse(fmt.Sprint("truncated to ", k), data[:k])
-			for bit := range 8 {
-				flipped := slices.Clone(data)
-				flipped[k] ^= 1 << bit
-				refuse(fmt.Sprintf("bit %d of byte %d flipped", bit, k), flipped)
-			}
-		}
-		refuse("trailing byte", append(slices.Clone(data), 0))
-		v2 := slices.Clone(data)
-		v2[len(namesMagic)] = 2
-		refuse("version 2", v2)
+			refuse("trailing byte", append(slices.Clone(data), 0))
+			v2 := slices.Clone(data)
+			v2[len(namesMagic)] = 2
+			refuse("version 2", v2)
+		})
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
@@ -65,12 +65,12 @@ type labelsJSON struct {
 }
 
 // Save writes f to path as a versioned JSON document, atomically (see
-// sparse.WriteFileAtomic): on any error an existing file at path is left
+// atomicfile.Write): on any error an existing file at path is left
 // untouched. It holds the configuration (without Workers), the label
 // names, the vocabulary and the document frequencies the idf weights
 // come from.
 func (f *Featurizer) Save(path string) error {
-	return sparse.WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := f.WriteTo(w)
 		return err
 	})

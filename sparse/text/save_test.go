@@ -300,40 +300,42 @@ func TestWriteToReadFeaturizer(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	train := testCorpus(r, 200)
 	for _, cfg := range []Config{{}, {NGrams: 2, IDF: true, TF: Log}, {Vocabulary: true, IDF: true}} {
-		f, err := Fit(train, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		n, err := f.WriteTo(&buf)
-		if err != nil || n != int64(buf.Len()) {
-			t.Fatalf("WriteTo: %d bytes reported, %d written, %v", n, buf.Len(), err)
-		}
-		path := filepath.Join(t.TempDir(), "f.json")
-		if err := f.Save(path); err != nil {
-			t.Fatal(err)
-		}
-		saved, err := os.ReadFile(path)
-		if err != nil || !bytes.Equal(saved, buf.Bytes()) {
-			t.Fatalf("%+v: WriteTo and Save differ (%v)", cfg, err)
-		}
-		g, err := ReadFeaturizer(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d1, _ := f.Vectorize(train)
-		d2, _ := g.Vectorize(train)
-		if !slices.Equal(d1.X.Ind, d2.X.Ind) || !slices.Equal(d1.X.Val, d2.X.Val) {
-			t.Fatalf("%+v: read back, it vectorizes differently", cfg)
-		}
-		if _, err := ReadFeaturizer(bytes.NewReader(saved[:len(saved)/2])); !errors.Is(err, ErrFormat) {
-			t.Errorf("half a featurizer: %v", err)
-		}
-		prev := budget.Set(int64(len(saved)) * 2)
-		_, err = ReadFeaturizer(bytes.NewReader(saved))
-		budget.Set(prev)
-		if !errors.Is(err, budget.ErrExceeded) {
-			t.Errorf("a featurizer over a quarter of the budget: %v", err)
-		}
+		t.Run(fmt.Sprintf("ngrams=%d/vocabulary=%v/idf=%v", cfg.NGrams, cfg.Vocabulary, cfg.IDF), func(t *testing.T) {
+			f, err := Fit(train, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			n, err := f.WriteTo(&buf)
+			if err != nil || n != int64(buf.Len()) {
+				t.Fatalf("WriteTo: %d bytes reported, %d written, %v", n, buf.Len(), err)
+			}
+			path := filepath.Join(t.TempDir(), "f.json")
+			if err := f.Save(path); err != nil {
+				t.Fatal(err)
+			}
+			saved, err := os.ReadFile(path)
+			if err != nil || !bytes.Equal(saved, buf.Bytes()) {
+				t.Fatalf("%+v: WriteTo and Save differ (%v)", cfg, err)
+			}
+			g, err := ReadFeaturizer(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d1, _ := f.Vectorize(train)
+			d2, _ := g.Vectorize(train)
+			if !slices.Equal(d1.X.Ind, d2.X.Ind) || !slices.Equal(d1.X.Val, d2.X.Val) {
+				t.Fatalf("%+v: read back, it vectorizes differently", cfg)
+			}
+			if _, err := ReadFeaturizer(bytes.NewReader(saved[:len(saved)/2])); !errors.Is(err, ErrFormat) {
+				t.Errorf("half a featurizer: %v", err)
+			}
+			prev := budget.Set(int64(len(saved)) * 2)
+			_, err = ReadFeaturizer(bytes.NewReader(saved))
+			budget.Set(prev)
+			if !errors.Is(err, budget.ErrExceeded) {
+				t.Errorf("a featurizer over a quarter of the budget: %v", err)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -69,31 +70,33 @@ func TestFitFileMatchesFitVectorize(t *testing.T) {
 		{NGrams: 2, Bits: 10, IDF: true, TF: Binary, NoNormalize: true, Workers: 3},
 		{Vocabulary: true, NGrams: 2, IDF: true},
 	} {
-		for _, limit := range []int64{old, 0} { // per-goroutine arrays, then atomics
-			privateDFBytes = limit
-			f1, err := Fit(read, cfg)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(fmt.Sprintf("ngrams=%d/bits=%d/vocabulary=%v/workers=%d", cfg.NGrams, cfg.Bits, cfg.Vocabulary, cfg.Workers), func(t *testing.T) {
+			for _, limit := range []int64{old, 0} { // per-goroutine arrays, then atomics
+				privateDFBytes = limit
+				f1, err := Fit(read, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d1, err := f1.Vectorize(read)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f2, d2, err := FitFile(path, ReadOptions{}, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameDataset(d1, d2) || !slices.Equal(f1.dfs(), f2.dfs()) || !slices.Equal(f1.idfs(), f2.idfs()) || f1.Config() != f2.Config() {
+					t.Errorf("%+v (df arrays up to %d bytes): FitFile differs from Fit + Vectorize", cfg, limit)
+				}
+				d3, err := f2.VectorizeFile(path, ReadOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameDataset(d1, d3) {
+					t.Errorf("%+v: VectorizeFile differs from Vectorize", cfg)
+				}
 			}
-			d1, err := f1.Vectorize(read)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f2, d2, err := FitFile(path, ReadOptions{}, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sameDataset(d1, d2) || !slices.Equal(f1.dfs(), f2.dfs()) || !slices.Equal(f1.idfs(), f2.idfs()) || f1.Config() != f2.Config() {
-				t.Errorf("%+v (df arrays up to %d bytes): FitFile differs from Fit + Vectorize", cfg, limit)
-			}
-			d3, err := f2.VectorizeFile(path, ReadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sameDataset(d1, d3) {
-				t.Errorf("%+v: VectorizeFile differs from Vectorize", cfg)
-			}
-		}
+		})
 	}
 	if _, _, err := FitFile(filepath.Join(t.TempDir(), "missing"), ReadOptions{}, Config{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
@@ -144,17 +147,19 @@ func TestVectorizeReader(t *testing.T) {
 	path := writeJSONL(t, c, false)
 	data, _ := os.ReadFile(path)
 	for _, workers := range []int{1, 2, 7} {
-		g, err := Fit(c, Config{NGrams: 2, Bits: 16, IDF: true, Workers: workers})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := g.VectorizeReader(bytes.NewReader(data), ReadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !sameDataset(got, want) {
-			t.Errorf("workers %d: VectorizeReader differs from Vectorize", workers)
-		}
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			g, err := Fit(c, Config{NGrams: 2, Bits: 16, IDF: true, Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := g.VectorizeReader(bytes.NewReader(data), ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameDataset(got, want) {
+				t.Errorf("workers %d: VectorizeReader differs from Vectorize", workers)
+			}
+		})
 	}
 	empty, err := f.VectorizeReader(strings.NewReader(""), ReadOptions{})
 	if err != nil || empty.X.Rows != 0 || empty.X.Cols != f.Dim() || empty.Validate() != nil {
@@ -211,18 +216,20 @@ func TestVectorizeReaderErrors(t *testing.T) {
 
 func TestChunkDocs(t *testing.T) {
 	for _, n := range []int{0, 1, 4095, 4096, 4097, 10000} {
-		docs := make([]Doc, n)
-		chunks := chunkDocs(docs)
-		next := 0
-		for _, ch := range chunks {
-			if ch.lo != next || ch.hi <= ch.lo || ch.hi-ch.lo > chunkMaxDocs {
-				t.Fatalf("n=%d: bad chunk %v", n, ch)
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			docs := make([]Doc, n)
+			chunks := chunkDocs(docs)
+			next := 0
+			for _, ch := range chunks {
+				if ch.lo != next || ch.hi <= ch.lo || ch.hi-ch.lo > chunkMaxDocs {
+					t.Fatalf("n=%d: bad chunk %v", n, ch)
+				}
+				next = ch.hi
 			}
-			next = ch.hi
-		}
-		if next != n {
-			t.Fatalf("n=%d: chunks end at %d", n, next)
-		}
+			if next != n {
+				t.Fatalf("n=%d: chunks end at %d", n, next)
+			}
+		})
 	}
 	big := []Doc{{Text: strings.Repeat("x", 3*chunkBytes)}, {Text: "a"}, {Text: "b"}}
 	if got := chunkDocs(big); len(got) != 2 || got[0] != (chunk{0, 1}) {

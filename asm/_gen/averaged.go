@@ -1,0 +1,227 @@
+// The averaged perceptron's kernels: its updates of weights and
+// accumulator (axpyAvg, axpyAvg4, axpyAvgStride) and its final weights
+// (average, quotient).
+
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// genAxpyAvg: the averaged perceptron's update, w[j] += a·v and
+// u[j] += ca·float64(v) for every element v of a sparse row with index j,
+// or false at the first index not in [0, lim) (the elements before it
+// updated): the caller passes lim = min(len(w), len(u)), or len(wu)/2 for
+// the slots. The kernel returns true when every index was in range.
+// each product rounded before it is added (no FMA), exactly as the Go loop
+// computes it. With slots (axpyAvg4F32AVX) w[j] and u[j] share one 16-byte
+// slot: w[j] in the low four bytes of wu[2j], u[j] = wu[2j+1]. It is a
+// scalar loop unrolled by four on VEX-encoded instructions, one kernel for
+// both tiers: gathers and scatters lose to it (see genAxpyInd), and it
+// beats the Go loop with one unsigned compare of each index in place of
+// the compiler's two bounds checks, and without its register copies. Repeated indices are handled because
+// every element's loads, adds and stores happen in program order. It
+// touches only XMM registers with VEX encodings, which leave the upper
+// halves clean, so it needs no VZEROUPPER.
+func genAxpyAvg(slots bool) {
+	if slots {
+		TEXT("axpyAvg4F32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, wu []float64, lim int) bool")
+	} else {
+		TEXT("axpyAvgF32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64, lim int) bool")
+	}
+	Pragma("noescape")
+	ax := Load(Param("a"), XMM())
+	cx := Load(Param("ca"), XMM())
+	vp := ldGP(Param("val").Base())
+	ip := ldGP(Param("ind").Base())
+	n := ldGP(Param("val").Len())
+	var wp, up reg.GPVirtual
+	if slots {
+		wp = ldGP(Param("wu").Base())
+	} else {
+		wp = ldGP(Param("w").Base())
+		up = ldGP(Param("u").Base())
+	}
+	l := limits{gp: ldGP(Param("lim"))}
+	one := func(j int) {
+		r := GP64()
+		MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
+		checkGP(l, r)
+		wm, um := Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8}
+		if slots {
+			SHLQ(U8(4), r)
+			wm, um = Mem{Base: wp, Index: r, Scale: 1}, Mem{Base: wp, Index: r, Scale: 1, Disp: 8}
+		}
+		v, p, d := XMM(), XMM(), XMM()
+		VMOVSS(Mem{Base: vp, Disp: 4 * j}, v)
+		VMULSS(ax, v, p)
+		VADDSS(wm, p, p)
+		VMOVSS(p, wm)
+		VCVTSS2SD(v, v, d)
+		VMULSD(cx, d, d)
+		VADDSD(um, d, d)
+		VMOVSD(d, um)
+	}
+	scalarLoop4("", n, vp, ip, 4, one)
+	Label("done")
+	retOK(0)
+	RET()
+	retBad(0, false)
+}
+
+// genAverage writes a trained averaged perceptron's weights as float32:
+// averageF32 (func(dst, w []float32, u []float64, c float64)) sets
+// dst[i] = float32(float64(w[i]) − u[i]/c), w less its accumulator over
+// the examples seen; with quotient, quotientF32 (func(dst []float32,
+// x []float64, d float64)) sets dst[i] = float32(x[i]/d), a sum of weight
+// vectors over their number. Every operation is a correctly rounded IEEE
+// one, as in the Go loop, so every tier writes the same bits; the scalar
+// loop is bound by the divider, which divides 4 or 8 lanes at a time
+// here. Two vectors a step, then one, then
+// scalar for the last.
+func genAverage(s isa, quotient bool) {
+	L := s.bytes / 8 // doubles per vector
+	if quotient {
+		TEXT("quotientF32"+s.name, NOSPLIT, "func(dst []float32, x []float64, d float64)")
+	} else {
+		TEXT("averageF32"+s.name, NOSPLIT, "func(dst, w []float32, u []float64, c float64)")
+	}
+	Pragma("noescape")
+	dp := ldGP(Param("dst").Base())
+	n := ldGP(Param("dst").Len())
+	var wp, up reg.GPVirtual
+	cx := XMM()
+	if quotient {
+		up = ldGP(Param("x").Base())
+		Load(Param("d"), cx)
+	} else {
+		wp = ldGP(Param("w").Base())
+		up = ldGP(Param("u").Base())
+		Load(Param("c"), cx)
+	}
+	cv := s.vec()
+	VBROADCASTSD(cx, cv)
+	half := func() reg.VecVirtual { // L float32 lanes
+		if s.avx512 {
+			return YMM()
+		}
+		return XMM()
+	}
+	step := func(j int) {
+		q := s.vec()
+		VMOVUPD(Mem{Base: up, Disp: 8 * L * j}, q)
+		VDIVPD(cv, q, q)
+		if !quotient {
+			w := s.vec()
+			VCVTPS2PD(Mem{Base: wp, Disp: 4 * L * j}, w)
+			VSUBPD(q, w, q)
+		}
+		out := half()
+		if s.avx512 {
+			VCVTPD2PS(q, out)
+		} else {
+			VCVTPD2PSY(q, out)
+		}
+		VMOVUPS(out, Mem{Base: dp, Disp: 4 * L * j})
+	}
+	advance := func(k int) {
+		ADDQ(U32(4*k), dp)
+		if !quotient {
+			ADDQ(U32(4*k), wp)
+		}
+		ADDQ(U32(8*k), up)
+		SUBQ(U32(k), n)
+	}
+	Label("loop2")
+	CMPQ(n, U32(2*L))
+	JL(LabelRef("loop1"))
+	step(0)
+	step(1)
+	advance(2 * L)
+	JMP(LabelRef("loop2"))
+	Label("loop1")
+	CMPQ(n, U32(L))
+	JL(LabelRef("scalar"))
+	step(0)
+	advance(L)
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	q := XMM()
+	VMOVSD(Mem{Base: up}, q)
+	VDIVSD(cx, q, q)
+	if !quotient {
+		w := XMM()
+		VXORPS(w, w, w)
+		VCVTSS2SD(Mem{Base: wp}, w, w)
+		VSUBSD(q, w, q)
+	}
+	VCVTSD2SS(q, q, q)
+	VMOVSS(q, Mem{Base: dp})
+	advance(1)
+	JMP(LabelRef("scalar"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// genAxpyAvgStride: func(a float32, ca float64, val []float32, ind []int32,
+// stride int, w []float32, u []float64, lim int) bool, genAxpyAvg's update
+// of every stride-th weight: w[j·stride] += a·v and, when u is not empty,
+// u[j·stride] += ca·v, or false at the first index j not in [0, lim). The
+// caller passes the number of indices whose weights (and accumulators,
+// when u is not empty) lie in the slices, so that j·stride, which the
+// check precedes, cannot overflow. A multiclass learner stores a feature's K class
+// weights together, and its update adds to one class's weights and
+// subtracts from another's: two calls with the slices starting at those
+// classes and stride K.
+func genAxpyAvgStride() {
+	TEXT("axpyAvgStrideF32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64, lim int) bool")
+	Pragma("noescape")
+	ax := Load(Param("a"), XMM())
+	cx := Load(Param("ca"), XMM())
+	vp := ldGP(Param("val").Base())
+	ip := ldGP(Param("ind").Base())
+	n := ldGP(Param("val").Len())
+	stride := ldGP(Param("stride"))
+	wp := ldGP(Param("w").Base())
+	up := ldGP(Param("u").Base())
+	nu := ldGP(Param("u").Len())
+	l := limits{gp: ldGP(Param("lim"))}
+	for _, avg := range []bool{false, true} {
+		p := "w"
+		if avg {
+			p = "a"
+			Label("avg")
+		} else {
+			TESTQ(nu, nu)
+			JNZ(LabelRef("avg"))
+		}
+		one := func(j int) {
+			r := GP64()
+			MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
+			checkGP(l, r)
+			IMULQ(stride, r)
+			wm, um := Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8}
+			v, q := XMM(), XMM()
+			VMOVSS(Mem{Base: vp, Disp: 4 * j}, v)
+			VMULSS(ax, v, q)
+			VADDSS(wm, q, q)
+			VMOVSS(q, wm)
+			if avg {
+				d := XMM()
+				VCVTSS2SD(v, v, d)
+				VMULSD(cx, d, d)
+				VADDSD(um, d, d)
+				VMOVSD(d, um)
+			}
+		}
+		scalarLoop4(p, n, vp, ip, 4, one)
+	}
+	Label("done")
+	retOK(0)
+	RET()
+	retBad(0, false)
+}

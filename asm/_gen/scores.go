@@ -1,0 +1,93 @@
+// The class scores of a multiclass linear model (addScores).
+
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+)
+
+// genAddScores: func(W []float32, ind []int32, val []float32, s []float32,
+// lim int) bool, s[c] += val[k]·W[ind[k]·K + c] for c < K = len(s), k in
+// order, or false, with s unchanged, when an index is not in [0, lim)
+// (the first 32 classes pass over all the indices before anything is
+// stored): the caller passes lim = len(W)/K ≥ 1. This is a
+// multiclass learner's class scores, its K weights per feature stored
+// together. AVX-512 only: s is taken 32 classes at a time in two ZMM
+// accumulators (masked for the last classes), and every nonzero adds a
+// broadcast value times its weights. The product is rounded before the
+// add (VMULPS, VADDPS), as the Go loop does it, so every tier gives the
+// same scores bit for bit.
+func genAddScores() {
+	TEXT("addScoresAVX512", NOSPLIT, "func(W []float32, ind []int32, val []float32, s []float32, lim int) bool")
+	Pragma("noescape")
+	wp := ldGP(Param("W").Base())
+	ib := ldGP(Param("ind").Base())
+	vb := ldGP(Param("val").Base())
+	n := ldGP(Param("ind").Len())
+	sp := ldGP(Param("s").Base())
+	K := ldGP(Param("s").Len())
+	l := limits{gp: ldGP(Param("lim"))}
+	kb := GP64()
+	MOVQ(K, kb)
+	SHLQ(U8(2), kb) // a feature's weights, in bytes
+	c0 := GP64()
+	XORQ(c0, c0)
+	sixteen := GP64()
+	MOVQ(U32(16), sixteen)
+	Label("chunk")
+	CMPQ(c0, K)
+	JGE(LabelRef("done"))
+	// Lanes in this chunk: r0 = min(K−c0, 16), r1 = min(max(K−c0−16, 0), 16).
+	r0, r1 := GP64(), GP64()
+	MOVQ(K, r0)
+	SUBQ(c0, r0)
+	MOVQ(r0, r1)
+	CMPQ(r0, sixteen)
+	CMOVQGT(sixteen, r0)
+	SUBQ(sixteen, r1)
+	zero := GP64()
+	XORQ(zero, zero)
+	CMPQ(r1, zero)
+	CMOVQLT(zero, r1)
+	CMPQ(r1, sixteen)
+	CMOVQGT(sixteen, r1)
+	k0, k1 := tailMask(r0), tailMask(r1)
+	so := GP64()
+	LEAQ(Mem{Base: sp, Index: c0, Scale: 4}, so)
+	wc := GP64()
+	LEAQ(Mem{Base: wp, Index: c0, Scale: 4}, wc)
+	acc0, acc1 := ZMM(), ZMM()
+	VMOVUPS_Z(Mem{Base: so}, k0, acc0)
+	VMOVUPS_Z(Mem{Base: so, Disp: 64}, k1, acc1)
+	i := GP64()
+	XORQ(i, i)
+	Label("nz")
+	CMPQ(i, n)
+	JGE(LabelRef("store"))
+	j := GP64()
+	MOVLQSX(Mem{Base: ib, Index: i, Scale: 4}, j)
+	checkGP(l, j)
+	IMULQ(kb, j)
+	v := ZMM()
+	VBROADCASTSS(Mem{Base: vb, Index: i, Scale: 4}, v)
+	t0, t1 := ZMM(), ZMM()
+	VMOVUPS_Z(Mem{Base: wc, Index: j, Scale: 1}, k0, t0)
+	VMOVUPS_Z(Mem{Base: wc, Index: j, Scale: 1, Disp: 64}, k1, t1)
+	VMULPS(v, t0, t0)
+	VMULPS(v, t1, t1)
+	VADDPS(t0, acc0, acc0)
+	VADDPS(t1, acc1, acc1)
+	INCQ(i)
+	JMP(LabelRef("nz"))
+	Label("store")
+	VMOVUPS(acc0, k0, Mem{Base: so})
+	VMOVUPS(acc1, k1, Mem{Base: so, Disp: 64})
+	ADDQ(U32(32), c0)
+	JMP(LabelRef("chunk"))
+	Label("done")
+	VZEROUPPER()
+	retOK(0)
+	RET()
+	retBad(0, true)
+}

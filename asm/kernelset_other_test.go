@@ -1,0 +1,5 @@
+//go:build !amd64 || noasm
+
+package asm
+
+func simdKernels(Tier) *kernelSet { return nil }

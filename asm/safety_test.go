@@ -1,0 +1,286 @@
+package asm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tests here hold every exported function to the package's promise:
+// whatever its arguments, it touches no memory outside the slices it was
+// given. The slices lie against pages the process may not touch (see
+// fencedBytes), so a stray read or write faults; every bad index must
+// panic, on every tier, through the exported functions that users call.
+
+// withTiers runs f once with each supported tier active.
+func withTiers(t *testing.T, f func(t *testing.T)) {
+	defer func(t0 Tier) { _ = SetTier(t0) }(Active())
+	for _, tier := range Tiers() {
+		if err := SetTier(tier); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(tier.String(), f)
+	}
+}
+
+// mustPanic fails unless f panics as a bounds check does: with a runtime
+// error, or with one of this package's messages.
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		switch p := recover().(type) {
+		case nil:
+			t.Fatalf("%s: no panic", what)
+		case runtime.Error:
+		case string:
+			if !strings.HasPrefix(p, "asm.") && !strings.HasPrefix(p, "asm:") {
+				t.Fatalf("%s: panic %q", what, p)
+			}
+		default:
+			t.Fatalf("%s: panic with %T %v", what, p, p)
+		}
+	}()
+	f()
+}
+
+// safetyRowLens are row lengths around every vector width, unroll and
+// gatherMinLen, so that a bad index reaches the unrolled loop, the single
+// vectors, the masked or scalar tail and the short-row loop.
+var safetyRowLens = []int{1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 49, 64, 65, 100}
+
+const safetyMaxRow = 100
+
+// badIndices are indices outside [0, lim): just past either end, far
+// past, and the int32 extremes.
+func badIndices(lim int) []int32 {
+	return []int32{-1, int32(lim), int32(lim) + 1, int32(-lim), 1 << 30, math.MaxInt32, math.MinInt32}
+}
+
+// badRows calls f with rows (val, ind) of every length in safetyRowLens
+// whose indices lie in [0, lim) but for one bad index at the start, in
+// the middle or at the end. ind and val end against fenced pages.
+func badRows(t *testing.T, r *rand.Rand, lim int, f func(val []float32, ind []int32, what string)) {
+	ib := fencedI32(t, safetyMaxRow, true)
+	vb := fenced32(t, safetyMaxRow, true)
+	for _, n := range safetyRowLens {
+		ind, val := ib[safetyMaxRow-n:], vb[safetyMaxRow-n:]
+		for _, at := range []int{0, n / 2, n - 1} {
+			for _, bad := range badIndices(lim) {
+				for k := range ind {
+					ind[k] = int32(r.IntN(max(lim, 1)))
+					val[k] = float32(r.NormFloat64())
+				}
+				ind[at] = bad
+				f(val, ind, fmt.Sprintf("n=%d ind[%d]=%d lim=%d", n, at, bad, lim))
+			}
+		}
+	}
+}
+
+// safetyDims are weight counts on both sides of gatherMaxBytes' switch to
+// scalar loads is too large to fence cheaply; these are all below it, where
+// the gathers run, and include the empty vector.
+var safetyDims = []int{0, 1, 5, 64, 1000}
+
+func TestSparseKernelsRejectBadIndices(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(51, 52))
+		for _, dim := range safetyDims {
+			for _, atEnd := range []bool{true, false} {
+				w := fenced32(t, dim, atEnd)
+				w64 := fenced64(t, dim, atEnd)
+				u := fenced64(t, dim, atEnd)
+				badRows(t, r, dim, func(val []float32, ind []int32, what string) {
+					val64 := make([]float64, len(val))
+					mustPanic(t, "DotIndF32 "+what, func() { DotIndF32(val, ind, w) })
+					mustPanic(t, "DotIndF64 "+what, func() { DotIndF64(val64, ind, w64) })
+					mustPanic(t, "AxpyIndF32 "+what, func() { AxpyIndF32(1, val, ind, w) })
+					mustPanic(t, "AxpyIndF64 "+what, func() { AxpyIndF64(1, val64, ind, w64) })
+					mustPanic(t, "AxpyAvgF32 "+what, func() { AxpyAvgF32(1, 1, val, ind, w, u) })
+					mustPanic(t, "AxpyAvgStrideF32 "+what, func() { AxpyAvgStrideF32(1, 1, val, ind, 1, w, u) })
+					mustPanic(t, "AxpyAvgStrideF32 no u "+what, func() { AxpyAvgStrideF32(1, 1, val, ind, 1, w, nil) })
+					indptr := []int64{0, int64(len(ind))}
+					mustPanic(t, "DotRowsF32 "+what, func() { DotRowsF32(indptr, ind, val, w, make([]float32, 1)) })
+					mustPanic(t, "DotRowsF64 "+what, func() { DotRowsF64(indptr, ind, val64, w64, make([]float64, 1)) })
+				})
+			}
+		}
+	})
+}
+
+// TestShortSlicesRejectIndices: the kernels that read several slices
+// bound every index by the shortest, and the interleaved and strided ones
+// by the last whole slot or block.
+func TestShortSlicesRejectIndices(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(53, 54))
+		for _, d := range []int{1, 6, 40, 300} {
+			// u shorter than w: index len(u) fits w but not u.
+			w := fenced32(t, d+3, true)
+			u := fenced64(t, d, true)
+			badRows(t, r, d, func(val []float32, ind []int32, what string) {
+				mustPanic(t, "AxpyAvgF32 short u "+what, func() { AxpyAvgF32(1, 1, val, ind, w, u) })
+				mustPanic(t, "AxpyAvgStrideF32 short u "+what, func() { AxpyAvgStrideF32(1, 1, val, ind, 1, w, u) })
+			})
+			// w shorter than u.
+			w2 := fenced32(t, d, true)
+			u2 := fenced64(t, d+3, true)
+			badRows(t, r, d, func(val []float32, ind []int32, what string) {
+				mustPanic(t, "AxpyAvgF32 short w "+what, func() { AxpyAvgF32(1, 1, val, ind, w2, u2) })
+			})
+			// Interleaved slots: an odd wu has a last half slot that no
+			// index may reach; w4 of 4d+rem float32 holds ⌈(4d+rem)/4⌉ weights.
+			for rem := range 4 {
+				wu := fenced64(t, 2*d+rem%2, true)
+				badRows(t, r, d, func(val []float32, ind []int32, what string) {
+					mustPanic(t, "AxpyAvg4F32 "+what, func() { AxpyAvg4F32(1, 1, val, ind, wu) })
+				})
+				w4 := fenced32(t, 4*d+rem, true)
+				badRows(t, r, strideLim(4*d+rem, 4), func(val []float32, ind []int32, what string) {
+					mustPanic(t, "DotInd4F32 "+what, func() { DotInd4F32(val, ind, w4) })
+				})
+			}
+			// Strides: the bound is the number of whole-or-partial blocks,
+			// and huge strides must not overflow into range.
+			for _, stride := range []int{2, 3, 20, 1 << 31, 1 << 40, math.MaxInt} {
+				ws := fenced32(t, d*2+1, true)
+				us := fenced64(t, d*2+1, true)
+				badRows(t, r, strideLim(d*2+1, stride), func(val []float32, ind []int32, what string) {
+					mustPanic(t, fmt.Sprintf("AxpyAvgStrideF32 stride=%d %s", stride, what), func() { AxpyAvgStrideF32(1, 1, val, ind, stride, ws, us) })
+					mustPanic(t, fmt.Sprintf("AxpyAvgStrideF32 stride=%d no u %s", stride, what), func() { AxpyAvgStrideF32(1, 1, val, ind, stride, ws, nil) })
+				})
+			}
+			// Class scores: W of d·K+rem weights holds d features of K.
+			for _, K := range []int{1, 7, 16, 20, 33} {
+				for _, rem := range []int{0, 1, K - 1} {
+					W := fenced32(t, d*K+rem, true)
+					s := fenced32(t, K, true)
+					badRows(t, r, len(W)/K, func(val []float32, ind []int32, what string) {
+						mustPanic(t, fmt.Sprintf("AddScoresF32 K=%d %s", K, what), func() { AddScoresF32(W, ind, val, s) })
+					})
+				}
+			}
+		}
+	})
+}
+
+// TestBadRowPointers: DotRows checks every row pointer, not only the
+// first and last, and never reaches into the capacity past ind and val.
+func TestBadRowPointers(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		const n = 60
+		ind := make([]int32, n, 4*n)
+		val := make([]float32, n, 4*n)
+		val64 := make([]float64, n, 4*n)
+		for k := range ind {
+			ind[k] = int32(k)
+		}
+		w := fenced32(t, n, true)
+		w64 := fenced64(t, n, true)
+		for _, indptr := range [][]int64{
+			{0, 3 * n, n},        // into the capacity, back inside
+			{0, 2 * n, 2 * n, n}, // a long run past the end
+			{0, 30, 10, n},       // decreasing, short rows
+			{0, 40, 30, n},
+			{0, 50, 25, 55, n},
+			{5, 4, n},
+			{0, -30, n},
+			{0, 30, 30, 1 << 40, n},
+		} {
+			rows := len(indptr) - 1
+			what := fmt.Sprint(indptr)
+			mustPanic(t, "DotRowsF32 "+what, func() { DotRowsF32(indptr, ind, val, w, make([]float32, rows)) })
+			mustPanic(t, "DotRowsF64 "+what, func() { DotRowsF64(indptr, ind, val64, w64, make([]float64, rows)) })
+		}
+		// Bad indices in a later row of a block, after good rows long
+		// and short.
+		r := rand.New(rand.NewPCG(55, 56))
+		for _, bad := range badIndices(n) {
+			for _, lens := range [][]int{{30, 30, 40}, {5, 30, 3}, {40, 2, 26}} {
+				indptr := []int64{0}
+				var ind []int32
+				for _, l := range lens {
+					for range l {
+						ind = append(ind, int32(r.IntN(n)))
+					}
+					indptr = append(indptr, int64(len(ind)))
+				}
+				ind[len(ind)-2] = bad
+				val := make([]float32, len(ind))
+				val64 := make([]float64, len(ind))
+				what := fmt.Sprintf("rows %v bad %d", lens, bad)
+				mustPanic(t, "DotRowsF32 "+what, func() { DotRowsF32(indptr, ind, val, w, make([]float32, len(lens))) })
+				mustPanic(t, "DotRowsF64 "+what, func() { DotRowsF64(indptr, ind, val64, w64, make([]float64, len(lens))) })
+			}
+		}
+	})
+}
+
+// TestKernelsStayInFencedSlices: with valid arguments every kernel reads
+// and writes only its slices, at every length 0..70 and with the slices
+// ending or starting at an inaccessible page, on every tier.
+func TestKernelsStayInFencedSlices(t *testing.T) {
+	if !fenced {
+		t.Skip("no mmap: fenced slices are plain ones here")
+	}
+	withTiers(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(57, 58))
+		for n := 0; n <= 70; n++ {
+			for _, atEnd := range []bool{true, false} {
+				x, y := fenced32(t, n, atEnd), fenced32(t, n, atEnd)
+				x64, y64 := fenced64(t, n, atEnd), fenced64(t, n, atEnd)
+				// ind indexes all of y; indQ a quarter, for the kernels
+				// that take every second, third or fourth element.
+				ind, indQ := fencedI32(t, n, atEnd), fencedI32(t, n, atEnd)
+				for i := range n {
+					x[i], y[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+					x64[i], y64[i] = r.NormFloat64(), r.NormFloat64()
+					ind[i], indQ[i] = int32(r.IntN(n)), int32(r.IntN(max(n/4, 1)))
+				}
+				_ = DotF32(x, y) + SumSqF32(x)
+				_ = DotF64(x64, y64) + SumSqF64(x64)
+				AxpyF32(0.5, x, y)
+				AxpyF64(0.5, x64, y64)
+				ScaleF32(0.5, x)
+				ScaleF64(0.5, x64)
+				AverageF32(x, y, y64, 3)
+				QuotientF32(x, y64, 3)
+				_ = IncreasingI32(ind)
+				_ = DotIndF32(x, ind, y) + DotInd4F32(x[:n/4], indQ[:n/4], y)
+				_ = DotIndF64(x64, ind, y64)
+				AxpyIndF32(0.5, x, ind, y)
+				AxpyIndF64(0.5, x64, ind, y64)
+				AxpyAvgF32(0.5, 1, x, ind, y, y64)
+				AxpyAvg4F32(0.5, 1, x[:n/2], indQ[:n/2], y64)
+				AxpyAvgStrideF32(0.5, 1, x[:n/3], indQ[:n/3], 3, y, y64)
+				if n > 0 {
+					AddScoresF32(y, ind[:1], x[:1], fenced32(t, 1, atEnd))
+				}
+				DotRowsF32([]int64{0, int64(n)}, ind, x, y, make([]float32, 1))
+				DotRowsF64([]int64{0, int64(n)}, ind, x64, y64, make([]float64, 1))
+				PrefetchRow(ind, x)
+				PrefetchGather(ind, y, 3)
+			}
+		}
+	})
+}
+
+// TestPrefetchAnyStride: a prefetch takes any stride, negative and huge
+// ones included, and returns at once.
+func TestPrefetchAnyStride(t *testing.T) {
+	ind := []int32{0, 1, -1, math.MaxInt32, math.MinInt32, 1 << 20}
+	w := make([]float32, 8)
+	start := time.Now()
+	for _, stride := range []int{0, -1, -(1 << 40), 5, 1 << 12, 1<<12 + 1, 1 << 40, math.MaxInt, math.MinInt} {
+		PrefetchGather(ind, w, stride)
+		PrefetchGather(ind, nil, stride)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("prefetching took %v", d)
+	}
+}

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/kernels"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
+)
+
+// trainOpts is what train does besides fitting: its context and streams,
+// the files it reads and writes, and what it reports.
+type trainOpts struct {
+	ctx                                    context.Context
+	env                                    *Env
+	test, out                              string
+	margins, report, verbose, json, stream bool
+	cv                                     int              // -cv folds, 0 without
+	outs                                   *outputs         // -o, created before the data are read
+	text                                   *textmodel.Model // the text model trained, for its probabilities
+}
+
+// kernelOpts are train's kernel flags: with them it fits a kernel
+// perceptron on the learner the other flags set.
+type kernelOpts struct {
+	kernel kernels.Kernel // nil: the default RBF kernel
+	budget int            // most support vectors, 0 for no cap
+	gram   kernels.Options
+}
+
+// kernelConfig returns the kernel learner that cfg and k describe:
+// engine.KernelConfig embeds engine.Config, so every setting the two share
+// reaches both. (train refuses the flags of the primal-only options with
+// -kernel.)
+func kernelConfig(cfg engine.Config, k kernelOpts) engine.KernelConfig {
+	return engine.KernelConfig{Config: cfg, Kernel: k.kernel, MaxSupportVectors: k.budget, Gram: k.gram}
+}
+
+// configError returns the library's refusal of the learner cfg (and k,
+// for a kernel one), found before any data are read by fitting no rows:
+// Fit and FitKernel check their options before their data, so that a bad
+// option fails at once, in the library's words, and train need not
+// repeat the library's checks. nil means the options are taken.
+func configError(ctx context.Context, cfg engine.Config, k *kernelOpts) error {
+	var err error
+	if k != nil {
+		_, _, err = engine.FitKernel(ctx, nil, nil, kernelConfig(cfg, *k))
+	} else {
+		_, _, err = engine.Fit(ctx, nil, nil, cfg)
+	}
+	if errors.Is(err, engine.ErrNoData) {
+		return nil
+	}
+	return err
+}
+
+// fitted is what one fit gave, whatever the learner.
+type fitted struct {
+	model engine.Classifier
+	saved io.WriterTo
+	stats []engine.EpochStats
+}
+
+// trainModel is train for LIBSVM and cache files, one flow for the linear
+// learners and (k not nil) the kernel ones: read the data, and the test
+// data before the training time is spent; announce them; -cv; fit with
+// progress on the standard error; then what follows (see finish).
+func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) error {
+	t0 := time.Now()
+	var d *sparse.Dataset
+	var c *hpc.File
+	var err error
+	if o.stream {
+		c, err = hpc.Open(path, hpc.Options{Map: true})
+		if err != nil {
+			if f, _ := sparse.SniffFile(path); f != hpc.Name {
+				return usageError("-stream trains from a cache file; make one with 'hyperplane convert %s DATA.hpc'", path)
+			}
+			return err
+		}
+		defer c.Close()
+	} else if d, err = sparse.ReadFile(path, sparse.ReadOptions{}); err != nil {
+		return err
+	}
+	te, err := readTest(o)
+	if err != nil {
+		return err
+	}
+	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(),
+		Normalize: cfg.Normalize, ReadSeconds: time.Since(t0).Seconds()}
+	classes := 0
+	if c != nil {
+		r.Rows, r.Features, r.NNZ, r.Streamed = int(c.Rows()), c.Cols(), c.NNZ(), true
+		classes = len(c.Labels())
+	} else {
+		r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
+		classes = distinct(d.Y)
+	}
+	if k == nil {
+		// Parameter mixing runs no more workers than rows.
+		r.Workers = max(1, min(cfg.Workers, r.Rows))
+	}
+	r.announce(o.env.Stdout, o, classes)
+	if done, err := r.crossValidate(d, cfg, o); done || err != nil {
+		return err
+	}
+	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
+	var f fitted
+	t1 := time.Now()
+	switch {
+	case k != nil:
+		var m *engine.KernelModel
+		var ks []engine.KernelEpochStats
+		kc := kernelConfig(cfg, *k)
+		if show != nil {
+			kc.OnKernelEpoch = func(s engine.KernelEpochStats) error {
+				extra := ", " + commas(int64(s.SupportVectors)) + " support vectors"
+				if o.verbose {
+					extra += fmt.Sprintf(" (%s removed), Gram %s hits %s misses", commas(int64(s.Removed)), commas(s.Gram.Hits), commas(s.Gram.Misses))
+				}
+				show(s.EpochStats, extra)
+				return nil
+			}
+		}
+		m, ks, err = engine.FitKernel(o.ctx, d.X, d.Y, kc)
+		if m != nil {
+			f = fitted{m, m, nil}
+			r.Kernel, r.SupportVectors = m.Kernel.String(), m.NumSV()
+		}
+		for _, s := range ks {
+			f.stats = append(f.stats, s.EpochStats)
+		}
+		if n := len(ks); n > 0 {
+			g := ks[n-1].Gram
+			r.Gram = &g
+		}
+	default:
+		var m *engine.Model
+		if show != nil {
+			cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
+		}
+		if c != nil {
+			m, f.stats, err = engine.FitCache(o.ctx, c, cfg)
+			inMemory := cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)
+			if errors.Is(err, engine.ErrConfig) && inMemory {
+				err = fmt.Errorf("%w\nhint: -stream trains the averaged or plain perceptron on one core; -threads, -validation and -balanced need the data in memory (drop -stream)", err)
+			}
+		} else {
+			m, f.stats, err = engine.Fit(o.ctx, d.X, d.Y, cfg)
+		}
+		if m != nil {
+			f.model, f.saved = m, m
+		}
+	}
+	endProgress()
+	r.TrainSeconds = time.Since(t1).Seconds()
+	if err := fitFailed(o.ctx, path, err, f.model != nil); err != nil {
+		return err
+	}
+	interrupted := err
+	r.Classes = len(f.model.ClassValues())
+	r.fromStats(f.stats, cfg)
+	if k != nil {
+		r.NsPerNNZ = 0 // a kernel model's time goes by support vectors, not nonzeros
+	}
+	var margins func() (engine.MarginStats, error)
+	if o.margins {
+		margins = func() (engine.MarginStats, error) { return engine.Margins(f.model.(*engine.Model), d.X, d.Y) }
+	}
+	return r.finish(f.model, f.saved, te, o, margins, interrupted)
+}
+
+// readTest reads o's test file, if any, before training starts, so that a
+// wrong path or a bad file stops the command before the training time is
+// spent and before -o replaces a model.
+func readTest(o trainOpts) (*sparse.Dataset, error) {
+	if o.test == "" {
+		return nil, nil
+	}
+	return sparse.ReadFile(o.test, sparse.ReadOptions{})
+}
+
+// fitFailed returns what train reports when fitting returned err: nil
+// when it succeeded, or was interrupted with a model so far to save
+// (haveModel); else err, naming the data file (see inFile).
+func fitFailed(ctx context.Context, path string, err error, haveModel bool) error {
+	if err == nil || (haveModel && ctx.Err() != nil) {
+		return nil
+	}
+	return inFile(path, err)
+}
+
+// crossValidate runs -cv, if asked, into r; done says that it was all
+// that was asked (no final model), the report then printed.
+func (r *trainResult) crossValidate(d *sparse.Dataset, cfg engine.Config, o trainOpts) (done bool, err error) {
+	if o.cv == 0 {
+		return false, nil
+	}
+	if r.CV, err = crossValidate(d, cfg, o); err != nil {
+		return true, err
+	}
+	if o.final() {
+		return false, nil
+	}
+	return true, r.print(o.env.Stdout, o)
+}
+
+// finish does what follows training: the margins (with -margins), the
+// test, then the model saved with -o, last, so that a command that fails
+// leaves the file that was there; an interrupted training saves what it
+// has and stops there.
+func (r *trainResult) finish(m engine.Classifier, saved io.WriterTo, te *sparse.Dataset, o trainOpts, margins func() (engine.MarginStats, error), interrupted error) error {
+	if interrupted != nil {
+		if err := o.save(saved); err != nil {
+			return err
+		}
+		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
+	}
+	if margins != nil {
+		ms, err := margins()
+		if err != nil {
+			return err
+		}
+		r.Margins = newMarginsJSON(ms)
+	}
+	if err := r.evaluate(m, te, o); err != nil {
+		return err
+	}
+	if err := o.save(saved); err != nil {
+		return err
+	}
+	return r.print(o.env.Stdout, o)
+}
+
+// progress returns how train shows its epochs on w: with verbose a line
+// per epoch; otherwise, when w is a terminal (tty), one line rewritten in
+// place (epoch, mistakes, rows/s, loss) and ended after the last epoch;
+// nil when w is a file or pipe, so that scripts see nothing there. extra is
+// added to the epoch's line. end ends a line left open by training that
+// stopped before its last epoch (early stopping, an interrupt), so that
+// what follows starts on a line of its own.
+func progress(w io.Writer, verbose, tty bool, epochs int) (show func(s engine.EpochStats, extra string), end func()) {
+	if verbose {
+		return func(s engine.EpochStats, extra string) {
+			held := ""
+			if s.ValidAccuracy == s.ValidAccuracy {
+				held = fmt.Sprintf(", held-out accuracy %.4f", s.ValidAccuracy)
+			}
+			fmt.Fprintf(w, "epoch %d: %s mistakes, %s updates, loss %.4g%s%s\n", s.Epoch, commas(int64(s.Mistakes)), commas(int64(s.Updates)), s.Loss, held, extra)
+		}, func() {}
+	}
+	if !tty {
+		return nil, func() {}
+	}
+	if epochs <= 0 {
+		epochs = 10
+	}
+	last := time.Now()
+	open := false
+	return func(s engine.EpochStats, extra string) {
+			now := time.Now()
+			rate := float64(s.Rows) / max(now.Sub(last).Seconds(), 1e-9)
+			last = now
+			fmt.Fprintf(w, "\repoch %d/%d: %s mistakes, %s rows/s, loss %.4g%s   ", s.Epoch, epochs, commas(int64(s.Mistakes)), commas(int64(rate+0.5)), s.Loss, extra)
+			open = true
+			if s.Epoch == epochs || s.Updates == 0 {
+				fmt.Fprintln(w)
+				open = false
+			}
+		}, func() {
+			if open {
+				fmt.Fprintln(w)
+				open = false
+			}
+		}
+}
+
+// isTerminal reports whether w is a character device (a terminal), not a
+// file, a pipe or a buffer.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

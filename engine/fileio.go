@@ -1,0 +1,888 @@
+package engine
+
+// The model file container.
+//
+// Both binary model formats, the linear model's "HPLM" (modelio.go) and
+// the kernel model's "HPKM" (kmodelio.go), are built the same way, and
+// this file holds what they share; each kind supplies only its own header
+// fields and sections (a fileSections), and its own checks of them.
+//
+//	offset  size        field
+//	0       4           magic ("HPLM" or "HPKM")
+//	4       2           format version (uint16)
+//	6       2           flags (uint16); bits a reader does not know
+//	                    make it refuse the file
+//	8       …           the kind's header fields and sections
+//	        4           CRC-32C (Castagnoli) of every byte before it
+//
+// Everything is little-endian, floats stored as their raw bits, so that a
+// model reads back bit for bit, NaN payloads included. The kinds encode
+// some parts alike, with the codecs here:
+//
+// Rows in CSR form (a voted model's rows, a kernel model's support vectors):
+//
+//	        8, 8, 8     rows N, cols, nnz (uint64)
+//	        8·(N+1)     Indptr (int64)
+//	        4·nnz       Ind (int32)
+//	        4·nnz       Val (float32 bits)
+//
+// The voted perceptron's steps:
+//
+//	        8           number of steps S (uint64)
+//	        24·S        steps: Row, Up, Down (int32), A (float32 bits),
+//	                    Count (int64)
+//
+// Sparse weights, an array of N float32 stored as:
+//
+//	        ⌈N/8⌉       bitmap: bit i (bit i%8 of byte i/8) is set when
+//	                    the raw bits of weight i are not 0, so that −0
+//	                    and NaNs are kept; the bits past N are 0
+//	        8           the number of set bits Z (uint64)
+//	        4·Z         the weights of the set bits, in order (float32
+//	                    bits, none 0)
+//
+// A reader checks every count against the format's limits and, when it
+// knows how many bytes are left, against those before it allocates
+// anything; otherwise it allocates in bounded chunks as the data arrives,
+// so a short corrupt file cannot make it allocate more than a small
+// multiple of its own size (at most 32 times what it read of a bitmap of
+// sparse weights, which holds a bit per weight).
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"strconv"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+)
+
+const (
+	// modelMaxDim bounds Dim, the number of classes and the rows of a
+	// CSR section: indices are int32.
+	modelMaxDim = math.MaxInt32
+	// modelMaxElems bounds the length of any array in a model file, so
+	// that its size in bytes fits an int on every platform.
+	modelMaxElems = math.MaxInt / 8
+	// modelChunk is the most bytes a reader takes, and allocates ahead of
+	// the data, at a time when it does not know the input's size.
+	modelChunk = 64 << 10
+	// modelStepSize is the encoded size of one VoteStep.
+	modelStepSize = 24
+)
+
+var modelCRC = crc32.MakeTable(crc32.Castagnoli)
+
+// modelErr returns an error wrapping ErrFormat.
+func modelErr(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+}
+
+// fileSections is one model kind's part of a binary model file: its
+// header and sections, which the container frames and checksums. A value
+// is made only for a model that has passed the kind's checks.
+type fileSections interface {
+	// size returns the length of the whole encoding, checksum included.
+	size() int64
+	// encode writes everything before the checksum, magic first.
+	encode(e *modelEncoder)
+}
+
+// marshalFile returns the encoding of f and its checksum.
+func marshalFile(f fileSections) []byte {
+	e := modelEncoder{buf: make([]byte, 0, f.size())}
+	f.encode(&e)
+	e.finish()
+	return e.buf
+}
+
+// writeFile writes the encoding of f and its checksum to w through a
+// buffer of about modelChunk bytes, and returns the bytes written.
+func writeFile(w io.Writer, f fileSections) (int64, error) {
+	e := modelEncoder{w: w, buf: make([]byte, 0, modelChunk+16)}
+	f.encode(&e)
+	e.finish()
+	return e.n, e.err
+}
+
+// saveFile writes the encoding of f to the file path, replacing it
+// atomically (see atomicfile.Write).
+func saveFile(path string, f fileSections) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := writeFile(w, f)
+		return err
+	})
+}
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+// modelEncoder writes the binary format, through a buffer of about
+// modelChunk bytes when w is set, or into buf alone when it is not.
+type modelEncoder struct {
+	w   io.Writer
+	buf []byte
+	crc uint32
+	n   int64
+	err error
+}
+
+func (e *modelEncoder) flush() {
+	if e.w != nil && e.err != nil {
+		// The write failed: what follows is dropped, not gathered into a
+		// buffer the size of the model.
+		e.buf = e.buf[:0]
+		return
+	}
+	if e.w == nil || len(e.buf) == 0 {
+		return
+	}
+	e.crc = crc32.Update(e.crc, modelCRC, e.buf)
+	n, err := e.w.Write(e.buf)
+	e.n += int64(n)
+	e.err = err
+	e.buf = e.buf[:0]
+}
+
+func (e *modelEncoder) spill() {
+	if len(e.buf) >= modelChunk {
+		e.flush()
+	}
+}
+
+// finish ends an encoding with the CRC-32C of what came before.
+func (e *modelEncoder) finish() {
+	if e.w == nil {
+		e.crc = crc32.Checksum(e.buf, modelCRC)
+		e.u32(e.crc)
+		return
+	}
+	e.flush()
+	if e.err != nil {
+		return
+	}
+	e.u32(e.crc)
+	n, err := e.w.Write(e.buf)
+	e.n += int64(n)
+	e.err = err
+	e.buf = e.buf[:0]
+}
+
+// header writes the magic, the format version and the flags.
+func (e *modelEncoder) header(magic string, version, flags uint16) {
+	e.buf = append(e.buf, magic...)
+	e.u16(version)
+	e.u16(flags)
+}
+
+func (e *modelEncoder) u16(x uint16) { e.buf = binary.LittleEndian.AppendUint16(e.buf, x) }
+func (e *modelEncoder) u32(x uint32) { e.buf = binary.LittleEndian.AppendUint32(e.buf, x) }
+func (e *modelEncoder) u64(x uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, x); e.spill() }
+
+func (e *modelEncoder) f32s(s []float32) {
+	if e.err != nil {
+		return
+	}
+	for _, x := range s {
+		e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(x))
+		e.spill()
+	}
+}
+
+func (e *modelEncoder) f64s(s []float64) {
+	if e.err != nil {
+		return
+	}
+	for _, x := range s {
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(x))
+		e.spill()
+	}
+}
+
+func (e *modelEncoder) i32s(s []int32) {
+	if e.err != nil {
+		return
+	}
+	for _, x := range s {
+		e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(x))
+		e.spill()
+	}
+}
+
+func (e *modelEncoder) i64s(s []int64) {
+	if e.err != nil {
+		return
+	}
+	for _, x := range s {
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(x))
+		e.spill()
+	}
+}
+
+// csr writes rows in CSR form.
+func (e *modelEncoder) csr(X *sparse.CSR) {
+	e.u64(uint64(X.Rows))
+	e.u64(uint64(X.Cols))
+	e.u64(uint64(len(X.Ind)))
+	e.i64s(X.Indptr)
+	e.i32s(X.Ind)
+	e.f32s(X.Val)
+}
+
+// csrSize returns the length of the CSR encoding of X.
+func csrSize(X *sparse.CSR) int64 {
+	return 24 + 8*int64(X.Rows+1) + 8*int64(len(X.Ind))
+}
+
+// voteSteps writes the number of steps and the steps.
+func (e *modelEncoder) voteSteps(steps []VoteStep) {
+	e.u64(uint64(len(steps)))
+	for _, s := range steps {
+		e.u32(uint32(s.Row))
+		e.u32(uint32(s.Up))
+		e.u32(uint32(s.Down))
+		e.u32(math.Float32bits(s.A))
+		e.u64(uint64(s.Count))
+	}
+}
+
+// voteStepsSize returns the length of the encoding of n steps.
+func voteStepsSize(n int) int64 { return 8 + modelStepSize*int64(n) }
+
+// modelSparseSize returns the length of the sparse encoding of n weights
+// of which nnz are not zero.
+func modelSparseSize(n, nnz int64) int64 { return (n+7)/8 + 8 + 4*nnz }
+
+// modelNonzero returns the number of weights of w whose bits are not 0.
+func modelNonzero(w []float32) int64 {
+	var nnz int64
+	for _, x := range w {
+		if math.Float32bits(x) != 0 {
+			nnz++
+		}
+	}
+	return nnz
+}
+
+// sparseF32s writes s in the sparse encoding: the bitmap of its weights
+// whose bits are not 0, their number and their values.
+func (e *modelEncoder) sparseF32s(s []float32) {
+	if e.err != nil {
+		return
+	}
+	var nnz uint64
+	for i := 0; i < len(s); i += 8 {
+		var b byte
+		for j, x := range s[i:min(i+8, len(s))] {
+			if math.Float32bits(x) != 0 {
+				b |= 1 << j
+			}
+		}
+		nnz += uint64(bits.OnesCount8(b))
+		e.buf = append(e.buf, b)
+		e.spill()
+	}
+	e.u64(nnz)
+	for _, x := range s {
+		if u := math.Float32bits(x); u != 0 {
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, u)
+			e.spill()
+		}
+	}
+}
+
+// weights writes the weights w dense, or sparse when sparse is set.
+func (e *modelEncoder) weights(w []float32, sparse bool) {
+	if sparse {
+		e.sparseF32s(w)
+	} else {
+		e.f32s(w)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Decoding
+
+// modelDecoder reads the binary format from memory (buf, when r is nil)
+// or from r.
+type modelDecoder struct {
+	buf     []byte
+	r       io.Reader
+	remain  int64 // bytes left in the input, −1 when unknown
+	crc     uint32
+	scratch []byte
+}
+
+// readerDecoder returns a decoder of r, which knows the input's size when
+// r tells it (a Len method, as bytes.Reader and bytes.Buffer have).
+func readerDecoder(r io.Reader) *modelDecoder {
+	d := &modelDecoder{r: r, remain: -1}
+	if l, ok := r.(interface{ Len() int }); ok {
+		d.remain = int64(l.Len())
+	}
+	return d
+}
+
+// unmarshalFile decodes data, which must hold one model and nothing
+// after it, with decode.
+func unmarshalFile[T any](data []byte, decode func(*modelDecoder) (T, error)) (T, error) {
+	d := modelDecoder{buf: data, remain: int64(len(data))}
+	m, err := decode(&d)
+	if err == nil && d.remain != 0 {
+		err = modelErr("%d bytes of trailing data after the model", d.remain)
+	}
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return m, nil
+}
+
+// loadFile decodes the file at path, which must hold one model and
+// nothing after it, with decode; errors in the file begin with path.
+func loadFile[T any](path string, decode func(*modelDecoder) (T, error)) (T, error) {
+	var zero T
+	f, err := os.Open(path)
+	if err != nil {
+		return zero, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return zero, err
+	}
+	d := &modelDecoder{r: bufio.NewReaderSize(f, modelChunk), remain: -1}
+	if fi.Mode().IsRegular() {
+		d.remain = fi.Size()
+	}
+	m, err := decode(d)
+	if err == nil && d.remain > 0 {
+		err = modelErr("%d bytes of trailing data after the model", d.remain)
+	}
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// modelTruncated reports an input that ended inside what.
+func modelTruncated(what string) error { return modelErr("truncated in %s", what) }
+
+// take consumes the next n bytes and adds them to the checksum; n is at
+// most modelChunk unless the input is in memory. The bytes are valid
+// until the next call.
+func (d *modelDecoder) take(n int, what string) ([]byte, error) {
+	if d.remain >= 0 && int64(n) > d.remain {
+		return nil, modelTruncated(what)
+	}
+	var b []byte
+	if d.r == nil {
+		b, d.buf = d.buf[:n], d.buf[n:]
+	} else {
+		if cap(d.scratch) < n {
+			d.scratch = make([]byte, max(n, 64))
+		}
+		b = d.scratch[:n]
+		if _, err := io.ReadFull(d.r, b); err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return nil, modelTruncated(what)
+			}
+			return nil, fmt.Errorf("engine: reading model %s: %w", what, err)
+		}
+	}
+	if d.remain >= 0 {
+		d.remain -= int64(n)
+	}
+	d.crc = crc32.Update(d.crc, modelCRC, b)
+	return b, nil
+}
+
+// magic reads the 4 bytes that begin a file, or as many of them as the
+// input holds (fewer only when it ends), and adds them to the checksum.
+// The bytes are valid until the next call.
+func (d *modelDecoder) magic() ([]byte, error) {
+	if d.remain >= 0 {
+		return d.take(int(min(4, d.remain)), "magic")
+	}
+	if cap(d.scratch) < 64 {
+		d.scratch = make([]byte, 64)
+	}
+	b := d.scratch[:4]
+	n, err := io.ReadFull(d.r, b)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("engine: reading model magic: %w", err)
+	}
+	d.crc = crc32.Update(d.crc, modelCRC, b[:n])
+	return b[:n], nil
+}
+
+// expectMagic reads the magic and checks that it is want, the magic of a
+// file of kind.
+func (d *modelDecoder) expectMagic(want, kind string) error {
+	b, err := d.magic()
+	if err != nil && !errors.Is(err, ErrFormat) {
+		return err
+	}
+	if err != nil || string(b) != want {
+		return modelErr("not a hyperplane %s file", kind)
+	}
+	return nil
+}
+
+// header reads the rest of a header of size bytes after the magic and
+// checks its format version, from 1 to newest, and its flags, none
+// outside known. It returns the header after the magic: version and
+// flags at 0 and 2, the kind's fields from 4.
+func (d *modelDecoder) header(size int, newest, known uint16) (b []byte, flags uint16, err error) {
+	b, err = d.take(size-4, "header")
+	if err != nil {
+		return nil, 0, err
+	}
+	version, flags := binary.LittleEndian.Uint16(b), binary.LittleEndian.Uint16(b[2:])
+	switch {
+	case version > newest:
+		return nil, 0, modelErr("format version %d is newer than this build reads (%d)", version, newest)
+	case version == 0:
+		return nil, 0, modelErr("format version 0 does not exist")
+	case flags&^known != 0:
+		return nil, 0, modelErr("unknown flags %#x", flags)
+	}
+	return b, flags, nil
+}
+
+// checksum reads the checksum and compares it with that of what came
+// before.
+func (d *modelDecoder) checksum() error {
+	sum := d.crc
+	b, err := d.take(4, "checksum")
+	if err != nil {
+		return err
+	}
+	if binary.LittleEndian.Uint32(b) != sum {
+		return modelErr("checksum mismatch: file is corrupt")
+	}
+	return nil
+}
+
+func (d *modelDecoder) u64(what string) (uint64, error) {
+	b, err := d.take(8, what)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+// count reads an array length and checks that that many elements of size
+// bytes are within the format's limits and, when the input's size is
+// known, within what is left of it.
+func (d *modelDecoder) count(what string, size int) (int, error) {
+	n, err := d.u64(what)
+	if err != nil {
+		return 0, err
+	}
+	return int(n), d.fits(n, size, what)
+}
+
+// fits checks that n elements of size bytes may follow.
+func (d *modelDecoder) fits(n uint64, size int, what string) error {
+	if n > modelMaxElems || n > uint64(math.MaxInt/size) {
+		return modelErr("%s: %d elements is beyond any model", what, n)
+	}
+	if need := int64(n) * int64(size); d.remain >= 0 && need > d.remain {
+		return modelErr("truncated in %s: %d bytes needed, %d left", what, need, d.remain)
+	}
+	return nil
+}
+
+type modelElem interface {
+	float32 | float64 | int32 | int64
+}
+
+// modelReadArray reads n elements, n already checked by fits. It allocates
+// the whole array at once when the input's size is known (and so bounds
+// n); otherwise it grows the array as chunks of data arrive.
+func modelReadArray[T modelElem](d *modelDecoder, n int, what string) ([]T, error) {
+	var zero T
+	size := 4
+	switch any(zero).(type) {
+	case float64, int64:
+		size = 8
+	}
+	if err := d.fits(uint64(n), size, what); err != nil {
+		return nil, err
+	}
+	c := n
+	if d.remain < 0 {
+		c = min(n, modelChunk/size)
+	}
+	out := make([]T, 0, c)
+	for len(out) < n {
+		k := min(n-len(out), modelChunk/size)
+		if d.r == nil {
+			k = n - len(out)
+		}
+		b, err := d.take(k*size, what)
+		if err != nil {
+			return nil, err
+		}
+		out = modelAppendElems(out, b)
+	}
+	return out, nil
+}
+
+// modelAppendElems appends the little-endian elements in b to out.
+func modelAppendElems[T modelElem](out []T, b []byte) []T {
+	le := binary.LittleEndian
+	switch o := any(out).(type) {
+	case []float32:
+		for i := 0; i+4 <= len(b); i += 4 {
+			o = append(o, math.Float32frombits(le.Uint32(b[i:])))
+		}
+		return any(o).([]T)
+	case []int32:
+		for i := 0; i+4 <= len(b); i += 4 {
+			o = append(o, int32(le.Uint32(b[i:])))
+		}
+		return any(o).([]T)
+	case []float64:
+		for i := 0; i+8 <= len(b); i += 8 {
+			o = append(o, math.Float64frombits(le.Uint64(b[i:])))
+		}
+		return any(o).([]T)
+	case []int64:
+		for i := 0; i+8 <= len(b); i += 8 {
+			o = append(o, int64(le.Uint64(b[i:])))
+		}
+		return any(o).([]T)
+	}
+	panic("unreachable")
+}
+
+// csrNames names the parts of a CSR section in error messages.
+type csrNames struct {
+	rows, indptr, ind, val string
+}
+
+// csr reads rows in CSR form, at most dim wide, or exactly dim wide when
+// exact is set. It checks the counts, not the structure (CSR.Check does).
+func (d *modelDecoder) csr(n csrNames, dim uint64, exact bool) (*sparse.CSR, error) {
+	rows, err := d.u64(n.rows)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := d.u64(n.rows)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case rows > modelMaxDim:
+		return nil, modelErr("%d %s is beyond the limit %d", rows, n.rows, modelMaxDim)
+	case cols > dim || exact && cols != dim:
+		return nil, modelErr("%s are %d wide, model %d", n.rows, cols, dim)
+	}
+	X := &sparse.CSR{Rows: int(rows), Cols: int(cols)}
+	nnz, err := d.count(n.rows, 8)
+	if err != nil {
+		return nil, err
+	}
+	if X.Indptr, err = modelReadArray[int64](d, X.Rows+1, n.indptr); err != nil {
+		return nil, err
+	}
+	if X.Ind, err = modelReadArray[int32](d, nnz, n.ind); err != nil {
+		return nil, err
+	}
+	if X.Val, err = modelReadArray[float32](d, nnz, n.val); err != nil {
+		return nil, err
+	}
+	return X, nil
+}
+
+// count0 reads the votes of the voted perceptron's start vector.
+func (d *modelDecoder) count0() (int64, error) {
+	c, err := d.u64("votes")
+	if err != nil {
+		return 0, err
+	}
+	if int64(c) < 0 {
+		return 0, modelErr("negative vote count %d of the start vector", int64(c))
+	}
+	return int64(c), nil
+}
+
+// voteSteps reads the number of steps and the steps.
+func (d *modelDecoder) voteSteps() ([]VoteStep, error) {
+	ns, err := d.count("vote steps", modelStepSize)
+	if err != nil {
+		return nil, err
+	}
+	c0 := ns
+	if d.remain < 0 {
+		c0 = min(ns, modelChunk/modelStepSize)
+	}
+	steps := make([]VoteStep, 0, c0)
+	le := binary.LittleEndian
+	for len(steps) < ns {
+		k := min(ns-len(steps), modelChunk/modelStepSize)
+		b, err := d.take(k*modelStepSize, "vote steps")
+		if err != nil {
+			return nil, err
+		}
+		for ; len(b) >= modelStepSize; b = b[modelStepSize:] {
+			steps = append(steps, VoteStep{
+				Row:   int32(le.Uint32(b)),
+				Up:    int32(le.Uint32(b[4:])),
+				Down:  int32(le.Uint32(b[8:])),
+				A:     math.Float32frombits(le.Uint32(b[12:])),
+				Count: int64(le.Uint64(b[16:])),
+			})
+		}
+	}
+	return steps, nil
+}
+
+// weights reads n weights, dense or, when sparse is set, in the sparse
+// encoding, n already checked against the format's limits.
+func (d *modelDecoder) weights(n int, sparse bool, what string) ([]float32, error) {
+	if !sparse {
+		return modelReadArray[float32](d, n, what)
+	}
+	// The bitmap, padded with zeros to whole words of 64 bits, is read
+	// first and whole: the weights are allocated only once it is known
+	// to be there, and hold no more than 32 bytes for each of its bytes.
+	nb := (n + 7) / 8
+	if err := d.fits(uint64(nb)+8, 1, what); err != nil {
+		return nil, err
+	}
+	words := (nb + 7) / 8
+	c := 8 * words
+	if d.remain < 0 {
+		c = min(c, modelChunk)
+	}
+	bm := make([]byte, 0, c)
+	for len(bm) < nb {
+		k := min(nb-len(bm), modelChunk)
+		if d.r == nil {
+			k = nb - len(bm)
+		}
+		b, err := d.take(k, what)
+		if err != nil {
+			return nil, err
+		}
+		bm = append(bm, b...)
+	}
+	if n%8 != 0 && bm[nb-1]>>(n%8) != 0 {
+		return nil, modelErr("%s: bits set past the last weight", what)
+	}
+	bm = append(bm, make([]byte, 8*words-nb)...)
+	var set uint64
+	for i := 0; i < len(bm); i += 8 {
+		set += uint64(bits.OnesCount64(binary.LittleEndian.Uint64(bm[i:])))
+	}
+	nnz, err := d.u64(what)
+	if err != nil {
+		return nil, err
+	}
+	if nnz != set {
+		return nil, modelErr("%s: %d values for %d set bits", what, nnz, set)
+	}
+	if err := d.fits(nnz, 4, what); err != nil {
+		return nil, err
+	}
+	w := make([]float32, n)
+	// wi and word are the bitmap word being read and its set bits not
+	// yet given a value.
+	wi, word := 0, uint64(0)
+	if words > 0 {
+		word = binary.LittleEndian.Uint64(bm)
+	}
+	for left := int(nnz); left > 0; {
+		k := min(left, modelChunk/4)
+		if d.r == nil {
+			k = left
+		}
+		b, err := d.take(4*k, what)
+		if err != nil {
+			return nil, err
+		}
+		left -= k
+		for i := 0; i < len(b); i += 4 {
+			for word == 0 {
+				wi++
+				word = binary.LittleEndian.Uint64(bm[8*wi:])
+			}
+			u := binary.LittleEndian.Uint32(b[i:])
+			if u == 0 {
+				return nil, modelErr("%s: a zero stored for a set bit", what)
+			}
+			w[64*wi+bits.TrailingZeros64(word)] = math.Float32frombits(u)
+			word &= word - 1
+		}
+	}
+	return w, nil
+}
+
+// ---------------------------------------------------------------------------
+// Either kind
+
+// decodeClassifier reads one model of either kind, told apart by its
+// magic.
+func (d *modelDecoder) decodeClassifier() (Classifier, error) {
+	b, err := d.magic()
+	if err != nil {
+		return nil, err
+	}
+	switch string(b) {
+	case modelMagic:
+		return d.decodeLinearAfterMagic()
+	case kmodelMagic:
+		return d.decodeKernelAfterMagic()
+	}
+	return nil, modelErr("not a hyperplane model file (magic %q; want %q or %q)", b, modelMagic, kmodelMagic)
+}
+
+// LoadClassifier reads the model file at path, linear (written by
+// Model.Save) or kernel (written by KernelModel.Save), telling them apart
+// by their magic: it returns a *Model or a *KernelModel. Errors in the
+// file, an unknown magic included, wrap ErrFormat and begin with the
+// path.
+func LoadClassifier(path string) (Classifier, error) {
+	return loadFile(path, (*modelDecoder).decodeClassifier)
+}
+
+// ReadClassifier reads one model written by Model.WriteTo or
+// KernelModel.WriteTo from r, telling them apart by their magic, and
+// returns a *Model or a *KernelModel; it reads no more than the model, as
+// ReadModel and ReadKernelModel do. Errors in the data wrap ErrFormat.
+func ReadClassifier(r io.Reader) (Classifier, error) {
+	return readerDecoder(r).decodeClassifier()
+}
+
+// ---------------------------------------------------------------------------
+// JSON, shared by both kinds' exports
+
+// jsonNull reports whether data is JSON null, which an Unmarshaler takes
+// as no change and no error.
+func jsonNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
+
+// jsonHeader checks the "format" and "version" members of an export of
+// the given kind.
+func jsonHeader(format, wantFormat, kind string, version, newest int) error {
+	switch {
+	case format != wantFormat:
+		return modelErr("not a hyperplane %s file", kind)
+	case version > newest:
+		return modelErr("format version %d is newer than this build reads (%d)", version, newest)
+	case version < 1:
+		return modelErr("format version %d does not exist", version)
+	}
+	return nil
+}
+
+// jsonEnums parses the "algorithm", "bias_mode" and "rule" members of an
+// export; an absent rule is the perceptron's (files written before the
+// rule was recorded), and a rule past maxRule is refused.
+func jsonEnums(algorithm, biasMode, rule string, maxRule Rule) (Algorithm, BiasMode, Rule, error) {
+	alg, err := ParseAlgorithm(algorithm)
+	if err != nil {
+		return 0, 0, 0, modelErr("unknown algorithm %q", algorithm)
+	}
+	bias, err := ParseBiasMode(biasMode)
+	if err != nil {
+		return 0, 0, 0, modelErr("unknown bias mode %q", biasMode)
+	}
+	r := Perceptron
+	if rule != "" {
+		if r, err = ParseRule(rule); err != nil || r > maxRule {
+			return 0, 0, 0, modelErr("unknown rule %q", rule)
+		}
+	}
+	return alg, bias, r, nil
+}
+
+// jsonDecode unmarshals data into v, an export's struct.
+func jsonDecode(data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return modelErr("JSON: %v", err)
+	}
+	return nil
+}
+
+type modelJSONStep struct {
+	Row   int32        `json:"row"`
+	Up    int32        `json:"up"`
+	Down  int32        `json:"down"`
+	A     modelJSONF32 `json:"a"`
+	Count int64        `json:"count"`
+}
+
+// modelNotJSON is the error for a non-finite value that JSON cannot hold.
+func modelNotJSON(what string, i int) error {
+	return modelErr("%s %d is not finite, which JSON cannot hold", what, i)
+}
+
+// modelJSONSteps converts vote steps for JSON; a non-finite step is an
+// error.
+func modelJSONSteps(steps []VoteStep) ([]modelJSONStep, error) {
+	out := make([]modelJSONStep, len(steps))
+	for i, s := range steps {
+		if modelNonFinite([]float32{s.A}) >= 0 {
+			return nil, modelNotJSON("vote step", i)
+		}
+		out[i] = modelJSONStep{Row: s.Row, Up: s.Up, Down: s.Down, A: modelJSONF32(s.A), Count: s.Count}
+	}
+	return out, nil
+}
+
+// modelStepsFromJSON converts vote steps read from JSON.
+func modelStepsFromJSON(steps []modelJSONStep) []VoteStep {
+	out := make([]VoteStep, len(steps))
+	for i, s := range steps {
+		out[i] = VoteStep{Row: s.Row, Up: s.Up, Down: s.Down, A: float32(s.A), Count: s.Count}
+	}
+	return out
+}
+
+// modelJSONF32 and modelJSONF32s write float32 values with the fewest
+// digits that read back to the same float32; encoding/json, decoding into
+// a float32, reads them back exactly.
+type modelJSONF32 float32
+type modelJSONF32s []float32
+
+func (x modelJSONF32) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(x), 'g', -1, 32), nil
+}
+
+func (s modelJSONF32s) MarshalJSON() ([]byte, error) {
+	if s == nil {
+		return []byte("[]"), nil
+	}
+	b := make([]byte, 0, 2+len(s)*8)
+	b = append(b, '[')
+	for i, x := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendFloat(b, float64(x), 'g', -1, 32)
+	}
+	return append(b, ']'), nil
+}
+
+// modelNonFinite returns the index of the first NaN or infinite value of
+// s, or −1.
+func modelNonFinite(s []float32) int {
+	for i, x := range s {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return i
+		}
+	}
+	return -1
+}

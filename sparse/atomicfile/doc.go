@@ -1,0 +1,12 @@
+// Package atomicfile writes files that readers see whole or not at all:
+// the data go to a hidden temporary file beside the target, which is
+// synced and renamed over it once complete, or removed on any failure,
+// leaving the old file as it was.
+//
+// It is the one atomic writer of the module: the data writers of package
+// sparse and its format packages, the model files of package engine and
+// the command's outputs all write through it. It lives under sparse, the
+// package every other one already imports, because the module keeps no
+// top-level internal folder; it imports nothing of the module, so any
+// package may use it.
+package atomicfile

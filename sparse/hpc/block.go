@@ -1,0 +1,291 @@
+package hpc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"unsafe"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// Block is one block of a cache file: rows Start .. Start+len(Y)-1
+// of the data set. X holds the block's rows with row pointers local to the
+// block (X.Indptr[0] == 0) and passes sparse.CSR.Validate. Its Cols is the
+// cache's number of columns (for a stream without a fixed dim, the
+// block's largest index + 1).
+//
+// File.ReadBlock and Scanner fill a Block in place, reusing its
+// buffers. When the cache is memory-mapped, or the block was read into
+// its own buffer on a little-endian host, Y, QID and X's slices point into
+// the mapping or the buffer without copying: treat them as read-only (a
+// mapping is read-only: writing to it crashes the program), and do not
+// use them after the next fill of the same Block or, when mapped,
+// after File.Close. Use a Block through a pointer: X points into it.
+type Block struct {
+	Index int         // the block's number in the file
+	Start int64       // the global index of the block's first row
+	Y     []float64   // labels, one per row
+	QID   []int64     // query ids, one per row; nil when the block has none
+	X     *sparse.CSR // the rows; Indptr local to the block
+
+	x        sparse.CSR
+	fixedDim bool     // X.Cols is the data set's, not the block's own
+	buf      []uint64 // the block as read, 8-byte aligned
+	// Decoded copies, when the arrays cannot be viewed in place.
+	dy  []float64
+	dq  []int64
+	dp  []int64
+	di  []int32
+	dv  []float32
+	max int32 // largest index, from the block header
+}
+
+// Rows returns the number of rows in the block.
+func (b *Block) Rows() int { return len(b.Y) }
+
+// buffer returns b's own buffer resized to n bytes, 8-byte aligned.
+func (b *Block) buffer(n int) []byte {
+	words := (n + 7) / 8
+	if cap(b.buf) < words {
+		b.buf = make([]uint64, words)
+	}
+	b.buf = b.buf[:words]
+	if words == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b.buf))), n)
+}
+
+// readGrow reads n bytes from r into b's buffer. When the buffer must
+// grow it grows as the data arrives, by at most a factor of two or
+// cacheChunk bytes ahead of what was received, so that a stream whose
+// header claims a huge block cannot make the reader allocate more than a
+// small multiple of what the stream holds.
+func (b *Block) readGrow(r io.Reader, n int) ([]byte, error) {
+	if n <= 8*cap(b.buf) {
+		p := b.buffer(n)
+		_, err := io.ReadFull(r, p)
+		return p, err
+	}
+	got := 0
+	p := b.buffer(min(n, max(8*cap(b.buf), cacheChunk)))
+	for {
+		k, err := io.ReadFull(r, p[got:])
+		got += k
+		if err != nil {
+			return nil, err
+		}
+		if got == n {
+			return p, nil
+		}
+		size := min(n, 2*got)
+		nb := make([]uint64, (size+7)/8)
+		np := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(nb))), size)
+		copy(np, p[:got])
+		b.buf, p = nb, np
+	}
+}
+
+// fill points (or decodes) b's arrays at the payload of a block with
+// layout l and largest index maxIdx; X gets cols columns.
+func (b *Block) fill(payload []byte, l *blockLayout, maxIdx int32, cols int, fixed bool) {
+	r, n := int(l.rows), int(l.nnz)
+	b.x = sparse.CSR{Rows: r, Cols: cols}
+	b.max = maxIdx
+	b.fixedDim = fixed
+	if canView(payload, 8) {
+		b.Y = viewAs[float64](payload, r)
+		b.QID = nil
+		if l.qid {
+			b.QID = viewAs[int64](payload[l.q:], r)
+		}
+		b.x.Indptr = viewAs[int64](payload[l.p:], r+1)
+		b.x.Ind = viewAs[int32](payload[l.ind:], n)
+		b.x.Val = viewAs[float32](payload[l.val:], n)
+	} else {
+		b.dy = decodeInto(b.dy, payload, r)
+		b.Y = b.dy
+		b.QID = nil
+		if l.qid {
+			b.dq = decodeInto(b.dq, payload[l.q:], r)
+			b.QID = b.dq
+		}
+		b.dp = decodeInto(b.dp, payload[l.p:], r+1)
+		b.di = decodeInto(b.di, payload[l.ind:], n)
+		b.dv = decodeInto(b.dv, payload[l.val:], n)
+		b.x.Indptr, b.x.Ind, b.x.Val = b.dp, b.di, b.dv
+	}
+	b.X = &b.x
+}
+
+// blockChecks says what check verifies beyond the row pointers.
+type blockChecks struct {
+	maxRowNNZ int
+	labels    []float64 // the label set, or nil
+	full      bool      // labels, indices and values
+}
+
+// check verifies the block's content: always its row pointers (which
+// must be safe to slice with) and the MaxRowNNZ limit; with c.full also
+// finite labels in the label set, strictly increasing indices whose
+// largest is the header's, and finite values. The error's File and Block
+// are for the caller to set.
+func (b *Block) check(c *blockChecks) *Error {
+	p := b.x.Indptr
+	rows := len(b.Y)
+	if p[0] != 0 {
+		return cacheCorrupt("", -1, sparse.ErrShape, "row pointers start at "+strconv.FormatInt(p[0], 10))
+	}
+	// Every pointer within [0, nnz] (so no difference overflows), each
+	// row within [0, MaxRowNNZ] long.
+	lim, nnz := uint64(c.maxRowNNZ), int64(len(b.x.Ind))
+	for r := range rows {
+		if d := p[r+1] - p[r]; uint64(d) > lim || uint64(p[r+1]) > uint64(nnz) {
+			switch {
+			case uint64(p[r+1]) > uint64(nnz):
+				return cacheCorrupt("", -1, sparse.ErrShape, fmt.Sprintf("row %d: row pointer %d outside [0, nnz %d]", b.Start+int64(r), p[r+1], nnz))
+			case d < 0:
+				return cacheCorrupt("", -1, sparse.ErrShape, fmt.Sprintf("row %d: row pointers decrease", b.Start+int64(r)))
+			}
+			return cacheLimit("", -1, sparse.ErrRowTooLong, fmt.Sprintf("row %d has %d nonzeros, more than MaxRowNNZ = %d", b.Start+int64(r), d, c.maxRowNNZ))
+		}
+	}
+	if p[rows] != nnz {
+		return cacheCorrupt("", -1, sparse.ErrShape, fmt.Sprintf("row pointers end at %d, not at nnz %d", p[rows], nnz))
+	}
+	if !c.full {
+		return nil
+	}
+
+	// Labels: finite (an all-ones exponent carries into the sign bit).
+	var acc uint64
+	for _, y := range b.Y {
+		acc |= math.Float64bits(y)&0x7ff0000000000000 + 0x0010000000000000
+	}
+	if acc>>63 != 0 {
+		for r, y := range b.Y {
+			if math.IsNaN(y) || math.IsInf(y, 0) {
+				return cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d: label %v is not finite", b.Start+int64(r), y))
+			}
+		}
+	}
+	if c.labels != nil {
+		last := math.NaN()
+		for r, y := range b.Y {
+			if y == last {
+				continue
+			}
+			if _, ok := slices.BinarySearch(c.labels, y); !ok {
+				return cacheCorrupt("", -1, nil, fmt.Sprintf("row %d: label %v is not in the file's label set", b.Start+int64(r), y))
+			}
+			last = y
+		}
+	}
+
+	// Indices: strictly increasing and non-negative. As unsigned numbers
+	// (zero-extended to int64) they must increase, so prev - x < 0 for
+	// every pair: the AND of those differences keeps its sign bit. A
+	// negative index is then the row's last, above 2^31-1 as unsigned.
+	ind := b.x.Ind
+	bmax := int64(-1)
+	for r := range rows {
+		row := ind[p[r]:p[r+1]]
+		if len(row) == 0 {
+			continue
+		}
+		prev := int64(uint32(row[0]))
+		and0, and1 := int64(-1), int64(-1)
+		k := 1
+		for ; k+4 <= len(row); k += 4 {
+			q := row[k : k+4 : k+4]
+			x0, x1, x2, x3 := int64(uint32(q[0])), int64(uint32(q[1])), int64(uint32(q[2])), int64(uint32(q[3]))
+			and0 &= (prev - x0) & (x0 - x1)
+			and1 &= (x1 - x2) & (x2 - x3)
+			prev = x3
+		}
+		for ; k < len(row); k++ {
+			x := int64(uint32(row[k]))
+			and0 &= prev - x
+			prev = x
+		}
+		if and0&and1 >= 0 || prev > math.MaxInt32 {
+			return b.indexError(r, row)
+		}
+		bmax = max(bmax, prev)
+	}
+	if bmax != int64(b.max) {
+		return cacheCorrupt("", -1, sparse.ErrIndexRange, fmt.Sprintf("largest index %d, the block header says %d", bmax, b.max))
+	}
+
+	// Values: finite.
+	if !allFinite32(b.x.Val) {
+		for r := range rows {
+			for k := p[r]; k < p[r+1]; k++ {
+				if v := b.x.Val[k]; !finite32(v) {
+					return cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d: value %v at index %d is not finite", b.Start+int64(r), v, ind[k]))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// allFinite32 reports whether no value in v is NaN or infinite: an
+// all-ones exponent carries into the sign bit when 2^23 is added to the
+// exponent bits alone. It tests two values at a time as the halves of a
+// uint64 (neither half carries into the other).
+func allFinite32(v []float32) bool {
+	var acc uint64
+	if len(v) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(v)))%8 != 0 {
+		acc = uint64(math.Float32bits(v[0])&0x7f800000 + 0x00800000)
+		v = v[1:]
+	}
+	if n := len(v) / 2; n > 0 {
+		u := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), n)
+		var a0, a1 uint64
+		k := 0
+		for ; k+2 <= n; k += 2 {
+			a0 |= u[k]&0x7f8000007f800000 + 0x0080000000800000
+			a1 |= u[k+1]&0x7f8000007f800000 + 0x0080000000800000
+		}
+		if k < n {
+			a0 |= u[k]&0x7f8000007f800000 + 0x0080000000800000
+		}
+		acc |= a0 | a1
+	}
+	if len(v)%2 == 1 {
+		acc |= uint64(math.Float32bits(v[len(v)-1])&0x7f800000 + 0x00800000)
+	}
+	return acc&0x8000000080000000 == 0
+}
+
+// indexError describes the first bad index of row r.
+func (b *Block) indexError(r int, row []int32) *Error {
+	g := b.Start + int64(r)
+	if row[0] < 0 {
+		return cacheCorrupt("", -1, sparse.ErrIndexRange, fmt.Sprintf("row %d: negative index %d", g, row[0]))
+	}
+	for k := 1; k < len(row); k++ {
+		if row[k] <= row[k-1] {
+			return cacheCorrupt("", -1, sparse.ErrIndexOrder, fmt.Sprintf("row %d: index %d after %d", g, row[k], row[k-1]))
+		}
+	}
+	return cacheCorrupt("", -1, sparse.ErrIndexOrder, fmt.Sprintf("row %d: bad indices", g))
+}
+
+// locate sets the file name and block of a *Error; other errors are
+// returned unchanged.
+func locate(err error, name string, block int) error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		ce.File, ce.Block = name, block
+	}
+	return err
+}
+
+// finite32 reports whether x is neither NaN nor infinite.
+func finite32(x float32) bool { return x-x == 0 }

@@ -1,0 +1,19 @@
+// Package hpc reads and writes HPSC files, hyperplane's binary form of a
+// parsed data set, and registers the format with package sparse (as
+// "hpsc", for names ending in ".hpc") for sparse.ReadFile and
+// sparse.WriteFile.
+//
+// An HPSC file (magic "HPSC"; hpc.go gives the layout) holds a data set as
+// checksummed blocks of the raw sparse.CSR arrays, so that later passes cost no
+// parsing. Write, sparse.WriteFile or ConvertLIBSVMFile (row by row from
+// LIBSVM, in bounded memory) write one, Writer row by row. Open reads a
+// file's index and returns a File, whose ReadBlock and Scanner stream the
+// blocks (memory-mapped with Options.Map) and whose Load reads it whole;
+// engine.FitCache trains from a File out of core. Read and NewScanner read
+// a file from a stream.
+//
+// Every block is checked when read. A file that is not HPSC, is
+// truncated, corrupt or of a newer version gives a *Error wrapping
+// ErrFormat; one beyond a limit of sparse.ReadOptions wraps that limit's
+// sentinel.
+package hpc

@@ -1,0 +1,692 @@
+package hpc
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/readopt"
+)
+
+// Options controls Open. Of the sparse.ReadOptions, Dim, MaxDim,
+// MaxRowNNZ and Name apply as for LIBSVM input (Dim: the data set gets Dim
+// columns and a larger index is an error; MaxDim: a file with more columns
+// is refused; MaxRowNNZ: a longer row is an error), and Workers is the
+// number of goroutines Load decodes with.
+type Options struct {
+	sparse.ReadOptions
+
+	// Map memory-maps the file (read-only) on Linux and macOS, so that
+	// ReadBlock and Scanner view blocks in the mapping without
+	// reading or copying them. Elsewhere, or when mapping fails, the cache
+	// is read with ordinary reads (File.Mapped tells which). A mapped
+	// file truncated while it is open makes every later access to the
+	// lost pages fault: ReadBlock, and whatever runs under Guard (such as
+	// engine.FitCache), return an error then, while other code reading a
+	// block's views would be killed with SIGBUS. Replacing the file by a
+	// rename, as atomicfile.Write does, is safe.
+	Map bool
+
+	// SkipValueChecks skips the checks of the blocks' labels, indices and
+	// values; the checksums, the row pointers and MaxRowNNZ are still
+	// checked on every read. Without it a block is value-checked the first
+	// time it is read from this File; later reads (the next epochs) rely on
+	// its checksum being unchanged, and so cost only the checksum. The
+	// skipped checks guard against a file whose checksums are right but
+	// whose data break the invariants (one made by hand, or by a buggy
+	// writer): training on such a file panics in the SIMD kernels (which
+	// check every index) instead of failing with an error, so use this
+	// only for files this program wrote itself.
+	SkipValueChecks bool
+}
+
+// File is an open cache file. Its methods may be called from several
+// goroutines at once, each with its own Block.
+type File struct {
+	name   string
+	f      *os.File // nil when reading from an io.ReaderAt
+	ra     io.ReaderAt
+	size   int64
+	data   []byte // the mapping, or nil
+	opt    Options
+	checks blockChecks
+	// verified[i] holds 1<<32 | the payload checksum of block i once it
+	// passed the value checks: a later read of a payload with the same
+	// checksum skips them (a file rewritten in place gets them again).
+	verified []atomic.Uint64
+
+	cols     int
+	rows     int64
+	nnz      int64
+	hasQID   bool
+	labels   []float64 // nil without a label set
+	blocks   []indexEntry
+	starts   []int64 // first row of each block, then rows
+	nnzStart []int64 // first nonzero of each block, then nnz
+
+	mu     sync.RWMutex // held for reading while a block is read
+	closed bool
+
+	scMu     sync.Mutex
+	scanners map[*Scanner]struct{}
+}
+
+// Open opens the cache file at path. It reads the trailer and
+// the footer and checks the file's whole structure against its size
+// before allocating anything the file's numbers could size: the blocks
+// must tile the file exactly and add up to the footer's totals. A file
+// that is not a cache, is truncated, corrupt or of a newer version gives
+// a *Error wrapping ErrFormat that names the file (opt.Name, or path)
+// and says what is wrong; invalid options wrap sparse.ErrBadOption. The blocks
+// themselves are checked as they are read. Close the File when done.
+func Open(path string, opt Options) (*File, error) {
+	if _, err := readopt.Normalize(opt.ReadOptions); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	c, err := openFile(f, opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func openFile(f *os.File, opt Options) (*File, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("sparse: %s is not a regular file", opt.Name)
+	}
+	c, err := openCache(f, fi.Size(), opt)
+	if err != nil {
+		return nil, err
+	}
+	c.f = f
+	if opt.Map && mmapSupported && c.size <= math.MaxInt {
+		if data, err := mmapFile(f, c.size); err == nil {
+			c.data = data
+		}
+	}
+	return c, nil
+}
+
+// openCache reads and checks the structure of the cache of size bytes
+// that ra holds.
+func openCache(ra io.ReaderAt, size int64, opt Options) (*File, error) {
+	o, err := readopt.Normalize(opt.ReadOptions)
+	if err != nil {
+		return nil, err
+	}
+	opt.ReadOptions = o
+	name := o.Name
+	bad := func(format string, a ...any) error {
+		return cacheCorrupt(name, -1, nil, fmt.Sprintf(format, a...))
+	}
+	readAt := func(b []byte, off int64, what string) error {
+		n, err := ra.ReadAt(b, off)
+		if n == len(b) {
+			return nil
+		}
+		if err == nil || errors.Is(err, io.EOF) {
+			return bad("truncated in %s", what)
+		}
+		return readopt.ReadErr(name, err)
+	}
+
+	// Header.
+	hdr := make([]byte, min(size, cacheHeaderSize))
+	if err := readAt(hdr, 0, "the file header"); err != nil {
+		return nil, err
+	}
+	dim, err := decodeHeader(hdr, name)
+	if err != nil {
+		return nil, err
+	}
+	if minSize := int64(cacheHeaderSize + cacheFooterFix + 8 + cacheTrailer); size < minSize {
+		return nil, bad("truncated: %d bytes, shorter than an empty cache (%d)", size, minSize)
+	}
+
+	// Trailer.
+	var tr [cacheTrailer]byte
+	if err := readAt(tr[:], size-cacheTrailer, "the trailer"); err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	if string(tr[20:]) != cacheEndMagic {
+		return nil, bad("truncated: no trailer at the end of the file")
+	}
+	if le.Uint32(tr[16:]) != crc32.Checksum(tr[:16], castagnoli) {
+		return nil, bad("trailer checksum mismatch")
+	}
+	footOff, footLen := le.Uint64(tr[0:]), le.Uint64(tr[8:])
+	if footOff < cacheHeaderSize || footOff%8 != 0 || footLen < cacheFooterFix+8 || footLen > uint64(size) ||
+		footOff > uint64(size) || footOff+footLen != uint64(size-cacheTrailer) {
+		return nil, bad("trailer points to a footer at %d, %d bytes, outside the file of %d bytes", footOff, footLen, size)
+	}
+
+	// Footer: its length is within the file's size, checked above.
+	foot := make([]byte, footLen)
+	if err := readAt(foot, int64(footOff), "the footer"); err != nil {
+		return nil, err
+	}
+	if string(foot[:4]) != cacheFooterTag {
+		return nil, bad("no footer at offset %d", footOff)
+	}
+	crcAt := len(foot) - 8
+	if le.Uint32(foot[crcAt:]) != crc32.Checksum(foot[:crcAt], castagnoli) || le.Uint32(foot[crcAt+4:]) != 0 {
+		return nil, bad("footer checksum mismatch")
+	}
+	fi := decodeFooterFix(foot)
+	if msg := fi.check(dim); msg != "" {
+		return nil, bad("footer: %s", msg)
+	}
+	if fi.wantLen != footLen {
+		return nil, bad("footer: %d bytes for %d blocks and %d labels, want %d", footLen, fi.blocks, fi.labels, fi.wantLen)
+	}
+
+	// Block index: the blocks must tile [16, footOff).
+	nb := int(fi.blocks)
+	c := &File{
+		name: name, ra: ra, size: size, opt: opt,
+		blocks:   make([]indexEntry, nb),
+		starts:   make([]int64, nb+1),
+		nnzStart: make([]int64, nb+1),
+		hasQID:   fi.hasQID,
+	}
+	var rows, nnz int64
+	anyQID := false
+	fileMax := int32(-1)
+	next := int64(cacheHeaderSize)
+	at := cacheFooterFix
+	for i := range nb {
+		e, ok := decodeIndexEntry(foot[at:])
+		at += cacheIndexEntry
+		if !ok || e.flags&^cacheBlockQID != 0 {
+			return nil, cacheCorrupt(name, i, nil, "bad index entry")
+		}
+		lay, ok := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+		switch {
+		case e.off != next:
+			return nil, cacheCorrupt(name, i, nil, fmt.Sprintf("index puts the block at offset %d, want %d", e.off, next))
+		case !ok || lay.size > size || (e.nnz == 0) != (e.maxIdx == -1) || e.maxIdx < -1:
+			return nil, cacheCorrupt(name, i, nil, "index entry inconsistent")
+		case uint64(e.maxIdx+1) > fi.cols:
+			return nil, cacheCorrupt(name, i, sparse.ErrIndexRange, fmt.Sprintf("largest index %d beyond the file's %d columns", e.maxIdx, fi.cols))
+		case lay.size > math.MaxInt-cacheBlockHdr || e.rows > math.MaxInt-1:
+			return nil, cacheLimit(name, i, sparse.ErrRowTooLong, "block too large for this platform")
+		}
+		next += cacheBlockHdr + lay.size
+		if next > int64(footOff) {
+			return nil, cacheCorrupt(name, i, nil, fmt.Sprintf("block extends past the footer at %d: truncated or corrupt", footOff))
+		}
+		c.blocks[i] = e
+		c.starts[i], c.nnzStart[i] = rows, nnz
+		rows += e.rows
+		nnz += e.nnz
+		anyQID = anyQID || e.flags&cacheBlockQID != 0
+		fileMax = max(fileMax, e.maxIdx)
+	}
+	c.starts[nb], c.nnzStart[nb] = rows, nnz
+	switch {
+	case next != int64(footOff):
+		return nil, bad("blocks end at %d, the footer starts at %d", next, footOff)
+	case uint64(rows) != fi.rows || uint64(nnz) != fi.nnz:
+		return nil, bad("footer totals %d rows, %d nonzeros; the blocks hold %d, %d", fi.rows, fi.nnz, rows, nnz)
+	case anyQID != fi.hasQID:
+		return nil, bad("footer's query-id flag disagrees with the blocks")
+	case dim == 0 && fi.cols != uint64(int64(fileMax)+1):
+		return nil, bad("footer says %d columns, the largest index is %d", fi.cols, fileMax)
+	}
+	if fi.labelSet {
+		c.labels = make([]float64, fi.labels)
+		for i := range c.labels {
+			c.labels[i] = math.Float64frombits(le.Uint64(foot[at:]))
+			at += 8
+		}
+		if msg := checkLabelSet(c.labels); msg != "" {
+			return nil, bad("footer: %s", msg)
+		}
+	}
+
+	// The reader's limits.
+	c.cols = int(fi.cols)
+	if o.Dim > 0 {
+		if int(fileMax) >= o.Dim {
+			return nil, cacheLimit(name, -1, sparse.ErrIndexRange, fmt.Sprintf("index %d beyond the dimension %d", fileMax, o.Dim))
+		}
+		c.cols = o.Dim
+	} else if c.cols > o.MaxDim {
+		return nil, cacheLimit(name, -1, sparse.ErrIndexRange, fmt.Sprintf("%d columns, more than MaxDim = %d", c.cols, o.MaxDim))
+	}
+	c.rows, c.nnz = rows, nnz
+	c.checks = blockChecks{maxRowNNZ: o.MaxRowNNZ, labels: c.labels, full: !opt.SkipValueChecks}
+	c.verified = make([]atomic.Uint64, nb)
+	return c, nil
+}
+
+// Name returns the name the cache's errors use.
+func (c *File) Name() string { return c.name }
+
+// Rows returns the number of rows.
+func (c *File) Rows() int64 { return c.rows }
+
+// NNZ returns the number of stored entries.
+func (c *File) NNZ() int64 { return c.nnz }
+
+// Cols returns the number of columns: sparse.ReadOptions.Dim if set, else the
+// file's fixed dim if it has one, else its largest index + 1.
+func (c *File) Cols() int { return c.cols }
+
+// NumBlocks returns the number of blocks.
+func (c *File) NumBlocks() int { return len(c.blocks) }
+
+// HasQID reports whether some rows carry query ids.
+func (c *File) HasQID() bool { return c.hasQID }
+
+// Mapped reports whether the file is memory-mapped.
+func (c *File) Mapped() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.data != nil
+}
+
+// Labels returns a copy of the distinct labels, sorted ascending (−0 is
+// listed as 0), or nil when the file has more than MaxLabels of
+// them. Every row's label is among them: ReadBlock checks it (unless
+// Options.SkipValueChecks).
+func (c *File) Labels() []float64 {
+	if c.labels == nil {
+		return nil
+	}
+	return append([]float64{}, c.labels...)
+}
+
+// BlockInfo describes one block of a cache.
+type BlockInfo struct {
+	Start int64 // the global index of its first row
+	Rows  int
+	NNZ   int64
+}
+
+// BlockInfo returns the position and size of block i, which must be in
+// [0, NumBlocks()).
+func (c *File) BlockInfo(i int) BlockInfo {
+	e := &c.blocks[i]
+	return BlockInfo{Start: c.starts[i], Rows: int(e.rows), NNZ: e.nnz}
+}
+
+var errCacheClosed = errors.New("sparse: cache is closed")
+
+// ReadBlock reads block i into dst, reusing dst's buffers (see
+// Block), and checks it: the block header against the index, the
+// payload's checksum, the row pointers and, unless
+// Options.SkipValueChecks, the labels, indices and values (on the
+// first read of the block only). When the
+// cache is memory-mapped or the host is little-endian, the arrays are
+// used as they are in the file, without any decoding. ReadBlock may be
+// called concurrently with distinct dst.
+func (c *File) ReadBlock(i int, dst *Block) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return errCacheClosed
+	}
+	if i < 0 || i >= len(c.blocks) {
+		return fmt.Errorf("sparse: %s: ReadBlock(%d): block out of range [0, %d)", c.name, i, len(c.blocks))
+	}
+	if c.data != nil {
+		return guardFault(c.name, func() error { return locate(c.readBlock(i, dst), c.name, i) })
+	}
+	return locate(c.readBlock(i, dst), c.name, i)
+}
+
+// Guard runs f, which reads c's blocks, and returns its error. When c is
+// memory-mapped, a fault on the mapping in f's goroutine (the file was
+// truncated underneath, which would otherwise kill the program with
+// SIGBUS) stops f and is returned as a *Error wrapping ErrFormat.
+// Blocks read from a mapped cache view the mapping, so code that learns
+// from them runs under Guard too (engine.FitCache does); goroutines that
+// f starts need a Guard of their own.
+func (c *File) Guard(f func() error) error {
+	if !c.Mapped() {
+		return f()
+	}
+	return guardFault(c.name, f)
+}
+
+// guardFault runs f, turning a memory fault in it into an error about the
+// mapped file name.
+func guardFault(name string, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if _, ok := r.(interface{ Addr() uintptr }); !ok {
+			panic(r)
+		}
+		err = cacheCorrupt(name, -1, nil, "the mapped file changed while in use (truncated or rewritten in place)")
+	}()
+	return f()
+}
+
+func (c *File) readBlock(i int, dst *Block) error {
+	e := &c.blocks[i]
+	lay, _ := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+	n := cacheBlockHdr + lay.size
+	var raw []byte
+	if c.data != nil {
+		raw = c.data[e.off : e.off+n]
+	} else {
+		raw = dst.buffer(int(n))
+		k, err := c.ra.ReadAt(raw, e.off)
+		if k < len(raw) {
+			if err == nil || errors.Is(err, io.EOF) {
+				return cacheCorrupt("", -1, nil, "truncated: the file shrank")
+			}
+			return readopt.ReadErr(c.name, err)
+		}
+	}
+	h, err := checkAgainstIndex(raw, e, &lay)
+	if err != nil {
+		return err
+	}
+	payload := raw[cacheBlockHdr:]
+	if crc32.Checksum(payload, castagnoli) != h.payloadCRC {
+		return cacheCorrupt("", -1, nil, "checksum mismatch")
+	}
+	dst.Index, dst.Start = i, c.starts[i]
+	dst.fill(payload, &lay, e.maxIdx, c.cols, true)
+	return c.checkBlock(i, dst, h.payloadCRC)
+}
+
+// checkBlock runs the checks on block i, whose payload has checksum crc;
+// the value checks only until a payload with that checksum passed them.
+func (c *File) checkBlock(i int, b *Block, crc uint32) error {
+	ck := c.checks
+	seal := 1<<32 | uint64(crc)
+	if ck.full && c.verified[i].Load() == seal {
+		ck.full = false
+	}
+	if ce := b.check(&ck); ce != nil {
+		return ce
+	}
+	if ck.full {
+		c.verified[i].Store(seal)
+	}
+	return nil
+}
+
+// checkAgainstIndex decodes the block header in hdr and checks it against
+// the index entry e and its layout.
+func checkAgainstIndex(hdr []byte, e *indexEntry, lay *blockLayout) (blockHeader, error) {
+	h := decodeBlockHeader(hdr)
+	if !h.headerValid {
+		return h, cacheCorrupt("", -1, nil, "bad block header (tag or checksum)")
+	}
+	if h.flags != e.flags || h.rows != uint64(e.rows) || h.nnz != uint64(e.nnz) || h.maxIdx != e.maxIdx || h.payloadLen != uint64(lay.size) {
+		return h, cacheCorrupt("", -1, nil, "block header disagrees with the index")
+	}
+	return h, nil
+}
+
+// loadScratch is a Load worker's reusable state.
+type loadScratch struct {
+	blk Block
+	hdr [cacheBlockHdr]byte
+	p   []int64
+	pad [8]byte
+}
+
+// loadDirect reads block i of an unmapped cache on a little-endian host
+// straight into its place in d, array by array, without an intermediate
+// buffer, and checks it there.
+func (c *File) loadDirect(i int, d *sparse.Dataset, s *loadScratch) error {
+	e := &c.blocks[i]
+	lay, _ := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+	readAt := func(b []byte, off int64) error {
+		k, err := c.ra.ReadAt(b, off)
+		if k < len(b) {
+			if err == nil || errors.Is(err, io.EOF) {
+				return cacheCorrupt("", -1, nil, "truncated: the file shrank")
+			}
+			return readopt.ReadErr(c.name, err)
+		}
+		return nil
+	}
+	if err := readAt(s.hdr[:], e.off); err != nil {
+		return err
+	}
+	h, err := checkAgainstIndex(s.hdr[:], e, &lay)
+	if err != nil {
+		return err
+	}
+	r0, n0 := c.starts[i], c.nnzStart[i]
+	rows, nnz := int(e.rows), int(e.nnz)
+	if cap(s.p) < rows+1 {
+		s.p = make([]int64, rows+1)
+	}
+	blk := &s.blk
+	blk.Index, blk.Start, blk.max, blk.fixedDim = i, r0, e.maxIdx, true
+	blk.Y = d.Y[r0 : r0+int64(rows)]
+	blk.QID = nil
+	blk.x = sparse.CSR{Rows: rows, Cols: c.cols, Indptr: s.p[:rows+1], Ind: d.X.Ind[n0 : n0+int64(nnz)], Val: d.X.Val[n0 : n0+int64(nnz)]}
+	blk.X = &blk.x
+	pad := s.pad[:lay.val-lay.ind-4*lay.nnz]
+	pieces := [7]struct {
+		b   []byte
+		off int64
+	}{
+		{asBytes(blk.Y), 0},
+		{nil, lay.q},
+		{asBytes(blk.x.Indptr), lay.p},
+		{asBytes(blk.x.Ind), lay.ind},
+		{pad, lay.val - int64(len(pad))},
+		{asBytes(blk.x.Val), lay.val},
+		{pad, lay.size - int64(len(pad))},
+	}
+	if lay.qid {
+		blk.QID = d.QID[r0 : r0+int64(rows)]
+		pieces[1].b = asBytes(blk.QID)
+	}
+	base := e.off + cacheBlockHdr
+	var crc uint32
+	for _, pc := range pieces {
+		if len(pc.b) == 0 {
+			continue
+		}
+		if err := readAt(pc.b, base+pc.off); err != nil {
+			return err
+		}
+		crc = crc32.Update(crc, castagnoli, pc.b)
+	}
+	if crc != h.payloadCRC {
+		return cacheCorrupt("", -1, nil, "checksum mismatch")
+	}
+	if err := c.checkBlock(i, blk, h.payloadCRC); err != nil {
+		return err
+	}
+	dp := d.X.Indptr[r0+1 : r0+1+int64(rows)]
+	for k, p := range blk.x.Indptr[1:] {
+		dp[k] = p + n0
+	}
+	return nil
+}
+
+// Load reads the whole cache into memory, decoding and checking its
+// blocks in parallel with sparse.ReadOptions.Workers goroutines (all cores by
+// default). The result does not share memory with the cache. On error it
+// reports the lowest bad block.
+func (c *File) Load() (*sparse.Dataset, error) {
+	c.mu.RLock()
+	closed := c.closed
+	// Unmapped on a little-endian host, blocks are read straight into
+	// place; otherwise they are read (or viewed in the mapping) and copied.
+	// (Close clears c.data: look at it under the lock.)
+	direct := c.data == nil && canView(nil, 8)
+	c.mu.RUnlock()
+	if closed {
+		return nil, errCacheClosed
+	}
+	if c.rows > math.MaxInt-1 || c.nnz > math.MaxInt {
+		return nil, cacheLimit(c.name, -1, sparse.ErrRowTooLong, "too large for this platform")
+	}
+	if c.nnz > c.opt.MaxNNZ {
+		return nil, fmt.Errorf("%w: %s has %d nonzeros, more than MaxNNZ = %d: raise ReadOptions.MaxNNZ, or train from it out of core (engine.FitCache)", sparse.ErrTooLarge, c.name, c.nnz, c.opt.MaxNNZ)
+	}
+	perRow := int64(16)
+	if c.hasQID {
+		perRow += 8
+	}
+	need := budget.Add(budget.Mul(int64(c.rows), perRow), budget.Mul(int64(c.nnz), 8))
+	if err := budget.Check(c.opt.MemoryBudget, need, fmt.Sprintf("loading %s (%d rows, %d nonzeros)", c.name, c.rows, c.nnz)); err != nil {
+		return nil, fmt.Errorf("%w; train from it out of core (engine.FitCache, train -stream)", err)
+	}
+	rows, nnz := int(c.rows), int(c.nnz)
+	d := &sparse.Dataset{
+		X: &sparse.CSR{
+			Rows:   rows,
+			Cols:   c.cols,
+			Indptr: make([]int64, rows+1),
+			Ind:    make([]int32, nnz),
+			Val:    make([]float32, nnz),
+		},
+		Y: make([]float64, rows),
+	}
+	if c.hasQID {
+		d.QID = make([]int64, rows)
+	}
+	var next atomic.Int64
+	var failed atomic.Bool
+	errs := make([]error, len(c.blocks))
+	var wg sync.WaitGroup
+	for range min(c.opt.Workers, len(c.blocks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := new(loadScratch)
+			blk := &s.blk
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(c.blocks) {
+					return
+				}
+				if direct {
+					if err := c.loadBlockDirect(i, d, s); err != nil {
+						errs[i] = err
+						failed.Store(true)
+						return
+					}
+					continue
+				}
+				if err := c.loadBlockCopy(i, d, blk); err != nil {
+					errs[i] = err
+					failed.Store(true)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// loadBlockCopy reads block i into blk and copies it into place in d,
+// all under the read lock: blk may view the mapping, which Close unmaps.
+func (c *File) loadBlockCopy(i int, d *sparse.Dataset, blk *Block) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return errCacheClosed
+	}
+	if err := c.readBlock(i, blk); err != nil {
+		return locate(err, c.name, i)
+	}
+	r0, n0 := c.starts[i], c.nnzStart[i]
+	copy(d.Y[r0:], blk.Y)
+	if blk.QID != nil {
+		copy(d.QID[r0:], blk.QID)
+	}
+	copy(d.X.Ind[n0:], blk.X.Ind)
+	copy(d.X.Val[n0:], blk.X.Val)
+	dp := d.X.Indptr[r0+1 : r0+1+int64(blk.X.Rows)]
+	for k, p := range blk.X.Indptr[1:] {
+		dp[k] = p + n0
+	}
+	return nil
+}
+
+// loadBlockDirect is loadDirect under the read lock, with the error
+// located.
+func (c *File) loadBlockDirect(i int, d *sparse.Dataset, s *loadScratch) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return errCacheClosed
+	}
+	return locate(c.loadDirect(i, d, s), c.name, i)
+}
+
+// Close stops the cache's scanners, unmaps and closes the file. Blocks
+// read from a memory-mapped cache must not be used after Close.
+func (c *File) Close() error {
+	c.scMu.Lock()
+	scs := c.scanners
+	c.scanners = nil
+	c.scMu.Unlock()
+	for sc := range scs {
+		sc.finish()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var err error
+	if c.data != nil {
+		err = munmap(c.data)
+		c.data = nil
+	}
+	if c.f != nil {
+		if cerr := c.f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// ReadFile reads the whole HPSC file at path: Open, then File.Load. If
+// opt.Name is empty, errors name the file by path.
+func ReadFile(path string, opt sparse.ReadOptions) (*sparse.Dataset, error) {
+	c, err := Open(path, Options{ReadOptions: opt})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Load()
+}

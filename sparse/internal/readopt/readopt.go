@@ -1,0 +1,66 @@
+// Package readopt holds what the format packages under sparse share about
+// reading: the defaults and checks of sparse.ReadOptions and the wording
+// of read errors.
+package readopt
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+)
+
+// Normalize validates o (errors wrap sparse.ErrBadOption) and fills in the
+// defaults that sparse.ReadOptions documents.
+func Normalize(o sparse.ReadOptions) (sparse.ReadOptions, error) {
+	switch {
+	case o.Dim < 0:
+		return o, fmt.Errorf("%w: Dim = %d is negative", sparse.ErrBadOption, o.Dim)
+	case o.Dim > math.MaxInt32:
+		return o, fmt.Errorf("%w: Dim = %d exceeds the int32 index range", sparse.ErrBadOption, o.Dim)
+	case o.MaxDim < 0:
+		return o, fmt.Errorf("%w: MaxDim = %d is negative", sparse.ErrBadOption, o.MaxDim)
+	case o.MaxRowNNZ < 0:
+		return o, fmt.Errorf("%w: MaxRowNNZ = %d is negative", sparse.ErrBadOption, o.MaxRowNNZ)
+	case o.Workers < 0:
+		return o, fmt.Errorf("%w: Workers = %d is negative", sparse.ErrBadOption, o.Workers)
+	case o.MaxNNZ < 0:
+		return o, fmt.Errorf("%w: MaxNNZ = %d is negative", sparse.ErrBadOption, o.MaxNNZ)
+	case o.MaxLineBytes < 0:
+		return o, fmt.Errorf("%w: MaxLineBytes = %d is negative", sparse.ErrBadOption, o.MaxLineBytes)
+	case o.MemoryBudget < 0:
+		return o, fmt.Errorf("%w: MemoryBudget = %d is negative", sparse.ErrBadOption, o.MemoryBudget)
+	}
+	if o.MaxLineBytes == 0 {
+		o.MaxLineBytes = sparse.DefaultMaxLineBytes
+	}
+	o.MemoryBudget = budget.Resolve(o.MemoryBudget)
+	if o.MaxNNZ == 0 {
+		o.MaxNNZ = sparse.DefaultMaxNNZ
+	}
+	if o.MaxDim == 0 || o.MaxDim > math.MaxInt32 {
+		o.MaxDim = math.MaxInt32
+	}
+	if o.Dim > o.MaxDim {
+		return o, fmt.Errorf("%w: Dim = %d exceeds MaxDim = %d", sparse.ErrBadOption, o.Dim, o.MaxDim)
+	}
+	if o.MaxRowNNZ == 0 {
+		o.MaxRowNNZ = sparse.DefaultMaxRowNNZ
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	o.Workers = min(o.Workers, sparse.MaxReadWorkers)
+	return o, nil
+}
+
+// ReadErr wraps err, an error of the reader underneath (I/O, gzip), with
+// the input's name.
+func ReadErr(name string, err error) error {
+	if name == "" {
+		return fmt.Errorf("sparse: reading input: %w", err)
+	}
+	return fmt.Errorf("sparse: reading %s: %w", name, err)
+}
