@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -25,8 +26,14 @@ import (
 )
 
 // benchSuite names the fixed benchmark suite; a report from another
-// version is compared figure by figure, by name.
-const benchSuite = "hyperplane-bench/1"
+// version is compared figure by figure, by name. A -quick run measures a
+// smaller corpus with fewer, shorter repetitions: it is a different suite,
+// benchSuite+benchQuickSuffix, so that its figures are not taken for a
+// full run's. (Version 1 reports did not tell the two apart.)
+const (
+	benchSuite       = "hyperplane-bench/2"
+	benchQuickSuffix = "-quick"
+)
 
 func newBenchCmd() *Command {
 	c := &Command{
@@ -37,13 +44,19 @@ kernels (dot, axpy, gather dot, scatter axpy) at several sizes on every
 SIMD tier this CPU runs, one averaged-perceptron epoch over a generated
 sparse text-like corpus on one core and on all, and RBF kernel rows. Each
 figure is the median, with min and max, of -reps repetitions of about
--ms milliseconds each. -o writes the report as JSON with the CPU (brand,
-vendor, family/model, feature flags, caches, cores), the Go version and
-the tiers.
+-ms milliseconds each. -o writes the report as JSON: every repetition of
+every figure and the time one repetition took, the number of repetitions,
+the run's duration, the CPU (brand, vendor, family/model, feature flags,
+caches, core counts), the tiers, and the build (commit, Go version, OS,
+GOAMD64). -quick runs a smaller suite, under its own suite name.
 
-Bench compare prints reports side by side, each figure's ratio to the
-first report's, and with -plot draws the ratios as a bar chart (SVG or
-PNG by the file's extension).`,
+Bench compare prints reports side by side, each figure as median and
+min–max over its repetitions, and each figure's ratio to the first
+report's. A ratio whose two min–max ranges overlap is marked noise: the
+difference is within the run-to-run spread. Reports written by older
+versions (without repetitions) compare by their median, min and max. With
+-plot compare draws the ratios as a bar chart (SVG or PNG by the file's
+extension).`,
 	}
 	fs := &c.Flag
 	out := fs.String("o", "", "write the report as JSON to this `file`")
@@ -113,7 +126,9 @@ PNG by the file's extension).`,
 	return c
 }
 
-// benchReport is the JSON report of one run of the suite.
+// benchReport is the JSON report of one run of the suite. Fields after
+// the first six were added with suite version 2; compare reads reports
+// without them.
 type benchReport struct {
 	Suite     string        `json:"suite"`
 	Time      string        `json:"time"`
@@ -121,6 +136,23 @@ type benchReport struct {
 	GOMAXPROC int           `json:"gomaxprocs"`
 	CPU       asm.CPUInfo   `json:"cpu"`
 	Results   []benchFigure `json:"results"`
+
+	// Quick is set for a -quick run.
+	Quick bool `json:"quick,omitempty"`
+	// Repetitions and RepMillis are -reps and -ms as the run used them.
+	Repetitions int `json:"repetitions,omitempty"`
+	RepMillis   int `json:"rep_ms,omitempty"`
+	// DurationSeconds is the wall time of the whole run.
+	DurationSeconds float64 `json:"duration_seconds,omitempty"`
+	// Commit, CommitTime and Modified say which source the binary was
+	// built from (empty where the build recorded no VCS information).
+	Commit     string `json:"commit,omitempty"`
+	CommitTime string `json:"commit_time,omitempty"`
+	Modified   bool   `json:"modified,omitempty"`
+	OS         string `json:"os,omitempty"`
+	// GOAMD64 is the amd64 microarchitecture level the Go code was
+	// compiled for (empty on other architectures).
+	GOAMD64 string `json:"goamd64,omitempty"`
 }
 
 // benchFigure is one figure: higher is better in every unit used.
@@ -131,14 +163,20 @@ type benchFigure struct {
 	Median float64 `json:"median"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
+	// Reps holds the figure of each repetition, in Unit, in the order
+	// measured; Median, Min and Max summarize it.
+	Reps []float64 `json:"reps,omitempty"`
+	// RepSeconds is the mean wall time of one repetition.
+	RepSeconds float64 `json:"rep_seconds,omitempty"`
 }
 
 func (f benchFigure) key() string { return f.Name + " [" + f.Tier + "]" }
 
 // measure runs op (which does work units of work) repeatedly for about d,
 // reps times, and returns the rate per second of each repetition scaled by
-// scale (for example 1e-9 for G-units per second).
-func measure(op func(), work, scale float64, reps int, d time.Duration) (med, lo, hi float64) {
+// scale (for example 1e-9 for G-units per second), and the mean wall time
+// of a repetition.
+func measure(op func(), work, scale float64, reps int, d time.Duration) (rates []float64, repSeconds float64) {
 	op() // warm up
 	n := 1
 	for {
@@ -152,29 +190,45 @@ func measure(op func(), work, scale float64, reps int, d time.Duration) (med, lo
 		}
 		n *= 4
 	}
-	rates := make([]float64, reps)
+	rates = make([]float64, reps)
+	var total time.Duration
 	for r := range reps {
 		t0 := time.Now()
 		for range n {
 			op()
 		}
-		rates[r] = work * float64(n) / time.Since(t0).Seconds() * scale
+		el := time.Since(t0)
+		total += el
+		rates[r] = work * float64(n) / el.Seconds() * scale
 	}
-	slices.Sort(rates)
-	return rates[reps/2], rates[0], rates[reps-1]
+	return rates, total.Seconds() / float64(reps)
+}
+
+// summarize returns the median, min and max of rates.
+func summarize(rates []float64) (med, lo, hi float64) {
+	s := slices.Sorted(slices.Values(rates))
+	return s[len(s)/2], s[0], s[len(s)-1]
 }
 
 var benchSinkF float32
 
 func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, quick bool) (*benchReport, error) {
-	rep := &benchReport{Suite: benchSuite, Time: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
-		GOMAXPROC: runtime.GOMAXPROCS(0), CPU: asm.CPU()}
-	add := func(name, tier, unit string, med, lo, hi float64) {
-		f := benchFigure{Name: name, Tier: tier, Unit: unit, Median: med, Min: lo, Max: hi}
+	start := time.Now()
+	rep := &benchReport{Suite: benchSuite, Time: start.UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
+		GOMAXPROC: runtime.GOMAXPROCS(0), CPU: asm.CPU(), Quick: quick, Repetitions: reps,
+		RepMillis: int(d / time.Millisecond), OS: runtime.GOOS}
+	if quick {
+		rep.Suite += benchQuickSuffix
+	}
+	v := buildVersion()
+	rep.Commit, rep.CommitTime, rep.Modified, rep.GOAMD64 = v.Revision, v.Time, v.Modified, v.GOAMD64
+	add := func(name, tier, unit string, rates []float64, repSeconds float64) {
+		med, lo, hi := summarize(rates)
+		f := benchFigure{Name: name, Tier: tier, Unit: unit, Median: med, Min: lo, Max: hi, Reps: rates, RepSeconds: repSeconds}
 		rep.Results = append(rep.Results, f)
 		fmt.Fprintf(stdout, "%-36s %-8s %10.3f %-10s (min %.3f, max %.3f)\n", name, tier, med, unit, lo, hi)
 	}
-	fmt.Fprintf(stdout, "%s on %s, %s, %d cores\n\n", benchSuite, rep.CPU.Brand, rep.GoVersion, rep.GOMAXPROC)
+	fmt.Fprintf(stdout, "%s\n\n", reportHeader(rep))
 	r := rand.New(rand.NewPCG(1, 2))
 	vec := func(n int) []float32 {
 		v := make([]float32, n)
@@ -206,17 +260,17 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 		tn := t.String()
 		for _, n := range []int{256, 65536} {
 			x, y := vec(n), vec(n)
-			med, lo, hi := measure(func() { benchSinkF += asm.DotF32(x, y) }, float64(2*n), 1e-9, reps, d)
-			add(fmt.Sprintf("dense dot f32, n=%d", n), tn, "GFLOP/s", med, lo, hi)
-			med, lo, hi = measure(func() { asm.AxpyF32(1e-9, x, y) }, float64(2*n), 1e-9, reps, d)
-			add(fmt.Sprintf("dense axpy f32, n=%d", n), tn, "GFLOP/s", med, lo, hi)
+			rates, sec := measure(func() { benchSinkF += asm.DotF32(x, y) }, float64(2*n), 1e-9, reps, d)
+			add(fmt.Sprintf("dense dot f32, n=%d", n), tn, "GFLOP/s", rates, sec)
+			rates, sec = measure(func() { asm.AxpyF32(1e-9, x, y) }, float64(2*n), 1e-9, reps, d)
+			add(fmt.Sprintf("dense axpy f32, n=%d", n), tn, "GFLOP/s", rates, sec)
 		}
 		for _, nnz := range []int{32, 512} {
 			ind, val := sparseRow(nnz)
-			med, lo, hi := measure(func() { benchSinkF += asm.DotIndF32(val, ind, w) }, float64(nnz), 1e-6, reps, d)
-			add(fmt.Sprintf("sparse dot (gather) f32, nnz=%d", nnz), tn, "Mnnz/s", med, lo, hi)
-			med, lo, hi = measure(func() { asm.AxpyIndF32(1e-9, val, ind, w) }, float64(nnz), 1e-6, reps, d)
-			add(fmt.Sprintf("sparse axpy (scatter) f32, nnz=%d", nnz), tn, "Mnnz/s", med, lo, hi)
+			rates, sec := measure(func() { benchSinkF += asm.DotIndF32(val, ind, w) }, float64(nnz), 1e-6, reps, d)
+			add(fmt.Sprintf("sparse dot (gather) f32, nnz=%d", nnz), tn, "Mnnz/s", rates, sec)
+			rates, sec = measure(func() { asm.AxpyIndF32(1e-9, val, ind, w) }, float64(nnz), 1e-6, reps, d)
+			add(fmt.Sprintf("sparse axpy (scatter) f32, nnz=%d", nnz), tn, "Mnnz/s", rates, sec)
 		}
 	}
 	if err := asm.SetTier(best); err != nil {
@@ -240,6 +294,7 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 	}
 	for _, workers := range counts {
 		var rates []float64
+		var total time.Duration
 		for range reps {
 			var last time.Time
 			var times []time.Duration
@@ -255,10 +310,11 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 			}
 			for _, t := range times {
 				rates = append(rates, nnz/t.Seconds()*1e-6)
+				total += t
 			}
 		}
-		slices.Sort(rates)
-		add(fmt.Sprintf("averaged epoch, %dk rows × 75 nnz, workers=%d", rows/1000, workers), tn, "Mnnz/s", rates[len(rates)/2], rates[0], rates[len(rates)-1])
+		// One value per timed epoch (the first of each fit is a warm-up).
+		add(fmt.Sprintf("averaged epoch, %dk rows × 75 nnz, workers=%d", rows/1000, workers), tn, "Mnnz/s", rates, total.Seconds()/float64(len(rates)))
 	}
 
 	// Kernel rows: one RBF row against 4000 dense rows of 16 features.
@@ -267,9 +323,52 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 	x := vec(kd)
 	dst, buf := make([]float32, kn), make([]float32, kn)
 	k := kernels.RBF{Gamma: 0.5}
-	med, lo, hi := measure(func() { kd0.EvalDense(k, x, dst, buf) }, kn, 1e-6, reps, d)
-	add("RBF kernel row, 4000 × 16 dense", tn, "Mentries/s", med, lo, hi)
+	rates, sec := measure(func() { kd0.EvalDense(k, x, dst, buf) }, kn, 1e-6, reps, d)
+	add("RBF kernel row, 4000 × 16 dense", tn, "Mentries/s", rates, sec)
+	rep.DurationSeconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// reportHeader describes a report's run in one line: suite, CPU, cores
+// (as cpu prints them), build and repetitions, with "unknown" for what an
+// older report did not record.
+func reportHeader(r *benchReport) string {
+	unknown := func(s string) string {
+		if s == "" {
+			return "unknown"
+		}
+		return s
+	}
+	commit := unknown(r.Commit)
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	if r.Modified {
+		commit += " (modified)"
+	}
+	goamd64 := ""
+	if r.CPU.Arch == "amd64" || r.GOAMD64 != "" {
+		goamd64 = ", GOAMD64 " + unknown(r.GOAMD64)
+	}
+	reps := "repetitions unknown"
+	if r.Repetitions > 0 {
+		reps = fmt.Sprintf("%d reps × %d ms", r.Repetitions, r.RepMillis)
+		if r.DurationSeconds > 0 {
+			reps += fmt.Sprintf(", %.1f s in all", r.DurationSeconds)
+		}
+	}
+	return fmt.Sprintf("%s on %s (%s); cores: %s; commit %s, %s, %s/%s%s; %s; %s",
+		r.Suite, unknown(r.CPU.Brand), unknown(r.CPU.Vendor), coresLine(r.CPU, r.GOMAXPROC), commit, unknown(r.GoVersion),
+		unknown(r.OS), unknown(r.CPU.Arch), goamd64, reps, r.Time)
+}
+
+// span formats a figure's min–max range.
+func span(f benchFigure) string { return fmt.Sprintf("%9.3f–%-9.3f", f.Min, f.Max) }
+
+// rangesOverlap reports whether two figures' min–max ranges overlap: their
+// ratio is then within the spread of the repetitions, noise.
+func rangesOverlap(a, b benchFigure) bool {
+	return a.Min <= b.Max && b.Min <= a.Max
 }
 
 func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
@@ -286,52 +385,81 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 		if !strings.HasPrefix(r.Suite, "hyperplane-bench/") {
 			return fmt.Errorf("%s: suite %q is not a hyperplane bench report", p, r.Suite)
 		}
+		for j, f := range r.Results {
+			// A figure with repetitions summarizes them; an older one
+			// has only its median, min and max.
+			if len(f.Reps) > 0 {
+				r.Results[j].Median, r.Results[j].Min, r.Results[j].Max = summarize(f.Reps)
+			}
+			if f.Min == 0 && f.Max == 0 {
+				r.Results[j].Min, r.Results[j].Max = f.Median, f.Median
+			}
+		}
 		reps[i] = &r
 	}
 	for i, r := range reps {
-		fmt.Fprintf(stdout, "[%d] %s: %s (%s, %d cores, %s), %s\n", i+1, paths[i], r.CPU.Brand, r.CPU.Arch, r.GOMAXPROC, r.GoVersion, r.Suite)
+		fmt.Fprintf(stdout, "[%d] %s: %s\n", i+1, paths[i], reportHeader(r))
 	}
-	fmt.Fprintf(stdout, "\n%-52s", "figure")
+	for i, r := range reps[1:] {
+		if r.Suite != reps[0].Suite {
+			fmt.Fprintf(stdout, "warning: [%d] is suite %s and [1] is %s: different suites measure different work, compare figures of one suite\n",
+				i+2, r.Suite, reps[0].Suite)
+		}
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nfigure\tunit\t")
 	for i := range reps {
-		fmt.Fprintf(stdout, " %12s", fmt.Sprintf("[%d]", i+1))
+		fmt.Fprintf(tw, "[%d] median\tmin–max\t", i+1)
 	}
 	for i := 1; i < len(reps); i++ {
-		fmt.Fprintf(stdout, " %9s", fmt.Sprintf("[%d]/[1]", i+1))
+		fmt.Fprintf(tw, "[%d]/[1]\t\t", i+1)
 	}
-	fmt.Fprintln(stdout)
+	fmt.Fprintln(tw)
 	var names []string
 	ratios := make([][]float64, len(reps)-1)
+	var compared, noisy int
 	for _, f := range reps[0].Results {
-		fmt.Fprintf(stdout, "%-52s %12.3f", f.key()+" "+f.Unit, f.Median)
-		others := make([]float64, len(reps)-1)
+		fmt.Fprintf(tw, "%s\t%s\t%10.3f\t%s\t", f.key(), f.Unit, f.Median, span(f))
+		others := make([]*benchFigure, len(reps)-1)
 		for i, r := range reps[1:] {
-			others[i] = -1
-			for _, g := range r.Results {
+			for j, g := range r.Results {
 				if g.key() == f.key() && g.Unit == f.Unit {
-					others[i] = g.Median
+					others[i] = &r.Results[j]
 				}
 			}
 		}
-		for _, v := range others {
-			if v < 0 {
-				fmt.Fprintf(stdout, " %12s", "—")
+		for _, g := range others {
+			if g == nil {
+				fmt.Fprintf(tw, "—\t\t")
 			} else {
-				fmt.Fprintf(stdout, " %12.3f", v)
+				fmt.Fprintf(tw, "%10.3f\t%s\t", g.Median, span(*g))
 			}
 		}
-		for i, v := range others {
+		for i, g := range others {
 			ratio := 0.0
-			if v >= 0 && f.Median > 0 {
-				ratio = v / f.Median
-				fmt.Fprintf(stdout, " %8.2fx", ratio)
+			if g != nil && f.Median > 0 {
+				ratio = g.Median / f.Median
+				mark := ""
+				compared++
+				if rangesOverlap(f, *g) {
+					mark = "noise"
+					noisy++
+				}
+				fmt.Fprintf(tw, "%7.2fx\t%s\t", ratio, mark)
 			} else {
-				fmt.Fprintf(stdout, " %9s", "—")
+				fmt.Fprintf(tw, "—\t\t")
 			}
 			ratios[i] = append(ratios[i], ratio)
 		}
-		fmt.Fprintln(stdout)
+		fmt.Fprintln(tw)
 		names = append(names, f.key())
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%d of %d ratios are noise: the two min–max ranges overlap, so the difference is within the spread\n"+
+		"of the repetitions. Only a ratio not marked noise is a difference; more -reps or a quieter machine narrow the ranges.\n",
+		noisy, compared)
 	if plotPath == "" {
 		return nil
 	}
