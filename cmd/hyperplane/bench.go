@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -416,7 +417,11 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 	}
 	fmt.Fprintln(tw)
 	var names []string
-	ratios := make([][]float64, len(reps)-1)
+	// points holds, per report after the first, each figure's ratio and
+	// the range its two min–max ranges allow: [min/max₁, max/min₁]. The
+	// range spans 1 exactly when the ranges overlap.
+	type ratioPoint struct{ x, y, lo, hi float64 }
+	points := make([][]ratioPoint, len(reps)-1)
 	var compared, noisy int
 	for _, f := range reps[0].Results {
 		fmt.Fprintf(tw, "%s\t%s\t%10.3f\t%s\t", f.key(), f.Unit, f.Median, span(f))
@@ -446,10 +451,14 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 					noisy++
 				}
 				fmt.Fprintf(tw, "%7.2fx\t%s\t", ratio, mark)
+				q := ratioPoint{x: float64(len(names)), y: ratio, lo: ratio, hi: ratio}
+				if f.Min > 0 && f.Max > 0 {
+					q.lo, q.hi = g.Min/f.Max, g.Max/f.Min
+				}
+				points[i] = append(points[i], q)
 			} else {
 				fmt.Fprintf(tw, "—\t\t")
 			}
-			ratios[i] = append(ratios[i], ratio)
 		}
 		fmt.Fprintln(tw)
 		names = append(names, f.key())
@@ -464,25 +473,44 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 		return nil
 	}
 	p := plot.New()
-	p.Title.Text = "Throughput relative to " + reps[0].CPU.Brand
-	p.Y.Label.Text = "ratio (higher is faster)"
+	p.Title.Text = "Throughput relative to [1] " + reps[0].CPU.Brand
+	p.Y.Label.Text = "ratio: median, bar from min to max (higher is faster; a bar across 1 is noise)"
 	p.X.Tick.Label.Rotation = 1.2
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
-	width := vg.Points(8)
-	for i, rs := range ratios {
-		bars, err := plotter.NewBarChart(plotter.Values(rs), width)
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+	p.Add(one)
+	type errPoints struct {
+		plotter.XYs
+		plotter.YErrors
+	}
+	for i, pts := range points {
+		if len(pts) == 0 {
+			continue
+		}
+		shift := (float64(i) - float64(len(points)-1)/2) * 0.8 / float64(len(points))
+		d := errPoints{XYs: make(plotter.XYs, len(pts)), YErrors: make(plotter.YErrors, len(pts))}
+		for j, q := range pts {
+			d.XYs[j] = plotter.XY{X: q.x + shift, Y: q.y}
+			d.YErrors[j].Low, d.YErrors[j].High = q.y-q.lo, q.hi-q.y
+		}
+		bars, err := plotter.NewYErrorBars(d)
 		if err != nil {
 			return err
 		}
-		bars.Color = plotutil.Color(i)
-		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(i-len(ratios)/2) * width
-		p.Add(bars)
-		p.Legend.Add(fmt.Sprintf("[%d] %s", i+2, reps[i+1].CPU.Brand), bars)
+		dots, err := plotter.NewScatter(d)
+		if err != nil {
+			return err
+		}
+		bars.LineStyle.Color = plotutil.Color(i)
+		dots.GlyphStyle.Color = plotutil.Color(i)
+		dots.GlyphStyle.Shape = draw.CircleGlyph{}
+		p.Add(bars, dots)
+		p.Legend.Add(fmt.Sprintf("[%d] %s", i+2, reps[i+1].CPU.Brand), dots)
 	}
 	p.Legend.Top = true
 	p.NominalX(names...)
-	wdt := vg.Length(len(names)) * vg.Points(14) * vg.Length(max(1, len(ratios)))
+	wdt := vg.Length(len(names)) * vg.Points(14) * vg.Length(max(1, len(points)))
 	w, err := p.WriterTo(max(wdt, 8*vg.Inch), 7*vg.Inch, strings.TrimPrefix(plotExt(plotPath), "."))
 	if err != nil {
 		return err
