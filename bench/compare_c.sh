@@ -3,38 +3,46 @@
 # one run in alternating rounds, so that the ratios compare like with like
 # on a machine whose speed drifts.
 #
-#   usage: bench/compare_c.sh [-r ROUNDS] [-e EPOCHS] TRAIN [TEST]
+#   usage: bench/compare_c.sh [-c] [-r ROUNDS] [-k FITS] [-e EPOCHS] TRAIN [TEST]
+#
+# -c times ref and hyperplane by process CPU time instead of the wall
+# clock: on a machine shared with other work it leaves out the time spent
+# waiting for a core (pe, when it runs, always times by the wall clock).
 #
 # Each round runs, in an order that alternates from round to round:
 #   - bench/limit/ref.c: a plain C binary averaged perceptron (separate
 #     int32 index and float32 value arrays, scalar loads, float32 w and u,
 #     exact lazy averaging, a full shuffle every epoch, a bias), and a bare
 #     w·x pass over the rows in storage order;
-#   - hyperplane train -algo averaged -normalize=false: the same learner,
-#     its Fit time per epoch (parsing excluded), and bench/limit/hpbare,
-#     hyperplane's bare pass (asm.DotRowsF32 over every row);
+#   - bench/limit/hpref: hyperplane's averaged engine.Fit, the learner
+#     train -algo averaged -normalize=false runs (same mistakes, same
+#     model), and hyperplane's bare pass (asm.DotRowsF32 over every row);
 #   - ../shared/tools/limit/pe.c (variants sep.w32u32.s.uni and
 #     p32.w32u32.s.win), only where the CPU has AVX-512, which pe.c uses
 #     without a check; it also needs zlib's headers. Where it cannot run the
 #     script says why and goes on without it; it installs nothing.
-# Every program parses the file itself and times only its epochs. The
-# figures are ms per epoch over EPOCHS epochs (a fit's time divided by its
-# epochs); the summary gives median [min–max] over the rounds, and each
-# ratio is taken within a round before its median is.
+# Every program parses the file itself and times only its epochs. In each
+# round each program fits FITS times (default 3) and the round keeps its
+# fastest fit and bare pass: on a shared machine the slower ones measure
+# the neighbours. The figures are ms per epoch over EPOCHS epochs (a fit's
+# time divided by its epochs); the summary gives median [min–max] over the
+# rounds, and each ratio is taken within a round before its median is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=7 epochs=10
-usage() { echo "usage: bench/compare_c.sh [-r ROUNDS] [-e EPOCHS] TRAIN [TEST]" >&2; exit 2; }
-while getopts "r:e:" o; do
+rounds=7 epochs=10 fits=3 clockflag="" clockname="wall clock"
+usage() { echo "usage: bench/compare_c.sh [-c] [-r ROUNDS] [-k FITS] [-e EPOCHS] TRAIN [TEST]" >&2; exit 2; }
+while getopts "cr:k:e:" o; do
   case $o in
+  c) clockflag=-c clockname="process CPU time" ;;
   r) rounds=$OPTARG ;;
+  k) fits=$OPTARG ;;
   e) epochs=$OPTARG ;;
   *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
-[[ $rounds =~ ^[1-9][0-9]*$ && $epochs =~ ^[1-9][0-9]*$ ]] || usage
+[[ $rounds =~ ^[1-9][0-9]*$ && $epochs =~ ^[1-9][0-9]*$ && $fits =~ ^[1-9][0-9]*$ ]] || usage
 train=$1 test=${2:-}
 for f in "$train" ${test:+"$test"}; do [ -r "$f" ] || { echo "compare_c.sh: cannot read $f" >&2; exit 1; }; done
 command -v gcc >/dev/null || { echo "compare_c.sh: needs gcc" >&2; exit 1; }
@@ -44,8 +52,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CFLAGS="-O3 -march=native -fno-tree-vectorize" # scalar loads: no vectorizing into gathers
 gcc $CFLAGS -o "$tmp/ref" bench/limit/ref.c
-go build -o "$tmp/hyperplane" ./cmd/hyperplane
-go build -o "$tmp/hpbare" ./bench/limit/hpbare
+go build -o "$tmp/hpref" ./bench/limit/hpref
 
 PE_SRC=${PE_SRC:-../shared/tools/limit/pe.c}
 PE_VARIANTS=sep.w32u32.s.uni,p32.w32u32.s.win
@@ -67,44 +74,44 @@ else
   echo "# pe: did not compile, skipped:"; sed 's/^/#   /' "$tmp/pe.err"
 fi
 
-jfield() { sed -n "s/.*\"$1\": *\([0-9.eE+-]*\).*/\1/p" | head -1; }
 # stat: median [min–max] of the numbers on stdin.
 stat() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) {print "—"; exit}
   m = (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "%.3f [%.3f–%.3f]", m, a[1], a[NR]}'; }
+# fastest: the min of a "NAME M [LO-HI]" line of ref's or hpref's output.
+fastest() { awk -v n="$1" '$1 == n {split($3, a, /[][-]/); print a[2]}'; }
 
 run_ref() {
-  out=$("$tmp/ref" -r 1 -e "$epochs" "$train" ${test:+"$test"})
-  ref_ms=$(awk '$1 == "ref.epoch_ms" {print $2}' <<<"$out")
-  bare_ms=$(awk '$1 == "ref.bare_ms" {print $2}' <<<"$out")
+  out=$("$tmp/ref" $clockflag -r "$fits" -e "$epochs" "$train" ${test:+"$test"})
+  ref_ms=$(fastest ref.epoch_ms <<<"$out")
+  bare_ms=$(fastest ref.bare_ms <<<"$out")
   ref_acc=$(awk '$1 == "ref.test_acc" {print $2}' <<<"$out")
 }
-run_hpbare() {
-  hpbare_ms=$("$tmp/hpbare" -r 1 "$train" | awk '$1 == "hp.bare_ms" {print $2}')
-}
 run_hp() {
-  out=$("$tmp/hyperplane" train -json -algo averaged -normalize=false -epochs "$epochs" ${test:+-test "$test"} "$train")
-  hp_ms=$(jfield seconds_per_epoch <<<"$out" | awk '{printf "%.3f", $1 * 1000}')
-  hp_acc=$(jfield test_accuracy <<<"$out" | awk '{printf "%.5f", $1}')
+  out=$("$tmp/hpref" $clockflag -r "$fits" -e "$epochs" "$train" ${test:+"$test"})
+  hp_ms=$(fastest hp.epoch_ms <<<"$out")
+  hpbare_ms=$(fastest hp.bare_ms <<<"$out")
+  hp_acc=$(awk '$1 == "hp.test_acc" {print $2}' <<<"$out")
 }
 run_pe() {
-  out=$("$pe" -r 1 -e "$epochs" -v "$PE_VARIANTS" "$train" ${test:+"$test"} 2>/dev/null)
-  # A variant line: name, mean ms/epoch of the fit, ..., test accuracy, mistakes.
-  pe_sep=$(awk '$1 == "sep.w32u32.s.uni" {print $2}' <<<"$out")
-  pe_p32=$(awk '$1 == "p32.w32u32.s.win" {print $2}' <<<"$out")
+  out=$("$pe" -r "$fits" -e "$epochs" -v "$PE_VARIANTS" "$train" ${test:+"$test"} 2>/dev/null)
+  # A variant line: name, mean ms/epoch of the fit as median [min-max]
+  # over reps, ..., test accuracy, mistakes; the round keeps the min.
+  pe_sep=$(awk '$1 == "sep.w32u32.s.uni" {s = $0; sub(/^[^[]*\[ */, "", s); sub(/-.*/, "", s); print s}' <<<"$out")
+  pe_p32=$(awk '$1 == "p32.w32u32.s.win" {s = $0; sub(/^[^[]*\[ */, "", s); sub(/-.*/, "", s); print s}' <<<"$out")
   pe_acc=$(awk '$1 == "sep.w32u32.s.uni" {print $(NF-1)}' <<<"$out")
   pe_best=$(printf '%s\n' $pe_sep $pe_p32 | sort -g | head -1)
 }
 
-echo "# $rounds rounds × $epochs epochs, $(basename "$train")${test:+ (test $(basename "$test"))}, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $rounds rounds, each the fastest of $fits fits × $epochs epochs, timed by $clockname, $(basename "$train")${test:+ (test $(basename "$test"))}, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 hdr="round\tref_ms\tbare_ms\thp_ms\thp_bare_ms"
 [ -n "$pe" ] && hdr="$hdr\tpe_sep_ms\tpe_p32_ms"
 printf "$hdr\thp/ref\thp/bare\thp/hp_bare\tref/bare%s\n" "${pe:+\thp/pe_best}" | tee "$tmp/rounds.tsv"
 for r in $(seq "$rounds"); do
   # Alternate the order so that neither side always runs first.
   if [ $((r % 2)) -eq 1 ]; then
-    run_ref; run_hp; run_hpbare; [ -z "$pe" ] || run_pe
+    run_ref; run_hp; [ -z "$pe" ] || run_pe
   else
-    [ -z "$pe" ] || run_pe; run_hpbare; run_hp; run_ref
+    [ -z "$pe" ] || run_pe; run_hp; run_ref
   fi
   for v in "$ref_ms" "$bare_ms" "$hp_ms" "$hpbare_ms"; do
     [[ $v =~ ^[0-9.]+$ ]] || { echo "compare_c.sh: round $r printed no figure (ref $ref_ms, bare $bare_ms, hyperplane $hp_ms, hyperplane bare $hpbare_ms)" >&2; exit 1; }

@@ -422,7 +422,7 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 	// range spans 1 exactly when the ranges overlap.
 	type ratioPoint struct{ x, y, lo, hi float64 }
 	points := make([][]ratioPoint, len(reps)-1)
-	var compared, noisy int
+	var compared, noisy, unjudged int
 	for _, f := range reps[0].Results {
 		fmt.Fprintf(tw, "%s\t%s\t%10.3f\t%s\t", f.key(), f.Unit, f.Median, span(f))
 		others := make([]*benchFigure, len(reps)-1)
@@ -446,7 +446,12 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 				ratio = g.Median / f.Median
 				mark := ""
 				compared++
-				if rangesOverlap(f, *g) {
+				switch {
+				case len(f.Reps) == 1 || len(g.Reps) == 1:
+					// One repetition has no spread to judge by.
+					mark = "one rep: spread unknown"
+					unjudged++
+				case rangesOverlap(f, *g):
 					mark = "noise"
 					noisy++
 				}
@@ -469,6 +474,9 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 	fmt.Fprintf(stdout, "\n%d of %d ratios are noise: the two min–max ranges overlap, so the difference is within the spread\n"+
 		"of the repetitions. Only a ratio not marked noise is a difference; more -reps or a quieter machine narrow the ranges.\n",
 		noisy, compared)
+	if unjudged > 0 {
+		fmt.Fprintf(stdout, "%d ratios rest on a single repetition on one side and cannot be judged: run with -reps 3 or more.\n", unjudged)
+	}
 	if plotPath == "" {
 		return nil
 	}

@@ -172,6 +172,13 @@ func TestBenchCompareNoise(t *testing.T) {
 	if !strings.Contains(out, "2 of 3 ratios are noise") {
 		t.Fatalf("no noise count in:\n%s", out)
 	}
+	// One repetition on a side: no spread, so no verdict either way.
+	s1 := writeBenchReport(t, dir, "s1.json", rep(fig("apart", 11)))
+	code, out1, _ := runCmd("bench", "compare", a, s1)
+	if l := compareLine(t, out1, "apart [avx2]"); code != 0 || !strings.HasSuffix(strings.TrimSpace(l), "one rep: spread unknown") ||
+		!strings.Contains(out1, "1 ratios rest on a single repetition") {
+		t.Fatalf("a single repetition: exit %d\n%s", code, out1)
+	}
 	if strings.Contains(out, "warning") {
 		t.Fatalf("a warning for reports of one suite:\n%s", out)
 	}
@@ -202,7 +209,7 @@ func TestBenchCompareOldReport(t *testing.T) {
 	cur := benchReport{Suite: benchSuite, GoVersion: "go1.26", GOMAXPROC: 2, Repetitions: 3, RepMillis: 40, OS: "linux", GOAMD64: "v1",
 		CPU: asm.CPUInfo{Brand: "New CPU", Arch: "amd64", UsableCores: 2}, Results: []benchFigure{
 			{Name: "dense dot f32, n=256", Tier: "avx2", Unit: "GFLOP/s", Median: 30, Min: 29, Max: 31, Reps: []float64{29, 30, 31}},
-			{Name: "sparse dot (gather) f32, nnz=32", Tier: "avx2", Unit: "Mnnz/s", Median: 100, Min: 100, Max: 100, Reps: []float64{100}}}}
+			{Name: "sparse dot (gather) f32, nnz=32", Tier: "avx2", Unit: "Mnnz/s", Median: 100, Min: 100, Max: 100, Reps: []float64{100, 100, 100}}}}
 	curPath := writeBenchReport(t, dir, "new.json", cur)
 	code, out, errOut := runCmd("bench", "compare", oldPath, curPath)
 	if code != 0 {
