@@ -45,7 +45,8 @@ kernels (dot, axpy, gather dot, scatter axpy) at several sizes on every
 SIMD tier this CPU runs, one averaged-perceptron epoch over a generated
 sparse text-like corpus on one core and on all, and RBF kernel rows. Each
 figure is the median, with min and max, of -reps repetitions of about
--ms milliseconds each. -o writes the report as JSON: every repetition of
+-ms milliseconds each, taken in turns (the first of every figure, then
+the second, ...) so that each figure's spread covers the whole run. -o writes the report as JSON: every repetition of
 every figure and the time one repetition took, the number of repetitions,
 the run's duration, the CPU (brand, vendor, family/model, feature flags,
 caches, core counts), the tiers, and the build (commit, Go version, OS,
@@ -167,42 +168,55 @@ type benchFigure struct {
 	// Reps holds the figure of each repetition, in Unit, in the order
 	// measured; Median, Min and Max summarize it.
 	Reps []float64 `json:"reps,omitempty"`
-	// RepSeconds is the mean wall time of one repetition.
+	// RepSeconds is the mean wall time of one repetition (for the epoch
+	// figures, of one timed epoch).
 	RepSeconds float64 `json:"rep_seconds,omitempty"`
 }
 
 func (f benchFigure) key() string { return f.Name + " [" + f.Tier + "]" }
 
-// measure runs op (which does work units of work) repeatedly for about d,
-// reps times, and returns the rate per second of each repetition scaled by
-// scale (for example 1e-9 for G-units per second), and the mean wall time
-// of a repetition.
-func measure(op func(), work, scale float64, reps int, d time.Duration) (rates []float64, repSeconds float64) {
-	op() // warm up
+// A benchJob is one figure of the suite. calibrate runs once, before any
+// repetition; rep runs one repetition and returns its values (in the
+// figure's unit) and how long it took. The suite runs the first
+// repetition of every figure, then the second of every figure, and so on,
+// so that each figure's min–max spans the whole run: on a machine whose
+// speed drifts (other work, clocks, heat) a drift shows up as spread, not
+// as a difference between figures or between runs.
+type benchJob struct {
+	name, unit string
+	tier       asm.Tier
+	calibrate  func()
+	rep        func() ([]float64, time.Duration, error)
+}
+
+// timedJob is a benchJob that runs op (which does work units of work)
+// about d at a time and reports the rate per second scaled by scale (for
+// example 1e-9 for G-units per second).
+func timedJob(name, unit string, tier asm.Tier, op func(), work, scale float64, d time.Duration) benchJob {
 	n := 1
-	for {
-		t0 := time.Now()
-		for range n {
-			op()
-		}
-		if el := time.Since(t0); el >= d/4 || n >= 1<<30 {
-			n = max(1, int(float64(n)*float64(d)/float64(max(el, 1))))
-			break
-		}
-		n *= 4
-	}
-	rates = make([]float64, reps)
-	var total time.Duration
-	for r := range reps {
-		t0 := time.Now()
-		for range n {
-			op()
-		}
-		el := time.Since(t0)
-		total += el
-		rates[r] = work * float64(n) / el.Seconds() * scale
-	}
-	return rates, total.Seconds() / float64(reps)
+	return benchJob{name: name, unit: unit, tier: tier,
+		calibrate: func() {
+			op() // warm up
+			for {
+				t0 := time.Now()
+				for range n {
+					op()
+				}
+				if el := time.Since(t0); el >= d/4 || n >= 1<<30 {
+					n = max(1, int(float64(n)*float64(d)/float64(max(el, 1))))
+					return
+				}
+				n *= 4
+			}
+		},
+		rep: func() ([]float64, time.Duration, error) {
+			t0 := time.Now()
+			for range n {
+				op()
+			}
+			el := time.Since(t0)
+			return []float64{work * float64(n) / el.Seconds() * scale}, el, nil
+		}}
 }
 
 // summarize returns the median, min and max of rates.
@@ -227,7 +241,7 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 		med, lo, hi := summarize(rates)
 		f := benchFigure{Name: name, Tier: tier, Unit: unit, Median: med, Min: lo, Max: hi, Reps: rates, RepSeconds: repSeconds}
 		rep.Results = append(rep.Results, f)
-		fmt.Fprintf(stdout, "%-36s %-8s %10.3f %-10s (min %.3f, max %.3f)\n", name, tier, med, unit, lo, hi)
+		fmt.Fprintf(stdout, "%-50s %-8s %10.3f %-10s (min %.3f, max %.3f)\n", name, tier, med, unit, lo, hi)
 	}
 	fmt.Fprintf(stdout, "%s\n\n", reportHeader(rep))
 	r := rand.New(rand.NewPCG(1, 2))
@@ -252,34 +266,27 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 		slices.Sort(ind)
 		return ind, vec(nnz)
 	}
+	var jobs []benchJob
 	best := asm.Active()
 	defer asm.SetTier(best)
 	for _, t := range asm.Tiers() {
-		if err := asm.SetTier(t); err != nil {
-			return nil, err
-		}
-		tn := t.String()
 		for _, n := range []int{256, 65536} {
 			x, y := vec(n), vec(n)
-			rates, sec := measure(func() { benchSinkF += asm.DotF32(x, y) }, float64(2*n), 1e-9, reps, d)
-			add(fmt.Sprintf("dense dot f32, n=%d", n), tn, "GFLOP/s", rates, sec)
-			rates, sec = measure(func() { asm.AxpyF32(1e-9, x, y) }, float64(2*n), 1e-9, reps, d)
-			add(fmt.Sprintf("dense axpy f32, n=%d", n), tn, "GFLOP/s", rates, sec)
+			jobs = append(jobs,
+				timedJob(fmt.Sprintf("dense dot f32, n=%d", n), "GFLOP/s", t, func() { benchSinkF += asm.DotF32(x, y) }, float64(2*n), 1e-9, d),
+				timedJob(fmt.Sprintf("dense axpy f32, n=%d", n), "GFLOP/s", t, func() { asm.AxpyF32(1e-9, x, y) }, float64(2*n), 1e-9, d))
 		}
 		for _, nnz := range []int{32, 512} {
 			ind, val := sparseRow(nnz)
-			rates, sec := measure(func() { benchSinkF += asm.DotIndF32(val, ind, w) }, float64(nnz), 1e-6, reps, d)
-			add(fmt.Sprintf("sparse dot (gather) f32, nnz=%d", nnz), tn, "Mnnz/s", rates, sec)
-			rates, sec = measure(func() { asm.AxpyIndF32(1e-9, val, ind, w) }, float64(nnz), 1e-6, reps, d)
-			add(fmt.Sprintf("sparse axpy (scatter) f32, nnz=%d", nnz), tn, "Mnnz/s", rates, sec)
+			jobs = append(jobs,
+				timedJob(fmt.Sprintf("sparse dot (gather) f32, nnz=%d", nnz), "Mnnz/s", t, func() { benchSinkF += asm.DotIndF32(val, ind, w) }, float64(nnz), 1e-6, d),
+				timedJob(fmt.Sprintf("sparse axpy (scatter) f32, nnz=%d", nnz), "Mnnz/s", t, func() { asm.AxpyIndF32(1e-9, val, ind, w) }, float64(nnz), 1e-6, d))
 		}
 	}
-	if err := asm.SetTier(best); err != nil {
-		return nil, err
-	}
-	tn := best.String()
 
-	// Training: averaged-perceptron epochs over a generated corpus.
+	// Training: averaged-perceptron epochs over a generated corpus; a
+	// repetition is one fit of three epochs, the first a warm-up, the
+	// other two one value each.
 	rows := 100_000
 	if quick {
 		rows = 5000
@@ -294,28 +301,24 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 		counts = append(counts, n)
 	}
 	for _, workers := range counts {
-		var rates []float64
-		var total time.Duration
-		for range reps {
-			var last time.Time
-			var times []time.Duration
-			cfg := engine.Config{Epochs: 3, Workers: workers, OnEpoch: func(s engine.EpochStats) error {
-				if s.Epoch > 1 {
-					times = append(times, time.Since(last))
-				}
-				last = time.Now()
-				return nil
-			}}
-			if _, _, err := engine.Fit(ctx, ds.X, ds.Y, cfg); err != nil {
-				return nil, err
-			}
-			for _, t := range times {
-				rates = append(rates, nnz/t.Seconds()*1e-6)
-				total += t
-			}
-		}
-		// One value per timed epoch (the first of each fit is a warm-up).
-		add(fmt.Sprintf("averaged epoch, %dk rows × 75 nnz, workers=%d", rows/1000, workers), tn, "Mnnz/s", rates, total.Seconds()/float64(len(rates)))
+		jobs = append(jobs, benchJob{name: fmt.Sprintf("averaged epoch, %dk rows × 75 nnz, workers=%d", rows/1000, workers),
+			unit: "Mnnz/s", tier: best, calibrate: func() {},
+			rep: func() ([]float64, time.Duration, error) {
+				var last time.Time
+				var rates []float64
+				var total time.Duration
+				cfg := engine.Config{Epochs: 3, Workers: workers, OnEpoch: func(s engine.EpochStats) error {
+					if s.Epoch > 1 {
+						t := time.Since(last)
+						rates = append(rates, nnz/t.Seconds()*1e-6)
+						total += t
+					}
+					last = time.Now()
+					return nil
+				}}
+				_, _, err := engine.Fit(ctx, ds.X, ds.Y, cfg)
+				return rates, total / time.Duration(max(1, len(rates))), err
+			}})
 	}
 
 	// Kernel rows: one RBF row against 4000 dense rows of 16 features.
@@ -324,8 +327,35 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 	x := vec(kd)
 	dst, buf := make([]float32, kn), make([]float32, kn)
 	k := kernels.RBF{Gamma: 0.5}
-	rates, sec := measure(func() { kd0.EvalDense(k, x, dst, buf) }, kn, 1e-6, reps, d)
-	add("RBF kernel row, 4000 × 16 dense", tn, "Mentries/s", rates, sec)
+	jobs = append(jobs, timedJob("RBF kernel row, 4000 × 16 dense", "Mentries/s", best, func() { kd0.EvalDense(k, x, dst, buf) }, kn, 1e-6, d))
+
+	for _, j := range jobs {
+		if err := asm.SetTier(j.tier); err != nil {
+			return nil, err
+		}
+		j.calibrate()
+	}
+	values := make([][]float64, len(jobs))
+	took := make([]time.Duration, len(jobs))
+	for range reps {
+		for i, j := range jobs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err := asm.SetTier(j.tier); err != nil {
+				return nil, err
+			}
+			v, el, err := j.rep()
+			if err != nil {
+				return nil, err
+			}
+			values[i] = append(values[i], v...)
+			took[i] += el
+		}
+	}
+	for i, j := range jobs {
+		add(j.name, j.tier.String(), j.unit, values[i], took[i].Seconds()/float64(reps))
+	}
 	rep.DurationSeconds = time.Since(start).Seconds()
 	return rep, nil
 }
