@@ -103,6 +103,7 @@ run_pe() {
 }
 
 echo "# $rounds rounds, each the fastest of $fits fits × $epochs epochs, timed by $clockname, $(basename "$train")${test:+ (test $(basename "$test"))}, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -z "$pe" ] || [ -z "$clockflag" ] || echo "# note: pe has no CPU-time clock; its figures are wall clock, so hp/pe_best mixes clocks (run without -c on an idle machine)"
 hdr="round\tref_ms\tbare_ms\thp_ms\thp_bare_ms"
 [ -n "$pe" ] && hdr="$hdr\tpe_sep_ms\tpe_p32_ms"
 printf "$hdr\thp/ref\thp/bare\thp/hp_bare\tref/bare%s\n" "${pe:+\thp/pe_best}" | tee "$tmp/rounds.tsv"
