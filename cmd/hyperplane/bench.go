@@ -46,19 +46,21 @@ SIMD tier this CPU runs, one averaged-perceptron epoch over a generated
 sparse text-like corpus on one core and on all, and RBF kernel rows. Each
 figure is the median, with min and max, of -reps repetitions of about
 -ms milliseconds each, taken in turns (the first of every figure, then
-the second, ...) so that each figure's spread covers the whole run. -o writes the report as JSON: every repetition of
-every figure and the time one repetition took, the number of repetitions,
-the run's duration, the CPU (brand, vendor, family/model, feature flags,
-caches, core counts), the tiers, and the build (commit, Go version, OS,
-GOAMD64). -quick runs a smaller suite, under its own suite name.
+the second, ...) so that each figure's spread covers the whole run. -o
+writes the report as JSON: every repetition of every figure and the time
+one repetition took, the number of repetitions, the run's duration, the
+CPU (brand, vendor, family/model, feature flags, caches, core counts),
+the tiers, and the build (commit, Go version, OS, GOAMD64; the commit is
+there when go build recorded it, which -buildvcs=false prevents). -quick
+runs a smaller suite, under its own suite name.
 
 Bench compare prints reports side by side, each figure as median and
 min–max over its repetitions, and each figure's ratio to the first
 report's. A ratio whose two min–max ranges overlap is marked noise: the
 difference is within the run-to-run spread. Reports written by older
 versions (without repetitions) compare by their median, min and max. With
--plot compare draws the ratios as a bar chart (SVG or PNG by the file's
-extension).`,
+-plot compare draws each ratio with the range the two reports' min–max
+allow, against a line at 1 (SVG or PNG by the file's extension).`,
 	}
 	fs := &c.Flag
 	out := fs.String("o", "", "write the report as JSON to this `file`")
