@@ -85,6 +85,7 @@ run_ref() {
   ref_ms=$(fastest ref.epoch_ms <<<"$out")
   bare_ms=$(fastest ref.bare_ms <<<"$out")
   ref_acc=$(awk '$1 == "ref.test_acc" {print $2}' <<<"$out")
+  nnz=$(sed -n 's/.* nnz=\([0-9]*\).*/\1/p' <<<"$out")
 }
 run_hp() {
   out=$("$tmp/hpref" $clockflag -r "$fits" -e "$epochs" "$train" ${test:+"$test"})
@@ -136,6 +137,9 @@ if [ -n "$pe" ]; then
   printf '%-44s %s\n' "pe sep.w32u32.s.uni, ms/epoch" "$(col "$(idx pe_sep_ms)")"
   printf '%-44s %s\n' "pe p32.w32u32.s.win, ms/epoch" "$(col "$(idx pe_p32_ms)")"
 fi
+perNNZ() { awk -F'\t' -v c="$1" -v n="$nnz" 'NR > 1 {printf "%.3f\n", $c * 1e6 / n}' "$tmp/rounds.tsv" | stat; }
+printf '%-44s %s\n' "C ref, ns per nonzero per epoch" "$(perNNZ "$(idx ref_ms)")"
+printf '%-44s %s\n' "hyperplane, ns per nonzero per epoch" "$(perNNZ "$(idx hp_ms)")"
 printf '%-44s %s\n' "ratio hyperplane / C ref (per round)" "$(col "$(idx hp/ref)")"
 printf '%-44s %s\n' "ratio hyperplane / C bare pass" "$(col "$(idx hp/bare)")"
 printf '%-44s %s\n' "ratio hyperplane / its bare pass" "$(col "$(idx hp/hp_bare)")"
