@@ -9,20 +9,28 @@ import (
 // CPUInfo describes the processor and the kernels that run on it, for
 // benchmark reports that compare machines.
 type CPUInfo struct {
-	Brand         string   `json:"brand"`
-	Vendor        string   `json:"vendor"`
-	Family        int      `json:"family"`
-	Model         int      `json:"model"`
-	Stepping      int      `json:"stepping"`
-	Arch          string   `json:"arch"`
-	PhysicalCores int      `json:"physical_cores"`
-	LogicalCores  int      `json:"logical_cores"`
-	L1DataBytes   int      `json:"l1d_bytes"`
-	L1InstBytes   int      `json:"l1i_bytes"`
-	L2Bytes       int      `json:"l2_bytes"`
-	L3Bytes       int      `json:"l3_bytes"`
-	CacheLine     int      `json:"cache_line"`
-	Features      []string `json:"features"`
+	Brand    string `json:"brand"`
+	Vendor   string `json:"vendor"`
+	Family   int    `json:"family"`
+	Model    int    `json:"model"`
+	Stepping int    `json:"stepping"`
+	Arch     string `json:"arch"`
+	// PhysicalCores and LogicalCores are the package's counts as cpuid
+	// reports them. Under a hypervisor or an affinity mask they can
+	// describe the host rather than what this process may use: compare
+	// UsableCores.
+	PhysicalCores int `json:"physical_cores"`
+	LogicalCores  int `json:"logical_cores"`
+	// UsableCores is the number of logical CPUs this process may run on
+	// (runtime.NumCPU: the affinity mask at start-up), the count that
+	// bounds parallel speed-ups.
+	UsableCores int      `json:"usable_cores"`
+	L1DataBytes int      `json:"l1d_bytes"`
+	L1InstBytes int      `json:"l1i_bytes"`
+	L2Bytes     int      `json:"l2_bytes"`
+	L3Bytes     int      `json:"l3_bytes"`
+	CacheLine   int      `json:"cache_line"`
+	Features    []string `json:"features"`
 	// Tiers lists the kernel tiers this CPU and build can run; Active is
 	// the one in use.
 	Tiers  []string `json:"tiers"`
@@ -47,6 +55,7 @@ func CPU() CPUInfo {
 		Arch:          runtime.GOARCH,
 		PhysicalCores: c.PhysicalCores,
 		LogicalCores:  c.LogicalCores,
+		UsableCores:   runtime.NumCPU(),
 		L1DataBytes:   c.Cache.L1D,
 		L1InstBytes:   c.Cache.L1I,
 		L2Bytes:       c.Cache.L2,

@@ -10,12 +10,14 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -25,8 +27,14 @@ import (
 )
 
 // benchSuite names the fixed benchmark suite; a report from another
-// version is compared figure by figure, by name.
-const benchSuite = "hyperplane-bench/1"
+// version is compared figure by figure, by name. A -quick run measures a
+// smaller corpus with fewer, shorter repetitions: it is a different suite,
+// benchSuite+benchQuickSuffix, so that its figures are not taken for a
+// full run's. (Version 1 reports did not tell the two apart.)
+const (
+	benchSuite       = "hyperplane-bench/2"
+	benchQuickSuffix = "-quick"
+)
 
 func newBenchCmd() *Command {
 	c := &Command{
@@ -37,13 +45,22 @@ kernels (dot, axpy, gather dot, scatter axpy) at several sizes on every
 SIMD tier this CPU runs, one averaged-perceptron epoch over a generated
 sparse text-like corpus on one core and on all, and RBF kernel rows. Each
 figure is the median, with min and max, of -reps repetitions of about
--ms milliseconds each. -o writes the report as JSON with the CPU (brand,
-vendor, family/model, feature flags, caches, cores), the Go version and
-the tiers.
+-ms milliseconds each, taken in turns (the first of every figure, then
+the second, ...) so that each figure's spread covers the whole run. -o
+writes the report as JSON: every repetition of every figure and the time
+one repetition took, the number of repetitions, the run's duration, the
+CPU (brand, vendor, family/model, feature flags, caches, core counts),
+the tiers, and the build (commit, Go version, OS, GOAMD64; the commit is
+there when go build recorded it, which -buildvcs=false prevents). -quick
+runs a smaller suite, under its own suite name.
 
-Bench compare prints reports side by side, each figure's ratio to the
-first report's, and with -plot draws the ratios as a bar chart (SVG or
-PNG by the file's extension).`,
+Bench compare prints reports side by side, each figure as median and
+min–max over its repetitions, and each figure's ratio to the first
+report's. A ratio whose two min–max ranges overlap is marked noise: the
+difference is within the run-to-run spread. Reports written by older
+versions (without repetitions) compare by their median, min and max. With
+-plot compare draws each ratio with the range the two reports' min–max
+allow, against a line at 1 (SVG or PNG by the file's extension).`,
 	}
 	fs := &c.Flag
 	out := fs.String("o", "", "write the report as JSON to this `file`")
@@ -113,7 +130,9 @@ PNG by the file's extension).`,
 	return c
 }
 
-// benchReport is the JSON report of one run of the suite.
+// benchReport is the JSON report of one run of the suite. Fields after
+// the first six were added with suite version 2; compare reads reports
+// without them.
 type benchReport struct {
 	Suite     string        `json:"suite"`
 	Time      string        `json:"time"`
@@ -121,6 +140,23 @@ type benchReport struct {
 	GOMAXPROC int           `json:"gomaxprocs"`
 	CPU       asm.CPUInfo   `json:"cpu"`
 	Results   []benchFigure `json:"results"`
+
+	// Quick is set for a -quick run.
+	Quick bool `json:"quick,omitempty"`
+	// Repetitions and RepMillis are -reps and -ms as the run used them.
+	Repetitions int `json:"repetitions,omitempty"`
+	RepMillis   int `json:"rep_ms,omitempty"`
+	// DurationSeconds is the wall time of the whole run.
+	DurationSeconds float64 `json:"duration_seconds,omitempty"`
+	// Commit, CommitTime and Modified say which source the binary was
+	// built from (empty where the build recorded no VCS information).
+	Commit     string `json:"commit,omitempty"`
+	CommitTime string `json:"commit_time,omitempty"`
+	Modified   bool   `json:"modified,omitempty"`
+	OS         string `json:"os,omitempty"`
+	// GOAMD64 is the amd64 microarchitecture level the Go code was
+	// compiled for (empty on other architectures).
+	GOAMD64 string `json:"goamd64,omitempty"`
 }
 
 // benchFigure is one figure: higher is better in every unit used.
@@ -131,50 +167,85 @@ type benchFigure struct {
 	Median float64 `json:"median"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
+	// Reps holds the figure of each repetition, in Unit, in the order
+	// measured; Median, Min and Max summarize it.
+	Reps []float64 `json:"reps,omitempty"`
+	// RepSeconds is the mean wall time of one repetition (for the epoch
+	// figures, of one timed epoch).
+	RepSeconds float64 `json:"rep_seconds,omitempty"`
 }
 
 func (f benchFigure) key() string { return f.Name + " [" + f.Tier + "]" }
 
-// measure runs op (which does work units of work) repeatedly for about d,
-// reps times, and returns the rate per second of each repetition scaled by
-// scale (for example 1e-9 for G-units per second).
-func measure(op func(), work, scale float64, reps int, d time.Duration) (med, lo, hi float64) {
-	op() // warm up
+// A benchJob is one figure of the suite. calibrate runs once, before any
+// repetition; rep runs one repetition and returns its values (in the
+// figure's unit) and how long it took. The suite runs the first
+// repetition of every figure, then the second of every figure, and so on,
+// so that each figure's min–max spans the whole run: on a machine whose
+// speed drifts (other work, clocks, heat) a drift shows up as spread, not
+// as a difference between figures or between runs.
+type benchJob struct {
+	name, unit string
+	tier       asm.Tier
+	calibrate  func()
+	rep        func() ([]float64, time.Duration, error)
+}
+
+// timedJob is a benchJob that runs op (which does work units of work)
+// about d at a time and reports the rate per second scaled by scale (for
+// example 1e-9 for G-units per second).
+func timedJob(name, unit string, tier asm.Tier, op func(), work, scale float64, d time.Duration) benchJob {
 	n := 1
-	for {
-		t0 := time.Now()
-		for range n {
-			op()
-		}
-		if el := time.Since(t0); el >= d/4 || n >= 1<<30 {
-			n = max(1, int(float64(n)*float64(d)/float64(max(el, 1))))
-			break
-		}
-		n *= 4
-	}
-	rates := make([]float64, reps)
-	for r := range reps {
-		t0 := time.Now()
-		for range n {
-			op()
-		}
-		rates[r] = work * float64(n) / time.Since(t0).Seconds() * scale
-	}
-	slices.Sort(rates)
-	return rates[reps/2], rates[0], rates[reps-1]
+	return benchJob{name: name, unit: unit, tier: tier,
+		calibrate: func() {
+			op() // warm up
+			for {
+				t0 := time.Now()
+				for range n {
+					op()
+				}
+				if el := time.Since(t0); el >= d/4 || n >= 1<<30 {
+					n = max(1, int(float64(n)*float64(d)/float64(max(el, 1))))
+					return
+				}
+				n *= 4
+			}
+		},
+		rep: func() ([]float64, time.Duration, error) {
+			t0 := time.Now()
+			for range n {
+				op()
+			}
+			el := time.Since(t0)
+			return []float64{work * float64(n) / el.Seconds() * scale}, el, nil
+		}}
+}
+
+// summarize returns the median, min and max of rates.
+func summarize(rates []float64) (med, lo, hi float64) {
+	s := slices.Sorted(slices.Values(rates))
+	return s[len(s)/2], s[0], s[len(s)-1]
 }
 
 var benchSinkF float32
 
 func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, quick bool) (*benchReport, error) {
-	rep := &benchReport{Suite: benchSuite, Time: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
-		GOMAXPROC: runtime.GOMAXPROCS(0), CPU: asm.CPU()}
-	add := func(name, tier, unit string, med, lo, hi float64) {
-		f := benchFigure{Name: name, Tier: tier, Unit: unit, Median: med, Min: lo, Max: hi}
-		rep.Results = append(rep.Results, f)
-		fmt.Fprintf(stdout, "%-36s %-8s %10.3f %-10s (min %.3f, max %.3f)\n", name, tier, med, unit, lo, hi)
+	start := time.Now()
+	rep := &benchReport{Suite: benchSuite, Time: start.UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
+		GOMAXPROC: runtime.GOMAXPROCS(0), CPU: asm.CPU(), Quick: quick, Repetitions: reps,
+		RepMillis: int(d / time.Millisecond), OS: runtime.GOOS}
+	if quick {
+		rep.Suite += benchQuickSuffix
 	}
-	fmt.Fprintf(stdout, "%s on %s, %s, %d cores\n\n", benchSuite, rep.CPU.Brand, rep.GoVersion, rep.GOMAXPROC)
+	v := buildVersion()
+	rep.Commit, rep.CommitTime, rep.Modified, rep.GOAMD64 = v.Revision, v.Time, v.Modified, v.GOAMD64
+	add := func(name, tier, unit string, rates []float64, repSeconds float64) {
+		med, lo, hi := summarize(rates)
+		f := benchFigure{Name: name, Tier: tier, Unit: unit, Median: med, Min: lo, Max: hi, Reps: rates, RepSeconds: repSeconds}
+		rep.Results = append(rep.Results, f)
+		fmt.Fprintf(stdout, "%-50s %-8s %10.3f %-10s (min %.3f, max %.3f)\n", name, tier, med, unit, lo, hi)
+	}
+	fmt.Fprintf(stdout, "%s\n\n", reportHeader(rep))
 	r := rand.New(rand.NewPCG(1, 2))
 	vec := func(n int) []float32 {
 		v := make([]float32, n)
@@ -197,34 +268,27 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 		slices.Sort(ind)
 		return ind, vec(nnz)
 	}
+	var jobs []benchJob
 	best := asm.Active()
 	defer asm.SetTier(best)
 	for _, t := range asm.Tiers() {
-		if err := asm.SetTier(t); err != nil {
-			return nil, err
-		}
-		tn := t.String()
 		for _, n := range []int{256, 65536} {
 			x, y := vec(n), vec(n)
-			med, lo, hi := measure(func() { benchSinkF += asm.DotF32(x, y) }, float64(2*n), 1e-9, reps, d)
-			add(fmt.Sprintf("dense dot f32, n=%d", n), tn, "GFLOP/s", med, lo, hi)
-			med, lo, hi = measure(func() { asm.AxpyF32(1e-9, x, y) }, float64(2*n), 1e-9, reps, d)
-			add(fmt.Sprintf("dense axpy f32, n=%d", n), tn, "GFLOP/s", med, lo, hi)
+			jobs = append(jobs,
+				timedJob(fmt.Sprintf("dense dot f32, n=%d", n), "GFLOP/s", t, func() { benchSinkF += asm.DotF32(x, y) }, float64(2*n), 1e-9, d),
+				timedJob(fmt.Sprintf("dense axpy f32, n=%d", n), "GFLOP/s", t, func() { asm.AxpyF32(1e-9, x, y) }, float64(2*n), 1e-9, d))
 		}
 		for _, nnz := range []int{32, 512} {
 			ind, val := sparseRow(nnz)
-			med, lo, hi := measure(func() { benchSinkF += asm.DotIndF32(val, ind, w) }, float64(nnz), 1e-6, reps, d)
-			add(fmt.Sprintf("sparse dot (gather) f32, nnz=%d", nnz), tn, "Mnnz/s", med, lo, hi)
-			med, lo, hi = measure(func() { asm.AxpyIndF32(1e-9, val, ind, w) }, float64(nnz), 1e-6, reps, d)
-			add(fmt.Sprintf("sparse axpy (scatter) f32, nnz=%d", nnz), tn, "Mnnz/s", med, lo, hi)
+			jobs = append(jobs,
+				timedJob(fmt.Sprintf("sparse dot (gather) f32, nnz=%d", nnz), "Mnnz/s", t, func() { benchSinkF += asm.DotIndF32(val, ind, w) }, float64(nnz), 1e-6, d),
+				timedJob(fmt.Sprintf("sparse axpy (scatter) f32, nnz=%d", nnz), "Mnnz/s", t, func() { asm.AxpyIndF32(1e-9, val, ind, w) }, float64(nnz), 1e-6, d))
 		}
 	}
-	if err := asm.SetTier(best); err != nil {
-		return nil, err
-	}
-	tn := best.String()
 
-	// Training: averaged-perceptron epochs over a generated corpus.
+	// Training: averaged-perceptron epochs over a generated corpus; a
+	// repetition is one fit of three epochs, the first a warm-up, the
+	// other two one value each.
 	rows := 100_000
 	if quick {
 		rows = 5000
@@ -239,26 +303,24 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 		counts = append(counts, n)
 	}
 	for _, workers := range counts {
-		var rates []float64
-		for range reps {
-			var last time.Time
-			var times []time.Duration
-			cfg := engine.Config{Epochs: 3, Workers: workers, OnEpoch: func(s engine.EpochStats) error {
-				if s.Epoch > 1 {
-					times = append(times, time.Since(last))
-				}
-				last = time.Now()
-				return nil
-			}}
-			if _, _, err := engine.Fit(ctx, ds.X, ds.Y, cfg); err != nil {
-				return nil, err
-			}
-			for _, t := range times {
-				rates = append(rates, nnz/t.Seconds()*1e-6)
-			}
-		}
-		slices.Sort(rates)
-		add(fmt.Sprintf("averaged epoch, %dk rows × 75 nnz, workers=%d", rows/1000, workers), tn, "Mnnz/s", rates[len(rates)/2], rates[0], rates[len(rates)-1])
+		jobs = append(jobs, benchJob{name: fmt.Sprintf("averaged epoch, %dk rows × 75 nnz, workers=%d", rows/1000, workers),
+			unit: "Mnnz/s", tier: best, calibrate: func() {},
+			rep: func() ([]float64, time.Duration, error) {
+				var last time.Time
+				var rates []float64
+				var total time.Duration
+				cfg := engine.Config{Epochs: 3, Workers: workers, OnEpoch: func(s engine.EpochStats) error {
+					if s.Epoch > 1 {
+						t := time.Since(last)
+						rates = append(rates, nnz/t.Seconds()*1e-6)
+						total += t
+					}
+					last = time.Now()
+					return nil
+				}}
+				_, _, err := engine.Fit(ctx, ds.X, ds.Y, cfg)
+				return rates, total / time.Duration(max(1, len(rates))), err
+			}})
 	}
 
 	// Kernel rows: one RBF row against 4000 dense rows of 16 features.
@@ -267,9 +329,79 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 	x := vec(kd)
 	dst, buf := make([]float32, kn), make([]float32, kn)
 	k := kernels.RBF{Gamma: 0.5}
-	med, lo, hi := measure(func() { kd0.EvalDense(k, x, dst, buf) }, kn, 1e-6, reps, d)
-	add("RBF kernel row, 4000 × 16 dense", tn, "Mentries/s", med, lo, hi)
+	jobs = append(jobs, timedJob("RBF kernel row, 4000 × 16 dense", "Mentries/s", best, func() { kd0.EvalDense(k, x, dst, buf) }, kn, 1e-6, d))
+
+	for _, j := range jobs {
+		if err := asm.SetTier(j.tier); err != nil {
+			return nil, err
+		}
+		j.calibrate()
+	}
+	values := make([][]float64, len(jobs))
+	took := make([]time.Duration, len(jobs))
+	for range reps {
+		for i, j := range jobs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err := asm.SetTier(j.tier); err != nil {
+				return nil, err
+			}
+			v, el, err := j.rep()
+			if err != nil {
+				return nil, err
+			}
+			values[i] = append(values[i], v...)
+			took[i] += el
+		}
+	}
+	for i, j := range jobs {
+		add(j.name, j.tier.String(), j.unit, values[i], took[i].Seconds()/float64(reps))
+	}
+	rep.DurationSeconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// reportHeader describes a report's run in one line: suite, CPU, cores
+// (as cpu prints them), build and repetitions, with "unknown" for what an
+// older report did not record.
+func reportHeader(r *benchReport) string {
+	unknown := func(s string) string {
+		if s == "" {
+			return "unknown"
+		}
+		return s
+	}
+	commit := unknown(r.Commit)
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	if r.Modified {
+		commit += " (modified)"
+	}
+	goamd64 := ""
+	if r.CPU.Arch == "amd64" || r.GOAMD64 != "" {
+		goamd64 = ", GOAMD64 " + unknown(r.GOAMD64)
+	}
+	reps := "repetitions unknown"
+	if r.Repetitions > 0 {
+		reps = fmt.Sprintf("%d reps × %d ms", r.Repetitions, r.RepMillis)
+		if r.DurationSeconds > 0 {
+			reps += fmt.Sprintf(", %.1f s in all", r.DurationSeconds)
+		}
+	}
+	return fmt.Sprintf("%s on %s (%s); cores: %s; commit %s, %s, %s/%s%s; %s; %s",
+		r.Suite, unknown(r.CPU.Brand), unknown(r.CPU.Vendor), coresLine(r.CPU, r.GOMAXPROC), commit, unknown(r.GoVersion),
+		unknown(r.OS), unknown(r.CPU.Arch), goamd64, reps, r.Time)
+}
+
+// span formats a figure's min–max range.
+func span(f benchFigure) string { return fmt.Sprintf("%9.3f–%-9.3f", f.Min, f.Max) }
+
+// rangesOverlap reports whether two figures' min–max ranges overlap: their
+// ratio is then within the spread of the repetitions, noise.
+func rangesOverlap(a, b benchFigure) bool {
+	return a.Min <= b.Max && b.Min <= a.Max
 }
 
 func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
@@ -286,75 +418,139 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 		if !strings.HasPrefix(r.Suite, "hyperplane-bench/") {
 			return fmt.Errorf("%s: suite %q is not a hyperplane bench report", p, r.Suite)
 		}
+		for j, f := range r.Results {
+			// A figure with repetitions summarizes them; an older one
+			// has only its median, min and max.
+			if len(f.Reps) > 0 {
+				r.Results[j].Median, r.Results[j].Min, r.Results[j].Max = summarize(f.Reps)
+			}
+			if f.Min == 0 && f.Max == 0 {
+				r.Results[j].Min, r.Results[j].Max = f.Median, f.Median
+			}
+		}
 		reps[i] = &r
 	}
 	for i, r := range reps {
-		fmt.Fprintf(stdout, "[%d] %s: %s (%s, %d cores, %s), %s\n", i+1, paths[i], r.CPU.Brand, r.CPU.Arch, r.GOMAXPROC, r.GoVersion, r.Suite)
+		fmt.Fprintf(stdout, "[%d] %s: %s\n", i+1, paths[i], reportHeader(r))
 	}
-	fmt.Fprintf(stdout, "\n%-52s", "figure")
+	for i, r := range reps[1:] {
+		if r.Suite != reps[0].Suite {
+			fmt.Fprintf(stdout, "warning: [%d] is suite %s and [1] is %s: different suites measure different work, compare figures of one suite\n",
+				i+2, r.Suite, reps[0].Suite)
+		}
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nfigure\tunit\t")
 	for i := range reps {
-		fmt.Fprintf(stdout, " %12s", fmt.Sprintf("[%d]", i+1))
+		fmt.Fprintf(tw, "[%d] median\tmin–max\t", i+1)
 	}
 	for i := 1; i < len(reps); i++ {
-		fmt.Fprintf(stdout, " %9s", fmt.Sprintf("[%d]/[1]", i+1))
+		fmt.Fprintf(tw, "[%d]/[1]\t\t", i+1)
 	}
-	fmt.Fprintln(stdout)
+	fmt.Fprintln(tw)
 	var names []string
-	ratios := make([][]float64, len(reps)-1)
+	// points holds, per report after the first, each figure's ratio and
+	// the range its two min–max ranges allow: [min/max₁, max/min₁]. The
+	// range spans 1 exactly when the ranges overlap.
+	type ratioPoint struct{ x, y, lo, hi float64 }
+	points := make([][]ratioPoint, len(reps)-1)
+	var compared, noisy, unjudged int
 	for _, f := range reps[0].Results {
-		fmt.Fprintf(stdout, "%-52s %12.3f", f.key()+" "+f.Unit, f.Median)
-		others := make([]float64, len(reps)-1)
+		fmt.Fprintf(tw, "%s\t%s\t%10.3f\t%s\t", f.key(), f.Unit, f.Median, span(f))
+		others := make([]*benchFigure, len(reps)-1)
 		for i, r := range reps[1:] {
-			others[i] = -1
-			for _, g := range r.Results {
+			for j, g := range r.Results {
 				if g.key() == f.key() && g.Unit == f.Unit {
-					others[i] = g.Median
+					others[i] = &r.Results[j]
 				}
 			}
 		}
-		for _, v := range others {
-			if v < 0 {
-				fmt.Fprintf(stdout, " %12s", "—")
+		for _, g := range others {
+			if g == nil {
+				fmt.Fprintf(tw, "—\t\t")
 			} else {
-				fmt.Fprintf(stdout, " %12.3f", v)
+				fmt.Fprintf(tw, "%10.3f\t%s\t", g.Median, span(*g))
 			}
 		}
-		for i, v := range others {
+		for i, g := range others {
 			ratio := 0.0
-			if v >= 0 && f.Median > 0 {
-				ratio = v / f.Median
-				fmt.Fprintf(stdout, " %8.2fx", ratio)
+			if g != nil && f.Median > 0 {
+				ratio = g.Median / f.Median
+				mark := ""
+				compared++
+				switch {
+				case len(f.Reps) == 1 || len(g.Reps) == 1:
+					// One repetition has no spread to judge by.
+					mark = "one rep: spread unknown"
+					unjudged++
+				case rangesOverlap(f, *g):
+					mark = "noise"
+					noisy++
+				}
+				fmt.Fprintf(tw, "%7.2fx\t%s\t", ratio, mark)
+				q := ratioPoint{x: float64(len(names)), y: ratio, lo: ratio, hi: ratio}
+				if f.Min > 0 && f.Max > 0 {
+					q.lo, q.hi = g.Min/f.Max, g.Max/f.Min
+				}
+				points[i] = append(points[i], q)
 			} else {
-				fmt.Fprintf(stdout, " %9s", "—")
+				fmt.Fprintf(tw, "—\t\t")
 			}
-			ratios[i] = append(ratios[i], ratio)
 		}
-		fmt.Fprintln(stdout)
+		fmt.Fprintln(tw)
 		names = append(names, f.key())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%d of %d ratios are noise: the two min–max ranges overlap, so the difference is within the spread\n"+
+		"of the repetitions. Only a ratio not marked noise is a difference; more -reps or a quieter machine narrow the ranges.\n",
+		noisy, compared)
+	if unjudged > 0 {
+		fmt.Fprintf(stdout, "%d ratios rest on a single repetition on one side and cannot be judged: run with -reps 3 or more.\n", unjudged)
 	}
 	if plotPath == "" {
 		return nil
 	}
 	p := plot.New()
-	p.Title.Text = "Throughput relative to " + reps[0].CPU.Brand
-	p.Y.Label.Text = "ratio (higher is faster)"
+	p.Title.Text = "Throughput relative to [1] " + reps[0].CPU.Brand
+	p.Y.Label.Text = "ratio: median, bar from min to max (higher is faster; a bar across 1 is noise)"
 	p.X.Tick.Label.Rotation = 1.2
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
-	width := vg.Points(8)
-	for i, rs := range ratios {
-		bars, err := plotter.NewBarChart(plotter.Values(rs), width)
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+	p.Add(one)
+	type errPoints struct {
+		plotter.XYs
+		plotter.YErrors
+	}
+	for i, pts := range points {
+		if len(pts) == 0 {
+			continue
+		}
+		shift := (float64(i) - float64(len(points)-1)/2) * 0.8 / float64(len(points))
+		d := errPoints{XYs: make(plotter.XYs, len(pts)), YErrors: make(plotter.YErrors, len(pts))}
+		for j, q := range pts {
+			d.XYs[j] = plotter.XY{X: q.x + shift, Y: q.y}
+			d.YErrors[j].Low, d.YErrors[j].High = q.y-q.lo, q.hi-q.y
+		}
+		bars, err := plotter.NewYErrorBars(d)
 		if err != nil {
 			return err
 		}
-		bars.Color = plotutil.Color(i)
-		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(i-len(ratios)/2) * width
-		p.Add(bars)
-		p.Legend.Add(fmt.Sprintf("[%d] %s", i+2, reps[i+1].CPU.Brand), bars)
+		dots, err := plotter.NewScatter(d)
+		if err != nil {
+			return err
+		}
+		bars.LineStyle.Color = plotutil.Color(i)
+		dots.GlyphStyle.Color = plotutil.Color(i)
+		dots.GlyphStyle.Shape = draw.CircleGlyph{}
+		p.Add(bars, dots)
+		p.Legend.Add(fmt.Sprintf("[%d] %s", i+2, reps[i+1].CPU.Brand), dots)
 	}
 	p.Legend.Top = true
 	p.NominalX(names...)
-	wdt := vg.Length(len(names)) * vg.Points(14) * vg.Length(max(1, len(ratios)))
+	wdt := vg.Length(len(names)) * vg.Points(14) * vg.Length(max(1, len(points)))
 	w, err := p.WriterTo(max(wdt, 8*vg.Inch), 7*vg.Inch, strings.TrimPrefix(plotExt(plotPath), "."))
 	if err != nil {
 		return err

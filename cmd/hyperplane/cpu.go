@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
@@ -32,7 +33,7 @@ in use, which HYPERPLANE_SIMD or -simd can force.`,
 		} else {
 			fmt.Fprintf(out, "cpu:      %s (%s, family %d model %d stepping %d, %s)\n", c.Brand, c.Vendor, c.Family, c.Model, c.Stepping, c.Arch)
 		}
-		fmt.Fprintf(out, "cores:    %d physical, %d logical\n", c.PhysicalCores, c.LogicalCores)
+		fmt.Fprintf(out, "cores:    %s\n", coresLine(c, runtime.GOMAXPROCS(0)))
 		fmt.Fprintf(out, "caches:   L1d %s, L2 %s, L3 %s, line %d B\n", size(c.L1DataBytes), size(c.L2Bytes), size(c.L3Bytes), c.CacheLine)
 		fmt.Fprintf(out, "features: %s\n", strings.Join(c.Features, " "))
 		fmt.Fprintf(out, "tiers:    %s (active: %s)\n", strings.Join(c.Tiers, ", "), c.Active)
@@ -42,6 +43,23 @@ in use, which HYPERPLANE_SIMD or -simd can force.`,
 		return nil
 	}
 	return c
+}
+
+// coresLine describes the core counts the way cpu and bench both print
+// them: what this process may use first, then what cpuid says of the
+// package, flagged where the two disagree (a virtual machine or an
+// affinity mask can show the host's count). A report written before the
+// usable count was recorded (UsableCores 0) gives only the rest.
+func coresLine(c asm.CPUInfo, gomaxprocs int) string {
+	s := fmt.Sprintf("GOMAXPROCS %d", gomaxprocs)
+	if c.UsableCores > 0 {
+		s = fmt.Sprintf("%d usable by this process (GOMAXPROCS %d)", c.UsableCores, gomaxprocs)
+	}
+	s += fmt.Sprintf("; cpuid: %d physical, %d logical", c.PhysicalCores, c.LogicalCores)
+	if c.UsableCores > 0 && max(c.PhysicalCores, c.LogicalCores) > c.UsableCores {
+		s += " in the package, more than this process may use (a virtual machine or an affinity mask)"
+	}
+	return s
 }
 
 func size(b int) string {

@@ -57,6 +57,8 @@ type versionInfo struct {
 	OS       string `json:"os"`
 	Arch     string `json:"arch"`
 	Tier     string `json:"tier"`
+	// GOAMD64 is the amd64 microarchitecture level the build targeted.
+	GOAMD64 string `json:"goamd64,omitempty"`
 }
 
 func buildVersion() versionInfo {
@@ -77,6 +79,8 @@ func buildVersion() versionInfo {
 			v.Time = s.Value
 		case "vcs.modified":
 			v.Modified = s.Value == "true"
+		case "GOAMD64":
+			v.GOAMD64 = s.Value
 		}
 	}
 	return v
