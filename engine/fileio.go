@@ -97,30 +97,58 @@ type fileSections interface {
 	encode(e *modelEncoder)
 }
 
-// marshalFile returns the encoding of f and its checksum.
-func marshalFile(f fileSections) []byte {
+// Each kind's MarshalBinary, WriteTo and Save are marshalFile, writeFile
+// and saveFile of its method that checks a model and returns its
+// sections: a model it refuses is refused before anything is written.
+
+// marshalFile returns the encoding of the sections file returns, and its
+// checksum.
+func marshalFile[F fileSections](file func() (F, error)) ([]byte, error) {
+	f, err := file()
+	if err != nil {
+		return nil, err
+	}
+	return marshalSections(f), nil
+}
+
+// writeFile writes the encoding of the sections file returns, and its
+// checksum, to w, and returns the bytes written.
+func writeFile[F fileSections](w io.Writer, file func() (F, error)) (int64, error) {
+	f, err := file()
+	if err != nil {
+		return 0, err
+	}
+	return writeSections(w, f)
+}
+
+// saveFile writes the encoding of the sections file returns to the file
+// path, replacing it atomically (see atomicfile.Write).
+func saveFile[F fileSections](path string, file func() (F, error)) error {
+	f, err := file()
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := writeSections(w, f)
+		return err
+	})
+}
+
+// marshalSections returns the encoding of f and its checksum.
+func marshalSections(f fileSections) []byte {
 	e := modelEncoder{buf: make([]byte, 0, f.size())}
 	f.encode(&e)
 	e.finish()
 	return e.buf
 }
 
-// writeFile writes the encoding of f and its checksum to w through a
+// writeSections writes the encoding of f and its checksum to w through a
 // buffer of about modelChunk bytes, and returns the bytes written.
-func writeFile(w io.Writer, f fileSections) (int64, error) {
+func writeSections(w io.Writer, f fileSections) (int64, error) {
 	e := modelEncoder{w: w, buf: make([]byte, 0, modelChunk+16)}
 	f.encode(&e)
 	e.finish()
 	return e.n, e.err
-}
-
-// saveFile writes the encoding of f to the file path, replacing it
-// atomically (see atomicfile.Write).
-func saveFile(path string, f fileSections) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := writeFile(w, f)
-		return err
-	})
 }
 
 // ---------------------------------------------------------------------------
@@ -459,6 +487,21 @@ func (d *modelDecoder) header(size int, newest, known uint16) (b []byte, flags u
 	return b, flags, nil
 }
 
+// checkShape checks a header's number of classes nc, of rows K (rows
+// names them in errors: a linear model's weight rows, a kernel model's
+// functions) and dim.
+func checkShape(nc, K uint32, dim uint64, rows string) error {
+	switch {
+	case nc < 2 || nc > modelMaxDim:
+		return modelErr("%d classes", nc)
+	case (nc == 2 && K != 1) || (nc > 2 && K != nc):
+		return modelErr("%d %s for %d classes", K, rows, nc)
+	case dim > modelMaxDim:
+		return modelErr("dim %d is beyond the limit %d", dim, modelMaxDim)
+	}
+	return nil
+}
+
 // checksum reads the checksum and compares it with that of what came
 // before.
 func (d *modelDecoder) checksum() error {
@@ -783,6 +826,17 @@ func jsonHeader(format, wantFormat, kind string, version, newest int) error {
 		return modelErr("format version %d is newer than this build reads (%d)", version, newest)
 	case version < 1:
 		return modelErr("format version %d does not exist", version)
+	}
+	return nil
+}
+
+// jsonShape checks the number of classes and the dim of an export.
+func jsonShape(classes, dim int) error {
+	if classes < 2 {
+		return modelErr("%d classes", classes)
+	}
+	if dim < 0 || dim > modelMaxDim {
+		return modelErr("dim %d", dim)
 	}
 	return nil
 }
