@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 	"io"
-	"os"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/readopt"
 )
 
 // readCheckBytes is how much the documents read grow between checks
@@ -120,15 +120,7 @@ func (c *Corpus) docErr(i int, msg string) error {
 // ReadFile reads the labelled documents of the file at path with Read. If
 // opt.Name is empty, errors name the file by its path.
 func ReadFile(path string, opt ReadOptions) (*Corpus, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if opt.Name == "" {
-		opt.Name = path
-	}
-	return Read(f, opt)
+	return readopt.ReadFile(path, &opt.Name, func(r io.Reader) (*Corpus, error) { return Read(r, opt) })
 }
 
 // Read reads every labelled document of r into memory. Input starting with

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -13,6 +12,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/csrcat"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/readopt"
 )
 
 // Work is cut into chunks of documents holding about chunkBytes of text
@@ -261,15 +261,12 @@ func FitFile(path string, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dat
 		}
 		return f, d, nil
 	}
-	fl, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer fl.Close()
-	if opt.Name == "" {
-		opt.Name = path
-	}
-	return fitReader(fl, opt, ncfg)
+	var f *Featurizer
+	d, err := readopt.ReadFile(path, &opt.Name, func(r io.Reader) (d *sparse.Dataset, err error) {
+		f, d, err = fitReader(r, opt, ncfg)
+		return d, err
+	})
+	return f, d, err
 }
 
 // fitReader is FitFile with hashing, on a reader.
@@ -367,15 +364,7 @@ func (e *Encoder) countPiece(docs []Doc, dfc *dfCounter) piece {
 // vectorizes them with f: the test or production counterpart of FitFile.
 // See VectorizeReader.
 func (f *Featurizer) VectorizeFile(path string, opt ReadOptions) (*sparse.Dataset, error) {
-	fl, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fl.Close()
-	if opt.Name == "" {
-		opt.Name = path
-	}
-	return f.VectorizeReader(fl, opt)
+	return readopt.ReadFile(path, &opt.Name, func(r io.Reader) (*sparse.Dataset, error) { return f.VectorizeReader(r, opt) })
 }
 
 // VectorizeReader reads documents from r, as Read does, and vectorizes
