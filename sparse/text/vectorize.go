@@ -70,6 +70,23 @@ func runChunks(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) bool) {
 	wg.Wait()
 }
 
+// runChunksErr is runChunks with an fn that fails by returning an error:
+// it returns the first error recorded (nil when every chunk succeeded).
+func runChunksErr(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) error) error {
+	var mu sync.Mutex
+	var first error
+	runChunks(f, chunks, func(e *Encoder, k int) bool {
+		err := fn(e, k)
+		if err != nil {
+			mu.Lock()
+			first = cmp.Or(first, err)
+			mu.Unlock()
+		}
+		return err == nil
+	})
+	return first
+}
+
 // parallelRange calls fn on consecutive parts of [0, n) on up to workers
 // goroutines.
 func parallelRange(n, workers int, fn func(lo, hi int)) {
@@ -90,25 +107,20 @@ func parallelRange(n, workers int, fn func(lo, hi int)) {
 func (f *Featurizer) fitHashedDF(docs []Doc) error {
 	chunks := chunkDocs(docs)
 	dfc := newDFCounter(f, f.cfg.workers())
-	var mu sync.Mutex
-	var firstErr error
-	runChunks(f, chunks, func(e *Encoder, k int) bool {
+	err := runChunksErr(f, chunks, func(e *Encoder, k int) error {
 		if e.df == nil {
 			e.df = dfc.local()
 		}
 		for _, d := range docs[chunks[k].lo:chunks[k].hi] {
 			e.counts(d.Text)
 			if err := e.df.add(e.ind); err != nil {
-				mu.Lock()
-				firstErr = cmp.Or(firstErr, err)
-				mu.Unlock()
-				return false
+				return err
 			}
 		}
-		return true
+		return nil
 	})
-	if firstErr != nil {
-		return firstErr
+	if err != nil {
+		return err
 	}
 	df, err := dfc.total()
 	f.df = df
