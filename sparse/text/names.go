@@ -250,7 +250,7 @@ func (nc *nameCounter) add(f *Featurizer, filter *featureFilter, text string, do
 		if !ok {
 			idx = int32(len(nc.stats))
 			nc.at.put(h, idx)
-			s := nameStat{h: h, lastDoc: -1, feat: feat, neg: k&1 == 1, text: nc.tw.text(end, n)}
+			s := nameStat{h: h, lastDoc: -1, feat: feat, neg: k&1 == 1, text: nc.tw.toks.text(end, n)}
 			nc.stats = append(nc.stats, s)
 			// The statistic, two index slots, the text.
 			nc.pending += int64(unsafe.Sizeof(nameStat{})) + 2*int64(unsafe.Sizeof(hashSlot{})) + int64(len(s.text))
