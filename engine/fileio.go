@@ -361,18 +361,20 @@ func readerDecoder(r io.Reader) *modelDecoder {
 }
 
 // unmarshalFile decodes data, which must hold one model and nothing
-// after it, with decode.
-func unmarshalFile[T any](data []byte, decode func(*modelDecoder) (T, error)) (T, error) {
+// after it, with decode, and gives the model to set only when all of it
+// is valid, so that an UnmarshalBinary leaves its receiver as it was on
+// failure.
+func unmarshalFile[T any](data []byte, decode func(*modelDecoder) (T, error), set func(T)) error {
 	d := modelDecoder{buf: data, remain: int64(len(data))}
 	m, err := decode(&d)
 	if err == nil && d.remain != 0 {
 		err = modelErr("%d bytes of trailing data after the model", d.remain)
 	}
 	if err != nil {
-		var zero T
-		return zero, err
+		return err
 	}
-	return m, nil
+	set(m)
+	return nil
 }
 
 // loadFile decodes the file at path, which must hold one model and

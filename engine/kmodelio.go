@@ -386,21 +386,13 @@ func (m *KernelModel) setDecoded(dm *KernelModel) {
 // model that fails Check. m's prepared
 // prediction state is reset, so m must not be in use by other goroutines.
 func (m *KernelModel) UnmarshalBinary(data []byte) error {
-	dm, err := unmarshalFile(data, (*modelDecoder).decodeKernel)
-	if err != nil {
-		return err
-	}
-	m.setDecoded(dm)
-	return nil
+	return unmarshalFile(data, (*modelDecoder).decodeKernel, m.setDecoded)
 }
 
-// ReadKernelModel reads one kernel model written by WriteTo (or
-// MarshalBinary) from r and leaves r just past it: it reads no more than
-// the model, so a file is best wrapped in a bufio.Reader. Errors in the
-// data wrap ErrFormat (see UnmarshalBinary); a read error of r is
-// returned with context but does not. Memory is allocated only as data
-// arrives, or after the sizes read are checked against the input's length
-// where r tells it (a Len method, as bytes.Reader and bytes.Buffer have).
+// ReadKernelModel is ReadModel for a kernel model: it reads one written
+// by KernelModel.WriteTo (or MarshalBinary) from r, and no more, reading
+// and allocating as ReadModel does. Errors in the data wrap ErrFormat
+// (see KernelModel.UnmarshalBinary).
 func ReadKernelModel(r io.Reader) (*KernelModel, error) {
 	return readerDecoder(r).decodeKernel()
 }

@@ -335,12 +335,7 @@ func (d *modelDecoder) votes(start, sparseW bool, wn, K int, dim uint64) (*Votes
 // than this build reads, truncation, a checksum mismatch, or a model
 // that fails Check.
 func (m *Model) UnmarshalBinary(data []byte) error {
-	dm, err := unmarshalFile(data, (*modelDecoder).decodeLinear)
-	if err != nil {
-		return err
-	}
-	*m = *dm
-	return nil
+	return unmarshalFile(data, (*modelDecoder).decodeLinear, func(dm *Model) { *m = *dm })
 }
 
 // ReadModel reads one model written by WriteTo (or MarshalBinary) from
