@@ -461,9 +461,7 @@ func (m *Model) Decision(x sparse.Vector) float32 {
 	var buf [maxStack]float32
 	s, p := m.scratch(&buf)
 	m.sparseScores(x, s)
-	v := s[argmax(s)]
-	release(p)
-	return v
+	return maxScore(s, p)
 }
 
 // sparseScores fills s with the class scores (or vote shares) of x.
@@ -516,6 +514,14 @@ func binaryLabel(classes []float64, d float32) float64 {
 	return classes[0]
 }
 
+// maxScore returns the highest of the scores s (the one score of a binary
+// model), and releases p, their pooled scratch if any.
+func maxScore(s []float32, p *[]float32) float32 {
+	v := s[argmax(s)]
+	release(p)
+	return v
+}
+
 // argmaxLabel returns the class of the highest of the scores s, and
 // releases p, their pooled scratch if any.
 func (m *Model) argmaxLabel(s []float32, p *[]float32) float64 {
@@ -563,12 +569,7 @@ func (m *Model) DecisionDense(x []float32) float32 {
 	var buf [maxStack]float32
 	s, p := m.scratch(&buf)
 	m.scoresDense(x, s)
-	v := s[0]
-	if !m.Binary() {
-		v = s[argmax(s)]
-	}
-	release(p)
-	return v
+	return maxScore(s, p)
 }
 
 // PredictDense is Predict for a dense row.
