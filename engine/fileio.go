@@ -814,22 +814,33 @@ func ReadClassifier(r io.Reader) (Classifier, error) {
 // ---------------------------------------------------------------------------
 // JSON, shared by both kinds' exports
 
-// jsonNull reports whether data is JSON null, which an Unmarshaler takes
-// as no change and no error.
-func jsonNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
+// jsonHead is the "format" and "version" members that begin an export of
+// either kind (embedded first, so that they come first).
+type jsonHead struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+}
 
-// jsonHeader checks the "format" and "version" members of an export of
-// the given kind.
-func jsonHeader(format, wantFormat, kind string, version, newest int) error {
-	switch {
-	case format != wantFormat:
-		return modelErr("not a hyperplane %s file", kind)
-	case version > newest:
-		return modelErr("format version %d is newer than this build reads (%d)", version, newest)
-	case version < 1:
-		return modelErr("format version %d does not exist", version)
+// jsonOpen begins an UnmarshalJSON: it reports JSON null, which an
+// Unmarshaler takes as no change and no error; otherwise it unmarshals
+// data into v, the export's struct, and checks h, its head, for an
+// export of kind with the given "format", of version 1 to newest.
+func jsonOpen(data []byte, v any, h *jsonHead, format, kind string, newest int) (null bool, err error) {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return true, nil
 	}
-	return nil
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, modelErr("JSON: %v", err)
+	}
+	switch {
+	case h.Format != format:
+		return false, modelErr("not a hyperplane %s file", kind)
+	case h.Version > newest:
+		return false, modelErr("format version %d is newer than this build reads (%d)", h.Version, newest)
+	case h.Version < 1:
+		return false, modelErr("format version %d does not exist", h.Version)
+	}
+	return false, nil
 }
 
 // jsonShape checks the number of classes and the dim of an export.
@@ -862,14 +873,6 @@ func jsonEnums(algorithm, biasMode, rule string, maxRule Rule) (Algorithm, BiasM
 		}
 	}
 	return alg, bias, r, nil
-}
-
-// jsonDecode unmarshals data into v, an export's struct.
-func jsonDecode(data []byte, v any) error {
-	if err := json.Unmarshal(data, v); err != nil {
-		return modelErr("JSON: %v", err)
-	}
-	return nil
 }
 
 type modelJSONStep struct {

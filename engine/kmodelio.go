@@ -411,8 +411,7 @@ const kmodelJSONFormat = "hyperplane-kernel-model"
 
 // kmodelJSON is the JSON export of a KernelModel.
 type kmodelJSON struct {
-	Format         string          `json:"format"`
-	Version        int             `json:"version"`
+	jsonHead
 	Kernel         string          `json:"kernel"`
 	Algorithm      string          `json:"algorithm"`
 	Rule           string          `json:"rule,omitempty"`
@@ -466,8 +465,7 @@ func (m *KernelModel) MarshalJSON() ([]byte, error) {
 	}
 	K := m.NumRows()
 	jm := kmodelJSON{
-		Format:         kmodelJSONFormat,
-		Version:        kmodelFormatVersion,
+		jsonHead:       jsonHead{Format: kmodelJSONFormat, Version: kmodelFormatVersion},
 		Kernel:         k.String(),
 		Algorithm:      m.Algorithm.String(),
 		BiasMode:       m.Bias.String(),
@@ -510,14 +508,8 @@ func (m *KernelModel) MarshalJSON() ([]byte, error) {
 // m as it is and is no error. Like UnmarshalBinary it resets m's prepared
 // prediction state.
 func (m *KernelModel) UnmarshalJSON(data []byte) error {
-	if jsonNull(data) {
-		return nil
-	}
 	var jm kmodelJSON
-	if err := jsonDecode(data, &jm); err != nil {
-		return err
-	}
-	if err := jsonHeader(jm.Format, kmodelJSONFormat, "kernel model", jm.Version, kmodelFormatVersion); err != nil {
+	if null, err := jsonOpen(data, &jm, &jm.jsonHead, kmodelJSONFormat, "kernel model", kmodelFormatVersion); null || err != nil {
 		return err
 	}
 	k, err := kernels.Parse(jm.Kernel)

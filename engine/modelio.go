@@ -373,8 +373,7 @@ const modelJSONVersion = 3
 // modelJSON is the JSON export. Weights and start weights are given per
 // weight row, Dim values each.
 type modelJSON struct {
-	Format    string          `json:"format"`
-	Version   int             `json:"version"`
+	jsonHead
 	Algorithm string          `json:"algorithm"`
 	Rule      string          `json:"rule,omitempty"`
 	Normalize bool            `json:"normalize,omitempty"`
@@ -447,8 +446,7 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		return nil, modelErr("weight of feature %d in row %d is not finite, which JSON cannot hold", i/K, i%K)
 	}
 	jm := modelJSON{
-		Format:    modelJSONFormat,
-		Version:   modelFormatVersion,
+		jsonHead:  jsonHead{Format: modelJSONFormat, Version: modelFormatVersion},
 		Algorithm: m.Algorithm.String(),
 		BiasMode:  m.Bias.String(),
 		BiasScale: modelJSONF32(m.BiasScale),
@@ -502,14 +500,8 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 // ErrFormat. As encoding/json expects of an Unmarshaler, JSON null
 // leaves m as it is and is no error.
 func (m *Model) UnmarshalJSON(data []byte) error {
-	if jsonNull(data) {
-		return nil
-	}
 	var jm modelJSON
-	if err := jsonDecode(data, &jm); err != nil {
-		return err
-	}
-	if err := jsonHeader(jm.Format, modelJSONFormat, "model", jm.Version, modelJSONVersion); err != nil {
+	if null, err := jsonOpen(data, &jm, &jm.jsonHead, modelJSONFormat, "model", modelJSONVersion); null || err != nil {
 		return err
 	}
 	alg, bias, rule, err := jsonEnums(jm.Algorithm, jm.BiasMode, jm.Rule, Pegasos)
