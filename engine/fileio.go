@@ -97,30 +97,58 @@ type fileSections interface {
 	encode(e *modelEncoder)
 }
 
-// marshalFile returns the encoding of f and its checksum.
-func marshalFile(f fileSections) []byte {
+// Each kind's MarshalBinary, WriteTo and Save are marshalFile, writeFile
+// and saveFile of its method that checks a model and returns its
+// sections: a model it refuses is refused before anything is written.
+
+// marshalFile returns the encoding of the sections file returns, and its
+// checksum.
+func marshalFile[F fileSections](file func() (F, error)) ([]byte, error) {
+	f, err := file()
+	if err != nil {
+		return nil, err
+	}
+	return marshalSections(f), nil
+}
+
+// writeFile writes the encoding of the sections file returns, and its
+// checksum, to w, and returns the bytes written.
+func writeFile[F fileSections](w io.Writer, file func() (F, error)) (int64, error) {
+	f, err := file()
+	if err != nil {
+		return 0, err
+	}
+	return writeSections(w, f)
+}
+
+// saveFile writes the encoding of the sections file returns to the file
+// path, replacing it atomically (see atomicfile.Write).
+func saveFile[F fileSections](path string, file func() (F, error)) error {
+	f, err := file()
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := writeSections(w, f)
+		return err
+	})
+}
+
+// marshalSections returns the encoding of f and its checksum.
+func marshalSections(f fileSections) []byte {
 	e := modelEncoder{buf: make([]byte, 0, f.size())}
 	f.encode(&e)
 	e.finish()
 	return e.buf
 }
 
-// writeFile writes the encoding of f and its checksum to w through a
+// writeSections writes the encoding of f and its checksum to w through a
 // buffer of about modelChunk bytes, and returns the bytes written.
-func writeFile(w io.Writer, f fileSections) (int64, error) {
+func writeSections(w io.Writer, f fileSections) (int64, error) {
 	e := modelEncoder{w: w, buf: make([]byte, 0, modelChunk+16)}
 	f.encode(&e)
 	e.finish()
 	return e.n, e.err
-}
-
-// saveFile writes the encoding of f to the file path, replacing it
-// atomically (see atomicfile.Write).
-func saveFile(path string, f fileSections) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := writeFile(w, f)
-		return err
-	})
 }
 
 // ---------------------------------------------------------------------------
@@ -333,18 +361,20 @@ func readerDecoder(r io.Reader) *modelDecoder {
 }
 
 // unmarshalFile decodes data, which must hold one model and nothing
-// after it, with decode.
-func unmarshalFile[T any](data []byte, decode func(*modelDecoder) (T, error)) (T, error) {
+// after it, with decode, and gives the model to set only when all of it
+// is valid, so that an UnmarshalBinary leaves its receiver as it was on
+// failure.
+func unmarshalFile[T any](data []byte, decode func(*modelDecoder) (T, error), set func(T)) error {
 	d := modelDecoder{buf: data, remain: int64(len(data))}
 	m, err := decode(&d)
 	if err == nil && d.remain != 0 {
 		err = modelErr("%d bytes of trailing data after the model", d.remain)
 	}
 	if err != nil {
-		var zero T
-		return zero, err
+		return err
 	}
-	return m, nil
+	set(m)
+	return nil
 }
 
 // loadFile decodes the file at path, which must hold one model and
@@ -457,6 +487,21 @@ func (d *modelDecoder) header(size int, newest, known uint16) (b []byte, flags u
 		return nil, 0, modelErr("unknown flags %#x", flags)
 	}
 	return b, flags, nil
+}
+
+// checkShape checks a header's number of classes nc, of rows K (rows
+// names them in errors: a linear model's weight rows, a kernel model's
+// functions) and dim.
+func checkShape(nc, K uint32, dim uint64, rows string) error {
+	switch {
+	case nc < 2 || nc > modelMaxDim:
+		return modelErr("%d classes", nc)
+	case (nc == 2 && K != 1) || (nc > 2 && K != nc):
+		return modelErr("%d %s for %d classes", K, rows, nc)
+	case dim > modelMaxDim:
+		return modelErr("dim %d is beyond the limit %d", dim, modelMaxDim)
+	}
+	return nil
 }
 
 // checksum reads the checksum and compares it with that of what came
@@ -769,20 +814,42 @@ func ReadClassifier(r io.Reader) (Classifier, error) {
 // ---------------------------------------------------------------------------
 // JSON, shared by both kinds' exports
 
-// jsonNull reports whether data is JSON null, which an Unmarshaler takes
-// as no change and no error.
-func jsonNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
+// jsonHead is the "format" and "version" members that begin an export of
+// either kind (embedded first, so that they come first).
+type jsonHead struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+}
 
-// jsonHeader checks the "format" and "version" members of an export of
-// the given kind.
-func jsonHeader(format, wantFormat, kind string, version, newest int) error {
+// jsonOpen begins an UnmarshalJSON: it reports JSON null, which an
+// Unmarshaler takes as no change and no error; otherwise it unmarshals
+// data into v, the export's struct, and checks h, its head, for an
+// export of kind with the given "format", of version 1 to newest.
+func jsonOpen(data []byte, v any, h *jsonHead, format, kind string, newest int) (null bool, err error) {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return true, nil
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, modelErr("JSON: %v", err)
+	}
 	switch {
-	case format != wantFormat:
-		return modelErr("not a hyperplane %s file", kind)
-	case version > newest:
-		return modelErr("format version %d is newer than this build reads (%d)", version, newest)
-	case version < 1:
-		return modelErr("format version %d does not exist", version)
+	case h.Format != format:
+		return false, modelErr("not a hyperplane %s file", kind)
+	case h.Version > newest:
+		return false, modelErr("format version %d is newer than this build reads (%d)", h.Version, newest)
+	case h.Version < 1:
+		return false, modelErr("format version %d does not exist", h.Version)
+	}
+	return false, nil
+}
+
+// jsonShape checks the number of classes and the dim of an export.
+func jsonShape(classes, dim int) error {
+	if classes < 2 {
+		return modelErr("%d classes", classes)
+	}
+	if dim < 0 || dim > modelMaxDim {
+		return modelErr("dim %d", dim)
 	}
 	return nil
 }
@@ -806,14 +873,6 @@ func jsonEnums(algorithm, biasMode, rule string, maxRule Rule) (Algorithm, BiasM
 		}
 	}
 	return alg, bias, r, nil
-}
-
-// jsonDecode unmarshals data into v, an export's struct.
-func jsonDecode(data []byte, v any) error {
-	if err := json.Unmarshal(data, v); err != nil {
-		return modelErr("JSON: %v", err)
-	}
-	return nil
 }
 
 type modelJSONStep struct {

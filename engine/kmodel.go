@@ -278,10 +278,7 @@ func (m *KernelModel) Predict(x sparse.Vector) float64 {
 func (m *KernelModel) label(p *kprep, sc *kscratch) float64 {
 	d := m.fromKV(p, sc)
 	if m.Binary() {
-		if d > 0 {
-			return m.Classes[1]
-		}
-		return m.Classes[0]
+		return binaryLabel(m.Classes, d)
 	}
 	return m.Classes[argmax(sc.s)]
 }
@@ -311,10 +308,7 @@ const kblock = 64
 // needed) and returns it. The kernel values come in blocks of rows × all
 // support vectors, computed as matrix products, on all cores.
 func (m *KernelModel) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
-	if cap(dst) < X.Rows {
-		dst = make([]float64, X.Rows)
-	}
-	dst = dst[:X.Rows]
+	dst = sized(dst, X.Rows)
 	m.batch(X, func(p *kprep, sc *kscratch, i int) { dst[i] = m.label(p, sc) })
 	return dst
 }
@@ -324,10 +318,7 @@ func (m *KernelModel) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
 // they may differ from Decision's in the last bits (and a score that
 // cancels to near zero may then change sign); PredictBatch likewise.
 func (m *KernelModel) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
-	if cap(dst) < X.Rows {
-		dst = make([]float32, X.Rows)
-	}
-	dst = dst[:X.Rows]
+	dst = sized(dst, X.Rows)
 	m.batch(X, func(p *kprep, sc *kscratch, i int) { dst[i] = m.decide(p, sc) })
 	return dst
 }
@@ -338,10 +329,7 @@ func (m *KernelModel) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 func (m *KernelModel) ScoresBatch(X *sparse.CSR, dst []float32) []float32 {
 	K := m.NumRows()
 	n := X.Rows * K
-	if cap(dst) < n {
-		dst = make([]float32, n)
-	}
-	dst = dst[:n]
+	dst = sized(dst, n)
 	m.batch(X, func(p *kprep, sc *kscratch, i int) {
 		m.fromKV(p, sc)
 		copy(dst[i*K:(i+1)*K], sc.s)

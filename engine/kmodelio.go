@@ -254,13 +254,7 @@ func (f kernelFile) encode(e *modelEncoder) {
 // WriteTo). It fails, without encoding anything, when m does not pass
 // Check or the format's rules (ErrFormat), exceeds its limits (ErrDim), or
 // has a kernel other than the four built-in ones (ErrConfig).
-func (m *KernelModel) MarshalBinary() ([]byte, error) {
-	f, err := m.file()
-	if err != nil {
-		return nil, err
-	}
-	return marshalFile(f), nil
-}
+func (m *KernelModel) MarshalBinary() ([]byte, error) { return marshalFile(m.file) }
 
 // WriteTo writes m to w in the binary kernel model format, "HPKM"
 // version 1: a header with the kernel and its effective parameters, the
@@ -269,25 +263,13 @@ func (m *KernelModel) MarshalBinary() ([]byte, error) {
 // there are any, and a CRC-32C checksum of it all. It writes through a
 // small buffer of its own. It returns the number of bytes written; a
 // model MarshalBinary refuses is refused before anything is written.
-func (m *KernelModel) WriteTo(w io.Writer) (int64, error) {
-	f, err := m.file()
-	if err != nil {
-		return 0, err
-	}
-	return writeFile(w, f)
-}
+func (m *KernelModel) WriteTo(w io.Writer) (int64, error) { return writeFile(w, m.file) }
 
 // Save writes m to the file path in the binary kernel model format. The
 // file is replaced atomically (see atomicfile.Write): on failure,
 // including a model that cannot be encoded, an existing file at path is
 // left as it was.
-func (m *KernelModel) Save(path string) error {
-	f, err := m.file()
-	if err != nil {
-		return err
-	}
-	return saveFile(path, f)
-}
+func (m *KernelModel) Save(path string) error { return saveFile(path, m.file) }
 
 // ---------------------------------------------------------------------------
 // Decoding
@@ -336,13 +318,8 @@ func (d *modelDecoder) decodeKernelAfterMagic() (*KernelModel, error) {
 	if m.Kernel, err = kk.kernel(); err != nil {
 		return nil, err
 	}
-	switch {
-	case nc < 2 || nc > modelMaxDim:
-		return nil, modelErr("%d classes", nc)
-	case (nc == 2 && K != 1) || (nc > 2 && K != nc):
-		return nil, modelErr("%d functions for %d classes", K, nc)
-	case dim > modelMaxDim:
-		return nil, modelErr("dim %d is beyond the limit %d", dim, modelMaxDim)
+	if err := checkShape(nc, K, dim, "functions"); err != nil {
+		return nil, err
 	}
 	m.Dim = int(dim)
 	if m.Classes, err = modelReadArray[float64](d, int(nc), "classes"); err != nil {
@@ -409,21 +386,13 @@ func (m *KernelModel) setDecoded(dm *KernelModel) {
 // model that fails Check. m's prepared
 // prediction state is reset, so m must not be in use by other goroutines.
 func (m *KernelModel) UnmarshalBinary(data []byte) error {
-	dm, err := unmarshalFile(data, (*modelDecoder).decodeKernel)
-	if err != nil {
-		return err
-	}
-	m.setDecoded(dm)
-	return nil
+	return unmarshalFile(data, (*modelDecoder).decodeKernel, m.setDecoded)
 }
 
-// ReadKernelModel reads one kernel model written by WriteTo (or
-// MarshalBinary) from r and leaves r just past it: it reads no more than
-// the model, so a file is best wrapped in a bufio.Reader. Errors in the
-// data wrap ErrFormat (see UnmarshalBinary); a read error of r is
-// returned with context but does not. Memory is allocated only as data
-// arrives, or after the sizes read are checked against the input's length
-// where r tells it (a Len method, as bytes.Reader and bytes.Buffer have).
+// ReadKernelModel is ReadModel for a kernel model: it reads one written
+// by KernelModel.WriteTo (or MarshalBinary) from r, and no more, reading
+// and allocating as ReadModel does. Errors in the data wrap ErrFormat
+// (see KernelModel.UnmarshalBinary).
 func ReadKernelModel(r io.Reader) (*KernelModel, error) {
 	return readerDecoder(r).decodeKernel()
 }
@@ -442,8 +411,7 @@ const kmodelJSONFormat = "hyperplane-kernel-model"
 
 // kmodelJSON is the JSON export of a KernelModel.
 type kmodelJSON struct {
-	Format         string          `json:"format"`
-	Version        int             `json:"version"`
+	jsonHead
 	Kernel         string          `json:"kernel"`
 	Algorithm      string          `json:"algorithm"`
 	Rule           string          `json:"rule,omitempty"`
@@ -497,8 +465,7 @@ func (m *KernelModel) MarshalJSON() ([]byte, error) {
 	}
 	K := m.NumRows()
 	jm := kmodelJSON{
-		Format:         kmodelJSONFormat,
-		Version:        kmodelFormatVersion,
+		jsonHead:       jsonHead{Format: kmodelJSONFormat, Version: kmodelFormatVersion},
 		Kernel:         k.String(),
 		Algorithm:      m.Algorithm.String(),
 		BiasMode:       m.Bias.String(),
@@ -541,14 +508,8 @@ func (m *KernelModel) MarshalJSON() ([]byte, error) {
 // m as it is and is no error. Like UnmarshalBinary it resets m's prepared
 // prediction state.
 func (m *KernelModel) UnmarshalJSON(data []byte) error {
-	if jsonNull(data) {
-		return nil
-	}
 	var jm kmodelJSON
-	if err := jsonDecode(data, &jm); err != nil {
-		return err
-	}
-	if err := jsonHeader(jm.Format, kmodelJSONFormat, "kernel model", jm.Version, kmodelFormatVersion); err != nil {
+	if null, err := jsonOpen(data, &jm, &jm.jsonHead, kmodelJSONFormat, "kernel model", kmodelFormatVersion); null || err != nil {
 		return err
 	}
 	k, err := kernels.Parse(jm.Kernel)
@@ -572,11 +533,8 @@ func (m *KernelModel) UnmarshalJSON(data []byte) error {
 		Dim:       jm.Dim,
 		B:         jm.Bias,
 	}
-	if len(dm.Classes) < 2 {
-		return modelErr("%d classes", len(dm.Classes))
-	}
-	if dm.Dim < 0 || dm.Dim > modelMaxDim {
-		return modelErr("dim %d", dm.Dim)
+	if err := jsonShape(len(dm.Classes), dm.Dim); err != nil {
+		return err
 	}
 	K := dm.NumRows()
 	var nnz int

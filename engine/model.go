@@ -461,9 +461,7 @@ func (m *Model) Decision(x sparse.Vector) float32 {
 	var buf [maxStack]float32
 	s, p := m.scratch(&buf)
 	m.sparseScores(x, s)
-	v := s[argmax(s)]
-	release(p)
-	return v
+	return maxScore(s, p)
 }
 
 // sparseScores fills s with the class scores (or vote shares) of x.
@@ -497,15 +495,47 @@ func release(p *[]float32) {
 	}
 }
 
+// sized returns dst holding n values: dst resliced, or a new slice when
+// its capacity is less, as the methods that fill a dst "grown if needed"
+// want.
+func sized[T any](dst []T, n int) []T {
+	if cap(dst) < n {
+		return make([]T, n)
+	}
+	return dst[:n]
+}
+
+// binaryLabel returns the label of a binary model's decision d: the
+// second of classes when d is positive, else the first.
+func binaryLabel(classes []float64, d float32) float64 {
+	if d > 0 {
+		return classes[1]
+	}
+	return classes[0]
+}
+
+// maxScore returns the highest of the scores s (the one score of a binary
+// model), and releases p, their pooled scratch if any.
+func maxScore(s []float32, p *[]float32) float32 {
+	v := s[argmax(s)]
+	release(p)
+	return v
+}
+
+// argmaxLabel returns the class of the highest of the scores s, and
+// releases p, their pooled scratch if any.
+func (m *Model) argmaxLabel(s []float32, p *[]float32) float64 {
+	c := argmax(s)
+	release(p)
+	return m.Classes[c]
+}
+
 // Scores writes into dst (grown if needed) the score of every class for a
 // multiclass model (vote shares for a voted one), or the one score of a
 // binary model, and returns it.
 func (m *Model) Scores(x sparse.Vector, dst []float32) []float32 {
 	K := m.NumRows()
-	if cap(dst) < K {
-		dst = make([]float32, K)
-	}
-	dst = dst[:K]
+	dst = sized(dst, K)
 	if m.Votes != nil {
 		m.vote(x, dst)
 		return dst
@@ -517,17 +547,12 @@ func (m *Model) Scores(x sparse.Vector, dst []float32) []float32 {
 // Predict returns the label m gives x.
 func (m *Model) Predict(x sparse.Vector) float64 {
 	if m.Binary() {
-		if m.Decision(x) > 0 {
-			return m.Classes[1]
-		}
-		return m.Classes[0]
+		return binaryLabel(m.Classes, m.Decision(x))
 	}
 	var buf [maxStack]float32
 	s, p := m.scratch(&buf)
 	m.sparseScores(x, s)
-	c := argmax(s)
-	release(p)
-	return m.Classes[c]
+	return m.argmaxLabel(s, p)
 }
 
 // DecisionDense is Decision for a dense row; x may be shorter or longer
@@ -544,28 +569,18 @@ func (m *Model) DecisionDense(x []float32) float32 {
 	var buf [maxStack]float32
 	s, p := m.scratch(&buf)
 	m.scoresDense(x, s)
-	v := s[0]
-	if !m.Binary() {
-		v = s[argmax(s)]
-	}
-	release(p)
-	return v
+	return maxScore(s, p)
 }
 
 // PredictDense is Predict for a dense row.
 func (m *Model) PredictDense(x []float32) float64 {
 	if m.Binary() {
-		if m.DecisionDense(x) > 0 {
-			return m.Classes[1]
-		}
-		return m.Classes[0]
+		return binaryLabel(m.Classes, m.DecisionDense(x))
 	}
 	var buf [maxStack]float32
 	s, p := m.scratch(&buf)
 	m.scoresDense(x, s)
-	c := argmax(s)
-	release(p)
-	return m.Classes[c]
+	return m.argmaxLabel(s, p)
 }
 
 // scoresDense fills s (NumRows long) for a dense row.
@@ -778,10 +793,7 @@ func runVote(v *Votes, bb float32, dots, s []float32, votes []float64, out []flo
 // needed) and returns it. Rows are split among GOMAXPROCS goroutines. X
 // must be valid (sparse.CSR.Validate), as the readers make it.
 func (m *Model) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
-	if cap(dst) < X.Rows {
-		dst = make([]float64, X.Rows)
-	}
-	dst = dst[:X.Rows]
+	dst = sized(dst, X.Rows)
 	if m.Binary() && m.Votes == nil && m.Cols == nil && X.Cols <= m.Dim {
 		parallelRows(X.Rows, func(lo, hi int) {
 			// Decisions in stack-sized blocks, turned into labels.
@@ -791,10 +803,7 @@ func (m *Model) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
 				dec := buf[:b-a]
 				m.binaryBlock(X, a, b, dec)
 				for i, s := range dec {
-					dst[a+i] = m.Classes[0]
-					if s > 0 {
-						dst[a+i] = m.Classes[1]
-					}
+					dst[a+i] = binaryLabel(m.Classes, s)
 				}
 			}
 		})
@@ -835,10 +844,7 @@ func (m *Model) binaryBlock(X *sparse.CSR, lo, hi int, out []float32) {
 // DotRows kernel, one call per block of rows. X must be valid, as for
 // PredictBatch.
 func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
-	if cap(dst) < X.Rows {
-		dst = make([]float32, X.Rows)
-	}
-	dst = dst[:X.Rows]
+	dst = sized(dst, X.Rows)
 	fast := m.Binary() && m.Votes == nil && m.Cols == nil && X.Cols <= m.Dim
 	parallelRows(X.Rows, func(lo, hi int) {
 		if fast {
@@ -858,10 +864,7 @@ func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 func (m *Model) ScoresBatch(X *sparse.CSR, dst []float32) []float32 {
 	K := m.NumRows()
 	n := X.Rows * K
-	if cap(dst) < n {
-		dst = make([]float32, n)
-	}
-	dst = dst[:n]
+	dst = sized(dst, n)
 	parallelRows(X.Rows, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			m.Scores(X.Row(i), dst[i*K:(i+1)*K:(i+1)*K])

@@ -197,13 +197,7 @@ func (f linearFile) encode(e *modelEncoder) {
 // MarshalBinary encodes m in the binary model format (see WriteTo). It
 // fails, without encoding anything, when m does not pass Check or
 // exceeds the format's limits (dim or classes beyond 2³¹−1).
-func (m *Model) MarshalBinary() ([]byte, error) {
-	f, err := m.file()
-	if err != nil {
-		return nil, err
-	}
-	return marshalFile(f), nil
-}
+func (m *Model) MarshalBinary() ([]byte, error) { return marshalFile(m.file) }
 
 // WriteTo writes m to w in the binary model format, version 1: a header,
 // the classes, biases and weights as raw little-endian float bits (the
@@ -213,25 +207,13 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 // own, so a model needs no second copy in memory. It returns the number
 // of bytes written; an invalid model (see MarshalBinary) is refused
 // before anything is written.
-func (m *Model) WriteTo(w io.Writer) (int64, error) {
-	f, err := m.file()
-	if err != nil {
-		return 0, err
-	}
-	return writeFile(w, f)
-}
+func (m *Model) WriteTo(w io.Writer) (int64, error) { return writeFile(w, m.file) }
 
 // Save writes m to the file path in the binary model format. The file is
 // replaced atomically (see atomicfile.Write): on failure, including
 // a model that cannot be encoded, an existing file at path is left as it
 // was.
-func (m *Model) Save(path string) error {
-	f, err := m.file()
-	if err != nil {
-		return err
-	}
-	return saveFile(path, f)
-}
+func (m *Model) Save(path string) error { return saveFile(path, m.file) }
 
 // ---------------------------------------------------------------------------
 // Decoding
@@ -276,14 +258,10 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 	le := binary.LittleEndian
 	m.BiasScale = math.Float32frombits(le.Uint32(b[8:]))
 	nc, K, dim := le.Uint32(b[12:]), le.Uint32(b[16:]), le.Uint64(b[20:])
-	switch {
-	case nc < 2 || nc > modelMaxDim:
-		return nil, modelErr("%d classes", nc)
-	case (nc == 2 && K != 1) || (nc > 2 && K != nc):
-		return nil, modelErr("%d weight rows for %d classes", K, nc)
-	case dim > modelMaxDim:
-		return nil, modelErr("dim %d is beyond the limit %d", dim, modelMaxDim)
-	case dim*uint64(K) > modelMaxElems:
+	if err := checkShape(nc, K, dim, "weight rows"); err != nil {
+		return nil, err
+	}
+	if dim*uint64(K) > modelMaxElems {
 		return nil, modelErr("dim %d × %d rows is beyond any model", dim, K)
 	}
 	m.Dim = int(dim)
@@ -357,12 +335,7 @@ func (d *modelDecoder) votes(start, sparseW bool, wn, K int, dim uint64) (*Votes
 // than this build reads, truncation, a checksum mismatch, or a model
 // that fails Check.
 func (m *Model) UnmarshalBinary(data []byte) error {
-	dm, err := unmarshalFile(data, (*modelDecoder).decodeLinear)
-	if err != nil {
-		return err
-	}
-	*m = *dm
-	return nil
+	return unmarshalFile(data, (*modelDecoder).decodeLinear, func(dm *Model) { *m = *dm })
 }
 
 // ReadModel reads one model written by WriteTo (or MarshalBinary) from
@@ -400,8 +373,7 @@ const modelJSONVersion = 3
 // modelJSON is the JSON export. Weights and start weights are given per
 // weight row, Dim values each.
 type modelJSON struct {
-	Format    string          `json:"format"`
-	Version   int             `json:"version"`
+	jsonHead
 	Algorithm string          `json:"algorithm"`
 	Rule      string          `json:"rule,omitempty"`
 	Normalize bool            `json:"normalize,omitempty"`
@@ -474,8 +446,7 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 		return nil, modelErr("weight of feature %d in row %d is not finite, which JSON cannot hold", i/K, i%K)
 	}
 	jm := modelJSON{
-		Format:    modelJSONFormat,
-		Version:   modelFormatVersion,
+		jsonHead:  jsonHead{Format: modelJSONFormat, Version: modelFormatVersion},
 		Algorithm: m.Algorithm.String(),
 		BiasMode:  m.Bias.String(),
 		BiasScale: modelJSONF32(m.BiasScale),
@@ -529,14 +500,8 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 // ErrFormat. As encoding/json expects of an Unmarshaler, JSON null
 // leaves m as it is and is no error.
 func (m *Model) UnmarshalJSON(data []byte) error {
-	if jsonNull(data) {
-		return nil
-	}
 	var jm modelJSON
-	if err := jsonDecode(data, &jm); err != nil {
-		return err
-	}
-	if err := jsonHeader(jm.Format, modelJSONFormat, "model", jm.Version, modelJSONVersion); err != nil {
+	if null, err := jsonOpen(data, &jm, &jm.jsonHead, modelJSONFormat, "model", modelJSONVersion); null || err != nil {
 		return err
 	}
 	alg, bias, rule, err := jsonEnums(jm.Algorithm, jm.BiasMode, jm.Rule, Pegasos)
@@ -554,11 +519,8 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 		B:         jm.Bias,
 		Cols:      jm.Cols,
 	}
-	if len(dm.Classes) < 2 {
-		return modelErr("%d classes", len(dm.Classes))
-	}
-	if dm.Dim < 0 || dm.Dim > modelMaxDim {
-		return modelErr("dim %d", dm.Dim)
+	if err := jsonShape(len(dm.Classes), dm.Dim); err != nil {
+		return err
 	}
 	K := dm.NumRows()
 	if dm.Cols != nil && len(dm.Cols) > dm.Dim {

@@ -308,7 +308,7 @@ func mioMarshalAs(m *Model, sparseW bool) []byte {
 	if sparseW {
 		f.wb = sparse
 	}
-	return marshalFile(f)
+	return marshalSections(f)
 }
 
 // mioSparseSmall is a small sparse-encoded binary model of 20 weights

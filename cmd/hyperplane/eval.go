@@ -108,7 +108,7 @@ or -), which the featurizer turns into features as convert would.`,
 			fmt.Fprintf(out, "probabilities: log loss %.4f, calibration error (ECE, 10 bins) %.4f (%s)\n", *ll, *ece, cal)
 		}
 		fmt.Fprintln(out)
-		return writeReport(out, c, labelNames(c, names))
+		return c.WriteNamedReport(out, labelNames(c, names))
 	}
 	return c
 }

@@ -238,26 +238,54 @@ func groupRuns(runs []convRun, sweep string) [][]convRun {
 }
 
 func writeConvCSV(path string, runs []convRun) error {
+	rows := make([][]string, len(runs))
+	f := csvFloat
+	for i, r := range runs {
+		rows[i] = []string{r.sweep, strconv.Itoa(r.n), strconv.Itoa(r.d), f(r.gamma), strconv.FormatUint(r.seed, 10),
+			f(r.R), f(r.g), f(r.bound), strconv.Itoa(r.mistakes), strconv.Itoa(r.epochs), strconv.FormatBool(r.converged), f(r.cosine)}
+	}
+	return writeCSV(path, []string{"sweep", "n", "d", "gamma", "seed", "radius", "measured_gamma", "bound", "mistakes", "epochs", "converged", "cosine"}, rows)
+}
+
+// The experiments' files: the results of each run as CSV, and plots.
+
+// writeCSV writes the header and rows to the CSV file path, replacing it
+// atomically (see atomicfile.Write).
+func writeCSV(path string, header []string, rows [][]string) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"sweep", "n", "d", "gamma", "seed", "radius", "measured_gamma", "bound", "mistakes", "epochs", "converged", "cosine"})
-		f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
-		for _, r := range runs {
-			cw.Write([]string{r.sweep, strconv.Itoa(r.n), strconv.Itoa(r.d), f(r.gamma), strconv.FormatUint(r.seed, 10),
-				f(r.R), f(r.g), f(r.bound), strconv.Itoa(r.mistakes), strconv.Itoa(r.epochs), strconv.FormatBool(r.converged), f(r.cosine)})
-		}
-		cw.Flush()
-		return cw.Error()
+		cw.Write(header)
+		return cw.WriteAll(rows)
 	})
+}
+
+// csvFloat formats a measurement for the CSV files, to 8 digits.
+func csvFloat(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+
+// newPlot returns a plot with a title and axis labels.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	return p
+}
+
+// linePoints returns a line through pts and its points, both in the i'th
+// colour of plotutil's palette, the points in its i'th shape.
+func linePoints(pts plotter.XYs, i int) (*plotter.Line, *plotter.Scatter, error) {
+	line, points, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return nil, nil, err
+	}
+	line.Color, points.Color, points.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+	return line, points, nil
 }
 
 // plotSweep draws the named series against xs on one set of log-log axes
 // and saves base.svg and base.png.
 func plotSweep(base, title, xlabel string, xs []float64, series map[string][]float64) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = "count"
+	p := newPlot(title, xlabel, "count")
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
@@ -272,13 +300,10 @@ func plotSweep(base, title, xlabel string, xs []float64, series map[string][]flo
 		for k := range xs {
 			pts[k].X, pts[k].Y = xs[k], math.Max(ys[k], 0.5) // log axes: keep zeros drawable
 		}
-		line, points, err := plotter.NewLinePoints(pts)
+		line, points, err := linePoints(pts, i)
 		if err != nil {
 			return err
 		}
-		line.Color = plotutil.Color(i)
-		points.Color = plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
 		if name == "bound (R/γ)²" {
 			line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 			line.Color = color.Black
@@ -356,26 +381,17 @@ func variants(ctx context.Context, stdout io.Writer, dir, trainPath, testPath st
 			acc[a] = append(acc[a], float64(right)/float64(te.X.Rows))
 		}
 	}
-	err := atomicfile.Write(filepath.Join(dir, "variants.csv"), func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"epoch", "plain", "averaged", "voted", "batch"})
-		for e := range epochs {
-			row := []string{strconv.Itoa(e + 1)}
-			for a := range algos {
-				row = append(row, strconv.FormatFloat(acc[a][e], 'f', 4, 64))
-			}
-			cw.Write(row)
+	rows := make([][]string, epochs)
+	for e := range rows {
+		rows[e] = []string{strconv.Itoa(e + 1)}
+		for a := range algos {
+			rows[e] = append(rows[e], strconv.FormatFloat(acc[a][e], 'f', 4, 64))
 		}
-		cw.Flush()
-		return cw.Error()
-	})
-	if err != nil {
+	}
+	if err := writeCSV(filepath.Join(dir, "variants.csv"), []string{"epoch", "plain", "averaged", "voted", "batch"}, rows); err != nil {
 		return err
 	}
-	p := plot.New()
-	p.Title.Text = "Test accuracy per epoch: " + name
-	p.X.Label.Text = "epoch"
-	p.Y.Label.Text = "test accuracy"
+	p := newPlot("Test accuracy per epoch: "+name, "epoch", "test accuracy")
 	p.Legend.Left = false
 	fmt.Fprintf(stdout, "%s\n%-6s %8s %8s %8s %8s\n", name, "epoch", "plain", "averaged", "voted", "batch")
 	for e := range epochs {
@@ -386,11 +402,10 @@ func variants(ctx context.Context, stdout io.Writer, dir, trainPath, testPath st
 		for e := range epochs {
 			pts[e].X, pts[e].Y = float64(e+1), acc[a][e]
 		}
-		line, points, err := plotter.NewLinePoints(pts)
+		line, points, err := linePoints(pts, a)
 		if err != nil {
 			return err
 		}
-		line.Color, points.Color, points.Shape = plotutil.Color(a), plotutil.Color(a), plotutil.Shape(a)
 		p.Add(line, points)
 		p.Legend.Add(alg.String(), line, points)
 	}

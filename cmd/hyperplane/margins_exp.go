@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"image/color"
 	"io"
@@ -13,12 +12,10 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
 
@@ -277,26 +274,19 @@ func marginMean(runs []marginRun, sweep string, x float64, learner string) float
 }
 
 func writeMarginCSV(path string, runs []marginRun) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"sweep", "x", "seed", "learner", "passes", "mistakes", "bound", "geometric_margin"})
-		f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
-		for _, r := range runs {
-			cw.Write([]string{r.sweep, f(r.x), strconv.FormatUint(r.seed, 10), r.learner, strconv.Itoa(r.passes),
-				strconv.Itoa(r.mistakes), f(r.bound), f(r.margin)})
-		}
-		cw.Flush()
-		return cw.Error()
-	})
+	rows := make([][]string, len(runs))
+	f := csvFloat
+	for i, r := range runs {
+		rows[i] = []string{r.sweep, f(r.x), strconv.FormatUint(r.seed, 10), r.learner, strconv.Itoa(r.passes),
+			strconv.Itoa(r.mistakes), f(r.bound), f(r.margin)}
+	}
+	return writeCSV(path, []string{"sweep", "x", "seed", "learner", "passes", "mistakes", "bound", "geometric_margin"}, rows)
 }
 
 // plotMargins draws each learner's mean mistakes (solid) and bound
 // (dashed, same colour) against xs, and saves base.svg and base.png.
 func plotMargins(base, title, xlabel string, xs []float64, mist, bnd [][]float64) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = "mistakes"
+	p := newPlot(title, xlabel, "mistakes")
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
@@ -314,12 +304,10 @@ func plotMargins(base, title, xlabel string, xs []float64, mist, bnd [][]float64
 			if len(pts) == 0 {
 				continue
 			}
-			line, points, err := plotter.NewLinePoints(pts)
+			line, points, err := linePoints(pts, k)
 			if err != nil {
 				return err
 			}
-			c := plotutil.Color(k)
-			line.Color, points.Color, points.Shape = c, c, plotutil.Shape(k)
 			if s.label != l.name {
 				line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 				points.Color = color.Transparent

@@ -480,7 +480,7 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 			if o.text != nil {
 				names = o.text.Featurizer()
 			}
-			return writeReport(stdout, r.Confusion, labelNames(r.Confusion, names))
+			return r.Confusion.WriteNamedReport(stdout, labelNames(r.Confusion, names))
 		}
 	}
 	if o.out != "" {

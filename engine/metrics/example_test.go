@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -53,6 +54,37 @@ func ExampleConfusion_WriteReport() {
 	// 0  2  1  0
 	// 1  0  1  1
 	// 2  0  0  4
+}
+
+func ExampleConfusion_WriteNamedReport() {
+	truth := []float64{1, 0, 1, 1, 0}
+	pred := []float64{1, 0, 0, 1, 0}
+	c, err := metrics.NewConfusion(truth, pred)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// c.Labels is [0 1]: the names go in that order.
+	if err := c.WriteNamedReport(os.Stdout, []string{"ham", "spam"}); err != nil {
+		fmt.Println(err)
+	}
+	err = c.WriteNamedReport(os.Stdout, []string{"ham"})
+	fmt.Println(errors.Is(err, metrics.ErrLength))
+	// Output:
+	//                precision     recall   f1-score    support
+	//
+	//          ham     0.6667     1.0000     0.8000          2
+	//         spam     1.0000     0.6667     0.8000          3
+	//
+	//     accuracy                           0.8000          5
+	//    macro avg     0.8333     0.8333     0.8000          5
+	// weighted avg     0.8667     0.8000     0.8000          5
+	//
+	// confusion matrix (rows: true label, columns: predicted label)
+	//        ham  spam
+	//  ham     2     0
+	// spam     1     2
+	// true
 }
 
 func ExampleAccuracy() {

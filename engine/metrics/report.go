@@ -21,13 +21,27 @@ func formatLabel(l float64) string {
 // the side and the predicted labels across the top. Ratios have four
 // decimals. The report is built in memory and written with one call; the
 // error is w's.
-func (c *Confusion) WriteReport(w io.Writer) error {
+func (c *Confusion) WriteReport(w io.Writer) error { return c.WriteNamedReport(w, nil) }
+
+// WriteNamedReport is WriteReport with each label written as its name in
+// names, which holds one for each of c.Labels, in their order (for labels
+// that stand for classes with names, as a text featurizer's do). With nil
+// names it is WriteReport. Names of another length than c.Labels are
+// refused with ErrLength, and nothing is written.
+func (c *Confusion) WriteNamedReport(w io.Writer, names []string) error {
+	if names != nil && len(names) != len(c.Labels) {
+		return fmt.Errorf("%w: %d names for %d labels", ErrLength, len(names), len(c.Labels))
+	}
 	var b strings.Builder
-	names := make([]string, len(c.Labels))
+	if names == nil {
+		names = make([]string, len(c.Labels))
+		for i, l := range c.Labels {
+			names[i] = formatLabel(l)
+		}
+	}
 	nameW := len("weighted avg")
-	for i, l := range c.Labels {
-		names[i] = formatLabel(l)
-		nameW = max(nameW, len(names[i]))
+	for _, n := range names {
+		nameW = max(nameW, len(n))
 	}
 
 	const (
@@ -36,8 +50,8 @@ func (c *Confusion) WriteReport(w io.Writer) error {
 	)
 	fmt.Fprintf(&b, head, nameW, "", "precision", "recall", "f1-score", "support")
 	b.WriteByte('\n')
-	for _, s := range c.PerClass() {
-		fmt.Fprintf(&b, row, nameW, formatLabel(s.Label), s.Precision, s.Recall, s.F1, s.Support)
+	for i, s := range c.PerClass() {
+		fmt.Fprintf(&b, row, nameW, names[i], s.Precision, s.Recall, s.F1, s.Support)
 	}
 	b.WriteByte('\n')
 	fmt.Fprintf(&b, "%*s  %9s  %9s  %9.4f  %9d\n", nameW, "accuracy", "", "", c.Accuracy(), c.Total())

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sync"
 	"sync/atomic"
 
@@ -34,15 +33,7 @@ func nameOr(name string) string {
 // ReadFile reads the LIBSVM file at path (gzip-compressed or not)
 // with Read. If opt.Name is empty, errors name the file by path.
 func ReadFile(path string, opt sparse.ReadOptions) (*sparse.Dataset, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if opt.Name == "" {
-		opt.Name = path
-	}
-	return Read(f, opt)
+	return readopt.ReadFile(path, &opt.Name, func(r io.Reader) (*sparse.Dataset, error) { return Read(r, opt) })
 }
 
 // Read reads a whole LIBSVM / SVMlight input into memory. Input that

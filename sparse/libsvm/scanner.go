@@ -20,12 +20,12 @@ import (
 //	}
 //	if err := sc.Err(); err != nil { ... }
 type Scanner struct {
-	raw     io.Reader
-	opt     sparse.ReadOptions
-	p       lineParser
-	started bool
-	chunk   int // the first buffer size
+	opt sparse.ReadOptions
+	p   lineParser
 
+	// lr opens the input at the first Scan. Max bounds its buffer: a
+	// longer line is refused after MaxLineBytes+1 bytes of it, as Read
+	// refuses it.
 	lr lineio.Reader
 
 	line int
@@ -50,7 +50,8 @@ func newScanner(r io.Reader, opt sparse.ReadOptions, chunk int) *Scanner {
 		chunk = firstChunkSize
 	}
 	o, err := readopt.Normalize(opt)
-	s := &Scanner{raw: r, opt: o, err: err, chunk: max(chunk, minChunkSize)}
+	s := &Scanner{opt: o, err: err}
+	s.lr = lineio.Reader{Src: r, Open: true, Size: max(chunk, minChunkSize), Max: o.MaxLineBytes}
 	if err == nil {
 		s.p = newLineParser(&o)
 	}
@@ -62,17 +63,6 @@ func newScanner(r io.Reader, opt sparse.ReadOptions, chunk int) *Scanner {
 func (s *Scanner) Scan() bool {
 	if s.err != nil {
 		return false
-	}
-	if !s.started {
-		s.started = true
-		src, err := lineio.Open(s.raw)
-		if err != nil {
-			s.err = readopt.ReadErr(s.opt.Name, err)
-			return false
-		}
-		// Max bounds the buffer: a longer line is refused after
-		// MaxLineBytes+1 bytes of it, as Read refuses it.
-		s.lr = lineio.Reader{Src: src, Size: s.chunk, Max: s.opt.MaxLineBytes}
 	}
 	for {
 		ln, ok := s.nextLine()

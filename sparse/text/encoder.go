@@ -3,7 +3,6 @@ package text
 import (
 	"math"
 	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
@@ -27,11 +26,10 @@ type Encoder struct {
 	seenBytes, seenNNZ int64
 
 	// Fitting.
-	arena  []byte  // the document's tokens, lowered, back to back
-	tokEnd []int32 // end of each token in arena
-	grams  []gramRef
-	tc     *termCounter
-	df     *dfLocal // hashed document frequencies
+	toks  tokenArena
+	grams []gramRef
+	tc    *termCounter
+	df    *dfLocal // hashed document frequencies
 }
 
 // NewEncoder returns an Encoder for f.
@@ -271,7 +269,8 @@ type termCounter struct {
 func (e *Encoder) countTerms(s string, doc int, tc *termCounter) error {
 	w := &e.w
 	w.seen = 0
-	e.arena, e.tokEnd, e.grams = e.arena[:0], e.tokEnd[:0], e.grams[:0]
+	e.toks.reset()
+	e.grams = e.grams[:0]
 	for i := 0; ; {
 		a, b, lowered, ok := w.tok.next(s, i)
 		if !ok {
@@ -279,13 +278,7 @@ func (e *Encoder) countTerms(s string, doc int, tc *termCounter) error {
 		}
 		i = b
 		h := w.tok.hash(s, a, b, lowered)
-		if lowered {
-			e.arena = append(e.arena, w.tok.buf...)
-		} else {
-			e.arena = append(e.arena, s[a:b]...)
-		}
-		t := int32(len(e.tokEnd))
-		e.tokEnd = append(e.tokEnd, int32(len(e.arena)))
+		t := e.toks.add(&w.tok, s, a, b, lowered)
 		e.grams = append(e.grams, gramRef{h, t, 1})
 		if w.ngrams > 1 {
 			win := w.push(h)
@@ -319,7 +312,7 @@ func (e *Encoder) countTerm(tc *termCounter, h uint64, end int32, n, doc int) {
 	if !ok {
 		idx = int32(len(tc.stats))
 		tc.at.put(h, idx)
-		tc.stats = append(tc.stats, termStat{h: h, lastDoc: -1, term: e.termString(end, n)})
+		tc.stats = append(tc.stats, termStat{h: h, lastDoc: -1, term: e.toks.text(end, n)})
 		// The statistic, two index slots, the term's text.
 		tc.pending += int64(unsafe.Sizeof(termStat{})) + 2*int64(unsafe.Sizeof(hashSlot{})) + int64(len(tc.stats[idx].term))
 	}
@@ -329,24 +322,6 @@ func (e *Encoder) countTerm(tc *termCounter, h uint64, end int32, n, doc int) {
 		st.lastDoc = doc
 		st.df++
 	}
-}
-
-// termString builds the text of the n-gram of the n tokens ending with
-// token end: the tokens joined by spaces.
-func (e *Encoder) termString(end int32, n int) string {
-	var sb strings.Builder
-	first := end - int32(n) + 1
-	for t := first; t <= end; t++ {
-		start := int32(0)
-		if t > 0 {
-			start = e.tokEnd[t-1]
-		}
-		if t > first {
-			sb.WriteByte(' ')
-		}
-		sb.Write(e.arena[start:e.tokEnd[t]])
-	}
-	return sb.String()
 }
 
 // merge adds the counts of o to tc.

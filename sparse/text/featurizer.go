@@ -261,9 +261,8 @@ func (f *Featurizer) fitVocabulary(docs []Doc) error {
 	chunks := chunkDocs(docs)
 	var mu sync.Mutex
 	var counters []*termCounter
-	var firstErr error
 	acct := &vocabBudget{f: f}
-	runChunks(f, chunks, func(e *Encoder, k int) bool {
+	err := runChunksErr(f, chunks, func(e *Encoder, k int) error {
 		if e.tc == nil {
 			e.tc = &termCounter{acct: acct}
 			mu.Lock()
@@ -272,16 +271,13 @@ func (f *Featurizer) fitVocabulary(docs []Doc) error {
 		}
 		for i := chunks[k].lo; i < chunks[k].hi; i++ {
 			if err := e.countTerms(docs[i].Text, i, e.tc); err != nil {
-				mu.Lock()
-				firstErr = cmp.Or(firstErr, err)
-				mu.Unlock()
-				return false
+				return err
 			}
 		}
-		return true
+		return nil
 	})
-	if firstErr != nil {
-		return firstErr
+	if err != nil {
+		return err
 	}
 	all := &termCounter{}
 	if len(counters) > 0 {

@@ -107,8 +107,7 @@ func (f *Featurizer) FeatureNames(c *Corpus, features []int32, perFeature int) (
 	chunks := chunkDocs(docs)
 	var mu sync.Mutex
 	counters := make(map[*Encoder]*nameCounter)
-	var firstErr error
-	runChunks(f, chunks, func(e *Encoder, k int) bool {
+	err := runChunksErr(f, chunks, func(e *Encoder, k int) error {
 		mu.Lock()
 		nc := counters[e]
 		if nc == nil {
@@ -118,16 +117,13 @@ func (f *Featurizer) FeatureNames(c *Corpus, features []int32, perFeature int) (
 		mu.Unlock()
 		for i := chunks[k].lo; i < chunks[k].hi; i++ {
 			if err := nc.add(f, filter, docs[i].Text, i); err != nil {
-				mu.Lock()
-				firstErr = cmp.Or(firstErr, err)
-				mu.Unlock()
-				return false
+				return err
 			}
 		}
-		return true
+		return nil
 	})
-	if firstErr != nil {
-		return nil, firstErr
+	if err != nil {
+		return nil, err
 	}
 
 	// Merge into the largest counter, then rank the terms of each feature.
@@ -254,7 +250,7 @@ func (nc *nameCounter) add(f *Featurizer, filter *featureFilter, text string, do
 		if !ok {
 			idx = int32(len(nc.stats))
 			nc.at.put(h, idx)
-			s := nameStat{h: h, lastDoc: -1, feat: feat, neg: k&1 == 1, text: nc.tw.text(end, n)}
+			s := nameStat{h: h, lastDoc: -1, feat: feat, neg: k&1 == 1, text: nc.tw.toks.text(end, n)}
 			nc.stats = append(nc.stats, s)
 			// The statistic, two index slots, the text.
 			nc.pending += int64(unsafe.Sizeof(nameStat{})) + 2*int64(unsafe.Sizeof(hashSlot{})) + int64(len(s.text))

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 	"io"
-	"os"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/readopt"
 )
 
 // readCheckBytes is how much the documents read grow between checks
@@ -120,15 +120,7 @@ func (c *Corpus) docErr(i int, msg string) error {
 // ReadFile reads the labelled documents of the file at path with Read. If
 // opt.Name is empty, errors name the file by its path.
 func ReadFile(path string, opt ReadOptions) (*Corpus, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if opt.Name == "" {
-		opt.Name = path
-	}
-	return Read(f, opt)
+	return readopt.ReadFile(path, &opt.Name, func(r io.Reader) (*Corpus, error) { return Read(r, opt) })
 }
 
 // Read reads every labelled document of r into memory. Input starting with
@@ -188,16 +180,14 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 // longer than MaxLineBytes (ErrLineTooLong); a NUL byte in TSV (ErrSyntax).
 // Reading stops at the first error.
 type Scanner struct {
-	raw     io.Reader
-	opt     ReadOptions
-	format  Format
-	started bool
-	lr      lineio.Reader
-	jp      jsonParser
-	line    int
-	doc     Doc
-	labels  map[string]string // interned label strings
-	err     error
+	opt    ReadOptions
+	format Format
+	lr     lineio.Reader // opens the input at the first Scan
+	jp     jsonParser
+	line   int
+	doc    Doc
+	labels map[string]string // interned label strings
+	err    error
 }
 
 // NewScanner returns a Scanner reading r. With invalid options Scan
@@ -205,7 +195,8 @@ type Scanner struct {
 // Scanner is not safe for concurrent use.
 func NewScanner(r io.Reader, opt ReadOptions) *Scanner {
 	o, err := opt.normalize()
-	s := &Scanner{raw: r, opt: o, format: o.Format, err: err}
+	s := &Scanner{opt: o, format: o.Format, err: err}
+	s.lr = lineio.Reader{Src: r, Open: true, Max: o.MaxLineBytes}
 	s.jp.labelKey = []byte(o.LabelField)
 	s.jp.textKey = []byte(o.TextField)
 	s.labels = make(map[string]string)
@@ -217,15 +208,6 @@ func NewScanner(r io.Reader, opt ReadOptions) *Scanner {
 func (s *Scanner) Scan() bool {
 	if s.err != nil {
 		return false
-	}
-	if !s.started {
-		s.started = true
-		src, err := lineio.Open(s.raw)
-		if err != nil {
-			s.err = readErr(s.opt.Name, err)
-			return false
-		}
-		s.lr = lineio.Reader{Src: src, Max: s.opt.MaxLineBytes}
 	}
 	for {
 		ln, st := s.lr.Next()

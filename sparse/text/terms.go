@@ -56,7 +56,7 @@ func (e *Encoder) Terms(doc string, dst []Term) []Term {
 			return
 		}
 		at[h] = len(dst)
-		dst = append(dst, Term{Text: tw.text(end, n), Feature: feat, Sign: sign, Count: 1})
+		dst = append(dst, Term{Text: tw.toks.text(end, n), Feature: feat, Sign: sign, Count: 1})
 	})
 	slices.SortFunc(dst, func(a, b Term) int {
 		return cmp.Or(cmp.Compare(a.Feature, b.Feature), strings.Compare(a.Text, b.Text))
@@ -80,9 +80,29 @@ func (f *Featurizer) termFeature(h uint64) (feat int32, sign float32, ok bool) {
 // it is wanted. It belongs to one goroutine and is reused across
 // documents.
 type termWalker struct {
-	w      gramWalker
-	arena  []byte  // the document's tokens, lowered, back to back
-	tokEnd []int32 // end of each token in arena
+	w    gramWalker
+	toks tokenArena
+}
+
+// tokenArena keeps a document's tokens, lowered, so that the text of an
+// n-gram can be built when it is wanted, not for every n-gram counted.
+type tokenArena struct {
+	buf []byte  // the tokens back to back
+	end []int32 // end of each token in buf
+}
+
+func (ta *tokenArena) reset() { ta.buf, ta.end = ta.buf[:0], ta.end[:0] }
+
+// add keeps the token s[a:b] that tok found, as tok lowered it when
+// lowered is set, and returns its index.
+func (ta *tokenArena) add(tok *tokenizer, s string, a, b int, lowered bool) int32 {
+	if lowered {
+		ta.buf = append(ta.buf, tok.buf...)
+	} else {
+		ta.buf = append(ta.buf, s[a:b]...)
+	}
+	ta.end = append(ta.end, int32(len(ta.buf)))
+	return int32(len(ta.end) - 1)
 }
 
 // walk calls fn for every n-gram of s, in the order counts hashes them:
@@ -92,7 +112,7 @@ type termWalker struct {
 func (tw *termWalker) walk(s string, fn func(h uint64, end int32, n int)) {
 	w := &tw.w
 	w.seen = 0
-	tw.arena, tw.tokEnd = tw.arena[:0], tw.tokEnd[:0]
+	tw.toks.reset()
 	for i := 0; ; {
 		a, b, lowered, ok := w.tok.next(s, i)
 		if !ok {
@@ -100,13 +120,7 @@ func (tw *termWalker) walk(s string, fn func(h uint64, end int32, n int)) {
 		}
 		i = b
 		h := w.tok.hash(s, a, b, lowered)
-		if lowered {
-			tw.arena = append(tw.arena, w.tok.buf...)
-		} else {
-			tw.arena = append(tw.arena, s[a:b]...)
-		}
-		end := int32(len(tw.tokEnd))
-		tw.tokEnd = append(tw.tokEnd, int32(len(tw.arena)))
+		end := tw.toks.add(&w.tok, s, a, b, lowered)
 		win := w.push(h)
 		for n := 1; n <= len(win); n++ {
 			g := h
@@ -119,14 +133,14 @@ func (tw *termWalker) walk(s string, fn func(h uint64, end int32, n int)) {
 }
 
 // text returns the text of the n-gram of the n tokens ending with token
-// end of the document walked last: the tokens joined by spaces.
-func (tw *termWalker) text(end int32, n int) string {
+// end: the tokens joined by spaces.
+func (ta *tokenArena) text(end int32, n int) string {
 	first := end - int32(n) + 1
 	start := int32(0)
 	if first > 0 {
-		start = tw.tokEnd[first-1]
+		start = ta.end[first-1]
 	}
-	size := int(tw.tokEnd[end]-start) + n - 1
+	size := int(ta.end[end]-start) + n - 1
 	var sb strings.Builder
 	sb.Grow(size)
 	for t := first; t <= end; t++ {
@@ -135,9 +149,9 @@ func (tw *termWalker) text(end int32, n int) string {
 		}
 		a := int32(0)
 		if t > 0 {
-			a = tw.tokEnd[t-1]
+			a = ta.end[t-1]
 		}
-		sb.Write(tw.arena[a:tw.tokEnd[t]])
+		sb.Write(ta.buf[a:ta.end[t]])
 	}
 	return sb.String()
 }

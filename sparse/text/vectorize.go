@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -13,6 +12,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/csrcat"
+	"github.com/hyperplane-ml/hyperplane/sparse/internal/readopt"
 )
 
 // Work is cut into chunks of documents holding about chunkBytes of text
@@ -70,6 +70,23 @@ func runChunks(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) bool) {
 	wg.Wait()
 }
 
+// runChunksErr is runChunks with an fn that fails by returning an error:
+// it returns the first error recorded (nil when every chunk succeeded).
+func runChunksErr(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) error) error {
+	var mu sync.Mutex
+	var first error
+	runChunks(f, chunks, func(e *Encoder, k int) bool {
+		err := fn(e, k)
+		if err != nil {
+			mu.Lock()
+			first = cmp.Or(first, err)
+			mu.Unlock()
+		}
+		return err == nil
+	})
+	return first
+}
+
 // parallelRange calls fn on consecutive parts of [0, n) on up to workers
 // goroutines.
 func parallelRange(n, workers int, fn func(lo, hi int)) {
@@ -90,25 +107,20 @@ func parallelRange(n, workers int, fn func(lo, hi int)) {
 func (f *Featurizer) fitHashedDF(docs []Doc) error {
 	chunks := chunkDocs(docs)
 	dfc := newDFCounter(f, f.cfg.workers())
-	var mu sync.Mutex
-	var firstErr error
-	runChunks(f, chunks, func(e *Encoder, k int) bool {
+	err := runChunksErr(f, chunks, func(e *Encoder, k int) error {
 		if e.df == nil {
 			e.df = dfc.local()
 		}
 		for _, d := range docs[chunks[k].lo:chunks[k].hi] {
 			e.counts(d.Text)
 			if err := e.df.add(e.ind); err != nil {
-				mu.Lock()
-				firstErr = cmp.Or(firstErr, err)
-				mu.Unlock()
-				return false
+				return err
 			}
 		}
-		return true
+		return nil
 	})
-	if firstErr != nil {
-		return firstErr
+	if err != nil {
+		return err
 	}
 	df, err := dfc.total()
 	f.df = df
@@ -261,15 +273,12 @@ func FitFile(path string, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dat
 		}
 		return f, d, nil
 	}
-	fl, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer fl.Close()
-	if opt.Name == "" {
-		opt.Name = path
-	}
-	return fitReader(fl, opt, ncfg)
+	var f *Featurizer
+	d, err := readopt.ReadFile(path, &opt.Name, func(r io.Reader) (d *sparse.Dataset, err error) {
+		f, d, err = fitReader(r, opt, ncfg)
+		return d, err
+	})
+	return f, d, err
 }
 
 // fitReader is FitFile with hashing, on a reader.
@@ -367,15 +376,7 @@ func (e *Encoder) countPiece(docs []Doc, dfc *dfCounter) piece {
 // vectorizes them with f: the test or production counterpart of FitFile.
 // See VectorizeReader.
 func (f *Featurizer) VectorizeFile(path string, opt ReadOptions) (*sparse.Dataset, error) {
-	fl, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fl.Close()
-	if opt.Name == "" {
-		opt.Name = path
-	}
-	return f.VectorizeReader(fl, opt)
+	return readopt.ReadFile(path, &opt.Name, func(r io.Reader) (*sparse.Dataset, error) { return f.VectorizeReader(r, opt) })
 }
 
 // VectorizeReader reads documents from r, as Read does, and vectorizes

@@ -47,11 +47,14 @@ const (
 
 // Reader cuts Src into lines. Size is the first buffer size (0: 64 KiB);
 // Max, when > 0, the longest line accepted: the buffer never grows past
-// Max+1 bytes. Without Max it grows to hold the longest line.
+// Max+1 bytes. Without Max it grows to hold the longest line. With Open
+// set, the first Next replaces Src by Open(Src), so that a scanner made
+// before its input is read decompresses it; an error there is a ReadErr.
 type Reader struct {
 	Src  io.Reader
 	Size int
 	Max  int
+	Open bool
 	Err  error // the read error after ReadErr
 
 	buf      []byte
@@ -74,6 +77,15 @@ func (r *Reader) limit() int {
 // Next returns the next line without its '\n' (a trailing '\r' is kept).
 // The line stays valid until the next call.
 func (r *Reader) Next() ([]byte, Status) {
+	if r.Open {
+		r.Open = false
+		src, err := Open(r.Src)
+		if err != nil {
+			r.Err = err
+			return nil, ReadErr
+		}
+		r.Src = src
+	}
 	if r.buf == nil {
 		size := r.Size
 		if size <= 0 {

@@ -89,3 +89,26 @@ func TestOpen(t *testing.T) {
 		t.Fatal("a truncated gzip header opened without error")
 	}
 }
+
+// TestReaderOpen: with Open set, the first Next decompresses a gzip
+// source, passes a plain one through, and reports a bad gzip header as a
+// ReadErr with Open's error.
+func TestReaderOpen(t *testing.T) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte("\xef\xbb\xbfa\nb"))
+	zw.Close()
+	for _, in := range []string{z.String(), "\xef\xbb\xbfa\nb"} {
+		got, st := lines(t, &Reader{Src: strings.NewReader(in), Open: true})
+		if st != EOF || strings.Join(got, "|") != "a|b" {
+			t.Errorf("%q: lines %q, status %v; want [a b] and EOF", in, got, st)
+		}
+	}
+	r := &Reader{Src: strings.NewReader("\x1f\x8b"), Open: true}
+	if _, st := r.Next(); st != ReadErr || r.Err == nil {
+		t.Errorf("truncated gzip header: status %v, Err %v; want ReadErr and an error", st, r.Err)
+	}
+	if _, st := (&Reader{Src: strings.NewReader("\x1f\x8b")}).Next(); st != OK {
+		t.Errorf("without Open the gzip magic is a line: status %v", st)
+	}
+}

@@ -5,7 +5,9 @@ package readopt
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"runtime"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -63,4 +65,20 @@ func ReadErr(name string, err error) error {
 		return fmt.Errorf("sparse: reading input: %w", err)
 	}
 	return fmt.Errorf("sparse: reading %s: %w", name, err)
+}
+
+// ReadFile is the ReadFile of a format package: it opens the file at path,
+// sets *name, the Name of the options read uses, to path when it is empty
+// (so that errors name the file), reads the file with read and closes it.
+func ReadFile[T any](path string, name *string, read func(io.Reader) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	if *name == "" {
+		*name = path
+	}
+	return read(f)
 }
