@@ -352,3 +352,86 @@ bad:
 	MOVB $0x00, AL
 	MOVB AL, ret+128(FP)
 	RET
+
+// func axpyAvgDenseF32AVX2(a float32, ca float64, x []float32, w []float32, u []float64)
+// Requires: AVX, AVX2, SSE, SSE2
+TEXT ·axpyAvgDenseF32AVX2(SB), NOSPLIT, $0-88
+	MOVSS        a+0(FP), X0
+	MOVSD        ca+8(FP), X1
+	VBROADCASTSS X0, Y2
+	VBROADCASTSD X1, Y3
+	MOVQ         x_base+16(FP), AX
+	MOVQ         w_base+40(FP), CX
+	MOVQ         u_base+64(FP), DX
+	MOVQ         x_len+24(FP), BX
+
+loop16:
+	CMPQ      BX, $0x00000010
+	JL        loop8
+	VMULPS    (AX), Y2, Y4
+	VADDPS    (CX), Y4, Y4
+	VMOVUPS   Y4, (CX)
+	VCVTPS2PD (AX), Y4
+	VMULPD    Y3, Y4, Y4
+	VADDPD    (DX), Y4, Y4
+	VMOVUPD   Y4, (DX)
+	VCVTPS2PD 16(AX), Y4
+	VMULPD    Y3, Y4, Y4
+	VADDPD    32(DX), Y4, Y4
+	VMOVUPD   Y4, 32(DX)
+	VMULPS    32(AX), Y2, Y4
+	VADDPS    32(CX), Y4, Y4
+	VMOVUPS   Y4, 32(CX)
+	VCVTPS2PD 32(AX), Y4
+	VMULPD    Y3, Y4, Y4
+	VADDPD    64(DX), Y4, Y4
+	VMOVUPD   Y4, 64(DX)
+	VCVTPS2PD 48(AX), Y4
+	VMULPD    Y3, Y4, Y4
+	VADDPD    96(DX), Y4, Y4
+	VMOVUPD   Y4, 96(DX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000080, DX
+	SUBQ      $0x00000010, BX
+	JMP       loop16
+
+loop8:
+	CMPQ      BX, $0x00000008
+	JL        scalar
+	VMULPS    (AX), Y2, Y2
+	VADDPS    (CX), Y2, Y2
+	VMOVUPS   Y2, (CX)
+	VCVTPS2PD (AX), Y2
+	VMULPD    Y3, Y2, Y2
+	VADDPD    (DX), Y2, Y2
+	VMOVUPD   Y2, (DX)
+	VCVTPS2PD 16(AX), Y2
+	VMULPD    Y3, Y2, Y2
+	VADDPD    32(DX), Y2, Y2
+	VMOVUPD   Y2, 32(DX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000008, BX
+
+scalar:
+	TESTQ     BX, BX
+	JZ        done
+	VMOVSS    (AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (CX), X3, X3
+	VMOVSS    X3, (CX)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (DX), X2, X2
+	VMOVSD    X2, (DX)
+	ADDQ      $0x00000004, AX
+	ADDQ      $0x00000004, CX
+	ADDQ      $0x00000008, DX
+	SUBQ      $0x00000001, BX
+	JMP       scalar
+
+done:
+	VZEROUPPER
+	RET

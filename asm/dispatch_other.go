@@ -45,7 +45,8 @@ func axpyAvg4F32Checked(float32, float64, []float32, []int32, []float64)        
 func axpyAvgStrideF32Checked(float32, float64, []float32, []int32, int, []float32, []float64) {
 	unreachable()
 }
-func addScoresAVX512Checked([]float32, []int32, []float32, []float32) { unreachable() }
+func axpyAvgDenseF32AVX2(float32, float64, []float32, []float32, []float64) { unreachable() }
+func addScoresAVX512Checked([]float32, []int32, []float32, []float32)       { unreachable() }
 
 func increasingI32AVX2([]int32) bool { unreachable(); return false }
 

@@ -2,8 +2,9 @@
 // axpy, scaling and sums of squares, and the sparse gather (DotInd) and
 // scatter (AxpyInd) that every sparse prediction and update goes through,
 // in float32 and float64, and the averaged perceptron's update of its
-// weights and float64 accumulator in one pass (AxpyAvgF32, AxpyAvg4F32)
-// and its final weights (AverageF32, QuotientF32).
+// weights and float64 accumulator in one pass (AxpyAvgF32, AxpyAvg4F32,
+// and AxpyAvgDenseF32 for dense rows) and its final weights (AverageF32,
+// QuotientF32).
 //
 // Each kernel has a portable Go version (the reference, whose doc comment is
 // the loop it computes) and, on amd64, AVX2+FMA and AVX-512 (F+VL, with

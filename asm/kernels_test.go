@@ -469,6 +469,12 @@ func TestLengthMismatchPanics(t *testing.T) {
 		"AxpyAvgStrideF32": func() {
 			AxpyAvgStrideF32(1, 1, make([]float32, 2), make([]int32, 3), 2, make([]float32, 9), nil)
 		},
+		"AxpyAvgDenseF32-w": func() {
+			AxpyAvgDenseF32(1, 1, make([]float32, 9), make([]float32, 8), make([]float64, 9))
+		},
+		"AxpyAvgDenseF32-u": func() {
+			AxpyAvgDenseF32(1, 1, make([]float32, 9), make([]float32, 9), make([]float64, 8))
+		},
 		"AverageF32":  func() { AverageF32(make([]float32, 3), make([]float32, 3), make([]float64, 2), 1) },
 		"QuotientF32": func() { QuotientF32(make([]float32, 3), make([]float64, 4), 1) },
 		"AxpyAvg4F32": func() { AxpyAvg4F32(1, 1, make([]float32, 2), make([]int32, 3), make([]float64, 18)) },

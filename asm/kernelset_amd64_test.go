@@ -23,10 +23,12 @@ func simdKernels(t Tier) *kernelSet {
 		axpyAvgF32:       axpyAvgF32Checked,
 		axpyAvg4F32:      axpyAvg4F32Checked,
 		axpyAvgStrideF32: axpyAvgStrideF32Checked,
-		addScoresF32:     addScoresF32Generic,
-		increasingI32:    increasingI32AVX2,
-		averageF32:       averageF32AVX2,
-		quotientF32:      quotientF32AVX2,
+		// Both SIMD tiers run the AVX2 kernel (see AxpyAvgDenseF32).
+		axpyAvgDenseF32: axpyAvgDenseF32AVX2,
+		addScoresF32:    addScoresF32Generic,
+		increasingI32:   increasingI32AVX2,
+		averageF32:      averageF32AVX2,
+		quotientF32:     quotientF32AVX2,
 		dotRowsF32: func(indptr []int64, ind []int32, val, w, out []float32) {
 			dotRowsF32Sized(AVX2, indptr, ind, val, w, out)
 		},

@@ -220,6 +220,23 @@ func axpyAvgF32Generic(a float32, ca float64, val []float32, ind []int32, w []fl
 	}
 }
 
+// axpyAvgDenseF32Generic computes, rounding every product before adding
+// it,
+//
+//	for i, v := range x {
+//		w[i] += a * v
+//		u[i] += ca * float64(v)
+//	}
+//
+// which is axpyAvgF32Generic with ind[k] = k.
+func axpyAvgDenseF32Generic(a float32, ca float64, x []float32, w []float32, u []float64) {
+	w, u = w[:len(x)], u[:len(x)]
+	for i, v := range x {
+		w[i] += float32(a * v)
+		u[i] += float64(ca * float64(v))
+	}
+}
+
 // axpyAvgStrideF32Generic computes, rounding every product before adding
 // it,
 //

@@ -258,6 +258,7 @@ func TestKernelsStayInFencedSlices(t *testing.T) {
 				AxpyAvgF32(0.5, 1, x, ind, y, y64)
 				AxpyAvg4F32(0.5, 1, x[:n/2], indQ[:n/2], y64)
 				AxpyAvgStrideF32(0.5, 1, x[:n/3], indQ[:n/3], 3, y, y64)
+				AxpyAvgDenseF32(0.5, 1, x, y, y64)
 				if n > 0 {
 					AddScoresF32(y, ind[:1], x[:1], fenced32(t, 1, atEnd))
 				}

@@ -351,6 +351,28 @@ func AxpyAvgF32(a float32, ca float64, val []float32, ind []int32, w []float32, 
 	axpyAvgF32Generic(a, ca, val, ind, w, u)
 }
 
+// AxpyAvgDenseF32 computes w[i] += a·x[i] and u[i] += ca·x[i] (in
+// float64) for every i < len(x): AxpyAvgF32's update of an averaged
+// perceptron on a dense row, with the same bits as AxpyAvgF32 over the
+// indices 0, 1, …, len(x)−1 on every tier (each product is rounded before
+// it is added), in vectors instead of one element at a time. Elements of
+// w and u past len(x) are left alone. It panics if w or u is shorter than
+// x. If x overlaps w, the result is unspecified (the vector tiers read
+// several values of x before they write w).
+func AxpyAvgDenseF32(a float32, ca float64, x []float32, w []float32, u []float64) {
+	if len(w) < len(x) || len(u) < len(x) {
+		panic(fmt.Sprintf("asm.AxpyAvgDenseF32: len(x) = %d but len(w) = %d, len(u) = %d", len(x), len(w), len(u)))
+	}
+	// The AVX-512 tier runs the AVX2 kernel too (every AVX-512 CPU has
+	// AVX2): no AVX-512 form of it has been written and tested on an
+	// AVX-512 machine.
+	if tier() != Generic {
+		axpyAvgDenseF32AVX2(a, ca, x, w, u)
+		return
+	}
+	axpyAvgDenseF32Generic(a, ca, x, w, u)
+}
+
 // AxpyAvg4F32 is AxpyAvgF32 on weights and accumulators interleaved in
 // 16-byte slots: w[j] is the float32 in the first four bytes of wu[2j]
 // (element 4j of a float32 view of wu, as DotInd4F32 reads it) and u[j]

@@ -225,3 +225,77 @@ func genAxpyAvgStride() {
 	RET()
 	retBad(0, false)
 }
+
+// genAxpyAvgDense: func(a float32, ca float64, x []float32, w []float32,
+// u []float64), the averaged perceptron's update on a dense row:
+// w[i] += a·x[i] and u[i] += ca·float64(x[i]) for every i < len(x); the
+// caller has checked that w and u are at least as long as x. It computes
+// genAxpyAvg's bits over the indices 0…n−1: every product is rounded
+// before it is added (VMULPS then VADDPS, VMULPD then VADDPD, no FMA),
+// and the float32-to-float64 conversion is exact, so lanes and scalar
+// tail agree with the Go loop element by element. A step takes 16 values:
+// two YMM of w and four of u, whose doubles come from widening each half
+// of x (VCVTPS2PD from memory). Then one vector of 8, then the scalar
+// tail. AVX2 only: the AVX-512 tier calls it too (see AxpyAvgDenseF32).
+func genAxpyAvgDense() {
+	TEXT("axpyAvgDenseF32AVX2", NOSPLIT, "func(a float32, ca float64, x []float32, w []float32, u []float64)")
+	Pragma("noescape")
+	ax := Load(Param("a"), XMM())
+	cx := Load(Param("ca"), XMM())
+	va, vc := YMM(), YMM()
+	VBROADCASTSS(ax, va)
+	VBROADCASTSD(cx, vc)
+	xp := ldGP(Param("x").Base())
+	wp := ldGP(Param("w").Base())
+	up := ldGP(Param("u").Base())
+	n := ldGP(Param("x").Len())
+	// vec8 updates the 8 values at element offset k from the pointers.
+	vec8 := func(k int) {
+		p := YMM()
+		VMULPS(Mem{Base: xp, Disp: 4 * k}, va, p)
+		VADDPS(Mem{Base: wp, Disp: 4 * k}, p, p)
+		VMOVUPS(p, Mem{Base: wp, Disp: 4 * k})
+		for h := 0; h < 2; h++ {
+			d := YMM()
+			VCVTPS2PD(Mem{Base: xp, Disp: 4 * (k + 4*h)}, d)
+			VMULPD(vc, d, d)
+			VADDPD(Mem{Base: up, Disp: 8 * (k + 4*h)}, d, d)
+			VMOVUPD(d, Mem{Base: up, Disp: 8 * (k + 4*h)})
+		}
+	}
+	advance := func(k int) {
+		ADDQ(U32(4*k), xp)
+		ADDQ(U32(4*k), wp)
+		ADDQ(U32(8*k), up)
+		SUBQ(U32(k), n)
+	}
+	Label("loop16")
+	CMPQ(n, U32(16))
+	JL(LabelRef("loop8"))
+	vec8(0)
+	vec8(8)
+	advance(16)
+	JMP(LabelRef("loop16"))
+	Label("loop8")
+	CMPQ(n, U32(8))
+	JL(LabelRef("scalar"))
+	vec8(0)
+	advance(8)
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	v, p, d := XMM(), XMM(), XMM()
+	VMOVSS(Mem{Base: xp}, v)
+	VMULSS(ax, v, p)
+	VADDSS(Mem{Base: wp}, p, p)
+	VMOVSS(p, Mem{Base: wp})
+	VCVTSS2SD(v, v, d)
+	VMULSD(cx, d, d)
+	VADDSD(Mem{Base: up}, d, d)
+	VMOVSD(d, Mem{Base: up})
+	advance(1)
+	JMP(LabelRef("scalar"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}

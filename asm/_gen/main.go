@@ -46,6 +46,7 @@ func main() {
 		genAxpyAvg(false)
 		genAxpyAvg(true)
 		genAxpyAvgStride()
+		genAxpyAvgDense()
 		Generate()
 		return
 	}
