@@ -127,7 +127,9 @@ func (f *fitter) row(i int32) sparse.Vector {
 
 // denseKernels makes a binary learner on dense rows take its dot product
 // with the dense kernel. (A variable so that tests can turn it off and
-// compare the dense fit with the sparse one bit for bit.)
+// compare the dense fit with the sparse one bit for bit: off, stepDense
+// takes the sparse step's product over the indices 0…n−1, and its
+// updates, whose dense kernels give the sparse ones' bits, still run.)
 var denseKernels = true
 
 // densePrefetchAhead is how many rows ahead of the one being learned a
@@ -142,7 +144,7 @@ const densePrefetchAhead = 2
 func (f *fitter) passDense(ctx context.Context, st *state, order []int32) (passStats, error) {
 	D, ind := f.D, f.all
 	sw := st.s.SampleWeight
-	fast := denseKernels && st.K == 1
+	fast := st.K == 1
 	var ps passStats
 	for p, i := range order {
 		if q := p + densePrefetchAhead; q < len(order) {
@@ -186,7 +188,12 @@ func (st *state) stepDense(ind []int32, x []float32, sc float32, cls int, weight
 	if st.cw != nil {
 		weight *= st.cw[cls]
 	}
-	dot := asm.DotF32(x, st.w)
+	var dot float32
+	if denseKernels {
+		dot = asm.DotF32(x, st.w)
+	} else {
+		dot = asm.DotIndF32(x, ind, st.w)
+	}
 	if st.s.Normalize {
 		dot *= sc
 	}
@@ -199,19 +206,19 @@ func (st *state) stepDense(ind []int32, x []float32, sc float32, cls int, weight
 }
 
 // updateDense is update1 for a dense row x of the learner's width, with
-// the same bits (TestDenseUpdateBits): the plain learner's weights move
-// by the dense kernel asm.AxpyF32, which multiplies and adds every value
-// as asm.AxpyIndF32 does. The averaged learner's weights and accumulators
-// take update1's kernel over the indices 0…n−1: a Go loop without the
-// indices measured slower than that kernel (the float32-to-float64
-// conversions are scalar either way).
+// the same bits: the plain learner's weights move by the dense kernel
+// asm.AxpyF32, which multiplies and adds every value as asm.AxpyIndF32
+// does (TestDenseUpdateBits); the averaged learner's weights and
+// accumulators by asm.AxpyAvgDenseF32, which gives asm.AxpyAvgF32's bits
+// over the indices 0…n−1 in vectors rather than one value at a time.
 func (st *state) updateDense(ind []int32, x []float32, a, ax float32, svRow int) {
-	if st.u != nil {
-		st.update1(ind, x, a, ax, svRow)
-		return
-	}
 	st.b[0] += a * st.bb
-	asm.AxpyF32(ax, x, st.w)
+	if st.u != nil {
+		asm.AxpyAvgDenseF32(ax, st.clock()*float64(ax), x, st.w, st.u)
+		st.ub[0] += st.clock() * float64(a) * float64(st.bb)
+	} else {
+		asm.AxpyF32(ax, x, st.w)
+	}
 	st.logVote(ind, x, svRow, 0, -1, a)
 }
 
