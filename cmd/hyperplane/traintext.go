@@ -73,7 +73,16 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
 	r.Text = featurizerLine(f)
 	r.announce(o.env.Stdout, o, distinct(d.Y))
-	if done, err := r.crossValidate(d, cfg, o); done || err != nil {
+	cv := func() (*cvJSON, error) {
+		c := corpus
+		if c == nil {
+			if c, err = text.ReadFile(path, tt.read(path)); err != nil {
+				return nil, err
+			}
+		}
+		return crossValidateText(c, tt.cfg, cfg, o)
+	}
+	if done, err := r.crossValidateWith(o, cv); done || err != nil {
 		return err
 	}
 	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)

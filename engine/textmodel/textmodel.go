@@ -109,6 +109,11 @@ func Fit(ctx context.Context, docs, labels []string, cfg Config) (*Model, []engi
 	for i := range docs {
 		c.Docs[i] = text.Doc{Label: labels[i], Text: docs[i]}
 	}
+	return fitCorpus(ctx, c, cfg)
+}
+
+// fitCorpus is Fit on a corpus.
+func fitCorpus(ctx context.Context, c *text.Corpus, cfg Config) (*Model, []engine.EpochStats, error) {
 	f, err := text.Fit(c, cfg.Text)
 	if err != nil {
 		return nil, nil, err
