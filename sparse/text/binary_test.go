@@ -103,3 +103,30 @@ func TestBuildHashIndex(t *testing.T) {
 		}
 	}
 }
+
+// Term gives vocabulary terms by feature, nothing with hashing or out of
+// range.
+func TestTerm(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	c := testCorpus(r, 50)
+	f, err := Fit(c, Config{Vocabulary: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := f.Vocabulary()
+	for j, want := range v {
+		if got, ok := f.Term(j); !ok || got != want {
+			t.Fatalf("Term(%d) = %q, %v; want %q", j, got, ok, want)
+		}
+	}
+	if _, ok := f.Term(len(v)); ok {
+		t.Error("Term past the vocabulary")
+	}
+	if _, ok := f.Term(-1); ok {
+		t.Error("Term(-1)")
+	}
+	h, _ := Fit(c, Config{Bits: 8})
+	if _, ok := h.Term(0); ok {
+		t.Error("Term with hashing")
+	}
+}
