@@ -80,16 +80,17 @@ func inspect(stdout io.Writer, path string, m *textmodel.Model, n int, asJSON bo
 	if c, ok := m.Calibration(); ok {
 		res.Calibration = c.String()
 	}
-	if lm, ok := m.Classifier().(*engine.Model); ok {
+	lm, linear := m.Classifier().(*engine.Model)
+	if linear {
 		res.Learner = learnerName(lm.Algorithm.String(), lm.Rule.String())
-	} else {
-		res.Learner = "kernel perceptron"
+	} else if km, ok := m.Classifier().(*engine.KernelModel); ok {
+		res.Learner = learnerName(km.Algorithm.String(), km.Rule.String()) + ", kernel " + km.Kernel.String() + ", " + commas(int64(km.NumSV())) + " support vectors"
 	}
 	first := 0
 	if len(res.Labels) == 2 {
 		first = 1
 	}
-	for i := first; i < len(res.Labels); i++ {
+	for i := first; i < len(res.Labels) && linear && lm.Votes == nil; i++ {
 		toward, against, err := m.Top(i, n)
 		if err != nil {
 			return err

@@ -43,6 +43,11 @@ func CrossValidate(ctx context.Context, docs, labels []string, cfg Config, k int
 		return nil, err
 	}
 	cfg.Learner.OnEpoch = nil
+	if cfg.Kernel != nil {
+		kc := *cfg.Kernel
+		kc.OnEpoch, kc.OnKernelEpoch = nil, nil
+		cfg.Kernel = &kc
+	}
 	cfg.NoCalibration = true
 	res := make([]engine.FoldResult, k)
 	errs := make([]error, k)

@@ -73,3 +73,32 @@ func TestCrossValidateRefitsPerFold(t *testing.T) {
 		t.Errorf("one fold: %v", err)
 	}
 }
+
+// Config.Kernel trains a kernel model, calibrated as a linear one is.
+func TestFitKernel(t *testing.T) {
+	docs, labels := corpus(300)
+	kc := engine.KernelConfig{Config: engine.Config{Epochs: 3}}
+	m, _, err := Fit(context.Background(), docs, labels, Config{Text: text.Config{NGrams: 2, IDF: true}, Kernel: &kc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Classifier().(*engine.KernelModel); !ok {
+		t.Fatalf("Config.Kernel gave a %T", m.Classifier())
+	}
+	if _, ok := m.Calibration(); !ok {
+		t.Error("not calibrated")
+	}
+	test, want := corpus(60)
+	if got := m.ClassifyBatch(test, nil); !slices.Equal(got, want) {
+		t.Errorf("a kernel model misclassifies separable topics: %d of %d right", countEqual(got, want), len(want))
+	}
+}
+
+func countEqual(a, b []string) (n int) {
+	for i := range a {
+		if a[i] == b[i] {
+			n++
+		}
+	}
+	return n
+}
