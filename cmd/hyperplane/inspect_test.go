@@ -53,3 +53,20 @@ func TestInspectNumbered(t *testing.T) {
 		t.Errorf("inspect of a kernel model: exit %d\n%s%s", code, out, e)
 	}
 }
+
+// -proba on a model of numbered features, which holds no calibration,
+// is refused with what to do instead.
+func TestPredictProbaNeedsCalibration(t *testing.T) {
+	train, test := threeClassFiles(t)
+	model := filepath.Join(t.TempDir(), "m.hpm")
+	if code, _, e := runCmd("train", "-epochs", "5", "-o", model, train); code != 0 {
+		t.Fatalf("train: %s", e)
+	}
+	code, out, e := runCmd("predict", "-model", model, "-proba", test)
+	if code != 2 || out != "" || !strings.Contains(e, "model of numbered features") || !strings.Contains(e, "-scores") {
+		t.Errorf("predict -proba with a .hpm: exit %d, %q, %q", code, out, e)
+	}
+	if code, _, e := runCmd("predict", "-model", model, "-scores", test); code != 0 {
+		t.Errorf("predict -scores: exit %d: %s", code, e)
+	}
+}
