@@ -135,7 +135,7 @@ func TestCalibration(t *testing.T) {
 		t.Errorf("read back: calibration %v, %v; want %v", bc, ok, c)
 	}
 	// Version 2 files, with a JSON featurizer, still read, calibrated, as
-	// do version 3 files whose featurizer part is compressed.
+	// do version 3 files whose featurizer part is not compressed.
 	for _, v := range []uint16{2, 3} {
 		old, err := Read(bytes.NewReader(oldVersion(t, buf.Bytes(), v)))
 		if err != nil {
@@ -212,23 +212,26 @@ func TestCalibrationBinary(t *testing.T) {
 // oldVersion turns a version 3 file into the version 1 or 2 form: the
 // featurizer as its JSON document (compressed in version 2), version 1
 // without the calibration and names parts, and the checksum redone.
-// Version 3 gives the file with its featurizer part compressed.
+// Version 3 gives the file with its featurizer part uncompressed.
 func oldVersion(t testing.TB, v3 []byte, version uint16) []byte {
 	t.Helper()
 	f := binary.LittleEndian.Uint64(v3[8:])
+	fb, err := io.ReadAll(flate.NewReader(bytes.NewReader(v3[16 : 16+f])))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var fz text.Featurizer
-	if err := fz.UnmarshalBinary(v3[16 : 16+f]); err != nil {
+	if err := fz.UnmarshalBinary(fb); err != nil {
 		t.Fatal(err)
 	}
 	var feat bytes.Buffer
 	var w io.Writer = &feat
 	var fw *flate.Writer
-	if version >= 2 {
+	if version == 2 {
 		fw, _ = flate.NewWriter(&feat, flate.BestSpeed)
 		w = fw
 	}
 	if version == 3 {
-		fb, _ := fz.MarshalBinary()
 		w.Write(fb)
 	} else if _, err := fz.WriteTo(w); err != nil {
 		t.Fatal(err)
@@ -245,7 +248,7 @@ func oldVersion(t testing.TB, v3 []byte, version uint16) []byte {
 	}
 	out := slices.Clone(v3[:8])
 	binary.LittleEndian.PutUint16(out[4:], version)
-	binary.LittleEndian.PutUint16(out[6:], map[uint16]uint16{1: 0, 2: 1, 3: 1}[version])
+	binary.LittleEndian.PutUint16(out[6:], map[uint16]uint16{1: 0, 2: 1, 3: 0}[version])
 	out = binary.LittleEndian.AppendUint64(out, uint64(feat.Len()))
 	out = append(out, feat.Bytes()...)
 	out = append(out, rest...)
