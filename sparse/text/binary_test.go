@@ -130,3 +130,50 @@ func TestTerm(t *testing.T) {
 		t.Error("Term with hashing")
 	}
 }
+
+// FuzzUnmarshalBinary: any input to Featurizer.UnmarshalBinary is a
+// featurizer that makes valid rows, or an error wrapping ErrFormat or
+// budget.ErrExceeded, never a panic; the seeds are every kind of
+// featurizer in the binary form.
+//
+//	go test -run '^$' -fuzz '^FuzzUnmarshalBinary$' -fuzztime 60s ./sparse/text/
+func FuzzUnmarshalBinary(f *testing.F) {
+	c := &Corpus{Docs: []Doc{{Label: "a", Text: "red apple pie"}, {Label: "b", Text: "blue sky pie"}, {Label: "-1.5", Text: "red sky"}}}
+	for _, cfg := range []Config{{}, {NGrams: 2, Bits: 8, TF: Log, IDF: true}, {Vocabulary: true, MinDF: 1},
+		{NGrams: 3, Vocabulary: true, IDF: true}, {NGrams: 2, Bits: 24, IDF: true}, {Vocabulary: true, IDF: true, MaxFeatures: 3}} {
+		ft, err := Fit(c, cfg)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, err := ft.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(binMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer budget.Set(budget.Set(256 << 20))
+		var ft Featurizer
+		if err := ft.UnmarshalBinary(data); err != nil {
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, budget.ErrExceeded) {
+				t.Fatalf("error %v is neither ErrFormat nor budget.ErrExceeded", err)
+			}
+			return
+		}
+		v := ft.Transform("Red apple, blue SKY pie! ünï 42")
+		if err := v.Validate(); err != nil || v.Dim != ft.Dim() {
+			t.Fatalf("read featurizer makes an invalid row %+v (dim %d): %v", v, ft.Dim(), err)
+		}
+		// What reads back writes the same bytes, up to the JSON header's
+		// spelling, and reads back again.
+		b, err := ft.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g Featurizer
+		if err := g.UnmarshalBinary(b); err != nil {
+			t.Fatalf("a featurizer read back does not read again: %v", err)
+		}
+	})
+}
