@@ -10,6 +10,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 // cvJSON is what train -cv measured.
@@ -25,10 +26,28 @@ type cvJSON struct {
 // which prints them with the rest). Each fold trains on one core unless
 // -threads asks for more; the folds run side by side on the cores.
 func crossValidate(d *sparse.Dataset, cfg engine.Config, o trainOpts) (*cvJSON, error) {
+	cfg.OnEpoch = nil
+	return runFolds(o, func() ([]engine.FoldResult, error) { return engine.CrossValidate(o.ctx, d.X, d.Y, cfg, o.cv) })
+}
+
+// crossValidateText runs train -cv on raw labelled text: each fold fits
+// its own featurizer on its training documents, so that the held-out
+// text shapes neither the vocabulary nor the IDF.
+func crossValidateText(c *text.Corpus, tcfg text.Config, cfg engine.Config, o trainOpts) (*cvJSON, error) {
+	docs, labels := make([]string, len(c.Docs)), make([]string, len(c.Docs))
+	for i, d := range c.Docs {
+		docs[i], labels[i] = d.Text, d.Label
+	}
+	return runFolds(o, func() ([]engine.FoldResult, error) {
+		return textmodel.CrossValidate(o.ctx, docs, labels, textmodel.Config{Text: tcfg, Learner: cfg}, o.cv)
+	})
+}
+
+// runFolds times run, the folds, and prints their figures.
+func runFolds(o trainOpts, run func() ([]engine.FoldResult, error)) (*cvJSON, error) {
 	stdout := o.env.Stdout
 	t0 := time.Now()
-	cfg.OnEpoch = nil
-	res, err := engine.CrossValidate(o.ctx, d.X, d.Y, cfg, o.cv)
+	res, err := run()
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@
 //	hyperplane eval -model M F evaluate a saved model
 //	hyperplane convert IN OUT  text → features, LIBSVM ↔ binary cache
 //	hyperplane predict -model M F  one prediction per row (-proba, -k, -explain)
-//	hyperplane inspect MODEL   a text model's settings and heaviest terms per label
+//	hyperplane inspect MODEL   a model's settings and heaviest features (a text model's terms) per label
 //	hyperplane gen OUT         synthetic data (text-like, or separable)
 //	hyperplane experiment convergence|variants  the mistake bound measured; learning curves
 //	hyperplane bench [-o R.json] | bench compare A.json B.json  the suite, across CPUs

@@ -26,7 +26,8 @@ text model trained from raw text) and writes one line per row of FILE
 tab and the decision value (for a binary model w·x+b, > 0 meaning the
 larger label; for a multiclass model the winning class's score); with
 -proba a tab and the label's probability (text models, which hold their
-calibration); with -k N the N most likely labels, best first, each with
+calibration; a model of numbered features holds none, and -proba with it
+is refused rather than passing raw margins off as probabilities); with -k N the N most likely labels, best first, each with
 its score or probability after a tab when -scores or -proba asks; with
 -explain N (text models) a tab and the N terms of the document that
 weigh most in its label's score, each quoted and followed by its
@@ -92,7 +93,7 @@ of the files read.`,
 			}
 			names = tm.Featurizer()
 		} else if *proba || *explain > 0 {
-			return usageError("-proba and -explain need a text model (train on raw text), which holds its calibration and its terms")
+			return usageError("-proba and -explain need a text model (train on raw text -o M.hptm), which holds its calibration and its terms; %s is a model of numbered features, with neither (-scores gives its raw scores)", *model)
 		}
 		if *feat != "" {
 			if names, err = text.Load(*feat); err != nil {

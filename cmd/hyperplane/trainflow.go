@@ -201,10 +201,15 @@ func fitFailed(ctx context.Context, path string, err error, haveModel bool) erro
 // crossValidate runs -cv, if asked, into r; done says that it was all
 // that was asked (no final model), the report then printed.
 func (r *trainResult) crossValidate(d *sparse.Dataset, cfg engine.Config, o trainOpts) (done bool, err error) {
+	return r.crossValidateWith(o, func() (*cvJSON, error) { return crossValidate(d, cfg, o) })
+}
+
+// crossValidateWith is crossValidate with the folds run by cv.
+func (r *trainResult) crossValidateWith(o trainOpts, cv func() (*cvJSON, error)) (done bool, err error) {
 	if o.cv == 0 {
 		return false, nil
 	}
-	if r.CV, err = crossValidate(d, cfg, o); err != nil {
+	if r.CV, err = cv(); err != nil {
 		return true, err
 	}
 	if o.final() {

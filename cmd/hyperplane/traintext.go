@@ -31,6 +31,7 @@ type textTrain struct {
 	read    func(name string) text.ReadOptions
 	noCalib bool
 	holdout float64
+	kernel  *kernelOpts // -kernel: a kernel model instead of a linear one
 }
 
 // trainText fits a featurizer on the labelled text at path, trains and
@@ -73,7 +74,16 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
 	r.Text = featurizerLine(f)
 	r.announce(o.env.Stdout, o, distinct(d.Y))
-	if done, err := r.crossValidate(d, cfg, o); done || err != nil {
+	cv := func() (*cvJSON, error) {
+		c := corpus
+		if c == nil {
+			if c, err = text.ReadFile(path, tt.read(path)); err != nil {
+				return nil, err
+			}
+		}
+		return crossValidateText(c, tt.cfg, cfg, o)
+	}
+	if done, err := r.crossValidateWith(o, cv); done || err != nil {
 		return err
 	}
 	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
@@ -81,12 +91,37 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 		cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
 	}
 	t1 := time.Now()
-	m, stats, err := textmodel.FitFeatures(o.ctx, f, d, textmodel.Config{Learner: cfg, NoCalibration: true})
+	tc := textmodel.Config{Learner: cfg, NoCalibration: true}
+	var m *textmodel.Model
+	var stats []engine.EpochStats
+	if tt.kernel != nil {
+		kc := kernelConfig(cfg, *tt.kernel)
+		tc.Kernel = &kc
+		var km *engine.KernelModel
+		var ks []engine.KernelEpochStats
+		if km, ks, err = engine.FitKernel(o.ctx, d.X, d.Y, kc); km != nil {
+			r.Kernel, r.SupportVectors = km.Kernel.String(), km.NumSV()
+			var err2 error
+			if m, err2 = textmodel.New(f, km); err2 != nil {
+				return err2
+			}
+		}
+		for _, s := range ks {
+			stats = append(stats, s.EpochStats)
+		}
+		if n := len(ks); n > 0 {
+			g := ks[n-1].Gram
+			r.Gram = &g
+		}
+	} else {
+		m, stats, err = textmodel.FitFeatures(o.ctx, f, d, tc)
+	}
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	if err == nil && !tt.noCalib {
 		t2 := time.Now()
-		err = m.CalibrateHoldout(o.ctx, d.X, d.Y, textmodel.Config{Learner: cfg, Holdout: tt.holdout})
+		tc.NoCalibration, tc.Holdout = false, tt.holdout
+		err = m.CalibrateHoldout(o.ctx, d.X, d.Y, tc)
 		r.CalibrationSeconds = time.Since(t2).Seconds()
 	}
 	if err := fitFailed(o.ctx, path, err, m != nil); err != nil {
@@ -96,10 +131,12 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	if err == nil {
 		// Names for the heaviest features, for inspect and -explain: a
 		// second read of the training text (a stream was kept).
-		if corpus == nil && !f.Config().Vocabulary {
+		// A kernel model has no weights of features to name.
+		_, linear := m.Classifier().(*engine.Model)
+		if linear && corpus == nil && !f.Config().Vocabulary {
 			corpus, err = text.ReadFile(path, tt.read(path))
 		}
-		if err == nil {
+		if linear && err == nil {
 			err = m.NameFeatures(corpus, namesPerLabel, 3)
 		}
 		if err != nil {

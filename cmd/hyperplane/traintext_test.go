@@ -104,7 +104,7 @@ func TestTrainRawText(t *testing.T) {
 		{[]string{"predict", "-model", model, "-featurizer", model, "x.txt"}, 2, "holds its featurizer"},
 		{[]string{"predict", "-model", model, "-proba", "-scores", "x.txt"}, 2, "give one"},
 		{[]string{"inspect", writeFile(t, dir, "x.hpm", "")}, 1, "x.hpm"},
-		{[]string{"train", "-stream", tr}, 2, "raw text trains a linear model in memory"},
+		{[]string{"train", "-stream", tr}, 2, "raw text trains in memory"},
 		{[]string{"train", "-ngrams", "3", writeFile(t, dir, "d.svm", "1 1:1\n-1 2:1\n")}, 2, "the text flags apply to raw text"},
 		{[]string{"train", "-vocab=false", "-min-df", "2", tr}, 2, "MinDF and MaxFeatures need Vocabulary"},
 		{[]string{"train", "-cv", "1", tr}, 2, "1 folds"},
@@ -146,5 +146,34 @@ func TestTrainCV(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "m.hpm")); err != nil {
 		t.Errorf("-cv with -o: %v", err)
+	}
+}
+
+// train -kernel on raw text writes a text model holding a calibrated
+// kernel model: predict classifies new text with it, inspect describes
+// it, and -explain, which needs feature weights, says that it cannot.
+func TestTrainRawTextKernel(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 100)
+	te := reviews(t, dir, "test.jsonl", 20)
+	model := filepath.Join(dir, "k.hptm")
+	code, out, e := runCmd("train", "-kernel", "poly:degree=2,gamma=1,coef0=1", "-test", te, "-o", model, tr)
+	if code != 0 {
+		t.Fatalf("train -kernel: %s", e)
+	}
+	for _, want := range []string{"kernel poly:degree=2", "support vectors", "calibration: platt(", "accuracy 1.0000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("train -kernel's report lacks %q:\n%s", want, out)
+		}
+	}
+	newText := writeFile(t, dir, "new.txt", "a great and lovely film\nawful, dreadful, poor\n")
+	if code, out, e := runCmd("predict", "-model", model, newText); code != 0 || out != "pos\nneg\n" {
+		t.Errorf("predict with a kernel text model: exit %d, %q %s", code, out, e)
+	}
+	if code, out, e := runCmd("inspect", model); code != 0 || !strings.Contains(out, "kernel poly:degree=2") || strings.Contains(out, "toward") {
+		t.Errorf("inspect of a kernel text model: exit %d\n%s%s", code, out, e)
+	}
+	if code, _, e := runCmd("predict", "-model", model, "-explain", "2", newText); code == 0 || !strings.Contains(e, "not linear") {
+		t.Errorf("predict -explain with a kernel model: exit %d, %s", code, e)
 	}
 }

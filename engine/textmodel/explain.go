@@ -168,9 +168,9 @@ func (m *Model) Top(i, n int) (toward, against []Weighted, err error) {
 // termsOf returns the names m keeps for feature j; with a vocabulary its
 // term.
 func (m *Model) termsOf(j int32) []text.NamedTerm {
-	if v := m.featurizer.Vocabulary(); v != nil {
-		if int(j) < len(v) {
-			return []text.NamedTerm{{Text: v[j], Sign: 1}}
+	if m.featurizer.Config().Vocabulary {
+		if t, ok := m.featurizer.Term(int(j)); ok {
+			return []text.NamedTerm{{Text: t, Sign: 1}}
 		}
 		return nil
 	}

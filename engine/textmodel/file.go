@@ -1,16 +1,18 @@
 package textmodel
 
-// The file, version 2, little-endian:
+// The file, version 3, little-endian:
 //
 //	offset  size  field
 //	0       4     magic "HPTM"
-//	4       2     format version (uint16, 2)
+//	4       2     format version (uint16, 3)
 //	6       2     flags (uint16): bit 0, the featurizer part is DEFLATE
-//	              compressed (RFC 1951); others 0
+//	              compressed (RFC 1951); others 0. This build compresses
+//	              at the fastest level: a front-coded vocabulary still
+//	              shrinks by about a half, and inflating it costs a small
+//	              part of the reading
 //	8       8     featurizer length F (uint64), as stored
-//	16      F     the featurizer, as text.Featurizer.WriteTo writes it
-//	              (compressed with flag bit 0: a vocabulary is text that
-//	              shrinks to about a quarter)
+//	16      F     the featurizer, as text.Featurizer.MarshalBinary writes
+//	              it
 //	        8     model length M (uint64)
 //	        M     the model, as engine.Model or engine.KernelModel WriteTo
 //	              writes it (told apart by their own magic)
@@ -22,20 +24,24 @@ package textmodel
 //	              text.Names.MarshalBinary writes them
 //	        4     CRC-32C (Castagnoli) of every byte before it
 //
-// Version 1 is the same without the calibration and the names. The parts keep their own
+// Version 2 is the same with the featurizer as text.Featurizer.WriteTo
+// writes it, a JSON document (compressed with flag bit 0, to about a
+// quarter), which is several times slower to read;
+// version 1 is version 2 without the calibration and the names. The parts keep their own
 // versions and checks; a reader checks the lengths against the memory
 // budget before reading them.
 
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
+
+	"github.com/klauspost/compress/flate"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
@@ -50,7 +56,7 @@ var ErrFormat = errors.New("textmodel: bad text model file")
 
 const (
 	fileMagic   = "HPTM"
-	fileVersion = 2
+	fileVersion = 3
 	flagDeflate = 1 << 0 // the featurizer part is compressed
 	// maxCalibration bounds the calibration part: it holds a few numbers.
 	maxCalibration = 1 << 10
@@ -61,17 +67,23 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 // WriteTo writes m to w in the text model format and returns the bytes
 // written.
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
-	var feat, model bytes.Buffer
-	fw, err := flate.NewWriter(&feat, flate.DefaultCompression)
+	fb, err := m.featurizer.MarshalBinary()
 	if err != nil {
 		return 0, err
 	}
-	if _, err := m.featurizer.WriteTo(fw); err != nil {
+	var fz bytes.Buffer
+	fw, err := flate.NewWriter(&fz, flate.BestSpeed)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := fw.Write(fb); err != nil {
 		return 0, err
 	}
 	if err := fw.Close(); err != nil {
 		return 0, err
 	}
+	feat := fz.Bytes()
+	var model bytes.Buffer
 	if _, err := m.classifier.WriteTo(&model); err != nil {
 		return 0, err
 	}
@@ -92,9 +104,9 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	copy(hdr[:], fileMagic)
 	binary.LittleEndian.PutUint16(hdr[4:], fileVersion)
 	binary.LittleEndian.PutUint16(hdr[6:], flagDeflate)
-	binary.LittleEndian.PutUint64(hdr[8:], uint64(feat.Len()))
+	binary.LittleEndian.PutUint64(hdr[8:], uint64(len(feat)))
 	bw.Write(hdr[:])
-	bw.Write(feat.Bytes())
+	bw.Write(feat)
 	var n [8]byte
 	binary.LittleEndian.PutUint64(n[:], uint64(model.Len()))
 	bw.Write(n[:])
@@ -113,7 +125,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if _, err := w.Write(sum[:]); err != nil {
 		return 0, err
 	}
-	return int64(16 + feat.Len() + 8 + model.Len() + 8 + len(cal) + 8 + len(names) + 4), nil
+	return int64(16 + len(feat) + 8 + model.Len() + 8 + len(cal) + 8 + len(names) + 4), nil
 }
 
 // Save writes m to path atomically: on any error an existing file there
@@ -139,13 +151,14 @@ func Read(r io.Reader) (*Model, error) {
 	if _, err := io.ReadFull(tr, hdr[:]); err != nil {
 		return nil, bad("header: %v", err)
 	}
+	version, flags := binary.LittleEndian.Uint16(hdr[4:]), binary.LittleEndian.Uint16(hdr[6:])
 	switch {
 	case string(hdr[:4]) != fileMagic:
 		return nil, bad("not a text model file (magic %q, want %q)", hdr[:4], fileMagic)
-	case binary.LittleEndian.Uint16(hdr[4:]) != 1 && binary.LittleEndian.Uint16(hdr[4:]) != fileVersion:
-		return nil, bad("format version %d, this build reads 1 and %d", binary.LittleEndian.Uint16(hdr[4:]), fileVersion)
-	case binary.LittleEndian.Uint16(hdr[6:])&^flagDeflate != 0 || (binary.LittleEndian.Uint16(hdr[4:]) == 1 && binary.LittleEndian.Uint16(hdr[6:]) != 0):
-		return nil, bad("unknown flags %#x", binary.LittleEndian.Uint16(hdr[6:]))
+	case version < 1 || version > fileVersion:
+		return nil, bad("format version %d, this build reads 1 to %d", version, fileVersion)
+	case flags&^flagDeflate != 0 || version == 1 && flags != 0:
+		return nil, bad("unknown flags %#x", flags)
 	}
 	part := func(n uint64, what string) ([]byte, error) {
 		if err := budget.Check(0, int64(min(n, 1<<62)), "reading the "+what); err != nil {
@@ -170,12 +183,23 @@ func Read(r io.Reader) (*Model, error) {
 	if _, err := io.ReadFull(tr, n[:]); err != nil {
 		return nil, bad("model length: %v", err)
 	}
-	model, err := part(binary.LittleEndian.Uint64(n[:]), "model")
-	if err != nil {
+	// The classifier is decoded as it streams by, not copied whole
+	// first: it has its own checksum and memory budget checks, and its
+	// weights are the bulk of the file.
+	mlen := binary.LittleEndian.Uint64(n[:])
+	if err := budget.Check(0, int64(min(mlen, 1<<62)), "reading the model"); err != nil {
 		return nil, err
 	}
+	mr := io.LimitReader(tr, int64(min(mlen, 1<<62)))
+	c, err := engine.ReadClassifier(mr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: model: %w", ErrFormat, err)
+	}
+	if k, _ := io.Copy(io.Discard, mr); k != 0 {
+		return nil, bad("model: %d bytes after it", k)
+	}
 	var cal, names []byte
-	if binary.LittleEndian.Uint16(hdr[4:]) >= 2 {
+	if version >= 2 {
 		if _, err := io.ReadFull(tr, n[:]); err != nil {
 			return nil, bad("calibration length: %v", err)
 		}
@@ -201,20 +225,28 @@ func Read(r io.Reader) (*Model, error) {
 		return nil, bad("checksum mismatch: the file is corrupt")
 	}
 	var fr io.Reader = bytes.NewReader(feat)
-	if binary.LittleEndian.Uint16(hdr[6:])&flagDeflate != 0 {
+	if flags&flagDeflate != 0 {
 		// The featurizer's reader checks what it allocates against the
 		// memory budget as it reads; the stream is cut there too.
 		zr := flate.NewReader(fr)
 		defer zr.Close()
 		fr = io.LimitReader(zr, budget.Default())
 	}
-	f, err := text.ReadFeaturizer(fr)
-	if err != nil {
+	var f *text.Featurizer
+	if version >= 3 {
+		fb := feat
+		if flags&flagDeflate != 0 {
+			fb, err = readAllSized(fr, uint64(len(feat)))
+		}
+		if err == nil {
+			f = new(text.Featurizer)
+			err = f.UnmarshalBinary(fb)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
+		}
+	} else if f, err = text.ReadFeaturizer(fr); err != nil {
 		return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
-	}
-	c, err := engine.ReadClassifier(bytes.NewReader(model))
-	if err != nil {
-		return nil, err
 	}
 	m, err := New(f, c)
 	if err != nil {
@@ -252,4 +284,21 @@ func Load(path string) (*Model, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
+}
+
+// readAllSized reads r, a compressed part, to its end, at most the memory
+// budget's quarter, as text.ReadFeaturizer does. n is the stored size:
+// the buffer starts at a few times that, which saves the doublings of
+// io.ReadAll for a part of megabytes.
+func readAllSized(r io.Reader, n uint64) ([]byte, error) {
+	limit := budget.Default() / 4
+	n *= 4
+	buf := bytes.NewBuffer(make([]byte, 0, min(n+512, uint64(limit)+1)))
+	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > limit {
+		return nil, fmt.Errorf("%w: a featurizer of more than %s", budget.ErrExceeded, budget.Format(limit))
+	}
+	return buf.Bytes(), nil
 }

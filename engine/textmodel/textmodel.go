@@ -61,6 +61,12 @@ type Config struct {
 	// Text fits the featurizer; Learner trains the linear model.
 	Text    text.Config
 	Learner engine.Config
+	// Kernel, when not nil, trains a kernel model with it instead of
+	// Learner's linear one (Learner.Seed still draws the calibration's
+	// held-out documents). A kernel model costs a kernel evaluation per
+	// support vector for each document it classifies; on text it
+	// measured no more accurate than the linear model.
+	Kernel *engine.KernelConfig
 	// NoCalibration skips the calibration: Proba then gives the logistic
 	// (binary) or softmax (multiclass) of the raw scores.
 	NoCalibration bool
@@ -109,6 +115,11 @@ func Fit(ctx context.Context, docs, labels []string, cfg Config) (*Model, []engi
 	for i := range docs {
 		c.Docs[i] = text.Doc{Label: labels[i], Text: docs[i]}
 	}
+	return fitCorpus(ctx, c, cfg)
+}
+
+// fitCorpus is Fit on a corpus.
+func fitCorpus(ctx context.Context, c *text.Corpus, cfg Config) (*Model, []engine.EpochStats, error) {
 	f, err := text.Fit(c, cfg.Text)
 	if err != nil {
 		return nil, nil, err
@@ -129,7 +140,7 @@ func FitFeatures(ctx context.Context, f *text.Featurizer, d *sparse.Dataset, cfg
 	if !cfg.NoCalibration && !(cfg.Holdout >= 0 && cfg.Holdout <= 0.5) {
 		return nil, nil, fmt.Errorf("%w: Holdout = %v, want 0 to 0.5", engine.ErrConfig, cfg.Holdout)
 	}
-	lm, stats, err := engine.Fit(ctx, d.X, d.Y, cfg.Learner)
+	lm, stats, err := learn(ctx, d.X, d.Y, cfg)
 	if err != nil {
 		if lm != nil {
 			// Interrupted: the model so far, uncalibrated, with the error.
@@ -188,9 +199,13 @@ func (m *Model) CalibrateHoldout(ctx context.Context, X *sparse.CSR, y []float64
 	for j, i := range out {
 		yout[j] = y[i]
 	}
-	lcfg := cfg.Learner
-	lcfg.OnEpoch = nil
-	part, _, err := engine.Fit(ctx, X.SelectRows(in), yin, lcfg)
+	cfg.Learner.OnEpoch = nil
+	if cfg.Kernel != nil {
+		kc := *cfg.Kernel
+		kc.OnEpoch, kc.OnKernelEpoch = nil, nil
+		cfg.Kernel = &kc
+	}
+	part, _, err := learn(ctx, X.SelectRows(in), yin, cfg)
 	if err != nil {
 		return err
 	}
@@ -332,4 +347,25 @@ func (m *Model) ClassifyBatch(docs []string, dst []string) []string {
 	}
 	wg.Wait()
 	return dst
+}
+
+// learn trains cfg's classifier, linear or kernel, on X and y; a kernel
+// model's epoch figures come back without their kernel part.
+func learn(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (engine.Classifier, []engine.EpochStats, error) {
+	if cfg.Kernel == nil {
+		m, stats, err := engine.Fit(ctx, X, y, cfg.Learner)
+		if m == nil {
+			return nil, stats, err
+		}
+		return m, stats, err
+	}
+	km, ks, err := engine.FitKernel(ctx, X, y, *cfg.Kernel)
+	stats := make([]engine.EpochStats, len(ks))
+	for i, s := range ks {
+		stats[i] = s.EpochStats
+	}
+	if km == nil {
+		return nil, stats, err
+	}
+	return km, stats, err
 }

@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -133,8 +134,22 @@ func TestCalibration(t *testing.T) {
 	if bc, ok := back.Calibration(); !ok || bc != c {
 		t.Errorf("read back: calibration %v, %v; want %v", bc, ok, c)
 	}
+	// Version 2 files, with a JSON featurizer, still read, calibrated, as
+	// do version 3 files whose featurizer part is not compressed.
+	for _, v := range []uint16{2, 3} {
+		old, err := Read(bytes.NewReader(oldVersion(t, buf.Bytes(), v)))
+		if err != nil {
+			t.Fatalf("a version %d file: %v", v, err)
+		}
+		if bc, ok := old.Calibration(); !ok || bc != c {
+			t.Errorf("a version %d file: calibration %v, %v; want %v", v, bc, ok, c)
+		}
+		if !slices.Equal(old.ClassifyBatch(docs, nil), m.ClassifyBatch(docs, nil)) {
+			t.Errorf("the version %d file classifies differently", v)
+		}
+	}
 	// Version 1 files, which had no calibration, still read.
-	v1 := version1(t, buf.Bytes())
+	v1 := oldVersion(t, buf.Bytes(), 1)
 	old, err := Read(bytes.NewReader(v1))
 	if err != nil {
 		t.Fatalf("a version 1 file: %v", err)
@@ -194,22 +209,49 @@ func TestCalibrationBinary(t *testing.T) {
 	}
 }
 
-// version1 turns a version 2 file into the version 1 form: the
-// calibration part dropped and the checksum redone.
-func version1(t *testing.T, v2 []byte) []byte {
+// oldVersion turns a version 3 file into the version 1 or 2 form: the
+// featurizer as its JSON document (compressed in version 2), version 1
+// without the calibration and names parts, and the checksum redone.
+// Version 3 gives the file with its featurizer part uncompressed.
+func oldVersion(t testing.TB, v3 []byte, version uint16) []byte {
 	t.Helper()
-	f := binary.LittleEndian.Uint64(v2[8:])
-	feat, err := io.ReadAll(flate.NewReader(bytes.NewReader(v2[16 : 16+f])))
+	f := binary.LittleEndian.Uint64(v3[8:])
+	fb, err := io.ReadAll(flate.NewReader(bytes.NewReader(v3[16 : 16+f])))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mlen := binary.LittleEndian.Uint64(v2[16+f:])
-	out := slices.Clone(v2[:8])
-	binary.LittleEndian.PutUint16(out[4:], 1)
-	binary.LittleEndian.PutUint16(out[6:], 0) // uncompressed
-	out = binary.LittleEndian.AppendUint64(out, uint64(len(feat)))
-	out = append(out, feat...)
-	out = append(out, v2[16+f:16+f+8+mlen]...)
+	var fz text.Featurizer
+	if err := fz.UnmarshalBinary(fb); err != nil {
+		t.Fatal(err)
+	}
+	var feat bytes.Buffer
+	var w io.Writer = &feat
+	var fw *flate.Writer
+	if version == 2 {
+		fw, _ = flate.NewWriter(&feat, flate.BestSpeed)
+		w = fw
+	}
+	if version == 3 {
+		w.Write(fb)
+	} else if _, err := fz.WriteTo(w); err != nil {
+		t.Fatal(err)
+	}
+	if fw != nil {
+		fw.Close()
+	}
+	rest := v3[16+f:]
+	if version == 1 {
+		mlen := binary.LittleEndian.Uint64(rest)
+		rest = rest[:8+mlen]
+	} else {
+		rest = rest[:len(rest)-4]
+	}
+	out := slices.Clone(v3[:8])
+	binary.LittleEndian.PutUint16(out[4:], version)
+	binary.LittleEndian.PutUint16(out[6:], map[uint16]uint16{1: 0, 2: 1, 3: 0}[version])
+	out = binary.LittleEndian.AppendUint64(out, uint64(feat.Len()))
+	out = append(out, feat.Bytes()...)
+	out = append(out, rest...)
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crc32.MakeTable(crc32.Castagnoli)))
 }
 
@@ -240,6 +282,11 @@ func TestFileRoundTrip(t *testing.T) {
 		"magic":     append([]byte("HPXX"), data[4:]...),
 		"truncated": data[:len(data)/2],
 		"flipped":   append(append(slices.Clone(data[:40]), data[40]^1), data[41:]...),
+		"flipped in the model": func() []byte {
+			d := slices.Clone(data)
+			d[16+binary.LittleEndian.Uint64(d[8:])+8+20] ^= 4
+			return d
+		}(),
 		"huge part": append(append(slices.Clone(data[:8]), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0), data[16:]...),
 	} {
 		if _, err := Read(bytes.NewReader(bad)); err == nil {
@@ -279,5 +326,50 @@ func BenchmarkClassify200Words(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		m.Classify(doc)
+	}
+}
+
+// BenchmarkRead reads a model with a vocabulary of tens of thousands of terms in
+// the current file form and in version 2's, whose featurizer is a
+// compressed JSON document.
+func BenchmarkRead(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	words := make([]string, 40_000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%x", r.Uint32())
+	}
+	docs := make([]string, 4000)
+	labels := make([]string, len(docs))
+	var sb strings.Builder
+	for i := range docs {
+		sb.Reset()
+		for range 120 {
+			sb.WriteString(words[int(float64(len(words))*r.Float64()*r.Float64())])
+			sb.WriteByte(' ')
+		}
+		docs[i], labels[i] = sb.String(), fmt.Sprint("c", i%5)
+	}
+	m, _, err := Fit(context.Background(), docs, labels, Config{Text: text.Config{NGrams: 2, Vocabulary: true, MinDF: 2, IDF: true}, NoCalibration: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range []uint16{2, fileVersion} {
+		data := buf.Bytes()
+		if v != fileVersion {
+			data = oldVersion(b, data, v)
+		}
+		b.Run(fmt.Sprintf("version%d", v), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Read(bytes.NewReader(data)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(m.featurizer.Dim()), "terms")
+		})
 	}
 }

@@ -54,7 +54,9 @@
 // VectorizeReader) do the whole trip from a file, tokenizing while the file
 // is still being read and decompressed; sparse.WriteFile writes the
 // result out. Save and Load keep a fitted Featurizer as versioned JSON, so
-// that a model trained on its features can be served later.
+// that a model trained on its features can be served later; MarshalBinary
+// and UnmarshalBinary keep the same in a compact binary form that reads
+// several times faster (a text model file stores it so).
 //
 // Explaining. Features are built from hashes alone; Encoder.Terms lists
 // the terms of one document with the feature and sign each lands in, and

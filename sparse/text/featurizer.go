@@ -174,6 +174,15 @@ func (f *Featurizer) Dim() int { return f.dim }
 // is feature i.
 func (f *Featurizer) Vocabulary() []string { return slices.Clone(f.vocab) }
 
+// Term returns the vocabulary term of feature j, and false with hashing
+// or for j outside [0, Dim). Unlike Vocabulary it copies nothing.
+func (f *Featurizer) Term(j int) (string, bool) {
+	if j < 0 || j >= len(f.vocab) {
+		return "", false
+	}
+	return f.vocab[j], true
+}
+
 // Labels returns the label names in class order. With names as labels
 // these are the sorted distinct training labels, whose classes are −1 and
 // +1 for two labels and 0, 1, …, K−1 for more; with numeric labels they

@@ -207,6 +207,14 @@ func decode(data []byte) (*Featurizer, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return bad("data after the JSON document")
 	}
+	return build(&doc)
+}
+
+// build checks a decoded document and makes its featurizer.
+func build(doc *fileJSON) (*Featurizer, error) {
+	bad := func(format string, a ...any) (*Featurizer, error) {
+		return nil, fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+	}
 	switch {
 	case doc.Format != fileFormat:
 		return bad("format %q, want %q", doc.Format, fileFormat)
@@ -252,33 +260,39 @@ func decode(data []byte) (*Featurizer, error) {
 		if err := budget.Check(0, budget.Mul(int64(len(vocab)), 4*int64(unsafe.Sizeof(hashSlot{}))), fmt.Sprintf("the index of a vocabulary of %d terms", len(vocab))); err != nil {
 			return nil, err
 		}
-		f.index = newHashIndex(len(vocab))
+		// The terms' hashes first, then the index in one pass over
+		// them, which places the keys in the order of their slots.
+		hs := make([]uint64, len(vocab))
 		var t tokenizer
-		var hs []uint64
+		var parts []uint64
 		for i, term := range vocab {
 			if i > 0 && vocab[i-1] >= term {
 				return bad("vocabulary not sorted and distinct at term %d %q", i, term)
 			}
-			hs = hs[:0]
-			parts := strings.Split(term, " ")
-			if len(parts) > cfg.NGrams {
-				return bad("vocabulary term %d %q has more than ngrams = %d words", i, term, cfg.NGrams)
-			}
-			for _, p := range parts {
+			parts = parts[:0]
+			for rest := term; ; {
+				p, tail, more := strings.Cut(rest, " ")
+				if len(parts) == cfg.NGrams {
+					return bad("vocabulary term %d %q has more than ngrams = %d words", i, term, cfg.NGrams)
+				}
 				a, b, lowered, ok := t.next(p, 0)
 				if !ok || a != 0 || b != len(p) || lowered && string(t.buf) != p {
 					return bad("vocabulary term %d %q is not a run of lowercase tokens", i, term)
 				}
-				hs = append(hs, xxhash.Sum64String(p))
+				parts = append(parts, xxhash.Sum64String(p))
+				if !more {
+					break
+				}
+				rest = tail
 			}
-			h := hs[0]
-			if len(hs) > 1 {
-				h = gramHash(hs)
+			hs[i] = parts[0]
+			if len(parts) > 1 {
+				hs[i] = gramHash(parts)
 			}
-			if _, dup := f.index.get(h); dup {
-				return bad("vocabulary terms collide in the hash (term %d %q)", i, term)
-			}
-			f.index.put(h, int32(i))
+		}
+		var dup int
+		if f.index, dup = buildHashIndex(hs); dup >= 0 {
+			return bad("vocabulary terms collide in the hash (term %d %q)", dup, vocab[dup])
 		}
 	} else {
 		f.dim = 1 << cfg.Bits

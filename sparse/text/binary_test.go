@@ -1,0 +1,179 @@
+package text
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+)
+
+// The binary form reads back to a featurizer equal to the one saved, for
+// every kind of featurizer: vocabulary or hashing, dense or sparse
+// document frequencies, numeric labels.
+func TestMarshalBinary(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	train := testCorpus(r, 300)
+	test := testCorpus(r, 50)
+	configs := append(testConfigs(), Config{Vocabulary: true, MinDF: 1000}, Config{Bits: 20, IDF: true})
+	for k, cfg := range configs {
+		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) {
+			c := train
+			if k%3 == 1 {
+				c = &Corpus{Docs: slices.Clone(train.Docs)}
+				for i := range c.Docs {
+					c.Docs[i].Label = map[string]string{"neg": "-1", "pos": "2.5"}[c.Docs[i].Label]
+				}
+			}
+			f, err := Fit(c, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := f.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !isBinary(data) {
+				t.Fatal("isBinary is false for MarshalBinary's output")
+			}
+			var g Featurizer
+			if err := g.UnmarshalBinary(data); err != nil {
+				t.Fatal(err)
+			}
+			want := f.Config()
+			want.Workers = 0
+			if g.Config() != want || g.Dim() != f.Dim() || !slices.Equal(g.Labels(), f.Labels()) ||
+				!slices.Equal(g.Vocabulary(), f.Vocabulary()) || !slices.Equal(g.idfs(), f.idfs()) {
+				t.Fatalf("read back differs: %+v vs %+v", g.Config(), want)
+			}
+			for _, d := range test.Docs {
+				checkVector(t, f, d.Text, g.Transform(d.Text))
+			}
+			// Truncations and flipped bits all through the data
+			// (every byte of a small one) are an error wrapping ErrFormat, or a featurizer
+			// (a flipped df or term byte may still be valid), never a
+			// panic.
+			step := max(1, len(data)/3000)
+			for n := 0; n < len(data); n += 1 + r.IntN(step) {
+				var h Featurizer
+				if err := h.UnmarshalBinary(data[:n]); !errors.Is(err, ErrFormat) {
+					t.Fatalf("cut at %d of %d bytes: %v", n, len(data), err)
+				}
+			}
+			for i := 0; i < len(data); i += 1 + r.IntN(step) {
+				bad := slices.Clone(data)
+				bad[i] ^= 1 << (i % 8)
+				var h Featurizer
+				if err := h.UnmarshalBinary(bad); err != nil && !errors.Is(err, ErrFormat) && !errors.Is(err, budget.ErrExceeded) {
+					t.Fatalf("bit flipped in byte %d: %v", i, err)
+				}
+			}
+		})
+	}
+}
+
+// buildHashIndex gives the mapping of one-by-one puts, at sizes below and
+// above the one where it groups the keys first, and finds a duplicate.
+func TestBuildHashIndex(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 4095, 4096, 100_000} {
+		hs := make([]uint64, n)
+		for i := range hs {
+			hs[i] = xxhash.Sum64String(fmt.Sprint(i))
+		}
+		idx, dup := buildHashIndex(hs)
+		if dup != -1 || idx.len() != n {
+			t.Fatalf("n = %d: dup %d, len %d", n, dup, idx.len())
+		}
+		for i, h := range hs {
+			if v, ok := idx.get(h); !ok || v != int32(i) {
+				t.Fatalf("n = %d: key %d gives %d, %v", n, i, v, ok)
+			}
+		}
+		if _, ok := idx.get(xxhash.Sum64String("absent")); ok {
+			t.Fatalf("n = %d: an absent key found", n)
+		}
+		if n > 2 {
+			hs[n-1] = hs[n/2]
+			if _, dup := buildHashIndex(hs); dup != n-1 {
+				t.Errorf("n = %d: duplicate reported at %d, want %d", n, dup, n-1)
+			}
+		}
+	}
+}
+
+// Term gives vocabulary terms by feature, nothing with hashing or out of
+// range.
+func TestTerm(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	c := testCorpus(r, 50)
+	f, err := Fit(c, Config{Vocabulary: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := f.Vocabulary()
+	for j, want := range v {
+		if got, ok := f.Term(j); !ok || got != want {
+			t.Fatalf("Term(%d) = %q, %v; want %q", j, got, ok, want)
+		}
+	}
+	if _, ok := f.Term(len(v)); ok {
+		t.Error("Term past the vocabulary")
+	}
+	if _, ok := f.Term(-1); ok {
+		t.Error("Term(-1)")
+	}
+	h, _ := Fit(c, Config{Bits: 8})
+	if _, ok := h.Term(0); ok {
+		t.Error("Term with hashing")
+	}
+}
+
+// FuzzUnmarshalBinary: any input to Featurizer.UnmarshalBinary is a
+// featurizer that makes valid rows, or an error wrapping ErrFormat or
+// budget.ErrExceeded, never a panic; the seeds are every kind of
+// featurizer in the binary form.
+//
+//	go test -run '^$' -fuzz '^FuzzUnmarshalBinary$' -fuzztime 60s ./sparse/text/
+func FuzzUnmarshalBinary(f *testing.F) {
+	c := &Corpus{Docs: []Doc{{Label: "a", Text: "red apple pie"}, {Label: "b", Text: "blue sky pie"}, {Label: "-1.5", Text: "red sky"}}}
+	for _, cfg := range []Config{{}, {NGrams: 2, Bits: 8, TF: Log, IDF: true}, {Vocabulary: true, MinDF: 1},
+		{NGrams: 3, Vocabulary: true, IDF: true}, {NGrams: 2, Bits: 24, IDF: true}, {Vocabulary: true, IDF: true, MaxFeatures: 3}} {
+		ft, err := Fit(c, cfg)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, err := ft.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(binMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer budget.Set(budget.Set(256 << 20))
+		var ft Featurizer
+		if err := ft.UnmarshalBinary(data); err != nil {
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, budget.ErrExceeded) {
+				t.Fatalf("error %v is neither ErrFormat nor budget.ErrExceeded", err)
+			}
+			return
+		}
+		v := ft.Transform("Red apple, blue SKY pie! ünï 42")
+		if err := v.Validate(); err != nil || v.Dim != ft.Dim() {
+			t.Fatalf("read featurizer makes an invalid row %+v (dim %d): %v", v, ft.Dim(), err)
+		}
+		// What reads back writes the same bytes, up to the JSON header's
+		// spelling, and reads back again.
+		b, err := ft.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g Featurizer
+		if err := g.UnmarshalBinary(b); err != nil {
+			t.Fatalf("a featurizer read back does not read again: %v", err)
+		}
+	})
+}
