@@ -19,7 +19,7 @@ import (
 )
 
 // scaleRows is the size of the synthetic corpus of the Scale benchmarks:
-// HYPERPLANE_SCALE_ROWS rows (issue 5's figure is 10000000), else 200000
+// HYPERPLANE_SCALE_ROWS rows (10000000 is the large-corpus figure), else 200000
 // so that a one-iteration CI pass over every benchmark stays quick.
 func scaleRows() int {
 	if s := os.Getenv("HYPERPLANE_SCALE_ROWS"); s != "" {
@@ -103,9 +103,9 @@ func medianDur(d []time.Duration) time.Duration {
 // BenchmarkBigCorpus: one averaged-perceptron epoch over the synthetic
 // corpus from memory (1 worker and 2 by parameter mixing, and 1 worker in
 // file order without shuffling) and out of core from a cache file, each
-// against a bare pass over the same CSR measured in the same run (issue 5:
-// an epoch at most 1.25× the bare pass, from the cache at most 1.5× the
-// in-memory epoch). Run the issue's size with
+// against a bare pass over the same CSR measured in the same run (the
+// ratios to watch: an epoch against the bare pass, and from the cache
+// against the in-memory epoch). Run the large size with
 //
 //	HYPERPLANE_SCALE_ROWS=10000000 go test -run '^$' -bench BigCorpus -benchtime 1x ./bench/
 func BenchmarkBigCorpus(b *testing.B) {

@@ -102,8 +102,8 @@ func BenchmarkFitKernel(b *testing.B) {
 
 // BenchmarkFitKernelLetter is BenchmarkFitKernel on UCI letter
 // (letter.scale.tr, 15000 rows, 26 classes) from ../shared/data when it is
-// there: issue 4's speed target is about this fit (bench/compare_kernel.sh
-// runs LIBSVM beside it).
+// there: the kernel perceptron's speed is compared with LIBSVM's on this
+// fit (bench/compare_kernel.sh runs LIBSVM beside it).
 func BenchmarkFitKernelLetter(b *testing.B) {
 	const dir = "../../shared/data/libsvm/"
 	if _, err := os.Stat(dir + "letter.scale.tr"); err != nil {

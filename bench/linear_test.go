@@ -112,9 +112,9 @@ func sharedData(b *testing.B, rel string) *sparse.Dataset {
 }
 
 // BenchmarkFitIMDB: the averaged perceptron, 10 epochs, on the real
-// imdb.train from ../shared/data when it is there (the figure issue 3's
-// speed target is about; bench/compare_linear.sh runs scikit-learn beside
-// it), the plain one, and the averaged one on two cores by parameter
+// imdb.train from ../shared/data when it is there (the one-core epoch
+// compared with scikit-learn's; bench/compare_linear.sh runs scikit-learn
+// beside it), the plain one, and the averaged one on two cores by parameter
 // mixing.
 func BenchmarkFitIMDB(b *testing.B) {
 	d := sharedData(b, "text/imdb/imdb.train.svm.gz")
@@ -127,8 +127,8 @@ func BenchmarkFitIMDB(b *testing.B) {
 // BenchmarkScoreIMDB: the least any imdb epoch has to do, w·x for every
 // row once in storage order with the gather kernel (no learning, no
 // shuffling), beside a pass that only reads the rows' 28.6 MB. It bounds
-// issue 3's one-core figure from below: the scoring alone takes most of a
-// quarter of scikit-learn's epoch.
+// the one-core epoch from below: no learner's epoch can be faster than
+// the scoring alone.
 func BenchmarkScoreIMDB(b *testing.B) {
 	X := sharedData(b, "text/imdb/imdb.train.svm.gz").X
 	w := make([]float32, X.Cols)
@@ -156,7 +156,7 @@ func BenchmarkScoreIMDB(b *testing.B) {
 	})
 }
 
-// BenchmarkMixingIMDB: issue 5's two-core figure on real data. Fits on one
+// BenchmarkMixingIMDB: the two-core speed-up on real data. Fits on one
 // worker and on two by parameter mixing alternate, so that both see the
 // same machine, and the medians of their epochs after the first (which
 // also validates the data and allocates) are reported with their ratio.

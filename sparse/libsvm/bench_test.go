@@ -118,8 +118,7 @@ func BenchmarkReadIMDB(b *testing.B) {
 }
 
 // BenchmarkParseIMDB parses the real imdb.train uncompressed from memory:
-// the parser's MB/s per core, without the disk or gzip (issue 5 asks for
-// 400 MB/s per core).
+// the parser's MB/s per core, without the disk or gzip.
 func BenchmarkParseIMDB(b *testing.B) {
 	raw, err := readAllGzip(imdbPath)
 	if err != nil {
