@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The tests here hold every exported function to the package's promise:
@@ -272,16 +271,14 @@ func TestKernelsStayInFencedSlices(t *testing.T) {
 }
 
 // TestPrefetchAnyStride: a prefetch takes any stride, negative and huge
-// ones included, and returns at once.
+// ones included, and returns. A block loop that walked addresses instead
+// of counting cache lines ran for hours on a wild index; it would hang
+// this test until go test's timeout fails it.
 func TestPrefetchAnyStride(t *testing.T) {
 	ind := []int32{0, 1, -1, math.MaxInt32, math.MinInt32, 1 << 20}
 	w := make([]float32, 8)
-	start := time.Now()
 	for _, stride := range []int{0, -1, -(1 << 40), 5, 1 << 12, 1<<12 + 1, 1 << 40, math.MaxInt, math.MinInt} {
 		PrefetchGather(ind, w, stride)
 		PrefetchGather(ind, nil, stride)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("prefetching took %v", d)
 	}
 }
