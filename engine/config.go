@@ -309,6 +309,16 @@ type Config struct {
 	// (its decisions already use all cores). 0 or 1 trains sequentially.
 	// Results depend on Seed and Workers only, not on the machine's cores.
 	Workers int
+	// Warm, when not nil, starts training from that state instead of
+	// zero weights: its weights and biases, and for the averaged
+	// perceptron the weight vectors it has averaged so far, so that the
+	// model averages them with those of the new epochs. Its classes are
+	// the model's (every label must be one of them) and its Dim the
+	// model's width (no row may be wider). Fit, FitDense, FitCache and
+	// NewLearner take it; Voted, Pegasos and InitScale refuse it. A
+	// state of zero weights and no examples trains exactly as a cold
+	// start. Training does not change the Mix.
+	Warm *Mix
 }
 
 // MaxWorkers caps Config.Workers: every worker holds its own copy of the
