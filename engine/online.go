@@ -26,6 +26,9 @@ type Learner struct {
 	passes int   // PartialFit and LearnFrom calls, for EpochStats.Epoch
 	// updates counts the examples that changed the weights (Mix.Updates).
 	updates int64
+	// cf runs PartialFitCache's passes over the cache it last read, whose
+	// block order each pass shuffles further, as FitCache's epochs do.
+	cf *cacheFitter
 }
 
 // RowSource is a stream of labelled sparse rows, such as *libsvm.Scanner:
@@ -117,7 +120,8 @@ func (l *Learner) Mix() (*Mix, error) {
 // PartialFitCache makes one pass over the rows of the cache c, streamed
 // and shuffled as an epoch of FitCache streams and shuffles them (blocks
 // in a random order, the rows of CacheWindow blocks interleaved; in file
-// order with NoShuffle), drawn from the learner's generator. The
+// order with NoShuffle), drawn from the learner's generator: calls on the
+// same File make the epochs FitCache makes with the same seed. The
 // learner holds at most 2·CacheWindow blocks of the file, so a shard
 // larger than memory streams. Every row's label must be one of the
 // learner's classes; a cache wider than the learner widens it (up to
@@ -134,11 +138,15 @@ func (l *Learner) PartialFitCache(ctx context.Context, c *hpc.File) (EpochStats,
 	l.passes++
 	var es EpochStats
 	err := c.Guard(func() error {
-		cf, err := newCacheFitter(l.st, c, l.rng)
-		if err != nil {
-			return err
+		if l.cf == nil || l.cf.c != c {
+			cf, err := newCacheFitter(l.st, c, l.rng)
+			if err != nil {
+				return err
+			}
+			l.cf = cf
 		}
-		es, err = cf.epoch(ctx, l.passes, false)
+		var err error
+		es, err = l.cf.epoch(ctx, l.passes, false)
 		return err
 	})
 	l.updates += int64(es.Updates)

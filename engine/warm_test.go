@@ -292,3 +292,83 @@ func TestMixDelta(t *testing.T) {
 		t.Fatalf("Delta of a delta: %v", err)
 	}
 }
+
+// PartialFitCache makes FitCache's epochs: two calls from the learner's
+// seed give FitCache's model of two epochs, bit for bit, over a file of
+// more blocks than a window (streamed) and of fewer (resident); a warm
+// start from zero weights changes nothing.
+func TestPartialFitCache(t *testing.T) {
+	X, y := fxIntMulti(21, 3000, 120, 10, 3, 0.1)
+	for _, block := range []int{4 << 10, 64 << 10} {
+		c, _ := fxCache(t, X, y, block)
+		for _, cfg := range []Config{{Seed: 3, Epochs: 2}, {Seed: 4, Epochs: 2, Algorithm: Plain, Rule: PA1, Normalize: true}} {
+			want, stats, err := FitCache(context.Background(), c, cfg)
+			if err != nil || len(stats) != 2 {
+				t.Fatalf("FitCache: %v (%d epochs)", err, len(stats))
+			}
+			cfg.Warm = fxZeroMix(c.Labels(), c.Cols())
+			warm, _, err := FitCache(context.Background(), c, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fxSameModel(t, "warm FitCache", want, warm)
+			l, err := NewLearnerFrom(cfg.Warm, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for e := range 2 {
+				es, err := l.PartialFitCache(context.Background(), c)
+				if err != nil || es.Rows != X.Rows || es.Epoch != e+1 {
+					t.Fatalf("PartialFitCache: %+v, %v", es, err)
+				}
+			}
+			fxSameModel(t, "PartialFitCache", want, l.Model())
+			m, _ := l.Mix()
+			if m.N != 2*float64(X.Rows) || m.Updates == 0 {
+				t.Fatalf("Mix after two passes: N %v, Updates %d", m.N, m.Updates)
+			}
+		}
+	}
+}
+
+// Warm starts that cannot be honoured are errors, before training.
+func TestWarmErrors(t *testing.T) {
+	X, y := fxIntBinary(22, 100, 20, 5, 0)
+	good := fxZeroMix([]float64{-1, 1}, 20)
+	for _, tc := range []struct {
+		name string
+		warm *Mix
+		cfg  Config
+		want error
+	}{
+		{"narrower", fxZeroMix([]float64{-1, 1}, 10), Config{}, ErrDim},
+		{"other classes", fxZeroMix([]float64{2, 3}, 20), Config{}, ErrLabels},
+		{"short W", &Mix{Classes: []float64{-1, 1}, Dim: 20, W: make([]float32, 3), B: []float32{0}}, Config{}, ErrConfig},
+		{"NaN weight", &Mix{Classes: []float64{-1, 1}, Dim: 1, W: []float32{float32(math.NaN())}, B: []float32{0}}, Config{}, ErrDiverged},
+		{"voted", good, Config{Algorithm: Voted}, ErrConfig},
+		{"pegasos", good, Config{Rule: Pegasos}, ErrConfig},
+		{"init scale", good, Config{InitScale: 0.1}, ErrConfig},
+		{"delta", &Mix{Classes: []float64{-1, 1}, Dim: 20, Features: []int32{}, W: []float32{}, B: []float32{0}}, Config{}, ErrConfig},
+		{"examples without accumulators", &Mix{Classes: []float64{-1, 1}, Dim: 20, W: make([]float32, 20), B: []float32{0}, N: 5}, Config{}, ErrConfig},
+	} {
+		cfg := tc.cfg
+		cfg.Warm = tc.warm
+		if _, _, err := Fit(context.Background(), X, y, cfg); !errors.Is(err, tc.want) {
+			t.Errorf("%s: Fit: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if _, err := NewLearner([]float64{-1, 0, 1}, 20, Config{Warm: good}); !errors.Is(err, ErrLabels) {
+		t.Errorf("learner of other classes: %v", err)
+	}
+	// Merge refuses shards of another shape, and a shard count of zero.
+	st := fxZeroMix([]float64{0, 1}, 20)
+	if err := st.Merge([]*Mix{fxZeroMix([]float64{0, 1}, 21)}); !errors.Is(err, ErrDim) {
+		t.Errorf("Merge of another width: %v", err)
+	}
+	if err := st.Merge([]*Mix{fxZeroMix([]float64{0, 1}, 20)}); !errors.Is(err, ErrNoData) {
+		t.Errorf("Merge of shards without examples: %v", err)
+	}
+	if err := st.Merge(nil); !errors.Is(err, ErrNoData) {
+		t.Errorf("Merge of no shard: %v", err)
+	}
+}
