@@ -30,7 +30,7 @@ type KernelConfig struct {
 	// Balanced, MaxClasses and MemoryBudget as in Fit. OnEpoch is called
 	// after every epoch with its EpochStats (OnKernelEpoch has the kernel
 	// counters too). The options of the primal learners only (Normalize,
-	// InitScale, Validation, SampleWeight, TrainLoss and Workers > 1) are
+	// InitScale, Validation, SampleWeight, TrainLoss, Workers > 1 and Warm) are
 	// refused with ErrConfig; Patience and MaxDim, which do nothing
 	// without them, are ignored as Fit ignores them.
 	Config
@@ -140,8 +140,8 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 		return nil, nil, err
 	}
 	switch {
-	case cfg.Normalize, cfg.InitScale != 0, cfg.Validation != 0, cfg.SampleWeight != nil, cfg.TrainLoss, cfg.Workers > 1:
-		return nil, nil, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss and Workers have no kernel form here", ErrConfig)
+	case cfg.Normalize, cfg.InitScale != 0, cfg.Validation != 0, cfg.SampleWeight != nil, cfg.TrainLoss, cfg.Workers > 1, cfg.Warm != nil:
+		return nil, nil, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss, Workers and Warm have no kernel form here", ErrConfig)
 	case cfg.Algorithm == Batch:
 		return nil, nil, fmt.Errorf("%w: the batch perceptron has no kernel form here", ErrConfig)
 	case cfg.Rule == Pegasos:

@@ -400,7 +400,7 @@ func (m *Mix) Merge(shards []*Mix) error {
 	}
 	frac := shardFracs(views, n)
 	w := slices.Clone(m.W)
-	parts := min(runtime.GOMAXPROCS(0), max(1, len(w)/(64*mixBlock)))
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(w)/mixSplitMin))
 	var wg sync.WaitGroup
 	for p := range parts {
 		lo, hi := p*len(w)/parts, (p+1)*len(w)/parts
@@ -482,6 +482,10 @@ func shardFracs(views []shardView, n float64) []float64 {
 
 // mixBlock is how many weights the parameter mix sums at a time.
 const mixBlock = 512
+
+// mixSplitMin is the fewest weights per goroutine that Merge splits its
+// work into. (A variable so that tests can lower it.)
+var mixSplitMin = 64 * mixBlock
 
 // mixRange mixes weights [lo, hi) of the shards into w and, with
 // averaging (sum not nil), sum: w = Σ_k frac_k·W_k and

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 
+	"github.com/hyperplane-ml/hyperplane/dense"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -370,5 +372,52 @@ func TestWarmErrors(t *testing.T) {
 	}
 	if err := st.Merge(nil); !errors.Is(err, ErrNoData) {
 		t.Errorf("Merge of no shard: %v", err)
+	}
+}
+
+// Merge split over goroutines, at boundaries that cut a feature's
+// weights and a delta's features, gives the bits of Merge in one piece.
+func TestMergeSplit(t *testing.T) {
+	X, y := fxIntMulti(31, 400, 3000, 6, 5, 0.1)
+	defer func(v int) { mixSplitMin = v }(mixSplitMin)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(7))
+	var got [2]*Mix
+	for i, split := range []int{1 << 30, 1000} {
+		mixSplitMin = split
+		got[i] = fxShardEpochs(t, X, y, Config{NoShuffle: true}, 3, 2, true, false)
+	}
+	for i := range got[0].W {
+		if math.Float32bits(got[0].W[i]) != math.Float32bits(got[1].W[i]) || math.Float64bits(got[0].Sum[i]) != math.Float64bits(got[1].Sum[i]) {
+			t.Fatalf("weight %d: %v, %v in one piece; %v, %v split", i, got[0].W[i], got[0].Sum[i], got[1].W[i], got[1].Sum[i])
+		}
+	}
+	want, _ := fxFit(t, X, y, Config{NoShuffle: true, Workers: 3, Epochs: 2})
+	m, _ := got[1].Model(Config{})
+	fxSameWeights(t, "split", want, m)
+}
+
+// FitDense starts from a state as Fit does: from zero weights as cold,
+// and from a trained state as Fit from it.
+func TestWarmFitDense(t *testing.T) {
+	X, y := fxIntBinary(32, 300, 12, 12, 0.1)
+	D, err := dense.New[float32](X.Rows, X.Cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range X.Rows {
+		r := X.Row(i)
+		for k, j := range r.Ind {
+			D.Set(i, int(j), r.Val[k])
+		}
+	}
+	state := fxShardEpochs(t, X, y, Config{NoShuffle: true}, 2, 1, false, false)
+	for _, warm := range []*Mix{nil, fxZeroMix([]float64{-1, 1}, X.Cols), state} {
+		cfg := Config{Epochs: 3, Warm: warm}
+		a, _ := fxFit(t, X, y, cfg)
+		b, _, err := FitDense(context.Background(), D, y, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fxSameWeights(t, "FitDense", a, b)
 	}
 }
