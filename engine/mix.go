@@ -23,7 +23,9 @@ import (
 // its shard for one epoch (Learner.PartialFit or PartialFitCache), and
 // returns Learner.Mix, or its Delta against the state it started from;
 // the driver calls Merge on the state with every shard's Mix, in shard
-// order, and Model turns the result into a model.
+// order, and Model turns the result into a model. Give every worker's
+// Config a Seed of its own (drawn from the shard and the epoch), or all
+// of them shuffle alike.
 //
 // A learner counts its averaging lazily: after N examples from an
 // accumulator of zero, the sum of the N weight vectors that followed

@@ -123,7 +123,9 @@ func (l *Learner) Mix() (*Mix, error) {
 // order with NoShuffle), drawn from the learner's generator: calls on the
 // same File make the epochs FitCache makes with the same seed. The
 // learner holds at most 2·CacheWindow blocks of the file, so a shard
-// larger than memory streams. Every row's label must be one of the
+// larger than memory streams; it keeps them (the whole file, when that
+// is one window or less) for its next call on the same File, which must
+// not be closed before the learner is done with it. Every row's label must be one of the
 // learner's classes; a cache wider than the learner widens it (up to
 // MaxDim). It checks ctx every 65536 rows; on an error, the rows learned
 // before it stay learned, and a corrupt block is reported as FitCache
