@@ -190,15 +190,7 @@ func genAxpyAvgStride() {
 	up := ldGP(Param("u").Base())
 	nu := ldGP(Param("u").Len())
 	l := limits{gp: ldGP(Param("lim"))}
-	for _, avg := range []bool{false, true} {
-		p := "w"
-		if avg {
-			p = "a"
-			Label("avg")
-		} else {
-			TESTQ(nu, nu)
-			JNZ(LabelRef("avg"))
-		}
+	withoutAndWithU(nu, func(p string, avg bool) {
 		one := func(j int) {
 			r := GP64()
 			MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
@@ -219,11 +211,22 @@ func genAxpyAvgStride() {
 			}
 		}
 		scalarLoop4(p, n, vp, ip, 4, one)
-	}
+	})
 	Label("done")
 	retOK(0)
 	RET()
 	retBad(0, false)
+}
+
+// withoutAndWithU emits body twice: for the weights alone (labels
+// prefixed "w"), taken when u is empty (nu == 0), then at label "avg" for
+// weights and accumulators together (prefix "a").
+func withoutAndWithU(nu reg.GPVirtual, body func(p string, avg bool)) {
+	TESTQ(nu, nu)
+	JNZ(LabelRef("avg"))
+	body("w", false)
+	Label("avg")
+	body("a", true)
 }
 
 // genAxpyAvgPair: func(a float32, ca float64, val []float32, ind []int32,
@@ -259,15 +262,7 @@ func genAxpyAvgPair() {
 	LEAQ(Mem{Base: wc, Index: cc, Scale: 4}, wc)
 	LEAQ(Mem{Base: uc, Index: rr, Scale: 8}, ur)
 	LEAQ(Mem{Base: uc, Index: cc, Scale: 8}, uc)
-	for _, avg := range []bool{false, true} {
-		p := "w"
-		if avg {
-			p = "a"
-			Label("avg")
-		} else {
-			TESTQ(nu, nu)
-			JNZ(LabelRef("avg"))
-		}
+	withoutAndWithU(nu, func(p string, avg bool) {
 		one := func(j int) {
 			r := GP64()
 			MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
@@ -295,7 +290,7 @@ func genAxpyAvgPair() {
 			}
 		}
 		scalarLoop4(p, n, vp, ip, 4, one)
-	}
+	})
 	Label("done")
 	retOK(0)
 	RET()
