@@ -151,16 +151,22 @@ func (c *Config) workers() int {
 // class values, as fitted on training documents by Fit (or loaded with
 // Load). It is read-only once made: every method may run concurrently.
 type Featurizer struct {
-	cfg    Config
-	dim    int
-	mask   uint64    // hashing: 2^Bits − 1
-	vocab  []string  // vocabulary mode: the terms, sorted
-	index  hashIndex // vocabulary mode: term hash → feature
-	nDocs  int       // training documents
-	df     dfTable   // IDF: document frequency of each feature
-	idf    idfTable  // IDF: the weight of each feature
-	labels labelSet
-	pool   sync.Pool // of *Encoder, for Transform
+	cfg   Config
+	dim   int
+	mask  uint64   // hashing: 2^Bits − 1
+	vocab []string // vocabulary mode: the terms, sorted; see terms
+	// vocabAll and vocabEnds hold a vocabulary read from the binary form
+	// until terms makes vocab of them: its terms one after another, and
+	// the end of each (nil otherwise).
+	vocabAll  string
+	vocabEnds []int32
+	vocabOnce sync.Once
+	index     hashIndex // vocabulary mode: term hash → feature
+	nDocs     int       // training documents
+	df        dfTable   // IDF: document frequency of each feature
+	idf       idfTable  // IDF: the weight of each feature
+	labels    labelSet
+	pool      sync.Pool // of *Encoder, for Transform
 }
 
 // Config returns the configuration f was fitted with, defaults filled in.
@@ -172,11 +178,38 @@ func (f *Featurizer) Dim() int { return f.dim }
 
 // Vocabulary returns a copy of the vocabulary (nil with hashing): term i
 // is feature i.
-func (f *Featurizer) Vocabulary() []string { return slices.Clone(f.vocab) }
+func (f *Featurizer) Vocabulary() []string { return slices.Clone(f.terms()) }
+
+// terms returns the vocabulary, making its strings on the first call for
+// one read from the binary form: most users of a read featurizer only
+// transform text and need none of them.
+func (f *Featurizer) terms() []string {
+	if f.vocabEnds != nil {
+		f.vocabOnce.Do(func() {
+			v := make([]string, len(f.vocabEnds))
+			start := int32(0)
+			for i, e := range f.vocabEnds {
+				v[i], start = f.vocabAll[start:e], e
+			}
+			f.vocab = v
+		})
+	}
+	return f.vocab
+}
 
 // Term returns the vocabulary term of feature j, and false with hashing
 // or for j outside [0, Dim). Unlike Vocabulary it copies nothing.
 func (f *Featurizer) Term(j int) (string, bool) {
+	if f.vocabEnds != nil {
+		if j < 0 || j >= len(f.vocabEnds) {
+			return "", false
+		}
+		start := int32(0)
+		if j > 0 {
+			start = f.vocabEnds[j-1]
+		}
+		return f.vocabAll[start:f.vocabEnds[j]], true
+	}
 	if j < 0 || j >= len(f.vocab) {
 		return "", false
 	}
