@@ -193,7 +193,7 @@ func (f *Featurizer) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	f.cfg, f.dim, f.mask, f.vocab, f.index = g.cfg, g.dim, g.mask, g.vocab, g.index
-	f.vocabAll, f.vocabEnds, f.vocabOnce = g.vocabAll, g.vocabEnds, sync.Once{}
+	f.vocabFC, f.vocabOnce = g.vocabFC, sync.Once{}
 	f.nDocs, f.df, f.idf, f.labels = g.nDocs, g.df, g.idf, g.labels
 	return nil
 }
@@ -335,11 +335,41 @@ func decodeBinary(data []byte) (*Featurizer, error) {
 }
 
 // prebuilt is a vocabulary read from version 2 of the binary form: its
-// terms, as one string and the end of each, and its index.
+// terms, front-coded and checked, and its index.
 type prebuilt struct {
-	all   string
-	ends  []int32
+	terms frontCoded
 	index hashIndex
+}
+
+// frontCoded is n checked front-coded terms of total bytes, as the binary
+// form writes them.
+type frontCoded struct {
+	fc       []byte
+	n, total int
+}
+
+// strings returns the terms, slices of one string.
+func (v frontCoded) strings() []string {
+	all := make([]byte, 0, v.total)
+	out := make([]string, v.n)
+	ends := make([]int, v.n)
+	prev, q := 0, v.fc
+	for i := range ends {
+		k, a := uvarint(q)
+		l, b := uvarint(q[a:])
+		q = q[a+b:]
+		start := len(all)
+		all = append(all, all[prev:prev+int(k)]...)
+		all = append(all, q[:l]...)
+		q = q[l:]
+		ends[i], prev = len(all), start
+	}
+	s := unsafe.String(unsafe.SliceData(all), len(all)) // all is not written again
+	start := 0
+	for i, e := range ends {
+		out[i], start = s[start:e], e
+	}
+	return out
 }
 
 // decodeVocabulary reads the terms part and the index part of version 2
@@ -383,7 +413,7 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 		return bad("terms part of %d bytes for %d terms of %d bytes (%v)", fcLen, n, total, err)
 	}
 	slots := slotsFor(int(n))
-	if err := budget.Check(0, budget.Add(budget.Add(int64(fcLen), int64(total)), budget.Add(budget.Mul(int64(n), 12), budget.Mul(int64(slots), int64(unsafe.Sizeof(hashSlot{}))))),
+	if err := budget.Check(0, budget.Add(budget.Add(int64(fcLen), int64(total)), budget.Add(budget.Mul(int64(n), 36), budget.Mul(int64(slots), int64(unsafe.Sizeof(hashSlot{}))))),
 		fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
 		return nil, nil, err
 	}
@@ -391,53 +421,45 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 	if err != nil || len(fc) != fcLen {
 		return bad("terms part: %v", err)
 	}
-	// The terms, one after another; each is checked to follow the one
-	// before in sorted order, as the vocabulary is.
-	all := make([]byte, 0, total)
-	ends := make([]int32, n)
-	prev := 0 // the start of the term before in all
-	for i := range ends {
-		k, a := uvarint(fc)
+	// Each term, made in cur from the one before, is checked to follow
+	// it in sorted order, as the vocabulary is, and hashed as the
+	// encoder hashes its words and n-grams. The terms are made as strings
+	// only when asked for (Featurizer.terms), from the checked fc.
+	hs := make([]uint64, n)
+	var cur []byte
+	var parts []uint64
+	sum := uint64(0)
+	q := fc
+	for i := range hs {
+		k, a := uvarint(q)
 		if a <= 0 {
 			return bad("term %d: bad prefix length", i)
 		}
-		fc = fc[a:]
-		l, b := uvarint(fc)
-		if b <= 0 || l > uint64(len(fc)-b) {
+		q = q[a:]
+		l, b := uvarint(q)
+		if b <= 0 || l > uint64(len(q)-b) {
 			return bad("term %d: bad length", i)
 		}
-		fc = fc[b:]
-		if k > uint64(len(all)-prev) || uint64(len(all))+k+l > total {
+		q = q[b:]
+		if k > uint64(len(cur)) || sum+k+l > total {
 			return bad("term %d: its prefix or bytes past the vocabulary's", i)
 		}
-		rest := fc[:l]
-		if i > 0 && bytes.Compare(rest, all[prev+int(k):]) <= 0 {
+		rest := q[:l]
+		q = q[l:]
+		if i > 0 && bytes.Compare(rest, cur[k:]) <= 0 {
 			return bad("vocabulary not sorted and distinct at term %d", i)
 		}
-		start := len(all)
-		all = append(all, all[prev:prev+int(k)]...)
-		all = append(all, rest...)
-		fc = fc[l:]
-		ends[i], prev = int32(len(all)), start
-	}
-	if uint64(len(all)) != total || len(fc) != 0 {
-		return bad("terms of %d bytes, %d stated, %d bytes after them", len(all), total, len(fc))
-	}
-	hs := make([]uint64, n)
-	start := 0
-	var parts []uint64
-	for i, e := range ends {
-		term := all[start:e]
-		start = int(e)
+		cur = append(cur[:k], rest...)
+		sum += k + l
 		parts = parts[:0]
-		for {
-			k := bytes.IndexByte(term, ' ')
-			if k < 0 {
+		for term := cur; ; {
+			j := bytes.IndexByte(term, ' ')
+			if j < 0 {
 				parts = append(parts, xxhash.Sum64(term))
 				break
 			}
-			parts = append(parts, xxhash.Sum64(term[:k]))
-			term = term[k+1:]
+			parts = append(parts, xxhash.Sum64(term[:j]))
+			term = term[j+1:]
 		}
 		if len(parts) > ngrams {
 			return bad("vocabulary term %d has more than ngrams = %d words", i, ngrams)
@@ -447,11 +469,14 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 			hs[i] = gramHash(parts)
 		}
 	}
+	if sum != total || len(q) != 0 {
+		return bad("terms of %d bytes, %d stated, %d bytes after them", sum, total, len(q))
+	}
 	t, err := indexFromOrder(index, hs)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &prebuilt{all: unsafe.String(unsafe.SliceData(all), len(all)), ends: ends, index: t}, p, nil
+	return &prebuilt{terms: frontCoded{fc, int(n), int(total)}, index: t}, p, nil
 }
 
 // uvarint is binary.Uvarint with the one-byte case, the usual one for
@@ -476,9 +501,9 @@ func indexFromOrder(p []byte, hs []uint64) (hashIndex, error) {
 		return hashIndex{}, fmt.Errorf("%w: binary form: index: "+format, append([]any{ErrFormat}, a...)...)
 	}
 	n := len(hs)
-	// The features first, checked; then their hashes gathered in that
-	// order, in a loop whose loads do not wait on each other (the
-	// processor overlaps their cache misses); then the table filled.
+	// The features first, checked; then the table filled in their order,
+	// where the loads of their hashes do not wait on each other (the
+	// processor overlaps their cache misses).
 	seen := make([]uint64, (n+63)/64)
 	order := make([]int32, n)
 	for i := range order {
@@ -493,19 +518,18 @@ func indexFromOrder(p []byte, hs []uint64) (hashIndex, error) {
 	if len(p) != 0 {
 		return bad("%d bytes after it", len(p))
 	}
-	sorted := make([]uint64, n)
-	for i, v := range order {
-		sorted[i] = hs[v]
-	}
 	t := newHashIndex(n)
 	var wrapped []hashSlot
 	last := len(t.slots) - 1
 	next := 0 // the first slot past those taken
-	for i, h := range sorted {
-		if i > 0 && h <= sorted[i-1] {
-			return bad("entry %d: the hash of feature %d is not above the one before (out of order, or terms that collide)", i, order[i])
+	prev := uint64(0)
+	for i, v := range order {
+		h := hs[v]
+		if i > 0 && h <= prev {
+			return bad("entry %d: the hash of feature %d is not above the one before (out of order, or terms that collide)", i, v)
 		}
-		s := hashSlot{h, order[i] + 1}
+		prev = h
+		s := hashSlot{h, v + 1}
 		j := max(int(h>>t.shift), next)
 		if j > last {
 			wrapped = append(wrapped, s)

@@ -155,11 +155,9 @@ type Featurizer struct {
 	dim   int
 	mask  uint64   // hashing: 2^Bits − 1
 	vocab []string // vocabulary mode: the terms, sorted; see terms
-	// vocabAll and vocabEnds hold a vocabulary read from the binary form
-	// until terms makes vocab of them: its terms one after another, and
-	// the end of each (nil otherwise).
-	vocabAll  string
-	vocabEnds []int32
+	// vocabFC holds a vocabulary read from the binary form, front-coded,
+	// until terms makes vocab of it (nil otherwise).
+	vocabFC   *frontCoded
 	vocabOnce sync.Once
 	index     hashIndex // vocabulary mode: term hash → feature
 	nDocs     int       // training documents
@@ -184,36 +182,22 @@ func (f *Featurizer) Vocabulary() []string { return slices.Clone(f.terms()) }
 // one read from the binary form: most users of a read featurizer only
 // transform text and need none of them.
 func (f *Featurizer) terms() []string {
-	if f.vocabEnds != nil {
-		f.vocabOnce.Do(func() {
-			v := make([]string, len(f.vocabEnds))
-			start := int32(0)
-			for i, e := range f.vocabEnds {
-				v[i], start = f.vocabAll[start:e], e
-			}
-			f.vocab = v
-		})
+	if f.vocabFC != nil {
+		f.vocabOnce.Do(func() { f.vocab = f.vocabFC.strings() })
 	}
 	return f.vocab
 }
 
 // Term returns the vocabulary term of feature j, and false with hashing
-// or for j outside [0, Dim). Unlike Vocabulary it copies nothing.
+// or for j outside [0, Dim). Unlike Vocabulary it copies nothing (a
+// featurizer read from the binary form makes the strings of all its terms
+// once, on the first call of either).
 func (f *Featurizer) Term(j int) (string, bool) {
-	if f.vocabEnds != nil {
-		if j < 0 || j >= len(f.vocabEnds) {
-			return "", false
-		}
-		start := int32(0)
-		if j > 0 {
-			start = f.vocabEnds[j-1]
-		}
-		return f.vocabAll[start:f.vocabEnds[j]], true
-	}
-	if j < 0 || j >= len(f.vocab) {
+	v := f.terms()
+	if j < 0 || j >= len(v) {
 		return "", false
 	}
-	return f.vocab[j], true
+	return v[j], true
 }
 
 // Labels returns the label names in class order. With names as labels

@@ -250,11 +250,11 @@ func build(doc *fileJSON, pre *prebuilt) (*Featurizer, error) {
 
 	// Features.
 	if cfg.Vocabulary && pre != nil {
-		n := len(pre.ends)
+		n := pre.terms.n
 		if cfg.MaxFeatures > 0 && n > cfg.MaxFeatures {
 			return bad("%d vocabulary terms, more than max_features = %d", n, cfg.MaxFeatures)
 		}
-		f.vocabAll, f.vocabEnds, f.index, f.dim = pre.all, pre.ends, pre.index, n
+		f.vocabFC, f.index, f.dim = &pre.terms, pre.index, n
 	} else if cfg.Vocabulary {
 		vocab := *doc.Vocabulary
 		if len(vocab) > math.MaxInt32 {
