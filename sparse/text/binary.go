@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,7 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
@@ -33,7 +34,8 @@ import (
 //	        C     the N terms, front-coded as the list is sorted (the
 //	              length of the prefix shared with the term before
 //	              (uvarint), the length of the rest (uvarint) and the
-//	              rest's bytes), as one S2 block (klauspost/compress/s2)
+//	              rest's bytes), as one Zstandard frame (RFC 8878) that
+//	              states its content size
 //	        8     index part length X (uint64)
 //	        X     the N features in the order of their terms' hashes,
 //	              increasing (uvarint each)
@@ -100,7 +102,12 @@ func (f *Featurizer) marshalBinary(version uint16) ([]byte, error) {
 	}
 	var terms, index []byte
 	if version >= 2 && vocab != nil {
-		terms = s2.EncodeBetter(nil, fc)
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+			zstd.WithEncoderConcurrency(1), zstd.WithSingleSegment(true))
+		if err != nil {
+			return nil, err
+		}
+		terms = enc.EncodeAll(fc, nil)
 		index = f.appendIndex(nil)
 	}
 	size := 12 + len(hdr) + 8 + 8 + 8 + len(terms) + 8 + len(index) + len(fc) + 1 + 8 + 2*binary.MaxVarintLen32*(len(dense)+2*dfLen(ds))
@@ -408,7 +415,12 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 	if n > uint64(len(index)) || total > math.MaxInt32 || n > math.MaxInt32 {
 		return bad("%d vocabulary terms of %d bytes with an index of %d bytes", n, total, len(index))
 	}
-	fcLen, err := s2.DecodedLen(terms)
+	var zh zstd.Header
+	err := zh.Decode(terms)
+	if err == nil && !zh.HasFCS {
+		err = errors.New("no content size")
+	}
+	fcLen := int(min(zh.FrameContentSize, math.MaxInt32))
 	if err != nil || uint64(fcLen) > fcMax || uint64(fcLen) < 2*n || n == 0 && total != 0 || n > 0 && total/n > uint64(fcLen) {
 		return bad("terms part of %d bytes for %d terms of %d bytes (%v)", fcLen, n, total, err)
 	}
@@ -417,9 +429,18 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 		fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
 		return nil, nil, err
 	}
-	fc, err := s2.Decode(make([]byte, fcLen), terms)
+	// The decoder may allocate no more than the stated size, checked
+	// above (or a MiB), whatever the frame holds.
+	limit := max(uint64(fcLen), 1<<20)
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(limit), zstd.WithDecoderMaxWindow(limit))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dec.Close()
+	fc, err := dec.DecodeAll(terms, make([]byte, 0, fcLen))
 	if err != nil || len(fc) != fcLen {
-		return bad("terms part: %v", err)
+		return bad("terms part: %d bytes of %d (%v)", len(fc), fcLen, err)
 	}
 	// Each term, made in cur from the one before, is checked to follow
 	// it in sorted order, as the vocabulary is, and hashed as the
