@@ -8,8 +8,9 @@ package textmodel
 //	6       2     flags (uint16): bit 0, the featurizer part is DEFLATE
 //	              compressed (RFC 1951), which versions 2 and 3 wrote;
 //	              others 0. Version 4 writes 0: its featurizer form
-//	              keeps its vocabulary's terms compressed with a fast
-//	              codec and its index ready to use
+//	              compresses only its vocabulary's terms, with a codec
+//	              that inflates several times faster, and keeps their
+//	              order by hash, which fills their index in one pass
 //	8       8     featurizer length F (uint64), as stored
 //	16      F     the featurizer, as text.Featurizer.MarshalBinary writes
 //	              it
