@@ -79,3 +79,201 @@ bad:
 	MOVB $0x00, AL
 	MOVB AL, ret+104(FP)
 	RET
+
+DATA addScoresIota<>+0(SB)/4, $0x00000000
+DATA addScoresIota<>+4(SB)/4, $0x00000001
+DATA addScoresIota<>+8(SB)/4, $0x00000002
+DATA addScoresIota<>+12(SB)/4, $0x00000003
+DATA addScoresIota<>+16(SB)/4, $0x00000004
+DATA addScoresIota<>+20(SB)/4, $0x00000005
+DATA addScoresIota<>+24(SB)/4, $0x00000006
+DATA addScoresIota<>+28(SB)/4, $0x00000007
+GLOBL addScoresIota<>(SB), RODATA|NOPTR, $32
+
+// func addScoresAVX2(W []float32, ind []int32, val []float32, s []float32, lim int) bool
+// Requires: AVX, AVX2, CMOV
+TEXT ·addScoresAVX2(SB), NOSPLIT, $0-105
+	MOVQ W_base+0(FP), AX
+	MOVQ ind_base+24(FP), CX
+	MOVQ val_base+48(FP), DX
+	MOVQ ind_len+32(FP), BX
+	MOVQ s_base+72(FP), SI
+	MOVQ s_len+80(FP), DI
+	MOVQ lim+96(FP), R8
+	MOVQ DI, R9
+	SHLQ $0x02, R9
+	XORQ R10, R10
+
+chunk:
+	MOVQ DI, R11
+	SUBQ R10, R11
+	JLE  done
+	CMPQ R11, $0x00000018
+	JG   nv4
+	CMPQ R11, $0x00000010
+	JG   nv3
+	CMPQ R11, $0x00000008
+	JG   nv2
+	JMP  nv1
+
+nv4:
+	SUBQ         $0x00000018, R11
+	MOVQ         $0x00000008, R12
+	CMPQ         R11, R12
+	CMOVQGT      R12, R11
+	VMOVD        R11, X0
+	VPBROADCASTD X0, Y0
+	VPCMPGTD     addScoresIota<>+0(SB), Y0, Y0
+	LEAQ         (SI)(R10*4), R11
+	LEAQ         (AX)(R10*4), R12
+	VMOVUPS      (R11), Y1
+	VMOVUPS      32(R11), Y2
+	VMOVUPS      64(R11), Y3
+	VMASKMOVPS   96(R11), Y0, Y4
+	XORQ         R13, R13
+
+nv4nz:
+	CMPQ         R13, BX
+	JGE          nv4store
+	MOVLQSX      (CX)(R13*4), R14
+	CMPQ         R14, R8
+	JAE          bad
+	IMULQ        R9, R14
+	VBROADCASTSS (DX)(R13*4), Y5
+	VMULPS       (R12)(R14*1), Y5, Y6
+	VADDPS       Y6, Y1, Y1
+	VMULPS       32(R12)(R14*1), Y5, Y6
+	VADDPS       Y6, Y2, Y2
+	VMULPS       64(R12)(R14*1), Y5, Y6
+	VADDPS       Y6, Y3, Y3
+	VMASKMOVPS   96(R12)(R14*1), Y0, Y6
+	VMULPS       Y5, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	INCQ         R13
+	JMP          nv4nz
+
+nv4store:
+	VMOVUPS    Y1, (R11)
+	VMOVUPS    Y2, 32(R11)
+	VMOVUPS    Y3, 64(R11)
+	VMASKMOVPS Y4, Y0, 96(R11)
+	ADDQ       $0x00000020, R10
+	JMP        chunk
+
+nv3:
+	MOVQ         R11, DI
+	SUBQ         $0x00000010, DI
+	MOVQ         $0x00000008, R11
+	CMPQ         DI, R11
+	CMOVQGT      R11, DI
+	VMOVD        DI, X0
+	VPBROADCASTD X0, Y0
+	VPCMPGTD     addScoresIota<>+0(SB), Y0, Y0
+	LEAQ         (SI)(R10*4), SI
+	LEAQ         (AX)(R10*4), AX
+	VMOVUPS      (SI), Y1
+	VMOVUPS      32(SI), Y2
+	VMASKMOVPS   64(SI), Y0, Y3
+	XORQ         DI, DI
+
+nv3nz:
+	CMPQ         DI, BX
+	JGE          nv3store
+	MOVLQSX      (CX)(DI*4), R10
+	CMPQ         R10, R8
+	JAE          bad
+	IMULQ        R9, R10
+	VBROADCASTSS (DX)(DI*4), Y4
+	VMULPS       (AX)(R10*1), Y4, Y5
+	VADDPS       Y5, Y1, Y1
+	VMULPS       32(AX)(R10*1), Y4, Y5
+	VADDPS       Y5, Y2, Y2
+	VMASKMOVPS   64(AX)(R10*1), Y0, Y5
+	VMULPS       Y4, Y5, Y5
+	VADDPS       Y5, Y3, Y3
+	INCQ         DI
+	JMP          nv3nz
+
+nv3store:
+	VMOVUPS    Y1, (SI)
+	VMOVUPS    Y2, 32(SI)
+	VMASKMOVPS Y3, Y0, 64(SI)
+	JMP        done
+
+nv2:
+	MOVQ         R11, DI
+	SUBQ         $0x00000008, DI
+	MOVQ         $0x00000008, R11
+	CMPQ         DI, R11
+	CMOVQGT      R11, DI
+	VMOVD        DI, X0
+	VPBROADCASTD X0, Y0
+	VPCMPGTD     addScoresIota<>+0(SB), Y0, Y0
+	LEAQ         (SI)(R10*4), SI
+	LEAQ         (AX)(R10*4), AX
+	VMOVUPS      (SI), Y1
+	VMASKMOVPS   32(SI), Y0, Y2
+	XORQ         DI, DI
+
+nv2nz:
+	CMPQ         DI, BX
+	JGE          nv2store
+	MOVLQSX      (CX)(DI*4), R10
+	CMPQ         R10, R8
+	JAE          bad
+	IMULQ        R9, R10
+	VBROADCASTSS (DX)(DI*4), Y3
+	VMULPS       (AX)(R10*1), Y3, Y4
+	VADDPS       Y4, Y1, Y1
+	VMASKMOVPS   32(AX)(R10*1), Y0, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       Y4, Y2, Y2
+	INCQ         DI
+	JMP          nv2nz
+
+nv2store:
+	VMOVUPS    Y1, (SI)
+	VMASKMOVPS Y2, Y0, 32(SI)
+	JMP        done
+
+nv1:
+	MOVQ         R11, DI
+	MOVQ         $0x00000008, R11
+	CMPQ         DI, R11
+	CMOVQGT      R11, DI
+	VMOVD        DI, X0
+	VPBROADCASTD X0, Y0
+	VPCMPGTD     addScoresIota<>+0(SB), Y0, Y0
+	LEAQ         (SI)(R10*4), SI
+	LEAQ         (AX)(R10*4), AX
+	VMASKMOVPS   (SI), Y0, Y1
+	XORQ         DI, DI
+
+nv1nz:
+	CMPQ         DI, BX
+	JGE          nv1store
+	MOVLQSX      (CX)(DI*4), R10
+	CMPQ         R10, R8
+	JAE          bad
+	IMULQ        R9, R10
+	VBROADCASTSS (DX)(DI*4), Y2
+	VMASKMOVPS   (AX)(R10*1), Y0, Y3
+	VMULPS       Y2, Y3, Y3
+	VADDPS       Y3, Y1, Y1
+	INCQ         DI
+	JMP          nv1nz
+
+nv1store:
+	VMASKMOVPS Y1, Y0, (SI)
+
+done:
+	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+104(FP)
+	RET
+
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+104(FP)
+	RET

@@ -6,3 +6,6 @@ package asm
 
 //go:noescape
 func addScoresAVX512(W []float32, ind []int32, val []float32, s []float32, lim int) bool
+
+//go:noescape
+func addScoresAVX2(W []float32, ind []int32, val []float32, s []float32, lim int) bool

@@ -353,6 +353,216 @@ bad:
 	MOVB AL, ret+128(FP)
 	RET
 
+// func axpyAvgPairF32AVX(a float32, ca float64, val []float32, ind []int32, stride int, c int, r int, w []float32, u []float64, lim int) bool
+// Requires: AVX, SSE, SSE2
+TEXT ·axpyAvgPairF32AVX(SB), NOSPLIT, $0-145
+	MOVSS a+0(FP), X0
+	MOVSD ca+8(FP), X1
+	MOVQ  val_base+16(FP), AX
+	MOVQ  ind_base+40(FP), CX
+	MOVQ  val_len+24(FP), DX
+	MOVQ  stride+64(FP), BX
+	MOVQ  c+72(FP), SI
+	MOVQ  r+80(FP), DI
+	MOVQ  w_base+88(FP), R8
+	MOVQ  u_base+112(FP), R10
+	MOVQ  u_len+120(FP), R11
+	MOVQ  lim+136(FP), R12
+	LEAQ  (R8)(DI*4), R9
+	LEAQ  (R8)(SI*4), R8
+	LEAQ  (R10)(DI*8), DI
+	LEAQ  (R10)(SI*8), R10
+	TESTQ R11, R11
+	JNZ   avg
+
+wloop4:
+	CMPQ    DX, $0x00000004
+	JL      wscalar
+	MOVLQSX (CX), SI
+	CMPQ    SI, R12
+	JAE     bad
+	IMULQ   BX, SI
+	VMOVSS  (AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (R8)(SI*4), X1, X2
+	VMOVSS  X2, (R8)(SI*4)
+	VMOVSS  (R9)(SI*4), X2
+	VSUBSS  X1, X2, X2
+	VMOVSS  X2, (R9)(SI*4)
+	MOVLQSX 4(CX), SI
+	CMPQ    SI, R12
+	JAE     bad
+	IMULQ   BX, SI
+	VMOVSS  4(AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (R8)(SI*4), X1, X2
+	VMOVSS  X2, (R8)(SI*4)
+	VMOVSS  (R9)(SI*4), X2
+	VSUBSS  X1, X2, X2
+	VMOVSS  X2, (R9)(SI*4)
+	MOVLQSX 8(CX), SI
+	CMPQ    SI, R12
+	JAE     bad
+	IMULQ   BX, SI
+	VMOVSS  8(AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (R8)(SI*4), X1, X2
+	VMOVSS  X2, (R8)(SI*4)
+	VMOVSS  (R9)(SI*4), X2
+	VSUBSS  X1, X2, X2
+	VMOVSS  X2, (R9)(SI*4)
+	MOVLQSX 12(CX), SI
+	CMPQ    SI, R12
+	JAE     bad
+	IMULQ   BX, SI
+	VMOVSS  12(AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (R8)(SI*4), X1, X2
+	VMOVSS  X2, (R8)(SI*4)
+	VMOVSS  (R9)(SI*4), X2
+	VSUBSS  X1, X2, X2
+	VMOVSS  X2, (R9)(SI*4)
+	ADDQ    $0x00000010, AX
+	ADDQ    $0x00000010, CX
+	SUBQ    $0x00000004, DX
+	JMP     wloop4
+
+wscalar:
+	TESTQ   DX, DX
+	JZ      done
+	MOVLQSX (CX), SI
+	CMPQ    SI, R12
+	JAE     bad
+	IMULQ   BX, SI
+	VMOVSS  (AX), X1
+	VMULSS  X0, X1, X1
+	VADDSS  (R8)(SI*4), X1, X2
+	VMOVSS  X2, (R8)(SI*4)
+	VMOVSS  (R9)(SI*4), X2
+	VSUBSS  X1, X2, X2
+	VMOVSS  X2, (R9)(SI*4)
+	ADDQ    $0x00000004, AX
+	ADDQ    $0x00000004, CX
+	DECQ    DX
+	JMP     wscalar
+
+avg:
+aloop4:
+	CMPQ      DX, $0x00000004
+	JL        ascalar
+	MOVLQSX   (CX), SI
+	CMPQ      SI, R12
+	JAE       bad
+	IMULQ     BX, SI
+	VMOVSS    (AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (R8)(SI*4), X3, X4
+	VMOVSS    X4, (R8)(SI*4)
+	VMOVSS    (R9)(SI*4), X4
+	VSUBSS    X3, X4, X4
+	VMOVSS    X4, (R9)(SI*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (R10)(SI*8), X2, X3
+	VMOVSD    X3, (R10)(SI*8)
+	VMOVSD    (DI)(SI*8), X3
+	VSUBSD    X2, X3, X3
+	VMOVSD    X3, (DI)(SI*8)
+	MOVLQSX   4(CX), SI
+	CMPQ      SI, R12
+	JAE       bad
+	IMULQ     BX, SI
+	VMOVSS    4(AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (R8)(SI*4), X3, X4
+	VMOVSS    X4, (R8)(SI*4)
+	VMOVSS    (R9)(SI*4), X4
+	VSUBSS    X3, X4, X4
+	VMOVSS    X4, (R9)(SI*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (R10)(SI*8), X2, X3
+	VMOVSD    X3, (R10)(SI*8)
+	VMOVSD    (DI)(SI*8), X3
+	VSUBSD    X2, X3, X3
+	VMOVSD    X3, (DI)(SI*8)
+	MOVLQSX   8(CX), SI
+	CMPQ      SI, R12
+	JAE       bad
+	IMULQ     BX, SI
+	VMOVSS    8(AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (R8)(SI*4), X3, X4
+	VMOVSS    X4, (R8)(SI*4)
+	VMOVSS    (R9)(SI*4), X4
+	VSUBSS    X3, X4, X4
+	VMOVSS    X4, (R9)(SI*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (R10)(SI*8), X2, X3
+	VMOVSD    X3, (R10)(SI*8)
+	VMOVSD    (DI)(SI*8), X3
+	VSUBSD    X2, X3, X3
+	VMOVSD    X3, (DI)(SI*8)
+	MOVLQSX   12(CX), SI
+	CMPQ      SI, R12
+	JAE       bad
+	IMULQ     BX, SI
+	VMOVSS    12(AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (R8)(SI*4), X3, X4
+	VMOVSS    X4, (R8)(SI*4)
+	VMOVSS    (R9)(SI*4), X4
+	VSUBSS    X3, X4, X4
+	VMOVSS    X4, (R9)(SI*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (R10)(SI*8), X2, X3
+	VMOVSD    X3, (R10)(SI*8)
+	VMOVSD    (DI)(SI*8), X3
+	VSUBSD    X2, X3, X3
+	VMOVSD    X3, (DI)(SI*8)
+	ADDQ      $0x00000010, AX
+	ADDQ      $0x00000010, CX
+	SUBQ      $0x00000004, DX
+	JMP       aloop4
+
+ascalar:
+	TESTQ     DX, DX
+	JZ        done
+	MOVLQSX   (CX), SI
+	CMPQ      SI, R12
+	JAE       bad
+	IMULQ     BX, SI
+	VMOVSS    (AX), X2
+	VMULSS    X0, X2, X3
+	VADDSS    (R8)(SI*4), X3, X4
+	VMOVSS    X4, (R8)(SI*4)
+	VMOVSS    (R9)(SI*4), X4
+	VSUBSS    X3, X4, X4
+	VMOVSS    X4, (R9)(SI*4)
+	VCVTSS2SD X2, X2, X2
+	VMULSD    X1, X2, X2
+	VADDSD    (R10)(SI*8), X2, X3
+	VMOVSD    X3, (R10)(SI*8)
+	VMOVSD    (DI)(SI*8), X3
+	VSUBSD    X2, X3, X3
+	VMOVSD    X3, (DI)(SI*8)
+	ADDQ      $0x00000004, AX
+	ADDQ      $0x00000004, CX
+	DECQ      DX
+	JMP       ascalar
+
+done:
+	MOVB $0x01, AL
+	MOVB AL, ret+144(FP)
+	RET
+
+bad:
+	MOVB $0x00, AL
+	MOVB AL, ret+144(FP)
+	RET
+
 // func axpyAvgDenseF32AVX2(a float32, ca float64, x []float32, w []float32, u []float64)
 // Requires: AVX, AVX2, SSE, SSE2
 TEXT ·axpyAvgDenseF32AVX2(SB), NOSPLIT, $0-88

@@ -147,14 +147,34 @@ func axpyAvgStrideF32Checked(a float32, ca float64, val []float32, ind []int32, 
 	}
 }
 
-func addScoresAVX512Checked(W []float32, ind []int32, val []float32, s []float32) {
-	lim := 0
-	if len(s) > 0 {
-		lim = len(W) / len(s)
+func axpyAvgPairF32Checked(a float32, ca float64, val []float32, ind []int32, stride, c, r int, w []float32, u []float64) {
+	lim := pairLim(len(w), len(u), stride, max(c, r))
+	if !axpyAvgPairF32AVX(a, ca, val, ind, stride, c, r, w, u, lim) {
+		panicIndex("AxpyAvgPairF32", ind, lim)
 	}
+}
+
+func addScoresAVX2Checked(W []float32, ind []int32, val []float32, s []float32) {
+	lim := scoresLim(W, s)
+	if !addScoresAVX2(W, ind, val, s, lim) {
+		panicIndex("AddScoresF32", ind, lim)
+	}
+}
+
+func addScoresAVX512Checked(W []float32, ind []int32, val []float32, s []float32) {
+	lim := scoresLim(W, s)
 	if !addScoresAVX512(W, ind, val, s, lim) {
 		panicIndex("AddScoresF32", ind, lim)
 	}
+}
+
+// scoresLim is the bound of AddScoresF32's indices: the features of W,
+// len(W)/len(s) (0 without classes).
+func scoresLim(W, s []float32) int {
+	if len(s) == 0 {
+		return 0
+	}
+	return len(W) / len(s)
 }
 
 // The DotRows wrappers make every row's product the one DotInd gives for

@@ -47,6 +47,10 @@ func axpyAvgStrideF32Checked(float32, float64, []float32, []int32, int, []float3
 }
 func axpyAvgDenseF32AVX2(float32, float64, []float32, []float32, []float64) { unreachable() }
 func addScoresAVX512Checked([]float32, []int32, []float32, []float32)       { unreachable() }
+func axpyAvgPairF32Checked(float32, float64, []float32, []int32, int, int, int, []float32, []float64) {
+	unreachable()
+}
+func addScoresAVX2Checked([]float32, []int32, []float32, []float32) { unreachable() }
 
 func increasingI32AVX2([]int32) bool { unreachable(); return false }
 

@@ -23,19 +23,61 @@ loopU:
 	JL          loop1
 	VMOVDQU     (CX), Y3
 	VMOVDQU     32(CX), Y4
-	VPMAXUD     Y4, Y3, Y5
-	VPMAXUD     Y0, Y5, Y5
-	VPTEST      Y5, Y0
+	VPMAXUD     Y4, Y3, Y3
+	VPMAXUD     Y0, Y3, Y3
+	VPTEST      Y3, Y0
 	JCC         bad
-	VXORPS      Y5, Y5, Y5
-	VPSLLD      $0x02, Y3, Y3
-	VPCMPEQD    Y6, Y6, Y6
-	VGATHERDPS  Y6, (DX)(Y3*4), Y5
-	VFMADD231PS (AX), Y5, Y1
-	VXORPS      Y3, Y3, Y3
-	VPSLLD      $0x02, Y4, Y4
-	VPCMPEQD    Y5, Y5, Y5
-	VGATHERDPS  Y5, (DX)(Y4*4), Y3
+	MOVLQSX     (CX), DI
+	SHLQ        $0x02, DI
+	VMOVSS      (DX)(DI*4), X5
+	MOVLQSX     4(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x10, (DX)(DI*4), X5, X5
+	MOVLQSX     8(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x20, (DX)(DI*4), X5, X5
+	MOVLQSX     12(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x30, (DX)(DI*4), X5, X5
+	MOVLQSX     16(CX), DI
+	SHLQ        $0x02, DI
+	VMOVSS      (DX)(DI*4), X3
+	MOVLQSX     20(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x10, (DX)(DI*4), X3, X3
+	MOVLQSX     24(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x20, (DX)(DI*4), X3, X3
+	MOVLQSX     28(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x30, (DX)(DI*4), X3, X3
+	VINSERTF128 $0x01, X3, Y5, Y3
+	VFMADD231PS (AX), Y3, Y1
+	MOVLQSX     32(CX), DI
+	SHLQ        $0x02, DI
+	VMOVSS      (DX)(DI*4), X5
+	MOVLQSX     36(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x10, (DX)(DI*4), X5, X5
+	MOVLQSX     40(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x20, (DX)(DI*4), X5, X5
+	MOVLQSX     44(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x30, (DX)(DI*4), X5, X5
+	MOVLQSX     48(CX), DI
+	SHLQ        $0x02, DI
+	VMOVSS      (DX)(DI*4), X3
+	MOVLQSX     52(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x10, (DX)(DI*4), X3, X3
+	MOVLQSX     56(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x20, (DX)(DI*4), X3, X3
+	MOVLQSX     60(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x30, (DX)(DI*4), X3, X3
+	VINSERTF128 $0x01, X3, Y5, Y3
 	VFMADD231PS 32(AX), Y3, Y2
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000040, CX
@@ -46,14 +88,35 @@ loop1:
 	CMPQ        BX, $0x00000008
 	JL          tail
 	VMOVDQU     (CX), Y3
-	VPMAXUD     Y0, Y3, Y4
-	VPTEST      Y4, Y0
+	VPMAXUD     Y0, Y3, Y3
+	VPTEST      Y3, Y0
 	JCC         bad
-	VXORPS      Y4, Y4, Y4
-	VPSLLD      $0x02, Y3, Y3
-	VPCMPEQD    Y5, Y5, Y5
-	VGATHERDPS  Y5, (DX)(Y3*4), Y4
-	VFMADD231PS (AX), Y4, Y1
+	MOVLQSX     (CX), DI
+	SHLQ        $0x02, DI
+	VMOVSS      (DX)(DI*4), X5
+	MOVLQSX     4(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x10, (DX)(DI*4), X5, X5
+	MOVLQSX     8(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x20, (DX)(DI*4), X5, X5
+	MOVLQSX     12(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x30, (DX)(DI*4), X5, X5
+	MOVLQSX     16(CX), DI
+	SHLQ        $0x02, DI
+	VMOVSS      (DX)(DI*4), X3
+	MOVLQSX     20(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x10, (DX)(DI*4), X3, X3
+	MOVLQSX     24(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x20, (DX)(DI*4), X3, X3
+	MOVLQSX     28(CX), DI
+	SHLQ        $0x02, DI
+	VINSERTPS   $0x30, (DX)(DI*4), X3, X3
+	VINSERTF128 $0x01, X3, Y5, Y3
+	VFMADD231PS (AX), Y3, Y1
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, CX
 	SUBQ        $0x00000008, BX

@@ -469,6 +469,9 @@ func TestLengthMismatchPanics(t *testing.T) {
 		"AxpyAvgStrideF32": func() {
 			AxpyAvgStrideF32(1, 1, make([]float32, 2), make([]int32, 3), 2, make([]float32, 9), nil)
 		},
+		"AxpyAvgPairF32": func() {
+			AxpyAvgPairF32(1, 1, make([]float32, 2), make([]int32, 3), 2, 0, 1, make([]float32, 9), nil)
+		},
 		"AxpyAvgDenseF32-w": func() {
 			AxpyAvgDenseF32(1, 1, make([]float32, 9), make([]float32, 8), make([]float64, 9))
 		},

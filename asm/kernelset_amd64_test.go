@@ -23,9 +23,10 @@ func simdKernels(t Tier) *kernelSet {
 		axpyAvgF32:       axpyAvgF32Checked,
 		axpyAvg4F32:      axpyAvg4F32Checked,
 		axpyAvgStrideF32: axpyAvgStrideF32Checked,
+		axpyAvgPairF32:   axpyAvgPairF32Checked,
 		// Both SIMD tiers run the AVX2 kernel (see AxpyAvgDenseF32).
 		axpyAvgDenseF32: axpyAvgDenseF32AVX2,
-		addScoresF32:    addScoresF32Generic,
+		addScoresF32:    addScoresAVX2Checked,
 		increasingI32:   increasingI32AVX2,
 		averageF32:      averageF32AVX2,
 		quotientF32:     quotientF32AVX2,

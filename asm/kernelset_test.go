@@ -24,6 +24,7 @@ type kernelSet struct {
 	axpyAvgF32       func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
 	axpyAvg4F32      func(a float32, ca float64, val []float32, ind []int32, wu []float64)
 	axpyAvgStrideF32 func(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)
+	axpyAvgPairF32   func(a float32, ca float64, val []float32, ind []int32, stride, c, r int, w []float32, u []float64)
 	axpyAvgDenseF32  func(a float32, ca float64, x []float32, w []float32, u []float64)
 	addScoresF32     func(W []float32, ind []int32, val []float32, s []float32)
 
@@ -54,6 +55,7 @@ var genericKernels = kernelSet{
 	axpyAvgF32:       axpyAvgF32Generic,
 	axpyAvg4F32:      axpyAvg4F32Generic,
 	axpyAvgStrideF32: axpyAvgStrideF32Generic,
+	axpyAvgPairF32:   axpyAvgPairF32Generic,
 	axpyAvgDenseF32:  axpyAvgDenseF32Generic,
 	addScoresF32:     addScoresF32Generic,
 	increasingI32:    increasingI32Generic,

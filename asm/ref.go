@@ -263,6 +263,37 @@ func axpyAvgStrideF32Generic(a float32, ca float64, val []float32, ind []int32, 
 	}
 }
 
+// axpyAvgPairF32Generic computes, rounding every product once,
+//
+//	for k := range val {
+//		j := ind[k]*stride
+//		q := a * val[k]
+//		w[j+c] += q; w[j+r] -= q
+//		if len(u) > 0 { d := ca * float64(val[k]); u[j+c] += d; u[j+r] -= d }
+//	}
+//
+// An index is checked before it is multiplied: it must be below pairLim's
+// bound.
+func axpyAvgPairF32Generic(a float32, ca float64, val []float32, ind []int32, stride, c, r int, w []float32, u []float64) {
+	ind = ind[:len(val)]
+	lim := pairLim(len(w), len(u), stride, max(c, r))
+	for k, v := range val {
+		j := int(ind[k])
+		if uint(j) >= uint(lim) {
+			panicIndex("AxpyAvgPairF32", ind, lim)
+		}
+		j *= stride
+		q := float32(a * v)
+		w[j+c] += q
+		w[j+r] -= q
+		if len(u) > 0 {
+			d := float64(ca * float64(v))
+			u[j+c] += d
+			u[j+r] -= d
+		}
+	}
+}
+
 // axpyAvg4F32Generic computes axpyAvgF32Generic's update on interleaved
 // slots: w[j] is the float32 in the first four bytes of wu[2j], u[j] is
 // wu[2j+1].

@@ -153,6 +153,13 @@ func TestShortSlicesRejectIndices(t *testing.T) {
 					mustPanic(t, fmt.Sprintf("AxpyAvgStrideF32 stride=%d %s", stride, what), func() { AxpyAvgStrideF32(1, 1, val, ind, stride, ws, us) })
 					mustPanic(t, fmt.Sprintf("AxpyAvgStrideF32 stride=%d no u %s", stride, what), func() { AxpyAvgStrideF32(1, 1, val, ind, stride, ws, nil) })
 				})
+				// A pair reaches j·stride + the higher class: with it at
+				// 1, the bound is the blocks whose second element lies in
+				// w and u.
+				badRows(t, r, strideLim(d*2, stride), func(val []float32, ind []int32, what string) {
+					mustPanic(t, fmt.Sprintf("AxpyAvgPairF32 stride=%d %s", stride, what), func() { AxpyAvgPairF32(1, 1, val, ind, stride, 1, 0, ws, us) })
+					mustPanic(t, fmt.Sprintf("AxpyAvgPairF32 stride=%d no u %s", stride, what), func() { AxpyAvgPairF32(1, 1, val, ind, stride, 0, 1, ws, nil) })
+				})
 			}
 			// Class scores: W of d·K+rem weights holds d features of K.
 			for _, K := range []int{1, 7, 16, 20, 33} {

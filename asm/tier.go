@@ -289,13 +289,14 @@ func DotInd4F32(val []float32, ind []int32, w []float32) float32 {
 // [0, len(W)/K).
 func AddScoresF32(W []float32, ind []int32, val []float32, s []float32) {
 	checkLen("AddScoresF32", len(val), len(ind))
-	if tier() == AVX512 {
+	switch tier() {
+	case AVX512:
 		addScoresAVX512Checked(W, ind, val, s)
-		return
+	case AVX2:
+		addScoresAVX2Checked(W, ind, val, s)
+	default:
+		addScoresF32Generic(W, ind, val, s)
 	}
-	// AVX2 keeps the Go loop: with 8 lanes and a masked tail it has no
-	// instruction to spare over it.
-	addScoresF32Generic(W, ind, val, s)
 }
 
 // DotIndF64 returns Σ val[k]·w[ind[k]]. It panics if len(val) != len(ind)
@@ -404,6 +405,40 @@ func AxpyAvgStrideF32(a float32, ca float64, val []float32, ind []int32, stride 
 		return
 	}
 	axpyAvgStrideF32Generic(a, ca, val, ind, stride, w, u)
+}
+
+// AxpyAvgPairF32 is a multiclass learner's update in one pass over the
+// row: class c gains and class r loses,
+//
+//	w[ind[k]·stride+c] += a·val[k]    w[ind[k]·stride+r] −= a·val[k]
+//
+// and, when u is not empty, u[…+c] += ca·val[k] and u[…+r] −= ca·val[k]
+// (in float64). It gives the bits of AxpyAvgStrideF32(a, ca, …, w[c:],
+// u[c:]) followed by AxpyAvgStrideF32(−a, −ca, …, w[r:], u[r:]). It
+// panics if len(val) != len(ind), stride < 1, c or r is not in
+// [0, stride), c == r, or some ind[k]·stride + max(c, r) lies outside w,
+// or outside u when u is not empty.
+func AxpyAvgPairF32(a float32, ca float64, val []float32, ind []int32, stride, c, r int, w []float32, u []float64) {
+	checkLen("AxpyAvgPairF32", len(val), len(ind))
+	if stride < 1 || uint(c) >= uint(stride) || uint(r) >= uint(stride) || c == r {
+		panic(fmt.Sprintf("asm.AxpyAvgPairF32: classes %d and %d with stride %d", c, r, stride))
+	}
+	if tier() != Generic {
+		axpyAvgPairF32Checked(a, ca, val, ind, stride, c, r, w, u)
+		return
+	}
+	axpyAvgPairF32Generic(a, ca, val, ind, stride, c, r, w, u)
+}
+
+// pairLim is the bound on the indices of AxpyAvgPairF32: j·stride + hi,
+// hi the higher class, must lie in w (nw elements) and, when u is not
+// empty, in u (nu).
+func pairLim(nw, nu, stride, hi int) int {
+	lim := strideLim(max(nw-hi, 0), stride)
+	if nu > 0 {
+		lim = min(lim, strideLim(max(nu-hi, 0), stride))
+	}
+	return lim
 }
 
 // strideLim is the number of indices j whose element j·stride lies in a

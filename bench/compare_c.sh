@@ -51,7 +51,7 @@ command -v gzip >/dev/null || { echo "compare_c.sh: needs gzip (ref reads its in
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CFLAGS="-O3 -march=native -fno-tree-vectorize" # scalar loads: no vectorizing into gathers
-gcc $CFLAGS -o "$tmp/ref" bench/limit/ref.c
+gcc $CFLAGS -o "$tmp/ref" bench/limit/ref.c -lm
 go build -o "$tmp/hpref" ./bench/limit/hpref
 
 PE_SRC=${PE_SRC:-../shared/tools/limit/pe.c}

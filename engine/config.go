@@ -369,6 +369,16 @@ type settings struct {
 	t0        float64 // Pegasos's step offset
 }
 
+// Check reports whether Fit, FitDense, FitCache and NewLearner accept c,
+// before any data: nil, or an error wrapping ErrConfig that names the
+// option. They call it first themselves; a caller that wants a bad option
+// to fail before it reads data (a command line, a service validating a
+// request) calls it too.
+func (c Config) Check() error {
+	_, err := c.settle()
+	return err
+}
+
 func (c Config) settle() (settings, error) {
 	s := settings{Config: c, epochs: c.Epochs, patience: c.Patience, maxClass: c.MaxClasses, maxDim: c.MaxDim}
 	bad := func(format string, a ...any) (settings, error) {

@@ -191,26 +191,17 @@ func (st *state) step(ind []int32, val []float32, sc float32, cls int, weight fl
 			o, a = st.hinge(s[cls]-s[r], val, sc, 2, weight, svRow)
 		}
 		if o.update {
-			// Class cls gains a·x and class r loses it (−a·v is exactly
-			// −(a·v)): one strided pass each over the row, w and u
-			// together. The biases move by a, the weights by ax (a·sc
-			// when rows are normalized).
+			// Class cls gains a·x and class r loses it: one pass over the
+			// row moves both classes' weights and accumulators, whose
+			// elements for a feature lie side by side. The biases move by
+			// a, the weights by ax (a·sc when rows are normalized).
 			ax := st.rowStep(a, sc)
 			var ca, cax float64
 			if st.u != nil {
 				ca = st.clock() * float64(a)
 				cax = st.clock() * float64(ax)
 			}
-			if len(ind) > 0 {
-				// (An empty row touches no weight; with a model of width
-				// 0 there is none to slice from class cls on.)
-				var ucls, ur []float64
-				if st.u != nil {
-					ucls, ur = st.u[cls:], st.u[r:]
-				}
-				asm.AxpyAvgStrideF32(ax, cax, val, ind, K, st.w[cls:], ucls)
-				asm.AxpyAvgStrideF32(-ax, -cax, val, ind, K, st.w[r:], ur)
-			}
+			asm.AxpyAvgPairF32(ax, cax, val, ind, K, cls, r, st.w, st.u)
 			st.b[cls] += a * st.bb
 			st.b[r] -= a * st.bb
 			if st.u != nil {

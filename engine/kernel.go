@@ -128,26 +128,29 @@ type dual struct {
 	count0  int64
 }
 
-// FitKernel trains a kernel perceptron on the rows of X with labels y:
-// binary for two labels, one function per class (argmax) for more. Rows
-// of the Gram matrix are computed as updates need them and cached within
-// cfg.Gram.Budget (see KernelConfig.Gram). Cancellation
-// and errors behave as in Fit: on ctx's end or an OnEpoch or OnKernelEpoch error, the model
-// so far is returned with the error.
-func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig) (*KernelModel, []KernelEpochStats, error) {
+// Check reports whether FitKernel accepts cfg, before any data: nil, or
+// an error wrapping ErrConfig that names the option. FitKernel calls it
+// first itself.
+func (cfg KernelConfig) Check() error {
+	_, err := cfg.settle()
+	return err
+}
+
+// settle is Config.settle with the kernel learners' own refusals.
+func (cfg KernelConfig) settle() (settings, error) {
 	s, err := cfg.Config.settle()
 	if err != nil {
-		return nil, nil, err
+		return settings{}, err
 	}
 	switch {
 	case cfg.Normalize, cfg.InitScale != 0, cfg.Validation != 0, cfg.SampleWeight != nil, cfg.TrainLoss, cfg.Workers > 1, cfg.Warm != nil:
-		return nil, nil, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss, Workers and Warm have no kernel form here", ErrConfig)
+		return settings{}, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss, Workers and Warm have no kernel form here", ErrConfig)
 	case cfg.Algorithm == Batch:
-		return nil, nil, fmt.Errorf("%w: the batch perceptron has no kernel form here", ErrConfig)
+		return settings{}, fmt.Errorf("%w: the batch perceptron has no kernel form here", ErrConfig)
 	case cfg.Rule == Pegasos:
-		return nil, nil, fmt.Errorf("%w: Pegasos has no kernel form here; use PA1 or PA2", ErrConfig)
+		return settings{}, fmt.Errorf("%w: Pegasos has no kernel form here; use PA1 or PA2", ErrConfig)
 	case cfg.MaxSupportVectors < 0:
-		return nil, nil, fmt.Errorf("%w: MaxSupportVectors %d < 0 (the most support vectors to keep; 0 for no cap)", ErrConfig, cfg.MaxSupportVectors)
+		return settings{}, fmt.Errorf("%w: MaxSupportVectors %d < 0 (the most support vectors to keep; 0 for no cap)", ErrConfig, cfg.MaxSupportVectors)
 	case cfg.MaxSupportVectors > 0 && cfg.Algorithm != Plain:
 		// The voted perceptron votes with every vector it had. The
 		// averaged one has no good form either: its average either keeps
@@ -155,7 +158,21 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 		// vectors that remain, each over the short time it was present,
 		// against a bias averaged over the whole run; on 3000 rows of a8a
 		// with a budget of 500 that model put every row in one class.
-		return nil, nil, fmt.Errorf("%w: MaxSupportVectors needs Algorithm Plain (an averaged or voted model would have to keep the vectors it removes)", ErrConfig)
+		return settings{}, fmt.Errorf("%w: MaxSupportVectors needs Algorithm Plain (an averaged or voted model would have to keep the vectors it removes)", ErrConfig)
+	}
+	return s, nil
+}
+
+// FitKernel trains a kernel perceptron on the rows of X with labels y:
+// binary for two labels, one function per class (argmax) for more. Rows
+// of the Gram matrix are computed as updates need them and cached within
+// cfg.Gram.Budget (see KernelConfig.Gram). Cancellation
+// and errors behave as in Fit: on ctx's end or an OnEpoch or OnKernelEpoch error, the model
+// so far is returned with the error.
+func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig) (*KernelModel, []KernelEpochStats, error) {
+	s, err := cfg.settle()
+	if err != nil {
+		return nil, nil, err
 	}
 	if X == nil || X.Rows == 0 {
 		return nil, nil, ErrNoData

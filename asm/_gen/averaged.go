@@ -190,15 +190,7 @@ func genAxpyAvgStride() {
 	up := ldGP(Param("u").Base())
 	nu := ldGP(Param("u").Len())
 	l := limits{gp: ldGP(Param("lim"))}
-	for _, avg := range []bool{false, true} {
-		p := "w"
-		if avg {
-			p = "a"
-			Label("avg")
-		} else {
-			TESTQ(nu, nu)
-			JNZ(LabelRef("avg"))
-		}
+	withoutAndWithU(nu, func(p string, avg bool) {
 		one := func(j int) {
 			r := GP64()
 			MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
@@ -219,7 +211,86 @@ func genAxpyAvgStride() {
 			}
 		}
 		scalarLoop4(p, n, vp, ip, 4, one)
-	}
+	})
+	Label("done")
+	retOK(0)
+	RET()
+	retBad(0, false)
+}
+
+// withoutAndWithU emits body twice: for the weights alone (labels
+// prefixed "w"), taken when u is empty (nu == 0), then at label "avg" for
+// weights and accumulators together (prefix "a").
+func withoutAndWithU(nu reg.GPVirtual, body func(p string, avg bool)) {
+	TESTQ(nu, nu)
+	JNZ(LabelRef("avg"))
+	body("w", false)
+	Label("avg")
+	body("a", true)
+}
+
+// genAxpyAvgPair: func(a float32, ca float64, val []float32, ind []int32,
+// stride, c, r int, w []float32, u []float64, lim int) bool, a multiclass
+// update in one pass over the row: class c gains and class r loses,
+// w[ind[k]·stride+c] += a·val[k], w[ind[k]·stride+r] −= a·val[k], and
+// when u is not empty u[…+c] += ca·val[k], u[…+r] −= ca·val[k] in
+// float64; or false at the first index not in [0, lim) (the elements
+// before it updated). The caller checks c ≠ r, both below stride, and
+// passes lim so that every j < lim keeps j·stride + max(c, r) inside w
+// and u. It gives genAxpyAvgStride's bits for the two classes one after
+// the other: each product is rounded once and added to one class and
+// subtracted from the other (x − q is x + (−q) exactly), and the two
+// classes' elements are distinct. Both classes' weights of a feature
+// share a few cache lines, which the second of two strided passes would
+// fetch again.
+func genAxpyAvgPair() {
+	TEXT("axpyAvgPairF32AVX", NOSPLIT, "func(a float32, ca float64, val []float32, ind []int32, stride int, c int, r int, w []float32, u []float64, lim int) bool")
+	Pragma("noescape")
+	ax := Load(Param("a"), XMM())
+	cx := Load(Param("ca"), XMM())
+	vp := ldGP(Param("val").Base())
+	ip := ldGP(Param("ind").Base())
+	n := ldGP(Param("val").Len())
+	stride := ldGP(Param("stride"))
+	cc := ldGP(Param("c"))
+	rr := ldGP(Param("r"))
+	wc, wr := ldGP(Param("w").Base()), GP64()
+	uc, ur := ldGP(Param("u").Base()), GP64()
+	nu := ldGP(Param("u").Len())
+	l := limits{gp: ldGP(Param("lim"))}
+	LEAQ(Mem{Base: wc, Index: rr, Scale: 4}, wr)
+	LEAQ(Mem{Base: wc, Index: cc, Scale: 4}, wc)
+	LEAQ(Mem{Base: uc, Index: rr, Scale: 8}, ur)
+	LEAQ(Mem{Base: uc, Index: cc, Scale: 8}, uc)
+	withoutAndWithU(nu, func(p string, avg bool) {
+		one := func(j int) {
+			r := GP64()
+			MOVLQSX(Mem{Base: ip, Disp: 4 * j}, r)
+			checkGP(l, r)
+			IMULQ(stride, r)
+			v, q, t := XMM(), XMM(), XMM()
+			VMOVSS(Mem{Base: vp, Disp: 4 * j}, v)
+			VMULSS(ax, v, q)
+			wcm, wrm := Mem{Base: wc, Index: r, Scale: 4}, Mem{Base: wr, Index: r, Scale: 4}
+			VADDSS(wcm, q, t)
+			VMOVSS(t, wcm)
+			VMOVSS(wrm, t)
+			VSUBSS(q, t, t)
+			VMOVSS(t, wrm)
+			if avg {
+				d, e := XMM(), XMM()
+				ucm, urm := Mem{Base: uc, Index: r, Scale: 8}, Mem{Base: ur, Index: r, Scale: 8}
+				VCVTSS2SD(v, v, d)
+				VMULSD(cx, d, d)
+				VADDSD(ucm, d, e)
+				VMOVSD(e, ucm)
+				VMOVSD(urm, e)
+				VSUBSD(d, e, e)
+				VMOVSD(e, urm)
+			}
+		}
+		scalarLoop4(p, n, vp, ip, 4, one)
+	})
 	Label("done")
 	retOK(0)
 	RET()

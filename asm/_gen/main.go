@@ -46,12 +46,14 @@ func main() {
 		genAxpyAvg(false)
 		genAxpyAvg(true)
 		genAxpyAvgStride()
+		genAxpyAvgPair()
 		genAxpyAvgDense()
 		Generate()
 		return
 	}
 	if *kernel == "addscores" {
 		genAddScores()
+		genAddScoresAVX2()
 		Generate()
 		return
 	}

@@ -3,8 +3,11 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
 )
 
 // genAddScores: func(W []float32, ind []int32, val []float32, s []float32,
@@ -85,6 +88,123 @@ func genAddScores() {
 	VMOVUPS(acc1, k1, Mem{Base: so, Disp: 64})
 	ADDQ(U32(32), c0)
 	JMP(LabelRef("chunk"))
+	Label("done")
+	VZEROUPPER()
+	retOK(0)
+	RET()
+	retBad(0, true)
+}
+
+// genAddScoresAVX2: genAddScores's function for AVX2,
+// addScoresAVX2(W, ind, val, s, lim) bool, with the same result bit for
+// bit and the same guarantee that s is unchanged when an index is bad
+// (the first 32 classes pass over all the indices before anything is
+// stored). s is taken 32 classes at a time in up to four YMM
+// accumulators; every nonzero adds its broadcast value times its weights
+// to them. A chunk of fewer than 32 classes uses only the vectors it
+// needs, and its last vector is masked (VMASKMOVPS touches no byte
+// outside the mask, so nothing is read or written past s or W). Each
+// product is rounded before the add (VMULPS then VADDPS), as the Go loop
+// does.
+func genAddScoresAVX2() {
+	iota := GLOBL("addScoresIota", RODATA|NOPTR)
+	for i := 0; i < 8; i++ {
+		DATA(4*i, U32(i))
+	}
+	TEXT("addScoresAVX2", NOSPLIT, "func(W []float32, ind []int32, val []float32, s []float32, lim int) bool")
+	Pragma("noescape")
+	wp := ldGP(Param("W").Base())
+	ib := ldGP(Param("ind").Base())
+	vb := ldGP(Param("val").Base())
+	n := ldGP(Param("ind").Len())
+	sp := ldGP(Param("s").Base())
+	K := ldGP(Param("s").Len())
+	l := limits{gp: ldGP(Param("lim"))}
+	kb := GP64()
+	MOVQ(K, kb)
+	SHLQ(U8(2), kb) // a feature's weights, in bytes
+	c0 := GP64()
+	XORQ(c0, c0)
+	rem := GP64()
+	Label("chunk")
+	MOVQ(K, rem)
+	SUBQ(c0, rem) // classes left, > 0 inside the loop
+	JLE(LabelRef("done"))
+	CMPQ(rem, U32(24))
+	JG(LabelRef("nv4"))
+	CMPQ(rem, U32(16))
+	JG(LabelRef("nv3"))
+	CMPQ(rem, U32(8))
+	JG(LabelRef("nv2"))
+	JMP(LabelRef("nv1"))
+	for nv := 4; nv >= 1; nv-- {
+		p := fmt.Sprintf("nv%d", nv)
+		Label(p)
+		// Lanes in the last vector: min(rem − 8(nv−1), 8).
+		rl := GP64()
+		MOVQ(rem, rl)
+		if nv > 1 {
+			SUBQ(U32(8*(nv-1)), rl)
+		}
+		eight := GP64()
+		MOVQ(U32(8), eight)
+		CMPQ(rl, eight)
+		CMOVQGT(eight, rl)
+		x, mask := XMM(), YMM()
+		VMOVD(rl.As32(), x)
+		VPBROADCASTD(x, mask)
+		VPCMPGTD(iota, mask, mask) // lane i: rl > i
+		so, wc := GP64(), GP64()
+		LEAQ(Mem{Base: sp, Index: c0, Scale: 4}, so)
+		LEAQ(Mem{Base: wp, Index: c0, Scale: 4}, wc)
+		acc := make([]reg.VecVirtual, nv)
+		for q := range acc {
+			acc[q] = YMM()
+			if q < nv-1 {
+				VMOVUPS(Mem{Base: so, Disp: 32 * q}, acc[q])
+			} else {
+				VMASKMOVPS(Mem{Base: so, Disp: 32 * q}, mask, acc[q])
+			}
+		}
+		i := GP64()
+		XORQ(i, i)
+		Label(p + "nz")
+		CMPQ(i, n)
+		JGE(LabelRef(p + "store"))
+		j := GP64()
+		MOVLQSX(Mem{Base: ib, Index: i, Scale: 4}, j)
+		checkGP(l, j)
+		IMULQ(kb, j)
+		v := YMM()
+		VBROADCASTSS(Mem{Base: vb, Index: i, Scale: 4}, v)
+		for q := range acc {
+			t := YMM()
+			m := Mem{Base: wc, Index: j, Scale: 1, Disp: 32 * q}
+			if q < nv-1 {
+				VMULPS(m, v, t)
+			} else {
+				VMASKMOVPS(m, mask, t)
+				VMULPS(v, t, t)
+			}
+			VADDPS(t, acc[q], acc[q])
+		}
+		INCQ(i)
+		JMP(LabelRef(p + "nz"))
+		Label(p + "store")
+		for q := range acc {
+			if q < nv-1 {
+				VMOVUPS(acc[q], Mem{Base: so, Disp: 32 * q})
+			} else {
+				VMASKMOVPS(acc[q], mask, Mem{Base: so, Disp: 32 * q})
+			}
+		}
+		if nv == 4 {
+			ADDQ(U32(32), c0)
+			JMP(LabelRef("chunk"))
+		} else {
+			JMP(LabelRef("done"))
+		}
+	}
 	Label("done")
 	VZEROUPPER()
 	retOK(0)

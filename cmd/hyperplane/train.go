@@ -175,7 +175,7 @@ model, and much slower to train and to predict.`,
 			return usageError("-budget, -gram-mb and -precompute-gram need -kernel")
 		}
 		// The library's checks of the options, before any data are read.
-		if err := configError(ctx, cfg, kern); err != nil {
+		if err := configError(cfg, kern); err != nil {
 			if bad := setAmong(fs, "lr", "margin", "init"); len(bad) > 0 && *algo == "" && cfg.Rule != engine.Perceptron {
 				return fmt.Errorf("%w\nhint: %s are the perceptron's: add -algo averaged; the default learner, %s, sets its own steps", err, strings.Join(bad, ", "), learner)
 			}

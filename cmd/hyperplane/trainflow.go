@@ -45,21 +45,14 @@ func kernelConfig(cfg engine.Config, k kernelOpts) engine.KernelConfig {
 }
 
 // configError returns the library's refusal of the learner cfg (and k,
-// for a kernel one), found before any data are read by fitting no rows:
-// Fit and FitKernel check their options before their data, so that a bad
-// option fails at once, in the library's words, and train need not
-// repeat the library's checks. nil means the options are taken.
-func configError(ctx context.Context, cfg engine.Config, k *kernelOpts) error {
-	var err error
+// for a kernel one) before any data are read, so that a bad option fails
+// at once, in the library's words, and train need not repeat the
+// library's checks. nil means the options are taken.
+func configError(cfg engine.Config, k *kernelOpts) error {
 	if k != nil {
-		_, _, err = engine.FitKernel(ctx, nil, nil, kernelConfig(cfg, *k))
-	} else {
-		_, _, err = engine.Fit(ctx, nil, nil, cfg)
+		return kernelConfig(cfg, *k).Check()
 	}
-	if errors.Is(err, engine.ErrNoData) {
-		return nil
-	}
-	return err
+	return cfg.Check()
 }
 
 // fitted is what one fit gave, whatever the learner.

@@ -109,14 +109,42 @@ func (m *Model) top(lm *engine.Model, i, n int) []feature {
 		}
 		return s
 	}
-	for j := range dim {
-		if w := weight(lm, i, j); w > 0 {
-			pos = add(pos, feature{int32(j), w})
+	eachWeight(lm, i, dim, func(j int32, w float32) {
+		if w > 0 {
+			pos = add(pos, feature{j, w})
 		} else if w < 0 {
-			neg = add(neg, feature{int32(j), w})
+			neg = add(neg, feature{j, w})
+		}
+	})
+	return append(pos, neg...)
+}
+
+// eachWeight calls fn with every feature j below dim that lm stores
+// weights for, in increasing order, and its weight toward label i (as
+// weight gives it). A model with Cols stores only the features its
+// training data used; the others weigh zero and are skipped, so the cost
+// follows the data, not 2^Bits of a hashed featurizer times the labels.
+func eachWeight(lm *engine.Model, i, dim int, fn func(j int32, w float32)) {
+	if lm.Cols == nil {
+		for j := range dim {
+			fn(int32(j), weight(lm, i, j))
+		}
+		return
+	}
+	k, sign := i, float32(1)
+	if lm.Binary() {
+		k = 0
+		if i == 0 {
+			sign = -1
 		}
 	}
-	return append(pos, neg...)
+	rows := lm.NumRows()
+	for p, j := range lm.Cols {
+		if int(j) >= dim {
+			break
+		}
+		fn(j, sign*lm.W[p*rows+k])
+	}
 }
 
 // Top returns the n terms of largest weight toward label i (in the order

@@ -2,6 +2,7 @@ package textmodel
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -124,4 +125,80 @@ func TestExplainSumsToScore(t *testing.T) {
 	if _, _, err := bin.Top(7, 3); !errors.Is(err, engine.ErrConfig) {
 		t.Errorf("Top of a label out of range: %v", err)
 	}
+}
+
+// TestEachWeightVisitsStoredColumns: a model that stores few columns of a
+// wide hashed space is walked over those columns only, with the weights
+// Weight gives, binary and multiclass; the strongest features found that
+// way are those a walk over every feature finds.
+func TestEachWeightVisitsStoredColumns(t *testing.T) {
+	cols := []int32{3, 70, 4096, 1 << 20, 1<<24 - 1}
+	for _, classes := range [][]float64{{0, 1}, {0, 1, 2}} {
+		rows := len(classes)
+		if rows == 2 {
+			rows = 1
+		}
+		lm := &engine.Model{Classes: classes, Dim: 1 << 24, Cols: cols, B: make([]float32, rows)}
+		for p := range len(cols) * rows {
+			lm.W = append(lm.W, float32(p%5)-2) // some zeros, both signs
+		}
+		for i := range len(classes) {
+			calls := 0
+			eachWeight(lm, i, lm.Dim, func(j int32, w float32) {
+				calls++
+				if want := weight(lm, i, int(j)); w != want {
+					t.Errorf("%d classes, label %d, feature %d: weight %v, want %v", len(classes), i, j, w, want)
+				}
+			})
+			if calls != len(cols) {
+				t.Errorf("%d classes, label %d: %d features visited, want the %d stored", len(classes), i, calls, len(cols))
+			}
+			// Below a narrower dim the last columns are left out.
+			calls = 0
+			eachWeight(lm, i, 1<<20, func(int32, float32) { calls++ })
+			if calls != 3 {
+				t.Errorf("dim 2^20: %d features visited, want 3", calls)
+			}
+			// The same strongest features as every feature weighed one by one.
+			var want []feature
+			for _, j := range cols {
+				if w := weight(lm, i, int(j)); w > 0 {
+					want = append(want, feature{j, w})
+				}
+			}
+			for _, j := range cols {
+				if w := weight(lm, i, int(j)); w < 0 {
+					want = append(want, feature{j, w})
+				}
+			}
+			m := &Model{featurizer: hashedFeaturizer(t, 24)}
+			got := m.top(lm, i, len(cols))
+			slices.SortStableFunc(want[:countPos(want)], func(a, b feature) int { return cmp.Compare(b.weight, a.weight) })
+			slices.SortStableFunc(want[countPos(want):], func(a, b feature) int { return cmp.Compare(a.weight, b.weight) })
+			if !slices.Equal(got, want) {
+				t.Errorf("%d classes, label %d: top %v, want %v", len(classes), i, got, want)
+			}
+		}
+	}
+}
+
+func countPos(f []feature) int {
+	n := 0
+	for _, x := range f {
+		if x.weight > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// hashedFeaturizer fits a featurizer hashing into 2^bits buckets on two
+// documents.
+func hashedFeaturizer(t *testing.T, bits int) *text.Featurizer {
+	t.Helper()
+	f, err := text.Fit(&text.Corpus{Docs: []text.Doc{{Label: "a", Text: "x y"}, {Label: "b", Text: "y z"}}}, text.Config{Bits: bits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

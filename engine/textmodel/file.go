@@ -1,15 +1,16 @@
 package textmodel
 
-// The file, version 3, little-endian:
+// The file, version 4, little-endian:
 //
 //	offset  size  field
 //	0       4     magic "HPTM"
-//	4       2     format version (uint16, 3)
+//	4       2     format version (uint16, 4)
 //	6       2     flags (uint16): bit 0, the featurizer part is DEFLATE
-//	              compressed (RFC 1951); others 0. This build compresses
-//	              at the fastest level: a front-coded vocabulary still
-//	              shrinks by about a half, and inflating it costs a small
-//	              part of the reading
+//	              compressed (RFC 1951), which versions 2 and 3 wrote;
+//	              others 0. Version 4 writes 0: its featurizer form
+//	              compresses only its vocabulary's terms, with a codec
+//	              that inflates several times faster, and keeps their
+//	              order by hash, which fills their index in one pass
 //	8       8     featurizer length F (uint64), as stored
 //	16      F     the featurizer, as text.Featurizer.MarshalBinary writes
 //	              it
@@ -24,10 +25,12 @@ package textmodel
 //	              text.Names.MarshalBinary writes them
 //	        4     CRC-32C (Castagnoli) of every byte before it
 //
-// Version 2 is the same with the featurizer as text.Featurizer.WriteTo
+// Version 3 is the same with the featurizer's binary form version 1,
+// whose terms are hashed again and indexed as they are read, DEFLATE
+// compressed; version 2 has the featurizer as text.Featurizer.WriteTo
 // writes it, a JSON document (compressed with flag bit 0, to about a
-// quarter), which is several times slower to read;
-// version 1 is version 2 without the calibration and the names. The parts keep their own
+// quarter), which is several times slower to read; version 1 is version
+// 2 without the calibration and the names. The parts keep their own
 // versions and checks; a reader checks the lengths against the memory
 // budget before reading them.
 
@@ -56,7 +59,7 @@ var ErrFormat = errors.New("textmodel: bad text model file")
 
 const (
 	fileMagic   = "HPTM"
-	fileVersion = 3
+	fileVersion = 4
 	flagDeflate = 1 << 0 // the featurizer part is compressed
 	// maxCalibration bounds the calibration part: it holds a few numbers.
 	maxCalibration = 1 << 10
@@ -67,22 +70,10 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 // WriteTo writes m to w in the text model format and returns the bytes
 // written.
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
-	fb, err := m.featurizer.MarshalBinary()
+	feat, err := m.featurizer.MarshalBinary()
 	if err != nil {
 		return 0, err
 	}
-	var fz bytes.Buffer
-	fw, err := flate.NewWriter(&fz, flate.BestSpeed)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := fw.Write(fb); err != nil {
-		return 0, err
-	}
-	if err := fw.Close(); err != nil {
-		return 0, err
-	}
-	feat := fz.Bytes()
 	var model bytes.Buffer
 	if _, err := m.classifier.WriteTo(&model); err != nil {
 		return 0, err
@@ -103,7 +94,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	var hdr [16]byte
 	copy(hdr[:], fileMagic)
 	binary.LittleEndian.PutUint16(hdr[4:], fileVersion)
-	binary.LittleEndian.PutUint16(hdr[6:], flagDeflate)
+	binary.LittleEndian.PutUint16(hdr[6:], 0)
 	binary.LittleEndian.PutUint64(hdr[8:], uint64(len(feat)))
 	bw.Write(hdr[:])
 	bw.Write(feat)
@@ -140,8 +131,21 @@ func (m *Model) Save(path string) error {
 // Read reads a text model written by WriteTo. A file that is not one, is
 // truncated or corrupt is an error wrapping ErrFormat (or the format
 // error of the featurizer or model inside); parts larger than the memory
-// budget are refused before they are read.
+// budget are refused before they are read. It reads no more than the
+// model from r.
 func Read(r io.Reader) (*Model, error) {
+	size := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		size = int64(l.Len())
+	}
+	return read(r, size)
+}
+
+// read is Read of r, which holds size bytes if size ≥ 0 (a parts of at
+// most what is left is then read at its full size at once; otherwise as
+// the data arrive, so that a short input claiming a large part allocates
+// no more than it holds).
+func read(r io.Reader, size int64) (*Model, error) {
 	crc := crc32.New(crcTable)
 	tr := io.TeeReader(r, crc)
 	bad := func(format string, a ...any) error {
@@ -151,21 +155,29 @@ func Read(r io.Reader) (*Model, error) {
 	if _, err := io.ReadFull(tr, hdr[:]); err != nil {
 		return nil, bad("header: %v", err)
 	}
+	left := size - 16 // bytes known to be left; < 0: unknown
 	version, flags := binary.LittleEndian.Uint16(hdr[4:]), binary.LittleEndian.Uint16(hdr[6:])
 	switch {
 	case string(hdr[:4]) != fileMagic:
 		return nil, bad("not a text model file (magic %q, want %q)", hdr[:4], fileMagic)
 	case version < 1 || version > fileVersion:
 		return nil, bad("format version %d, this build reads 1 to %d", version, fileVersion)
-	case flags&^flagDeflate != 0 || version == 1 && flags != 0:
+	case flags&^flagDeflate != 0 || (version == 1 || version >= 4) && flags != 0:
 		return nil, bad("unknown flags %#x", flags)
 	}
 	part := func(n uint64, what string) ([]byte, error) {
 		if err := budget.Check(0, int64(min(n, 1<<62)), "reading the "+what); err != nil {
 			return nil, err
 		}
-		// Read as the data arrive, so that a short file claiming a
-		// large part allocates no more than it holds.
+		var b []byte
+		if left >= 0 && n <= uint64(left) {
+			b = make([]byte, n)
+			if _, err := io.ReadFull(tr, b); err != nil {
+				return nil, bad("%s: truncated: %v", what, err)
+			}
+			left -= int64(n)
+			return b, nil
+		}
 		b, err := io.ReadAll(io.LimitReader(tr, int64(n)))
 		if err != nil {
 			return nil, err
@@ -175,18 +187,42 @@ func Read(r io.Reader) (*Model, error) {
 		}
 		return b, nil
 	}
+	length := func(what string) (uint64, error) {
+		var n [8]byte
+		if _, err := io.ReadFull(tr, n[:]); err != nil {
+			return 0, bad("%s length: %v", what, err)
+		}
+		left -= 8
+		return binary.LittleEndian.Uint64(n[:]), nil
+	}
 	feat, err := part(binary.LittleEndian.Uint64(hdr[8:]), "featurizer")
 	if err != nil {
 		return nil, err
 	}
-	var n [8]byte
-	if _, err := io.ReadFull(tr, n[:]); err != nil {
-		return nil, bad("model length: %v", err)
+	// A featurizer form that needs no inflating is decoded while the rest
+	// is read and the classifier decoded; a checksum mismatch found after
+	// both still refuses the file (the decoders check what they read,
+	// whatever it is).
+	var f *text.Featurizer
+	var ferr error
+	fdone := make(chan struct{})
+	if version >= 4 {
+		go func() {
+			defer close(fdone)
+			f = new(text.Featurizer)
+			ferr = f.UnmarshalBinary(feat)
+		}()
+	} else {
+		close(fdone)
+	}
+	defer func() { <-fdone }()
+	mlen, err := length("model")
+	if err != nil {
+		return nil, err
 	}
 	// The classifier is decoded as it streams by, not copied whole
 	// first: it has its own checksum and memory budget checks, and its
 	// weights are the bulk of the file.
-	mlen := binary.LittleEndian.Uint64(n[:])
 	if err := budget.Check(0, int64(min(mlen, 1<<62)), "reading the model"); err != nil {
 		return nil, err
 	}
@@ -198,21 +234,23 @@ func Read(r io.Reader) (*Model, error) {
 	if k, _ := io.Copy(io.Discard, mr); k != 0 {
 		return nil, bad("model: %d bytes after it", k)
 	}
+	left -= int64(min(mlen, 1<<62))
 	var cal, names []byte
 	if version >= 2 {
-		if _, err := io.ReadFull(tr, n[:]); err != nil {
-			return nil, bad("calibration length: %v", err)
-		}
-		if l := binary.LittleEndian.Uint64(n[:]); l > maxCalibration {
-			return nil, bad("calibration of %d bytes (at most %d)", l, maxCalibration)
-		}
-		if cal, err = part(binary.LittleEndian.Uint64(n[:]), "calibration"); err != nil {
+		l, err := length("calibration")
+		if err != nil {
 			return nil, err
 		}
-		if _, err := io.ReadFull(tr, n[:]); err != nil {
-			return nil, bad("names length: %v", err)
+		if l > maxCalibration {
+			return nil, bad("calibration of %d bytes (at most %d)", l, maxCalibration)
 		}
-		if names, err = part(binary.LittleEndian.Uint64(n[:]), "feature names"); err != nil {
+		if cal, err = part(l, "calibration"); err != nil {
+			return nil, err
+		}
+		if l, err = length("names"); err != nil {
+			return nil, err
+		}
+		if names, err = part(l, "feature names"); err != nil {
 			return nil, err
 		}
 	}
@@ -224,29 +262,35 @@ func Read(r io.Reader) (*Model, error) {
 	if binary.LittleEndian.Uint32(sum[:]) != want {
 		return nil, bad("checksum mismatch: the file is corrupt")
 	}
-	var fr io.Reader = bytes.NewReader(feat)
-	if flags&flagDeflate != 0 {
-		// The featurizer's reader checks what it allocates against the
-		// memory budget as it reads; the stream is cut there too.
-		zr := flate.NewReader(fr)
-		defer zr.Close()
-		fr = io.LimitReader(zr, budget.Default())
-	}
-	var f *text.Featurizer
-	if version >= 3 {
-		fb := feat
+	<-fdone
+	if version >= 4 {
+		if ferr != nil {
+			return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, ferr)
+		}
+	} else {
+		var fr io.Reader = bytes.NewReader(feat)
 		if flags&flagDeflate != 0 {
-			fb, err = readAllSized(fr, uint64(len(feat)))
+			// The featurizer's reader checks what it allocates against
+			// the memory budget as it reads; the stream is cut there too.
+			zr := flate.NewReader(fr)
+			defer zr.Close()
+			fr = io.LimitReader(zr, budget.Default())
 		}
-		if err == nil {
-			f = new(text.Featurizer)
-			err = f.UnmarshalBinary(fb)
-		}
-		if err != nil {
+		if version == 3 {
+			fb := feat
+			if flags&flagDeflate != 0 {
+				fb, err = readAllSized(fr, uint64(len(feat)))
+			}
+			if err == nil {
+				f = new(text.Featurizer)
+				err = f.UnmarshalBinary(fb)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
+			}
+		} else if f, err = text.ReadFeaturizer(fr); err != nil {
 			return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
 		}
-	} else if f, err = text.ReadFeaturizer(fr); err != nil {
-		return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
 	}
 	m, err := New(f, c)
 	if err != nil {
@@ -279,7 +323,11 @@ func Load(path string) (*Model, error) {
 		return nil, err
 	}
 	defer fl.Close()
-	m, err := Read(bufio.NewReaderSize(fl, 1<<16))
+	size := int64(-1)
+	if st, err := fl.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	m, err := read(bufio.NewReaderSize(fl, 1<<16), size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

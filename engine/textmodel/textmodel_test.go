@@ -135,7 +135,7 @@ func TestCalibration(t *testing.T) {
 		t.Errorf("read back: calibration %v, %v; want %v", bc, ok, c)
 	}
 	// Version 2 files, with a JSON featurizer, still read, calibrated, as
-	// do version 3 files whose featurizer part is not compressed.
+	// do version 3 files, with the binary featurizer compressed.
 	for _, v := range []uint16{2, 3} {
 		old, err := Read(bytes.NewReader(oldVersion(t, buf.Bytes(), v)))
 		if err != nil {
@@ -209,17 +209,15 @@ func TestCalibrationBinary(t *testing.T) {
 	}
 }
 
-// oldVersion turns a version 3 file into the version 1 or 2 form: the
+// oldVersion turns a version 4 file into the version 1, 2 or 3 form: the
 // featurizer as its JSON document (compressed in version 2), version 1
-// without the calibration and names parts, and the checksum redone.
-// Version 3 gives the file with its featurizer part uncompressed.
-func oldVersion(t testing.TB, v3 []byte, version uint16) []byte {
+// without the calibration and names parts, version 3 with the binary
+// featurizer compressed, and the checksum redone. (Real version 3 files
+// hold the featurizer's binary form version 1; testdata has one.)
+func oldVersion(t testing.TB, v4 []byte, version uint16) []byte {
 	t.Helper()
-	f := binary.LittleEndian.Uint64(v3[8:])
-	fb, err := io.ReadAll(flate.NewReader(bytes.NewReader(v3[16 : 16+f])))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := binary.LittleEndian.Uint64(v4[8:])
+	fb := v4[16 : 16+f]
 	var fz text.Featurizer
 	if err := fz.UnmarshalBinary(fb); err != nil {
 		t.Fatal(err)
@@ -227,7 +225,7 @@ func oldVersion(t testing.TB, v3 []byte, version uint16) []byte {
 	var feat bytes.Buffer
 	var w io.Writer = &feat
 	var fw *flate.Writer
-	if version == 2 {
+	if version == 2 || version == 3 {
 		fw, _ = flate.NewWriter(&feat, flate.BestSpeed)
 		w = fw
 	}
@@ -239,16 +237,16 @@ func oldVersion(t testing.TB, v3 []byte, version uint16) []byte {
 	if fw != nil {
 		fw.Close()
 	}
-	rest := v3[16+f:]
+	rest := v4[16+f:]
 	if version == 1 {
 		mlen := binary.LittleEndian.Uint64(rest)
 		rest = rest[:8+mlen]
 	} else {
 		rest = rest[:len(rest)-4]
 	}
-	out := slices.Clone(v3[:8])
+	out := slices.Clone(v4[:8])
 	binary.LittleEndian.PutUint16(out[4:], version)
-	binary.LittleEndian.PutUint16(out[6:], map[uint16]uint16{1: 0, 2: 1, 3: 0}[version])
+	binary.LittleEndian.PutUint16(out[6:], map[uint16]uint16{1: 0, 2: 1, 3: 1}[version])
 	out = binary.LittleEndian.AppendUint64(out, uint64(feat.Len()))
 	out = append(out, feat.Bytes()...)
 	out = append(out, rest...)

@@ -2,20 +2,27 @@ package text
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
-// The binary form of a Featurizer, little-endian:
+// The binary form of a Featurizer, little-endian, version 2:
 //
 //	offset  size  field
 //	0       4     magic "HPTF"
-//	4       2     format version (uint16, 1)
+//	4       2     format version (uint16, 2)
 //	6       2     flags (uint16, 0)
 //	8       4     header length H (uint32)
 //	12      H     the JSON document WriteTo writes, without the vocabulary
@@ -23,28 +30,47 @@ import (
 //	              without the document frequencies
 //	        8     vocabulary terms N (uint64; 0 with hashing)
 //	        8     their bytes in all, T (uint64)
-//	        ·     N terms, front-coded as the list is sorted: the length
-//	              of the prefix shared with the term before (uvarint), the
-//	              length of the rest (uvarint) and the rest's bytes
+//	        8     terms part length C (uint64)
+//	        C     the N terms, front-coded as the list is sorted (the
+//	              length of the prefix shared with the term before
+//	              (uvarint), the length of the rest (uvarint) and the
+//	              rest's bytes), as one Zstandard frame (RFC 8878) that
+//	              states its content size
+//	        8     index part length X (uint64)
+//	        X     the N features in the order of their terms' hashes,
+//	              increasing (uvarint each)
 //	        1     document frequencies: 0 none, 1 dense, 2 sparse
 //	        8     entries D (uint64)
 //	        ·     dense: the D frequencies (uvarint each); sparse: the D
 //	              features, each as its distance from the one before
 //	              (the first from −1), then their D frequencies (uvarint)
 //
-// It holds what the JSON document holds and is checked as strictly, but
-// reads without parsing a number or a quoted string per term, which is
-// what made loading a large vocabulary slow; it is about as small as the
-// JSON document compressed, so it is stored as it is.
+// Version 1 has no index part and its terms uncompressed, in place of
+// the terms part.
+//
+// It holds what the JSON document holds, but reads without parsing a
+// number or a quoted string per term, which is what made loading a large
+// vocabulary slow. Version 2 also spares the reader most of what remained
+// per term: the terms' order by hash, which is the order of their slots
+// in the hash index, lets the index be filled in one pass over
+// consecutive slots once the terms are hashed, instead of a random slot
+// per term; and the terms are kept as one block of bytes until a caller
+// asks for them as strings. The hashes are computed, not stored, so the
+// order is checked against them (increasing: distinct, no collision).
 const (
 	binMagic   = "HPTF"
-	binVersion = 1
+	binVersion = 2
 )
 
 // MarshalBinary returns f in a compact binary form, the same content as
 // WriteTo's JSON document; UnmarshalBinary reads it. A text model file
 // stores its featurizer this way.
 func (f *Featurizer) MarshalBinary() ([]byte, error) {
+	return f.marshalBinary(binVersion)
+}
+
+// marshalBinary writes the binary form of the given version, 1 or 2.
+func (f *Featurizer) marshalBinary(version uint16) ([]byte, error) {
 	doc := f.document()
 	vocab, dense, ds := doc.Vocabulary, doc.DF, doc.DFSparse
 	if vocab != nil {
@@ -55,37 +81,55 @@ func (f *Featurizer) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := 12 + len(hdr) + 8 + 8 + 1 + 8 + 2*binary.MaxVarintLen32*(len(dense)+2*dfLen(ds))
+	var fc []byte // the front-coded terms
 	total := 0
 	if vocab != nil {
 		for _, t := range *vocab {
 			total += len(t)
 		}
-		size += total + 2*binary.MaxVarintLen64*len(*vocab)
-	}
-	out := make([]byte, 0, size)
-	out = append(out, binMagic...)
-	out = binary.LittleEndian.AppendUint16(out, binVersion)
-	out = binary.LittleEndian.AppendUint16(out, 0)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(hdr)))
-	out = append(out, hdr...)
-	if vocab == nil {
-		out = binary.LittleEndian.AppendUint64(out, 0)
-		out = binary.LittleEndian.AppendUint64(out, 0)
-	} else {
-		out = binary.LittleEndian.AppendUint64(out, uint64(len(*vocab)))
-		out = binary.LittleEndian.AppendUint64(out, uint64(total))
+		fc = make([]byte, 0, total+2*binary.MaxVarintLen64*len(*vocab))
 		prev := ""
 		for _, t := range *vocab {
 			k := 0
 			for k < len(prev) && k < len(t) && prev[k] == t[k] {
 				k++
 			}
-			out = binary.AppendUvarint(out, uint64(k))
-			out = binary.AppendUvarint(out, uint64(len(t)-k))
-			out = append(out, t[k:]...)
+			fc = binary.AppendUvarint(fc, uint64(k))
+			fc = binary.AppendUvarint(fc, uint64(len(t)-k))
+			fc = append(fc, t[k:]...)
 			prev = t
 		}
+	}
+	var terms, index []byte
+	if version >= 2 && vocab != nil {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+			zstd.WithEncoderConcurrency(1), zstd.WithSingleSegment(true))
+		if err != nil {
+			return nil, err
+		}
+		terms = enc.EncodeAll(fc, nil)
+		index = f.appendIndex(nil)
+	}
+	size := 12 + len(hdr) + 8 + 8 + 8 + len(terms) + 8 + len(index) + len(fc) + 1 + 8 + 2*binary.MaxVarintLen32*(len(dense)+2*dfLen(ds))
+	out := make([]byte, 0, size)
+	out = append(out, binMagic...)
+	out = binary.LittleEndian.AppendUint16(out, version)
+	out = binary.LittleEndian.AppendUint16(out, 0)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(hdr)))
+	out = append(out, hdr...)
+	n := 0
+	if vocab != nil {
+		n = len(*vocab)
+	}
+	out = binary.LittleEndian.AppendUint64(out, uint64(n))
+	out = binary.LittleEndian.AppendUint64(out, uint64(total))
+	if version >= 2 {
+		out = binary.LittleEndian.AppendUint64(out, uint64(len(terms)))
+		out = append(out, terms...)
+		out = binary.LittleEndian.AppendUint64(out, uint64(len(index)))
+		out = append(out, index...)
+	} else {
+		out = append(out, fc...)
 	}
 	switch {
 	case dense != nil:
@@ -102,6 +146,25 @@ func (f *Featurizer) MarshalBinary() ([]byte, error) {
 		out = binary.LittleEndian.AppendUint64(out, 0)
 	}
 	return out, nil
+}
+
+// appendIndex appends the index part: the vocabulary's features in the
+// order of their hashes. Nothing with hashing.
+func (f *Featurizer) appendIndex(out []byte) []byte {
+	if !f.cfg.Vocabulary {
+		return out
+	}
+	keys := make([]hashSlot, 0, f.index.len())
+	for _, s := range f.index.slots {
+		if s.v != 0 {
+			keys = append(keys, s)
+		}
+	}
+	slices.SortFunc(keys, func(a, b hashSlot) int { return cmp.Compare(a.h, b.h) })
+	for _, k := range keys {
+		out = binary.AppendUvarint(out, uint64(k.v-1))
+	}
+	return out
 }
 
 func dfLen(ds *dfSparse) int {
@@ -137,6 +200,7 @@ func (f *Featurizer) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	f.cfg, f.dim, f.mask, f.vocab, f.index = g.cfg, g.dim, g.mask, g.vocab, g.index
+	f.vocabFC, f.vocabOnce = g.vocabFC, sync.Once{}
 	f.nDocs, f.df, f.idf, f.labels = g.nDocs, g.df, g.idf, g.labels
 	return nil
 }
@@ -152,8 +216,9 @@ func decodeBinary(data []byte) (*Featurizer, error) {
 	if len(data) < 12 || !isBinary(data) {
 		return bad("no %q header", binMagic)
 	}
-	if v := binary.LittleEndian.Uint16(data[4:]); v != binVersion {
-		return bad("version %d, this build reads %d", v, binVersion)
+	version := binary.LittleEndian.Uint16(data[4:])
+	if version < 1 || version > binVersion {
+		return bad("version %d, this build reads 1 to %d", version, binVersion)
 	}
 	if fl := binary.LittleEndian.Uint16(data[6:]); fl != 0 {
 		return bad("unknown flags %#x", fl)
@@ -196,11 +261,18 @@ func decodeBinary(data []byte) (*Featurizer, error) {
 		return bad("%d vocabulary terms for hashing", n)
 	}
 	// A term takes two bytes or more, and is no longer than the term
-	// before and its own suffix: no longer than all the suffixes.
-	if n > uint64(len(p))/2 || total > n*uint64(len(p)) {
+	// before and its own suffix: no longer than all the suffixes (which
+	// version 2 holds compressed; it checks them once inflated).
+	if n > uint64(len(p))/2 || version == 1 && total > n*uint64(len(p)) {
 		return bad("%d vocabulary terms of %d bytes in %d bytes", n, total, len(p))
 	}
-	if doc.Vocabulary != nil {
+	var pre *prebuilt
+	if version >= 2 {
+		var err error
+		if pre, p, err = decodeVocabulary(p, n, total, doc.Vocabulary != nil, doc.NGrams); err != nil {
+			return nil, err
+		}
+	} else if doc.Vocabulary != nil {
 		if err := budget.Check(0, budget.Mul(int64(n), 24)+int64(total), fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
 			return nil, err
 		}
@@ -266,7 +338,236 @@ func decodeBinary(data []byte) (*Featurizer, error) {
 	if len(p) != 0 {
 		return bad("%d bytes after the document frequencies", len(p))
 	}
-	return build(&doc)
+	return build(&doc, pre)
+}
+
+// prebuilt is a vocabulary read from version 2 of the binary form: its
+// terms, front-coded and checked, and its index.
+type prebuilt struct {
+	terms frontCoded
+	index hashIndex
+}
+
+// frontCoded is n checked front-coded terms of total bytes, as the binary
+// form writes them.
+type frontCoded struct {
+	fc       []byte
+	n, total int
+}
+
+// strings returns the terms, slices of one string.
+func (v frontCoded) strings() []string {
+	all := make([]byte, 0, v.total)
+	out := make([]string, v.n)
+	ends := make([]int, v.n)
+	prev, q := 0, v.fc
+	for i := range ends {
+		k, a := uvarint(q)
+		l, b := uvarint(q[a:])
+		q = q[a+b:]
+		start := len(all)
+		all = append(all, all[prev:prev+int(k)]...)
+		all = append(all, q[:l]...)
+		q = q[l:]
+		ends[i], prev = len(all), start
+	}
+	s := unsafe.String(unsafe.SliceData(all), len(all)) // all is not written again
+	start := 0
+	for i, e := range ends {
+		out[i], start = s[start:e], e
+	}
+	return out
+}
+
+// decodeVocabulary reads the terms part and the index part of version 2
+// of n terms of total bytes from p (nothing but two zero lengths with
+// hashing) and returns them and the rest of p.
+func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebuilt, []byte, error) {
+	bad := func(format string, a ...any) (*prebuilt, []byte, error) {
+		return nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	part := func(what string) ([]byte, bool) {
+		if len(p) < 8 {
+			return nil, false
+		}
+		c := binary.LittleEndian.Uint64(p)
+		if c > uint64(len(p)-8) {
+			return nil, false
+		}
+		b := p[8 : 8+c]
+		p = p[8+c:]
+		return b, true
+	}
+	terms, ok := part("terms")
+	index, ok2 := part("index")
+	if !ok || !ok2 {
+		return bad("terms or index part truncated")
+	}
+	if !vocab {
+		if len(terms) != 0 || len(index) != 0 {
+			return bad("terms or index for hashing")
+		}
+		return nil, p, nil
+	}
+	// A term takes two bytes or more front-coded, and an index entry one
+	// or more; the terms' bytes fit in an int32.
+	fcMax := total + 2*binary.MaxVarintLen64*n
+	if n > uint64(len(index)) || total > math.MaxInt32 || n > math.MaxInt32 {
+		return bad("%d vocabulary terms of %d bytes with an index of %d bytes", n, total, len(index))
+	}
+	var zh zstd.Header
+	err := zh.Decode(terms)
+	if err == nil && !zh.HasFCS {
+		err = errors.New("no content size")
+	}
+	fcLen := int(min(zh.FrameContentSize, math.MaxInt32))
+	if err != nil || uint64(fcLen) > fcMax || uint64(fcLen) < 2*n || n == 0 && total != 0 || n > 0 && total/n > uint64(fcLen) {
+		return bad("terms part of %d bytes for %d terms of %d bytes (%v)", fcLen, n, total, err)
+	}
+	slots := slotsFor(int(n))
+	if err := budget.Check(0, budget.Add(budget.Add(int64(fcLen), int64(total)), budget.Add(budget.Mul(int64(n), 36), budget.Mul(int64(slots), int64(unsafe.Sizeof(hashSlot{}))))),
+		fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
+		return nil, nil, err
+	}
+	// The decoder may allocate no more than the stated size, checked
+	// above (or a MiB), whatever the frame holds.
+	limit := max(uint64(fcLen), 1<<20)
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(limit), zstd.WithDecoderMaxWindow(limit))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dec.Close()
+	fc, err := dec.DecodeAll(terms, make([]byte, 0, fcLen))
+	if err != nil || len(fc) != fcLen {
+		return bad("terms part: %d bytes of %d (%v)", len(fc), fcLen, err)
+	}
+	// Each term, made in cur from the one before, is checked to follow
+	// it in sorted order, as the vocabulary is, and hashed as the
+	// encoder hashes its words and n-grams. The terms are made as strings
+	// only when asked for (Featurizer.terms), from the checked fc.
+	hs := make([]uint64, n)
+	var cur []byte
+	var parts []uint64
+	sum := uint64(0)
+	q := fc
+	for i := range hs {
+		k, a := uvarint(q)
+		if a <= 0 {
+			return bad("term %d: bad prefix length", i)
+		}
+		q = q[a:]
+		l, b := uvarint(q)
+		if b <= 0 || l > uint64(len(q)-b) {
+			return bad("term %d: bad length", i)
+		}
+		q = q[b:]
+		if k > uint64(len(cur)) || sum+k+l > total {
+			return bad("term %d: its prefix or bytes past the vocabulary's", i)
+		}
+		rest := q[:l]
+		q = q[l:]
+		if i > 0 && bytes.Compare(rest, cur[k:]) <= 0 {
+			return bad("vocabulary not sorted and distinct at term %d", i)
+		}
+		cur = append(cur[:k], rest...)
+		sum += k + l
+		parts = parts[:0]
+		for term := cur; ; {
+			j := bytes.IndexByte(term, ' ')
+			if j < 0 {
+				parts = append(parts, xxhash.Sum64(term))
+				break
+			}
+			parts = append(parts, xxhash.Sum64(term[:j]))
+			term = term[j+1:]
+		}
+		if len(parts) > ngrams {
+			return bad("vocabulary term %d has more than ngrams = %d words", i, ngrams)
+		}
+		hs[i] = parts[0]
+		if len(parts) > 1 {
+			hs[i] = gramHash(parts)
+		}
+	}
+	if sum != total || len(q) != 0 {
+		return bad("terms of %d bytes, %d stated, %d bytes after them", sum, total, len(q))
+	}
+	t, err := indexFromOrder(index, hs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &prebuilt{terms: frontCoded{fc, int(n), int(total)}, index: t}, p, nil
+}
+
+// uvarint is binary.Uvarint with the one-byte case, the usual one for
+// the lengths of terms, inlined.
+func uvarint(p []byte) (uint64, int) {
+	if len(p) > 0 && p[0] < 0x80 {
+		return uint64(p[0]), 1
+	}
+	return binary.Uvarint(p)
+}
+
+// indexFromOrder makes the hash index of the terms whose hashes are hs
+// (feature j's is hs[j]) from the index part p: the features in the order
+// of their hashes, which must increase. Taken in that order the keys'
+// first slots increase, so each goes to its first slot or the one after
+// the key before, and the table is filled from one end to the other;
+// keys that run past the end go to the first free slots from the start,
+// as probing wraps there. Lookups then find every key as if it had been
+// put by put. Each feature must come once.
+func indexFromOrder(p []byte, hs []uint64) (hashIndex, error) {
+	bad := func(format string, a ...any) (hashIndex, error) {
+		return hashIndex{}, fmt.Errorf("%w: binary form: index: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	n := len(hs)
+	// The features first, checked; then the table filled in their order,
+	// where the loads of their hashes do not wait on each other (the
+	// processor overlaps their cache misses).
+	seen := make([]uint64, (n+63)/64)
+	order := make([]int32, n)
+	for i := range order {
+		v, a := uvarint(p)
+		if a <= 0 || v >= uint64(n) || seen[v/64]&(1<<(v%64)) != 0 {
+			return bad("entry %d: not a feature below %d, or a repeated one", i, n)
+		}
+		p = p[a:]
+		seen[v/64] |= 1 << (v % 64)
+		order[i] = int32(v)
+	}
+	if len(p) != 0 {
+		return bad("%d bytes after it", len(p))
+	}
+	t := newHashIndex(n)
+	var wrapped []hashSlot
+	last := len(t.slots) - 1
+	next := 0 // the first slot past those taken
+	prev := uint64(0)
+	for i, v := range order {
+		h := hs[v]
+		if i > 0 && h <= prev {
+			return bad("entry %d: the hash of feature %d is not above the one before (out of order, or terms that collide)", i, v)
+		}
+		prev = h
+		s := hashSlot{h, v + 1}
+		j := max(int(h>>t.shift), next)
+		if j > last {
+			wrapped = append(wrapped, s)
+			continue
+		}
+		t.slots[j] = s
+		next = j + 1
+	}
+	j := 0
+	for _, s := range wrapped {
+		for t.slots[j].v != 0 {
+			j++
+		}
+		t.slots[j] = s
+	}
+	t.n = n
+	return t, nil
 }
 
 // uvarints reads n values appendUvarints wrote, each at most MaxInt32,

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -145,11 +146,13 @@ func FuzzUnmarshalBinary(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		b, err := ft.MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
+		for v := uint16(1); v <= binVersion; v++ {
+			b, err := ft.marshalBinary(v)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
 		}
-		f.Add(b)
 	}
 	f.Add([]byte(binMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -176,4 +179,109 @@ func FuzzUnmarshalBinary(f *testing.F) {
 			t.Fatalf("a featurizer read back does not read again: %v", err)
 		}
 	})
+}
+
+// Version 1 of the binary form, whose vocabulary is hashed again as it is
+// read, still reads back to the same featurizer as version 2.
+func TestUnmarshalBinaryVersion1(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	train := testCorpus(r, 200)
+	for _, cfg := range []Config{{NGrams: 2, Vocabulary: true, IDF: true}, {Bits: 12, IDF: true}} {
+		f, err := Fit(train, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [3]Featurizer
+		for v := uint16(1); v <= binVersion; v++ {
+			data, err := f.marshalBinary(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := got[v].UnmarshalBinary(data); err != nil {
+				t.Fatalf("version %d: %v", v, err)
+			}
+		}
+		for v := 1; v <= binVersion; v++ {
+			g := &got[v]
+			if g.Dim() != f.Dim() || !slices.Equal(g.Vocabulary(), f.Vocabulary()) || !slices.Equal(g.idfs(), f.idfs()) {
+				t.Fatalf("%+v version %d reads back different", cfg, v)
+			}
+			for j := range f.Dim() {
+				a, _ := f.Term(j)
+				if b, _ := g.Term(j); a != b {
+					t.Fatalf("version %d: term %d %q, want %q", v, j, b, a)
+				}
+			}
+			for _, d := range train.Docs[:20] {
+				checkVector(t, f, d.Text, g.Transform(d.Text))
+			}
+		}
+	}
+}
+
+// indexFromOrder finds every key where put would, also keys that run
+// past the end of the table and wrap to its start, and no other key.
+func TestIndexFromOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 3, 4, 100, 5000} {
+		for _, crowded := range []bool{false, true} {
+			hs := make([]uint64, n)
+			for i := range hs {
+				hs[i] = r.Uint64()
+				if crowded { // all in the table's last slots: they wrap
+					hs[i] |= 0xfff << 52
+				}
+			}
+			slices.Sort(hs)
+			hs = slices.Compact(hs)
+			feat := r.Perm(len(hs))
+			// hs sorted; feature feat[i] has hash hs[i].
+			byFeature := make([]uint64, len(hs))
+			var part []byte
+			for i, h := range hs {
+				byFeature[feat[i]] = h
+				part = binary.AppendUvarint(part, uint64(feat[i]))
+			}
+			ix, err := indexFromOrder(part, byFeature)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ix.len() != len(hs) {
+				t.Fatalf("n %d: %d keys", len(hs), ix.len())
+			}
+			for i, h := range hs {
+				if v, ok := ix.get(h); !ok || int(v) != feat[i] {
+					t.Fatalf("n %d crowded %v: key %d gives %d %v, want %d", len(hs), crowded, i, v, ok, feat[i])
+				}
+				if _, ok := ix.get(h ^ 1); ok && !slices.Contains(hs, h^1) {
+					t.Fatalf("an absent key is found")
+				}
+			}
+		}
+	}
+	// Hashes not increasing, a repeated or too large feature, and bytes
+	// left over are format errors.
+	enc := func(v ...uint64) []byte {
+		var b []byte
+		for _, x := range v {
+			b = binary.AppendUvarint(b, x)
+		}
+		return b
+	}
+	hs := []uint64{10, 20, 20}
+	for name, c := range map[string]struct {
+		p  []byte
+		hs []uint64
+	}{
+		"decreasing":      {enc(1, 0), hs[:2]},
+		"equal hashes":    {enc(0, 1, 2), hs},
+		"repeated":        {enc(0, 0), hs[:2]},
+		"feature too big": {enc(0, 2), hs[:2]},
+		"left over":       {enc(0, 1, 7), hs[:2]},
+		"truncated":       {enc(0), hs[:2]},
+	} {
+		if _, err := indexFromOrder(c.p, c.hs); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: %v, want ErrFormat", name, err)
+		}
+	}
 }

@@ -151,16 +151,20 @@ func (c *Config) workers() int {
 // class values, as fitted on training documents by Fit (or loaded with
 // Load). It is read-only once made: every method may run concurrently.
 type Featurizer struct {
-	cfg    Config
-	dim    int
-	mask   uint64    // hashing: 2^Bits − 1
-	vocab  []string  // vocabulary mode: the terms, sorted
-	index  hashIndex // vocabulary mode: term hash → feature
-	nDocs  int       // training documents
-	df     dfTable   // IDF: document frequency of each feature
-	idf    idfTable  // IDF: the weight of each feature
-	labels labelSet
-	pool   sync.Pool // of *Encoder, for Transform
+	cfg   Config
+	dim   int
+	mask  uint64   // hashing: 2^Bits − 1
+	vocab []string // vocabulary mode: the terms, sorted; see terms
+	// vocabFC holds a vocabulary read from the binary form, front-coded,
+	// until terms makes vocab of it (nil otherwise).
+	vocabFC   *frontCoded
+	vocabOnce sync.Once
+	index     hashIndex // vocabulary mode: term hash → feature
+	nDocs     int       // training documents
+	df        dfTable   // IDF: document frequency of each feature
+	idf       idfTable  // IDF: the weight of each feature
+	labels    labelSet
+	pool      sync.Pool // of *Encoder, for Transform
 }
 
 // Config returns the configuration f was fitted with, defaults filled in.
@@ -172,15 +176,28 @@ func (f *Featurizer) Dim() int { return f.dim }
 
 // Vocabulary returns a copy of the vocabulary (nil with hashing): term i
 // is feature i.
-func (f *Featurizer) Vocabulary() []string { return slices.Clone(f.vocab) }
+func (f *Featurizer) Vocabulary() []string { return slices.Clone(f.terms()) }
+
+// terms returns the vocabulary, making its strings on the first call for
+// one read from the binary form: most users of a read featurizer only
+// transform text and need none of them.
+func (f *Featurizer) terms() []string {
+	if f.vocabFC != nil {
+		f.vocabOnce.Do(func() { f.vocab = f.vocabFC.strings() })
+	}
+	return f.vocab
+}
 
 // Term returns the vocabulary term of feature j, and false with hashing
-// or for j outside [0, Dim). Unlike Vocabulary it copies nothing.
+// or for j outside [0, Dim). Unlike Vocabulary it copies nothing (a
+// featurizer read from the binary form makes the strings of all its terms
+// once, on the first call of either).
 func (f *Featurizer) Term(j int) (string, bool) {
-	if j < 0 || j >= len(f.vocab) {
+	v := f.terms()
+	if j < 0 || j >= len(v) {
 		return "", false
 	}
-	return f.vocab[j], true
+	return v[j], true
 }
 
 // Labels returns the label names in class order. With names as labels

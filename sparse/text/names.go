@@ -92,7 +92,7 @@ func (f *Featurizer) FeatureNames(c *Corpus, features []int32, perFeature int) (
 				df = int(f.df.at(j))
 			}
 			n.feats = append(n.feats, j)
-			n.terms = append(n.terms, NamedTerm{Text: f.vocab[j], Sign: 1, DF: df})
+			n.terms = append(n.terms, NamedTerm{Text: f.terms()[j], Sign: 1, DF: df})
 			n.off = append(n.off, len(n.terms))
 		}
 		return n, nil

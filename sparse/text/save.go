@@ -131,7 +131,7 @@ func (f *Featurizer) document() *fileJSON {
 		doc.DF = f.df.dense
 	}
 	if f.cfg.Vocabulary {
-		v := f.vocab
+		v := f.terms()
 		if v == nil {
 			v = []string{}
 		}
@@ -207,11 +207,13 @@ func decode(data []byte) (*Featurizer, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return bad("data after the JSON document")
 	}
-	return build(&doc)
+	return build(&doc, nil)
 }
 
-// build checks a decoded document and makes its featurizer.
-func build(doc *fileJSON) (*Featurizer, error) {
+// build checks a decoded document and makes its featurizer; pre, when not
+// nil, is its vocabulary as version 2 of the binary form holds it, with
+// its index (the document then lists no terms).
+func build(doc *fileJSON, pre *prebuilt) (*Featurizer, error) {
 	bad := func(format string, a ...any) (*Featurizer, error) {
 		return nil, fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -247,7 +249,13 @@ func build(doc *fileJSON) (*Featurizer, error) {
 	f := &Featurizer{cfg: cfg, nDocs: doc.Docs}
 
 	// Features.
-	if cfg.Vocabulary {
+	if cfg.Vocabulary && pre != nil {
+		n := pre.terms.n
+		if cfg.MaxFeatures > 0 && n > cfg.MaxFeatures {
+			return bad("%d vocabulary terms, more than max_features = %d", n, cfg.MaxFeatures)
+		}
+		f.vocabFC, f.index, f.dim = &pre.terms, pre.index, n
+	} else if cfg.Vocabulary {
 		vocab := *doc.Vocabulary
 		if len(vocab) > math.MaxInt32 {
 			return bad("vocabulary of %d terms", len(vocab))

@@ -4,7 +4,13 @@
 // and the bare pass, one w·x per row in storage order through
 // asm.DotRowsF32, the kernel the engine's passes use.
 //
-// Usage: hpref [-c] [-r reps] [-e epochs] TRAIN [TEST]
+// With -p it also fits averaged PA-II (Config{Rule: engine.PA2}, C = 1)
+// in every repetition, alternating which of the two goes first, and
+// reports its epoch and its ratio to the perceptron's in the same
+// repetition; with -n both learners normalize rows (Config.Normalize).
+// bench/limit/ref.c's -p and -n do the same in C.
+//
+// Usage: hpref [-c] [-p] [-n] [-r reps] [-e epochs] TRAIN [TEST]
 //
 // -c times by the process's CPU time (user and system, all threads, as
 // getrusage reports it) instead of the wall clock: on a shared machine it
@@ -16,6 +22,12 @@
 //	hp.bare_ms   M [LO-HI]
 //	hp.test_acc  A           (with TEST)
 //	hp.mistakes  first last
+//
+// and with -p:
+//
+//	pa2.epoch_ms M [LO-HI]
+//	pa2.ratio    M [LO-HI]   (PA-II epoch ÷ perceptron epoch, per repetition)
+//	pa2.updates  first last
 package main
 
 import (
@@ -36,15 +48,17 @@ func main() {
 	reps := flag.Int("r", 5, "fits and bare passes timed")
 	epochs := flag.Int("e", 10, "epochs per fit")
 	cpu := flag.Bool("c", false, "time by the process's CPU time, not the wall clock")
+	pa := flag.Bool("p", false, "also fit averaged PA-II and report its ratio to the perceptron")
+	norm := flag.Bool("n", false, "normalize rows in both learners")
 	flag.Parse()
 	if *cpu {
 		clock = cpuTime
 	}
 	if flag.NArg() < 1 || flag.NArg() > 2 || *reps < 1 || *epochs < 1 {
-		fmt.Fprintln(os.Stderr, "usage: hpref [-c] [-r reps] [-e epochs] TRAIN [TEST]")
+		fmt.Fprintln(os.Stderr, "usage: hpref [-c] [-p] [-n] [-r reps] [-e epochs] TRAIN [TEST]")
 		os.Exit(2)
 	}
-	if err := run(*reps, *epochs, flag.Args()); err != nil {
+	if err := run(*reps, *epochs, *pa, *norm, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "hpref:", err)
 		os.Exit(1)
 	}
@@ -62,7 +76,7 @@ func cpuTime() int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
-func run(reps, epochs int, files []string) error {
+func run(reps, epochs int, pa, norm bool, files []string) error {
 	tr, err := sparse.ReadFile(files[0], sparse.ReadOptions{})
 	if err != nil {
 		return err
@@ -83,13 +97,32 @@ func run(reps, epochs int, files []string) error {
 		w[j] = float32(j%7) - 3
 	}
 	asm.DotRowsF32(x.Indptr, x.Ind, x.Val, w, out) // warm-up
-	for r := range reps {
+	pfit, ratio := make([]float64, reps), make([]float64, reps)
+	var pstats []engine.EpochStats
+	fitPA := func(r int) error {
 		t0 := clock()
-		model, stats, err = engine.Fit(context.Background(), x, tr.Y, engine.Config{Epochs: epochs})
+		_, pstats, err = engine.Fit(context.Background(), x, tr.Y, engine.Config{Epochs: epochs, Rule: engine.PA2, Normalize: norm})
+		pfit[r] = float64(clock()-t0) / 1e6 / float64(epochs)
+		return err
+	}
+	for r := range reps {
+		if pa && r%2 == 1 {
+			if err := fitPA(r); err != nil {
+				return err
+			}
+		}
+		t0 := clock()
+		model, stats, err = engine.Fit(context.Background(), x, tr.Y, engine.Config{Epochs: epochs, Normalize: norm})
 		if err != nil {
 			return err
 		}
 		fit[r] = float64(clock()-t0) / 1e6 / float64(epochs)
+		if pa && r%2 == 0 {
+			if err := fitPA(r); err != nil {
+				return err
+			}
+		}
+		ratio[r] = pfit[r] / fit[r]
 		t0 = clock()
 		asm.DotRowsF32(x.Indptr, x.Ind, x.Val, w, out)
 		bare[r] = float64(clock()-t0) / 1e6
@@ -111,5 +144,10 @@ func run(reps, epochs int, files []string) error {
 		fmt.Printf("hp.test_acc    %.5f\n", float64(ok)/float64(len(pred)))
 	}
 	fmt.Printf("hp.mistakes    %d %d\n", stats[0].Mistakes, stats[len(stats)-1].Mistakes)
+	if pa {
+		summary("pa2.epoch_ms", pfit)
+		summary("pa2.ratio", ratio)
+		fmt.Printf("pa2.updates    %d %d\n", pstats[0].Updates, pstats[len(pstats)-1].Updates)
+	}
 	return nil
 }
