@@ -373,9 +373,14 @@ type settings struct {
 // before any data: nil, or an error wrapping ErrConfig that names the
 // option. They call it first themselves; a caller that wants a bad option
 // to fail before it reads data (a command line, a service validating a
-// request) calls it too.
+// request) calls it too. A Warm state is checked too: its shape, its
+// values (a weight that is not finite wraps ErrDiverged) and whether the
+// algorithm can start from it.
 func (c Config) Check() error {
-	_, err := c.settle()
+	s, err := c.settle()
+	if err == nil && c.Warm != nil {
+		err = s.checkWarm(c.Warm)
+	}
 	return err
 }
 

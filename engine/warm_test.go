@@ -421,3 +421,19 @@ func TestWarmFitDense(t *testing.T) {
 		fxSameWeights(t, "FitDense", a, b)
 	}
 }
+
+// Config.Check refuses a Warm state that no learner can start from.
+func TestWarmCheck(t *testing.T) {
+	good := fxZeroMix([]float64{0, 1}, 3)
+	if err := (Config{Warm: good}).Check(); err != nil {
+		t.Fatalf("Check of a zero state: %v", err)
+	}
+	for _, cfg := range []Config{
+		{Warm: &Mix{Classes: []float64{0, 1}, Dim: 3, W: make([]float32, 2), B: []float32{0}}},
+		{Warm: good, Algorithm: Voted},
+	} {
+		if err := cfg.Check(); !errors.Is(err, ErrConfig) {
+			t.Errorf("Check(%+v): %v", cfg, err)
+		}
+	}
+}
