@@ -309,6 +309,16 @@ type Config struct {
 	// (its decisions already use all cores). 0 or 1 trains sequentially.
 	// Results depend on Seed and Workers only, not on the machine's cores.
 	Workers int
+	// Warm, when not nil, starts training from that state instead of
+	// zero weights: its weights and biases, and for the averaged
+	// perceptron the weight vectors it has averaged so far, so that the
+	// model averages them with those of the new epochs. Its classes are
+	// the model's (every label must be one of them) and its Dim the
+	// model's width (no row may be wider). Fit, FitDense, FitCache and
+	// NewLearner take it; Voted, Pegasos and InitScale refuse it. A
+	// state of zero weights and no examples trains exactly as a cold
+	// start. Training does not change the Mix.
+	Warm *Mix
 }
 
 // MaxWorkers caps Config.Workers: every worker holds its own copy of the
@@ -363,9 +373,14 @@ type settings struct {
 // before any data: nil, or an error wrapping ErrConfig that names the
 // option. They call it first themselves; a caller that wants a bad option
 // to fail before it reads data (a command line, a service validating a
-// request) calls it too.
+// request) calls it too. A Warm state is checked too: its shape, its
+// values (a weight that is not finite wraps ErrDiverged) and whether the
+// algorithm can start from it.
 func (c Config) Check() error {
-	_, err := c.settle()
+	s, err := c.settle()
+	if err == nil && c.Warm != nil {
+		err = s.checkWarm(c.Warm)
+	}
 	return err
 }
 

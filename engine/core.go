@@ -39,6 +39,11 @@ type state struct {
 	// their number; the model is sum/sumN instead of w − u/c.
 	sum, sumB []float64
 	sumN      float64
+	// hist: sum, sumB and sumN hold the history of a warm start
+	// (Config.Warm), weight vectors that w, u and c do not count, for a
+	// learner that is not mixing; the model is then
+	// (sum + c·w − u)/(sumN + c).
+	hist bool
 	// ext is a pass's scratch: the extents of its rows in visiting order.
 	ext []int64
 	// wu holds w and u interleaved during a pass of a binary averaged
@@ -412,6 +417,8 @@ func (st *state) model() *Model {
 	switch {
 	case st.s.Rule == Pegasos:
 		st.pegasosModel(m)
+	case st.hist && st.c > 0:
+		st.histModel(m)
 	case st.sum != nil && st.sumN > 0:
 		asm.QuotientF32(m.W, st.sum, st.sumN)
 		asm.QuotientF32(m.B, st.sumB, st.sumN)
@@ -615,6 +622,9 @@ func (st *state) grow(dim int) {
 	st.w = append(st.w, make([]float32, n-len(st.w))...)
 	if st.u != nil {
 		st.u = append(st.u, make([]float64, n-len(st.u))...)
+	}
+	if st.sum != nil {
+		st.sum = append(st.sum, make([]float64, n-len(st.sum))...)
 	}
 	st.dim = dim
 }

@@ -8,7 +8,11 @@
 // (exact lazy averaging), Plain (Rosenblatt), Voted (Freund & Schapire) and
 // Batch (full gradient of the perceptron risk). Two labels give a binary
 // model, more a multiclass one (a weight vector per class, argmax).
-// Config.Workers trains on several cores by iterative parameter mixing.
+// Config.Workers trains on several cores by iterative parameter mixing;
+// Mix carries a learner's state between epochs out of the process (Merge
+// mixes shard states with the same arithmetic, Delta keeps the features a
+// shard changed, WriteTo and ReadMix move it), and Config.Warm or
+// NewLearnerFrom start training from one.
 // FitDense trains the same learners (but Batch) on dense rows, a
 // dense.Matrix[float32] (dense.Convert brings a gonum matrix to one), with
 // the same steps and averaging as a CSR of the same values, the binary

@@ -30,7 +30,7 @@ type KernelConfig struct {
 	// Balanced, MaxClasses and MemoryBudget as in Fit. OnEpoch is called
 	// after every epoch with its EpochStats (OnKernelEpoch has the kernel
 	// counters too). The options of the primal learners only (Normalize,
-	// InitScale, Validation, SampleWeight, TrainLoss and Workers > 1) are
+	// InitScale, Validation, SampleWeight, TrainLoss, Workers > 1 and Warm) are
 	// refused with ErrConfig; Patience and MaxDim, which do nothing
 	// without them, are ignored as Fit ignores them.
 	Config
@@ -143,8 +143,8 @@ func (cfg KernelConfig) settle() (settings, error) {
 		return settings{}, err
 	}
 	switch {
-	case cfg.Normalize, cfg.InitScale != 0, cfg.Validation != 0, cfg.SampleWeight != nil, cfg.TrainLoss, cfg.Workers > 1:
-		return settings{}, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss and Workers have no kernel form here", ErrConfig)
+	case cfg.Normalize, cfg.InitScale != 0, cfg.Validation != 0, cfg.SampleWeight != nil, cfg.TrainLoss, cfg.Workers > 1, cfg.Warm != nil:
+		return settings{}, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss, Workers and Warm have no kernel form here", ErrConfig)
 	case cfg.Algorithm == Batch:
 		return settings{}, fmt.Errorf("%w: the batch perceptron has no kernel form here", ErrConfig)
 	case cfg.Rule == Pegasos:

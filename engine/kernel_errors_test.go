@@ -238,6 +238,7 @@ func TestKernelErrors(t *testing.T) {
 		{"SampleWeight", X, y, KernelConfig{Config: Config{SampleWeight: make([]float64, len(y))}}, ErrConfig},
 		{"TrainLoss", X, y, KernelConfig{Config: Config{TrainLoss: true}}, ErrConfig},
 		{"Workers", X, y, KernelConfig{Config: Config{Workers: 2}}, ErrConfig},
+		{"Warm", X, y, KernelConfig{Config: Config{Warm: &Mix{}}}, ErrConfig},
 		{"MaxSupportVectors with Voted", X, y, KernelConfig{Config: Config{Algorithm: Voted}, MaxSupportVectors: 5}, ErrConfig},
 		{"MaxSupportVectors with Averaged", X, y, KernelConfig{MaxSupportVectors: 5}, ErrConfig},
 		{"negative Epochs", X, y, KernelConfig{Config: Config{Epochs: -1}}, ErrConfig},

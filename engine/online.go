@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
 // Learner trains a perceptron one example at a time, for streams that do
@@ -22,6 +24,11 @@ type Learner struct {
 	rng    *rand.Rand
 	err    error // sticky ErrDiverged
 	passes int   // PartialFit and LearnFrom calls, for EpochStats.Epoch
+	// updates counts the examples that changed the weights (Mix.Updates).
+	updates int64
+	// cf runs PartialFitCache's passes over the cache it last read, whose
+	// block order each pass shuffles further, as FitCache's epochs do.
+	cf *cacheFitter
 }
 
 // RowSource is a stream of labelled sparse rows, such as *libsvm.Scanner:
@@ -54,6 +61,18 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 	if err := checkClassWeights(s.ClassWeight, c); err != nil {
 		return nil, err
 	}
+	if w := s.Warm; w != nil {
+		if err := s.checkWarm(w); err != nil {
+			return nil, err
+		}
+		if !slices.Equal(c, w.Classes) {
+			return nil, fmt.Errorf("%w: classes %v differ from the warm start's %v", ErrLabels, c, w.Classes)
+		}
+		if dim > w.Dim {
+			return nil, fmt.Errorf("%w: width %d is wider than the warm start's %d", ErrDim, dim, w.Dim)
+		}
+		dim = w.Dim
+	}
 	if dim < 0 || dim > s.maxDim {
 		return nil, fmt.Errorf("%w: width %d is outside [0, %d]", ErrDim, dim, s.maxDim)
 	}
@@ -62,8 +81,82 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
 	st := newState(s, c, dim, rng)
+	if s.Warm != nil {
+		st.start(s.Warm)
+	}
 	st.classWeights(nil)
 	return &Learner{st: st, rng: rng}, nil
+}
+
+// NewLearnerFrom returns a learner that starts from the state start: its
+// classes, width, weights and, for the averaged perceptron, the weight
+// vectors it has averaged so far. It is NewLearner(start.Classes,
+// start.Dim, cfg) with cfg.Warm = start.
+func NewLearnerFrom(start *Mix, cfg Config) (*Learner, error) {
+	if start == nil {
+		return nil, fmt.Errorf("%w: nil start state", ErrConfig)
+	}
+	cfg.Warm = start
+	return NewLearner(start.Classes, start.Dim, cfg)
+}
+
+// Mix returns the learner's state (copies of its weights, accumulators
+// and history), to be merged with other learners' (Mix.Merge) or to
+// start another learner or fit from (Config.Warm). Its N counts the
+// examples learned since the learner started (and Updates their updates).
+// The voted perceptron and Pegasos keep state that a Mix does not hold,
+// and are refused.
+func (l *Learner) Mix() (*Mix, error) {
+	s := &l.st.s
+	if s.Algorithm == Voted || s.Rule == Pegasos {
+		return nil, fmt.Errorf("%w: %v %v keeps state that a Mix does not hold", ErrConfig, s.Rule, s.Algorithm)
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	return l.st.mixOf(l.updates), nil
+}
+
+// PartialFitCache makes one pass over the rows of the cache c, streamed
+// and shuffled as an epoch of FitCache streams and shuffles them (blocks
+// in a random order, the rows of CacheWindow blocks interleaved; in file
+// order with NoShuffle), drawn from the learner's generator: calls on the
+// same File make the epochs FitCache makes with the same seed. The
+// learner holds at most 2·CacheWindow blocks of the file, so a shard
+// larger than memory streams; it keeps them (the whole file, when that
+// is one window or less) for its next call on the same File, which must
+// not be closed before the learner is done with it. Every row's label must be one of the
+// learner's classes; a cache wider than the learner widens it (up to
+// MaxDim). It checks ctx every 65536 rows; on an error, the rows learned
+// before it stay learned, and a corrupt block is reported as FitCache
+// reports it.
+func (l *Learner) PartialFitCache(ctx context.Context, c *hpc.File) (EpochStats, error) {
+	if l.err != nil {
+		return EpochStats{}, l.err
+	}
+	if err := l.widen(c.Cols()); err != nil {
+		return EpochStats{}, fmt.Errorf("%s: %w", c.Name(), err)
+	}
+	l.passes++
+	var es EpochStats
+	err := c.Guard(func() error {
+		if l.cf == nil || l.cf.c != c {
+			cf, err := newCacheFitter(l.st, c, l.rng)
+			if err != nil {
+				return err
+			}
+			l.cf = cf
+		}
+		var err error
+		es, err = l.cf.epoch(ctx, l.passes, false)
+		return err
+	})
+	l.updates += int64(es.Updates)
+	if cerr := l.st.check(l.passes); cerr != nil {
+		l.err = fmt.Errorf("%w; the learner is unusable", cerr)
+		return numbered(es, l.passes), l.err
+	}
+	return numbered(es, l.passes), err
 }
 
 // Learn learns one example and reports whether the learner got it wrong
@@ -102,33 +195,18 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 		}
 	}
 	if n := len(x.Ind); n > 0 && int(x.Ind[n-1]) >= st.dim {
-		need := int(x.Ind[n-1]) + 1
-		if need > st.s.maxDim {
-			return outcome{}, fmt.Errorf("%w: feature %d is past MaxDim %d", ErrDim, need-1, st.s.maxDim)
-		}
-		// As Fit refuses a matrix too wide for its classes, so the learner
-		// refuses a row that would grow it past what a model holds,
-		// before allocating (one row of a hostile stream must not exhaust
-		// memory).
-		most := maxWeights / int64(st.K) // int64: 2^31 overflows a 32-bit int
-		if int64(need) > most {
-			return outcome{}, fmt.Errorf("%w: feature %d × %d classes is more weights than a model holds", ErrDim, need-1, len(st.classes))
-		}
-		grow := int(min(int64(st.s.maxDim), most, int64(max(need, 2*st.dim))))
-		if grow > need && checkWeights(st.s, grow, st.classes, 1) != nil {
-			// Doubling would pass the budget: grow only as far as the row.
-			grow = need
-		}
-		if err := checkWeights(st.s, grow, st.classes, 1); err != nil {
+		if err := l.widen(int(x.Ind[n-1]) + 1); err != nil {
 			return outcome{}, err
 		}
-		st.grow(grow)
 	}
 	sc := float32(1)
 	if st.s.Normalize {
 		sc = invNorm(x.Val)
 	}
 	o := st.step(x.Ind, x.Val, sc, c, float32(weight), -1)
+	if o.update {
+		l.updates++
+	}
 	if o.update && !st.finiteAt(x.Ind) {
 		// A NaN weight would make every later comparison false, and the
 		// learner would silently stop learning: stop it loudly instead.
@@ -136,6 +214,34 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 		return o, l.err
 	}
 	return o, nil
+}
+
+// widen grows the learner to need features if it is narrower.
+func (l *Learner) widen(need int) error {
+	st := l.st
+	if need > st.dim {
+		if need > st.s.maxDim {
+			return fmt.Errorf("%w: feature %d is past MaxDim %d", ErrDim, need-1, st.s.maxDim)
+		}
+		// As Fit refuses a matrix too wide for its classes, so the learner
+		// refuses a row that would grow it past what a model holds,
+		// before allocating (one row of a hostile stream must not exhaust
+		// memory).
+		most := maxWeights / int64(st.K) // int64: 2^31 overflows a 32-bit int
+		if int64(need) > most {
+			return fmt.Errorf("%w: feature %d × %d classes is more weights than a model holds", ErrDim, need-1, len(st.classes))
+		}
+		grow := int(min(int64(st.s.maxDim), most, int64(max(need, 2*st.dim))))
+		if grow > need && checkWeights(st.s, grow, st.classes, 1) != nil {
+			// Doubling would pass the budget: grow only as far as the row.
+			grow = need
+		}
+		if err := checkWeights(st.s, grow, st.classes, 1); err != nil {
+			return err
+		}
+		st.grow(grow)
+	}
+	return nil
 }
 
 // PartialFit makes one pass over the rows of X with labels y, in a random

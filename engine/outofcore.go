@@ -56,54 +56,43 @@ func fitCache(ctx context.Context, c *hpc.File, cfg Config) (*Model, []EpochStat
 	if c.Rows() == 0 {
 		return nil, nil, ErrNoData
 	}
-	labels := c.Labels()
-	if labels == nil {
-		return nil, nil, fmt.Errorf("%w: %s has more distinct labels than a cache lists", ErrLabels, c.Name())
-	}
-	classes, err := checkClasses(labels, s.maxClass)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", c.Name(), err)
+	var classes []float64
+	if s.Warm != nil {
+		if err := s.checkWarm(s.Warm); err != nil {
+			return nil, nil, err
+		}
+		classes = slices.Clone(s.Warm.Classes)
+	} else {
+		labels := c.Labels()
+		if labels == nil {
+			return nil, nil, fmt.Errorf("%w: %s has more distinct labels than a cache lists", ErrLabels, c.Name())
+		}
+		if classes, err = checkClasses(labels, s.maxClass); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", c.Name(), err)
+		}
 	}
 	if err := checkClassWeights(s.ClassWeight, classes); err != nil {
 		return nil, nil, err
 	}
-	if err := checkWeights(s, c.Cols(), classes, 1); err != nil {
+	dim := c.Cols()
+	if s.Warm != nil {
+		if dim > s.Warm.Dim {
+			return nil, nil, fmt.Errorf("%w: %s has %d columns, more than the warm start's %d", ErrDim, c.Name(), dim, s.Warm.Dim)
+		}
+		dim = s.Warm.Dim
+	}
+	if err := checkWeights(s, dim, classes, 1); err != nil {
 		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
-	st := newState(s, classes, c.Cols(), rng)
+	st := newState(s, classes, dim, rng)
+	if s.Warm != nil {
+		st.start(s.Warm)
+	}
 	st.classWeights(nil)
-
-	blocks := make([]int, c.NumBlocks())
-	for i := range blocks {
-		blocks[i] = i
-	}
-	window := CacheWindow
-	if s.NoShuffle {
-		window = 1
-	}
-	// 2·window blocks: one window in training, the next being read.
-	free := make(chan *hpc.Block, 2*window)
-	for range 2 * window {
-		free <- new(hpc.Block)
-	}
-	cf := &cacheFitter{st: st, c: c, classes: classes, rng: rng, blocks: blocks, window: window, free: free}
-	// A file of one window or less is read once and kept: every epoch
-	// would read it all before learning anything, with nothing to
-	// overlap the reading with.
-	if c.NumBlocks() <= CacheWindow {
-		for i := range c.NumBlocks() {
-			b := new(hpc.Block)
-			if err := c.ReadBlock(i, b); err != nil {
-				return st.model(), nil, err
-			}
-			cf.resident = append(cf.resident, b)
-		}
-	}
-	if s.Normalize {
-		for _, b := range cf.resident {
-			cf.resScales = append(cf.resScales, rowScales(b.X))
-		}
+	cf, err := newCacheFitter(st, c, rng)
+	if err != nil {
+		return st.model(), nil, err
 	}
 	return drive(ctx, &st.s, cf)
 }
@@ -132,6 +121,44 @@ type cacheFitter struct {
 	// block k (see rowScales); resident blocks have theirs computed once,
 	// in resScales.
 	scales, resScales [][]float32
+}
+
+// newCacheFitter returns the fitter of st's epochs over c, shuffled by
+// rng: with the buffers of a window, or with every block read when the
+// file is one window or less.
+func newCacheFitter(st *state, c *hpc.File, rng *rand.Rand) (*cacheFitter, error) {
+	blocks := make([]int, c.NumBlocks())
+	for i := range blocks {
+		blocks[i] = i
+	}
+	window := CacheWindow
+	if st.s.NoShuffle {
+		window = 1
+	}
+	// 2·window blocks: one window in training, the next being read.
+	free := make(chan *hpc.Block, 2*window)
+	for range 2 * window {
+		free <- new(hpc.Block)
+	}
+	cf := &cacheFitter{st: st, c: c, classes: st.classes, rng: rng, blocks: blocks, window: window, free: free}
+	// A file of one window or less is read once and kept: every epoch
+	// would read it all before learning anything, with nothing to
+	// overlap the reading with.
+	if c.NumBlocks() <= CacheWindow {
+		for i := range c.NumBlocks() {
+			b := new(hpc.Block)
+			if err := c.ReadBlock(i, b); err != nil {
+				return nil, err
+			}
+			cf.resident = append(cf.resident, b)
+		}
+	}
+	if st.s.Normalize {
+		for _, b := range cf.resident {
+			cf.resScales = append(cf.resScales, rowScales(b.X))
+		}
+	}
+	return cf, nil
 }
 
 // epoch is one pass over the cache's rows, window by window.

@@ -86,9 +86,20 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 			}
 		}
 	}
-	classes, err := classesOf(y, s.maxClass)
+	classes, err := fitClasses(y, &s)
 	if err != nil {
 		return nil, nil, err
+	}
+	if warm := s.Warm; warm != nil {
+		if ncols > warm.Dim {
+			return nil, nil, fmt.Errorf("%w: rows of %d features are wider than the warm start's %d", ErrDim, ncols, warm.Dim)
+		}
+		ncols = warm.Dim
+		if X != nil && X.Cols != ncols {
+			wide := *X
+			wide.Cols = ncols
+			X = &wide
+		}
 	}
 	if err := checkClassWeights(s.ClassWeight, classes); err != nil {
 		return nil, nil, err
@@ -129,7 +140,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	// feature space empty (the voted model keeps its rows as given, and
 	// a random start would differ on the unused columns).
 	dim, used := ncols, []int32(nil)
-	if X != nil && s.Algorithm != Voted && s.InitScale == 0 {
+	if X != nil && s.Algorithm != Voted && s.InitScale == 0 && (s.Warm == nil || s.Warm.isZero()) {
 		K := weightRows(classes)
 		var err error
 		used, X, err = compactColumns(X, K, s.bytesPerWeight(X.Cols*K, s.Workers), s.MemoryBudget)
@@ -147,6 +158,9 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	}
 
 	st := newState(s, classes, ncols, rng)
+	if s.Warm != nil {
+		st.start(s.Warm)
+	}
 	st.classWeights(trainCls)
 	if st.votes != nil {
 		st.votes.rowOf = make([]int32, nrows)
@@ -171,12 +185,35 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 			f.workers[k] = st.worker()
 		}
 		if st.u != nil {
-			st.sum = make([]float64, len(st.w))
-			st.sumB = make([]float64, len(st.b))
+			// The mixed sum starts from a warm start's history, if any.
+			if st.sum == nil {
+				st.sum = make([]float64, len(st.w))
+				st.sumB = make([]float64, len(st.b))
+			}
+			st.hist = false
 		}
 	}
 	m, stats, err := f.run(ctx)
 	return withCols(m, used, dim), stats, err
+}
+
+// fitClasses returns the classes of a fit on labels y: those of the
+// labels, or with a warm start those of the start, of which every label
+// must be one.
+func fitClasses(y []float64, s *settings) ([]float64, error) {
+	if s.Warm == nil {
+		return classesOf(y, s.maxClass)
+	}
+	if err := s.checkWarm(s.Warm); err != nil {
+		return nil, err
+	}
+	classes := slices.Clone(s.Warm.Classes)
+	for i, v := range y {
+		if classIndex(classes, v+0) < 0 {
+			return nil, fmt.Errorf("%w: label %v of row %d is none of the warm start's classes %v", ErrLabels, v, i, classes)
+		}
+	}
+	return classes, nil
 }
 
 // fitter runs the epochs of Fit.
@@ -288,6 +325,9 @@ func (s *settings) bytesPerWeight(n, workers int) int64 {
 			b += 16
 		}
 	}
+	if w := s.Warm; avg && workers <= 1 && w != nil && w.N+w.SumN > 0 {
+		b += 8 // the warm start's history
+	}
 	if s.Validation > 0 {
 		b += 8
 	} else if s.TrainLoss {
@@ -314,7 +354,7 @@ func (st *state) countLeft(extra int64) {
 		return
 	}
 	st.c += float64(extra)
-	if st.sum != nil {
+	if st.sum != nil && !st.hist {
 		// The mixed weights did not move: they count once per row left.
 		for i, w := range st.w {
 			st.sum[i] += float64(extra) * float64(w)
@@ -520,9 +560,6 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 	return ps, nil
 }
 
-// mixBlock is how many weights the parameter mix sums at a time.
-const mixBlock = 512
-
 // mixedEpoch is one epoch of iterative parameter mixing: the shuffled rows
 // are cut into one contiguous shard per worker, every worker learns its
 // shard from the current weights, and the new weights are the workers'
@@ -565,76 +602,39 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 		// Cancelled mid-epoch: keep the weights of the last finished epoch.
 		return total.stats(len(order)), ctx.Err()
 	}
+	// The mix is Mix.Merge's arithmetic (mixRange, mixBiases), on the
+	// workers' own arrays.
 	n := float64(len(order))
-	frac := make([]float64, P)
-	for k := range P {
-		frac[k] = float64(len(shard(k))) / n
+	views := make([]shardView, P)
+	for k, w := range ws {
+		views[k] = shardView{w: w.w, b: w.b, u: w.u, ub: w.ub, n: float64(len(shard(k)))}
 	}
-	mix := func(lo, hi int) {
-		// Block by block, worker by worker: the same sums in the same
-		// order as a loop over the workers for every weight, without its
-		// per-weight overhead, which was a visible part of a two-worker
-		// epoch.
-		var vb, sb [mixBlock]float64
-		for a := lo; a < hi; a += mixBlock {
-			b := min(a+mixBlock, hi)
-			v, s := vb[:b-a], sb[:b-a]
-			clear(v)
-			clear(s)
-			for k, w := range ws {
-				fk, fn := frac[k], frac[k]*n
-				wk := w.w[a:b]
-				for i, x := range wk {
-					v[i] += fk * float64(x)
-				}
-				if st.sum != nil {
-					uk := w.u[a:b]
-					uk = uk[:len(wk)]
-					for i, x := range wk {
-						s[i] += fn*float64(x) - uk[i]
-					}
-				}
-			}
-			sw := st.w[a:b]
-			for i := range sw {
-				sw[i] = float32(v[i])
-			}
-			if st.sum != nil {
-				ss := st.sum[a:b]
-				for i := range ss {
-					ss[i] += s[i]
-				}
-			}
-			// Set the workers up for the next epoch while these lines are
-			// in cache: a separate copy and clear would stream all their
-			// weights through memory once more.
-			for _, w := range ws {
-				copy(w.w[a:b], sw)
-				if w.u != nil {
-					clear(w.u[a:b])
-				}
+	frac := shardFracs(views, n)
+	src := func(k, a, b int) ([]float32, []float64) {
+		w := ws[k]
+		if w.u == nil {
+			return w.w[a:b], nil
+		}
+		return w.w[a:b], w.u[a:b]
+	}
+	// Set the workers up for the next epoch while a block's lines are in
+	// cache: a separate copy and clear would stream all their weights
+	// through memory once more.
+	setup := func(a, b int) {
+		for _, w := range ws {
+			copy(w.w[a:b], st.w[a:b])
+			if w.u != nil {
+				clear(w.u[a:b])
 			}
 		}
 	}
 	// The mix reads every worker's weights: split it over the workers too.
 	for k := range P {
 		lo, hi := k*len(st.w)/P, (k+1)*len(st.w)/P
-		wg.Go(func() { mix(lo, hi) })
+		wg.Go(func() { mixRange(lo, hi, frac, n, st.w, st.sum, src, setup) })
 	}
 	wg.Wait()
-	for j := range st.b {
-		var v, sum float64
-		for k, w := range ws {
-			v += frac[k] * float64(w.b[j])
-			if st.sumB != nil {
-				sum += frac[k]*n*float64(w.b[j]) - w.ub[j]
-			}
-		}
-		st.b[j] = float32(v)
-		if st.sumB != nil {
-			st.sumB[j] += sum
-		}
-	}
+	mixBiases(st.b, st.sumB, frac, n, views)
 	st.c += n
 	st.sumN += n
 	f.primed = true

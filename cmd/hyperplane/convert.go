@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +46,15 @@ that both share buckets, IDF and label numbers:
 
   hyperplane convert -ngrams 2 -idf -save-featurizer imdb.feat imdb.train.jsonl.gz train.hpc
   hyperplane convert -featurizer imdb.feat imdb.test.jsonl.gz test.hpc
-  hyperplane train -test test.hpc train.hpc`,
+  hyperplane train -test test.hpc train.hpc
+
+With -shards N, OUT (a name ending in .hpc) names N cache files,
+OUT-00000-of-0000N.hpc and on, that share the rows dealt at random (a
+random permutation drawn from -seed, cut into N pieces of equal size):
+the shards of training on several machines, each with a mix of every
+class even when IN is sorted by label. They all have IN's width.
+
+  hyperplane convert -shards 4 -seed 1 train.svm shards/train.hpc`,
 	}
 	fs := &c.Flag
 	from := fs.String("from", "", "force the input kind: libsvm, cache or text (default: by content and name)")
@@ -53,12 +63,22 @@ that both share buckets, IDF and label numbers:
 	load := fs.String("featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
 	dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	shards := fs.Int("shards", 0, "deal the rows at random into `N` cache files OUT-00000-of-0000N.hpc (OUT ends in .hpc)")
+	seed := fs.Uint64("seed", 0, "-shards: seed of the random dealing")
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) != 2 {
 			return usageError("convert takes IN and OUT")
 		}
 		in, dst := args[0], args[1]
+		switch {
+		case *shards < 0 || *shards > maxShards:
+			return usageError("-shards %d is not in [1, %d]", *shards, maxShards)
+		case *shards > 0 && (dst == "-" || !isCachePath(dst)):
+			return usageError("-shards writes cache files: OUT %s must end in .hpc", dst)
+		case *shards == 0 && len(setAmong(fs, "seed")) > 0:
+			return usageError("-seed seeds the dealing of -shards")
+		}
 		// The featurizer's settings are checked before anything is read.
 		cfg, err := tfl.config(fs)
 		if err != nil {
@@ -95,6 +115,12 @@ that both share buckets, IDF and label numbers:
 		// their targets together at the end, or neither does: data
 		// and the featurizer that made them always agree.
 		outArgs := []arg{{"OUT", dst}}
+		if *shards > 0 {
+			outArgs = outArgs[:0]
+			for _, p := range shardPaths(dst, *shards) {
+				outArgs = append(outArgs, arg{"shard", p})
+			}
+		}
 		if len(setAmong(fs, "save-featurizer")) > 0 {
 			outArgs = append(outArgs, arg{"-save-featurizer", *save})
 		}
@@ -131,7 +157,7 @@ that both share buckets, IDF and label numbers:
 				res.Values = append(res.Values, v)
 			}
 		case "libsvm":
-			if isCachePath(dst) {
+			if isCachePath(dst) && *shards == 0 {
 				// Row by row, in bounded memory.
 				ropt := sparse.ReadOptions{Dim: *dim, Name: name}
 				if err := hpc.ConvertLIBSVM(ctxWriter{ctx, outs.writer(dst)}, src, ropt, hpc.WriterOptions{}); err != nil {
@@ -159,7 +185,12 @@ that both share buckets, IDF and label numbers:
 				return interrupted(ctx, err)
 			}
 		}
-		if err := writeData(ctxWriter{ctx, outs.writer(dst)}, dst, d); err != nil {
+		if *shards > 0 {
+			if err := writeShards(ctx, outs, shardPaths(dst, *shards), d, *seed); err != nil {
+				return interrupted(ctx, err)
+			}
+			res.Out, res.Shards = shardPaths(dst, *shards)[0]+" …", *shards
+		} else if err := writeData(ctxWriter{ctx, outs.writer(dst)}, dst, d); err != nil {
 			return interrupted(ctx, err)
 		}
 		if *save != "" {
@@ -188,6 +219,7 @@ type convertResult struct {
 	NNZ     int64     `json:"nnz"`
 	Labels  []string  `json:"labels,omitempty"`
 	Values  []float64 `json:"label_values,omitempty"` // the numbers Labels become
+	Shards  int       `json:"shards,omitempty"`
 	Seconds float64   `json:"seconds"`
 	MBps    float64   `json:"input_mb_per_second"`
 }
@@ -233,6 +265,52 @@ func labelList(names []string, values []float64) string {
 		}
 	}
 	return b.String()
+}
+
+// maxShards bounds convert -shards: every shard is a file open at once.
+const maxShards = 4096
+
+// shardPaths returns the names of the n shards of out (a name ending in
+// .hpc): out-00000-of-0000n.hpc and on.
+func shardPaths(out string, n int) []string {
+	base := strings.TrimSuffix(out, filepath.Ext(out))
+	p := make([]string, n)
+	for k := range p {
+		p[k] = fmt.Sprintf("%s-%05d-of-%05d.hpc", base, k, n)
+	}
+	return p
+}
+
+// writeShards deals the rows of d at random into the cache files paths
+// (writers of outs): a random permutation of the rows, drawn from seed,
+// cut into len(paths) contiguous pieces of sizes differing by at most
+// one, each written in its permuted order with d's width, so that every
+// shard is a uniform sample of the rows in random order.
+func writeShards(ctx context.Context, outs *outputs, paths []string, d *sparse.Dataset, seed uint64) error {
+	n, N := d.X.Rows, len(paths)
+	if n < N {
+		return fmt.Errorf("%d rows cannot make %d shards of at least one row", n, N)
+	}
+	perm := rand.New(rand.NewPCG(seed, 0x5ba4d5)).Perm(n)
+	for k, p := range paths {
+		w := hpc.NewWriter(ctxWriter{ctx, outs.writer(p)}, hpc.WriterOptions{Dim: d.X.Cols})
+		for _, i := range perm[k*n/N : (k+1)*n/N] {
+			r := d.X.Row(i)
+			var err error
+			if d.QID != nil {
+				err = w.AddWithQID(d.Y[i], d.QID[i], r.Ind, r.Val)
+			} else {
+				err = w.Add(d.Y[i], r.Ind, r.Val)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // isCachePath reports whether a file named p is written as a cache.

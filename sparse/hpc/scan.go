@@ -350,7 +350,8 @@ type cacheStream struct {
 	nnz     int64
 	fileMax int32
 	anyQID  bool
-	cols    int // after the footer: the data set's columns
+	cols    int       // after the footer: the data set's columns
+	labels  []float64 // after the footer: its label set, if any
 
 	seen     map[float64]struct{} // distinct labels, nil beyond MaxLabels
 	last     float64
@@ -585,6 +586,7 @@ func (st *cacheStream) footer(at int64) error {
 		}
 	}
 	st.cols = int(fi.cols)
+	st.labels = labels
 	if st.opt.Dim > 0 {
 		st.cols = st.opt.Dim
 	}

@@ -1,0 +1,569 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+)
+
+// Mix is the state of a linear learner between epochs of iterative
+// parameter mixing (Config.Workers), in a form that can leave the
+// process: the last weights and biases, the examples learned, and, for
+// the averaged perceptron, the sums that make the average. Fit's own
+// Workers path mixes through the same arithmetic (Merge), so a driver
+// that runs the shards elsewhere (other processes or machines) and
+// merges their Mix values gets the model Fit would.
+//
+// One round of mixing: every worker starts a learner from the mixed state
+// (Config.Warm; a worker needs only Classes, Dim, W and B of it), learns
+// its shard for one epoch (Learner.PartialFit or PartialFitCache), and
+// returns Learner.Mix, or its Delta against the state it started from;
+// the driver calls Merge on the state with every shard's Mix, in shard
+// order, and Model turns the result into a model. Give every worker's
+// Config a Seed of its own (drawn from the shard and the epoch), or all
+// of them shuffle alike.
+//
+// A learner counts its averaging lazily: after N examples from an
+// accumulator of zero, the sum of the N weight vectors that followed
+// each example is N·W − U. Sum holds the weight vectors of earlier
+// epochs that these do not count, SumN of them. The model of an averaged
+// learner is (Sum + N·W − U) / (SumN + N); that of a plain one W.
+//
+// Weights are feature-major, as in Model: W[j*K+k] is the weight of
+// feature j in row k, K = 1 for two classes and len(Classes) for more.
+type Mix struct {
+	// Classes are the labels, ascending (as Model.Classes).
+	Classes []float64
+	// Dim is the number of features.
+	Dim int
+	// Features, when not nil, makes the Mix a sparse delta (see Delta):
+	// W and U hold the weights of these features only, in this order
+	// (strictly increasing), and every other feature has the weights of
+	// the state the learner started from, with U zero. Nil means W holds
+	// all Dim×K weights.
+	Features []int32
+	// W holds the weights and B the K biases.
+	W []float32
+	B []float32
+	// N is the number of examples learned since U and UB were zero.
+	N float64
+	// U and UB are the averaging accumulators (see the type's comment),
+	// nil when the learner does not average.
+	U, UB []float64
+	// Sum and SumB are the sums of SumN weight vectors of earlier epochs,
+	// nil when there are none or the learner does not average.
+	Sum, SumB []float64
+	SumN      float64
+	// Updates counts the examples that changed the weights since N was 0
+	// (after Merge, those of the epoch merged): an epoch without any
+	// means training has converged.
+	Updates int64
+}
+
+// NumRows returns the number of weight rows K: 1 for two classes, else
+// the number of classes.
+func (m *Mix) NumRows() int { return weightRows(m.Classes) }
+
+// averaging reports whether m holds averaging state.
+func (m *Mix) averaging() bool { return m.U != nil || m.Sum != nil }
+
+// check verifies m's shape and values: classes sorted, distinct and
+// finite, arrays of the lengths Dim, K and Features ask, counts finite
+// and not negative, weights finite. Errors wrap ErrConfig, or ErrDiverged
+// for a value that is not finite.
+func (m *Mix) check() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: mix: "+format, append([]any{ErrConfig}, a...)...)
+	}
+	if m == nil {
+		return bad("nil")
+	}
+	if len(m.Classes) < 2 {
+		return bad("%d classes", len(m.Classes))
+	}
+	for i, c := range m.Classes {
+		if math.IsNaN(c) || math.IsInf(c, 0) || (i > 0 && !(c > m.Classes[i-1])) {
+			return bad("classes %v are not finite and strictly increasing", m.Classes)
+		}
+	}
+	K := m.NumRows()
+	if m.Dim < 0 || int64(m.Dim)*int64(K) > maxWeights {
+		return bad("dim %d × %d weight rows", m.Dim, K)
+	}
+	rows := m.Dim
+	if m.Features != nil {
+		rows = len(m.Features)
+		for i, j := range m.Features {
+			if j < 0 || int(j) >= m.Dim || (i > 0 && j <= m.Features[i-1]) {
+				return bad("features are not strictly increasing in [0, %d)", m.Dim)
+			}
+		}
+		if m.Sum != nil || m.SumB != nil {
+			return bad("a sparse delta carries no Sum")
+		}
+	}
+	n := rows * K
+	switch {
+	case len(m.W) != n || len(m.B) != K:
+		return bad("%d weights and %d biases, want %d and %d", len(m.W), len(m.B), n, K)
+	case (m.U == nil) != (m.UB == nil) || (m.U != nil && (len(m.U) != n || len(m.UB) != K)):
+		return bad("accumulators of %d and %d values, want %d and %d", len(m.U), len(m.UB), n, K)
+	case (m.Sum == nil) != (m.SumB == nil) || (m.Sum != nil && (len(m.Sum) != m.Dim*K || len(m.SumB) != K)):
+		return bad("sums of %d and %d values, want %d and %d", len(m.Sum), len(m.SumB), m.Dim*K, K)
+	case !(m.N >= 0) || m.N > maxCount || !(m.SumN >= 0) || m.SumN > maxCount || m.Updates < 0:
+		return bad("counts N %v, SumN %v, Updates %d", m.N, m.SumN, m.Updates)
+	case m.U != nil && m.N == 0 && !allZero64(m.U, m.UB):
+		return bad("accumulators are not zero after no example")
+	}
+	if !finite32s(m.W) || !finite32s(m.B) || !finite64s(m.U) || !finite64s(m.UB) || !finite64s(m.Sum) || !finite64s(m.SumB) {
+		return fmt.Errorf("%w: mix: a weight or sum is not finite", ErrDiverged)
+	}
+	return nil
+}
+
+// maxCount bounds N and SumN: counts of examples, exact in float64.
+const maxCount = 1 << 62
+
+func finite64s(x []float64) bool {
+	for _, v := range x {
+		if v-v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func allZero64(xs ...[]float64) bool {
+	for _, x := range xs {
+		for _, v := range x {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isZero reports whether m is the state of a learner that has learned
+// nothing from zero weights: every weight, bias and sum has the bits of 0.
+func (m *Mix) isZero() bool {
+	if m.N != 0 || m.SumN != 0 {
+		return false
+	}
+	for _, v := range m.W {
+		if math.Float32bits(v) != 0 {
+			return false
+		}
+	}
+	for _, v := range m.B {
+		if math.Float32bits(v) != 0 {
+			return false
+		}
+	}
+	for _, x := range [][]float64{m.U, m.UB, m.Sum, m.SumB} {
+		for _, v := range x {
+			if math.Float64bits(v) != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkWarm checks that training with settings s can start from m: m is
+// valid and dense, the algorithm keeps no state but the weights and
+// sums, and an averaging learner has the accumulators of its counts.
+func (s *settings) checkWarm(m *Mix) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: Warm: "+format, append([]any{ErrConfig}, a...)...)
+	}
+	switch {
+	case m.Features != nil:
+		return bad("a sparse delta is no state to start from; Merge it into the state it was taken against")
+	case s.Algorithm == Voted || s.Rule == Pegasos:
+		return bad("%v %v keeps state that a Mix does not hold", s.Rule, s.Algorithm)
+	case s.InitScale != 0:
+		return bad("InitScale draws the start weights, Warm gives them: set one")
+	case len(m.Classes) > s.maxClass:
+		return fmt.Errorf("%w: %d classes, more than MaxClasses %d", ErrLabels, len(m.Classes), s.maxClass)
+	}
+	if s.Algorithm == Averaged {
+		if m.N > 0 && m.U == nil {
+			return bad("%v examples without their averaging accumulators", m.N)
+		}
+		if m.SumN > 0 && m.Sum == nil {
+			return bad("%v earlier vectors without their sum", m.SumN)
+		}
+	}
+	return nil
+}
+
+// start sets st, fresh from newState for m's classes and width (at
+// least m.Dim), to start from m: its weights and biases, and, for an
+// averaging learner, the history of m's weight vectors, with its own
+// accumulators at zero. m's own examples (N·W − U) are folded into the
+// history, as Merge folds them, so a learner started from m and the
+// driver that merges its result into m agree.
+func (st *state) start(m *Mix) {
+	copy(st.w, m.W)
+	copy(st.b, m.B)
+	if st.u == nil || m.SumN+m.N == 0 {
+		return
+	}
+	st.sum, st.sumB = foldSum(m, len(st.w))
+	st.sumN = m.SumN + m.N
+	st.hist = true
+}
+
+// foldSum returns m's history with its own examples folded in:
+// Sum + N·W − U (biases likewise), n values (n ≥ len(m.W), the rest 0).
+func foldSum(m *Mix, n int) (sum, sumB []float64) {
+	sum = make([]float64, n)
+	sumB = make([]float64, len(m.B))
+	copy(sum, m.Sum)
+	copy(sumB, m.SumB)
+	if m.N > 0 {
+		for i, w := range m.W {
+			sum[i] += m.N*float64(w) - m.U[i]
+		}
+		for i, b := range m.B {
+			sumB[i] += m.N*float64(b) - m.UB[i]
+		}
+	}
+	return sum, sumB
+}
+
+// mixOf returns st's state as a Mix: copies of its weights, biases,
+// accumulators and history.
+func (st *state) mixOf(updates int64) *Mix {
+	m := &Mix{
+		Classes: slices.Clone(st.classes), Dim: st.dim,
+		W: slices.Clone(st.w), B: slices.Clone(st.b),
+		N: st.c, Updates: updates,
+	}
+	if st.u != nil {
+		m.U, m.UB = slices.Clone(st.u), slices.Clone(st.ub)
+	}
+	if st.hist {
+		m.Sum, m.SumB, m.SumN = slices.Clone(st.sum), slices.Clone(st.sumB), st.sumN
+	}
+	return m
+}
+
+// Model returns the model of state m for the settings it was trained
+// with (cfg): for the averaged perceptron the average of every weight
+// vector m counts, (Sum + N·W − U) / (SumN + N), otherwise W. For the
+// state Fit's Workers path reaches, it is the model Fit returns, bit for
+// bit. m must be dense (not a delta).
+func (m *Mix) Model(cfg Config) (*Model, error) {
+	s, err := cfg.settle()
+	if err != nil {
+		return nil, err
+	}
+	s.Warm = nil
+	if err := s.checkWarm(m); err != nil {
+		return nil, err
+	}
+	st := newState(s, slices.Clone(m.Classes), m.Dim, nil)
+	copy(st.w, m.W)
+	copy(st.b, m.B)
+	st.c = m.N
+	if st.u != nil {
+		if m.U != nil {
+			copy(st.u, m.U)
+			copy(st.ub, m.UB)
+		}
+		if m.Sum != nil {
+			st.sum, st.sumB, st.sumN, st.hist = m.Sum, m.SumB, m.SumN, true
+		}
+	}
+	return st.model(), nil
+}
+
+// Delta returns the part of m that learning from base changed, as a
+// sparse delta: the features whose weights differ from base's (bit for
+// bit) or whose accumulators are not zero, with m's biases, counts and
+// accumulators of those features. A worker that learned a few of the
+// features of a wide model sends its Delta instead of all its weights;
+// Merge into base reads it as m. m and base must be dense, of the same
+// classes and width; the delta carries no history (Sum).
+func (m *Mix) Delta(base *Mix) (*Mix, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	if err := base.check(); err != nil {
+		return nil, err
+	}
+	if m.Features != nil || base.Features != nil {
+		return nil, fmt.Errorf("%w: mix: Delta of a delta", ErrConfig)
+	}
+	if err := sameShape(base, m); err != nil {
+		return nil, err
+	}
+	K := m.NumRows()
+	d := &Mix{
+		Classes: slices.Clone(m.Classes), Dim: m.Dim, Features: []int32{},
+		B: slices.Clone(m.B), N: m.N, Updates: m.Updates,
+	}
+	if m.U != nil {
+		d.U, d.UB = []float64{}, slices.Clone(m.UB)
+	}
+	for j := range m.Dim {
+		w, bw := m.W[j*K:j*K+K], base.W[j*K:j*K+K]
+		changed := false
+		for k := range w {
+			if math.Float32bits(w[k]) != math.Float32bits(bw[k]) || (m.U != nil && math.Float64bits(m.U[j*K+k]) != 0) {
+				changed = true
+				break
+			}
+		}
+		if changed {
+			d.Features = append(d.Features, int32(j))
+			d.W = append(d.W, w...)
+			if m.U != nil {
+				d.U = append(d.U, m.U[j*K:j*K+K]...)
+			}
+		}
+	}
+	if d.W == nil {
+		d.W = []float32{}
+	}
+	return d, nil
+}
+
+// sameShape checks that shard has m's classes and width.
+func sameShape(m, shard *Mix) error {
+	if shard.Dim != m.Dim || !slices.Equal(shard.Classes, m.Classes) {
+		return fmt.Errorf("%w: mix: a state of classes %v and width %d does not mix with one of %v and %d",
+			ErrDim, shard.Classes, shard.Dim, m.Classes, m.Dim)
+	}
+	return nil
+}
+
+// Merge mixes into m one epoch of the shards, each the state a learner
+// reached by learning its shard from m's weights and biases (with its
+// accumulators from zero, as a learner started from m has them): dense,
+// or a Delta against m. The new weights are the shards' average weighted
+// by their examples (N), Σ_k (N_k/n)·W_k over the n examples of all
+// shards; with averaging, every weight vector the shards went through,
+// Σ_k (N_k·W_k − U_k), joins m's history. Updates becomes the shards'
+// total. The shards' order matters to the last bit, as the order of
+// Fit's workers does: in the order of Fit's shards, merging gives Fit's
+// weights exactly. m's own examples, if it has any, are first folded into
+// its history, as a learner started from m folds them. On an error m is
+// unchanged.
+func (m *Mix) Merge(shards []*Mix) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	if m.Features != nil {
+		return fmt.Errorf("%w: mix: Merge into a delta", ErrConfig)
+	}
+	if len(shards) == 0 {
+		return fmt.Errorf("%w: mix: no shard to merge", ErrNoData)
+	}
+	avg := m.averaging()
+	var n float64
+	var updates int64
+	for k, sh := range shards {
+		if err := sh.check(); err != nil {
+			return fmt.Errorf("shard %d: %w", k, err)
+		}
+		if err := sameShape(m, sh); err != nil {
+			return fmt.Errorf("shard %d: %w", k, err)
+		}
+		if k == 0 && m.Sum == nil && m.U == nil {
+			avg = sh.U != nil
+		}
+		if (sh.U != nil) != avg {
+			return fmt.Errorf("%w: mix: shard %d averages and the state does not, or the other way round", ErrConfig, k)
+		}
+		n += sh.N
+		updates += sh.Updates
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: mix: the shards learned no example", ErrNoData)
+	}
+	K := m.NumRows()
+	var sum, sumB []float64
+	if avg {
+		sum, sumB = foldSum(m, len(m.W))
+	}
+	views := make([]shardView, len(shards))
+	for k, sh := range shards {
+		views[k] = shardView{w: sh.W, b: sh.B, u: sh.U, ub: sh.UB, n: sh.N, feat: sh.Features}
+	}
+	frac := shardFracs(views, n)
+	w := slices.Clone(m.W)
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(w)/mixSplitMin))
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(w)/parts, (p+1)*len(w)/parts
+		wg.Go(func() {
+			var scratch []float32
+			var uscratch []float64
+			cur := make([]int, len(views))
+			for k, v := range views {
+				if v.feat != nil {
+					cur[k], _ = slices.BinarySearch(v.feat, int32(lo/K))
+				}
+			}
+			mixRange(lo, hi, frac, n, w, sum, func(k, a, b int) ([]float32, []float64) {
+				v := &views[k]
+				if v.feat == nil {
+					if v.u == nil {
+						return v.w[a:b], nil
+					}
+					return v.w[a:b], v.u[a:b]
+				}
+				// A delta: the base's weights and zero accumulators but
+				// where it lists a feature.
+				scratch = append(scratch[:0], m.W[a:b]...)
+				if v.u != nil {
+					uscratch = append(uscratch[:0], make([]float64, b-a)...)
+				}
+				for p := cur[k]; p < len(v.feat) && int(v.feat[p])*K < b; p++ {
+					j := int(v.feat[p])
+					for c := range K {
+						if i := j*K + c; i >= a && i < b {
+							scratch[i-a] = v.w[p*K+c]
+							if v.u != nil {
+								uscratch[i-a] = v.u[p*K+c]
+							}
+						}
+					}
+					if (j+1)*K <= b {
+						cur[k] = p + 1
+					}
+				}
+				if v.u == nil {
+					return scratch, nil
+				}
+				return scratch, uscratch
+			}, nil)
+		})
+	}
+	wg.Wait()
+	b := slices.Clone(m.B)
+	mixBiases(b, sumB, frac, n, views)
+	m.W, m.B = w, b
+	if avg {
+		m.Sum, m.SumB = sum, sumB
+	}
+	m.SumN += m.N + n
+	m.N, m.U, m.UB = 0, nil, nil
+	m.Updates = updates
+	return nil
+}
+
+// shardView is what mixing reads of one shard's state: weights (of the
+// features feat only when feat is not nil), biases, accumulators (nil
+// without averaging) and examples.
+type shardView struct {
+	w, b  []float32
+	u, ub []float64
+	n     float64
+	feat  []int32
+}
+
+// shardFracs returns every shard's share of the n examples, N_k/n.
+func shardFracs(views []shardView, n float64) []float64 {
+	frac := make([]float64, len(views))
+	for k, v := range views {
+		frac[k] = v.n / n
+	}
+	return frac
+}
+
+// mixBlock is how many weights the parameter mix sums at a time.
+const mixBlock = 512
+
+// mixSplitMin is the fewest weights per goroutine that Merge splits its
+// work into. (A variable so that tests can lower it.)
+var mixSplitMin = 64 * mixBlock
+
+// mixRange mixes weights [lo, hi) of the shards into w and, with
+// averaging (sum not nil), sum: w = Σ_k frac_k·W_k and
+// sum += Σ_k (frac_k·n·W_k − U_k), summed over the shards in order.
+// shard(k, a, b) returns shard k's weights and accumulators of [a, b);
+// done(a, b), when not nil, runs once block [a, b) of w is written.
+func mixRange(lo, hi int, frac []float64, n float64, w []float32, sum []float64,
+	shard func(k, a, b int) ([]float32, []float64), done func(a, b int)) {
+	// Block by block, shard by shard: the same sums in the same order as
+	// a loop over the shards for every weight, without its per-weight
+	// overhead, which was a visible part of a two-worker epoch.
+	var vb, sb [mixBlock]float64
+	for a := lo; a < hi; a += mixBlock {
+		b := min(a+mixBlock, hi)
+		v, s := vb[:b-a], sb[:b-a]
+		clear(v)
+		clear(s)
+		for k := range frac {
+			fk, fn := frac[k], frac[k]*n
+			wk, uk := shard(k, a, b)
+			wk = wk[:len(v)]
+			for i, x := range wk {
+				v[i] += fk * float64(x)
+			}
+			if sum != nil {
+				uk = uk[:len(wk)]
+				for i, x := range wk {
+					s[i] += fn*float64(x) - uk[i]
+				}
+			}
+		}
+		sw := w[a:b]
+		for i := range sw {
+			sw[i] = float32(v[i])
+		}
+		if sum != nil {
+			ss := sum[a:b]
+			for i := range ss {
+				ss[i] += s[i]
+			}
+		}
+		if done != nil {
+			done(a, b)
+		}
+	}
+}
+
+// mixBiases mixes the shards' biases into b and, with averaging, sumB,
+// as mixRange mixes the weights.
+func mixBiases(b []float32, sumB []float64, frac []float64, n float64, views []shardView) {
+	for j := range b {
+		var v, sum float64
+		for k, sh := range views {
+			v += frac[k] * float64(sh.b[j])
+			if sumB != nil {
+				sum += frac[k]*n*float64(sh.b[j]) - sh.ub[j]
+			}
+		}
+		b[j] = float32(v)
+		if sumB != nil {
+			sumB[j] += sum
+		}
+	}
+}
+
+// histModel sets m's weights to the average of a learner with a history
+// (see state.hist): (sum + c·w − u) / (sumN + c).
+func (st *state) histModel(m *Model) {
+	t := make([]float64, len(st.w))
+	for i, w := range st.w {
+		t[i] = st.sum[i] + st.c*float64(w) - st.u[i]
+	}
+	asm.QuotientF32(m.W, t, st.sumN+st.c)
+	tb := make([]float64, len(st.b))
+	for i, b := range st.b {
+		tb[i] = st.sumB[i] + st.c*float64(b) - st.ub[i]
+	}
+	asm.QuotientF32(m.B, tb, st.sumN+st.c)
+}

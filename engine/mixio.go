@@ -1,0 +1,245 @@
+package engine
+
+// Mix files.
+//
+// The binary form of a Mix, version 1, in the container of fileio.go
+// (magic, version, flags, then this kind's fields; a CRC-32C of every
+// byte before it at the end), little-endian, floats as their raw bits:
+//
+//	offset  size        field
+//	0       4           magic "HPMX"
+//	4       2           format version (uint16, 1)
+//	6       2           flags (uint16): bit 0 sparse delta (Features
+//	                    listed), bit 1 accumulators U, UB present, bit 2
+//	                    history Sum, SumB present; others 0
+//	8       4           number of classes C (uint32)
+//	12      4           number of weight rows K (uint32; 1 if C = 2, else C)
+//	16      8           dim (uint64)
+//	24      8           N (float64 bits)
+//	32      8           SumN (float64 bits)
+//	40      8           Updates (uint64)
+//	48      8           F, the features listed (uint64; dim when dense)
+//	56      8·C         classes (float64 bits)
+//	        4·K         B (float32 bits)
+//	        4·F         Features (int32), when flag bit 0 is set
+//	        4·F·K       W (float32 bits)
+//	        8·K, 8·F·K  UB, U (float64 bits), when flag bit 1 is set
+//	        8·K, 8·d·K  SumB, Sum (float64 bits, d = dim), when flag bit 2
+//	                    is set (never with bit 0)
+//	        4           CRC-32C (Castagnoli) of every byte before it
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+)
+
+const (
+	mixMagic         = "HPMX"
+	mixFormatVersion = 1
+	mixHeaderSize    = 56
+
+	mixFlagSparse = 1 << 0
+	mixFlagAcc    = 1 << 1
+	mixFlagSum    = 1 << 2
+	mixFlagsKnown = mixFlagSparse | mixFlagAcc | mixFlagSum
+)
+
+// mixFile is a Mix's part of its file: m, which passes check.
+type mixFile struct{ m *Mix }
+
+func (f mixFile) rows() int64 {
+	if f.m.Features != nil {
+		return int64(len(f.m.Features))
+	}
+	return int64(f.m.Dim)
+}
+
+func (f mixFile) size() int64 {
+	m := f.m
+	K := int64(m.NumRows())
+	F := f.rows()
+	n := int64(mixHeaderSize) + 8*int64(len(m.Classes)) + 4*K + 4*F*K + 4
+	if m.Features != nil {
+		n += 4 * F
+	}
+	if m.U != nil {
+		n += 8*K + 8*F*K
+	}
+	if m.Sum != nil {
+		n += 8*K + 8*int64(m.Dim)*K
+	}
+	return n
+}
+
+func (f mixFile) encode(e *modelEncoder) {
+	m := f.m
+	var flags uint16
+	if m.Features != nil {
+		flags |= mixFlagSparse
+	}
+	if m.U != nil {
+		flags |= mixFlagAcc
+	}
+	if m.Sum != nil {
+		flags |= mixFlagSum
+	}
+	e.header(mixMagic, mixFormatVersion, flags)
+	e.u32(uint32(len(m.Classes)))
+	e.u32(uint32(m.NumRows()))
+	e.u64(uint64(m.Dim))
+	e.u64(math.Float64bits(m.N))
+	e.u64(math.Float64bits(m.SumN))
+	e.u64(uint64(m.Updates))
+	e.u64(uint64(f.rows()))
+	e.f64s(m.Classes)
+	e.f32s(m.B)
+	if m.Features != nil {
+		e.i32s(m.Features)
+	}
+	e.f32s(m.W)
+	if m.U != nil {
+		e.f64s(m.UB)
+		e.f64s(m.U)
+	}
+	if m.Sum != nil {
+		e.f64s(m.SumB)
+		e.f64s(m.Sum)
+	}
+}
+
+func (m *Mix) file() (mixFile, error) {
+	if err := m.check(); err != nil {
+		return mixFile{}, err
+	}
+	return mixFile{m}, nil
+}
+
+// WriteTo writes m to w in the binary Mix format, version 1: a header
+// with the counts, the classes, biases, features (for a delta), weights,
+// accumulators and history as raw little-endian bits, and a CRC-32C
+// checksum of it all, through a small buffer of its own. It returns the
+// number of bytes written; a Mix that fails its checks (wrong lengths,
+// weights not finite) is refused before anything is written.
+func (m *Mix) WriteTo(w io.Writer) (int64, error) { return writeFile(w, m.file) }
+
+// MarshalBinary returns m in the format WriteTo writes.
+func (m *Mix) MarshalBinary() ([]byte, error) { return marshalFile(m.file) }
+
+// UnmarshalBinary decodes a Mix from data, which must hold it and
+// nothing after it, into m, with the checks of ReadMix and no memory
+// budget beyond data's own size. On failure m is left as it was.
+func (m *Mix) UnmarshalBinary(data []byte) error {
+	return unmarshalFile(data, func(d *modelDecoder) (*Mix, error) { return d.decodeMix(0) },
+		func(dm *Mix) { *m = *dm })
+}
+
+// ReadMix reads one Mix written by WriteTo from r and leaves r just past
+// it. Before it allocates anything, it checks the sizes in the header
+// against the format's limits and the memory the Mix would take against
+// limit (bytes; 0 means budget.Default()), which is ErrMemory; and, where
+// r tells its length (a Len method, as bytes.Reader has), against that.
+// Otherwise memory grows only as data arrives, so a short input cannot
+// make it allocate much more than its own size. Errors in the data wrap
+// ErrFormat and say what is wrong (not a Mix, a newer version,
+// truncation, a checksum mismatch, inconsistent contents); a read error
+// of r is returned with context.
+func ReadMix(r io.Reader, limit int64) (*Mix, error) {
+	return readerDecoder(r).decodeMix(limit)
+}
+
+// decodeMix reads one Mix and its checksum, and checks the Mix. limit is
+// the memory budget, 0 for budget.Default(); an input in memory is held
+// to its own size instead when limit is 0.
+func (d *modelDecoder) decodeMix(limit int64) (*Mix, error) {
+	if err := d.expectMagic(mixMagic, "mix"); err != nil {
+		return nil, err
+	}
+	b, flags, err := d.header(mixHeaderSize, mixFormatVersion, mixFlagsKnown)
+	if err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	nc, K, dim := le.Uint32(b[4:]), le.Uint32(b[8:]), le.Uint64(b[12:])
+	if err := checkShape(nc, K, dim, "weight rows"); err != nil {
+		return nil, err
+	}
+	m := &Mix{
+		Dim:     int(dim),
+		N:       math.Float64frombits(le.Uint64(b[20:])),
+		SumN:    math.Float64frombits(le.Uint64(b[28:])),
+		Updates: int64(le.Uint64(b[36:])),
+	}
+	F := le.Uint64(b[44:])
+	sparse := flags&mixFlagSparse != 0
+	switch {
+	case dim*uint64(K) > maxWeights:
+		return nil, modelErr("dim %d × %d rows is more weights than a model holds", dim, K)
+	case sparse && F > dim, !sparse && F != dim:
+		return nil, modelErr("%d features listed for dim %d", F, dim)
+	case sparse && flags&mixFlagSum != 0:
+		return nil, modelErr("a sparse delta with a history")
+	case m.Updates < 0:
+		return nil, modelErr("update count %d", m.Updates)
+	}
+	// What the arrays take, checked before any of them is allocated.
+	k, f := int64(K), int64(F)
+	need := 8*int64(nc) + 4*k + 4*f*k
+	if sparse {
+		need += 4 * f
+	}
+	if flags&mixFlagAcc != 0 {
+		need += 8*k + 8*f*k
+	}
+	if flags&mixFlagSum != 0 {
+		need += 8*k + 8*int64(dim)*k
+	}
+	if d.remain >= 0 && need > d.remain {
+		return nil, modelErr("truncated: the header asks for %d bytes, %d are left", need, d.remain)
+	}
+	if limit != 0 || d.r != nil {
+		if err := budget.Check(budget.Resolve(limit), need, "reading a mix"); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMemory, err)
+		}
+	}
+	if m.Classes, err = modelReadArray[float64](d, int(nc), "classes"); err != nil {
+		return nil, err
+	}
+	if m.B, err = modelReadArray[float32](d, int(K), "biases"); err != nil {
+		return nil, err
+	}
+	if sparse {
+		if m.Features, err = modelReadArray[int32](d, int(F), "features"); err != nil {
+			return nil, err
+		}
+	}
+	if m.W, err = modelReadArray[float32](d, int(F)*int(K), "weights"); err != nil {
+		return nil, err
+	}
+	if flags&mixFlagAcc != 0 {
+		if m.UB, err = modelReadArray[float64](d, int(K), "bias accumulators"); err != nil {
+			return nil, err
+		}
+		if m.U, err = modelReadArray[float64](d, int(F)*int(K), "accumulators"); err != nil {
+			return nil, err
+		}
+	}
+	if flags&mixFlagSum != 0 {
+		if m.SumB, err = modelReadArray[float64](d, int(K), "bias sums"); err != nil {
+			return nil, err
+		}
+		if m.Sum, err = modelReadArray[float64](d, int(dim)*int(K), "sums"); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.checksum(); err != nil {
+		return nil, err
+	}
+	if err := m.check(); err != nil {
+		return nil, modelErr("%v", err)
+	}
+	return m, nil
+}
