@@ -2,7 +2,11 @@ package beam
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
@@ -71,5 +75,113 @@ func TestPrismMatchesFitWorkers(t *testing.T) {
 				sameWeights(t, "Prism against Fit with Workers", got, want, 1e-5)
 			})
 		}
+	}
+}
+
+// TestPerEpochJobs checks that one job per epoch learns what the unrolled
+// job learns, that OnEpoch sees every epoch, and that ErrStop stops early
+// with the model of the epochs run.
+func TestPerEpochJobs(t *testing.T) {
+	glob, _, _ := writeShards(t, t.TempDir(), 3, 80, 100, 3, 21)
+	cfg := engine.Config{Epochs: 3, Seed: 3}
+	ctx := context.Background()
+	unrolled, _, err := Train(ctx, Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []int
+	perEpoch, figs, err := Train(ctx, Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg, PerEpochJobs: true,
+		OnEpoch: func(e int, m *engine.Model) error { seen = append(seen, e); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[1 2 3]" || len(figs) != 3 {
+		t.Fatalf("OnEpoch saw epochs %v, %d recorded", seen, len(figs))
+	}
+	sameWeights(t, "per-epoch jobs against one job", perEpoch, unrolled, 0)
+
+	cfg.Epochs = 2
+	two, _, err := Train(ctx, Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Epochs = 5
+	stopped, figs, err := Train(ctx, Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg, PerEpochJobs: true,
+		OnEpoch: func(e int, m *engine.Model) error {
+			if e == 2 {
+				return ErrStop
+			}
+			return nil
+		}})
+	if err != nil || len(figs) != 2 {
+		t.Fatalf("stopped after epoch 2: %d epochs recorded, error %v", len(figs), err)
+	}
+	sameWeights(t, "stopped after 2 epochs against 2 epochs", stopped, two, 0)
+}
+
+// TestConvergedCarriesOver checks that an unrolled job stops learning
+// after an epoch without updates, as Fit does: the epochs left carry the
+// state over, and the model is Fit's.
+func TestConvergedCarriesOver(t *testing.T) {
+	dir := t.TempDir()
+	// Separable by feature 0 with a wide margin: the perceptron converges
+	// in an epoch or two.
+	glob, X, y := writeShards(t, dir, 2, 40, 1, 2, 5)
+	cfg := engine.Config{Algorithm: engine.Averaged, Epochs: 8, NoShuffle: true}
+	got, figs, err := Train(context.Background(), Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(figs) - 1
+	if len(figs) != 8 || figs[last].Shards != 0 || figs[last].Updates != 0 || figs[0].Shards != 2 {
+		t.Fatalf("epochs recorded: %+v", figs)
+	}
+	perEpoch, figs, err := Train(context.Background(), Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg, PerEpochJobs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) >= 8 || figs[len(figs)-1].Updates != 0 {
+		t.Fatalf("per-epoch jobs did not stop when converged: %+v", figs)
+	}
+	cfg.Workers = 2
+	want, stats, err := engine.Fit(context.Background(), X, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats) >= 8 {
+		t.Fatalf("Fit did not converge early: %d epochs", len(stats))
+	}
+	sameWeights(t, "converged against Fit", got, want, 1e-5)
+	sameWeights(t, "converged per-epoch jobs against Fit", perEpoch, want, 1e-5)
+}
+
+// TestBadOptions checks that bad options and files are refused with
+// errors that say what is wrong.
+func TestBadOptions(t *testing.T) {
+	glob, _, _ := writeShards(t, t.TempDir(), 2, 10, 20, 2, 1)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		opt  Options
+	}{
+		{"voted", Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: engine.Config{Algorithm: engine.Voted}}},
+		{"workers", Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: engine.Config{Workers: 2}}},
+		{"validation", Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: engine.Config{Validation: 0.1}}},
+		{"no workdir", Options{Shards: []string{glob}}},
+		{"no shards", Options{Workdir: t.TempDir()}},
+		{"OnEpoch unrolled", Options{Shards: []string{glob}, Workdir: t.TempDir(), OnEpoch: func(int, *engine.Model) error { return nil }}},
+		{"no match", Options{Shards: []string{glob + ".none"}, Workdir: t.TempDir()}},
+	} {
+		if _, _, err := Train(ctx, c.opt); !errors.Is(err, ErrOptions) {
+			t.Errorf("%s: error %v, want ErrOptions", c.name, err)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.hpc")
+	if err := os.WriteFile(bad, []byte("not a cache"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Train(ctx, Options{Shards: []string{glob, bad}, Workdir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("a shard that is not a cache: error %v, want one naming it", err)
 	}
 }

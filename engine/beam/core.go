@@ -144,3 +144,14 @@ func orderParts(parts []part, shards int) ([]part, error) {
 	}
 	return parts, nil
 }
+
+// unchanged returns, for each shard of rows[k] rows, the delta of an
+// epoch that learned them from st without an update.
+func unchanged(st *engine.Mix, rows []int64) []*engine.Mix {
+	d := make([]*engine.Mix, len(rows))
+	for k, n := range rows {
+		d[k] = &engine.Mix{Classes: st.Classes, Dim: st.Dim, Features: []int32{}, W: []float32{},
+			B: slices.Clone(st.B), N: float64(n), U: []float64{}, UB: make([]float64, len(st.B))}
+	}
+	return d
+}

@@ -145,9 +145,11 @@ func (gatherFn) ExtractOutput(a gathered) gathered { return a }
 // writes the next state and weights, and emits the reference to them.
 type advanceFn struct {
 	// Epoch is the epoch mixed, counted from 0.
-	Epoch    int
-	Workdir  string
-	Shards   int
+	Epoch   int
+	Workdir string
+	Shards  int
+	// Rows are the shards' rows, for the epochs after convergence.
+	Rows     []int64
 	Settings settings
 }
 
@@ -163,32 +165,40 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 		return stateRef{}, err
 	}
 	fig := Epoch{Epoch: e + 1, StateBytes: int64(len(b))}
-	if parts[0].Index < 0 {
-		// Converged: carry the state and weights over unchanged.
-		w, err := readAll(ctx, weightsPath(f.Workdir, e))
-		if err != nil {
-			return stateRef{}, err
-		}
-		if err := f.write(ctx, e+1, b, w, fig); err != nil {
-			return stateRef{}, err
-		}
-		return stateRef{Epoch: e + 1, Converged: true}, nil
-	}
 	st, err := decodeMix(b, from)
 	if err != nil {
 		return stateRef{}, err
 	}
-	deltas := make([]*engine.Mix, len(parts))
-	for i, p := range parts {
-		if deltas[i], err = decodeMix(p.Delta, fmt.Sprintf("epoch %d, delta of shard %d", e+1, i)); err != nil {
-			return stateRef{}, err
+	var deltas []*engine.Mix
+	if parts[0].Index < 0 {
+		// Converged: the weights no longer move, so every shard would
+		// learn its rows without an update. The averaged perceptron still
+		// counts those epochs' weight vectors, as Fit does after it stops.
+		if f.Settings.Algorithm != engine.Averaged {
+			w, err := readAll(ctx, weightsPath(f.Workdir, e))
+			if err != nil {
+				return stateRef{}, err
+			}
+			if err := f.write(ctx, e+1, b, w, fig); err != nil {
+				return stateRef{}, err
+			}
+			return stateRef{Epoch: e + 1, Converged: true}, nil
 		}
-		fig.DeltaBytes += int64(len(p.Delta))
+		deltas = unchanged(st, f.Rows)
+	} else {
+		deltas = make([]*engine.Mix, len(parts))
+		for i, p := range parts {
+			if deltas[i], err = decodeMix(p.Delta, fmt.Sprintf("epoch %d, delta of shard %d", e+1, i)); err != nil {
+				return stateRef{}, err
+			}
+			fig.DeltaBytes += int64(len(p.Delta))
+		}
+		fig.Shards = len(parts)
 	}
 	if err := st.Merge(deltas); err != nil {
 		return stateRef{}, fmt.Errorf("epoch %d: %w", e+1, err)
 	}
-	fig.Shards, fig.Updates = len(parts), st.Updates
+	fig.Updates = st.Updates
 	next, err := encodeMix(st)
 	if err != nil {
 		return stateRef{}, err
@@ -230,7 +240,7 @@ func (f *advanceFn) write(ctx context.Context, e int, state, weights []byte, fig
 // epochs adds epochs first..last−1 to the pipeline after start, which
 // holds the stateRef of the state before epoch first, and returns the
 // PCollection of the stateRef after the last.
-func epochs(s sdk.Scope, start sdk.PCollection, shards []string, workdir string, st settings, first, last int) sdk.PCollection {
+func epochs(s sdk.Scope, start sdk.PCollection, shards []string, rows []int64, workdir string, st settings, first, last int) sdk.PCollection {
 	for e := first; e < last; e++ {
 		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
 		tasks := sdk.ParDo(es, &fanFn{Shards: shards}, start)
@@ -239,7 +249,7 @@ func epochs(s sdk.Scope, start sdk.PCollection, shards []string, workdir string,
 		tasks = sdk.Reshuffle(es, tasks)
 		parts := sdk.ParDo(es, &trainFn{Workdir: workdir, Settings: st}, tasks)
 		all := sdk.Combine(es, gatherFn{}, parts)
-		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Shards: len(shards), Settings: st}, all)
+		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Shards: len(shards), Rows: rows, Settings: st}, all)
 	}
 	return start
 }

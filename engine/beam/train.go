@@ -102,7 +102,7 @@ func Train(ctx context.Context, opt Options) (*engine.Model, []Epoch, error) {
 	run := func(first, last int) error {
 		p, s := sdk.NewPipelineWithRoot()
 		in := sdk.Create(s, stateRef{Epoch: first})
-		epochs(s, in, shards, opt.Workdir, st, first, last)
+		epochs(s, in, shards, hd.ShardRows, opt.Workdir, st, first, last)
 		if _, err := sdk.Run(ctx, runner, p); err != nil {
 			return fmt.Errorf("beam: epochs %d to %d: %w", first+1, last, err)
 		}
@@ -139,12 +139,18 @@ func Train(ctx context.Context, opt Options) (*engine.Model, []Epoch, error) {
 			return nil, figs, err
 		}
 		figs = append(figs, f)
-		// As Fit does, stop after an epoch without updates.
+		// As Fit does, stop after an epoch without updates, and count the
+		// epochs left in the average as the weights would stay.
 		last := e+1 == E || f.Updates == 0
 		if opt.OnEpoch == nil && !last {
 			continue
 		}
-		m, err := done(e + 1)
+		var m *engine.Model
+		if f.Updates == 0 && e+1 < E {
+			m, err = carried(ctx, opt.Workdir, e+1, E-e-1, hd.ShardRows, st)
+		} else {
+			m, err = done(e + 1)
+		}
 		if err != nil {
 			return nil, figs, err
 		}
@@ -177,6 +183,28 @@ func writeState(ctx context.Context, workdir string, e int, m *engine.Mix) error
 		return err
 	}
 	return writeAll(ctx, weightsPath(workdir, e), b)
+}
+
+// carried returns the model of the state after epoch e followed by n
+// epochs without an update.
+func carried(ctx context.Context, workdir string, e, n int, rows []int64, st settings) (*engine.Model, error) {
+	name := statePath(workdir, e)
+	b, err := readAll(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	mix, err := decodeMix(b, name)
+	if err != nil {
+		return nil, err
+	}
+	if st.Algorithm == engine.Averaged {
+		for range n {
+			if err := mix.Merge(unchanged(mix, rows)); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	return mix.Model(st.config())
 }
 
 // readFigures reads what the mixing step recorded of epoch e.
@@ -256,6 +284,7 @@ func readHeaders(ctx context.Context, shards []string) (header, error) {
 			return all, fmt.Errorf("%s: %w", name, err)
 		}
 		all.Rows += h.Rows
+		all.ShardRows = append(all.ShardRows, h.Rows)
 		all.Cols = max(all.Cols, h.Cols)
 		for _, l := range h.Labels {
 			if i, ok := slices.BinarySearch(all.Labels, l); !ok {
@@ -274,6 +303,8 @@ type header struct {
 	Labels []float64
 	Cols   int
 	Rows   int64
+	// ShardRows are the rows of every shard, when header sums them.
+	ShardRows []int64
 }
 
 // SaveModel writes m as a model file (.hpm) to name on any Beam file

@@ -31,6 +31,10 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/spark"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	hpbeam "github.com/hyperplane-ml/hyperplane/engine/beam"
+	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	_ "github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 const usage = `usage: hyperplane-beam train -shards GLOB[,GLOB...] -workdir DIR -o MODEL [flags] [beam flags]
@@ -62,11 +66,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
 	normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction")
 	fs.IntVar(&cfg.Epochs, "epochs", 10, "passes over all shards")
-	fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
+	fs.Float64Var(&cfg.LearningRate, "lr", 0, "learning rate of -algo averaged and plain (default 1)")
 	bias := fs.String("bias", "separate", "bias: separate, augmented or none")
 	fs.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for every shard's shuffle")
 	perEpoch := fs.Bool("per-epoch-jobs", false, "run one job per epoch instead of one job for all epochs")
+	test := fs.String("test", "", "report the model's accuracy on this LIBSVM or cache `file`")
 	verbose := fs.Bool("v", false, "print every epoch's updates and bytes moved (and, with -per-epoch-jobs, its time) on stderr")
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 
@@ -125,6 +130,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "trained %d epochs on %s in %.1fs; model written to %s\n", len(figs), *shards, time.Since(t0).Seconds(), *out)
+	if *test != "" {
+		d, err := sparse.ReadFile(*test, sparse.ReadOptions{})
+		if err != nil {
+			return err
+		}
+		acc, err := metrics.Accuracy(d.Y, m.PredictBatch(d.X, nil))
+		if err != nil {
+			return fmt.Errorf("%s: %w", *test, err)
+		}
+		fmt.Fprintf(stdout, "test accuracy %.4f on %s\n", acc, *test)
+	}
 	return nil
 }
 
