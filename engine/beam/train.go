@@ -10,6 +10,8 @@ import (
 
 	sdk "github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	// Prism is the default runner.
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/hyperplane-ml/hyperplane/engine"
 )
 
