@@ -185,3 +185,20 @@ func TestBadOptions(t *testing.T) {
 		t.Fatalf("a shard that is not a cache: error %v, want one naming it", err)
 	}
 }
+
+// TestOrderParts checks that the mixing step sorts an epoch's deltas into
+// shard order and refuses an epoch that lacks a shard or has one twice.
+func TestOrderParts(t *testing.T) {
+	got, err := orderParts([]part{{Index: 2}, {Index: 0}, {Index: 1}}, 3)
+	if err != nil || got[0].Index != 0 || got[1].Index != 1 || got[2].Index != 2 {
+		t.Fatalf("%v, %v", got, err)
+	}
+	if got, err := orderParts([]part{{Index: -1}}, 3); err != nil || len(got) != 1 {
+		t.Fatalf("a carried epoch: %v, %v", got, err)
+	}
+	for _, parts := range [][]part{nil, {{Index: 0}, {Index: 1}}, {{Index: 0}, {Index: 1}, {Index: 1}}, {{Index: 0}, {Index: 2}, {Index: 3}}} {
+		if _, err := orderParts(parts, 3); err == nil {
+			t.Errorf("%v for 3 shards: no error", parts)
+		}
+	}
+}
