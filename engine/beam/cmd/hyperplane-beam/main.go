@@ -52,35 +52,53 @@ func main() {
 	}
 }
 
+// The flags live on the process's flag set, beside Beam's, which a
+// remote runner's workers parse too.
+var (
+	cfg       engine.Config
+	shards    = flag.String("shards", "", "the shard cache files: comma-separated `globs`")
+	workdir   = flag.String("workdir", "", "`dir` for the mixed state of every epoch, reachable from every worker")
+	out       = flag.String("o", "", "write the model to this `file`")
+	algo      = flag.String("algo", "pa2", "learner: averaged or plain perceptron; or pa, pa1, pa2 (passive-aggressive), averaged unless -no-average")
+	noAverage = flag.Bool("no-average", false, "with -algo pa, pa1 or pa2: keep the last weights instead of their average")
+	normalize = flag.Bool("normalize", true, "scale every row to unit length in training and prediction")
+	bias      = flag.String("bias", "separate", "bias: separate, augmented or none")
+	perEpoch  = flag.Bool("per-epoch-jobs", false, "run one job per epoch instead of one job for all epochs")
+	test      = flag.String("test", "", "report the model's accuracy on this LIBSVM or cache `file`")
+	verbose   = flag.Bool("v", false, "print every epoch's updates and bytes moved (and, with -per-epoch-jobs, its time) on stderr")
+)
+
+// ownFlags names the flags above, not Beam's.
+var ownFlags = []string{"shards", "workdir", "o", "algo", "no-average", "normalize", "bias", "per-epoch-jobs", "test", "v",
+	"C", "epochs", "lr", "margin", "seed"}
+
+func init() {
+	flag.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
+	flag.IntVar(&cfg.Epochs, "epochs", 10, "passes over all shards")
+	flag.Float64Var(&cfg.LearningRate, "lr", 0, "learning rate of -algo averaged and plain (default 1)")
+	flag.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
+	flag.Uint64Var(&cfg.Seed, "seed", 0, "seed for every shard's shuffle")
+}
+
 // run parses the command line. A remote runner starts this binary again
 // as a worker with Beam's flags only (--worker, --id, ...): then there is
 // no subcommand, and beam.Init serves the worker and does not return.
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.CommandLine
 	fs.SetOutput(stderr)
-	var cfg engine.Config
-	shards := fs.String("shards", "", "the shard cache files: comma-separated `globs`")
-	workdir := fs.String("workdir", "", "`dir` for the mixed state of every epoch, reachable from every worker")
-	out := fs.String("o", "", "write the model to this `file`")
-	algo := fs.String("algo", "pa2", "learner: averaged or plain perceptron; or pa, pa1, pa2 (passive-aggressive), averaged unless -no-average")
-	noAverage := fs.Bool("no-average", false, "with -algo pa, pa1 or pa2: keep the last weights instead of their average")
-	fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
-	normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction")
-	fs.IntVar(&cfg.Epochs, "epochs", 10, "passes over all shards")
-	fs.Float64Var(&cfg.LearningRate, "lr", 0, "learning rate of -algo averaged and plain (default 1)")
-	bias := fs.String("bias", "separate", "bias: separate, augmented or none")
-	fs.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
-	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for every shard's shuffle")
-	perEpoch := fs.Bool("per-epoch-jobs", false, "run one job per epoch instead of one job for all epochs")
-	test := fs.String("test", "", "report the model's accuracy on this LIBSVM or cache `file`")
-	verbose := fs.Bool("v", false, "print every epoch's updates and bytes moved (and, with -per-epoch-jobs, its time) on stderr")
+	// Every run starts from the defaults of this command's flags (the
+	// tests run it more than once).
+	cfg = engine.Config{}
+	for _, name := range ownFlags {
+		f := fs.Lookup(name)
+		f.Value.Set(f.DefValue)
+	}
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 
 	if len(args) > 0 && args[0] == "train" {
 		args = args[1:]
 	} else if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
-		fs.Usage()
-		return errors.New("want the subcommand train")
+		return errors.New("want the subcommand train (hyperplane-beam train -h lists the flags, Beam's too)")
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -95,8 +113,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *shards == "" || *workdir == "" || *out == "" {
-		fs.Usage()
-		return errors.New("-shards, -workdir and -o are required")
+		return errors.New("-shards, -workdir and -o are required (hyperplane-beam train -h lists the flags)")
 	}
 	var err error
 	if cfg.Algorithm, cfg.Rule, err = parseLearner(*algo, *noAverage); err != nil {

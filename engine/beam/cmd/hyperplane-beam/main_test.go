@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,8 +18,7 @@ func TestMain(m *testing.M) { ptest.MainWithDefault(m, "prism") }
 
 // TestTrainCommand runs the command on Prism over two small shards with
 // per-epoch jobs and checks that it writes a model file that the engine
-// loads and that scores its training rows well. The command registers
-// its flags on the process's flag set, so it runs once per test binary.
+// loads and that scores its training rows well.
 func TestTrainCommand(t *testing.T) {
 	dir := t.TempDir()
 	// Two classes split by the sign of feature 0, over two shards.
@@ -59,5 +59,44 @@ func TestTrainCommand(t *testing.T) {
 	}
 	if m.Algorithm != engine.Averaged || m.Rule != engine.PA2 || !m.Normalize || m.Weight(0, 0) <= 0 {
 		t.Fatalf("model: algorithm %v, rule %v, normalize %v, weight of feature 0 %g", m.Algorithm, m.Rule, m.Normalize, m.Weight(0, 0))
+	}
+}
+
+// TestMisuse checks that a wrong command line is refused with one line
+// that says what is wrong.
+func TestMisuse(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "want the subcommand train"},
+		{[]string{"fit"}, "want the subcommand train"},
+		{[]string{"train", "-epochs", "2"}, "-shards, -workdir and -o are required"},
+		{[]string{"train", "-shards", filepath.Join(dir, "none-*.hpc"), "-workdir", dir, "-o", filepath.Join(dir, "m.hpm")}, "matches no file"},
+		{[]string{"train", "-shards", "x", "-workdir", dir, "-o", "m", "-algo", "voted"}, "averaged and plain"},
+		{[]string{"train", "-shards", "x", "-workdir", dir, "-o", "m", "-algo", "nonsense"}, "unknown algorithm"},
+		{[]string{"train", "-shards", "x", "-workdir", dir, "-o", "m", "-bias", "sideways"}, "sideways"},
+		{[]string{"train", "-shards", "x", "-workdir", dir, "-o", "m", "extra"}, "unexpected arguments"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(c.args, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want one line with %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestOwnFlags checks that ownFlags lists every flag this command
+// defines, so that each run starts from their defaults.
+func TestOwnFlags(t *testing.T) {
+	for _, name := range ownFlags {
+		if flag.Lookup(name) == nil {
+			t.Errorf("-%s is not defined", name)
+		}
+	}
+	want := 15
+	if len(ownFlags) != want {
+		t.Errorf("%d flags listed, want %d", len(ownFlags), want)
 	}
 }
