@@ -1,0 +1,204 @@
+package beam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/hyperplane-ml/hyperplane/engine"
+)
+
+// TestMain starts Beam as a pipeline binary must (a runner may start this
+// test binary again as its worker).
+func TestMain(m *testing.M) { ptest.MainWithDefault(m, "prism") }
+
+// learners are the configurations the pipeline supports.
+var learners = []struct {
+	name string
+	cfg  engine.Config
+}{
+	{"averaged", engine.Config{Algorithm: engine.Averaged}},
+	{"plain", engine.Config{Algorithm: engine.Plain}},
+	{"averaged-pa2-normalized", engine.Config{Algorithm: engine.Averaged, Rule: engine.PA2, Normalize: true}},
+}
+
+// TestPrismMatchesInProcessMix runs the pipeline on Prism over generated
+// shards and checks its model against the same mixing done in this
+// process without Beam, for binary and multiclass data and each learner.
+func TestPrismMatchesInProcessMix(t *testing.T) {
+	for _, classes := range []int{2, 4} {
+		dir := t.TempDir()
+		glob, _, _ := writeShards(t, dir, 4, 150, 300, classes, uint64(classes))
+		for _, l := range learners {
+			t.Run(fmt.Sprintf("%s/%dclasses", l.name, classes), func(t *testing.T) {
+				cfg := l.cfg
+				cfg.Epochs, cfg.Seed = 4, 7
+				opt := Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg}
+				got, figs, err := Train(context.Background(), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(figs) != cfg.Epochs || figs[0].Shards != 4 || figs[0].Updates == 0 {
+					t.Fatalf("epochs recorded: %+v", figs)
+				}
+				sameWeights(t, "Prism against in-process mixing", got, mixInProcess(t, glob, opt), 1e-5)
+			})
+		}
+	}
+}
+
+// TestPrismMatchesFitWorkers checks the pipeline against engine.Fit with
+// Workers as many as the shards: without shuffling, Fit's workers learn
+// the same contiguous shards in the same order, so the models agree.
+func TestPrismMatchesFitWorkers(t *testing.T) {
+	for _, classes := range []int{2, 3} {
+		dir := t.TempDir()
+		glob, X, y := writeShards(t, dir, 3, 100, 200, classes, 10+uint64(classes))
+		for _, l := range learners {
+			t.Run(fmt.Sprintf("%s/%dclasses", l.name, classes), func(t *testing.T) {
+				cfg := l.cfg
+				cfg.Epochs, cfg.NoShuffle = 3, true
+				got, _, err := Train(context.Background(), Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Workers = 3
+				want, _, err := engine.Fit(context.Background(), X, y, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameWeights(t, "Prism against Fit with Workers", got, want, 1e-5)
+			})
+		}
+	}
+}
+
+// TestPerEpochJobs checks that one job per epoch learns what the unrolled
+// job learns, that OnEpoch sees every epoch, and that ErrStop stops early
+// with the model of the epochs run.
+func TestPerEpochJobs(t *testing.T) {
+	glob, _, _ := writeShards(t, t.TempDir(), 3, 80, 100, 3, 21)
+	cfg := engine.Config{Epochs: 3, Seed: 3}
+	ctx := context.Background()
+	unrolled, _, err := Train(ctx, Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []int
+	perEpoch, figs, err := Train(ctx, Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg, PerEpochJobs: true,
+		OnEpoch: func(e int, m *engine.Model) error { seen = append(seen, e); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[1 2 3]" || len(figs) != 3 {
+		t.Fatalf("OnEpoch saw epochs %v, %d recorded", seen, len(figs))
+	}
+	sameWeights(t, "per-epoch jobs against one job", perEpoch, unrolled, 0)
+
+	cfg.Epochs = 2
+	two, _, err := Train(ctx, Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Epochs = 5
+	stopped, figs, err := Train(ctx, Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg, PerEpochJobs: true,
+		OnEpoch: func(e int, m *engine.Model) error {
+			if e == 2 {
+				return ErrStop
+			}
+			return nil
+		}})
+	if err != nil || len(figs) != 2 {
+		t.Fatalf("stopped after epoch 2: %d epochs recorded, error %v", len(figs), err)
+	}
+	sameWeights(t, "stopped after 2 epochs against 2 epochs", stopped, two, 0)
+}
+
+// TestConvergedCarriesOver checks that an unrolled job stops learning
+// after an epoch without updates, as Fit does: the epochs left carry the
+// state over, and the model is Fit's.
+func TestConvergedCarriesOver(t *testing.T) {
+	dir := t.TempDir()
+	// Separable by feature 0 with a wide margin: the perceptron converges
+	// in an epoch or two.
+	glob, X, y := writeShards(t, dir, 2, 40, 1, 2, 5)
+	cfg := engine.Config{Algorithm: engine.Averaged, Epochs: 8, NoShuffle: true}
+	got, figs, err := Train(context.Background(), Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(figs) - 1
+	if len(figs) != 8 || figs[last].Shards != 0 || figs[last].Updates != 0 || figs[0].Shards != 2 {
+		t.Fatalf("epochs recorded: %+v", figs)
+	}
+	perEpoch, figs, err := Train(context.Background(), Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg, PerEpochJobs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) >= 8 || figs[len(figs)-1].Updates != 0 {
+		t.Fatalf("per-epoch jobs did not stop when converged: %+v", figs)
+	}
+	cfg.Workers = 2
+	want, stats, err := engine.Fit(context.Background(), X, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats) >= 8 {
+		t.Fatalf("Fit did not converge early: %d epochs", len(stats))
+	}
+	sameWeights(t, "converged against Fit", got, want, 1e-5)
+	sameWeights(t, "converged per-epoch jobs against Fit", perEpoch, want, 1e-5)
+}
+
+// TestBadOptions checks that bad options and files are refused with
+// errors that say what is wrong.
+func TestBadOptions(t *testing.T) {
+	glob, _, _ := writeShards(t, t.TempDir(), 2, 10, 20, 2, 1)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		opt  Options
+	}{
+		{"voted", Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: engine.Config{Algorithm: engine.Voted}}},
+		{"workers", Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: engine.Config{Workers: 2}}},
+		{"validation", Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: engine.Config{Validation: 0.1}}},
+		{"no workdir", Options{Shards: []string{glob}}},
+		{"no shards", Options{Workdir: t.TempDir()}},
+		{"OnEpoch unrolled", Options{Shards: []string{glob}, Workdir: t.TempDir(), OnEpoch: func(int, *engine.Model) error { return nil }}},
+		{"no match", Options{Shards: []string{glob + ".none"}, Workdir: t.TempDir()}},
+	} {
+		if _, _, err := Train(ctx, c.opt); !errors.Is(err, ErrOptions) {
+			t.Errorf("%s: error %v, want ErrOptions", c.name, err)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.hpc")
+	if err := os.WriteFile(bad, []byte("not a cache"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Train(ctx, Options{Shards: []string{glob, bad}, Workdir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("a shard that is not a cache: error %v, want one naming it", err)
+	}
+}
+
+// TestOrderParts checks that the mixing step sorts an epoch's deltas into
+// shard order and refuses an epoch that lacks a shard or has one twice.
+func TestOrderParts(t *testing.T) {
+	got, err := orderParts([]part{{Index: 2}, {Index: 0}, {Index: 1}}, 3)
+	if err != nil || got[0].Index != 0 || got[1].Index != 1 || got[2].Index != 2 {
+		t.Fatalf("%v, %v", got, err)
+	}
+	if got, err := orderParts([]part{{Index: -1}}, 3); err != nil || len(got) != 1 {
+		t.Fatalf("a carried epoch: %v, %v", got, err)
+	}
+	for _, parts := range [][]part{nil, {{Index: 0}, {Index: 1}}, {{Index: 0}, {Index: 1}, {Index: 1}}, {{Index: 0}, {Index: 2}, {Index: 3}}} {
+		if _, err := orderParts(parts, 3); err == nil {
+			t.Errorf("%v for 3 shards: no error", parts)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+// Command hyperplane-beam trains a hyperplane linear model across machines
+// with Apache Beam, by iterative parameter mixing over cache shards (made
+// by hyperplane convert -shards N):
+//
+//	hyperplane-beam train -shards 'dir/shard-*.hpc' -epochs 10 -workdir DIR -o m.hpm
+//
+// The model is an ordinary .hpm file for hyperplane predict and eval. By
+// default the job runs on Prism, Beam's local runner, inside this process;
+// Beam's own flags (--runner, --project, --region, --staging_location,
+// --endpoint, --environment_type, ...) send it to Dataflow, Flink or Spark.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	sdk "github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/dataflow"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/flink"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/spark"
+	"github.com/hyperplane-ml/hyperplane/engine"
+	hpbeam "github.com/hyperplane-ml/hyperplane/engine/beam"
+	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	_ "github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm"
+)
+
+const usage = `usage: hyperplane-beam train -shards GLOB[,GLOB...] -workdir DIR -o MODEL [flags] [beam flags]
+
+Trains by iterative parameter mixing, one Beam job for all epochs (or one
+per epoch with -per-epoch-jobs), on Prism in this process unless Beam's
+--runner says otherwise. Paths may be local, gs:// or s3://.
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "hyperplane-beam:", err)
+		os.Exit(1)
+	}
+}
+
+// The flags live on the process's flag set, beside Beam's, which a
+// remote runner's workers parse too.
+var (
+	cfg       engine.Config
+	shards    = flag.String("shards", "", "the shard cache files: comma-separated `globs`")
+	workdir   = flag.String("workdir", "", "`dir` for the mixed state of every epoch, reachable from every worker")
+	out       = flag.String("o", "", "write the model to this `file`")
+	algo      = flag.String("algo", "pa2", "learner: averaged or plain perceptron; or pa, pa1, pa2 (passive-aggressive), averaged unless -no-average")
+	noAverage = flag.Bool("no-average", false, "with -algo pa, pa1 or pa2: keep the last weights instead of their average")
+	normalize = flag.Bool("normalize", true, "scale every row to unit length in training and prediction")
+	bias      = flag.String("bias", "separate", "bias: separate, augmented or none")
+	perEpoch  = flag.Bool("per-epoch-jobs", false, "run one job per epoch instead of one job for all epochs")
+	test      = flag.String("test", "", "report the model's accuracy on this LIBSVM or cache `file`")
+	verbose   = flag.Bool("v", false, "print every epoch's updates and bytes moved (and, with -per-epoch-jobs, its time) on stderr")
+)
+
+// ownFlags names the flags above, not Beam's.
+var ownFlags = []string{"shards", "workdir", "o", "algo", "no-average", "normalize", "bias", "per-epoch-jobs", "test", "v",
+	"C", "epochs", "lr", "margin", "seed"}
+
+func init() {
+	flag.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
+	flag.IntVar(&cfg.Epochs, "epochs", 10, "passes over all shards")
+	flag.Float64Var(&cfg.LearningRate, "lr", 0, "learning rate of -algo averaged and plain (default 1)")
+	flag.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
+	flag.Uint64Var(&cfg.Seed, "seed", 0, "seed for every shard's shuffle")
+}
+
+// run parses the command line. A remote runner starts this binary again
+// as a worker with Beam's flags only (--worker, --id, ...): then there is
+// no subcommand, and beam.Init serves the worker and does not return.
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.CommandLine
+	fs.SetOutput(stderr)
+	// Every run starts from the defaults of this command's flags (the
+	// tests run it more than once).
+	cfg = engine.Config{}
+	for _, name := range ownFlags {
+		f := fs.Lookup(name)
+		f.Value.Set(f.DefValue)
+	}
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+
+	if len(args) > 0 && args[0] == "train" {
+		args = args[1:]
+	} else if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+		return errors.New("want the subcommand train (hyperplane-beam train -h lists the flags, Beam's too)")
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if !*verbose {
+		// Prism and the SDK log every job's progress at level INFO.
+		slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
+	// Serves and exits when this process is a remote runner's worker.
+	sdk.Init()
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *shards == "" || *workdir == "" || *out == "" {
+		return errors.New("-shards, -workdir and -o are required (hyperplane-beam train -h lists the flags)")
+	}
+	var err error
+	if cfg.Algorithm, cfg.Rule, err = parseLearner(*algo, *noAverage); err != nil {
+		return err
+	}
+	if cfg.Bias, err = engine.ParseBiasMode(*bias); err != nil {
+		return err
+	}
+	cfg.Normalize = *normalize
+	opt := hpbeam.Options{
+		Shards:       strings.Split(*shards, ","),
+		Workdir:      *workdir,
+		Runner:       *runners.Runner,
+		PerEpochJobs: *perEpoch,
+		Config:       cfg,
+	}
+	if *verbose && *perEpoch {
+		t0 := time.Now()
+		opt.OnEpoch = func(e int, _ *engine.Model) error {
+			fmt.Fprintf(stderr, "epoch %d done at %.1fs\n", e, time.Since(t0).Seconds())
+			return nil
+		}
+	}
+	t0 := time.Now()
+	m, figs, err := hpbeam.Train(context.Background(), opt)
+	if err != nil {
+		return err
+	}
+	if err := hpbeam.SaveModel(context.Background(), m, *out); err != nil {
+		return err
+	}
+	if *verbose {
+		for _, f := range figs {
+			fmt.Fprintf(stderr, "epoch %d: %d updates over %d shards; weights %d bytes read by each shard, deltas %d bytes, state %d bytes\n",
+				f.Epoch, f.Updates, f.Shards, f.WeightsBytes, f.DeltaBytes, f.StateBytes)
+		}
+	}
+	fmt.Fprintf(stdout, "trained %d epochs on %s in %.1fs; model written to %s\n", len(figs), *shards, time.Since(t0).Seconds(), *out)
+	if *test != "" {
+		d, err := sparse.ReadFile(*test, sparse.ReadOptions{})
+		if err != nil {
+			return err
+		}
+		acc, err := metrics.Accuracy(d.Y, m.PredictBatch(d.X, nil))
+		if err != nil {
+			return fmt.Errorf("%s: %w", *test, err)
+		}
+		fmt.Fprintf(stdout, "test accuracy %.4f on %s\n", acc, *test)
+	}
+	return nil
+}
+
+// parseLearner reads -algo as hyperplane train does, less the learners
+// that cannot mix parameters.
+func parseLearner(name string, noAverage bool) (engine.Algorithm, engine.Rule, error) {
+	if alg, err := engine.ParseAlgorithm(name); err == nil {
+		if noAverage {
+			return 0, 0, errors.New("-no-average is for pa, pa1 and pa2 (use -algo plain)")
+		}
+		return alg, engine.Perceptron, nil
+	}
+	rule, err := engine.ParseRule(name)
+	if err != nil || rule == engine.Perceptron {
+		return 0, 0, fmt.Errorf("unknown algorithm %q (want averaged, plain, pa, pa1 or pa2)", name)
+	}
+	if noAverage {
+		return engine.Plain, rule, nil
+	}
+	return engine.Averaged, rule, nil
+}

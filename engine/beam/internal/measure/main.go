@@ -1,0 +1,133 @@
+// Command measure takes the figures of the Beam pipeline on imdb: test
+// accuracy against Fit with the same workers and with one, the time of an
+// epoch on Prism (one job, and one job per epoch) against an epoch in
+// memory, and the bytes an epoch moves at 2^20 and 2^24 hashed features.
+//
+//	go run ./internal/measure -data ../shared/data/text/imdb
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/hyperplane-ml/hyperplane/engine"
+	hpbeam "github.com/hyperplane-ml/hyperplane/engine/beam"
+	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	_ "github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
+)
+
+func main() {
+	data := flag.String("data", "../shared/data/text/imdb", "the imdb `dir`")
+	epochs := flag.Int("epochs", 10, "epochs of the accuracy runs")
+	byteEpochs := flag.Int("byte-epochs", 2, "epochs of the runs that count bytes")
+	skipAcc := flag.Bool("skip-accuracy", false, "only count bytes")
+	skipBytes := flag.Bool("skip-bytes", false, "only measure accuracy and time")
+	flag.Parse()
+	beam.Init()
+	ctx := context.Background()
+	tmp, err := os.MkdirTemp("", "hyperplane-measure-")
+	check(err)
+	defer os.RemoveAll(tmp)
+	cfg := engine.Config{Algorithm: engine.Averaged, Rule: engine.PA2, Normalize: true, Epochs: *epochs}
+
+	if !*skipAcc {
+		train, err := sparse.ReadFile(filepath.Join(*data, "imdb.train.svm.gz"), sparse.ReadOptions{})
+		check(err)
+		test, err := sparse.ReadFile(filepath.Join(*data, "imdb.test.svm.gz"), sparse.ReadOptions{})
+		check(err)
+		t0 := time.Now()
+		one, _, err := engine.Fit(ctx, train.X, train.Y, cfg)
+		check(err)
+		fmt.Printf("imdb Fit, 1 worker: accuracy %.4f, %.3f s/epoch\n", acc(one, test), time.Since(t0).Seconds()/float64(*epochs))
+		for _, P := range []int{4, 8} {
+			glob := shards(train, P, filepath.Join(tmp, fmt.Sprint("imdb", P)))
+			c := cfg
+			c.Workers = P
+			t0 := time.Now()
+			fit, _, err := engine.Fit(ctx, train.X, train.Y, c)
+			check(err)
+			fitT := time.Since(t0).Seconds() / float64(*epochs)
+			for _, per := range []bool{false, true} {
+				t0 = time.Now()
+				m, figs, err := hpbeam.Train(ctx, hpbeam.Options{Shards: []string{glob}, Workdir: filepath.Join(tmp, "work"), Config: cfg, PerEpochJobs: per})
+				check(err)
+				what := "one job"
+				if per {
+					what = "a job per epoch"
+				}
+				fmt.Printf("imdb %d shards, Prism, %s: accuracy %.4f (Fit with %d workers %.4f, %.3f s/epoch), %.3f s/epoch over %d epochs\n",
+					P, what, acc(m, test), P, acc(fit, test), fitT, time.Since(t0).Seconds()/float64(len(figs)), len(figs))
+			}
+		}
+	}
+	if !*skipBytes {
+		for _, bits := range []int{20, 24} {
+			_, train, err := text.FitFile(filepath.Join(*data, "imdb.train.jsonl.gz"), text.ReadOptions{},
+				text.Config{NGrams: 2, TF: text.Log, IDF: true, Bits: bits})
+			check(err)
+			c := cfg
+			c.Epochs = *byteEpochs
+			t0 := time.Now()
+			_, _, err = engine.Fit(ctx, train.X, train.Y, c)
+			check(err)
+			memT := time.Since(t0).Seconds() / float64(c.Epochs)
+			for _, P := range []int{4, 8} {
+				glob := shards(train, P, filepath.Join(tmp, fmt.Sprint("text", bits, "-", P)))
+				t0 := time.Now()
+				_, figs, err := hpbeam.Train(ctx, hpbeam.Options{Shards: []string{glob}, Workdir: filepath.Join(tmp, "work"), Config: c})
+				check(err)
+				per := time.Since(t0).Seconds() / float64(len(figs))
+				f := figs[len(figs)-1]
+				// Every shard reads the weights; the mixing step reads the
+				// deltas and the state and writes the state and weights.
+				read := int64(P)*f.WeightsBytes + f.DeltaBytes + f.StateBytes
+				written := f.DeltaBytes + f.StateBytes + f.WeightsBytes
+				fmt.Printf("2^%d features (%d wide), %d shards: weights %s, state %s, deltas %s (%.1f%% of %d dense weights files); per epoch read %s, written %s; %.2f s/epoch on Prism, %.2f s in memory\n",
+					bits, train.X.Cols, P, mib(f.WeightsBytes), mib(f.StateBytes), mib(f.DeltaBytes),
+					100*float64(f.DeltaBytes)/float64(int64(P)*f.WeightsBytes), P, mib(read), mib(written), per, memT)
+			}
+		}
+	}
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+func acc(m *engine.Model, d *sparse.Dataset) float64 {
+	a, err := metrics.Accuracy(d.Y, m.PredictBatch(d.X, nil))
+	check(err)
+	return a
+}
+
+// shards deals d's rows, shuffled, into P cache files of contiguous runs.
+func shards(d *sparse.Dataset, P int, dir string) string {
+	check(os.MkdirAll(dir, 0o755))
+	order := rand.New(rand.NewPCG(1, 2)).Perm(d.Len())
+	for s := range P {
+		rows := order[s*len(order)/P : (s+1)*len(order)/P]
+		b := sparse.NewBuilder(d.X.Cols)
+		y := make([]float64, len(rows))
+		for p, i := range rows {
+			x := d.X.Row(i)
+			check(b.Add(x.Ind, x.Val))
+			y[p] = d.Y[i]
+		}
+		check(sparse.WriteFile(filepath.Join(dir, fmt.Sprintf("shard-%03d.hpc", s)), &sparse.Dataset{X: b.Build(), Y: y}))
+	}
+	return filepath.Join(dir, "shard-*.hpc")
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}

@@ -1,0 +1,324 @@
+package beam
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	sdk "github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	// Local paths work everywhere; the command adds gs:// and s3://.
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	"github.com/hyperplane-ml/hyperplane/engine"
+)
+
+func init() {
+	// Registration by reflect.Type keeps the compile cheap: the generic
+	// register.DoFnNxM helpers generate code per signature, and the few
+	// elements here (one per shard and epoch) gain nothing from it.
+	for _, v := range []any{stateRef{}, task{}, part{}, gathered{}, fanFn{}, trainFn{}, gatherFn{}, advanceFn{}} {
+		sdk.RegisterType(reflect.TypeOf(v))
+	}
+}
+
+// The files of the work directory, for the state after epoch e (0: the
+// start): the whole state, which only the mixing step reads; the weights
+// the workers start from; and the epoch's figures.
+func statePath(workdir string, e int) string {
+	return joinPath(workdir, fmt.Sprintf("state-%04d.hpmix", e))
+}
+func weightsPath(workdir string, e int) string {
+	return joinPath(workdir, fmt.Sprintf("weights-%04d.hpmix", e))
+}
+func statsPath(workdir string, e int) string {
+	return joinPath(workdir, fmt.Sprintf("epoch-%04d.json", e))
+}
+
+// joinPath joins a directory and a name for any Beam file system (path.Join
+// would fold the "//" of gs://bucket).
+func joinPath(dir, name string) string {
+	return strings.TrimSuffix(dir, "/") + "/" + name
+}
+
+// stateRef says that the state after epoch Epoch is written, and whether
+// that epoch made no update (training has converged).
+type stateRef struct {
+	Epoch     int
+	Converged bool
+}
+
+// task is shard Index's part of epoch Epoch (counted from 0): learn the
+// file Shard from the weights after the epoch before. Index −1 is the one
+// task of an epoch after convergence, which carries the state over.
+type task struct {
+	Epoch int
+	Index int
+	Shard string
+}
+
+// part is a shard's delta against the weights it started from (engine's
+// binary Mix), or nothing for a carry task.
+type part struct {
+	Index int
+	Delta []byte
+}
+
+// gathered holds an epoch's parts in the order they came.
+type gathered struct {
+	Parts []part
+}
+
+// fanFn turns the reference to an epoch's starting state into one task
+// per shard. That reference arriving as its input is what orders the
+// epochs of an unrolled job: an epoch's tasks exist only once the state it
+// starts from is written.
+type fanFn struct {
+	Shards []string
+}
+
+func (f *fanFn) ProcessElement(ref stateRef, emit func(task)) {
+	if ref.Converged {
+		// As Fit does, stop learning after an epoch without updates; the
+		// remaining epochs of the job carry the state over.
+		emit(task{Epoch: ref.Epoch, Index: -1})
+		return
+	}
+	for i, s := range f.Shards {
+		emit(task{Epoch: ref.Epoch, Index: i, Shard: s})
+	}
+}
+
+// trainFn runs one epoch of the online learner over a shard, starting from
+// the weights of the work directory, and emits the shard's sparse delta.
+type trainFn struct {
+	Workdir  string
+	Settings settings
+}
+
+func (f *trainFn) ProcessElement(ctx context.Context, t task) (part, error) {
+	if t.Index < 0 {
+		return part{Index: -1}, nil
+	}
+	name := weightsPath(f.Workdir, t.Epoch)
+	b, err := readAll(ctx, name)
+	if err != nil {
+		return part{}, err
+	}
+	start, err := decodeMix(b, name)
+	if err != nil {
+		return part{}, err
+	}
+	d, err := trainShard(ctx, f.Settings, start, t.Shard, t.Epoch, t.Index)
+	if err != nil {
+		return part{}, fmt.Errorf("epoch %d, shard %s: %w", t.Epoch+1, t.Shard, err)
+	}
+	enc, err := encodeMix(d)
+	if err != nil {
+		return part{}, err
+	}
+	return part{Index: t.Index, Delta: enc}, nil
+}
+
+// gatherFn combines an epoch's parts into one value for the mixing step.
+// Merge needs them in shard order, whatever order the runner delivers
+// them in, for results that do not depend on the runner.
+type gatherFn struct{}
+
+func (gatherFn) CreateAccumulator() gathered { return gathered{} }
+
+func (gatherFn) AddInput(a gathered, p part) gathered {
+	a.Parts = append(a.Parts, p)
+	return a
+}
+
+func (gatherFn) MergeAccumulators(a, b gathered) gathered {
+	a.Parts = append(a.Parts, b.Parts...)
+	return a
+}
+
+func (gatherFn) ExtractOutput(a gathered) gathered { return a }
+
+// advanceFn merges an epoch's deltas into the state it started from,
+// writes the next state and weights, and emits the reference to them.
+type advanceFn struct {
+	// Epoch is the epoch mixed, counted from 0.
+	Epoch   int
+	Workdir string
+	Shards  int
+	// Rows are the shards' rows, for the epochs after convergence.
+	Rows     []int64
+	Settings settings
+}
+
+func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, error) {
+	parts, err := orderParts(g.Parts, f.Shards)
+	if err != nil {
+		return stateRef{}, err
+	}
+	e := f.Epoch
+	from := statePath(f.Workdir, e)
+	b, err := readAll(ctx, from)
+	if err != nil {
+		return stateRef{}, err
+	}
+	fig := Epoch{Epoch: e + 1, StateBytes: int64(len(b))}
+	st, err := decodeMix(b, from)
+	if err != nil {
+		return stateRef{}, err
+	}
+	var deltas []*engine.Mix
+	if parts[0].Index < 0 {
+		// Converged: the weights no longer move, so every shard would
+		// learn its rows without an update. The averaged perceptron still
+		// counts those epochs' weight vectors, as Fit does after it stops.
+		if f.Settings.Algorithm != engine.Averaged {
+			w, err := readAll(ctx, weightsPath(f.Workdir, e))
+			if err != nil {
+				return stateRef{}, err
+			}
+			if err := f.write(ctx, e+1, b, w, fig); err != nil {
+				return stateRef{}, err
+			}
+			return stateRef{Epoch: e + 1, Converged: true}, nil
+		}
+		deltas = unchanged(st, f.Rows)
+	} else {
+		deltas = make([]*engine.Mix, len(parts))
+		for i, p := range parts {
+			if deltas[i], err = decodeMix(p.Delta, fmt.Sprintf("epoch %d, delta of shard %d", e+1, i)); err != nil {
+				return stateRef{}, err
+			}
+			fig.DeltaBytes += int64(len(p.Delta))
+		}
+		fig.Shards = len(parts)
+	}
+	if err := st.Merge(deltas); err != nil {
+		return stateRef{}, fmt.Errorf("epoch %d: %w", e+1, err)
+	}
+	fig.Updates = st.Updates
+	next, err := encodeMix(st)
+	if err != nil {
+		return stateRef{}, err
+	}
+	w, err := encodeMix(weightsOf(st))
+	if err != nil {
+		return stateRef{}, err
+	}
+	if err := f.write(ctx, e+1, next, w, fig); err != nil {
+		return stateRef{}, err
+	}
+	return stateRef{Epoch: e + 1, Converged: st.Updates == 0}, nil
+}
+
+// write writes the state, weights and figures after epoch e, and removes
+// the state and weights of epoch e−1, which nothing reads any more.
+func (f *advanceFn) write(ctx context.Context, e int, state, weights []byte, fig Epoch) error {
+	fig.WeightsBytes = int64(len(weights))
+	js, err := json.Marshal(fig)
+	if err != nil {
+		return err
+	}
+	if err := writeAll(ctx, statePath(f.Workdir, e), state); err != nil {
+		return err
+	}
+	if err := writeAll(ctx, weightsPath(f.Workdir, e), weights); err != nil {
+		return err
+	}
+	if err := writeAll(ctx, statsPath(f.Workdir, e), js); err != nil {
+		return err
+	}
+	if e >= 2 {
+		removeFile(ctx, statePath(f.Workdir, e-2))
+		removeFile(ctx, weightsPath(f.Workdir, e-2))
+	}
+	return nil
+}
+
+// epochs adds epochs first..last−1 to the pipeline after start, which
+// holds the stateRef of the state before epoch first, and returns the
+// PCollection of the stateRef after the last.
+func epochs(s sdk.Scope, start sdk.PCollection, shards []string, rows []int64, workdir string, st settings, first, last int) sdk.PCollection {
+	for e := first; e < last; e++ {
+		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
+		tasks := sdk.ParDo(es, &fanFn{Shards: shards}, start)
+		// Reshuffle breaks the fusion of the fan-out with training, so a
+		// runner may spread the shards over its workers.
+		tasks = sdk.Reshuffle(es, tasks)
+		parts := sdk.ParDo(es, &trainFn{Workdir: workdir, Settings: st}, tasks)
+		all := sdk.Combine(es, gatherFn{}, parts)
+		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Shards: len(shards), Rows: rows, Settings: st}, all)
+	}
+	return start
+}
+
+// readAll reads a whole file from any registered Beam file system.
+func readAll(ctx context.Context, name string) ([]byte, error) {
+	var b []byte
+	err := readWith(ctx, name, func(r io.Reader) error {
+		var err error
+		b, err = io.ReadAll(r)
+		return err
+	})
+	return b, err
+}
+
+func readWith(ctx context.Context, name string, read func(io.Reader) error) error {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer r.Close()
+	if err := read(r); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// writeAll writes a whole file; object stores commit it on Close.
+func writeAll(ctx context.Context, name string, data []byte) error {
+	return writeWith(ctx, name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+func writeWith(ctx context.Context, name string, write func(io.Writer) error) error {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := write(w); err != nil {
+		w.Close()
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// removeFile removes a file that is no longer needed, where the file
+// system can; a file left behind costs only space.
+func removeFile(ctx context.Context, name string) {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return
+	}
+	defer fs.Close()
+	if rm, ok := fs.(filesystem.Remover); ok {
+		rm.Remove(ctx, name)
+	}
+}

@@ -1,0 +1,319 @@
+package beam
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	sdk "github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	// Prism is the default runner.
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/hyperplane-ml/hyperplane/engine"
+)
+
+var (
+	// ErrOptions is wrapped by every error about Options.
+	ErrOptions = errors.New("beam: bad options")
+	// ErrStop, returned by Options.OnEpoch, stops training early: Train
+	// returns the model as it stands and no error.
+	ErrStop = errors.New("beam: stop training")
+)
+
+// Options configure Train. The zero value of every field but Shards and
+// Workdir is its documented default.
+type Options struct {
+	// Shards are the cache files (hyperplane convert -shards) to learn,
+	// on any file system Beam has registered: local paths, gs://, s3://.
+	// Each should hold a random sample of the rows: a shard of one class
+	// drags the mix towards it.
+	Shards []string
+	// Workdir holds the mixed state after every epoch, state-NNNN.hpmix,
+	// which the workers read; it must be reachable from every worker.
+	Workdir string
+	// Runner is the Beam runner's name; "" means "prism", Beam's local
+	// runner in this process. Other runners take their settings from
+	// Beam's own flags (--project, --region, --endpoint, ...).
+	Runner string
+	// PerEpochJobs runs one job per epoch instead of all epochs unrolled
+	// into one job, so that OnEpoch sees every epoch and may stop early.
+	PerEpochJobs bool
+	// Config is the learner: Algorithm (Averaged or Plain), Rule, C,
+	// Normalize, Bias, Seed, Epochs and the like, as for engine.Fit.
+	// Epochs counts passes over all shards. Workers, Validation, Patience,
+	// ClassWeight, Balanced, SampleWeight and TrainLoss are refused: the
+	// shards are the workers, and the rest needs the data in one place.
+	Config engine.Config
+	// OnEpoch, with PerEpochJobs, is called after every epoch with the
+	// model as it stands; an error stops training and Train returns that
+	// model with the error, or with none for ErrStop.
+	OnEpoch func(epoch int, m *engine.Model) error
+}
+
+// Epoch is what one epoch changed and moved, as the mixing step records
+// it in the work directory (epoch-NNNN.json).
+type Epoch struct {
+	// Epoch counts from 1.
+	Epoch int
+	// Updates is the number of examples that changed the weights, over
+	// all shards; 0 means training has converged, and the epochs left
+	// carry the state over.
+	Updates int64
+	// Shards is the number of shards learned (0 after convergence).
+	Shards int
+	// WeightsBytes is the size of the weights file every shard read at the
+	// epoch's start; DeltaBytes the total of the shards' sparse deltas;
+	// StateBytes the size of the whole state the mixing step read (and,
+	// about, wrote).
+	WeightsBytes, DeltaBytes, StateBytes int64
+}
+
+// Train learns a linear model from the shards by iterative parameter
+// mixing on a Beam runner: every epoch each shard learns one pass from the
+// mixed state, the shards' deltas are summed, and the sum is mixed into
+// the next state, as engine.Fit does with Workers goroutines. The result
+// is an ordinary model, which Save writes as the hyperplane CLI's .hpm.
+func Train(ctx context.Context, opt Options) (*engine.Model, []Epoch, error) {
+	st, err := settle(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	shards, err := expand(ctx, opt.Shards)
+	if err != nil {
+		return nil, nil, err
+	}
+	hd, err := readHeaders(ctx, shards)
+	if err != nil {
+		return nil, nil, err
+	}
+	start, err := initState(st, hd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := writeState(ctx, opt.Workdir, 0, start); err != nil {
+		return nil, nil, err
+	}
+	runner := opt.Runner
+	if runner == "" {
+		runner = "prism"
+	}
+	E := st.Epochs
+	run := func(first, last int) error {
+		p, s := sdk.NewPipelineWithRoot()
+		in := sdk.Create(s, stateRef{Epoch: first})
+		epochs(s, in, shards, hd.ShardRows, opt.Workdir, st, first, last)
+		if _, err := sdk.Run(ctx, runner, p); err != nil {
+			return fmt.Errorf("beam: epochs %d to %d: %w", first+1, last, err)
+		}
+		return nil
+	}
+	var figs []Epoch
+	done := func(e int) (*engine.Model, error) {
+		m, err := loadModel(ctx, statePath(opt.Workdir, e), st)
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+	if !opt.PerEpochJobs {
+		if err := run(0, E); err != nil {
+			return nil, nil, err
+		}
+		for e := 1; e <= E; e++ {
+			f, err := readFigures(ctx, opt.Workdir, e)
+			if err != nil {
+				return nil, nil, err
+			}
+			figs = append(figs, f)
+		}
+		m, err := done(E)
+		return m, figs, err
+	}
+	for e := range E {
+		if err := run(e, e+1); err != nil {
+			return nil, figs, err
+		}
+		f, err := readFigures(ctx, opt.Workdir, e+1)
+		if err != nil {
+			return nil, figs, err
+		}
+		figs = append(figs, f)
+		// As Fit does, stop after an epoch without updates, and count the
+		// epochs left in the average as the weights would stay.
+		last := e+1 == E || f.Updates == 0
+		if opt.OnEpoch == nil && !last {
+			continue
+		}
+		var m *engine.Model
+		if f.Updates == 0 && e+1 < E {
+			m, err = carried(ctx, opt.Workdir, e+1, E-e-1, hd.ShardRows, st)
+		} else {
+			m, err = done(e + 1)
+		}
+		if err != nil {
+			return nil, figs, err
+		}
+		if opt.OnEpoch != nil {
+			if err := opt.OnEpoch(e+1, m); err != nil {
+				if errors.Is(err, ErrStop) {
+					return m, figs, nil
+				}
+				return m, figs, err
+			}
+		}
+		if last {
+			return m, figs, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("%w: no epochs", ErrOptions)
+}
+
+// writeState writes the state after epoch e and the weights the workers
+// start the next epoch from.
+func writeState(ctx context.Context, workdir string, e int, m *engine.Mix) error {
+	b, err := encodeMix(m)
+	if err != nil {
+		return err
+	}
+	if err := writeAll(ctx, statePath(workdir, e), b); err != nil {
+		return err
+	}
+	if b, err = encodeMix(weightsOf(m)); err != nil {
+		return err
+	}
+	return writeAll(ctx, weightsPath(workdir, e), b)
+}
+
+// carried returns the model of the state after epoch e followed by n
+// epochs without an update.
+func carried(ctx context.Context, workdir string, e, n int, rows []int64, st settings) (*engine.Model, error) {
+	name := statePath(workdir, e)
+	b, err := readAll(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	mix, err := decodeMix(b, name)
+	if err != nil {
+		return nil, err
+	}
+	if st.Algorithm == engine.Averaged {
+		for range n {
+			if err := mix.Merge(unchanged(mix, rows)); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	return mix.Model(st.config())
+}
+
+// readFigures reads what the mixing step recorded of epoch e.
+func readFigures(ctx context.Context, workdir string, e int) (Epoch, error) {
+	var f Epoch
+	b, err := readAll(ctx, statsPath(workdir, e))
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return f, fmt.Errorf("%s: %w", statsPath(workdir, e), err)
+	}
+	return f, nil
+}
+
+// loadModel reads a state file and returns its model.
+func loadModel(ctx context.Context, name string, st settings) (*engine.Model, error) {
+	b, err := readAll(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	mix, err := decodeMix(b, name)
+	if err != nil {
+		return nil, err
+	}
+	m, err := mix.Model(st.config())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return m, nil
+}
+
+// expand turns the shard patterns into the sorted list of files they
+// match; a pattern that matches nothing is an error.
+func expand(ctx context.Context, patterns []string) ([]string, error) {
+	if len(patterns) == 0 {
+		return nil, fmt.Errorf("%w: no shards", ErrOptions)
+	}
+	var out []string
+	for _, pat := range patterns {
+		fs, err := filesystem.New(ctx, pat)
+		if err != nil {
+			return nil, err
+		}
+		names, err := fs.List(ctx, pat)
+		fs.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", pat, err)
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%w: %s matches no file", ErrOptions, pat)
+		}
+		slices.Sort(names)
+		out = append(out, names...)
+	}
+	return out, nil
+}
+
+// readHeaders reads every shard's header: the model's classes are the
+// union of the shards' labels, its width the widest shard's.
+func readHeaders(ctx context.Context, shards []string) (header, error) {
+	var all header
+	for _, name := range shards {
+		fs, err := filesystem.New(ctx, name)
+		if err != nil {
+			return all, err
+		}
+		r, err := fs.OpenRead(ctx, name)
+		if err != nil {
+			fs.Close()
+			return all, fmt.Errorf("%s: %w", name, err)
+		}
+		h, err := readHeader(r, name)
+		r.Close()
+		fs.Close()
+		if err != nil {
+			return all, fmt.Errorf("%s: %w", name, err)
+		}
+		all.Rows += h.Rows
+		all.ShardRows = append(all.ShardRows, h.Rows)
+		all.Cols = max(all.Cols, h.Cols)
+		for _, l := range h.Labels {
+			if i, ok := slices.BinarySearch(all.Labels, l); !ok {
+				all.Labels = slices.Insert(all.Labels, i, l)
+			}
+		}
+	}
+	if all.Rows == 0 {
+		return all, fmt.Errorf("%w: the shards hold no rows", engine.ErrNoData)
+	}
+	return all, nil
+}
+
+// header is what Train needs of a shard before learning it.
+type header struct {
+	Labels []float64
+	Cols   int
+	Rows   int64
+	// ShardRows are the rows of every shard, when header sums them.
+	ShardRows []int64
+}
+
+// SaveModel writes m as a model file (.hpm) to name on any Beam file
+// system.
+func SaveModel(ctx context.Context, m *engine.Model, name string) error {
+	return writeWith(ctx, name, func(w io.Writer) error {
+		_, err := m.WriteTo(w)
+		return err
+	})
+}
