@@ -22,18 +22,7 @@ import (
 // add (VMULPS, VADDPS), as the Go loop does it, so every tier gives the
 // same scores bit for bit.
 func genAddScores() {
-	TEXT("addScoresAVX512", NOSPLIT, "func(W []float32, ind []int32, val []float32, s []float32, lim int) bool")
-	Pragma("noescape")
-	wp := ldGP(Param("W").Base())
-	ib := ldGP(Param("ind").Base())
-	vb := ldGP(Param("val").Base())
-	n := ldGP(Param("ind").Len())
-	sp := ldGP(Param("s").Base())
-	K := ldGP(Param("s").Len())
-	l := limits{gp: ldGP(Param("lim"))}
-	kb := GP64()
-	MOVQ(K, kb)
-	SHLQ(U8(2), kb) // a feature's weights, in bytes
+	wp, ib, vb, n, sp, K, kb, l := startAddScores("addScoresAVX512")
 	c0 := GP64()
 	XORQ(c0, c0)
 	sixteen := GP64()
@@ -95,6 +84,25 @@ func genAddScores() {
 	retBad(0, true)
 }
 
+// startAddScores begins the AddScores kernel name and loads its
+// arguments: the bases of W, ind, val and s, the nonzeros n, the classes
+// K, kb = 4K (a feature's weights, in bytes) and the index bound.
+func startAddScores(name string) (wp, ib, vb, n, sp, K, kb reg.GPVirtual, l limits) {
+	TEXT(name, NOSPLIT, "func(W []float32, ind []int32, val []float32, s []float32, lim int) bool")
+	Pragma("noescape")
+	wp = ldGP(Param("W").Base())
+	ib = ldGP(Param("ind").Base())
+	vb = ldGP(Param("val").Base())
+	n = ldGP(Param("ind").Len())
+	sp = ldGP(Param("s").Base())
+	K = ldGP(Param("s").Len())
+	l = limits{gp: ldGP(Param("lim"))}
+	kb = GP64()
+	MOVQ(K, kb)
+	SHLQ(U8(2), kb)
+	return
+}
+
 // genAddScoresAVX2: genAddScores's function for AVX2,
 // addScoresAVX2(W, ind, val, s, lim) bool, with the same result bit for
 // bit and the same guarantee that s is unchanged when an index is bad
@@ -111,18 +119,7 @@ func genAddScoresAVX2() {
 	for i := 0; i < 8; i++ {
 		DATA(4*i, U32(i))
 	}
-	TEXT("addScoresAVX2", NOSPLIT, "func(W []float32, ind []int32, val []float32, s []float32, lim int) bool")
-	Pragma("noescape")
-	wp := ldGP(Param("W").Base())
-	ib := ldGP(Param("ind").Base())
-	vb := ldGP(Param("val").Base())
-	n := ldGP(Param("ind").Len())
-	sp := ldGP(Param("s").Base())
-	K := ldGP(Param("s").Len())
-	l := limits{gp: ldGP(Param("lim"))}
-	kb := GP64()
-	MOVQ(K, kb)
-	SHLQ(U8(2), kb) // a feature's weights, in bytes
+	wp, ib, vb, n, sp, K, kb, l := startAddScores("addScoresAVX2")
 	c0 := GP64()
 	XORQ(c0, c0)
 	rem := GP64()
