@@ -122,6 +122,15 @@ func decodeMix(b []byte, name string) (*engine.Mix, error) {
 	return m, nil
 }
 
+// readMix reads and decodes the state file name.
+func readMix(ctx context.Context, name string) (*engine.Mix, error) {
+	b, err := readAll(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return decodeMix(b, name)
+}
+
 var errNoParts = errors.New("beam: an epoch ended with no shard's delta")
 
 // orderParts sorts an epoch's deltas into shard order, the order Merge

@@ -103,11 +103,7 @@ func (f *trainFn) ProcessElement(ctx context.Context, t task) (part, error) {
 		return part{Index: -1}, nil
 	}
 	name := weightsPath(f.Workdir, t.Epoch)
-	b, err := readAll(ctx, name)
-	if err != nil {
-		return part{}, err
-	}
-	start, err := decodeMix(b, name)
+	start, err := readMix(ctx, name)
 	if err != nil {
 		return part{}, err
 	}

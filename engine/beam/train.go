@@ -191,11 +191,7 @@ func writeState(ctx context.Context, workdir string, e int, m *engine.Mix) error
 // epochs without an update.
 func carried(ctx context.Context, workdir string, e, n int, rows []int64, st settings) (*engine.Model, error) {
 	name := statePath(workdir, e)
-	b, err := readAll(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	mix, err := decodeMix(b, name)
+	mix, err := readMix(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -224,11 +220,7 @@ func readFigures(ctx context.Context, workdir string, e int) (Epoch, error) {
 
 // loadModel reads a state file and returns its model.
 func loadModel(ctx context.Context, name string, st settings) (*engine.Model, error) {
-	b, err := readAll(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	mix, err := decodeMix(b, name)
+	mix, err := readMix(ctx, name)
 	if err != nil {
 		return nil, err
 	}
