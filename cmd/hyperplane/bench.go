@@ -57,7 +57,11 @@ runs a smaller suite, under its own suite name.
 Bench compare prints reports side by side, each figure as median and
 min–max over its repetitions, and each figure's ratio to the first
 report's. A ratio whose two min–max ranges overlap is marked noise: the
-difference is within the run-to-run spread. Reports written by older
+difference is within the run-to-run spread. Across CPUs, the figures
+measured on the best tier only (training epochs, kernel rows) compare
+whatever each CPU's best tier is, the all-cores epoch compares with the
+other report's all-cores epoch, and a figure [1] lacks (a tier its CPU
+does not run) is listed without a ratio. Reports written by older
 versions (without repetitions) compare by their median, min and max. With
 -plot compare draws each ratio with the range the two reports' min–max
 allow, against a line at 1 (SVG or PNG by the file's extension).`,
@@ -176,6 +180,42 @@ type benchFigure struct {
 }
 
 func (f benchFigure) key() string { return f.Name + " [" + f.Tier + "]" }
+
+// bestTierFigure reports whether the suite measures the figure named name
+// on the best tier only (the training epochs and the kernel rows), not on
+// every tier the CPU runs.
+func bestTierFigure(name string) bool {
+	return strings.HasPrefix(name, "averaged epoch") || strings.HasPrefix(name, "RBF kernel row")
+}
+
+// compareKeys gives each of r's figures the key compare matches it by
+// across reports, and the label it prints. A kernel figure is measured on
+// every tier the CPU runs and keeps its tier in both. A figure measured on
+// the best tier only matches by name alone, so that two CPUs with
+// different best tiers still compare it, and its label names the tier
+// ("best: avx512"). A figure named for workers=N where N is the report's
+// GOMAXPROCS is the all-cores figure: it matches the other report's
+// all-cores figure whatever their core counts.
+func compareKeys(r *benchReport) (keys, labels []string) {
+	all := ""
+	if r.GOMAXPROC > 1 {
+		all = fmt.Sprintf("workers=%d", r.GOMAXPROC)
+	}
+	for _, f := range r.Results {
+		name := f.Name
+		if all != "" && strings.HasSuffix(name, all) {
+			name = strings.TrimSuffix(name, all) + "workers=all"
+		}
+		if bestTierFigure(f.Name) {
+			keys = append(keys, name+" [best tier]")
+			labels = append(labels, name+" [best: "+f.Tier+"]")
+		} else {
+			keys = append(keys, name+" ["+f.Tier+"]")
+			labels = append(labels, name+" ["+f.Tier+"]")
+		}
+	}
+	return keys, labels
+}
 
 // A benchJob is one figure of the suite. calibrate runs once, before any
 // repetition; rep runs one repetition and returns its values (in the
@@ -455,16 +495,25 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 	type ratioPoint struct{ x, y, lo, hi float64 }
 	points := make([][]ratioPoint, len(reps)-1)
 	var compared, noisy, unjudged int
-	for _, f := range reps[0].Results {
-		fmt.Fprintf(tw, "%s\t%s\t%10.3f\t%s\t", f.key(), f.Unit, f.Median, span(f))
+	keys := make([][]string, len(reps))
+	labels := make([][]string, len(reps))
+	for i, r := range reps {
+		keys[i], labels[i] = compareKeys(r)
+	}
+	for fi, f := range reps[0].Results {
 		others := make([]*benchFigure, len(reps)-1)
+		label := labels[0][fi]
 		for i, r := range reps[1:] {
 			for j, g := range r.Results {
-				if g.key() == f.key() && g.Unit == f.Unit {
+				if keys[i+1][j] == keys[0][fi] && g.Unit == f.Unit {
 					others[i] = &r.Results[j]
+					if g.Tier != f.Tier {
+						label += " / " + g.Tier
+					}
 				}
 			}
 		}
+		fmt.Fprintf(tw, "%s\t%s\t%10.3f\t%s\t", label, f.Unit, f.Median, span(f))
 		for _, g := range others {
 			if g == nil {
 				fmt.Fprintf(tw, "—\t\t")
@@ -498,7 +547,37 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 			}
 		}
 		fmt.Fprintln(tw)
-		names = append(names, f.key())
+		names = append(names, label)
+	}
+	// Figures [1] lacks (a tier its CPU does not run, say) are listed
+	// too, once each, with the reports that have them; they have no ratio.
+	seen := map[string]bool{}
+	for _, k := range keys[0] {
+		seen[k] = true
+	}
+	for i, r := range reps[1:] {
+		for j, g := range r.Results {
+			k := keys[i+1][j]
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			fmt.Fprintf(tw, "%s\t%s\t—\t\t", labels[i+1][j], g.Unit)
+			for l := range reps[1:] {
+				var h *benchFigure
+				for m, x := range reps[l+1].Results {
+					if keys[l+1][m] == k && x.Unit == g.Unit {
+						h = &reps[l+1].Results[m]
+					}
+				}
+				if h == nil {
+					fmt.Fprintf(tw, "—\t\t")
+				} else {
+					fmt.Fprintf(tw, "%10.3f\t%s\t", h.Median, span(*h))
+				}
+			}
+			fmt.Fprintf(tw, "%s\n", strings.Repeat("—\t\t", len(reps)-1))
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err

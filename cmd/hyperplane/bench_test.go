@@ -192,6 +192,47 @@ func TestBenchCompareNoise(t *testing.T) {
 	}
 }
 
+// TestBenchCompareAcrossCPUs: two CPUs with different best tiers and core
+// counts still compare their training figures (run on the best tier) and
+// their all-cores figure, and a tier only the second CPU runs is listed
+// without a ratio.
+func TestBenchCompareAcrossCPUs(t *testing.T) {
+	dir := t.TempDir()
+	fig := func(name, tier string, reps ...float64) benchFigure {
+		med, lo, hi := summarize(reps)
+		return benchFigure{Name: name, Tier: tier, Unit: "Mnnz/s", Median: med, Min: lo, Max: hi, Reps: reps}
+	}
+	rep := func(procs int, figs ...benchFigure) benchReport {
+		return benchReport{Suite: benchSuite, GoVersion: "go1.26", GOMAXPROC: procs, Repetitions: 3, RepMillis: 40,
+			CPU: asm.CPUInfo{Brand: "Test CPU", Arch: "amd64"}, Results: figs}
+	}
+	a := writeBenchReport(t, dir, "a.json", rep(2,
+		fig("dot", "generic", 1, 1, 1), fig("dot", "avx2", 4, 4, 4),
+		fig("averaged epoch, workers=1", "avx2", 10, 11, 12), fig("averaged epoch, workers=2", "avx2", 20, 21, 22)))
+	b := writeBenchReport(t, dir, "b.json", rep(16,
+		fig("dot", "generic", 1, 1, 1), fig("dot", "avx2", 4, 4, 4), fig("dot", "avx512", 8, 8, 8),
+		fig("averaged epoch, workers=1", "avx512", 30, 33, 36), fig("averaged epoch, workers=16", "avx512", 200, 210, 220)))
+	code, out, errOut := runCmd("bench", "compare", a, b)
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []struct{ line, ratio string }{
+		{"averaged epoch, workers=1 [best: avx2] / avx512", "3.00x"},
+		{"averaged epoch, workers=all [best: avx2] / avx512", "10.00x"},
+		{"dot [avx2]", "1.00x"},
+	} {
+		if l := compareLine(t, out, want.line); !strings.Contains(l, want.ratio) {
+			t.Errorf("%s: want ratio %s in %q", want.line, want.ratio, l)
+		}
+	}
+	if l := compareLine(t, out, "dot [avx512]"); !regexp.MustCompile(`^dot \[avx512\] +Mnnz/s +— +8\.000 +8\.000–8\.000 +— *$`).MatchString(l) {
+		t.Errorf("a tier only [2] runs: %q", l)
+	}
+	if strings.Contains(out, "workers=16") || strings.Contains(out, "workers=2 ") {
+		t.Errorf("an all-cores figure left under its core count:\n%s", out)
+	}
+}
+
 // TestBenchCompareOldReport: a report written before repetitions, build
 // and conditions were recorded (suite version 1) still compares, by its
 // median, min and max, with what it lacks shown as unknown.
