@@ -55,7 +55,10 @@ gcc $CFLAGS -o "$tmp/ref" bench/limit/ref.c -lm
 go build -o "$tmp/hpref" ./bench/limit/hpref
 
 PE_SRC=${PE_SRC:-../shared/tools/limit/pe.c}
-PE_VARIANTS=sep.w32u32.s.uni,p32.w32u32.s.win
+# PE_VARIANTS (comma-separated) chooses pe's variants; the best of them is
+# the one each round's hp/pe_best ratio divides by.
+PE_VARIANTS=${PE_VARIANTS:-sep.w32u32.s.uni,p32.w32u32.s.win}
+[[ $PE_VARIANTS =~ ^[a-z0-9_.]+(,[a-z0-9_.]+)*$ ]] || { echo "compare_c.sh: bad PE_VARIANTS: $PE_VARIANTS" >&2; exit 2; }
 pe=""
 if [ ! -f "$PE_SRC" ]; then
   echo "# pe: $PE_SRC not found, skipped"
@@ -100,14 +103,17 @@ run_pe() {
   pe_sep=$(awk '$1 == "sep.w32u32.s.uni" {s = $0; sub(/^[^[]*\[ */, "", s); sub(/-.*/, "", s); print s}' <<<"$out")
   pe_p32=$(awk '$1 == "p32.w32u32.s.win" {s = $0; sub(/^[^[]*\[ */, "", s); sub(/-.*/, "", s); print s}' <<<"$out")
   pe_acc=$(awk '$1 == "sep.w32u32.s.uni" {print $(NF-1)}' <<<"$out")
-  pe_best=$(printf '%s\n' $pe_sep $pe_p32 | sort -g | head -1)
+  # The fastest of all the variants asked for, and its name.
+  read -r pe_best pe_best_name < <(awk -v vs="$PE_VARIANTS" 'BEGIN {n = split(vs, a, ","); for (i = 1; i <= n; i++) want[a[i]] = 1}
+    $1 in want {s = $0; sub(/^[^[]*\[ */, "", s); sub(/-.*/, "", s); print s, $1}' <<<"$out" | sort -g | head -1)
 }
 
 echo "# $rounds rounds, each the fastest of $fits fits × $epochs epochs, timed by $clockname, $(basename "$train")${test:+ (test $(basename "$test"))}, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -z "$pe" ] || [ -z "$clockflag" ] || echo "# note: pe has no CPU-time clock; its figures are wall clock, so hp/pe_best mixes clocks (run without -c on an idle machine)"
 hdr="round\tref_ms\tbare_ms\thp_ms\thp_bare_ms"
-[ -n "$pe" ] && hdr="$hdr\tpe_sep_ms\tpe_p32_ms"
-printf "$hdr\thp/ref\thp/bare\thp/hp_bare\tref/bare%s\n" "${pe:+\thp/pe_best}" | tee "$tmp/rounds.tsv"
+[ -n "$pe" ] && hdr="$hdr\tpe_sep_ms\tpe_p32_ms\tpe_best_ms\tpe_best"
+[ -n "$pe" ] && hdr="$hdr\thp/ref\thp/bare\thp/hp_bare\tref/bare\thp/pe_best" || hdr="$hdr\thp/ref\thp/bare\thp/hp_bare\tref/bare"
+printf "$hdr\n" | tee "$tmp/rounds.tsv"
 for r in $(seq "$rounds"); do
   # Alternate the order so that neither side always runs first.
   if [ $((r % 2)) -eq 1 ]; then
@@ -119,7 +125,7 @@ for r in $(seq "$rounds"); do
     [[ $v =~ ^[0-9.]+$ ]] || { echo "compare_c.sh: round $r printed no figure (ref $ref_ms, bare $bare_ms, hyperplane $hp_ms, hyperplane bare $hpbare_ms)" >&2; exit 1; }
   done
   line="$r\t$ref_ms\t$bare_ms\t$hp_ms\t$hpbare_ms"
-  [ -z "$pe" ] || line="$line\t${pe_sep:-—}\t${pe_p32:-—}"
+  [ -z "$pe" ] || line="$line\t${pe_sep:-—}\t${pe_p32:-—}\t${pe_best:-—}\t${pe_best_name:-—}"
   line="$line\t$(awk -v h="$hp_ms" -v c="$ref_ms" -v b="$bare_ms" -v hb="$hpbare_ms" 'BEGIN {printf "%.3f\t%.3f\t%.3f\t%.3f", h/c, h/b, h/hb, c/b}')"
   [ -z "$pe" ] || line="$line\t$(awk -v h="$hp_ms" -v p="$pe_best" 'BEGIN {printf "%.3f", h/p}')"
   printf "$line\n" | tee -a "$tmp/rounds.tsv"
@@ -136,6 +142,8 @@ printf '%-44s %s\n' "hyperplane bare pass (DotRowsF32), ms" "$(col "$(idx hp_bar
 if [ -n "$pe" ]; then
   printf '%-44s %s\n' "pe sep.w32u32.s.uni, ms/epoch" "$(col "$(idx pe_sep_ms)")"
   printf '%-44s %s\n' "pe p32.w32u32.s.win, ms/epoch" "$(col "$(idx pe_p32_ms)")"
+  printf '%-44s %s\n' "pe best of $PE_VARIANTS, ms/epoch" "$(col "$(idx pe_best_ms)")"
+  printf '%-44s %s\n' "pe variant fastest (rounds)" "$(awk -F'\t' -v c="$(idx pe_best)" 'NR > 1 {print $c}' "$tmp/rounds.tsv" | sort | uniq -c | awk '{printf "%s%s ×%d", (NR > 1 ? ", " : ""), $2, $1}')"
 fi
 perNNZ() { awk -F'\t' -v c="$1" -v n="$nnz" 'NR > 1 {printf "%.3f\n", $c * 1e6 / n}' "$tmp/rounds.tsv" | stat; }
 printf '%-44s %s\n' "C ref, ns per nonzero per epoch" "$(perNNZ "$(idx ref_ms)")"
