@@ -523,6 +523,9 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 	if ilv {
 		defer st.unpackWU()
 	}
+	if st.plainBinary(sw) {
+		return f.binaryPass(ctx, st, order, ext, gather, ilv)
+	}
 	for p, i := range order {
 		if q := p + prefetchAhead; q < len(order) {
 			lo, hi := ext[2*q], ext[2*q+1]
