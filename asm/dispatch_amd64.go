@@ -50,6 +50,19 @@ func dotIndF32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
 	return s
 }
 
+// dotP32F32AVX2Sized switches as dotIndF32AVX2Sized does, so that its
+// sums are that function's bits over the unpacked row.
+func dotP32F32AVX2Sized(p []uint32, sh uint, w []float32) float32 {
+	if len(w)*4 > gatherMaxBytes || len(p) < gatherMinLen || len(w) == 0 {
+		return dotP32F32Generic(p, sh, w)
+	}
+	s, ok := dotP32F32AVX2(p, uint64(sh), uint64(1)<<sh-1, w, len(w))
+	if !ok {
+		panicP32(p, sh, len(w))
+	}
+	return s
+}
+
 func dotIndF32AVX512Sized(val []float32, ind []int32, w []float32) float32 {
 	if len(w)*4 > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
 		return dotIndF32Generic(val, ind, w)

@@ -33,6 +33,7 @@ func sumSqF64AVX512([]float64) float64 { unreachable(); return 0 }
 
 func dotIndF32AVX2Sized([]float32, []int32, []float32) float32    { unreachable(); return 0 }
 func dotIndF32AVX512Sized([]float32, []int32, []float32) float32  { unreachable(); return 0 }
+func dotP32F32AVX2Sized([]uint32, uint, []float32) float32        { unreachable(); return 0 }
 func dotInd4F32AVX2Sized([]float32, []int32, []float32) float32   { unreachable(); return 0 }
 func dotInd4F32AVX512Sized([]float32, []int32, []float32) float32 { unreachable(); return 0 }
 func dotIndF64AVX2Sized([]float64, []int32, []float64) float64    { unreachable(); return 0 }

@@ -13,6 +13,7 @@ package asm
 //go:generate go run -C _gen . -kernel dotrows -pkg asm -out ../dotrows_amd64.s -stubs ../dotrows_stubs_amd64.go
 //go:generate go run -C _gen . -kernel axpyind -pkg asm -out ../axpyind_amd64.s -stubs ../axpyind_stubs_amd64.go
 //go:generate go run -C _gen . -kernel axpyavg -pkg asm -out ../axpyavg_amd64.s -stubs ../axpyavg_stubs_amd64.go
+//go:generate go run -C _gen . -kernel dotp32 -pkg asm -out ../dotp32_amd64.s -stubs ../dotp32_stubs_amd64.go
 //go:generate go run -C _gen . -kernel increasing -pkg asm -out ../increasing_amd64.s -stubs ../increasing_stubs_amd64.go
 //go:generate go run -C _gen . -kernel average -pkg asm -out ../average_amd64.s -stubs ../average_stubs_amd64.go
 //go:generate go run -C _gen . -kernel addscores -pkg asm -out ../addscores_amd64.s -stubs ../addscores_stubs_amd64.go

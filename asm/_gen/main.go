@@ -17,7 +17,7 @@ import (
 )
 
 func main() {
-	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, axpyavg, increasing, average, addscores, prefetch")
+	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, axpyavg, dotp32, increasing, average, addscores, prefetch")
 	flag.Parse()
 	ConstraintExpr("amd64,!noasm")
 	gens := map[string]func(elem, isa){
@@ -34,6 +34,11 @@ func main() {
 			genAverage(s, false)
 			genAverage(s, true)
 		}
+		Generate()
+		return
+	}
+	if *kernel == "dotp32" {
+		genDotP32()
 		Generate()
 		return
 	}

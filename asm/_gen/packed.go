@@ -1,0 +1,137 @@
+// The dot product over a packed sparse row: each element one uint32, its
+// feature index in the low sh bits and its value, a small non-negative
+// integer, above them.
+
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// genDotP32: func(p []uint32, sh, mask uint64, w []float32, lim int)
+// (float32, bool), Σ float32(p[k]>>sh)·w[p[k]&mask], or false when some
+// index is not in [0, lim) (before any weight is read at or after it); the
+// caller passes mask = 1<<sh − 1, lim = len(w) and 1 <= sh <= 31. Its loop is dotIndLoop's
+// for AVX2 and float32 (two accumulators of eight lanes, then one vector
+// at a time, the vectors summed pairwise and across lanes, then a scalar
+// FMA per remaining element), with each vector of values converted from
+// the packed counts instead of loaded, so its sum is bit-identical to
+// dotIndF32AVX2's over the unpacked row.
+func genDotP32() {
+	e, s := f32, avx2
+	TEXT("dotP32F32AVX2", NOSPLIT, "func(p []uint32, sh, mask uint64, w []float32, lim int) (float32, bool)")
+	Pragma("noescape")
+	ip := ldGP(Param("p").Base())
+	wp := ldGP(Param("w").Base())
+	n := ldGP(Param("p").Len())
+	sh := ldGP(Param("sh"))
+	mask := ldGP(Param("mask"))
+	l := loadLimits(e, s)
+	// The mask broadcast, and the shift count in an XMM register for
+	// VPSRLD.
+	mx := XMM()
+	MOVQ(mask, mx)
+	maskV := YMM()
+	VPBROADCASTD(mx, maskV)
+	shX := XMM()
+	MOVQ(sh, shX)
+
+	L, U := 8, 2
+	accs := zeroed(e, s, U)
+	// unpack loads the packed vector at ip+off and returns its indices
+	// and its values as float32.
+	unpack := func(off int) (idx, val reg.VecVirtual) {
+		raw := YMM()
+		VMOVDQU(Mem{Base: ip, Disp: off}, raw)
+		idx = YMM()
+		VPAND(maskV, raw, idx)
+		cnt := YMM()
+		VPSRLD(shX, raw, cnt)
+		val = YMM()
+		VCVTDQ2PS(cnt, val)
+		return idx, val
+	}
+	// weights loads w at the eight masked indices at ip+off, already
+	// checked, as insertLoad does.
+	weights := func(off int) reg.VecVirtual {
+		var half [2]reg.VecVirtual
+		for h := range half {
+			x := XMM()
+			for q := 0; q < 4; q++ {
+				j := GP64()
+				MOVL(Mem{Base: ip, Disp: off + 4*(4*h+q)}, j.As32())
+				ANDQ(mask, j)
+				m := Mem{Base: wp, Index: j, Scale: 4}
+				if q == 0 {
+					VMOVSS(m, x)
+				} else {
+					VINSERTPS(U8(q<<4), m, x, x)
+				}
+			}
+			half[h] = x
+		}
+		y := YMM()
+		VINSERTF128(U8(1), half[1], half[0].AsY(), y)
+		return y
+	}
+	advance := func(elems int) {
+		ADDQ(U32(elems*4), ip)
+		SUBQ(U32(elems), n)
+	}
+	Label("loopU")
+	CMPQ(n, U32(U*L))
+	JL(LabelRef("loop1"))
+	idxs := make([]reg.VecVirtual, U)
+	vals := make([]reg.VecVirtual, U)
+	for j := range idxs {
+		idxs[j], vals[j] = unpack(j * L * 4)
+	}
+	checkVec(s, l, idxs, nil)
+	for j := range idxs {
+		g := weights(j * L * 4)
+		VFMADD231PS(vals[j], g, accs[j])
+	}
+	advance(U * L)
+	JMP(LabelRef("loopU"))
+
+	Label("loop1")
+	CMPQ(n, U32(L))
+	JL(LabelRef("tail"))
+	idx, val := unpack(0)
+	checkVec(s, l, []reg.VecVirtual{idx}, nil)
+	g := weights(0)
+	VFMADD231PS(val, g, accs[0])
+	advance(L)
+	JMP(LabelRef("loop1"))
+
+	Label("tail")
+	sumInto(e, accs)
+	r := hsum(e, s, accs[0])
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	j := GP64()
+	MOVL(Mem{Base: ip}, j.As32())
+	ANDQ(mask, j)
+	checkGP(l, j)
+	// The value: the element shifted and converted in lane 0 of a vector
+	// (VMOVD clears the other lanes).
+	v := XMM()
+	VMOVD(Mem{Base: ip}, v)
+	VPSRLD(shX, v, v)
+	VCVTDQ2PS(v, v)
+	t := XMM()
+	VMOVSS(Mem{Base: wp, Index: j, Scale: 4}, t)
+	VFMADD231SS(v, t, r)
+	ADDQ(U32(4), ip)
+	DECQ(n)
+	JMP(LabelRef("scalar"))
+	Label("done")
+	VZEROUPPER()
+	Store(r, ReturnIndex(0))
+	retOK(1)
+	RET()
+	retBad(1, true)
+}

@@ -1,0 +1,128 @@
+package asm
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"unsafe"
+)
+
+// A packed sparse row holds each element in one uint32: the feature index
+// in the low sh bits and the value, a non-negative integer, above them,
+// p[k] = uint32(val[k])<<sh | uint32(ind[k]). Term counts pack this way
+// without loss, and a row takes half the bytes of separate index and value
+// arrays: a learner that visits rows in shuffled order fetches half as
+// much. PackP32 builds it; DotP32F32 and AxpyAvgP32F32 are DotIndF32 and
+// AxpyAvgF32 over it.
+
+// P32Shift returns the number of index bits a packed row over dim features
+// uses: enough for dim−1, at least 1.
+func P32Shift(dim int) uint {
+	return uint(max(1, bits.Len64(uint64(max(dim, 1)-1))))
+}
+
+// PackP32 packs the row (ind, val) into dst[:len(val)] with sh index bits
+// and reports whether that is lossless: every index in [0, 1<<sh) and
+// every value a non-negative integer below 1<<(32−sh) (not −0, not NaN).
+// Where it is not, dst holds a prefix and must not be used. It panics if
+// len(ind) != len(val), dst is shorter than the row, or sh is not in
+// [1, 31].
+func PackP32(dst []uint32, ind []int32, val []float32, sh uint) bool {
+	checkLen("PackP32", len(val), len(ind))
+	if len(dst) < len(val) || sh < 1 || sh > 31 {
+		panic(fmt.Sprintf("asm.PackP32: %d elements into %d, shift %d", len(val), len(dst), sh))
+	}
+	lim := uint32(1) << sh
+	vmax := uint32(1) << (32 - sh)
+	for k, v := range val {
+		j := uint32(ind[k])
+		c := uint32(v)
+		if j >= lim || !(v >= 0) || v >= float32(vmax) || math.Float32bits(v) != math.Float32bits(float32(c)) {
+			return false
+		}
+		dst[k] = c<<sh | j
+	}
+	return true
+}
+
+// DotP32F32 returns Σ val[k]·w[ind[k]] over the row packed in p with sh
+// index bits (see PackP32). On the generic and AVX2 tiers its sum is
+// bit-identical to DotIndF32's over the unpacked row (the same loop, the
+// same switch to scalar loads). The AVX-512 tier, which has no packed
+// kernel, runs the AVX2 one, whose bits can differ from AVX-512's
+// DotIndF32: P32SameBits reports which holds. It panics if some index is
+// not in [0, len(w)) or sh is not in [1, 31].
+func DotP32F32(p []uint32, sh uint, w []float32) float32 {
+	if sh < 1 || sh > 31 {
+		panic(fmt.Sprintf("asm.DotP32F32: shift %d not in [1, 31]", sh))
+	}
+	if tier() != Generic {
+		return dotP32F32AVX2Sized(p, sh, w)
+	}
+	return dotP32F32Generic(p, sh, w)
+}
+
+// P32SameBits reports whether, on the active tier, DotP32F32 gives the
+// bits DotIndF32 gives over the unpacked row (true but on AVX-512).
+func P32SameBits() bool { return tier() != AVX512 }
+
+// dotP32F32Generic computes, in the order of dotIndF32Generic,
+//
+//	for k := range p { s += float32(p[k]>>sh) * w[p[k]&(1<<sh-1)] }
+func dotP32F32Generic(p []uint32, sh uint, w []float32) float32 {
+	mask := uint32(1)<<sh - 1
+	var s0, s1 float32
+	k := 0
+	for ; k+2 <= len(p); k += 2 {
+		s0 += float32(p[k]>>sh) * w[p[k]&mask]
+		s1 += float32(p[k+1]>>sh) * w[p[k+1]&mask]
+	}
+	if k < len(p) {
+		s0 += float32(p[k]>>sh) * w[p[k]&mask]
+	}
+	return s0 + s1
+}
+
+// AxpyAvgP32F32 is AxpyAvgF32 over the row packed in p with sh index bits:
+// for every element, with v its value and j its index,
+// w[j] += float32(a·v) and u[j] += ca·float64(v), each product rounded
+// before it is added, the bits AxpyAvgF32 gives on every tier. It panics
+// if some index is not below len(w) and len(u) (the elements before it
+// updated) or sh is not in [1, 31].
+func AxpyAvgP32F32(a float32, ca float64, p []uint32, sh uint, w []float32, u []float64) {
+	if sh < 1 || sh > 31 {
+		panic(fmt.Sprintf("asm.AxpyAvgP32F32: shift %d not in [1, 31]", sh))
+	}
+	mask := uint32(1)<<sh - 1
+	u = u[:len(w)]
+	for _, x := range p {
+		j := x & mask
+		v := float32(x >> sh)
+		w[j] += float32(a * v)
+		u[j] += float64(ca * float64(v))
+	}
+}
+
+// PrefetchP32 is PrefetchRow for a packed row.
+func PrefetchP32(p []uint32) {
+	if len(p) == 0 {
+		return
+	}
+	// The row is one array: prefetchRow's second array is the same one,
+	// whose lines are then already on their way.
+	q := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(p))), len(p))
+	v := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(p))), len(p))
+	prefetchRow(q, v)
+}
+
+// panicP32 panics with the first index of the packed row p not in
+// [0, lim), as a Go bounds check would: a checked kernel found one.
+func panicP32(p []uint32, sh uint, lim int) {
+	mask := uint32(1)<<sh - 1
+	for k, x := range p {
+		if int64(x&mask) >= int64(lim) {
+			panic(fmt.Sprintf("asm.DotP32F32: index %d of p[%d] out of range [0, %d)", x&mask, k, lim))
+		}
+	}
+	panic(fmt.Sprintf("asm.DotP32F32: an index out of range [0, %d)", lim))
+}

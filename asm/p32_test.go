@@ -1,0 +1,189 @@
+package asm
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+// p32Row draws a row of n distinct increasing indices below dim with
+// integer values in [0, vmax), packs it with P32Shift(dim) bits into a
+// slice that starts off elements into its array, and returns both forms.
+func p32Row(t *testing.T, r *rand.Rand, n, dim, vmax, off int) ([]int32, []float32, []uint32, uint) {
+	t.Helper()
+	sh := P32Shift(dim)
+	seen := make(map[int32]bool, n)
+	ind := make([]int32, 0, n)
+	for len(ind) < n {
+		if j := int32(r.IntN(dim)); !seen[j] {
+			seen[j] = true
+			ind = append(ind, j)
+		}
+	}
+	slices.Sort(ind)
+	val := make([]float32, n)
+	for k := range n {
+		val[k] = float32(r.IntN(vmax))
+	}
+	p := make([]uint32, n+off)[off:]
+	if !PackP32(p, ind, val, sh) {
+		t.Fatalf("PackP32 refused a packable row (dim %d, values below %d)", dim, vmax)
+	}
+	return ind, val, p, sh
+}
+
+// TestDotP32SameBits: on every tier the packed dot product gives the bits
+// of DotIndF32 over the unpacked row (on AVX-512 those of the AVX2 tier's
+// DotIndF32, as P32SameBits says), for rows of 0 to 300 elements at
+// unaligned starts, weights in and past the sizes where the kernels
+// switch, and values up to the largest the shift allows.
+func TestDotP32SameBits(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(91, 92))
+		// (8 MiB of weights and one more: past the size where the SIMD
+		// tiers switch to scalar loads.)
+		for _, dim := range []int{301, 5000, 1 << 17, 2<<20 + 1} {
+			w := make([]float32, dim)
+			for j := range w {
+				w[j] = float32(r.NormFloat64())
+			}
+			sh := P32Shift(dim)
+			for n := 0; n <= 300; n++ {
+				vmax := 50
+				if n%7 == 0 {
+					vmax = 1 << min(24, 32-sh) // exact float32 counts only
+				}
+				ind, val, p, _ := p32Row(t, r, n, dim, vmax, n%8)
+				got := DotP32F32(p, sh, w)
+				var want float32
+				if P32SameBits() {
+					want = DotIndF32(val, ind, w)
+				} else {
+					a := Active()
+					_ = SetTier(AVX2)
+					want = DotIndF32(val, ind, w)
+					_ = SetTier(a)
+				}
+				if math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("dim %d, n %d: DotP32F32 = %v, DotIndF32 = %v", dim, n, got, want)
+				}
+			}
+		}
+	})
+}
+
+// TestAxpyAvgP32SameBits: the packed update leaves w and u bit for bit as
+// AxpyAvgF32 leaves them on the unpacked row, on every tier.
+func TestAxpyAvgP32SameBits(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(93, 94))
+		const dim = 777
+		for n := 0; n <= 300; n += 7 {
+			ind, val, p, sh := p32Row(t, r, n, dim, 40, n%5)
+			w1, u1 := make([]float32, dim), make([]float64, dim)
+			for j := range w1 {
+				w1[j], u1[j] = float32(r.NormFloat64()), r.NormFloat64()
+			}
+			w2, u2 := append([]float32(nil), w1...), append([]float64(nil), u1...)
+			a, ca := float32(r.NormFloat64()), r.NormFloat64()*1e5
+			AxpyAvgF32(a, ca, val, ind, w1, u1)
+			AxpyAvgP32F32(a, ca, p, sh, w2, u2)
+			for j := range w1 {
+				if math.Float32bits(w1[j]) != math.Float32bits(w2[j]) || math.Float64bits(u1[j]) != math.Float64bits(u2[j]) {
+					t.Fatalf("n %d, feature %d: w %v/%v, u %v/%v", n, j, w1[j], w2[j], u1[j], u2[j])
+				}
+			}
+		}
+	})
+}
+
+// TestPackP32: what packs and what does not, and that a packed row
+// unpacks to itself.
+func TestPackP32(t *testing.T) {
+	for dim, want := range map[int]uint{0: 1, 1: 1, 2: 1, 3: 2, 4: 2, 5: 3, 1 << 20: 20, 1<<20 + 1: 21} {
+		if got := P32Shift(dim); got != want {
+			t.Errorf("P32Shift(%d) = %d, want %d", dim, got, want)
+		}
+	}
+	const sh = 10
+	dst := make([]uint32, 1)
+	for _, c := range []struct {
+		j    int32
+		v    float32
+		want bool
+	}{
+		{0, 0, true}, {1023, 1, true}, {5, 1<<22 - 1, true}, {5, 1 << 22, false},
+		{1024, 1, false}, {-1, 1, false}, {3, -1, false}, {3, 0.5, false},
+		{3, float32(math.Copysign(0, -1)), false}, {3, float32(math.NaN()), false}, {3, float32(math.Inf(1)), false},
+	} {
+		got := PackP32(dst, []int32{c.j}, []float32{c.v}, sh)
+		if got != c.want {
+			t.Errorf("PackP32(index %d, value %v) = %v, want %v", c.j, c.v, got, c.want)
+		}
+		if got && (int32(dst[0]&(1<<sh-1)) != c.j || float32(dst[0]>>sh) != c.v) {
+			t.Errorf("index %d, value %v packed to %#x", c.j, c.v, dst[0])
+		}
+	}
+	mustPanic(t, "short dst", func() { PackP32(nil, []int32{1}, []float32{1}, sh) })
+	mustPanic(t, "shift 0", func() { PackP32(dst, []int32{1}, []float32{1}, 0) })
+	mustPanic(t, "shift 32", func() { PackP32(dst, []int32{1}, []float32{1}, 32) })
+}
+
+// TestP32BadIndex: an index past w panics on every tier and every path of
+// the kernel (unrolled loop, single vector, scalar tail, short rows), and
+// the weights lie against a page the process may not touch, so a read
+// past them would fault instead.
+func TestP32BadIndex(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		const lim = 40
+		w := fenced32(t, lim, true)
+		u := fenced64(t, lim, true)
+		sh := uint(10)
+		for _, n := range safetyRowLens {
+			for pos := range n {
+				p := make([]uint32, n)
+				for k := range p {
+					p[k] = uint32(k%lim) | 3<<sh
+				}
+				p[pos] = uint32(lim+pos%(1<<sh-lim)) | 1<<sh
+				mustPanic(t, "DotP32F32", func() { DotP32F32(p, sh, w) })
+				mustPanic(t, "AxpyAvgP32F32", func() { AxpyAvgP32F32(1, 1, p, sh, w, u) })
+				if pos > 3 {
+					break
+				}
+			}
+		}
+		mustPanic(t, "DotP32F32 shift 0", func() { DotP32F32(nil, 0, w) })
+		PrefetchP32(nil)
+		PrefetchP32(make([]uint32, 3))
+	})
+}
+
+// TestP32StaysInFencedSlices: the packed kernels, on every tier, read and
+// write nothing outside the row and the weights they are given, which lie
+// against pages the process may not touch.
+func TestP32StaysInFencedSlices(t *testing.T) {
+	if !fenced {
+		t.Skip("no mmap: fenced slices are plain ones here")
+	}
+	withTiers(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(95, 96))
+		for n := 0; n <= 70; n++ {
+			for _, atEnd := range []bool{true, false} {
+				dim := max(n, 1)
+				sh := P32Shift(dim)
+				pi := fencedI32(t, n, atEnd)
+				p := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(pi))), n)
+				for k := range p {
+					p[k] = uint32(r.IntN(dim)) | uint32(r.IntN(9))<<sh
+				}
+				w, u := fenced32(t, dim, atEnd), fenced64(t, dim, atEnd)
+				_ = DotP32F32(p, sh, w)
+				AxpyAvgP32F32(0.5, 2, p, sh, w, u)
+				PrefetchP32(p)
+			}
+		}
+	})
+}
