@@ -58,9 +58,23 @@ func dotP32F32AVX2Sized(p []uint32, sh uint, w []float32) float32 {
 	}
 	s, ok := dotP32F32AVX2(p, uint64(sh), uint64(1)<<sh-1, w, len(w))
 	if !ok {
-		panicP32(p, sh, len(w))
+		panicP32("DotP32F32", p, sh, len(w))
 	}
 	return s
+}
+
+// axpyAvgP32F32Vec runs the VEX scalar update over a packed row (both
+// SIMD tiers); lim = min(len(w), len(u)).
+func axpyAvgP32F32Vec(a float32, ca float64, p []uint32, sh uint, w []float32, u []float64, lim int) {
+	if !axpyAvgP32F32AVX(a, ca, p, uint64(sh), uint64(1)<<sh-1, w, u, lim) {
+		panicP32("AxpyAvgP32F32", p, sh, lim)
+	}
+}
+
+// packP32Vec packs the whole vectors of eight of a row (PackP32 packs the
+// rest) and reports whether they packed without loss.
+func packP32Vec(dst []uint32, ind []int32, val []float32, sh uint) bool {
+	return packP32AVX2(dst, ind, val, uint64(sh))
 }
 
 func dotIndF32AVX512Sized(val []float32, ind []int32, w []float32) float32 {

@@ -16,9 +16,9 @@ TEXT ·dotP32F32AVX2(SB), NOSPLIT, $0-77
 	LEAQ         -1(DI), R8
 	MOVQ         R8, X0
 	VPBROADCASTD X0, Y0
-	MOVQ         SI, X1
+	VMOVQ        SI, X1
 	VPBROADCASTD X1, Y1
-	MOVQ         BX, X2
+	VMOVQ        BX, X2
 	VXORPS       Y3, Y3, Y3
 	VXORPS       Y4, Y4, Y4
 
@@ -169,4 +169,162 @@ bad:
 	VZEROUPPER
 	MOVB $0x00, AL
 	MOVB AL, ret1+76(FP)
+	RET
+
+// func axpyAvgP32F32AVX(a float32, ca float64, p []uint32, sh uint64, mask uint64, w []float32, u []float64, lim int) bool
+// Requires: AVX, SSE, SSE2
+TEXT ·axpyAvgP32F32AVX(SB), NOSPLIT, $0-113
+	MOVSS a+0(FP), X0
+	MOVSD ca+8(FP), X1
+	MOVQ  p_base+16(FP), AX
+	MOVQ  p_len+24(FP), CX
+	MOVQ  sh+40(FP), DX
+	MOVQ  mask+48(FP), BX
+	MOVQ  w_base+56(FP), SI
+	MOVQ  u_base+80(FP), DI
+	MOVQ  lim+104(FP), R8
+	VMOVQ DX, X2
+
+loop4:
+	CMPQ      CX, $0x00000004
+	JL        scalar
+	MOVL      (AX), DX
+	ANDQ      BX, DX
+	CMPQ      DX, R8
+	JAE       bad
+	VMOVD     (AX), X3
+	VPSRLD    X2, X3, X3
+	VCVTDQ2PS X3, X3
+	VMULSS    X0, X3, X4
+	VADDSS    (SI)(DX*4), X4, X4
+	VMOVSS    X4, (SI)(DX*4)
+	VCVTSS2SD X3, X3, X3
+	VMULSD    X1, X3, X3
+	VADDSD    (DI)(DX*8), X3, X3
+	VMOVSD    X3, (DI)(DX*8)
+	MOVL      4(AX), DX
+	ANDQ      BX, DX
+	CMPQ      DX, R8
+	JAE       bad
+	VMOVD     4(AX), X3
+	VPSRLD    X2, X3, X3
+	VCVTDQ2PS X3, X3
+	VMULSS    X0, X3, X4
+	VADDSS    (SI)(DX*4), X4, X4
+	VMOVSS    X4, (SI)(DX*4)
+	VCVTSS2SD X3, X3, X3
+	VMULSD    X1, X3, X3
+	VADDSD    (DI)(DX*8), X3, X3
+	VMOVSD    X3, (DI)(DX*8)
+	MOVL      8(AX), DX
+	ANDQ      BX, DX
+	CMPQ      DX, R8
+	JAE       bad
+	VMOVD     8(AX), X3
+	VPSRLD    X2, X3, X3
+	VCVTDQ2PS X3, X3
+	VMULSS    X0, X3, X4
+	VADDSS    (SI)(DX*4), X4, X4
+	VMOVSS    X4, (SI)(DX*4)
+	VCVTSS2SD X3, X3, X3
+	VMULSD    X1, X3, X3
+	VADDSD    (DI)(DX*8), X3, X3
+	VMOVSD    X3, (DI)(DX*8)
+	MOVL      12(AX), DX
+	ANDQ      BX, DX
+	CMPQ      DX, R8
+	JAE       bad
+	VMOVD     12(AX), X3
+	VPSRLD    X2, X3, X3
+	VCVTDQ2PS X3, X3
+	VMULSS    X0, X3, X4
+	VADDSS    (SI)(DX*4), X4, X4
+	VMOVSS    X4, (SI)(DX*4)
+	VCVTSS2SD X3, X3, X3
+	VMULSD    X1, X3, X3
+	VADDSD    (DI)(DX*8), X3, X3
+	VMOVSD    X3, (DI)(DX*8)
+	ADDQ      $0x00000010, AX
+	SUBQ      $0x00000004, CX
+	JMP       loop4
+
+scalar:
+	TESTQ     CX, CX
+	JZ        done
+	MOVL      (AX), DX
+	ANDQ      BX, DX
+	CMPQ      DX, R8
+	JAE       bad
+	VMOVD     (AX), X3
+	VPSRLD    X2, X3, X3
+	VCVTDQ2PS X3, X3
+	VMULSS    X0, X3, X4
+	VADDSS    (SI)(DX*4), X4, X4
+	VMOVSS    X4, (SI)(DX*4)
+	VCVTSS2SD X3, X3, X3
+	VMULSD    X1, X3, X3
+	VADDSD    (DI)(DX*8), X3, X3
+	VMOVSD    X3, (DI)(DX*8)
+	ADDQ      $0x00000004, AX
+	DECQ      CX
+	JMP       scalar
+
+done:
+	MOVB $0x01, AL
+	MOVB AL, ret+112(FP)
+	RET
+
+bad:
+	MOVB $0x00, AL
+	MOVB AL, ret+112(FP)
+	RET
+
+// func packP32AVX2(dst []uint32, ind []int32, val []float32, sh uint64) bool
+// Requires: AVX, AVX2
+TEXT ·packP32AVX2(SB), NOSPLIT, $0-81
+	MOVQ     dst_base+0(FP), AX
+	MOVQ     ind_base+24(FP), CX
+	MOVQ     val_base+48(FP), DX
+	MOVQ     val_len+56(FP), BX
+	MOVQ     sh+72(FP), SI
+	VMOVQ    SI, X0
+	MOVQ     $0x00000020, DI
+	SUBQ     SI, DI
+	VMOVQ    DI, X1
+	VPCMPEQD Y2, Y2, Y2
+
+loop:
+	CMPQ       BX, $0x00000008
+	JL         done
+	VMOVDQU    (CX), Y3
+	VMOVUPS    (DX), Y4
+	VCVTTPS2DQ Y4, Y5
+	VCVTDQ2PS  Y5, Y6
+	VPCMPEQD   Y4, Y6, Y6
+	VPTEST     Y2, Y6
+	JCC        bad
+	VPSRLD     X0, Y3, Y4
+	VPSRLD     X1, Y5, Y6
+	VPOR       Y6, Y4, Y4
+	VPTEST     Y4, Y4
+	JNZ        bad
+	VPSLLD     X0, Y5, Y5
+	VPOR       Y3, Y5, Y5
+	VMOVDQU    Y5, (AX)
+	ADDQ       $0x00000020, AX
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000020, DX
+	SUBQ       $0x00000008, BX
+	JMP        loop
+
+done:
+	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+80(FP)
+	RET
+
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+80(FP)
 	RET

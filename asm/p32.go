@@ -32,9 +32,19 @@ func PackP32(dst []uint32, ind []int32, val []float32, sh uint) bool {
 	if len(dst) < len(val) || sh < 1 || sh > 31 {
 		panic(fmt.Sprintf("asm.PackP32: %d elements into %d, shift %d", len(val), len(dst), sh))
 	}
+	k0 := 0
+	if tier() != Generic {
+		// The vector kernel packs whole vectors of eight; the loop
+		// below the rest.
+		if !packP32Vec(dst, ind, val, sh) {
+			return false
+		}
+		k0 = len(val) &^ 7
+	}
 	lim := uint32(1) << sh
 	vmax := uint32(1) << (32 - sh)
-	for k, v := range val {
+	for k := k0; k < len(val); k++ {
+		v := val[k]
 		j := uint32(ind[k])
 		c := uint32(v)
 		if j >= lim || !(v >= 0) || v >= float32(vmax) || math.Float32bits(v) != math.Float32bits(float32(c)) {
@@ -93,10 +103,29 @@ func AxpyAvgP32F32(a float32, ca float64, p []uint32, sh uint, w []float32, u []
 	if sh < 1 || sh > 31 {
 		panic(fmt.Sprintf("asm.AxpyAvgP32F32: shift %d not in [1, 31]", sh))
 	}
+	lim := min(len(w), len(u))
+	if tier() != Generic {
+		axpyAvgP32F32Vec(a, ca, p, sh, w, u, lim)
+		return
+	}
+	axpyAvgP32F32Generic(a, ca, p, sh, w, u, lim)
+}
+
+// axpyAvgP32F32Generic computes, for k in order,
+//
+//	j, v := p[k]&(1<<sh-1), float32(p[k]>>sh)
+//	w[j] += float32(a * v)
+//	u[j] += float64(ca * float64(v))
+//
+// panicking at the first j not below lim.
+func axpyAvgP32F32Generic(a float32, ca float64, p []uint32, sh uint, w []float32, u []float64, lim int) {
 	mask := uint32(1)<<sh - 1
-	u = u[:len(w)]
-	for _, x := range p {
+	w, u = w[:lim], u[:lim]
+	for k, x := range p {
 		j := x & mask
+		if int(j) >= lim {
+			panic(fmt.Sprintf("asm.AxpyAvgP32F32: index %d of p[%d] out of range [0, %d)", j, k, lim))
+		}
 		v := float32(x >> sh)
 		w[j] += float32(a * v)
 		u[j] += float64(ca * float64(v))
@@ -117,12 +146,12 @@ func PrefetchP32(p []uint32) {
 
 // panicP32 panics with the first index of the packed row p not in
 // [0, lim), as a Go bounds check would: a checked kernel found one.
-func panicP32(p []uint32, sh uint, lim int) {
+func panicP32(op string, p []uint32, sh uint, lim int) {
 	mask := uint32(1)<<sh - 1
 	for k, x := range p {
 		if int64(x&mask) >= int64(lim) {
-			panic(fmt.Sprintf("asm.DotP32F32: index %d of p[%d] out of range [0, %d)", x&mask, k, lim))
+			panic(fmt.Sprintf("asm.%s: index %d of p[%d] out of range [0, %d)", op, x&mask, k, lim))
 		}
 	}
-	panic(fmt.Sprintf("asm.DotP32F32: an index out of range [0, %d)", lim))
+	panic(fmt.Sprintf("asm.%s: an index out of range [0, %d)", op, lim))
 }

@@ -183,6 +183,51 @@ func TestP32StaysInFencedSlices(t *testing.T) {
 				_ = DotP32F32(p, sh, w)
 				AxpyAvgP32F32(0.5, 2, p, sh, w, u)
 				PrefetchP32(p)
+				ind, val := fencedI32(t, n, atEnd), fenced32(t, n, atEnd)
+				for k := range ind {
+					ind[k], val[k] = int32(r.IntN(dim)), float32(r.IntN(9))
+				}
+				dst := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(fencedI32(t, n, atEnd)))), n)
+				if !PackP32(dst, ind, val, sh) {
+					t.Fatalf("n %d: a packable row did not pack", n)
+				}
+			}
+		}
+	})
+}
+
+// TestPackP32Rows: on every tier, whole rows pack to the reference
+// encoding, and one element that cannot pack, wherever it lies (in a
+// vector of eight or in the rest), makes PackP32 report false.
+func TestPackP32Rows(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(97, 98))
+		const dim = 1000
+		sh := P32Shift(dim)
+		for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 40, 63, 300} {
+			ind, val, p, _ := p32Row(t, r, n, dim, 1<<(32-sh), 0)
+			for k := range p {
+				if want := uint32(val[k])<<sh | uint32(ind[k]); p[k] != want {
+					t.Fatalf("n %d: p[%d] = %#x, want %#x", n, k, p[k], want)
+				}
+			}
+			bad := []struct {
+				name string
+				j    int32
+				v    float32
+			}{
+				{"index 1<<sh", 1 << sh, 1}, {"negative index", -1, 1}, {"negative value", 3, -2},
+				{"-0", 3, float32(math.Copysign(0, -1))}, {"NaN", 3, float32(math.NaN())}, {"fraction", 3, 2.5},
+				{"value 1<<(32-sh)", 3, float32(uint32(1) << (32 - sh))}, {"-2^31", 3, -(1 << 31)}, {"+Inf", 3, float32(math.Inf(1))},
+			}
+			for pos := range n {
+				for _, b := range bad {
+					i2, v2 := slices.Clone(ind), slices.Clone(val)
+					i2[pos], v2[pos] = b.j, b.v
+					if PackP32(make([]uint32, n), i2, v2, sh) {
+						t.Fatalf("n %d, position %d, %s: packed", n, pos, b.name)
+					}
+				}
 			}
 		}
 	})

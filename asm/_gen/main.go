@@ -39,6 +39,8 @@ func main() {
 	}
 	if *kernel == "dotp32" {
 		genDotP32()
+		genAxpyAvgP32()
+		genPackP32()
 		Generate()
 		return
 	}

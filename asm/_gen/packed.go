@@ -30,13 +30,15 @@ func genDotP32() {
 	mask := ldGP(Param("mask"))
 	l := loadLimits(e, s)
 	// The mask broadcast, and the shift count in an XMM register for
-	// VPSRLD.
+	// VPSRLD. The moves are VEX-encoded: loadLimits has just written a
+	// YMM register, and a legacy SSE instruction then costs some CPUs
+	// a state transition on every call, hundreds of cycles.
 	mx := XMM()
-	MOVQ(mask, mx)
+	VMOVQ(mask, mx)
 	maskV := YMM()
 	VPBROADCASTD(mx, maskV)
 	shX := XMM()
-	MOVQ(sh, shX)
+	VMOVQ(sh, shX)
 
 	L, U := 8, 2
 	accs := zeroed(e, s, U)
@@ -134,4 +136,124 @@ func genDotP32() {
 	retOK(1)
 	RET()
 	retBad(1, true)
+}
+
+// genAxpyAvgP32: func(a float32, ca float64, p []uint32, sh, mask uint64,
+// w []float32, u []float64, lim int) bool, genAxpyAvg's update over a
+// packed row: for every element, j = p[k]&mask and v = float32(p[k]>>sh),
+// w[j] += a·v and u[j] += ca·float64(v), each product rounded before it is
+// added; false at the first index not in [0, lim) (the elements before it
+// updated). The caller passes lim = min(len(w), len(u)). Like genAxpyAvg
+// it is a scalar loop on VEX-encoded XMM instructions, unrolled by four,
+// one kernel for both SIMD tiers, and needs no VZEROUPPER.
+func genAxpyAvgP32() {
+	TEXT("axpyAvgP32F32AVX", NOSPLIT, "func(a float32, ca float64, p []uint32, sh, mask uint64, w []float32, u []float64, lim int) bool")
+	Pragma("noescape")
+	ax := Load(Param("a"), XMM())
+	cx := Load(Param("ca"), XMM())
+	ip := ldGP(Param("p").Base())
+	n := ldGP(Param("p").Len())
+	sh := ldGP(Param("sh"))
+	mask := ldGP(Param("mask"))
+	wp := ldGP(Param("w").Base())
+	up := ldGP(Param("u").Base())
+	l := limits{gp: ldGP(Param("lim"))}
+	shX := XMM()
+	VMOVQ(sh, shX)
+	one := func(k int) {
+		r := GP64()
+		MOVL(Mem{Base: ip, Disp: 4 * k}, r.As32())
+		ANDQ(mask, r)
+		checkGP(l, r)
+		wm, um := Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8}
+		v, p, d := XMM(), XMM(), XMM()
+		VMOVD(Mem{Base: ip, Disp: 4 * k}, v)
+		VPSRLD(shX, v, v)
+		VCVTDQ2PS(v, v)
+		VMULSS(ax, v, p)
+		VADDSS(wm, p, p)
+		VMOVSS(p, wm)
+		VCVTSS2SD(v, v, d)
+		VMULSD(cx, d, d)
+		VADDSD(um, d, d)
+		VMOVSD(d, um)
+	}
+	Label("loop4")
+	CMPQ(n, U32(4))
+	JL(LabelRef("scalar"))
+	for k := 0; k < 4; k++ {
+		one(k)
+	}
+	ADDQ(U32(16), ip)
+	SUBQ(U32(4), n)
+	JMP(LabelRef("loop4"))
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	one(0)
+	ADDQ(U32(4), ip)
+	DECQ(n)
+	JMP(LabelRef("scalar"))
+	Label("done")
+	retOK(0)
+	RET()
+	retBad(0, false)
+}
+
+// genPackP32: func(dst []uint32, ind []int32, val []float32, sh uint64)
+// bool packs the first len(val) rounded down to a multiple of eight
+// elements, dst[k] = uint32(val[k])<<sh | uint32(ind[k]), eight at a time,
+// and reports whether every one of them packed without loss: its index
+// below 1<<sh (as unsigned, so negative ones fail) and its value a
+// non-negative integer below 1<<(32−sh) whose float32 bits are those of
+// its conversion back (which fails −0, NaN and fractions). The caller
+// packs the rest and guarantees len(dst) >= len(val) = len(ind) and
+// 1 <= sh <= 31.
+func genPackP32() {
+	TEXT("packP32AVX2", NOSPLIT, "func(dst []uint32, ind []int32, val []float32, sh uint64) bool")
+	Pragma("noescape")
+	dp := ldGP(Param("dst").Base())
+	ip := ldGP(Param("ind").Base())
+	vp := ldGP(Param("val").Base())
+	n := ldGP(Param("val").Len())
+	sh := ldGP(Param("sh"))
+	shX, hiX := XMM(), XMM()
+	VMOVQ(sh, shX)
+	hi := GP64()
+	MOVQ(U32(32), hi)
+	SUBQ(sh, hi)
+	VMOVQ(hi, hiX)
+	ones := YMM()
+	VPCMPEQD(ones, ones, ones)
+	Label("loop")
+	CMPQ(n, U32(8))
+	JL(LabelRef("done"))
+	idx, v, c, back, bad, t := YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
+	VMOVDQU(Mem{Base: ip}, idx)
+	VMOVUPS(Mem{Base: vp}, v)
+	VCVTTPS2DQ(v, c)
+	VCVTDQ2PS(c, back)
+	// Each value must convert back to its own bits.
+	VPCMPEQD(v, back, back)
+	VPTEST(ones, back) // CF = back is all ones
+	JCC(LabelRef("bad"))
+	// Indices below 1<<sh and counts below 1<<(32−sh), both unsigned.
+	VPSRLD(shX, idx, bad)
+	VPSRLD(hiX, c, t)
+	VPOR(t, bad, bad)
+	VPTEST(bad, bad)
+	JNZ(LabelRef("bad"))
+	VPSLLD(shX, c, c)
+	VPOR(idx, c, c)
+	VMOVDQU(c, Mem{Base: dp})
+	ADDQ(U32(32), dp)
+	ADDQ(U32(32), ip)
+	ADDQ(U32(32), vp)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	retOK(0)
+	RET()
+	retBad(0, true)
 }
