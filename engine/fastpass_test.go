@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -106,6 +107,76 @@ func TestBinaryPassChosen(t *testing.T) {
 		}
 		if got := st.plainBinary(c.sw); got != c.want {
 			t.Errorf("%s: plainBinary %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// fxCounts returns X with every value replaced by its absolute value:
+// non-negative integers, as term counts are, which pack.
+func fxCounts(X *sparse.CSR) *sparse.CSR {
+	Y := *X
+	Y.Val = slices.Clone(X.Val)
+	for k, v := range Y.Val {
+		Y.Val[k] = float32(math.Abs(float64(v)))
+	}
+	return &Y
+}
+
+// TestPackedRowsSameModel: where the averaged binary perceptron trains on
+// packed rows, it trains the model the unpacked rows give, bit for bit,
+// with the same statistics; rows that do not pack (fractional or negative
+// values) and the learners that do not use the packed pass are left
+// alone.
+func TestPackedRowsSameModel(t *testing.T) {
+	Xi, y := fxIntBinary(43, 800, 3000, 40, 0.1)
+	Xc := fxCounts(Xi)
+	cfgs := map[string]Config{
+		"default":    {},
+		"seeded":     {Seed: 11, Epochs: 7},
+		"margin, lr": {Margin: 0.5, LearningRate: 0.3},
+		"augmented":  {Bias: BiasAugmented, BiasScale: 2},
+		"no bias":    {Bias: NoBias},
+		"validation": {Validation: 0.2, Patience: 2, Epochs: 12},
+		"no shuffle": {NoShuffle: true},
+		"train loss": {TrainLoss: true},
+		"2 workers":  {Workers: 2},
+		"3 workers":  {Workers: 3, Seed: 5},
+	}
+	defer func() { packRows = true }()
+	for name, cfg := range cfgs {
+		t.Run(name, func(t *testing.T) {
+			packRows = false
+			ref, refStats := fxFit(t, Xc, y, cfg)
+			packRows = true
+			before := p32Passes.Load()
+			got, gotStats := fxFit(t, Xc, y, cfg)
+			if p32Passes.Load() == before && asm.P32SameBits() {
+				t.Fatalf("no pass ran on packed rows")
+			}
+			fxSameModel(t, name, ref, got)
+			for e := range refStats {
+				a, b := refStats[e], gotStats[e]
+				if a.Mistakes != b.Mistakes || a.Updates != b.Updates || math.Float64bits(a.TrainLoss) != math.Float64bits(b.TrainLoss) {
+					t.Fatalf("epoch %d: %+v vs %+v", e+1, a, b)
+				}
+			}
+		})
+	}
+	// What does not pack, or trains otherwise, runs no packed pass.
+	for name, c := range map[string]struct {
+		X   *sparse.CSR
+		cfg Config
+	}{
+		"negative values":   {Xi, Config{}},
+		"fractional values": {fxFractional(Xc), Config{}},
+		"plain":             {Xc, Config{Algorithm: Plain}},
+		"PA-II":             {Xc, Config{Rule: PA2}},
+		"normalized":        {Xc, Config{Normalize: true}},
+	} {
+		before := p32Passes.Load()
+		fxFit(t, c.X, y, c.cfg)
+		if p32Passes.Load() != before {
+			t.Errorf("%s: a pass ran on packed rows", name)
 		}
 	}
 }

@@ -179,6 +179,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 			f.scale = rowScales(X)
 		}
 	}
+	f.packRows(&s)
 	if s.Workers > 1 && s.Algorithm != Batch {
 		f.workers = make([]*state, s.Workers)
 		for k := range f.workers {
@@ -245,6 +246,10 @@ type fitter struct {
 	// or beside the parameter mix, off the epoch's path.
 	order, next []int32
 	drawn       chan struct{}
+	// p32 holds X's rows packed with p32Shift index bits, or is nil (see
+	// packRows).
+	p32      []uint32
+	p32Shift uint
 }
 
 func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
@@ -524,6 +529,9 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 		defer st.unpackWU()
 	}
 	if st.plainBinary(sw) {
+		if f.p32 != nil && !ilv && !gather {
+			return f.binaryPassP32(ctx, st, order, ext)
+		}
 		return f.binaryPass(ctx, st, order, ext, gather, ilv)
 	}
 	for p, i := range order {
