@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"unsafe"
 )
 
 // A packed sparse row holds each element in one uint32: the feature index
@@ -132,17 +131,9 @@ func axpyAvgP32F32Generic(a float32, ca float64, p []uint32, sh uint, w []float3
 	}
 }
 
-// PrefetchP32 is PrefetchRow for a packed row.
-func PrefetchP32(p []uint32) {
-	if len(p) == 0 {
-		return
-	}
-	// The row is one array: prefetchRow's second array is the same one,
-	// whose lines are then already on their way.
-	q := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(p))), len(p))
-	v := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(p))), len(p))
-	prefetchRow(q, v)
-}
+// PrefetchP32 is PrefetchRow for a packed row: a hint for every 64-byte
+// line of p. It reads nothing and cannot fault.
+func PrefetchP32(p []uint32) { prefetchLines(p) }
 
 // panicP32 panics with the first index of the packed row p not in
 // [0, lim), as a Go bounds check would: a checked kernel found one.

@@ -24,6 +24,24 @@ loop:
 done:
 	RET
 
+// func prefetchLines(p []uint32)
+// Requires: MMX+
+TEXT ·prefetchLines(SB), NOSPLIT, $0-24
+	MOVQ p_base+0(FP), AX
+	MOVQ p_len+8(FP), CX
+	SHLQ $0x02, CX
+	XORQ DX, DX
+
+ploop:
+	CMPQ       DX, CX
+	JGE        pdone
+	PREFETCHT0 (AX)(DX*1)
+	ADDQ       $0x00000040, DX
+	JMP        ploop
+
+pdone:
+	RET
+
 // func prefetchGather(ind []int32, w []float32, stride int)
 // Requires: MMX+
 TEXT ·prefetchGather(SB), NOSPLIT, $0-56

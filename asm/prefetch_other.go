@@ -7,6 +7,9 @@ package asm
 //	for each 64-byte line of ind and val: prefetch it
 func prefetchRow(ind []int32, val []float32) {}
 
+// prefetchLines is a hint too.
+func prefetchLines(p []uint32) {}
+
 // prefetchGather is a hint too.
 //
 //	for each j in ind: prefetch the line of w[j·stride]

@@ -8,6 +8,9 @@ package asm
 func prefetchRow(ind []int32, val []float32)
 
 //go:noescape
+func prefetchLines(p []uint32)
+
+//go:noescape
 func prefetchGather(ind []int32, w []float32, stride int)
 
 //go:noescape

@@ -30,6 +30,24 @@ func genPrefetch() {
 	Label("done")
 	RET()
 
+	// prefetchLines: func(p []uint32), the same for a row held in one
+	// array (a packed row).
+	TEXT("prefetchLines", NOSPLIT, "func(p []uint32)")
+	Pragma("noescape")
+	pp := ldGP(Param("p").Base())
+	pn := ldGP(Param("p").Len())
+	SHLQ(U8(2), pn)
+	po := GP64()
+	XORQ(po, po)
+	Label("ploop")
+	CMPQ(po, pn)
+	JGE(LabelRef("pdone"))
+	PREFETCHT0(Mem{Base: pp, Index: po, Scale: 1})
+	ADDQ(U32(64), po)
+	JMP(LabelRef("ploop"))
+	Label("pdone")
+	RET()
+
 	genPrefetchGather("prefetchGather", false)
 	genPrefetchGather("prefetchGatherBlock", true)
 }
