@@ -63,6 +63,18 @@ func dotP32F32AVX2Sized(p []uint32, sh uint, w []float32) float32 {
 	return s
 }
 
+// dotP32F32AVX512Sized switches as dotIndF32AVX512Sized does.
+func dotP32F32AVX512Sized(p []uint32, sh uint, w []float32) float32 {
+	if len(w)*4 > gatherMaxBytes || len(p) < gatherMinLen || len(w) == 0 {
+		return dotP32F32Generic(p, sh, w)
+	}
+	s, ok := dotP32F32AVX512(p, uint64(sh), uint64(1)<<sh-1, w, len(w))
+	if !ok {
+		panicP32("DotP32F32", p, sh, len(w))
+	}
+	return s
+}
+
 // axpyAvgP32F32Vec runs the VEX scalar update over a packed row (both
 // SIMD tiers); lim = min(len(w), len(u)).
 func axpyAvgP32F32Vec(a float32, ca float64, p []uint32, sh uint, w []float32, u []float64, lim int) {

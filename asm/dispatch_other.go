@@ -63,5 +63,6 @@ func quotientF32AVX512([]float32, []float64, float64)           { unreachable() 
 func dotRowsF32Sized(Tier, []int64, []int32, []float32, []float32, []float32) { unreachable() }
 func dotRowsF64Sized(Tier, []int64, []int32, []float64, []float64, []float64) { unreachable() }
 
+func dotP32F32AVX512Sized([]uint32, uint, []float32) float32                       { unreachable(); return 0 }
 func axpyAvgP32F32Vec(float32, float64, []uint32, uint, []float32, []float64, int) { unreachable() }
 func packP32Vec([]uint32, []int32, []float32, uint) bool                           { unreachable(); return false }

@@ -171,6 +171,106 @@ bad:
 	MOVB AL, ret1+76(FP)
 	RET
 
+// func dotP32F32AVX512(p []uint32, sh uint64, mask uint64, w []float32, lim int) (float32, bool)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+TEXT ·dotP32F32AVX512(SB), NOSPLIT, $0-77
+	MOVQ         p_base+0(FP), AX
+	MOVQ         w_base+40(FP), CX
+	MOVQ         p_len+8(FP), DX
+	MOVQ         sh+24(FP), BX
+	MOVQ         mask+32(FP), SI
+	MOVQ         lim+64(FP), DI
+	VPBROADCASTD DI, Z0
+	VPBROADCASTD SI, Z1
+	VMOVQ        BX, X2
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
+
+loopU:
+	CMPQ        DX, $0x00000020
+	JL          loop1
+	VMOVDQU32   (AX), Z5
+	VPANDD      Z1, Z5, Z6
+	VPSRLD      X2, Z5, Z5
+	VCVTDQ2PS   Z5, Z5
+	VMOVDQU32   64(AX), Z7
+	VPANDD      Z1, Z7, Z8
+	VPSRLD      X2, Z7, Z7
+	VCVTDQ2PS   Z7, Z7
+	VPMAXUD     Z8, Z6, Z9
+	VPCMPUD     $0x05, Z0, Z9, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPS      Z9, Z9, Z9
+	KXNORW      K2, K2, K2
+	VGATHERDPS  (CX)(Z6*4), K2, Z9
+	VFMADD231PS Z5, Z9, Z3
+	VXORPS      Z5, Z5, Z5
+	KXNORW      K3, K3, K3
+	VGATHERDPS  (CX)(Z8*4), K3, Z5
+	VFMADD231PS Z7, Z5, Z4
+	ADDQ        $0x00000080, AX
+	SUBQ        $0x00000020, DX
+	JMP         loopU
+
+loop1:
+	CMPQ        DX, $0x00000010
+	JL          tail
+	VMOVDQU32   (AX), Z5
+	VPANDD      Z1, Z5, Z6
+	VPSRLD      X2, Z5, Z5
+	VCVTDQ2PS   Z5, Z5
+	VPCMPUD     $0x05, Z0, Z6, K1
+	KORTESTW    K1, K1
+	JNZ         bad
+	VXORPS      Z7, Z7, Z7
+	KXNORW      K4, K4, K4
+	VGATHERDPS  (CX)(Z6*4), K4, Z7
+	VFMADD231PS Z5, Z7, Z3
+	ADDQ        $0x00000040, AX
+	SUBQ        $0x00000010, DX
+	JMP         loop1
+
+tail:
+	TESTQ       DX, DX
+	JZ          reduce
+	MOVL        $0x0000ffff, BX
+	BZHIL       DX, BX, DX
+	KMOVW       DX, K1
+	VMOVDQU32.Z (AX), K1, Z5
+	VPANDD      Z1, Z5, Z1
+	VPSRLD      X2, Z5, Z2
+	VCVTDQ2PS   Z2, Z2
+	VPCMPUD     $0x05, Z0, Z1, K1, K2
+	KORTESTW    K2, K2
+	JNZ         bad
+	VXORPS      Z0, Z0, Z0
+	KMOVW       K1, K1
+	VGATHERDPS  (CX)(Z1*4), K1, Z0
+	VFMADD231PS Z2, Z0, Z3
+
+reduce:
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y3
+	VEXTRACTF128  $0x01, Y3, X0
+	VADDPS        X0, X3, X3
+	VMOVHLPS      X3, X3, X0
+	VADDPS        X0, X3, X3
+	VMOVSHDUP     X3, X0
+	VADDSS        X0, X3, X3
+	VZEROUPPER
+	MOVSS         X3, ret+72(FP)
+	MOVB          $0x01, AL
+	MOVB          AL, ret1+76(FP)
+	RET
+
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret1+76(FP)
+	RET
+
 // func axpyAvgP32F32AVX(a float32, ca float64, p []uint32, sh uint64, mask uint64, w []float32, u []float64, lim int) bool
 // Requires: AVX, SSE, SSE2
 TEXT ·axpyAvgP32F32AVX(SB), NOSPLIT, $0-113

@@ -8,6 +8,9 @@ package asm
 func dotP32F32AVX2(p []uint32, sh uint64, mask uint64, w []float32, lim int) (float32, bool)
 
 //go:noescape
+func dotP32F32AVX512(p []uint32, sh uint64, mask uint64, w []float32, lim int) (float32, bool)
+
+//go:noescape
 func axpyAvgP32F32AVX(a float32, ca float64, p []uint32, sh uint64, mask uint64, w []float32, u []float64, lim int) bool
 
 //go:noescape

@@ -55,25 +55,28 @@ func PackP32(dst []uint32, ind []int32, val []float32, sh uint) bool {
 }
 
 // DotP32F32 returns Σ val[k]·w[ind[k]] over the row packed in p with sh
-// index bits (see PackP32). On the generic and AVX2 tiers its sum is
-// bit-identical to DotIndF32's over the unpacked row (the same loop, the
-// same switch to scalar loads). The AVX-512 tier, which has no packed
-// kernel, runs the AVX2 one, whose bits can differ from AVX-512's
-// DotIndF32: P32SameBits reports which holds. It panics if some index is
-// not in [0, len(w)) or sh is not in [1, 31].
+// index bits (see PackP32). On every tier its sum is bit-identical to
+// DotIndF32's over the unpacked row: the same loop, with each vector of
+// values converted from the packed counts instead of loaded, and the same
+// switch to scalar loads. It panics if some index is not in [0, len(w))
+// or sh is not in [1, 31].
 func DotP32F32(p []uint32, sh uint, w []float32) float32 {
 	if sh < 1 || sh > 31 {
 		panic(fmt.Sprintf("asm.DotP32F32: shift %d not in [1, 31]", sh))
 	}
-	if tier() != Generic {
+	switch tier() {
+	case AVX512:
+		return dotP32F32AVX512Sized(p, sh, w)
+	case AVX2:
 		return dotP32F32AVX2Sized(p, sh, w)
 	}
 	return dotP32F32Generic(p, sh, w)
 }
 
 // P32SameBits reports whether, on the active tier, DotP32F32 gives the
-// bits DotIndF32 gives over the unpacked row (true but on AVX-512).
-func P32SameBits() bool { return tier() != AVX512 }
+// bits DotIndF32 gives over the unpacked row: a tier without a packed
+// kernel of its own would not. Every tier has one.
+func P32SameBits() bool { return true }
 
 // dotP32F32Generic computes, in the order of dotIndF32Generic,
 //

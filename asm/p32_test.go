@@ -35,8 +35,7 @@ func p32Row(t *testing.T, r *rand.Rand, n, dim, vmax, off int) ([]int32, []float
 }
 
 // TestDotP32SameBits: on every tier the packed dot product gives the bits
-// of DotIndF32 over the unpacked row (on AVX-512 those of the AVX2 tier's
-// DotIndF32, as P32SameBits says), for rows of 0 to 300 elements at
+// of DotIndF32 over the unpacked row, for rows of 0 to 300 elements at
 // unaligned starts, weights in and past the sizes where the kernels
 // switch, and values up to the largest the shift allows.
 func TestDotP32SameBits(t *testing.T) {
@@ -57,15 +56,7 @@ func TestDotP32SameBits(t *testing.T) {
 				}
 				ind, val, p, _ := p32Row(t, r, n, dim, vmax, n%8)
 				got := DotP32F32(p, sh, w)
-				var want float32
-				if P32SameBits() {
-					want = DotIndF32(val, ind, w)
-				} else {
-					a := Active()
-					_ = SetTier(AVX2)
-					want = DotIndF32(val, ind, w)
-					_ = SetTier(a)
-				}
+				want := DotIndF32(val, ind, w)
 				if math.Float32bits(got) != math.Float32bits(want) {
 					t.Fatalf("dim %d, n %d: DotP32F32 = %v, DotIndF32 = %v", dim, n, got, want)
 				}

@@ -39,6 +39,7 @@ func main() {
 	}
 	if *kernel == "dotp32" {
 		genDotP32()
+		genDotP32AVX512()
 		genAxpyAvgP32()
 		genPackP32()
 		Generate()

@@ -257,3 +257,91 @@ func genPackP32() {
 	RET()
 	retBad(0, true)
 }
+
+// genDotP32AVX512: genDotP32's function for the AVX-512 tier, whose loop
+// is dotIndLoop's for AVX-512 and float32 (two accumulators of sixteen
+// lanes gathered with VGATHERDPS, then one vector at a time, then a
+// masked vector for the rest, summed pairwise and across lanes), with the
+// values converted from the packed counts, so its sum is bit-identical to
+// dotIndF32AVX512's over the unpacked row.
+func genDotP32AVX512() {
+	e, s := f32, avx512
+	TEXT("dotP32F32AVX512", NOSPLIT, "func(p []uint32, sh, mask uint64, w []float32, lim int) (float32, bool)")
+	Pragma("noescape")
+	ip := ldGP(Param("p").Base())
+	wp := ldGP(Param("w").Base())
+	n := ldGP(Param("p").Len())
+	sh := ldGP(Param("sh"))
+	mask := ldGP(Param("mask"))
+	l := loadLimits(e, s)
+	maskV := ZMM()
+	VPBROADCASTD(mask.As32(), maskV)
+	shX := XMM()
+	VMOVQ(sh, shX)
+	L, U := 16, 2
+	accs := zeroed(e, s, U)
+	// unpack loads the packed vector at ip+off (only the lanes of k
+	// when k is not nil, the others zero) and returns its indices and
+	// its values as float32.
+	unpack := func(off int, k reg.Register) (idx, val reg.VecVirtual) {
+		raw := ZMM()
+		if k == nil {
+			VMOVDQU32(Mem{Base: ip, Disp: off}, raw)
+		} else {
+			VMOVDQU32_Z(Mem{Base: ip, Disp: off}, k, raw)
+		}
+		idx = ZMM()
+		VPANDD(maskV, raw, idx)
+		cnt := ZMM()
+		VPSRLD(shX, raw, cnt)
+		val = ZMM()
+		VCVTDQ2PS(cnt, val)
+		return idx, val
+	}
+	advance := func(elems int) {
+		ADDQ(U32(elems*4), ip)
+		SUBQ(U32(elems), n)
+	}
+	Label("loopU")
+	CMPQ(n, U32(U*L))
+	JL(LabelRef("loop1"))
+	idxs := make([]reg.VecVirtual, U)
+	vals := make([]reg.VecVirtual, U)
+	for j := range idxs {
+		idxs[j], vals[j] = unpack(j*L*4, nil)
+	}
+	checkVec(s, l, idxs, nil)
+	for j, idx := range idxs {
+		g := gatherIdx(e, s, wp, idx, nil, 0)
+		VFMADD231PS(vals[j], g, accs[j])
+	}
+	advance(U * L)
+	JMP(LabelRef("loopU"))
+
+	Label("loop1")
+	CMPQ(n, U32(L))
+	JL(LabelRef("tail"))
+	idx, val := unpack(0, nil)
+	checkVec(s, l, []reg.VecVirtual{idx}, nil)
+	g := gatherIdx(e, s, wp, idx, nil, 0)
+	VFMADD231PS(val, g, accs[0])
+	advance(L)
+	JMP(LabelRef("loop1"))
+
+	Label("tail")
+	TESTQ(n, n)
+	JZ(LabelRef("reduce"))
+	k := tailMask(n)
+	tidx, tval := unpack(0, k)
+	checkVec(s, l, []reg.VecVirtual{tidx}, k)
+	tg := gatherIdx(e, s, wp, tidx, k, 0)
+	VFMADD231PS(tval, tg, accs[0])
+	Label("reduce")
+	sumInto(e, accs)
+	r := hsum(e, s, accs[0])
+	VZEROUPPER()
+	Store(r, ReturnIndex(0))
+	retOK(1)
+	RET()
+	retBad(1, true)
+}
