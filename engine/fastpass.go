@@ -91,18 +91,33 @@ func (f *fitter) binaryPass(ctx context.Context, st *state, order []int32, ext [
 	return ps, nil
 }
 
-// packRows packs the rows of f.X (asm.PackP32) for a pass that can use
-// them: the averaged binary perceptron's binaryPass on separate arrays
-// (no gather prefetch, which reads the indices as they are), on a tier
-// whose packed kernels give the bits of the unpacked ones, with rows
-// whose values pack without loss (term counts do), and room in the memory
-// budget for 4 bytes a nonzero. A shuffled epoch then fetches half the
+// packedBinary reports whether st's steps can read packed rows: a binary
+// averaged learner with nothing else to do per example (no sample or
+// class weights, no voted log, no mistake trace) whose step reads a row's
+// values only through the dot product and the averaged update, whose
+// packed kernels give the unpacked bits: the Perceptron rule, or the
+// passive-aggressive rules on normalized rows, where ‖x‖² is 1 and not
+// summed from the values. (Pegasos scales its weights otherwise; the
+// plain learner's update fuses its multiply and add.)
+func (st *state) packedBinary(sw []float64) bool {
+	s := &st.s
+	rule := s.Rule == Perceptron || (s.Normalize && (s.Rule == PA || s.Rule == PA1 || s.Rule == PA2))
+	return st.K == 1 && st.u != nil && rule && sw == nil && st.cw == nil && st.votes == nil && traceMistake == nil
+}
+
+// packRows packs the rows of f.X (asm.PackP32) for passes that can use
+// them: a learner for which packedBinary holds, on separate arrays (no
+// gather prefetch, which reads the indices as they are), on a tier whose
+// packed kernels give the bits of the unpacked ones, with rows whose
+// values pack without loss (term counts do; a normalized learner scales
+// them by the row's scale as it goes, so they stay counts), and room in
+// the memory budget for 4 bytes a nonzero. A shuffled epoch then fetches half the
 // bytes per row and trains the same model bit for bit. Otherwise it
 // leaves f.p32 nil and the passes read X.
 func (f *fitter) packRows(s *settings) {
 	st, X := f.st, f.X
-	if !packRows || X == nil || f.D != nil || s.Algorithm != Averaged || st.u == nil ||
-		!st.plainBinary(s.SampleWeight) || st.interleaved() || st.gatherWeights() || !asm.P32SameBits() {
+	if !packRows || X == nil || f.D != nil || s.Algorithm != Averaged ||
+		!st.packedBinary(s.SampleWeight) || st.interleaved() || st.gatherWeights() || !asm.P32SameBits() {
 		return
 	}
 	sh := asm.P32Shift(X.Cols)
@@ -164,6 +179,54 @@ func (f *fitter) binaryPassP32(ctx context.Context, st *state, order []int32, ex
 			ps.updates++
 		}
 		st.c++
+	}
+	return ps, nil
+}
+
+// rulePassP32 is pass over the packed rows f.P32 for a learner for which
+// packedBinary holds but plainBinary does not (a passive-aggressive rule
+// or the perceptron on normalized rows): step's and update1's arithmetic
+// for a binary averaged learner, in their order, with the row's values
+// read through the packed kernels.
+func (f *fitter) rulePassP32(ctx context.Context, st *state, order []int32, ext []int64) (passStats, error) {
+	p32Passes.Add(1)
+	var ps passStats
+	p, sh := f.p32, f.p32Shift
+	w, u := st.w, st.u
+	for k, i := range order {
+		if q := k + prefetchAhead; q < len(order) {
+			asm.PrefetchP32(p[ext[2*q]:ext[2*q+1]])
+		}
+		if err := cancelledAt(ctx, k); err != nil {
+			return ps, err
+		}
+		row := p[ext[2*k]:ext[2*k+1]]
+		sc := float32(1)
+		if f.scale != nil {
+			sc = f.scale[i]
+		}
+		dot := asm.DotP32F32(row, sh, w)
+		if st.s.Normalize {
+			dot *= sc
+		}
+		// judge reads the values only to sum their squares, which a
+		// normalized learner does not.
+		o, a := st.judge(dot, nil, sc, int(f.cls[i]), 1, int(i))
+		if o.update {
+			st.b[0] += a * st.bb
+			ax := st.rowStep(a, sc)
+			ca := st.clock() * float64(ax)
+			asm.AxpyAvgP32F32(ax, ca, row, sh, w, u)
+			st.ub[0] += st.clock() * float64(a) * float64(st.bb)
+		}
+		st.tick()
+		if o.mistake {
+			ps.mistakes++
+			ps.loss += float64(o.loss)
+		}
+		if o.update {
+			ps.updates++
+		}
 	}
 	return ps, nil
 }

@@ -122,11 +122,12 @@ func fxCounts(X *sparse.CSR) *sparse.CSR {
 	return &Y
 }
 
-// TestPackedRowsSameModel: where the averaged binary perceptron trains on
-// packed rows, it trains the model the unpacked rows give, bit for bit,
-// with the same statistics; rows that do not pack (fractional or negative
-// values) and the learners that do not use the packed pass are left
-// alone.
+// TestPackedRowsSameModel: where an averaged binary learner trains on
+// packed rows (the perceptron, and the passive-aggressive rules on
+// normalized rows), it trains the model the unpacked rows give, bit for
+// bit, with the same statistics; rows that do not pack (fractional or
+// negative values) and the learners that do not use the packed passes are
+// left alone.
 func TestPackedRowsSameModel(t *testing.T) {
 	Xi, y := fxIntBinary(43, 800, 3000, 40, 0.1)
 	Xc := fxCounts(Xi)
@@ -141,6 +142,13 @@ func TestPackedRowsSameModel(t *testing.T) {
 		"train loss": {TrainLoss: true},
 		"2 workers":  {Workers: 2},
 		"3 workers":  {Workers: 3, Seed: 5},
+		// Normalized rows: the scale multiplies the packed counts' dot
+		// product and the step, as it does the unpacked values'.
+		"perceptron, normalized":   {Normalize: true},
+		"PA-II, normalized":        {Rule: PA2, Normalize: true},
+		"PA-II, normalized, C 0.1": {Rule: PA2, Normalize: true, C: 0.1, Workers: 2},
+		"PA-I, normalized":         {Rule: PA1, Normalize: true, C: 0.05},
+		"PA, normalized":           {Rule: PA, Normalize: true, Bias: NoBias},
 	}
 	defer func() { packRows = true }()
 	for name, cfg := range cfgs {
@@ -171,7 +179,8 @@ func TestPackedRowsSameModel(t *testing.T) {
 		"fractional values": {fxFractional(Xc), Config{}},
 		"plain":             {Xc, Config{Algorithm: Plain}},
 		"PA-II":             {Xc, Config{Rule: PA2}},
-		"normalized":        {Xc, Config{Normalize: true}},
+		"Pegasos":           {Xc, Config{Rule: Pegasos, Normalize: true}},
+		"sample weights":    {Xc, Config{SampleWeight: make([]float64, Xc.Rows)}},
 	} {
 		before := p32Passes.Load()
 		fxFit(t, c.X, y, c.cfg)

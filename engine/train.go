@@ -528,10 +528,13 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 	if ilv {
 		defer st.unpackWU()
 	}
-	if st.plainBinary(sw) {
-		if f.p32 != nil && !ilv && !gather {
+	if f.p32 != nil && !ilv && !gather && st.packedBinary(sw) {
+		if st.plainBinary(sw) {
 			return f.binaryPassP32(ctx, st, order, ext)
 		}
+		return f.rulePassP32(ctx, st, order, ext)
+	}
+	if st.plainBinary(sw) {
 		return f.binaryPass(ctx, st, order, ext, gather, ilv)
 	}
 	for p, i := range order {
