@@ -2,13 +2,11 @@ package text
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -154,15 +152,8 @@ func (f *Featurizer) appendIndex(out []byte) []byte {
 	if !f.cfg.Vocabulary {
 		return out
 	}
-	keys := make([]hashSlot, 0, f.index.len())
-	for _, s := range f.index.slots {
-		if s.v != 0 {
-			keys = append(keys, s)
-		}
-	}
-	slices.SortFunc(keys, func(a, b hashSlot) int { return cmp.Compare(a.h, b.h) })
-	for _, k := range keys {
-		out = binary.AppendUvarint(out, uint64(k.v-1))
+	for _, j := range f.index.byHash() {
+		out = binary.AppendUvarint(out, uint64(j))
 	}
 	return out
 }
@@ -345,7 +336,7 @@ func decodeBinary(data []byte) (*Featurizer, error) {
 // terms, front-coded and checked, and its index.
 type prebuilt struct {
 	terms frontCoded
-	index hashIndex
+	index vocabIndex
 }
 
 // frontCoded is n checked front-coded terms of total bytes, as the binary
@@ -425,7 +416,7 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 		return bad("terms part of %d bytes for %d terms of %d bytes (%v)", fcLen, n, total, err)
 	}
 	slots := slotsFor(int(n))
-	if err := budget.Check(0, budget.Add(budget.Add(int64(fcLen), int64(total)), budget.Add(budget.Mul(int64(n), 36), budget.Mul(int64(slots), int64(unsafe.Sizeof(hashSlot{}))))),
+	if err := budget.Check(0, budget.Add(budget.Add(int64(fcLen), int64(total)), budget.Add(budget.Mul(int64(n), 36), budget.Mul(int64(slots), 4))),
 		fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
 		return nil, nil, err
 	}
@@ -516,10 +507,10 @@ func uvarint(p []byte) (uint64, int) {
 // the key before, and the table is filled from one end to the other;
 // keys that run past the end go to the first free slots from the start,
 // as probing wraps there. Lookups then find every key as if it had been
-// put by put. Each feature must come once.
-func indexFromOrder(p []byte, hs []uint64) (hashIndex, error) {
-	bad := func(format string, a ...any) (hashIndex, error) {
-		return hashIndex{}, fmt.Errorf("%w: binary form: index: "+format, append([]any{ErrFormat}, a...)...)
+// inserted one by one. Each feature must come once.
+func indexFromOrder(p []byte, hs []uint64) (vocabIndex, error) {
+	bad := func(format string, a ...any) (vocabIndex, error) {
+		return vocabIndex{}, fmt.Errorf("%w: binary form: index: "+format, append([]any{ErrFormat}, a...)...)
 	}
 	n := len(hs)
 	// The features first, checked; then the table filled in their order,
@@ -539,8 +530,8 @@ func indexFromOrder(p []byte, hs []uint64) (hashIndex, error) {
 	if len(p) != 0 {
 		return bad("%d bytes after it", len(p))
 	}
-	t := newHashIndex(n)
-	var wrapped []hashSlot
+	t := newVocabIndex(hs)
+	var wrapped []int32
 	last := len(t.slots) - 1
 	next := 0 // the first slot past those taken
 	prev := uint64(0)
@@ -550,23 +541,21 @@ func indexFromOrder(p []byte, hs []uint64) (hashIndex, error) {
 			return bad("entry %d: the hash of feature %d is not above the one before (out of order, or terms that collide)", i, v)
 		}
 		prev = h
-		s := hashSlot{h, v + 1}
 		j := max(int(h>>t.shift), next)
 		if j > last {
-			wrapped = append(wrapped, s)
+			wrapped = append(wrapped, v)
 			continue
 		}
-		t.slots[j] = s
+		t.slots[j] = t.slot(h, v)
 		next = j + 1
 	}
 	j := 0
-	for _, s := range wrapped {
-		for t.slots[j].v != 0 {
+	for _, v := range wrapped {
+		for t.slots[j] != 0 {
 			j++
 		}
-		t.slots[j] = s
+		t.slots[j] = t.slot(hs[v], v)
 	}
-	t.n = n
 	return t, nil
 }
 

@@ -76,30 +76,47 @@ func TestMarshalBinary(t *testing.T) {
 	}
 }
 
-// buildHashIndex gives the mapping of one-by-one puts, at sizes below and
-// above the one where it groups the keys first, and finds a duplicate.
-func TestBuildHashIndex(t *testing.T) {
-	for _, n := range []int{0, 1, 5, 4095, 4096, 100_000} {
-		hs := make([]uint64, n)
-		for i := range hs {
-			hs[i] = xxhash.Sum64String(fmt.Sprint(i))
-		}
-		idx, dup := buildHashIndex(hs)
-		if dup != -1 || idx.len() != n {
-			t.Fatalf("n = %d: dup %d, len %d", n, dup, idx.len())
-		}
-		for i, h := range hs {
-			if v, ok := idx.get(h); !ok || v != int32(i) {
-				t.Fatalf("n = %d: key %d gives %d, %v", n, i, v, ok)
+// buildVocabIndex maps every key to its feature, at sizes below and above
+// the one where it groups the keys first, with and without tags in the
+// slots, finds no absent key, and finds a duplicate.
+func TestBuildVocabIndex(t *testing.T) {
+	defer func(v int) { vocabTagged = v }(vocabTagged)
+	for _, tagged := range []int{vocabTagged, 0} {
+		vocabTagged = tagged
+		for _, n := range []int{0, 1, 5, 4095, 4096, 100_000} {
+			hs := make([]uint64, n)
+			for i := range hs {
+				hs[i] = xxhash.Sum64String(fmt.Sprint(i))
+				if i%3 == 1 {
+					// A key of the same slot and tag as the one
+					// before, but another hash.
+					hs[i] = hs[i-1] ^ 1<<20
+				}
 			}
-		}
-		if _, ok := idx.get(xxhash.Sum64String("absent")); ok {
-			t.Fatalf("n = %d: an absent key found", n)
-		}
-		if n > 2 {
-			hs[n-1] = hs[n/2]
-			if _, dup := buildHashIndex(hs); dup != n-1 {
-				t.Errorf("n = %d: duplicate reported at %d, want %d", n, dup, n-1)
+			idx, dup := buildVocabIndex(hs)
+			if dup != -1 || idx.len() != n || (idx.id == 1<<32-1) == (n <= tagged) {
+				t.Fatalf("n = %d: dup %d, len %d, id bits %#x", n, dup, idx.len(), idx.id)
+			}
+			for i, h := range hs {
+				if v, ok := idx.get(h); !ok || v != int32(i) {
+					t.Fatalf("n = %d: key %d gives %d, %v", n, i, v, ok)
+				}
+			}
+			for i := range min(n, 1000) {
+				// Absent keys, of the same slot and tag as one
+				// present.
+				if v, ok := idx.get(hs[i] ^ 1<<30); ok {
+					t.Fatalf("n = %d: an absent key found (%d)", n, v)
+				}
+			}
+			if _, ok := idx.get(xxhash.Sum64String("absent")); ok {
+				t.Fatalf("n = %d: an absent key found", n)
+			}
+			if n > 2 {
+				hs[n-1] = hs[n/2]
+				if _, dup := buildVocabIndex(hs); dup != n-1 {
+					t.Errorf("n = %d: duplicate reported at %d, want %d", n, dup, n-1)
+				}
 			}
 		}
 	}
@@ -282,6 +299,16 @@ func TestIndexFromOrder(t *testing.T) {
 	} {
 		if _, err := indexFromOrder(c.p, c.hs); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", name, err)
+		}
+	}
+}
+
+// A zero vocabIndex finds nothing.
+func TestVocabIndexZero(t *testing.T) {
+	var idx vocabIndex
+	for _, h := range []uint64{0, 1, 1 << 63, 1<<64 - 1} {
+		if v, ok := idx.get(h); ok {
+			t.Fatalf("key %#x found (%d) in an empty index", h, v)
 		}
 	}
 }

@@ -159,10 +159,10 @@ type Featurizer struct {
 	// until terms makes vocab of it (nil otherwise).
 	vocabFC   *frontCoded
 	vocabOnce sync.Once
-	index     hashIndex // vocabulary mode: term hash → feature
-	nDocs     int       // training documents
-	df        dfTable   // IDF: document frequency of each feature
-	idf       idfTable  // IDF: the weight of each feature
+	index     vocabIndex // vocabulary mode: term hash → feature
+	nDocs     int        // training documents
+	df        dfTable    // IDF: document frequency of each feature
+	idf       idfTable   // IDF: the weight of each feature
 	labels    labelSet
 	pool      sync.Pool // of *Encoder, for Transform
 }
@@ -338,18 +338,19 @@ func (f *Featurizer) fitVocabulary(docs []Doc) error {
 	slices.SortFunc(kept, func(a, b ref) int { return strings.Compare(a.term, b.term) })
 	f.dim = len(kept)
 	f.vocab = make([]string, len(kept))
-	f.index = newHashIndex(len(kept))
+	hs := make([]uint64, len(kept))
 	if f.cfg.IDF {
 		f.df = dfTable{dense: make([]int32, len(kept))}
 	}
 	for i, r := range kept {
 		st := &all.stats[r.i]
 		f.vocab[i] = st.term
-		f.index.put(st.h, int32(i))
+		hs[i] = st.h
 		if f.cfg.IDF {
 			f.df.dense[i] = int32(st.df)
 		}
 	}
+	f.index, _ = buildVocabIndex(hs) // the terms are distinct, and so are their hashes
 	return nil
 }
 

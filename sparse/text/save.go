@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
@@ -265,7 +264,7 @@ func build(doc *fileJSON, pre *prebuilt) (*Featurizer, error) {
 		}
 		f.vocab = vocab
 		f.dim = len(vocab)
-		if err := budget.Check(0, budget.Mul(int64(len(vocab)), 4*int64(unsafe.Sizeof(hashSlot{}))), fmt.Sprintf("the index of a vocabulary of %d terms", len(vocab))); err != nil {
+		if err := budget.Check(0, budget.Mul(int64(len(vocab)), 4*4+8), fmt.Sprintf("the index of a vocabulary of %d terms", len(vocab))); err != nil {
 			return nil, err
 		}
 		// The terms' hashes first, then the index in one pass over
@@ -299,7 +298,7 @@ func build(doc *fileJSON, pre *prebuilt) (*Featurizer, error) {
 			}
 		}
 		var dup int
-		if f.index, dup = buildHashIndex(hs); dup >= 0 {
+		if f.index, dup = buildVocabIndex(hs); dup >= 0 {
 			return bad("vocabulary terms collide in the hash (term %d %q)", dup, vocab[dup])
 		}
 	} else {
