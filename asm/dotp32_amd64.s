@@ -272,8 +272,8 @@ bad:
 	RET
 
 // func axpyAvgP32F32AVX(a float32, ca float64, p []uint32, sh uint64, mask uint64, w []float32, u []float64, lim int) bool
-// Requires: AVX, SSE, SSE2
-TEXT ·axpyAvgP32F32AVX(SB), NOSPLIT, $0-113
+// Requires: AVX, AVX2, SSE, SSE2
+TEXT ·axpyAvgP32F32AVX(SB), NOSPLIT, $32-113
 	MOVSS a+0(FP), X0
 	MOVSD ca+8(FP), X1
 	MOVQ  p_base+16(FP), AX
@@ -285,16 +285,18 @@ TEXT ·axpyAvgP32F32AVX(SB), NOSPLIT, $0-113
 	MOVQ  lim+104(FP), R8
 	VMOVQ DX, X2
 
-loop4:
-	CMPQ      CX, $0x00000004
+loop8:
+	CMPQ      CX, $0x00000008
 	JL        scalar
+	VMOVDQU   (AX), Y3
+	VPSRLD    X2, Y3, Y3
+	VCVTDQ2PS Y3, Y3
+	VMOVUPS   Y3, (SP)
 	MOVL      (AX), DX
 	ANDQ      BX, DX
 	CMPQ      DX, R8
 	JAE       bad
-	VMOVD     (AX), X3
-	VPSRLD    X2, X3, X3
-	VCVTDQ2PS X3, X3
+	VMOVSS    (SP), X3
 	VMULSS    X0, X3, X4
 	VADDSS    (SI)(DX*4), X4, X4
 	VMOVSS    X4, (SI)(DX*4)
@@ -306,9 +308,7 @@ loop4:
 	ANDQ      BX, DX
 	CMPQ      DX, R8
 	JAE       bad
-	VMOVD     4(AX), X3
-	VPSRLD    X2, X3, X3
-	VCVTDQ2PS X3, X3
+	VMOVSS    4(SP), X3
 	VMULSS    X0, X3, X4
 	VADDSS    (SI)(DX*4), X4, X4
 	VMOVSS    X4, (SI)(DX*4)
@@ -320,9 +320,7 @@ loop4:
 	ANDQ      BX, DX
 	CMPQ      DX, R8
 	JAE       bad
-	VMOVD     8(AX), X3
-	VPSRLD    X2, X3, X3
-	VCVTDQ2PS X3, X3
+	VMOVSS    8(SP), X3
 	VMULSS    X0, X3, X4
 	VADDSS    (SI)(DX*4), X4, X4
 	VMOVSS    X4, (SI)(DX*4)
@@ -334,9 +332,7 @@ loop4:
 	ANDQ      BX, DX
 	CMPQ      DX, R8
 	JAE       bad
-	VMOVD     12(AX), X3
-	VPSRLD    X2, X3, X3
-	VCVTDQ2PS X3, X3
+	VMOVSS    12(SP), X3
 	VMULSS    X0, X3, X4
 	VADDSS    (SI)(DX*4), X4, X4
 	VMOVSS    X4, (SI)(DX*4)
@@ -344,20 +340,70 @@ loop4:
 	VMULSD    X1, X3, X3
 	VADDSD    (DI)(DX*8), X3, X3
 	VMOVSD    X3, (DI)(DX*8)
-	ADDQ      $0x00000010, AX
-	SUBQ      $0x00000004, CX
-	JMP       loop4
+	MOVL      16(AX), DX
+	ANDQ      BX, DX
+	CMPQ      DX, R8
+	JAE       bad
+	VMOVSS    16(SP), X3
+	VMULSS    X0, X3, X4
+	VADDSS    (SI)(DX*4), X4, X4
+	VMOVSS    X4, (SI)(DX*4)
+	VCVTSS2SD X3, X3, X3
+	VMULSD    X1, X3, X3
+	VADDSD    (DI)(DX*8), X3, X3
+	VMOVSD    X3, (DI)(DX*8)
+	MOVL      20(AX), DX
+	ANDQ      BX, DX
+	CMPQ      DX, R8
+	JAE       bad
+	VMOVSS    20(SP), X3
+	VMULSS    X0, X3, X4
+	VADDSS    (SI)(DX*4), X4, X4
+	VMOVSS    X4, (SI)(DX*4)
+	VCVTSS2SD X3, X3, X3
+	VMULSD    X1, X3, X3
+	VADDSD    (DI)(DX*8), X3, X3
+	VMOVSD    X3, (DI)(DX*8)
+	MOVL      24(AX), DX
+	ANDQ      BX, DX
+	CMPQ      DX, R8
+	JAE       bad
+	VMOVSS    24(SP), X3
+	VMULSS    X0, X3, X4
+	VADDSS    (SI)(DX*4), X4, X4
+	VMOVSS    X4, (SI)(DX*4)
+	VCVTSS2SD X3, X3, X3
+	VMULSD    X1, X3, X3
+	VADDSD    (DI)(DX*8), X3, X3
+	VMOVSD    X3, (DI)(DX*8)
+	MOVL      28(AX), DX
+	ANDQ      BX, DX
+	CMPQ      DX, R8
+	JAE       bad
+	VMOVSS    28(SP), X3
+	VMULSS    X0, X3, X4
+	VADDSS    (SI)(DX*4), X4, X4
+	VMOVSS    X4, (SI)(DX*4)
+	VCVTSS2SD X3, X3, X3
+	VMULSD    X1, X3, X3
+	VADDSD    (DI)(DX*8), X3, X3
+	VMOVSD    X3, (DI)(DX*8)
+	ADDQ      $0x00000020, AX
+	SUBQ      $0x00000008, CX
+	JMP       loop8
 
 scalar:
 	TESTQ     CX, CX
 	JZ        done
+	VMOVD     (AX), X3
+	VPSRLD    X2, X3, X3
+	VCVTDQ2PS X3, X3
+	VMOVSS    X3, (SP)
 	MOVL      (AX), DX
 	ANDQ      BX, DX
 	CMPQ      DX, R8
 	JAE       bad
-	VMOVD     (AX), X3
-	VPSRLD    X2, X3, X3
-	VCVTDQ2PS X3, X3
+	VMOVSS    (SP), X3
 	VMULSS    X0, X3, X4
 	VADDSS    (SI)(DX*4), X4, X4
 	VMOVSS    X4, (SI)(DX*4)
@@ -370,11 +416,13 @@ scalar:
 	JMP       scalar
 
 done:
+	VZEROUPPER
 	MOVB $0x01, AL
 	MOVB AL, ret+112(FP)
 	RET
 
 bad:
+	VZEROUPPER
 	MOVB $0x00, AL
 	MOVB AL, ret+112(FP)
 	RET

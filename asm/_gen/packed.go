@@ -143,9 +143,11 @@ func genDotP32() {
 // packed row: for every element, j = p[k]&mask and v = float32(p[k]>>sh),
 // w[j] += a·v and u[j] += ca·float64(v), each product rounded before it is
 // added; false at the first index not in [0, lim) (the elements before it
-// updated). The caller passes lim = min(len(w), len(u)). Like genAxpyAvg
-// it is a scalar loop on VEX-encoded XMM instructions, unrolled by four,
-// one kernel for both SIMD tiers, and needs no VZEROUPPER.
+// updated). The caller passes lim = min(len(w), len(u)). Eight values at
+// a time are converted in one vector and stored to the stack, from where
+// the scalar loop of genAxpyAvg reads them as it reads a row's values;
+// the last elements convert one at a time. One kernel serves both SIMD
+// tiers.
 func genAxpyAvgP32() {
 	TEXT("axpyAvgP32F32AVX", NOSPLIT, "func(a float32, ca float64, p []uint32, sh, mask uint64, w []float32, u []float64, lim int) bool")
 	Pragma("noescape")
@@ -160,16 +162,17 @@ func genAxpyAvgP32() {
 	l := limits{gp: ldGP(Param("lim"))}
 	shX := XMM()
 	VMOVQ(sh, shX)
-	one := func(k int) {
+	tmp := AllocLocal(32)
+	// one updates with element k of the row at ip, whose value v
+	// (converted) is at vm.
+	one := func(k int, vm Mem) {
 		r := GP64()
 		MOVL(Mem{Base: ip, Disp: 4 * k}, r.As32())
 		ANDQ(mask, r)
 		checkGP(l, r)
 		wm, um := Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8}
 		v, p, d := XMM(), XMM(), XMM()
-		VMOVD(Mem{Base: ip, Disp: 4 * k}, v)
-		VPSRLD(shX, v, v)
-		VCVTDQ2PS(v, v)
+		VMOVSS(vm, v)
 		VMULSS(ax, v, p)
 		VADDSS(wm, p, p)
 		VMOVSS(p, wm)
@@ -178,26 +181,37 @@ func genAxpyAvgP32() {
 		VADDSD(um, d, d)
 		VMOVSD(d, um)
 	}
-	Label("loop4")
-	CMPQ(n, U32(4))
+	Label("loop8")
+	CMPQ(n, U32(8))
 	JL(LabelRef("scalar"))
-	for k := 0; k < 4; k++ {
-		one(k)
+	vals := YMM()
+	VMOVDQU(Mem{Base: ip}, vals)
+	VPSRLD(shX, vals, vals)
+	VCVTDQ2PS(vals, vals)
+	VMOVUPS(vals, tmp)
+	for k := 0; k < 8; k++ {
+		one(k, tmp.Offset(4*k))
 	}
-	ADDQ(U32(16), ip)
-	SUBQ(U32(4), n)
-	JMP(LabelRef("loop4"))
+	ADDQ(U32(32), ip)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("loop8"))
 	Label("scalar")
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
-	one(0)
+	x := XMM()
+	VMOVD(Mem{Base: ip}, x)
+	VPSRLD(shX, x, x)
+	VCVTDQ2PS(x, x)
+	VMOVSS(x, tmp)
+	one(0, tmp)
 	ADDQ(U32(4), ip)
 	DECQ(n)
 	JMP(LabelRef("scalar"))
 	Label("done")
+	VZEROUPPER()
 	retOK(0)
 	RET()
-	retBad(0, false)
+	retBad(0, true)
 }
 
 // genPackP32: func(dst []uint32, ind []int32, val []float32, sh uint64)
