@@ -13,7 +13,9 @@
 #   - bench/limit/ref.c: a plain C binary averaged perceptron (separate
 #     int32 index and float32 value arrays, scalar loads, float32 w and u,
 #     exact lazy averaging, a full shuffle every epoch, a bias), and a bare
-#     w·x pass over the rows in storage order;
+#     w·x pass over the rows in storage order; where the values pack
+#     (small non-negative integers), the same learner on packed rows
+#     (ref -P, index and count in one uint32);
 #   - bench/limit/hpref: hyperplane's averaged engine.Fit, the learner
 #     train -algo averaged -normalize=false runs (same mistakes, same
 #     model), and hyperplane's bare pass (asm.DotRowsF32 over every row);
@@ -90,6 +92,10 @@ run_ref() {
   ref_acc=$(awk '$1 == "ref.test_acc" {print $2}' <<<"$out")
   nnz=$(sed -n 's/.* nnz=\([0-9]*\).*/\1/p' <<<"$out")
 }
+run_refp() {
+  out=$("$tmp/ref" -P $clockflag -r "$fits" -e "$epochs" "$train")
+  refp_ms=$(fastest ref.epoch_ms <<<"$out")
+}
 run_hp() {
   out=$("$tmp/hpref" $clockflag -r "$fits" -e "$epochs" "$train" ${test:+"$test"})
   hp_ms=$(fastest hp.epoch_ms <<<"$out")
@@ -110,23 +116,32 @@ run_pe() {
 
 echo "# $rounds rounds, each the fastest of $fits fits × $epochs epochs, timed by $clockname, $(basename "$train")${test:+ (test $(basename "$test"))}, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -z "$pe" ] || [ -z "$clockflag" ] || echo "# note: pe has no CPU-time clock; its figures are wall clock, so hp/pe_best mixes clocks (run without -c on an idle machine)"
+# The C reference on packed rows (ref -P: index and count in one uint32),
+# where the values are small non-negative integers that pack.
+refp=""
+if "$tmp/ref" -P -r 1 -e 1 "$train" >/dev/null 2>&1; then refp=1; else echo "# ref -P: the values do not pack, no packed C reference"; fi
 hdr="round\tref_ms\tbare_ms\thp_ms\thp_bare_ms"
+[ -n "$refp" ] && hdr="$hdr\trefp_ms"
 [ -n "$pe" ] && hdr="$hdr\tpe_sep_ms\tpe_p32_ms\tpe_best_ms\tpe_best"
-[ -n "$pe" ] && hdr="$hdr\thp/ref\thp/bare\thp/hp_bare\tref/bare\thp/pe_best" || hdr="$hdr\thp/ref\thp/bare\thp/hp_bare\tref/bare"
+hdr="$hdr\thp/ref\thp/bare\thp/hp_bare\tref/bare"
+[ -n "$refp" ] && hdr="$hdr\thp/refp"
+[ -n "$pe" ] && hdr="$hdr\thp/pe_best"
 printf "$hdr\n" | tee "$tmp/rounds.tsv"
 for r in $(seq "$rounds"); do
   # Alternate the order so that neither side always runs first.
   if [ $((r % 2)) -eq 1 ]; then
-    run_ref; run_hp; [ -z "$pe" ] || run_pe
+    run_ref; [ -z "$refp" ] || run_refp; run_hp; [ -z "$pe" ] || run_pe
   else
-    [ -z "$pe" ] || run_pe; run_hp; run_ref
+    [ -z "$pe" ] || run_pe; run_hp; [ -z "$refp" ] || run_refp; run_ref
   fi
   for v in "$ref_ms" "$bare_ms" "$hp_ms" "$hpbare_ms"; do
     [[ $v =~ ^[0-9.]+$ ]] || { echo "compare_c.sh: round $r printed no figure (ref $ref_ms, bare $bare_ms, hyperplane $hp_ms, hyperplane bare $hpbare_ms)" >&2; exit 1; }
   done
   line="$r\t$ref_ms\t$bare_ms\t$hp_ms\t$hpbare_ms"
+  [ -z "$refp" ] || line="$line\t$refp_ms"
   [ -z "$pe" ] || line="$line\t${pe_sep:-—}\t${pe_p32:-—}\t${pe_best:-—}\t${pe_best_name:-—}"
   line="$line\t$(awk -v h="$hp_ms" -v c="$ref_ms" -v b="$bare_ms" -v hb="$hpbare_ms" 'BEGIN {printf "%.3f\t%.3f\t%.3f\t%.3f", h/c, h/b, h/hb, c/b}')"
+  [ -z "$refp" ] || line="$line\t$(awk -v h="$hp_ms" -v p="$refp_ms" 'BEGIN {printf "%.3f", h/p}')"
   [ -z "$pe" ] || line="$line\t$(awk -v h="$hp_ms" -v p="$pe_best" 'BEGIN {printf "%.3f", h/p}')"
   printf "$line\n" | tee -a "$tmp/rounds.tsv"
 done
@@ -136,6 +151,7 @@ idx() { awk -F'\t' -v n="$1" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) pr
 echo
 echo "summary over $rounds rounds: median [min–max]"
 printf '%-44s %s\n' "C ref (sep.w32u32.s.uni), ms/epoch" "$(col "$(idx ref_ms)")"
+[ -z "$refp" ] || printf '%-44s %s\n' "C ref on packed rows (ref -P), ms/epoch" "$(col "$(idx refp_ms)")"
 printf '%-44s %s\n' "C bare pass (one dot per row), ms" "$(col "$(idx bare_ms)")"
 printf '%-44s %s\n' "hyperplane averaged Fit, ms/epoch" "$(col "$(idx hp_ms)")"
 printf '%-44s %s\n' "hyperplane bare pass (DotRowsF32), ms" "$(col "$(idx hp_bare_ms)")"
@@ -152,6 +168,7 @@ printf '%-44s %s\n' "ratio hyperplane / C ref (per round)" "$(col "$(idx hp/ref)
 printf '%-44s %s\n' "ratio hyperplane / C bare pass" "$(col "$(idx hp/bare)")"
 printf '%-44s %s\n' "ratio hyperplane / its bare pass" "$(col "$(idx hp/hp_bare)")"
 printf '%-44s %s\n' "ratio C ref / C bare pass" "$(col "$(idx ref/bare)")"
+[ -z "$refp" ] || printf '%-44s %s\n' "ratio hyperplane / C ref on packed rows" "$(col "$(idx hp/refp)")"
 [ -z "$pe" ] || printf '%-44s %s\n' "ratio hyperplane / best pe variant" "$(col "$(idx hp/pe_best)")"
 if [ -n "$test" ]; then
   echo "test accuracy: C ref $ref_acc, hyperplane $hp_acc${pe:+, pe ${pe_acc:-—}}"
