@@ -73,11 +73,6 @@ func DotP32F32(p []uint32, sh uint, w []float32) float32 {
 	return dotP32F32Generic(p, sh, w)
 }
 
-// P32SameBits reports whether, on the active tier, DotP32F32 gives the
-// bits DotIndF32 gives over the unpacked row: a tier without a packed
-// kernel of its own would not. Every tier has one.
-func P32SameBits() bool { return true }
-
 // dotP32F32Generic computes, in the order of dotIndF32Generic,
 //
 //	for k := range p { s += float32(p[k]>>sh) * w[p[k]&(1<<sh-1)] }

@@ -107,17 +107,17 @@ func (st *state) packedBinary(sw []float64) bool {
 
 // packRows packs the rows of f.X (asm.PackP32) for passes that can use
 // them: a learner for which packedBinary holds, on separate arrays (no
-// gather prefetch, which reads the indices as they are), on a tier whose
-// packed kernels give the bits of the unpacked ones, with rows whose
+// gather prefetch, which reads the indices as they are), with rows whose
 // values pack without loss (term counts do; a normalized learner scales
 // them by the row's scale as it goes, so they stay counts), and room in
-// the memory budget for 4 bytes a nonzero. A shuffled epoch then fetches half the
-// bytes per row and trains the same model bit for bit. Otherwise it
-// leaves f.p32 nil and the passes read X.
+// the memory budget for 4 bytes a nonzero. A shuffled epoch then fetches
+// half the bytes per row and, the packed kernels giving the unpacked
+// ones' bits on every tier, trains the same model bit for bit. Otherwise
+// it leaves f.p32 nil and the passes read X.
 func (f *fitter) packRows(s *settings) {
 	st, X := f.st, f.X
 	if !packRows || X == nil || f.D != nil || s.Algorithm != Averaged ||
-		!st.packedBinary(s.SampleWeight) || st.interleaved() || st.gatherWeights() || !asm.P32SameBits() {
+		!st.packedBinary(s.SampleWeight) || st.interleaved() || st.gatherWeights() {
 		return
 	}
 	sh := asm.P32Shift(X.Cols)
