@@ -54,21 +54,28 @@ func genAxpyAvg(slots bool) {
 			SHLQ(U8(4), r)
 			wm, um = Mem{Base: wp, Index: r, Scale: 1}, Mem{Base: wp, Index: r, Scale: 1, Disp: 8}
 		}
-		v, p, d := XMM(), XMM(), XMM()
-		VMOVSS(Mem{Base: vp, Disp: 4 * j}, v)
-		VMULSS(ax, v, p)
-		VADDSS(wm, p, p)
-		VMOVSS(p, wm)
-		VCVTSS2SD(v, v, d)
-		VMULSD(cx, d, d)
-		VADDSD(um, d, d)
-		VMOVSD(d, um)
+		avgStep(ax, cx, Mem{Base: vp, Disp: 4 * j}, wm, um)
 	}
 	scalarLoop4("", n, vp, ip, 4, one)
 	Label("done")
 	retOK(0)
 	RET()
 	retBad(0, false)
+}
+
+// avgStep emits the averaged perceptron's update of one element whose
+// float32 value is at vm: w += a·v at wm and u += ca·float64(v) at um,
+// each product rounded before it is added, with a and ca in ax and cx.
+func avgStep(ax, cx Op, vm, wm, um Mem) {
+	v, p, d := XMM(), XMM(), XMM()
+	VMOVSS(vm, v)
+	VMULSS(ax, v, p)
+	VADDSS(wm, p, p)
+	VMOVSS(p, wm)
+	VCVTSS2SD(v, v, d)
+	VMULSD(cx, d, d)
+	VADDSD(um, d, d)
+	VMOVSD(d, um)
 }
 
 // genAverage writes a trained averaged perceptron's weights as float32:

@@ -170,16 +170,7 @@ func genAxpyAvgP32() {
 		MOVL(Mem{Base: ip, Disp: 4 * k}, r.As32())
 		ANDQ(mask, r)
 		checkGP(l, r)
-		wm, um := Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8}
-		v, p, d := XMM(), XMM(), XMM()
-		VMOVSS(vm, v)
-		VMULSS(ax, v, p)
-		VADDSS(wm, p, p)
-		VMOVSS(p, wm)
-		VCVTSS2SD(v, v, d)
-		VMULSD(cx, d, d)
-		VADDSD(um, d, d)
-		VMOVSD(d, um)
+		avgStep(ax, cx, vm, Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8})
 	}
 	Label("loop8")
 	CMPQ(n, U32(8))
