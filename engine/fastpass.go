@@ -116,7 +116,7 @@ func (st *state) packedBinary(sw []float64) bool {
 // it leaves f.p32 nil and the passes read X.
 func (f *fitter) packRows(s *settings) {
 	st, X := f.st, f.X
-	if !packRows || X == nil || f.D != nil || s.Algorithm != Averaged ||
+	if !packing || X == nil || f.D != nil || s.Algorithm != Averaged ||
 		!st.packedBinary(s.SampleWeight) || st.interleaved() || st.gatherWeights() {
 		return
 	}
@@ -138,9 +138,9 @@ func (f *fitter) packRows(s *settings) {
 // p32Passes counts the passes over packed rows, for tests.
 var p32Passes atomic.Int64
 
-// packRows turns packRows on. (A variable so that tests can compare the
+// packing turns packRows on. (A variable so that tests can compare the
 // packed passes with the unpacked ones.)
-var packRows = true
+var packing = true
 
 // binaryPassP32 is binaryPass over the packed rows f.p32 (see packRows):
 // the same arithmetic on the same values in the same order.
@@ -183,7 +183,7 @@ func (f *fitter) binaryPassP32(ctx context.Context, st *state, order []int32, ex
 	return ps, nil
 }
 
-// rulePassP32 is pass over the packed rows f.P32 for a learner for which
+// rulePassP32 is pass over the packed rows f.p32 for a learner for which
 // packedBinary holds but plainBinary does not (a passive-aggressive rule
 // or the perceptron on normalized rows): step's and update1's arithmetic
 // for a binary averaged learner, in their order, with the row's values

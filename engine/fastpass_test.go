@@ -149,12 +149,12 @@ func TestPackedRowsSameModel(t *testing.T) {
 		"PA-I, normalized":         {Rule: PA1, Normalize: true, C: 0.05},
 		"PA, normalized":           {Rule: PA, Normalize: true, Bias: NoBias},
 	}
-	defer func() { packRows = true }()
+	defer func() { packing = true }()
 	for name, cfg := range cfgs {
 		t.Run(name, func(t *testing.T) {
-			packRows = false
+			packing = false
 			ref, refStats := fxFit(t, Xc, y, cfg)
-			packRows = true
+			packing = true
 			before := p32Passes.Load()
 			got, gotStats := fxFit(t, Xc, y, cfg)
 			if p32Passes.Load() == before {
