@@ -15,11 +15,17 @@ TEXT ·prefetchRow(SB), NOSPLIT, $0-48
 
 loop:
 	CMPQ       BX, DX
-	JGE        done
+	JGE        last
 	PREFETCHT0 (AX)(BX*1)
 	PREFETCHT0 (CX)(BX*1)
 	ADDQ       $0x00000040, BX
 	JMP        loop
+
+last:
+	TESTQ      DX, DX
+	JZ         done
+	PREFETCHT0 -1(AX)(DX*1)
+	PREFETCHT0 -1(CX)(DX*1)
 
 done:
 	RET
@@ -34,10 +40,15 @@ TEXT ·prefetchLines(SB), NOSPLIT, $0-24
 
 ploop:
 	CMPQ       DX, CX
-	JGE        pdone
+	JGE        plast
 	PREFETCHT0 (AX)(DX*1)
 	ADDQ       $0x00000040, DX
 	JMP        ploop
+
+plast:
+	TESTQ      CX, CX
+	JZ         pdone
+	PREFETCHT0 -1(AX)(CX*1)
 
 pdone:
 	RET

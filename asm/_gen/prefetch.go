@@ -8,7 +8,9 @@ import (
 )
 
 // genPrefetch: func(ind []int32, val []float32), a PREFETCHT0 for every
-// 64-byte line of a sparse row, so that a row the learner visits a few
+// 64-byte line of a sparse row (one a 64 bytes from its start, and one
+// for its last byte, whose line is one more when the row does not start
+// on a line boundary), so that a row the learner visits a few
 // steps later (in shuffled order) is in cache when it gets there. It needs
 // only SSE, so it serves every tier; it reads nothing and cannot fault.
 func genPrefetch() {
@@ -22,11 +24,18 @@ func genPrefetch() {
 	XORQ(off, off)
 	Label("loop")
 	CMPQ(off, n)
-	JGE(LabelRef("done"))
+	JGE(LabelRef("last"))
 	PREFETCHT0(Mem{Base: ip, Index: off, Scale: 1})
 	PREFETCHT0(Mem{Base: vp, Index: off, Scale: 1})
 	ADDQ(U32(64), off)
 	JMP(LabelRef("loop"))
+	// A row that does not start on a line boundary may end in one line
+	// past the last hint: hint its last byte too.
+	Label("last")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	PREFETCHT0(Mem{Base: ip, Index: n, Scale: 1, Disp: -1})
+	PREFETCHT0(Mem{Base: vp, Index: n, Scale: 1, Disp: -1})
 	Label("done")
 	RET()
 
@@ -41,10 +50,14 @@ func genPrefetch() {
 	XORQ(po, po)
 	Label("ploop")
 	CMPQ(po, pn)
-	JGE(LabelRef("pdone"))
+	JGE(LabelRef("plast"))
 	PREFETCHT0(Mem{Base: pp, Index: po, Scale: 1})
 	ADDQ(U32(64), po)
 	JMP(LabelRef("ploop"))
+	Label("plast")
+	TESTQ(pn, pn)
+	JZ(LabelRef("pdone"))
+	PREFETCHT0(Mem{Base: pp, Index: pn, Scale: 1, Disp: -1})
 	Label("pdone")
 	RET()
 
