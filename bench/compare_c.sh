@@ -19,11 +19,15 @@
 #   - bench/limit/hpref: hyperplane's averaged engine.Fit, the learner
 #     train -algo averaged -normalize=false runs (same mistakes, same
 #     model), and hyperplane's bare pass (asm.DotRowsF32 over every row);
-#   - ../shared/tools/limit/pe.c (variants sep.w32u32.s.uni and
-#     p32.w32u32.s.win), only where the CPU has AVX-512, which pe.c uses
-#     without a check; it also needs zlib's headers. Where it cannot run the
-#     script says why and goes on without it; it installs nothing.
-# Every program parses the file itself and times only its epochs. In each
+#   - ../shared/tools/limit/pe.c (it needs zlib's headers): on a CPU with
+#     AVX-512, which pe.c uses without a check, its variants
+#     sep.w32u32.s.uni and p32.w32u32.s.win by default; on one without,
+#     a copy built to run only its scalar-load variants (pe_scalar below),
+#     those two and p32.w32u32.s.uni, p32.w32u64.s.uni by default. Where
+#     it cannot run the script says why and goes on without it; it
+#     installs nothing.
+# Every program parses the file itself and times only its epochs (for
+# hyperplane, everything Fit does). In each
 # round each program fits FITS times (default 3) and the round keeps its
 # fastest fit and bare pass: on a shared machine the slower ones measure
 # the neighbours. The figures are ms per epoch over EPOCHS epochs (a fit's
@@ -59,27 +63,72 @@ go build -o "$tmp/hpref" ./bench/limit/hpref
 PE_SRC=${PE_SRC:-../shared/tools/limit/pe.c}
 # PE_VARIANTS (comma-separated) chooses pe's variants; the best of them is
 # the one each round's hp/pe_best ratio divides by.
-PE_VARIANTS=${PE_VARIANTS:-sep.w32u32.s.uni,p32.w32u32.s.win}
+pe="" pe_build="AVX-512" pe_flags=""
+if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
+  PE_VARIANTS=${PE_VARIANTS:-sep.w32u32.s.uni,p32.w32u32.s.win}
+else
+  # Without AVX-512, only pe's scalar-load variants can run (see pe_scalar).
+  pe_build="scalar variants, for a CPU without AVX-512"
+  pe_flags=-n # its bare passes and plain read use AVX-512
+  PE_VARIANTS=${PE_VARIANTS:-sep.w32u32.s.uni,p32.w32u32.s.win,p32.w32u32.s.uni,p32.w32u64.s.uni}
+  [[ ,$PE_VARIANTS, =~ ,[a-z0-9_]+\.[a-z0-9_]+\.[^s,][a-z0-9_]*\. ]] && { echo "compare_c.sh: this CPU has no AVX-512, so pe runs only its scalar-load variants (layout.model.s.order): $PE_VARIANTS" >&2; exit 2; }
+fi
 [[ $PE_VARIANTS =~ ^[a-z0-9_.]+(,[a-z0-9_.]+)*$ ]] || { echo "compare_c.sh: bad PE_VARIANTS: $PE_VARIANTS" >&2; exit 2; }
-pe=""
+
+# pe_scalar writes to $1 a copy of pe.c ($PE_SRC) that builds on a CPU
+# without AVX-512 and runs its scalar-load variants there unchanged:
+# - its kernels (from the AI macro to layout_bytes) are compiled for
+#   AVX-512, which only the gather variants execute, and the build keeps
+#   XMM16-31 out of every function (-ffixed-xmm*), so that no scalar
+#   variant is given an EVEX-only register;
+# - the one AVX-512 call outside them, a lossless check of float16
+#   values, converts with F16C one value at a time instead;
+# - the packed layout's counts, below 2^31, convert to float as signed
+#   integers (the same value), not through AVX-512's unsigned conversion.
+# Each edit must apply exactly once, or the copy is refused.
+pe_scalar() {
+  [ "$(grep -c '_mm512_cvtps_ph(_mm512_loadu_ps(tmp)' "$PE_SRC")" = 1 ] &&
+  [ "$(grep -c '_mm256_storeu_si256((__m256i \*)hh, h);' "$PE_SRC")" = 1 ] &&
+  [ "$(grep -c '_mm512_storeu_ps(back, _mm512_cvtph_ps(h));' "$PE_SRC")" = 1 ] &&
+  [ "$(grep -c '^#define AI ' "$PE_SRC")" = 1 ] &&
+  [ "$(grep -c '^static size_t layout_bytes(' "$PE_SRC")" = 1 ] &&
+  [ "$(grep -c '(float)(x >> D->E->ib)' "$PE_SRC")" = 1 ] || return 1
+  sed -e '/_mm512_cvtps_ph(_mm512_loadu_ps(tmp)/c\    uint16_t hh[16]; float back[16];\n    for (int q = 0; q < 16; q++) { hh[q] = _cvtss_sh(tmp[q], 0); back[q] = _cvtsh_ss(hh[q]); }' \
+    -e '/_mm256_storeu_si256((__m256i \*)hh, h);/d' \
+    -e '/_mm512_storeu_ps(back, _mm512_cvtph_ps(h));/d' \
+    -e '/^#define AI /i\#pragma GCC push_options\n#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd")' \
+    -e '/^static size_t layout_bytes(/i\#pragma GCC pop_options' \
+    -e 's/(float)(x >> D->E->ib)/(float)(int32_t)(x >> D->E->ib)/' "$PE_SRC" >"$1"
+}
+
 if [ ! -f "$PE_SRC" ]; then
   echo "# pe: $PE_SRC not found, skipped"
-elif ! grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
-  echo "# pe: skipped, this CPU has no AVX-512 (pe.c uses its intrinsics unconditionally)"
 elif ! echo '#include <zlib.h>' | gcc -E - >/dev/null 2>&1; then
   echo "# pe: skipped, zlib headers missing (Debian: apt-get install zlib1g-dev)"
-elif gcc $CFLAGS -o "$tmp/pe" "$PE_SRC" -lz -lm 2>"$tmp/pe.err"; then
-  # One short run first: a pe that cannot run here is left out, not fatal.
-  if "$tmp/pe" -r 1 -e 1 -n -v sep.w32u32.s.uni "$train" >/dev/null 2>"$tmp/pe.err"; then
-    pe="$tmp/pe"
-  else
-    echo "# pe: built but failed on $(basename "$train") (exit $?), skipped:"; tail -3 "$tmp/pe.err" | sed 's/^/#   /'
-  fi
 else
-  echo "# pe: did not compile, skipped:"; sed 's/^/#   /' "$tmp/pe.err"
+  pe_built=""
+  if [ "$pe_build" = AVX-512 ]; then
+    gcc $CFLAGS -o "$tmp/pe" "$PE_SRC" -lz -lm 2>"$tmp/pe.err" && pe_built=1
+  elif pe_scalar "$tmp/pe_scalar.c"; then
+    gcc $CFLAGS -Wno-psabi $(for i in $(seq 16 31); do printf -- '-ffixed-xmm%d ' "$i"; done) \
+      -o "$tmp/pe" "$tmp/pe_scalar.c" -lz -lm 2>"$tmp/pe.err" && pe_built=1
+  else
+    echo "pe.c does not have the lines the scalar build edits" >"$tmp/pe.err"
+  fi
+  if [ -n "$pe_built" ]; then
+    # One short run of every variant first: a pe that cannot run here
+    # is left out, not fatal.
+    if "$tmp/pe" -r 1 -e 2 -n -v "$PE_VARIANTS" "$train" >/dev/null 2>"$tmp/pe.err"; then
+      pe="$tmp/pe"
+      echo "# pe: $pe_build, variants $PE_VARIANTS"
+    else
+      echo "# pe: built but failed on $(basename "$train") (exit $?), skipped:"; tail -3 "$tmp/pe.err" | sed 's/^/#   /'
+    fi
+  else
+    echo "# pe: did not compile, skipped:"; sed 's/^/#   /' "$tmp/pe.err"
+  fi
 fi
 
-# stat: median [min–max] of the numbers on stdin.
 stat() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) {print "—"; exit}
   m = (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "%.3f [%.3f–%.3f]", m, a[1], a[NR]}'; }
 # fastest: the min of a "NAME M [LO-HI]" line of ref's or hpref's output.
@@ -88,6 +137,7 @@ fastest() { awk -v n="$1" '$1 == n {split($3, a, /[][-]/); print a[2]}'; }
 run_ref() {
   out=$("$tmp/ref" $clockflag -r "$fits" -e "$epochs" "$train" ${test:+"$test"})
   ref_ms=$(fastest ref.epoch_ms <<<"$out")
+  ref2_ms=$(fastest ref.epoch2_ms <<<"$out")
   bare_ms=$(fastest ref.bare_ms <<<"$out")
   ref_acc=$(awk '$1 == "ref.test_acc" {print $2}' <<<"$out")
   nnz=$(sed -n 's/.* nnz=\([0-9]*\).*/\1/p' <<<"$out")
@@ -95,15 +145,17 @@ run_ref() {
 run_refp() {
   out=$("$tmp/ref" -P $clockflag -r "$fits" -e "$epochs" "$train")
   refp_ms=$(fastest ref.epoch_ms <<<"$out")
+  refp2_ms=$(fastest ref.epoch2_ms <<<"$out")
 }
 run_hp() {
   out=$("$tmp/hpref" $clockflag -r "$fits" -e "$epochs" "$train" ${test:+"$test"})
   hp_ms=$(fastest hp.epoch_ms <<<"$out")
+  hp2_ms=$(fastest hp.epoch2_ms <<<"$out")
   hpbare_ms=$(fastest hp.bare_ms <<<"$out")
   hp_acc=$(awk '$1 == "hp.test_acc" {print $2}' <<<"$out")
 }
 run_pe() {
-  out=$("$pe" -r "$fits" -e "$epochs" -v "$PE_VARIANTS" "$train" ${test:+"$test"} 2>/dev/null)
+  out=$("$pe" $pe_flags -r "$fits" -e "$epochs" -v "$PE_VARIANTS" "$train" ${test:+"$test"} 2>/dev/null)
   # A variant line: name, mean ms/epoch of the fit as median [min-max]
   # over reps, ..., test accuracy, mistakes; the round keeps the min.
   pe_sep=$(awk '$1 == "sep.w32u32.s.uni" {s = $0; sub(/^[^[]*\[ */, "", s); sub(/-.*/, "", s); print s}' <<<"$out")
@@ -112,6 +164,9 @@ run_pe() {
   # The fastest of all the variants asked for, and its name.
   read -r pe_best pe_best_name < <(awk -v vs="$PE_VARIANTS" 'BEGIN {n = split(vs, a, ","); for (i = 1; i <= n; i++) want[a[i]] = 1}
     $1 in want {s = $0; sub(/^[^[]*\[ */, "", s); sub(/-.*/, "", s); print s, $1}' <<<"$out" | sort -g | head -1)
+  # The fastest median of epochs 2..E (the second bracket's minimum).
+  pe_best2=$(awk -v vs="$PE_VARIANTS" 'BEGIN {n = split(vs, a, ","); for (i = 1; i <= n; i++) want[a[i]] = 1}
+    $1 in want {split($0, b, /\[ */); s = b[3]; sub(/-.*/, "", s); print s}' <<<"$out" | sort -g | head -1)
 }
 
 echo "# $rounds rounds, each the fastest of $fits fits × $epochs epochs, timed by $clockname, $(basename "$train")${test:+ (test $(basename "$test"))}, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -120,13 +175,20 @@ echo "# $rounds rounds, each the fastest of $fits fits × $epochs epochs, timed 
 # where the values are small non-negative integers that pack.
 refp=""
 if "$tmp/ref" -P -r 1 -e 1 "$train" >/dev/null 2>&1; then refp=1; else echo "# ref -P: the values do not pack, no packed C reference"; fi
-hdr="round\tref_ms\tbare_ms\thp_ms\thp_bare_ms"
-[ -n "$refp" ] && hdr="$hdr\trefp_ms"
-[ -n "$pe" ] && hdr="$hdr\tpe_sep_ms\tpe_p32_ms\tpe_best_ms\tpe_best"
-hdr="$hdr\thp/ref\thp/bare\thp/hp_bare\tref/bare"
-[ -n "$refp" ] && hdr="$hdr\thp/refp"
-[ -n "$pe" ] && hdr="$hdr\thp/pe_best"
+# Two figures per program: a fit's time divided by its epochs (for
+# hyperplane this includes what Fit does once before the first epoch:
+# checking the rows and packing them; ref and pe prepare their data
+# untimed), and the mean (pe: the median) of epochs 2..E, the steady
+# state, where each program's first epoch and one-off work are left out.
+hdr="round\tref_ms\tref2_ms\tbare_ms\thp_ms\thp2_ms\thp_bare_ms"
+[ -n "$refp" ] && hdr="$hdr\trefp_ms\trefp2_ms"
+[ -n "$pe" ] && hdr="$hdr\tpe_sep_ms\tpe_p32_ms\tpe_best_ms\tpe_best2_ms\tpe_best"
+hdr="$hdr\thp/ref\thp2/ref2\thp/bare\thp/hp_bare\tref/bare"
+[ -n "$refp" ] && hdr="$hdr\thp/refp\thp2/refp2"
+[ -n "$pe" ] && hdr="$hdr\thp/pe_best\thp2/pe_best2"
 printf "$hdr\n" | tee "$tmp/rounds.tsv"
+# ratio A B prints A/B, or — when either is missing (E = 1).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b + 0 == 0) print "—"; else printf "%.3f", a / b}'; }
 for r in $(seq "$rounds"); do
   # Alternate the order so that neither side always runs first.
   if [ $((r % 2)) -eq 1 ]; then
@@ -137,12 +199,12 @@ for r in $(seq "$rounds"); do
   for v in "$ref_ms" "$bare_ms" "$hp_ms" "$hpbare_ms"; do
     [[ $v =~ ^[0-9.]+$ ]] || { echo "compare_c.sh: round $r printed no figure (ref $ref_ms, bare $bare_ms, hyperplane $hp_ms, hyperplane bare $hpbare_ms)" >&2; exit 1; }
   done
-  line="$r\t$ref_ms\t$bare_ms\t$hp_ms\t$hpbare_ms"
-  [ -z "$refp" ] || line="$line\t$refp_ms"
-  [ -z "$pe" ] || line="$line\t${pe_sep:-—}\t${pe_p32:-—}\t${pe_best:-—}\t${pe_best_name:-—}"
-  line="$line\t$(awk -v h="$hp_ms" -v c="$ref_ms" -v b="$bare_ms" -v hb="$hpbare_ms" 'BEGIN {printf "%.3f\t%.3f\t%.3f\t%.3f", h/c, h/b, h/hb, c/b}')"
-  [ -z "$refp" ] || line="$line\t$(awk -v h="$hp_ms" -v p="$refp_ms" 'BEGIN {printf "%.3f", h/p}')"
-  [ -z "$pe" ] || line="$line\t$(awk -v h="$hp_ms" -v p="$pe_best" 'BEGIN {printf "%.3f", h/p}')"
+  line="$r\t$ref_ms\t${ref2_ms:-—}\t$bare_ms\t$hp_ms\t${hp2_ms:-—}\t$hpbare_ms"
+  [ -z "$refp" ] || line="$line\t$refp_ms\t${refp2_ms:-—}"
+  [ -z "$pe" ] || line="$line\t${pe_sep:-—}\t${pe_p32:-—}\t${pe_best:-—}\t${pe_best2:-—}\t${pe_best_name:-—}"
+  line="$line\t$(ratio "$hp_ms" "$ref_ms")\t$(ratio "$hp2_ms" "$ref2_ms")\t$(ratio "$hp_ms" "$bare_ms")\t$(ratio "$hp_ms" "$hpbare_ms")\t$(ratio "$ref_ms" "$bare_ms")"
+  [ -z "$refp" ] || line="$line\t$(ratio "$hp_ms" "$refp_ms")\t$(ratio "$hp2_ms" "$refp2_ms")"
+  [ -z "$pe" ] || line="$line\t$(ratio "$hp_ms" "$pe_best")\t$(ratio "$hp2_ms" "$pe_best2")"
   printf "$line\n" | tee -a "$tmp/rounds.tsv"
 done
 
@@ -150,26 +212,34 @@ col() { awk -F'\t' -v c="$1" 'NR > 1 && $c != "—" {print $c}' "$tmp/rounds.tsv
 idx() { awk -F'\t' -v n="$1" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == n) print i}' "$tmp/rounds.tsv"; }
 echo
 echo "summary over $rounds rounds: median [min–max]"
-printf '%-44s %s\n' "C ref (sep.w32u32.s.uni), ms/epoch" "$(col "$(idx ref_ms)")"
-[ -z "$refp" ] || printf '%-44s %s\n' "C ref on packed rows (ref -P), ms/epoch" "$(col "$(idx refp_ms)")"
-printf '%-44s %s\n' "C bare pass (one dot per row), ms" "$(col "$(idx bare_ms)")"
-printf '%-44s %s\n' "hyperplane averaged Fit, ms/epoch" "$(col "$(idx hp_ms)")"
-printf '%-44s %s\n' "hyperplane bare pass (DotRowsF32), ms" "$(col "$(idx hp_bare_ms)")"
+printf '%-48s %s\n' "C ref (sep.w32u32.s.uni), ms/epoch" "$(col "$(idx ref_ms)")"
+printf '%-48s %s\n' "C ref, epochs 2..E, ms/epoch" "$(col "$(idx ref2_ms)")"
+[ -z "$refp" ] || printf '%-48s %s\n' "C ref on packed rows (ref -P), ms/epoch" "$(col "$(idx refp_ms)")"
+[ -z "$refp" ] || printf '%-48s %s\n' "C ref -P, epochs 2..E, ms/epoch" "$(col "$(idx refp2_ms)")"
+printf '%-48s %s\n' "C bare pass (one dot per row), ms" "$(col "$(idx bare_ms)")"
+printf '%-48s %s\n' "hyperplane averaged Fit, ms/epoch" "$(col "$(idx hp_ms)")"
+printf '%-48s %s\n' "hyperplane, epochs 2..E, ms/epoch" "$(col "$(idx hp2_ms)")"
+printf '%-48s %s\n' "hyperplane bare pass (DotRowsF32), ms" "$(col "$(idx hp_bare_ms)")"
 if [ -n "$pe" ]; then
-  printf '%-44s %s\n' "pe sep.w32u32.s.uni, ms/epoch" "$(col "$(idx pe_sep_ms)")"
-  printf '%-44s %s\n' "pe p32.w32u32.s.win, ms/epoch" "$(col "$(idx pe_p32_ms)")"
-  printf '%-44s %s\n' "pe best of $PE_VARIANTS, ms/epoch" "$(col "$(idx pe_best_ms)")"
-  printf '%-44s %s\n' "pe variant fastest (rounds)" "$(awk -F'\t' -v c="$(idx pe_best)" 'NR > 1 {print $c}' "$tmp/rounds.tsv" | sort | uniq -c | awk '{printf "%s%s ×%d", (NR > 1 ? ", " : ""), $2, $1}')"
+  printf '%-48s %s\n' "pe sep.w32u32.s.uni, ms/epoch" "$(col "$(idx pe_sep_ms)")"
+  printf '%-48s %s\n' "pe p32.w32u32.s.win, ms/epoch" "$(col "$(idx pe_p32_ms)")"
+  printf '%-48s %s\n' "pe best, ms/epoch" "$(col "$(idx pe_best_ms)")"
+  printf '%-48s %s\n' "pe best, median of epochs 2..E, ms/epoch" "$(col "$(idx pe_best2_ms)")"
+  printf '%-48s %s\n' "pe variant fastest (rounds)" "$(awk -F'\t' -v c="$(idx pe_best)" 'NR > 1 {print $c}' "$tmp/rounds.tsv" | sort | uniq -c | awk '{printf "%s%s ×%d", (NR > 1 ? ", " : ""), $2, $1}')"
 fi
-perNNZ() { awk -F'\t' -v c="$1" -v n="$nnz" 'NR > 1 {printf "%.3f\n", $c * 1e6 / n}' "$tmp/rounds.tsv" | stat; }
-printf '%-44s %s\n' "C ref, ns per nonzero per epoch" "$(perNNZ "$(idx ref_ms)")"
-printf '%-44s %s\n' "hyperplane, ns per nonzero per epoch" "$(perNNZ "$(idx hp_ms)")"
-printf '%-44s %s\n' "ratio hyperplane / C ref (per round)" "$(col "$(idx hp/ref)")"
-printf '%-44s %s\n' "ratio hyperplane / C bare pass" "$(col "$(idx hp/bare)")"
-printf '%-44s %s\n' "ratio hyperplane / its bare pass" "$(col "$(idx hp/hp_bare)")"
-printf '%-44s %s\n' "ratio C ref / C bare pass" "$(col "$(idx ref/bare)")"
-[ -z "$refp" ] || printf '%-44s %s\n' "ratio hyperplane / C ref on packed rows" "$(col "$(idx hp/refp)")"
-[ -z "$pe" ] || printf '%-44s %s\n' "ratio hyperplane / best pe variant" "$(col "$(idx hp/pe_best)")"
+perNNZ() { awk -F'\t' -v c="$1" -v n="$nnz" 'NR > 1 && $c != "—" {printf "%.3f\n", $c * 1e6 / n}' "$tmp/rounds.tsv" | stat; }
+printf '%-48s %s\n' "C ref, ns per nonzero per epoch" "$(perNNZ "$(idx ref_ms)")"
+printf '%-48s %s\n' "hyperplane, ns per nonzero per epoch" "$(perNNZ "$(idx hp_ms)")"
+printf '%-48s %s\n' "hyperplane epochs 2..E, ns per nonzero" "$(perNNZ "$(idx hp2_ms)")"
+printf '%-48s %s\n' "ratio hyperplane / C ref (per round)" "$(col "$(idx hp/ref)")"
+printf '%-48s %s\n' "ratio, epochs 2..E, hyperplane / C ref" "$(col "$(idx hp2/ref2)")"
+printf '%-48s %s\n' "ratio hyperplane / C bare pass" "$(col "$(idx hp/bare)")"
+printf '%-48s %s\n' "ratio hyperplane / its bare pass" "$(col "$(idx hp/hp_bare)")"
+printf '%-48s %s\n' "ratio C ref / C bare pass" "$(col "$(idx ref/bare)")"
+[ -z "$refp" ] || printf '%-48s %s\n' "ratio hyperplane / C ref on packed rows" "$(col "$(idx hp/refp)")"
+[ -z "$refp" ] || printf '%-48s %s\n' "ratio, epochs 2..E, hyperplane / C ref -P" "$(col "$(idx hp2/refp2)")"
+[ -z "$pe" ] || printf '%-48s %s\n' "ratio hyperplane / best pe variant" "$(col "$(idx hp/pe_best)")"
+[ -z "$pe" ] || printf '%-48s %s\n' "ratio, epochs 2..E, hyperplane / best pe" "$(col "$(idx hp2/pe_best2)")"
 if [ -n "$test" ]; then
   echo "test accuracy: C ref $ref_acc, hyperplane $hp_acc${pe:+, pe ${pe_acc:-—}}"
 fi
