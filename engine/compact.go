@@ -14,6 +14,13 @@ import (
 // more than it saves. (A variable so that tests can lower it.)
 var compactMinBytes int64 = 8 << 20
 
+// compactScans reports whether compactColumns reads X's indices to
+// decide: whether dense weights of X.Cols features would take
+// compactMinBytes or more.
+func compactScans(X *sparse.CSR, K int, per int64) bool {
+	return budget.Mul(int64(X.Cols), int64(K), per) >= compactMinBytes
+}
+
 // compactColumns decides whether Fit trains on X's used columns only: when
 // dense weights of X.Cols features would take more than compactMinBytes
 // (per bytes for each of K weight vectors) and at least half of the
@@ -24,7 +31,7 @@ var compactMinBytes int64 = 8 << 20
 // weights of the used columns are bit for bit those of a dense fit, and
 // the others stay zero.
 func compactColumns(X *sparse.CSR, K int, per, limit int64) ([]int32, *sparse.CSR, error) {
-	if budget.Mul(int64(X.Cols), int64(K), per) < compactMinBytes {
+	if !compactScans(X, K, per) {
 		return nil, X, nil
 	}
 	nnz := X.NNZ()

@@ -40,7 +40,7 @@ func FitDense(ctx context.Context, X *dense.Matrix[float32], y []float64, cfg Co
 	if s.Algorithm == Batch {
 		return nil, nil, fmt.Errorf("%w: the batch perceptron trains on a sparse.CSR (Fit), not on dense rows", ErrConfig)
 	}
-	return fit(ctx, nil, X, y, s)
+	return fit(ctx, nil, X, y, s, true)
 }
 
 // checkDense checks X's shape against its storage and that its values

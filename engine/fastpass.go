@@ -2,9 +2,13 @@ package engine
 
 import (
 	"context"
+	"runtime"
+	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
@@ -114,25 +118,137 @@ func (st *state) packedBinary(sw []float64) bool {
 // half the bytes per row and, the packed kernels giving the unpacked
 // ones' bits on every tier, trains the same model bit for bit. Otherwise
 // it leaves f.p32 nil and the passes read X.
-func (f *fitter) packRows(s *settings) {
+//
+// With check set the rows of X have not been validated yet (Fit leaves
+// that to here, see checkRows): packRows checks them as it packs, in one
+// pass over the matrix instead of two, and returns Validate's error for
+// rows that are not valid. Whatever it returns, a nil error means the
+// rows are valid.
+func (f *fitter) packRows(s *settings, check bool) error {
 	st, X := f.st, f.X
-	if !packing || X == nil || f.D != nil || s.Algorithm != Averaged ||
+	if X == nil {
+		return nil
+	}
+	if !packing || f.D != nil || s.Algorithm != Averaged ||
 		!st.packedBinary(s.SampleWeight) || st.interleaved() || st.gatherWeights() {
-		return
+		return f.checkRows(check)
 	}
 	sh := asm.P32Shift(X.Cols)
 	if sh > 31 || X.Rows == 0 {
-		return
+		return f.checkRows(check)
 	}
 	nnz := X.Indptr[X.Rows]
 	if budget.Check(s.MemoryBudget, 4*nnz, "packed rows") != nil {
-		return
+		return f.checkRows(check)
 	}
 	p := make([]uint32, nnz)
-	if !asm.PackP32(p, X.Ind[:nnz], X.Val[:nnz], sh) {
-		return
+	if check {
+		switch packChecked(p, X, f.rowCols, sh) {
+		case packBadRow:
+			return f.checkRows(check)
+		case packLossy:
+			return f.checkRows(check)
+		}
+	} else if !asm.PackP32(p, X.Ind[:nnz], X.Val[:nnz], sh) {
+		return nil
 	}
 	f.p32, f.p32Shift = p, sh
+	return nil
+}
+
+// checkRows validates the rows of X where check says that Fit has not,
+// against the columns they came with (a warm start may have widened X).
+func (f *fitter) checkRows(check bool) error {
+	if !check {
+		return nil
+	}
+	return checkDataCols(f.X, f.rowCols)
+}
+
+// checkDataCols is checkData of X's rows with their indices below cols
+// (X's columns before a warm start widened them).
+func checkDataCols(X *sparse.CSR, cols int) error {
+	Y := *X
+	Y.Cols = cols
+	return checkData(&Y)
+}
+
+// Outcomes of packChecked.
+const (
+	packOK     = iota // every row valid and packed
+	packBadRow        // a row's indices are not strictly increasing in [0, cols)
+	packLossy         // a value does not pack (a row may also be bad)
+)
+
+// packChecked packs the rows of X into p with sh index bits (as
+// asm.PackP32 does) and checks them as Validate does, in one pass: each
+// row's indices strictly increasing from 0 or more to below cols, and its
+// values finite, which every value that packs is (a non-negative
+// integer). The rows go in blocks of about packBlock values, each checked
+// and then packed while it is in cache, on the goroutines of parallelNNZ.
+// X's shape must be valid (ValidateShape).
+func packChecked(p []uint32, X *sparse.CSR, cols int, sh uint) int {
+	var worst atomic.Int32
+	parallelNNZ(X, func(lo, hi int) {
+		ind, val, ptr := X.Ind, X.Val, X.Indptr
+		for r := lo; r < hi && worst.Load() == packOK; {
+			// A block of rows: at least one, up to about packBlock values.
+			r1 := r + 1
+			for r1 < hi && ptr[r1+1]-ptr[r] <= packBlock {
+				r1++
+			}
+			for i := r; i < r1; i++ {
+				if a, b := ptr[i], ptr[i+1]; a < b && !rowIndicesOK(ind[a:b], cols) {
+					worst.CompareAndSwap(packOK, packBadRow)
+					return
+				}
+			}
+			a, b := ptr[r], ptr[r1]
+			if !asm.PackP32(p[a:b], ind[a:b], val[a:b], sh) {
+				worst.CompareAndSwap(packOK, packLossy)
+				return
+			}
+			r = r1
+		}
+	})
+	return int(worst.Load())
+}
+
+// parallelNNZ runs f over rows [0, X.Rows) in contiguous parts of about
+// equal numbers of values, one part for each 2^19 values up to GOMAXPROCS
+// parts (Validate's split), on goroutines when there is more than one.
+func parallelNNZ(X *sparse.CSR, f func(lo, hi int)) {
+	nnz := X.Indptr[X.Rows]
+	p := int(min(int64(runtime.GOMAXPROCS(0)), nnz>>19))
+	if p < 2 {
+		f(0, X.Rows)
+		return
+	}
+	var wg sync.WaitGroup
+	lo := 0
+	for k := 1; k <= p; k++ {
+		hi := X.Rows
+		if k < p {
+			t := nnz * int64(k) / int64(p)
+			hi = sort.Search(X.Rows, func(i int) bool { return X.Indptr[i] >= t })
+		}
+		a := lo
+		wg.Go(func() { f(a, hi) })
+		lo = hi
+	}
+	wg.Wait()
+}
+
+// packBlock is the number of values packChecked checks and packs at a
+// time: 64 KiB of indices and as much of values, which stay in L2
+// between the check and the packing.
+const packBlock = 16 << 10
+
+// rowIndicesOK reports whether the indices of a row with at least one are
+// strictly increasing, the first 0 or more and the last below cols:
+// Validate's test of a row's indices.
+func rowIndicesOK(ind []int32, cols int) bool {
+	return ind[0] >= 0 && int64(ind[len(ind)-1]) < int64(cols) && asm.IncreasingI32(ind)
 }
 
 // p32Passes counts the passes over packed rows, for tests.

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -186,5 +189,104 @@ func TestPackedRowsSameModel(t *testing.T) {
 		if p32Passes.Load() != before {
 			t.Errorf("%s: a pass ran on packed rows", name)
 		}
+	}
+}
+
+// TestPackedRowsChecked: a learner that packs its rows checks them as it
+// packs them, and gives Validate's error for a bad row, wherever the row
+// lies (also in the second part of a matrix checked on two goroutines):
+// an index out of range or out of order, a value that is not finite. A
+// value that is finite but does not pack (a fraction) trains on the
+// unpacked rows, to their model. A warm start wider than the rows does
+// not widen what their indices may be.
+func TestPackedRowsChecked(t *testing.T) {
+	for _, rows := range []int{300, 1<<19/3 + 50} {
+		Xi, y := fxIntBinary(53, rows, 400, 6, 0.1)
+		X := fxCounts(Xi)
+		if X.Indptr[X.Rows] < 1<<19 && rows > 300 {
+			t.Fatalf("%d values: not enough for two parts", X.Indptr[X.Rows])
+		}
+		for _, at := range []int{0, rows / 2, rows - 1} {
+			for _, c := range []struct {
+				what   string
+				change func(ind []int32, val []float32)
+				want   []error
+			}{
+				{"index past the columns", func(ind []int32, val []float32) { ind[len(ind)-1] = 400 }, []error{ErrDim, sparse.ErrIndexRange}},
+				{"negative index", func(ind []int32, val []float32) { ind[0] = -1 }, []error{ErrDim, sparse.ErrIndexRange}},
+				{"repeated index", func(ind []int32, val []float32) { ind[1] = ind[0] }, []error{ErrDim, sparse.ErrIndexOrder}},
+				{"NaN", func(ind []int32, val []float32) { val[1] = float32(math.NaN()) }, []error{ErrDiverged, sparse.ErrValue}},
+				{"infinity", func(ind []int32, val []float32) { val[0] = float32(math.Inf(1)) }, []error{ErrDiverged, sparse.ErrValue}},
+			} {
+				B := *X
+				B.Ind, B.Val = slices.Clone(X.Ind), slices.Clone(X.Val)
+				i := at
+				for B.Indptr[i+1]-B.Indptr[i] < 2 {
+					i++
+				}
+				a, b := B.Indptr[i], B.Indptr[i+1]
+				c.change(B.Ind[a:b], B.Val[a:b])
+				_, _, err := Fit(context.Background(), &B, y, Config{})
+				for _, w := range c.want {
+					if !errors.Is(err, w) {
+						t.Fatalf("%d rows, %s in row %d: error %v, want %v", rows, c.what, i, err, w)
+					}
+				}
+				if want := B.Validate(); err == nil || want == nil || !strings.Contains(err.Error(), want.Error()) {
+					t.Fatalf("%d rows, %s in row %d: error %v, Validate's %v", rows, c.what, i, err, want)
+				}
+			}
+		}
+	}
+
+	// A fraction: valid, trained unpacked.
+	Xi, y := fxIntBinary(59, 300, 400, 6, 0.1)
+	X := fxCounts(Xi)
+	F := *X
+	F.Val = slices.Clone(X.Val)
+	F.Val[len(F.Val)/2] += 0.5
+	defer func() { packing = true }()
+	packing = false
+	ref, _ := fxFit(t, &F, y, Config{})
+	packing = true
+	before := p32Passes.Load()
+	got, _ := fxFit(t, &F, y, Config{})
+	if p32Passes.Load() != before {
+		t.Fatal("rows with a fraction ran a packed pass")
+	}
+	fxSameModel(t, "a fraction", ref, got)
+
+	// A warm start of 500 features: an index of 450 is still out of the
+	// rows' 400 columns.
+	W := *X
+	W.Ind = slices.Clone(X.Ind)
+	W.Ind[X.Indptr[1]-1] = 450
+	warm := &Mix{Classes: []float64{-1, 1}, Dim: 500, W: make([]float32, 500), B: make([]float32, 1), U: make([]float64, 500), UB: make([]float64, 1)}
+	if _, _, err := Fit(context.Background(), &W, y, Config{Warm: warm}); !errors.Is(err, sparse.ErrIndexRange) {
+		t.Fatalf("index 450 of 400 columns under a warm start of 500: error %v", err)
+	}
+}
+
+// TestRowsCheckedBeforeCompaction: rows wide enough that Fit first reads
+// their indices to find the used columns are checked before that, also
+// under a warm start of zeros that widens them.
+func TestRowsCheckedBeforeCompaction(t *testing.T) {
+	defer func(v int64) { compactMinBytes = v }(compactMinBytes)
+	compactMinBytes = 1 << 10
+	Xi, y := fxIntBinary(61, 200, 5000, 4, 0.1)
+	X := fxCounts(Xi)
+	bad := *X
+	bad.Ind = slices.Clone(X.Ind)
+	bad.Ind[X.Indptr[3]-1] = 5000
+	if _, _, err := Fit(context.Background(), &bad, y, Config{}); !errors.Is(err, sparse.ErrIndexRange) {
+		t.Fatalf("index 5000 of 5000 columns: error %v", err)
+	}
+	bad.Ind[X.Indptr[3]-1] = 5100
+	warm := &Mix{Classes: []float64{-1, 1}, Dim: 6000, W: make([]float32, 6000), B: make([]float32, 1), U: make([]float64, 6000), UB: make([]float64, 1)}
+	if _, _, err := Fit(context.Background(), &bad, y, Config{Warm: warm}); !errors.Is(err, sparse.ErrIndexRange) {
+		t.Fatalf("index 5100 of 5000 columns under a warm start of 6000: error %v", err)
+	}
+	if _, _, err := Fit(context.Background(), X, y, Config{Warm: warm}); err != nil {
+		t.Fatalf("valid rows under the warm start: %v", err)
 	}
 }

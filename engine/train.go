@@ -57,22 +57,26 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if len(y) != X.Rows {
 		return nil, nil, fmt.Errorf("%w: %d labels for %d rows", ErrLabels, len(y), X.Rows)
 	}
-	// The kernels panic on an index outside the weights: check the rows
-	// first, so that bad data is an error. A check as the first epoch
-	// reached each row cost more than this pass in storage order
-	// (Validate's one-loop fast path).
-	if err := checkData(X); err != nil {
-		return nil, nil, err
+	// The kernels panic on an index outside the weights: the rows are
+	// checked before anything reads them, so that bad data is an error.
+	// Here only the shape: fit checks the rows themselves where it first
+	// reads them, which for a learner that packs them is as it packs
+	// (one pass over the matrix instead of two). A check as the first
+	// epoch reached each row cost more than a pass in storage order.
+	if err := X.ValidateShape(); err != nil {
+		return nil, nil, dataErr(err)
 	}
-	return fit(ctx, X, nil, y, s)
+	return fit(ctx, X, nil, y, s, false)
 }
 
 // fit is Fit and FitDense after their checks of the data: it trains on
-// the rows of X, or of D when X is nil.
-func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float64, s settings) (*Model, []EpochStats, error) {
-	nrows, ncols := 0, 0
+// the rows of X, or of D when X is nil. Unless checked is set, X's rows
+// (not its shape) are still to be validated, which fit does before it
+// first reads them.
+func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float64, s settings, checked bool) (*Model, []EpochStats, error) {
+	nrows, ncols, rowCols := 0, 0, 0
 	if X != nil {
-		nrows, ncols = X.Rows, X.Cols
+		nrows, ncols, rowCols = X.Rows, X.Cols, X.Cols
 	} else {
 		nrows, ncols = D.Rows, D.Cols
 	}
@@ -142,8 +146,15 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	dim, used := ncols, []int32(nil)
 	if X != nil && s.Algorithm != Voted && s.InitScale == 0 && (s.Warm == nil || s.Warm.isZero()) {
 		K := weightRows(classes)
+		per := s.bytesPerWeight(X.Cols*K, s.Workers)
+		if !checked && compactScans(X, K, per) {
+			if err := checkDataCols(X, rowCols); err != nil {
+				return nil, nil, err
+			}
+			checked = true
+		}
 		var err error
-		used, X, err = compactColumns(X, K, s.bytesPerWeight(X.Cols*K, s.Workers), s.MemoryBudget)
+		used, X, err = compactColumns(X, K, per, s.MemoryBudget)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -168,9 +179,13 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 			st.votes.rowOf[i] = -1
 		}
 	}
-	f := fitter{st: st, X: X, cls: cls, train: train, valid: valid, y: y, rng: rng}
+	f := fitter{st: st, X: X, cls: cls, train: train, valid: valid, y: y, rng: rng, rowCols: rowCols}
 	if D != nil {
 		f.D, f.all = D, denseIndices(D.Cols)
+	}
+	// Packing the rows (or not) checks them where they are not checked.
+	if err := f.packRows(&s, !checked); err != nil {
+		return nil, nil, err
 	}
 	if s.Normalize {
 		if D != nil {
@@ -179,7 +194,6 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 			f.scale = rowScales(X)
 		}
 	}
-	f.packRows(&s)
 	if s.Workers > 1 && s.Algorithm != Batch {
 		f.workers = make([]*state, s.Workers)
 		for k := range f.workers {
@@ -250,6 +264,9 @@ type fitter struct {
 	// packRows).
 	p32      []uint32
 	p32Shift uint
+	// rowCols is the number of columns X's indices must be below: X's
+	// own, before a warm start widens it.
+	rowCols int
 }
 
 func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
