@@ -551,7 +551,8 @@ func (st *state) gatherWeights() bool { return st.K == 1 && len(st.w)*4 > 2<<20 
 var interleaveBytes = 2 << 20
 
 // interleaved reports whether passes use the interleaved layout: the
-// averaged binary learner with more weights than the caches hold. Each
+// averaged binary learner with more weights than the caches hold, on rows
+// that are not packed (packRows). Each
 // update adds to u[j] right after w[j], and with w and u in separate
 // arrays every u[j] is a cache miss of its own (u is twice w's size and
 // touched only on updates); in one 16-byte slot the gather that computed

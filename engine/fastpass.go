@@ -110,14 +110,17 @@ func (st *state) packedBinary(sw []float64) bool {
 }
 
 // packRows packs the rows of f.X (asm.PackP32) for passes that can use
-// them: a learner for which packedBinary holds, on separate arrays (no
-// gather prefetch, which reads the indices as they are), with rows whose
-// values pack without loss (term counts do; a normalized learner scales
-// them by the row's scale as it goes, so they stay counts), and room in
-// the memory budget for 4 bytes a nonzero. A shuffled epoch then fetches
-// half the bytes per row and, the packed kernels giving the unpacked
-// ones' bits on every tier, trains the same model bit for bit. Otherwise
-// it leaves f.p32 nil and the passes read X.
+// them: a learner for which packedBinary holds, with rows whose values
+// pack without loss (term counts do; a normalized learner scales them by
+// the row's scale as it goes, so they stay counts), and room in the
+// memory budget for 4 bytes a nonzero. A shuffled epoch then fetches half
+// the bytes per row and, the packed kernels giving the unpacked ones'
+// bits on every tier (and those of the stride-4 kernels of the
+// interleaved layout), trains the same model bit for bit. Packed rows
+// take the place of the interleaved layout for weights larger than the
+// caches: the row bytes they save outweigh the slots' locality there
+// (and a prefetch of a packed row's weights, tried, did not help).
+// Otherwise it leaves f.p32 nil and the passes read X.
 //
 // With check set the rows of X have not been validated yet (Fit leaves
 // that to here, see checkRows): packRows checks them as it packs, in one
@@ -129,8 +132,7 @@ func (f *fitter) packRows(s *settings, check bool) error {
 	if X == nil {
 		return nil
 	}
-	if !packing || f.D != nil || s.Algorithm != Averaged ||
-		!st.packedBinary(s.SampleWeight) || st.interleaved() || st.gatherWeights() {
+	if !packing || f.D != nil || s.Algorithm != Averaged || !st.packedBinary(s.SampleWeight) {
 		return f.checkRows(check)
 	}
 	sh := asm.P32Shift(X.Cols)

@@ -290,3 +290,34 @@ func TestRowsCheckedBeforeCompaction(t *testing.T) {
 		t.Fatalf("valid rows under the warm start: %v", err)
 	}
 }
+
+// TestPackedRowsBeatInterleaving: weights large enough for the
+// interleaved layout train on the packed rows instead when the rows pack,
+// to the interleaved layout's model bit for bit (the packed and the
+// stride-4 kernels sum in the same order).
+func TestPackedRowsBeatInterleaving(t *testing.T) {
+	defer func(v int) { interleaveBytes = v; packing = true }(interleaveBytes)
+	interleaveBytes = 4 << 10
+	Xi, y := fxIntBinary(67, 600, 5000, 30, 0.1)
+	X := fxCounts(Xi)
+	for name, cfg := range map[string]Config{
+		"default":           {},
+		"margin, 2 workers": {Margin: 0.5, Workers: 2},
+		"PA-II, normalized": {Rule: PA2, Normalize: true},
+	} {
+		packing = false
+		ref, refStats := fxFit(t, X, y, cfg)
+		packing = true
+		before := p32Passes.Load()
+		got, gotStats := fxFit(t, X, y, cfg)
+		if p32Passes.Load() == before {
+			t.Fatalf("%s: no pass ran on packed rows", name)
+		}
+		fxSameModel(t, name, ref, got)
+		for e := range refStats {
+			if refStats[e].Mistakes != gotStats[e].Mistakes || refStats[e].Updates != gotStats[e].Updates {
+				t.Fatalf("%s, epoch %d: %+v vs %+v", name, e+1, refStats[e], gotStats[e])
+			}
+		}
+	}
+}

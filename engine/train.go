@@ -540,16 +540,16 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 	for p, i := range order {
 		ext[2*p], ext[2*p+1] = indptr[i], indptr[i+1]
 	}
-	gather := st.gatherWeights()
-	gw, stride, ilv := st.passLayout()
-	if ilv {
-		defer st.unpackWU()
-	}
-	if f.p32 != nil && !ilv && !gather && st.packedBinary(sw) {
+	if f.p32 != nil && st.packedBinary(sw) {
 		if st.plainBinary(sw) {
 			return f.binaryPassP32(ctx, st, order, ext)
 		}
 		return f.rulePassP32(ctx, st, order, ext)
+	}
+	gather := st.gatherWeights()
+	gw, stride, ilv := st.passLayout()
+	if ilv {
+		defer st.unpackWU()
 	}
 	if st.plainBinary(sw) {
 		return f.binaryPass(ctx, st, order, ext, gather, ilv)
