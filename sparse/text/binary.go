@@ -433,13 +433,39 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 	if err != nil || len(fc) != fcLen {
 		return bad("terms part: %d bytes of %d (%v)", len(fc), fcLen, err)
 	}
-	// Each term, made in cur from the one before, is checked to follow
-	// it in sorted order, as the vocabulary is, and hashed as the
-	// encoder hashes its words and n-grams. The terms are made as strings
-	// only when asked for (Featurizer.terms), from the checked fc.
+	// The terms are made as strings only when asked for
+	// (Featurizer.terms), from the checked fc.
 	hs := make([]uint64, n)
+	if err := hashTerms(fc, hs, total, ngrams); err != nil {
+		return nil, nil, err
+	}
+	t, err := indexFromOrder(index, hs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &prebuilt{terms: frontCoded{fc, int(n), int(total)}, index: t}, p, nil
+}
+
+// hashTerms reads the len(hs) front-coded terms of total bytes in fc,
+// checks that they are sorted and distinct, with at most ngrams words
+// each, and sets hs[i] to term i's hash as the encoder hashes its words
+// and n-grams. Each term is made in one scratch buffer from the one
+// before; a word of the term before that lies wholly in the shared prefix
+// (its space too) is the same word, so its hash is kept rather than
+// computed again: in a sorted vocabulary of n-grams most terms share their
+// first word with the term before.
+func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	// A header of more n-grams than any featurizer makes is refused
+	// once read whole; its terms may have no more words than that.
+	limit := min(max(ngrams, 0), maxNGrams)
 	var cur []byte
-	var parts []uint64
+	// The words of the term in cur: their hashes, and where each ends.
+	var wh [maxNGrams]uint64
+	var we [maxNGrams]int
+	nw := 0
 	sum := uint64(0)
 	q := fc
 	for i := range hs {
@@ -458,37 +484,53 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 		}
 		rest := q[:l]
 		q = q[l:]
-		if i > 0 && bytes.Compare(rest, cur[k:]) <= 0 {
-			return bad("vocabulary not sorted and distinct at term %d", i)
+		if i > 0 {
+			// The term follows the one before when its rest follows
+			// what the one before has after the shared prefix; the
+			// first bytes usually differ and decide.
+			old := cur[k:]
+			if len(rest) == 0 || len(old) > 0 && rest[0] <= old[0] {
+				if bytes.Compare(rest, old) <= 0 {
+					return bad("vocabulary not sorted and distinct at term %d", i)
+				}
+			}
 		}
-		cur = append(cur[:k], rest...)
+		cur = append(cur[:int(k)], rest...)
 		sum += k + l
-		parts = parts[:0]
-		for term := cur; ; {
-			j := bytes.IndexByte(term, ' ')
-			if j < 0 {
-				parts = append(parts, xxhash.Sum64(term))
+		// Keep the words that end, with their space, within the prefix.
+		kept := 0
+		for kept < nw && we[kept] < int(k) {
+			kept++
+		}
+		nw = kept
+		start := 0
+		if kept > 0 {
+			start = we[kept-1] + 1
+		}
+		for {
+			end := start
+			for end < len(cur) && cur[end] != ' ' {
+				end++
+			}
+			if nw == limit {
+				return bad("vocabulary term %d has more than ngrams = %d words", i, ngrams)
+			}
+			wh[nw], we[nw] = xxhash.Sum64(cur[start:end]), end
+			nw++
+			if end == len(cur) {
 				break
 			}
-			parts = append(parts, xxhash.Sum64(term[:j]))
-			term = term[j+1:]
+			start = end + 1
 		}
-		if len(parts) > ngrams {
-			return bad("vocabulary term %d has more than ngrams = %d words", i, ngrams)
-		}
-		hs[i] = parts[0]
-		if len(parts) > 1 {
-			hs[i] = gramHash(parts)
+		hs[i] = wh[0]
+		if nw > 1 {
+			hs[i] = gramHash(wh[:nw])
 		}
 	}
 	if sum != total || len(q) != 0 {
 		return bad("terms of %d bytes, %d stated, %d bytes after them", sum, total, len(q))
 	}
-	t, err := indexFromOrder(index, hs)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &prebuilt{terms: frontCoded{fc, int(n), int(total)}, index: t}, p, nil
+	return nil
 }
 
 // uvarint is binary.Uvarint with the one-byte case, the usual one for
