@@ -549,47 +549,56 @@ func uvarint(p []byte) (uint64, int) {
 // the key before, and the table is filled from one end to the other;
 // keys that run past the end go to the first free slots from the start,
 // as probing wraps there. Lookups then find every key as if it had been
-// inserted one by one. Each feature must come once.
+// inserted one by one. Each feature must come once: as the hashes are a
+// function of the features and must increase, an entry below n that came
+// before would fail that check, so n entries below n that pass it are
+// every feature once.
 func indexFromOrder(p []byte, hs []uint64) (vocabIndex, error) {
 	bad := func(format string, a ...any) (vocabIndex, error) {
 		return vocabIndex{}, fmt.Errorf("%w: binary form: index: "+format, append([]any{ErrFormat}, a...)...)
 	}
 	n := len(hs)
-	// The features first, checked; then the table filled in their order,
-	// where the loads of their hashes do not wait on each other (the
-	// processor overlaps their cache misses).
-	seen := make([]uint64, (n+63)/64)
-	order := make([]int32, n)
-	for i := range order {
-		v, a := uvarint(p)
-		if a <= 0 || v >= uint64(n) || seen[v/64]&(1<<(v%64)) != 0 {
-			return bad("entry %d: not a feature below %d, or a repeated one", i, n)
-		}
-		p = p[a:]
-		seen[v/64] |= 1 << (v % 64)
-		order[i] = int32(v)
-	}
-	if len(p) != 0 {
-		return bad("%d bytes after it", len(p))
-	}
 	t := newVocabIndex(hs)
 	var wrapped []int32
 	last := len(t.slots) - 1
 	next := 0 // the first slot past those taken
 	prev := uint64(0)
-	for i, v := range order {
-		h := hs[v]
-		if i > 0 && h <= prev {
-			return bad("entry %d: the hash of feature %d is not above the one before (out of order, or terms that collide)", i, v)
+	// The entries go by blocks: decoded, then their hashes loaded, then
+	// placed. The loads, at random places in hs, wait on nothing else in
+	// their loop, so the processor overlaps their cache misses; and the
+	// features need no array of their own.
+	var fb [1024]int32
+	var hb [len(fb)]uint64
+	for i0 := 0; i0 < n; i0 += len(fb) {
+		m := min(len(fb), n-i0)
+		for i := range fb[:m] {
+			v, a := uvarint(p)
+			if a <= 0 || v >= uint64(n) {
+				return bad("entry %d: not a feature below %d", i0+i, n)
+			}
+			p = p[a:]
+			fb[i] = int32(v)
 		}
-		prev = h
-		j := max(int(h>>t.shift), next)
-		if j > last {
-			wrapped = append(wrapped, v)
-			continue
+		for i, v := range fb[:m] {
+			hb[i] = hs[v]
 		}
-		t.slots[j] = t.slot(h, v)
-		next = j + 1
+		for i, h := range hb[:m] {
+			v := fb[i]
+			if i0+i > 0 && h <= prev {
+				return bad("entry %d: the hash of feature %d is not above the one before (out of order, repeated, or terms that collide)", i0+i, v)
+			}
+			prev = h
+			j := max(int(h>>t.shift), next)
+			if j > last {
+				wrapped = append(wrapped, v)
+				continue
+			}
+			t.slots[j] = t.slot(h, v)
+			next = j + 1
+		}
+	}
+	if len(p) != 0 {
+		return bad("%d bytes after it", len(p))
 	}
 	j := 0
 	for _, v := range wrapped {

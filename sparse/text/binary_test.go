@@ -287,6 +287,15 @@ func TestIndexFromOrder(t *testing.T) {
 		return b
 	}
 	hs := []uint64{10, 20, 20}
+	// Features 0 to 2047 in order, with the hashes of features 1023 and
+	// 1024, the last of one block and the first of the next, swapped.
+	var blockEdge []byte
+	blockHashes := make([]uint64, 2048)
+	for i := range blockHashes {
+		blockEdge = binary.AppendUvarint(blockEdge, uint64(i))
+		blockHashes[i] = uint64(i+1) << 40
+	}
+	blockHashes[1023], blockHashes[1024] = blockHashes[1024], blockHashes[1023]
 	for name, c := range map[string]struct {
 		p  []byte
 		hs []uint64
@@ -297,6 +306,8 @@ func TestIndexFromOrder(t *testing.T) {
 		"feature too big": {enc(0, 2), hs[:2]},
 		"left over":       {enc(0, 1, 7), hs[:2]},
 		"truncated":       {enc(0), hs[:2]},
+		// Out of order where a block of entries ends.
+		"between blocks": {blockEdge, blockHashes},
 	} {
 		if _, err := indexFromOrder(c.p, c.hs); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", name, err)
