@@ -507,8 +507,11 @@ func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
 		if kept > 0 {
 			start = we[kept-1] + 1
 		}
-		for {
-			end := start
+		// The term before has no space from start to the end of the
+		// prefix (one there would end a word kept), so the spaces are
+		// looked for in the new bytes only.
+		for from := max(start, int(k)); ; from = start {
+			end := from
 			for end < len(cur) && cur[end] != ' ' {
 				end++
 			}
@@ -534,7 +537,7 @@ func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
 }
 
 // uvarint is binary.Uvarint with the one-byte case, the usual one for
-// the lengths of terms, inlined.
+// the lengths of terms and for document frequencies, inlined.
 func uvarint(p []byte) (uint64, int) {
 	if len(p) > 0 && p[0] < 0x80 {
 		return uint64(p[0]), 1
@@ -616,7 +619,7 @@ func uvarints(p []byte, n int, delta bool) ([]int32, []byte, error) {
 	v := make([]int32, n)
 	prev := int64(-1)
 	for i := range v {
-		u, k := binary.Uvarint(p)
+		u, k := uvarint(p)
 		if k <= 0 {
 			return nil, nil, fmt.Errorf("%w: binary form: document frequency %d of %d: bad number", ErrFormat, i, n)
 		}
