@@ -55,6 +55,8 @@ func addScoresAVX2Checked([]float32, []int32, []float32, []float32) { unreachabl
 
 func increasingI32AVX2([]int32) bool { unreachable(); return false }
 
+func expandF32AVX2([]float32, []byte, []byte) (int, int, bool) { unreachable(); return 0, 0, false }
+
 func averageF32AVX2([]float32, []float32, []float64, float64)   { unreachable() }
 func averageF32AVX512([]float32, []float32, []float64, float64) { unreachable() }
 func quotientF32AVX2([]float32, []float64, float64)             { unreachable() }

@@ -18,3 +18,4 @@ package asm
 //go:generate go run -C _gen . -kernel average -pkg asm -out ../average_amd64.s -stubs ../average_stubs_amd64.go
 //go:generate go run -C _gen . -kernel addscores -pkg asm -out ../addscores_amd64.s -stubs ../addscores_stubs_amd64.go
 //go:generate go run -C _gen . -kernel prefetch -pkg asm -out ../prefetch_amd64.s -stubs ../prefetch_stubs_amd64.go
+//go:generate go run -C _gen . -kernel expand -pkg asm -out ../expand_amd64.s -stubs ../expand_stubs_amd64.go

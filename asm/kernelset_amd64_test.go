@@ -28,6 +28,7 @@ func simdKernels(t Tier) *kernelSet {
 		axpyAvgDenseF32: axpyAvgDenseF32AVX2,
 		addScoresF32:    addScoresAVX2Checked,
 		increasingI32:   increasingI32AVX2,
+		expandF32:       expandF32Vec,
 		averageF32:      averageF32AVX2,
 		quotientF32:     quotientF32AVX2,
 		dotRowsF32: func(indptr []int64, ind []int32, val, w, out []float32) {

@@ -29,6 +29,7 @@ type kernelSet struct {
 	addScoresF32     func(W []float32, ind []int32, val []float32, s []float32)
 
 	increasingI32 func(ind []int32) bool
+	expandF32     func(dst []float32, mask, vals []byte) (int, bool)
 
 	averageF32  func(dst, w []float32, u []float64, c float64)
 	quotientF32 func(dst []float32, x []float64, d float64)
@@ -59,6 +60,7 @@ var genericKernels = kernelSet{
 	axpyAvgDenseF32:  axpyAvgDenseF32Generic,
 	addScoresF32:     addScoresF32Generic,
 	increasingI32:    increasingI32Generic,
+	expandF32:        expandF32Generic,
 	averageF32:       averageF32Generic,
 	quotientF32:      quotientF32Generic,
 	dotRowsF32:       dotRowsF32Generic,

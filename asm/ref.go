@@ -1,6 +1,12 @@
 package asm
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"unsafe"
+)
 
 // The portable reference kernels. Every SIMD kernel is tested against these
 // over many lengths, offsets and index patterns.
@@ -337,6 +343,29 @@ func increasingI32Generic(ind []int32) bool {
 		}
 	}
 	return true
+}
+
+// expandF32Generic is ExpandF32 (mask at least ⌈len(dst)/8⌉ bytes): it
+// clears dst, then gives each set bit below len(dst), in order, the next
+// value of vals.
+func expandF32Generic(dst []float32, mask []byte, vals []byte) (n int, zero bool) {
+	clear(dst)
+	for b, m := range mask[:(len(dst)+7)/8] {
+		for ; m != 0; m &= m - 1 {
+			i := 8*b + bits.TrailingZeros8(m)
+			if i >= len(dst) {
+				break
+			}
+			if len(vals) < 4*(n+1) {
+				panic(fmt.Sprintf("asm.ExpandF32: %d values for more set bits", len(vals)/4))
+			}
+			u := binary.LittleEndian.Uint32(vals[4*n:])
+			zero = zero || u == 0
+			dst[i] = math.Float32frombits(u)
+			n++
+		}
+	}
+	return n, zero
 }
 
 // dotRowsF32Generic computes, for every row r of a CSR block,

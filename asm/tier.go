@@ -506,6 +506,35 @@ func IncreasingI32(ind []int32) bool {
 	return increasingI32Generic(ind)
 }
 
+// ExpandF32 sets dst from a bitmap and the values of its set bits, the
+// sparse form a model file stores weights in: dst[i] is the next value of
+// vals, in order, where bit i of mask (bit i%8 of mask[i/8]) is set, and
+// 0 where it is not. vals holds the values as float32 bits, little-endian,
+// 4 bytes each. It returns the number of values taken and reports whether
+// any of them has all its bits 0. Bits of mask past len(dst) are not read.
+// It panics if mask has fewer than ⌈len(dst)/8⌉ bytes or vals fewer
+// values than the bits set.
+func ExpandF32(dst []float32, mask []byte, vals []byte) (n int, zero bool) {
+	if len(mask) < (len(dst)+7)/8 {
+		panic(fmt.Sprintf("asm.ExpandF32: %d mask bytes for %d weights", len(mask), len(dst)))
+	}
+	// Reading the values and writing the weights bound it: AVX2 serves
+	// both SIMD tiers.
+	if tier() != Generic {
+		return expandF32Vec(dst, mask, vals)
+	}
+	return expandF32Generic(dst, mask, vals)
+}
+
+// expandF32Vec is ExpandF32 on the AVX2 kernel, which stops short of the
+// last 8 values of vals and of a last partial byte of mask; the Go loop
+// finishes.
+func expandF32Vec(dst []float32, mask []byte, vals []byte) (n int, zero bool) {
+	nb, nv, z := expandF32AVX2(dst, mask, vals)
+	n, zero = expandF32Generic(dst[8*nb:], mask[nb:], vals[4*nv:])
+	return nv + n, z || zero
+}
+
 // checkRows panics unless indptr describes len(out) rows whose ranges lie
 // inside ind and val. It checks the first and last pointers; the row
 // loops check that no pointer decreases (dotRowsGeneric, dotRowsSized).

@@ -62,6 +62,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 )
@@ -743,34 +744,33 @@ func (d *modelDecoder) weights(n int, sparse bool, what string) ([]float32, erro
 		return nil, err
 	}
 	w := make([]float32, n)
-	// wi and word are the bitmap word being read and its set bits not
-	// yet given a value.
-	wi, word := 0, uint64(0)
-	if words > 0 {
-		word = binary.LittleEndian.Uint64(bm)
+	// The values are read in pieces of whole bitmap bytes, each as many
+	// bytes as take at most modelChunk/4 values (all of them from
+	// memory), and expanded into their weights by ExpandF32, 8 at a time.
+	limit := modelChunk / 4
+	if d.r == nil {
+		limit = int(nnz)
 	}
-	for left := int(nnz); left > 0; {
-		k := min(left, modelChunk/4)
-		if d.r == nil {
-			k = left
+	for pb := 0; pb < nb; {
+		pe, k := pb, 0
+		for pe+8 <= nb {
+			c := bits.OnesCount64(binary.LittleEndian.Uint64(bm[pe:]))
+			if k+c > limit {
+				break
+			}
+			pe, k = pe+8, k+c
+		}
+		for pe < nb && k+bits.OnesCount8(bm[pe]) <= limit {
+			pe, k = pe+1, k+bits.OnesCount8(bm[pe])
 		}
 		b, err := d.take(4*k, what)
 		if err != nil {
 			return nil, err
 		}
-		left -= k
-		for i := 0; i < len(b); i += 4 {
-			for word == 0 {
-				wi++
-				word = binary.LittleEndian.Uint64(bm[8*wi:])
-			}
-			u := binary.LittleEndian.Uint32(b[i:])
-			if u == 0 {
-				return nil, modelErr("%s: a zero stored for a set bit", what)
-			}
-			w[64*wi+bits.TrailingZeros64(word)] = math.Float32frombits(u)
-			word &= word - 1
+		if _, zero := asm.ExpandF32(w[8*pb:min(8*pe, n)], bm[pb:pe], b); zero {
+			return nil, modelErr("%s: a zero stored for a set bit", what)
 		}
+		pb = pe
 	}
 	return w, nil
 }

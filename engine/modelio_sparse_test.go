@@ -320,3 +320,52 @@ func TestModelSparseLarge(t *testing.T) {
 		t.Fatal("weights differ")
 	}
 }
+
+// Sparse weights of more values than one piece of a streamed read
+// (modelChunk/4) read back the same from memory, from a stream of unknown
+// length and from one of known length; a zero value in a later piece,
+// and an end inside one, are refused in each.
+func TestModelSparseStreamPieces(t *testing.T) {
+	m := mioSparse(28, Plain, 20, 4000, false, 0.45)
+	b := mioEncode(t, m)
+	if mioFlags(b)&modelFlagSparse == 0 || m.Votes != nil {
+		t.Fatal("not a sparse encoding without votes")
+	}
+	nnz := 0
+	for _, x := range m.W {
+		if math.Float32bits(x) != 0 {
+			nnz++
+		}
+	}
+	if nnz < 2*modelChunk/4+100 {
+		t.Fatalf("%d values, fewer than three pieces", nnz)
+	}
+	read := map[string]func(data []byte) (*Model, error){
+		"memory": func(data []byte) (*Model, error) {
+			var got Model
+			return &got, got.UnmarshalBinary(data)
+		},
+		"stream": func(data []byte) (*Model, error) { return ReadModel(mioOnlyReader{bytes.NewReader(data)}) },
+		"sized":  func(data []byte) (*Model, error) { return ReadModel(bytes.NewReader(data)) },
+	}
+	// The values are the last section before the checksum.
+	vals := len(b) - 4 - 4*nnz
+	zero := bytes.Clone(b)
+	copy(zero[vals+4*(modelChunk/4+7):], []byte{0, 0, 0, 0})
+	zero = mioFixCRC(zero)
+	for name, rd := range read {
+		got, err := rd(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if d := mioSame(got, m); d != "" {
+			t.Fatalf("%s: %s", name, d)
+		}
+		if _, err := rd(zero); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "a zero stored for a set bit") {
+			t.Errorf("%s: a zero value in the second piece: %v", name, err)
+		}
+		if _, err := rd(b[:vals+4*(2*modelChunk/4+5)]); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "truncated") {
+			t.Errorf("%s: cut in the third piece: %v", name, err)
+		}
+	}
+}

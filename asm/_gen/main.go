@@ -17,12 +17,17 @@ import (
 )
 
 func main() {
-	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, axpyavg, dotp32, increasing, average, addscores, prefetch")
+	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, axpyavg, dotp32, increasing, average, addscores, prefetch, expand")
 	flag.Parse()
 	ConstraintExpr("amd64,!noasm")
 	gens := map[string]func(elem, isa){
 		"dot": genDot, "axpy": genAxpy, "scale": genScale, "sumsq": genSumSq,
 		"dotind": genDotInd, "dotind4": genDotInd4, "dotrows": genDotRows, "axpyind": genAxpyInd,
+	}
+	if *kernel == "expand" {
+		genExpand()
+		Generate()
+		return
 	}
 	if *kernel == "prefetch" {
 		genPrefetch()

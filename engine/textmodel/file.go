@@ -226,8 +226,14 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if err := budget.Check(0, int64(min(mlen, 1<<62)), "reading the model"); err != nil {
 		return nil, err
 	}
-	mr := io.LimitReader(tr, int64(min(mlen, 1<<62)))
-	c, err := engine.ReadClassifier(mr)
+	mr := &io.LimitedReader{R: tr, N: int64(min(mlen, 1<<62))}
+	var cr io.Reader = mr
+	if left >= 0 && mlen <= uint64(left) {
+		// The file holds the whole part: the decoder, told its size,
+		// sizes each array once instead of growing it as data arrive.
+		cr = sizedReader{mr}
+	}
+	c, err := engine.ReadClassifier(cr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: model: %w", ErrFormat, err)
 	}
@@ -315,6 +321,12 @@ func read(r io.Reader, size int64) (*Model, error) {
 	}
 	return m, nil
 }
+
+// sizedReader is a LimitedReader whose bytes are known to be there,
+// which says how many are left as a bytes.Reader does (Len).
+type sizedReader struct{ *io.LimitedReader }
+
+func (r sizedReader) Len() int { return int(r.N) }
 
 // Load reads the text model file at path; errors begin with the path.
 func Load(path string) (*Model, error) {

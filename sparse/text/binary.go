@@ -433,13 +433,39 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 	if err != nil || len(fc) != fcLen {
 		return bad("terms part: %d bytes of %d (%v)", len(fc), fcLen, err)
 	}
-	// Each term, made in cur from the one before, is checked to follow
-	// it in sorted order, as the vocabulary is, and hashed as the
-	// encoder hashes its words and n-grams. The terms are made as strings
-	// only when asked for (Featurizer.terms), from the checked fc.
+	// The terms are made as strings only when asked for
+	// (Featurizer.terms), from the checked fc.
 	hs := make([]uint64, n)
+	if err := hashTerms(fc, hs, total, ngrams); err != nil {
+		return nil, nil, err
+	}
+	t, err := indexFromOrder(index, hs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &prebuilt{terms: frontCoded{fc, int(n), int(total)}, index: t}, p, nil
+}
+
+// hashTerms reads the len(hs) front-coded terms of total bytes in fc,
+// checks that they are sorted and distinct, with at most ngrams words
+// each, and sets hs[i] to term i's hash as the encoder hashes its words
+// and n-grams. Each term is made in one scratch buffer from the one
+// before; a word of the term before that lies wholly in the shared prefix
+// (its space too) is the same word, so its hash is kept rather than
+// computed again: in a sorted vocabulary of n-grams most terms share their
+// first word with the term before.
+func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	// A header of more n-grams than any featurizer makes is refused
+	// once read whole; its terms may have no more words than that.
+	limit := min(max(ngrams, 0), maxNGrams)
 	var cur []byte
-	var parts []uint64
+	// The words of the term in cur: their hashes, and where each ends.
+	var wh [maxNGrams]uint64
+	var we [maxNGrams]int
+	nw := 0
 	sum := uint64(0)
 	q := fc
 	for i := range hs {
@@ -458,41 +484,60 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 		}
 		rest := q[:l]
 		q = q[l:]
-		if i > 0 && bytes.Compare(rest, cur[k:]) <= 0 {
-			return bad("vocabulary not sorted and distinct at term %d", i)
+		if i > 0 {
+			// The term follows the one before when its rest follows
+			// what the one before has after the shared prefix; the
+			// first bytes usually differ and decide.
+			old := cur[k:]
+			if len(rest) == 0 || len(old) > 0 && rest[0] <= old[0] {
+				if bytes.Compare(rest, old) <= 0 {
+					return bad("vocabulary not sorted and distinct at term %d", i)
+				}
+			}
 		}
-		cur = append(cur[:k], rest...)
+		cur = append(cur[:int(k)], rest...)
 		sum += k + l
-		parts = parts[:0]
-		for term := cur; ; {
-			j := bytes.IndexByte(term, ' ')
-			if j < 0 {
-				parts = append(parts, xxhash.Sum64(term))
+		// Keep the words that end, with their space, within the prefix.
+		kept := 0
+		for kept < nw && we[kept] < int(k) {
+			kept++
+		}
+		nw = kept
+		start := 0
+		if kept > 0 {
+			start = we[kept-1] + 1
+		}
+		// The term before has no space from start to the end of the
+		// prefix (one there would end a word kept), so the spaces are
+		// looked for in the new bytes only.
+		for from := max(start, int(k)); ; from = start {
+			end := from
+			for end < len(cur) && cur[end] != ' ' {
+				end++
+			}
+			if nw == limit {
+				return bad("vocabulary term %d has more than ngrams = %d words", i, ngrams)
+			}
+			wh[nw], we[nw] = xxhash.Sum64(cur[start:end]), end
+			nw++
+			if end == len(cur) {
 				break
 			}
-			parts = append(parts, xxhash.Sum64(term[:j]))
-			term = term[j+1:]
+			start = end + 1
 		}
-		if len(parts) > ngrams {
-			return bad("vocabulary term %d has more than ngrams = %d words", i, ngrams)
-		}
-		hs[i] = parts[0]
-		if len(parts) > 1 {
-			hs[i] = gramHash(parts)
+		hs[i] = wh[0]
+		if nw > 1 {
+			hs[i] = gramHash(wh[:nw])
 		}
 	}
 	if sum != total || len(q) != 0 {
 		return bad("terms of %d bytes, %d stated, %d bytes after them", sum, total, len(q))
 	}
-	t, err := indexFromOrder(index, hs)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &prebuilt{terms: frontCoded{fc, int(n), int(total)}, index: t}, p, nil
+	return nil
 }
 
 // uvarint is binary.Uvarint with the one-byte case, the usual one for
-// the lengths of terms, inlined.
+// the lengths of terms and for document frequencies, inlined.
 func uvarint(p []byte) (uint64, int) {
 	if len(p) > 0 && p[0] < 0x80 {
 		return uint64(p[0]), 1
@@ -507,47 +552,56 @@ func uvarint(p []byte) (uint64, int) {
 // the key before, and the table is filled from one end to the other;
 // keys that run past the end go to the first free slots from the start,
 // as probing wraps there. Lookups then find every key as if it had been
-// inserted one by one. Each feature must come once.
+// inserted one by one. Each feature must come once: as the hashes are a
+// function of the features and must increase, an entry below n that came
+// before would fail that check, so n entries below n that pass it are
+// every feature once.
 func indexFromOrder(p []byte, hs []uint64) (vocabIndex, error) {
 	bad := func(format string, a ...any) (vocabIndex, error) {
 		return vocabIndex{}, fmt.Errorf("%w: binary form: index: "+format, append([]any{ErrFormat}, a...)...)
 	}
 	n := len(hs)
-	// The features first, checked; then the table filled in their order,
-	// where the loads of their hashes do not wait on each other (the
-	// processor overlaps their cache misses).
-	seen := make([]uint64, (n+63)/64)
-	order := make([]int32, n)
-	for i := range order {
-		v, a := uvarint(p)
-		if a <= 0 || v >= uint64(n) || seen[v/64]&(1<<(v%64)) != 0 {
-			return bad("entry %d: not a feature below %d, or a repeated one", i, n)
-		}
-		p = p[a:]
-		seen[v/64] |= 1 << (v % 64)
-		order[i] = int32(v)
-	}
-	if len(p) != 0 {
-		return bad("%d bytes after it", len(p))
-	}
 	t := newVocabIndex(hs)
 	var wrapped []int32
 	last := len(t.slots) - 1
 	next := 0 // the first slot past those taken
 	prev := uint64(0)
-	for i, v := range order {
-		h := hs[v]
-		if i > 0 && h <= prev {
-			return bad("entry %d: the hash of feature %d is not above the one before (out of order, or terms that collide)", i, v)
+	// The entries go by blocks: decoded, then their hashes loaded, then
+	// placed. The loads, at random places in hs, wait on nothing else in
+	// their loop, so the processor overlaps their cache misses; and the
+	// features need no array of their own.
+	var fb [1024]int32
+	var hb [len(fb)]uint64
+	for i0 := 0; i0 < n; i0 += len(fb) {
+		m := min(len(fb), n-i0)
+		for i := range fb[:m] {
+			v, a := uvarint(p)
+			if a <= 0 || v >= uint64(n) {
+				return bad("entry %d: not a feature below %d", i0+i, n)
+			}
+			p = p[a:]
+			fb[i] = int32(v)
 		}
-		prev = h
-		j := max(int(h>>t.shift), next)
-		if j > last {
-			wrapped = append(wrapped, v)
-			continue
+		for i, v := range fb[:m] {
+			hb[i] = hs[v]
 		}
-		t.slots[j] = t.slot(h, v)
-		next = j + 1
+		for i, h := range hb[:m] {
+			v := fb[i]
+			if i0+i > 0 && h <= prev {
+				return bad("entry %d: the hash of feature %d is not above the one before (out of order, repeated, or terms that collide)", i0+i, v)
+			}
+			prev = h
+			j := max(int(h>>t.shift), next)
+			if j > last {
+				wrapped = append(wrapped, v)
+				continue
+			}
+			t.slots[j] = t.slot(h, v)
+			next = j + 1
+		}
+	}
+	if len(p) != 0 {
+		return bad("%d bytes after it", len(p))
 	}
 	j := 0
 	for _, v := range wrapped {
@@ -565,7 +619,7 @@ func uvarints(p []byte, n int, delta bool) ([]int32, []byte, error) {
 	v := make([]int32, n)
 	prev := int64(-1)
 	for i := range v {
-		u, k := binary.Uvarint(p)
+		u, k := uvarint(p)
 		if k <= 0 {
 			return nil, nil, fmt.Errorf("%w: binary form: document frequency %d of %d: bad number", ErrFormat, i, n)
 		}

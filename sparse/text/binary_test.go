@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -286,6 +287,15 @@ func TestIndexFromOrder(t *testing.T) {
 		return b
 	}
 	hs := []uint64{10, 20, 20}
+	// Features 0 to 2047 in order, with the hashes of features 1023 and
+	// 1024, the last of one block and the first of the next, swapped.
+	var blockEdge []byte
+	blockHashes := make([]uint64, 2048)
+	for i := range blockHashes {
+		blockEdge = binary.AppendUvarint(blockEdge, uint64(i))
+		blockHashes[i] = uint64(i+1) << 40
+	}
+	blockHashes[1023], blockHashes[1024] = blockHashes[1024], blockHashes[1023]
 	for name, c := range map[string]struct {
 		p  []byte
 		hs []uint64
@@ -296,6 +306,8 @@ func TestIndexFromOrder(t *testing.T) {
 		"feature too big": {enc(0, 2), hs[:2]},
 		"left over":       {enc(0, 1, 7), hs[:2]},
 		"truncated":       {enc(0), hs[:2]},
+		// Out of order where a block of entries ends.
+		"between blocks": {blockEdge, blockHashes},
 	} {
 		if _, err := indexFromOrder(c.p, c.hs); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", name, err)
@@ -309,6 +321,71 @@ func TestVocabIndexZero(t *testing.T) {
 	for _, h := range []uint64{0, 1, 1 << 63, 1<<64 - 1} {
 		if v, ok := idx.get(h); ok {
 			t.Fatalf("key %#x found (%d) in an empty index", h, v)
+		}
+	}
+}
+
+// frontCode front-codes terms as the binary form writes them.
+func frontCode(terms []string) (fc []byte, total uint64) {
+	prev := ""
+	for _, t := range terms {
+		k := 0
+		for k < len(prev) && k < len(t) && prev[k] == t[k] {
+			k++
+		}
+		fc = binary.AppendUvarint(fc, uint64(k))
+		fc = binary.AppendUvarint(fc, uint64(len(t)-k))
+		fc = append(fc, t[k:]...)
+		total += uint64(len(t))
+		prev = t
+	}
+	return fc, total
+}
+
+// hashTerms gives every term the hash of its words that the encoder
+// gives it, where a term keeps words of the one before (and where a
+// word only begins like one of them), with empty words between spaces
+// too; it refuses terms out of order, repeated, or of too many words.
+func TestHashTerms(t *testing.T) {
+	want := func(term string) uint64 {
+		var parts []uint64
+		for _, w := range strings.Split(term, " ") {
+			parts = append(parts, xxhash.Sum64String(w))
+		}
+		if len(parts) == 1 {
+			return parts[0]
+		}
+		return gramHash(parts)
+	}
+	terms := []string{
+		" a", "a", "a  b", "a b", "a b c", "a b cd", "a bc", "a bc d", "ab", "ab cd", "ab cd e", "abc",
+		"abc d", "abc de", "abc de f", "abd", "b", "b a", "b a ", "ba", "ba b", "c", "c c c",
+	}
+	fc, total := frontCode(terms)
+	hs := make([]uint64, len(terms))
+	if err := hashTerms(fc, hs, total, 3); err != nil {
+		t.Fatal(err)
+	}
+	for i, term := range terms {
+		if hs[i] != want(term) {
+			t.Errorf("term %d %q: hash %#x, want %#x", i, term, hs[i], want(term))
+		}
+	}
+	for name, c := range map[string]struct {
+		terms  []string
+		ngrams int
+	}{
+		"repeated":         {[]string{"a b", "a b"}, 3},
+		"out of order":     {[]string{"a c", "a b"}, 3},
+		"prefix after":     {[]string{"ab", "a"}, 3},
+		"too many words":   {[]string{"a", "a b c d"}, 3},
+		"kept words count": {[]string{"a b c", "a b c d"}, 3},
+		"ngrams 0":         {[]string{"a"}, 0},
+		"ngrams past max":  {[]string{strings.Repeat("a ", maxNGrams) + "a"}, maxNGrams + 5},
+	} {
+		fc, total := frontCode(c.terms)
+		if err := hashTerms(fc, make([]uint64, len(c.terms)), total, c.ngrams); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: %v, want ErrFormat", name, err)
 		}
 	}
 }
