@@ -113,10 +113,11 @@ func (st *state) packedBinary(sw []float64) bool {
 // them: a learner for which packedBinary holds, with rows whose values
 // pack without loss (term counts do; a normalized learner scales them by
 // the row's scale as it goes, so they stay counts), and room in the
-// memory budget for 4 bytes a nonzero. A shuffled epoch then fetches half
-// the bytes per row and, the packed kernels giving the unpacked ones'
-// bits on every tier (and those of the stride-4 kernels of the
-// interleaved layout), trains the same model bit for bit. Packed rows
+// memory budget for 4 bytes a nonzero, in a fit of packMinEpochs epochs
+// or more. A shuffled epoch then fetches half the bytes per row and, the
+// packed kernels giving the unpacked ones' bits on every tier (and those
+// of the stride-4 kernels of the interleaved layout), trains the same
+// model bit for bit. Packed rows
 // take the place of the interleaved layout for weights larger than the
 // caches: the row bytes they save outweigh the slots' locality there
 // (and a prefetch of a packed row's weights, tried, did not help).
@@ -132,7 +133,7 @@ func (f *fitter) packRows(s *settings, check bool) error {
 	if X == nil {
 		return nil
 	}
-	if !packing || f.D != nil || s.Algorithm != Averaged || !st.packedBinary(s.SampleWeight) {
+	if !packing || f.D != nil || s.Algorithm != Averaged || !st.packedBinary(s.SampleWeight) || s.epochs < packMinEpochs {
 		return f.checkRows(check)
 	}
 	sh := asm.P32Shift(X.Cols)
@@ -157,6 +158,12 @@ func (f *fitter) packRows(s *settings, check bool) error {
 	f.p32, f.p32Shift = p, sh
 	return nil
 }
+
+// packMinEpochs is the fewest epochs for which packRows packs: packing
+// costs about what two epochs save on rows of term counts (it reads the
+// matrix once and writes half its size to fresh memory), so a fit of
+// fewer epochs is faster on the rows as they are.
+const packMinEpochs = 3
 
 // checkRows validates the rows of X where check says that Fit has not,
 // against the columns they came with (a warm start may have widened X).

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -319,5 +320,30 @@ func TestPackedRowsBeatInterleaving(t *testing.T) {
 				t.Fatalf("%s, epoch %d: %+v vs %+v", name, e+1, refStats[e], gotStats[e])
 			}
 		}
+	}
+}
+
+// TestFewEpochsDoNotPack: a fit of fewer than packMinEpochs epochs trains
+// on the rows as they are (to the packed fit's model) and still checks
+// them.
+func TestFewEpochsDoNotPack(t *testing.T) {
+	Xi, y := fxIntBinary(71, 300, 400, 6, 0.1)
+	X := fxCounts(Xi)
+	for e := 1; e <= packMinEpochs; e++ {
+		before := p32Passes.Load()
+		got, _ := fxFit(t, X, y, Config{Epochs: e})
+		if packed := p32Passes.Load() != before; packed != (e >= packMinEpochs) {
+			t.Fatalf("%d epochs: packed passes %v", e, packed)
+		}
+		packing = false
+		ref, _ := fxFit(t, X, y, Config{Epochs: e})
+		packing = true
+		fxSameModel(t, fmt.Sprint(e, " epochs"), ref, got)
+	}
+	bad := *X
+	bad.Ind = slices.Clone(X.Ind)
+	bad.Ind[X.Indptr[5]-1] = 400
+	if _, _, err := Fit(context.Background(), &bad, y, Config{Epochs: 1}); !errors.Is(err, sparse.ErrIndexRange) {
+		t.Fatalf("index 400 of 400 columns, 1 epoch: error %v", err)
 	}
 }
