@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -345,5 +346,50 @@ func TestFewEpochsDoNotPack(t *testing.T) {
 	bad.Ind[X.Indptr[5]-1] = 400
 	if _, _, err := Fit(context.Background(), &bad, y, Config{Epochs: 1}); !errors.Is(err, sparse.ErrIndexRange) {
 		t.Fatalf("index 400 of 400 columns, 1 epoch: error %v", err)
+	}
+}
+
+// TestPackedPassPastCheckEvery: a packed pass longer than checkEvery rows
+// runs past the rows at which it checks its context, to the model of the
+// unpacked pass; and a cancelled context stops it at the first of them
+// with the context's error.
+func TestPackedPassPastCheckEvery(t *testing.T) {
+	Xi, y := fxIntBinary(47, 2*checkEvery+100, 50, 3, 0.1)
+	Xc := fxCounts(Xi)
+	defer func() { packing = true }()
+	cfg := Config{Epochs: packMinEpochs}
+	packing = false
+	ref, _ := fxFit(t, Xc, y, cfg)
+	packing = true
+	before := p32Passes.Load()
+	got, _ := fxFit(t, Xc, y, cfg)
+	if p32Passes.Load() == before {
+		t.Fatal("no pass ran on packed rows")
+	}
+	fxSameModel(t, "past checkEvery", ref, got)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s, err := Config{}.settle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newState(s, []float64{-1, 1}, Xc.Cols, rand.New(rand.NewPCG(1, 2)))
+	f := fitter{st: st, X: Xc, cls: make([]int32, Xc.Rows)}
+	if err := f.packRows(&s, false); err != nil || f.p32 == nil {
+		t.Fatal("the rows did not pack")
+	}
+	order := make([]int32, Xc.Rows)
+	ext := make([]int64, 2*Xc.Rows)
+	for i := range order {
+		order[i] = int32(i)
+		ext[2*i], ext[2*i+1] = Xc.Indptr[i], Xc.Indptr[i+1]
+	}
+	ps, err := f.binaryPassP32(ctx, st, order, ext)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled pass: error %v", err)
+	}
+	if want := float64(checkEvery - 1); st.c != want || ps.mistakes > checkEvery-1 {
+		t.Fatalf("cancelled pass stopped after %v rows (%d mistakes), want %v", st.c, ps.mistakes, want)
 	}
 }
