@@ -126,6 +126,29 @@ func fxCounts(X *sparse.CSR) *sparse.CSR {
 	return &Y
 }
 
+// fxPackedSame fits X unpacked and packed under cfg and fails unless the
+// packed fit ran a pass on packed rows and gave the unpacked model bit
+// for bit, with the same mistakes, updates and training loss each epoch.
+func fxPackedSame(t *testing.T, name string, X *sparse.CSR, y []float64, cfg Config) {
+	t.Helper()
+	defer func() { packing = true }()
+	packing = false
+	ref, refStats := fxFit(t, X, y, cfg)
+	packing = true
+	before := p32Passes.Load()
+	got, gotStats := fxFit(t, X, y, cfg)
+	if p32Passes.Load() == before {
+		t.Fatalf("%s: no pass ran on packed rows", name)
+	}
+	fxSameModel(t, name, ref, got)
+	for e := range refStats {
+		a, b := refStats[e], gotStats[e]
+		if a.Mistakes != b.Mistakes || a.Updates != b.Updates || math.Float64bits(a.TrainLoss) != math.Float64bits(b.TrainLoss) {
+			t.Fatalf("%s, epoch %d: %+v vs %+v", name, e+1, a, b)
+		}
+	}
+}
+
 // TestPackedRowsSameModel: where an averaged binary learner trains on
 // packed rows (the perceptron, and the passive-aggressive rules on
 // normalized rows), it trains the model the unpacked rows give, bit for
@@ -154,25 +177,8 @@ func TestPackedRowsSameModel(t *testing.T) {
 		"PA-I, normalized":         {Rule: PA1, Normalize: true, C: 0.05},
 		"PA, normalized":           {Rule: PA, Normalize: true, Bias: NoBias},
 	}
-	defer func() { packing = true }()
 	for name, cfg := range cfgs {
-		t.Run(name, func(t *testing.T) {
-			packing = false
-			ref, refStats := fxFit(t, Xc, y, cfg)
-			packing = true
-			before := p32Passes.Load()
-			got, gotStats := fxFit(t, Xc, y, cfg)
-			if p32Passes.Load() == before {
-				t.Fatalf("no pass ran on packed rows")
-			}
-			fxSameModel(t, name, ref, got)
-			for e := range refStats {
-				a, b := refStats[e], gotStats[e]
-				if a.Mistakes != b.Mistakes || a.Updates != b.Updates || math.Float64bits(a.TrainLoss) != math.Float64bits(b.TrainLoss) {
-					t.Fatalf("epoch %d: %+v vs %+v", e+1, a, b)
-				}
-			}
-		})
+		t.Run(name, func(t *testing.T) { fxPackedSame(t, name, Xc, y, cfg) })
 	}
 	// What does not pack, or trains otherwise, runs no packed pass.
 	for name, c := range map[string]struct {
@@ -298,7 +304,7 @@ func TestRowsCheckedBeforeCompaction(t *testing.T) {
 // to the interleaved layout's model bit for bit (the packed and the
 // stride-4 kernels sum in the same order).
 func TestPackedRowsBeatInterleaving(t *testing.T) {
-	defer func(v int) { interleaveBytes = v; packing = true }(interleaveBytes)
+	defer func(v int) { interleaveBytes = v }(interleaveBytes)
 	interleaveBytes = 4 << 10
 	Xi, y := fxIntBinary(67, 600, 5000, 30, 0.1)
 	X := fxCounts(Xi)
@@ -307,20 +313,7 @@ func TestPackedRowsBeatInterleaving(t *testing.T) {
 		"margin, 2 workers": {Margin: 0.5, Workers: 2},
 		"PA-II, normalized": {Rule: PA2, Normalize: true},
 	} {
-		packing = false
-		ref, refStats := fxFit(t, X, y, cfg)
-		packing = true
-		before := p32Passes.Load()
-		got, gotStats := fxFit(t, X, y, cfg)
-		if p32Passes.Load() == before {
-			t.Fatalf("%s: no pass ran on packed rows", name)
-		}
-		fxSameModel(t, name, ref, got)
-		for e := range refStats {
-			if refStats[e].Mistakes != gotStats[e].Mistakes || refStats[e].Updates != gotStats[e].Updates {
-				t.Fatalf("%s, epoch %d: %+v vs %+v", name, e+1, refStats[e], gotStats[e])
-			}
-		}
+		fxPackedSame(t, name, X, y, cfg)
 	}
 }
 
@@ -356,17 +349,7 @@ func TestFewEpochsDoNotPack(t *testing.T) {
 func TestPackedPassPastCheckEvery(t *testing.T) {
 	Xi, y := fxIntBinary(47, 2*checkEvery+100, 50, 3, 0.1)
 	Xc := fxCounts(Xi)
-	defer func() { packing = true }()
-	cfg := Config{Epochs: packMinEpochs}
-	packing = false
-	ref, _ := fxFit(t, Xc, y, cfg)
-	packing = true
-	before := p32Passes.Load()
-	got, _ := fxFit(t, Xc, y, cfg)
-	if p32Passes.Load() == before {
-		t.Fatal("no pass ran on packed rows")
-	}
-	fxSameModel(t, "past checkEvery", ref, got)
+	fxPackedSame(t, "past checkEvery", Xc, y, Config{Epochs: packMinEpochs})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

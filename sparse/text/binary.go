@@ -85,18 +85,7 @@ func (f *Featurizer) marshalBinary(version uint16) ([]byte, error) {
 		for _, t := range *vocab {
 			total += len(t)
 		}
-		fc = make([]byte, 0, total+2*binary.MaxVarintLen64*len(*vocab))
-		prev := ""
-		for _, t := range *vocab {
-			k := 0
-			for k < len(prev) && k < len(t) && prev[k] == t[k] {
-				k++
-			}
-			fc = binary.AppendUvarint(fc, uint64(k))
-			fc = binary.AppendUvarint(fc, uint64(len(t)-k))
-			fc = append(fc, t[k:]...)
-			prev = t
-		}
+		fc = appendFrontCoded(make([]byte, 0, total+2*binary.MaxVarintLen64*len(*vocab)), *vocab)
 	}
 	var terms, index []byte
 	if version >= 2 && vocab != nil {
@@ -534,6 +523,24 @@ func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
 		return bad("terms of %d bytes, %d stated, %d bytes after them", sum, total, len(q))
 	}
 	return nil
+}
+
+// appendFrontCoded appends the terms to fc front-coded, as the binary form
+// stores them: for each, the length of the prefix it shares with the
+// term before, the length of the rest, and the rest.
+func appendFrontCoded(fc []byte, terms []string) []byte {
+	prev := ""
+	for _, t := range terms {
+		k := 0
+		for k < len(prev) && k < len(t) && prev[k] == t[k] {
+			k++
+		}
+		fc = binary.AppendUvarint(fc, uint64(k))
+		fc = binary.AppendUvarint(fc, uint64(len(t)-k))
+		fc = append(fc, t[k:]...)
+		prev = t
+	}
+	return fc
 }
 
 // uvarint is binary.Uvarint with the one-byte case, the usual one for

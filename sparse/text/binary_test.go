@@ -327,19 +327,10 @@ func TestVocabIndexZero(t *testing.T) {
 
 // frontCode front-codes terms as the binary form writes them.
 func frontCode(terms []string) (fc []byte, total uint64) {
-	prev := ""
 	for _, t := range terms {
-		k := 0
-		for k < len(prev) && k < len(t) && prev[k] == t[k] {
-			k++
-		}
-		fc = binary.AppendUvarint(fc, uint64(k))
-		fc = binary.AppendUvarint(fc, uint64(len(t)-k))
-		fc = append(fc, t[k:]...)
 		total += uint64(len(t))
-		prev = t
 	}
-	return fc, total
+	return appendFrontCoded(nil, terms), total
 }
 
 // hashTerms gives every term the hash of its words that the encoder
