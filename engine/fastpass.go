@@ -117,11 +117,11 @@ func (st *state) packedBinary(sw []float64) bool {
 // or more. A shuffled epoch then fetches half the bytes per row and, the
 // packed kernels giving the unpacked ones' bits on every tier (and those
 // of the stride-4 kernels of the interleaved layout), trains the same
-// model bit for bit. Packed rows
-// take the place of the interleaved layout for weights larger than the
-// caches: the row bytes they save outweigh the slots' locality there
-// (and a prefetch of a packed row's weights, tried, did not help).
-// Otherwise it leaves f.p32 nil and the passes read X.
+// model bit for bit. Packed rows take the place of the interleaved layout
+// for weights larger than the caches: the row bytes they save outweigh
+// the slots' locality there (and a prefetch of a packed row's weights,
+// tried, did not help). Otherwise it leaves f.p32 nil and the passes read
+// X.
 //
 // With check set the rows of X have not been validated yet (Fit leaves
 // that to here, see checkRows): packRows checks them as it packs, in one
@@ -146,10 +146,9 @@ func (f *fitter) packRows(s *settings, check bool) error {
 	}
 	p := make([]uint32, nnz)
 	if check {
-		switch packChecked(p, X, f.rowCols, sh) {
-		case packBadRow:
-			return f.checkRows(check)
-		case packLossy:
+		if !packChecked(p, X, f.rowCols, sh) {
+			// A bad row, or a value that does not pack: Validate tells
+			// which, and the passes read X.
 			return f.checkRows(check)
 		}
 	} else if !asm.PackP32(p, X.Ind[:nnz], X.Val[:nnz], sh) {
@@ -182,25 +181,20 @@ func checkDataCols(X *sparse.CSR, cols int) error {
 	return checkData(&Y)
 }
 
-// Outcomes of packChecked.
-const (
-	packOK     = iota // every row valid and packed
-	packBadRow        // a row's indices are not strictly increasing in [0, cols)
-	packLossy         // a value does not pack (a row may also be bad)
-)
-
 // packChecked packs the rows of X into p with sh index bits (as
 // asm.PackP32 does) and checks them as Validate does, in one pass: each
 // row's indices strictly increasing from 0 or more to below cols, and its
 // values finite, which every value that packs is (a non-negative
-// integer). The rows go in blocks of about packBlock values, each checked
-// and then packed while it is in cache, on the goroutines of parallelNNZ.
-// X's shape must be valid (ValidateShape).
-func packChecked(p []uint32, X *sparse.CSR, cols int, sh uint) int {
-	var worst atomic.Int32
+// integer). It reports whether every row was valid and packed; if not, a
+// row is bad or a value does not pack, and p must not be used. The rows
+// go in blocks of about packBlock values, each checked and then packed
+// while it is in cache, on the goroutines of parallelNNZ. X's shape must
+// be valid (ValidateShape).
+func packChecked(p []uint32, X *sparse.CSR, cols int, sh uint) bool {
+	var failed atomic.Bool
 	parallelNNZ(X, func(lo, hi int) {
 		ind, val, ptr := X.Ind, X.Val, X.Indptr
-		for r := lo; r < hi && worst.Load() == packOK; {
+		for r := lo; r < hi && !failed.Load(); {
 			// A block of rows: at least one, up to about packBlock values.
 			r1 := r + 1
 			for r1 < hi && ptr[r1+1]-ptr[r] <= packBlock {
@@ -208,19 +202,19 @@ func packChecked(p []uint32, X *sparse.CSR, cols int, sh uint) int {
 			}
 			for i := r; i < r1; i++ {
 				if a, b := ptr[i], ptr[i+1]; a < b && !rowIndicesOK(ind[a:b], cols) {
-					worst.CompareAndSwap(packOK, packBadRow)
+					failed.Store(true)
 					return
 				}
 			}
 			a, b := ptr[r], ptr[r1]
 			if !asm.PackP32(p[a:b], ind[a:b], val[a:b], sh) {
-				worst.CompareAndSwap(packOK, packLossy)
+				failed.Store(true)
 				return
 			}
 			r = r1
 		}
 	})
-	return int(worst.Load())
+	return !failed.Load()
 }
 
 // parallelNNZ runs f over rows [0, X.Rows) in contiguous parts of about
