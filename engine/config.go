@@ -37,6 +37,10 @@ var (
 	// ErrFormat: a model file is not one, is truncated or corrupt, or has
 	// a version this build cannot read.
 	ErrFormat = errors.New("engine: bad model file")
+	// ErrNoSubset: ReadClassifierFeatures was given a model that cannot
+	// be read for part of its features (a kernel or voted model, or a
+	// compact one that holds none of them); read it whole instead.
+	ErrNoSubset = errors.New("engine: the model cannot be read for a subset of its features")
 	// ErrMemory: training or a model would need more memory than the
 	// budget (Config.MemoryBudget). It is budget.ErrExceeded, so one test
 	// covers the refusals of every package.

@@ -60,6 +60,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
@@ -349,6 +350,9 @@ type modelDecoder struct {
 	remain  int64 // bytes left in the input, −1 when unknown
 	crc     uint32
 	scratch []byte
+	// keep, when not nil, are the features of a linear model to keep
+	// (ReadClassifierFeatures), in increasing order.
+	keep []int32
 }
 
 // readerDecoder returns a decoder of r, which knows the input's size when
@@ -701,48 +705,11 @@ func (d *modelDecoder) weights(n int, sparse bool, what string) ([]float32, erro
 	if !sparse {
 		return modelReadArray[float32](d, n, what)
 	}
-	// The bitmap, padded with zeros to whole words of 64 bits, is read
-	// first and whole: the weights are allocated only once it is known
-	// to be there, and hold no more than 32 bytes for each of its bytes.
-	nb := (n + 7) / 8
-	if err := d.fits(uint64(nb)+8, 1, what); err != nil {
-		return nil, err
-	}
-	words := (nb + 7) / 8
-	c := 8 * words
-	if d.remain < 0 {
-		c = min(c, modelChunk)
-	}
-	bm := make([]byte, 0, c)
-	for len(bm) < nb {
-		k := min(nb-len(bm), modelChunk)
-		if d.r == nil {
-			k = nb - len(bm)
-		}
-		b, err := d.take(k, what)
-		if err != nil {
-			return nil, err
-		}
-		bm = append(bm, b...)
-	}
-	if n%8 != 0 && bm[nb-1]>>(n%8) != 0 {
-		return nil, modelErr("%s: bits set past the last weight", what)
-	}
-	bm = append(bm, make([]byte, 8*words-nb)...)
-	var set uint64
-	for i := 0; i < len(bm); i += 8 {
-		set += uint64(bits.OnesCount64(binary.LittleEndian.Uint64(bm[i:])))
-	}
-	nnz, err := d.u64(what)
+	bm, nnz, err := d.bitmap(n, what)
 	if err != nil {
 		return nil, err
 	}
-	if nnz != set {
-		return nil, modelErr("%s: %d values for %d set bits", what, nnz, set)
-	}
-	if err := d.fits(nnz, 4, what); err != nil {
-		return nil, err
-	}
+	nb := (n + 7) / 8
 	w := make([]float32, n)
 	// The values are read in pieces of whole bitmap bytes, each as many
 	// bytes as take at most modelChunk/4 values (all of them from
@@ -775,6 +742,55 @@ func (d *modelDecoder) weights(n int, sparse bool, what string) ([]float32, erro
 	return w, nil
 }
 
+// bitmap reads the bitmap of a sparse weights section of n weights and
+// the count of values after it, which it checks against the bits set.
+// The bitmap is padded with zeros to whole words of 64 bits.
+func (d *modelDecoder) bitmap(n int, what string) ([]byte, uint64, error) {
+	// The bitmap is read first and whole: the weights are allocated only
+	// once it is known to be there, and hold no more than 32 bytes for
+	// each of its bytes.
+	nb := (n + 7) / 8
+	if err := d.fits(uint64(nb)+8, 1, what); err != nil {
+		return nil, 0, err
+	}
+	words := (nb + 7) / 8
+	c := 8 * words
+	if d.remain < 0 {
+		c = min(c, modelChunk)
+	}
+	bm := make([]byte, 0, c)
+	for len(bm) < nb {
+		k := min(nb-len(bm), modelChunk)
+		if d.r == nil {
+			k = nb - len(bm)
+		}
+		b, err := d.take(k, what)
+		if err != nil {
+			return nil, 0, err
+		}
+		bm = append(bm, b...)
+	}
+	if n%8 != 0 && bm[nb-1]>>(n%8) != 0 {
+		return nil, 0, modelErr("%s: bits set past the last weight", what)
+	}
+	bm = append(bm, make([]byte, 8*words-nb)...)
+	var set uint64
+	for i := 0; i < len(bm); i += 8 {
+		set += uint64(bits.OnesCount64(binary.LittleEndian.Uint64(bm[i:])))
+	}
+	nnz, err := d.u64(what)
+	if err != nil {
+		return nil, 0, err
+	}
+	if nnz != set {
+		return nil, 0, modelErr("%s: %d values for %d set bits", what, nnz, set)
+	}
+	if err := d.fits(nnz, 4, what); err != nil {
+		return nil, 0, err
+	}
+	return bm, nnz, nil
+}
+
 // ---------------------------------------------------------------------------
 // Either kind
 
@@ -789,6 +805,9 @@ func (d *modelDecoder) decodeClassifier() (Classifier, error) {
 	case modelMagic:
 		return d.decodeLinearAfterMagic()
 	case kmodelMagic:
+		if d.keep != nil {
+			return nil, ErrNoSubset
+		}
 		return d.decodeKernelAfterMagic()
 	}
 	return nil, modelErr("not a hyperplane model file (magic %q; want %q or %q)", b, modelMagic, kmodelMagic)
@@ -809,6 +828,157 @@ func LoadClassifier(path string) (Classifier, error) {
 // ReadModel and ReadKernelModel do. Errors in the data wrap ErrFormat.
 func ReadClassifier(r io.Reader) (Classifier, error) {
 	return readerDecoder(r).decodeClassifier()
+}
+
+// ReadClassifierFeatures is ReadClassifier for a linear model of which
+// only the features keep (increasing) are wanted: it returns a *Model
+// whose feature i is the model's feature keep[i], and whose Dim is the
+// number of keep below the model's Dim (those past it weigh zero in the
+// model, as they do past the result's). For a row whose features all lie
+// in keep, the
+// result, given the row renumbered the same way, gives the same scores to
+// the bit, for it keeps the model's layout (its weights dense or its Cols)
+// and sums the same products in the same order. It reads the whole model,
+// checksum included, but allocates weights only for keep. A kernel or
+// voted model, whose scores involve every feature, and a compact model
+// (with Cols) that holds none of keep give ErrNoSubset.
+func ReadClassifierFeatures(r io.Reader, keep []int32) (*Model, error) {
+	if keep == nil {
+		keep = []int32{}
+	}
+	for i, j := range keep {
+		if j < 0 || i > 0 && j <= keep[i-1] {
+			return nil, fmt.Errorf("%w: the features to keep are not increasing and non-negative at %d", ErrDim, i)
+		}
+	}
+	d := readerDecoder(r)
+	d.keep = keep
+	c, err := d.decodeClassifier()
+	if err != nil {
+		return nil, err
+	}
+	return c.(*Model), nil
+}
+
+// keptRows leaves out of d.keep the features at or past dim and returns,
+// for a model of dim features whose weight rows are the features cols
+// (all of them when cols is nil), the rows that hold the features
+// d.keep, and the Cols of the model that keeps them: nil
+// for a model of every feature, otherwise the new numbers of the kept
+// features it holds.
+func (d *modelDecoder) keptRows(dim int, cols []int32) (rows []int, newCols []int32, err error) {
+	n, _ := slices.BinarySearch(d.keep, int32(min(dim, math.MaxInt32)))
+	d.keep = d.keep[:n]
+	if cols == nil {
+		rows = make([]int, len(d.keep))
+		for i, j := range d.keep {
+			rows[i] = int(j)
+		}
+		return rows, nil, nil
+	}
+	p := 0
+	for i, j := range d.keep {
+		for p < len(cols) && cols[p] < j {
+			p++
+		}
+		if p < len(cols) && cols[p] == j {
+			rows = append(rows, p)
+			newCols = append(newCols, int32(i))
+		}
+	}
+	if len(rows) == 0 {
+		// A model of no columns is not one (Check); dense zero weights
+		// would add zero products the compact model leaves out.
+		return nil, nil, ErrNoSubset
+	}
+	return rows, newCols, nil
+}
+
+// weightRows is weights for a model of K weights a row, returning only
+// the rows rows (increasing), one after another. It reads and checks
+// what weights reads, but keeps the values of those rows only.
+func (d *modelDecoder) weightRows(n, K int, rows []int, sparse bool, what string) ([]float32, error) {
+	out := make([]float32, len(rows)*K)
+	le := binary.LittleEndian
+	if !sparse {
+		if err := d.fits(uint64(n), 4, what); err != nil {
+			return nil, err
+		}
+		next := 0
+		for e := 0; e < n; {
+			k := min(n-e, modelChunk/4)
+			b, err := d.take(4*k, what)
+			if err != nil {
+				return nil, err
+			}
+			for ; next < len(rows); next++ {
+				r0 := rows[next] * K
+				if r0 >= e+k {
+					break
+				}
+				for x := max(r0, e); x < min(r0+K, e+k); x++ {
+					out[next*K+x-r0] = math.Float32frombits(le.Uint32(b[4*(x-e):]))
+				}
+				if r0+K > e+k {
+					break
+				}
+			}
+			e += k
+		}
+		return out, nil
+	}
+	bm, nnz, err := d.bitmap(n, what)
+	if err != nil {
+		return nil, err
+	}
+	// The values stream in chunks; rank counts the set bits before bit
+	// pos, so that a kept weight's value is value number rank.
+	pos, rank := 0, 0
+	var chunk []byte
+	c0, read := 0, 0 // chunk holds values c0..read−1
+	value := func(v int) (float32, error) {
+		for v >= read {
+			k := min(int(nnz)-read, modelChunk/4)
+			b, err := d.take(4*k, what)
+			if err != nil {
+				return 0, err
+			}
+			chunk, c0, read = b, read, read+k
+		}
+		return math.Float32frombits(le.Uint32(chunk[4*(v-c0):])), nil
+	}
+	for i, r := range rows {
+		for x := r * K; x < r*K+K; x++ {
+			for ; pos < x; pos++ {
+				if pos%64 == 0 && pos+64 <= x {
+					rank += bits.OnesCount64(le.Uint64(bm[pos/8:]))
+					pos += 63
+					continue
+				}
+				rank += int(bm[pos/8] >> (pos % 8) & 1)
+			}
+			if bm[x/8]>>(x%8)&1 == 0 {
+				continue
+			}
+			w, err := value(rank)
+			if err != nil {
+				return nil, err
+			}
+			if w == 0 {
+				return nil, modelErr("%s: a zero stored for a set bit", what)
+			}
+			out[i*K+x-r*K] = w
+		}
+	}
+	// The rest is read for the checksum.
+	for read < int(nnz) {
+		k := min(int(nnz)-read, modelChunk/4)
+		if _, err := d.take(4*k, what); err != nil {
+			return nil, err
+		}
+		read += k
+	}
+	return out, nil
 }
 
 // ---------------------------------------------------------------------------

@@ -239,6 +239,9 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 	case flags&modelFlagCols != 0 && flags&modelFlagVotes != 0:
 		return nil, modelErr("a voted model keeps all its columns")
 	}
+	if d.keep != nil && flags&modelFlagVotes != 0 {
+		return nil, ErrNoSubset
+	}
 	m := &Model{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[6]), Normalize: flags&modelFlagNorm != 0}
 	if m.Normalize && m.Algorithm == Voted {
 		return nil, modelErr("a voted model does not normalize rows")
@@ -286,7 +289,16 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 		wn = int(n) * int(K)
 	}
 	sparseW := flags&modelFlagSparse != 0
-	if m.W, err = d.weights(wn, sparseW, "weights"); err != nil {
+	if d.keep != nil {
+		rows, cols, err := d.keptRows(m.Dim, m.Cols)
+		if err != nil {
+			return nil, err
+		}
+		if m.W, err = d.weightRows(wn, int(K), rows, sparseW, "weights"); err != nil {
+			return nil, err
+		}
+		m.Dim, m.Cols = len(d.keep), cols
+	} else if m.W, err = d.weights(wn, sparseW, "weights"); err != nil {
 		return nil, err
 	}
 	if flags&modelFlagVotes != 0 {
