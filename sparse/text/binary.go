@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -175,23 +176,59 @@ func appendUvarints(out []byte, v []int32, delta bool) []byte {
 // larger than the memory budget allows are refused before they are made.
 // The featurizer has Workers 0. f must not be in use.
 func (f *Featurizer) UnmarshalBinary(data []byte) error {
-	g, err := decodeBinary(data)
+	g, _, err := decodeBinary(data, nil)
 	if err != nil {
 		return err
 	}
+	f.set(g)
+	return nil
+}
+
+// UnmarshalBinaryFor is UnmarshalBinary for a featurizer that will only
+// transform the documents docs. Of a vocabulary it keeps only the terms
+// that docs hold, as features 0, 1, … in the vocabulary's order, and
+// returns the features they are in the whole featurizer, increasing: the
+// featurizer then transforms each of docs into the vector the whole one
+// makes, with feature kept[i] renumbered i. It reads the whole form and
+// checks its structure, but hashes and indexes only the kept terms, which
+// for a few documents is most of the work UnmarshalBinary does. Terms are
+// matched by their text, not their hash as a vocabulary matches them, so
+// a document term whose 64-bit hash equals that of another term in the
+// vocabulary (odds of about n/2^64 for n terms) maps to no feature here
+// and to that term's in the whole featurizer.
+//
+// A featurizer that hashes, or a form older than version 2 of the binary
+// form, is read whole and kept is nil.
+func (f *Featurizer) UnmarshalBinaryFor(data []byte, docs []string) (kept []int32, err error) {
+	if docs == nil {
+		docs = []string{}
+	}
+	g, kept, err := decodeBinary(data, docs)
+	if err != nil {
+		return nil, err
+	}
+	f.set(g)
+	return kept, nil
+}
+
+// set makes f the decoded featurizer g.
+func (f *Featurizer) set(g *Featurizer) {
 	f.cfg, f.dim, f.mask, f.vocab, f.index = g.cfg, g.dim, g.mask, g.vocab, g.index
 	f.vocabFC, f.vocabOnce = g.vocabFC, sync.Once{}
 	f.nDocs, f.df, f.idf, f.labels = g.nDocs, g.df, g.idf, g.labels
-	return nil
 }
 
 // isBinary reports whether data begins as MarshalBinary's form does, to
 // tell it from WriteTo's JSON document.
 func isBinary(data []byte) bool { return bytes.HasPrefix(data, []byte(binMagic)) }
 
-func decodeBinary(data []byte) (*Featurizer, error) {
-	bad := func(format string, a ...any) (*Featurizer, error) {
-		return nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+// decodeBinary decodes the binary form data. With docs not nil it keeps
+// only the vocabulary terms docs hold and returns their features in the
+// whole vocabulary (see UnmarshalBinaryFor).
+func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
+	var kept []int32
+	bad := func(format string, a ...any) (*Featurizer, []int32, error) {
+		return nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
 	if len(data) < 12 || !isBinary(data) {
 		return bad("no %q header", binMagic)
@@ -247,14 +284,23 @@ func decodeBinary(data []byte) (*Featurizer, error) {
 		return bad("%d vocabulary terms of %d bytes in %d bytes", n, total, len(p))
 	}
 	var pre *prebuilt
-	if version >= 2 {
+	if version >= 2 && docs != nil && doc.Vocabulary != nil && doc.NGrams >= 1 && doc.NGrams <= maxNGrams {
+		// The terms docs hold become the vocabulary, as a version 1
+		// form would list them.
+		var vocab []string
+		var err error
+		if vocab, kept, p, err = subsetVocabulary(p, n, total, docTerms(docs, doc.NGrams)); err != nil {
+			return nil, nil, err
+		}
+		doc.Vocabulary = &vocab
+	} else if version >= 2 {
 		var err error
 		if pre, p, err = decodeVocabulary(p, n, total, doc.Vocabulary != nil, doc.NGrams); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	} else if doc.Vocabulary != nil {
 		if err := budget.Check(0, budget.Mul(int64(n), 24)+int64(total), fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		all := make([]byte, 0, total)
 		ends := make([]int, n)
@@ -313,12 +359,24 @@ func decodeBinary(data []byte) (*Featurizer, error) {
 		doc.DFSparse = ds
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(p) != 0 {
 		return bad("%d bytes after the document frequencies", len(p))
 	}
-	return build(&doc, pre)
+	if kept != nil && doc.DF != nil {
+		// A vocabulary's frequencies are dense: one a term.
+		if len(doc.DF) != int(n) {
+			return bad("%d document frequencies for %d terms", len(doc.DF), n)
+		}
+		df := make([]int32, len(kept))
+		for i, j := range kept {
+			df[i] = doc.DF[j]
+		}
+		doc.DF = df
+	}
+	f, err := build(&doc, pre)
+	return f, kept, err
 }
 
 // prebuilt is a vocabulary read from version 2 of the binary form: its
@@ -366,7 +424,37 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 	bad := func(format string, a ...any) (*prebuilt, []byte, error) {
 		return nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
-	part := func(what string) ([]byte, bool) {
+	terms, index, p, ok := vocabularyParts(p)
+	if !ok {
+		return bad("terms or index part truncated")
+	}
+	if !vocab {
+		if len(terms) != 0 || len(index) != 0 {
+			return bad("terms or index for hashing")
+		}
+		return nil, p, nil
+	}
+	fc, err := inflateTerms(terms, index, n, total)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The terms are made as strings only when asked for
+	// (Featurizer.terms), from the checked fc.
+	hs := make([]uint64, n)
+	if err := hashTerms(fc, hs, total, ngrams); err != nil {
+		return nil, nil, err
+	}
+	t, err := indexFromOrder(index, hs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &prebuilt{terms: frontCoded{fc, int(n), int(total)}, index: t}, p, nil
+}
+
+// vocabularyParts splits the vocabulary of the binary form at p into its
+// terms and index parts and returns them with what follows.
+func vocabularyParts(p []byte) (terms, index, rest []byte, ok bool) {
+	part := func() ([]byte, bool) {
 		if len(p) < 8 {
 			return nil, false
 		}
@@ -378,16 +466,17 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 		p = p[8+c:]
 		return b, true
 	}
-	terms, ok := part("terms")
-	index, ok2 := part("index")
-	if !ok || !ok2 {
-		return bad("terms or index part truncated")
-	}
-	if !vocab {
-		if len(terms) != 0 || len(index) != 0 {
-			return bad("terms or index for hashing")
-		}
-		return nil, p, nil
+	terms, ok = part()
+	index, ok2 := part()
+	return terms, index, p, ok && ok2
+}
+
+// inflateTerms checks the sizes of a vocabulary of n terms of total bytes
+// whose parts are terms and index, and returns the terms inflated:
+// front-coded, as appendFrontCoded writes them, not yet checked.
+func inflateTerms(terms, index []byte, n, total uint64) ([]byte, error) {
+	bad := func(format string, a ...any) ([]byte, error) {
+		return nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
 	// A term takes two bytes or more front-coded, and an index entry one
 	// or more; the terms' bytes fit in an int32.
@@ -407,7 +496,7 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 	slots := slotsFor(int(n))
 	if err := budget.Check(0, budget.Add(budget.Add(int64(fcLen), int64(total)), budget.Add(budget.Mul(int64(n), 36), budget.Mul(int64(slots), 4))),
 		fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The decoder may allocate no more than the stated size, checked
 	// above (or a MiB), whatever the frame holds.
@@ -415,24 +504,132 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxMemory(limit), zstd.WithDecoderMaxWindow(limit))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer dec.Close()
 	fc, err := dec.DecodeAll(terms, make([]byte, 0, fcLen))
 	if err != nil || len(fc) != fcLen {
 		return bad("terms part: %d bytes of %d (%v)", len(fc), fcLen, err)
 	}
-	// The terms are made as strings only when asked for
-	// (Featurizer.terms), from the checked fc.
-	hs := make([]uint64, n)
-	if err := hashTerms(fc, hs, total, ngrams); err != nil {
-		return nil, nil, err
+	return fc, nil
+}
+
+// subsetVocabulary reads the vocabulary of n terms of total bytes at p
+// and returns those of its terms that are in cands (sorted and distinct)
+// with their features, and what follows the vocabulary. It checks what
+// hashTerms checks of the front coding and the order, but hashes nothing.
+func subsetVocabulary(p []byte, n, total uint64, cands []string) (vocab []string, kept []int32, rest []byte, err error) {
+	bad := func(format string, a ...any) ([]string, []int32, []byte, error) {
+		return nil, nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
-	t, err := indexFromOrder(index, hs)
+	terms, index, rest, ok := vocabularyParts(p)
+	if !ok {
+		return bad("terms or index part truncated")
+	}
+	fc, err := inflateTerms(terms, index, n, total)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return &prebuilt{terms: frontCoded{fc, int(n), int(total)}, index: t}, p, nil
+	vocab, kept, _, err = subsetVocabularyFC(fc, n, total, cands)
+	return vocab, kept, rest, err
+}
+
+// subsetVocabularyFC is subsetVocabulary of the inflated terms fc.
+func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []string, kept []int32, rest []byte, err error) {
+	bad := func(format string, a ...any) ([]string, []int32, []byte, error) {
+		return nil, nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	kept = []int32{}
+	// Most terms differ from the next candidate within their first 8
+	// bytes: those, as a big-endian number, order them without a
+	// comparison of the whole strings.
+	var ck uint64 // the key of cands[c]
+	if len(cands) > 0 {
+		ck = prefixKey([]byte(cands[0]))
+	}
+	var cur []byte
+	sum := uint64(0)
+	q := fc
+	c := 0
+	for i := range int(n) {
+		k, a := uvarint(q)
+		if a <= 0 {
+			return bad("term %d: bad prefix length", i)
+		}
+		q = q[a:]
+		l, b := uvarint(q)
+		if b <= 0 || l > uint64(len(q)-b) {
+			return bad("term %d: bad length", i)
+		}
+		q = q[b:]
+		if k > uint64(len(cur)) || sum+k+l > total {
+			return bad("term %d: its prefix or bytes past the vocabulary's", i)
+		}
+		suffix := q[:l]
+		q = q[l:]
+		if i > 0 {
+			// As in hashTerms: the first bytes usually decide.
+			old := cur[k:]
+			if len(suffix) == 0 || len(old) > 0 && suffix[0] <= old[0] {
+				if bytes.Compare(suffix, old) <= 0 {
+					return bad("vocabulary not sorted and distinct at term %d", i)
+				}
+			}
+		}
+		cur = append(cur[:int(k)], suffix...)
+		sum += k + l
+		if c == len(cands) {
+			continue
+		}
+		tk := prefixKey(cur)
+		for ck < tk || ck == tk && cands[c] < string(cur) {
+			if c++; c == len(cands) {
+				break
+			}
+			ck = prefixKey([]byte(cands[c]))
+		}
+		if c < len(cands) && ck == tk && cands[c] == string(cur) {
+			vocab = append(vocab, cands[c])
+			kept = append(kept, int32(i))
+			if c++; c < len(cands) {
+				ck = prefixKey([]byte(cands[c]))
+			}
+		}
+	}
+	if sum != total || len(q) != 0 {
+		return bad("terms of %d bytes, %d stated, %d bytes after them", sum, total, len(q))
+	}
+	return vocab, kept, nil, nil
+}
+
+// prefixKey returns the first 8 bytes of b, padded with zeros, as a
+// big-endian number: keys that differ order their strings as the strings
+// compare.
+func prefixKey(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	var k [8]byte
+	copy(k[:], b)
+	return binary.BigEndian.Uint64(k[:])
+}
+
+// docTerms returns the distinct terms of docs, n-grams of up to ngrams
+// words, as a vocabulary spells them, sorted.
+func docTerms(docs []string, ngrams int) []string {
+	tw := termWalker{w: gramWalker{ngrams: ngrams}}
+	seen := make(map[uint64]struct{})
+	var out []string
+	for _, d := range docs {
+		tw.walk(d, func(h uint64, end int32, n int) {
+			if _, ok := seen[h]; !ok {
+				seen[h] = struct{}{}
+				out = append(out, tw.toks.text(end, n))
+			}
+		})
+	}
+	slices.Sort(out)
+	return out
 }
 
 // hashTerms reads the len(hs) front-coded terms of total bytes in fc,
