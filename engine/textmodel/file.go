@@ -138,14 +138,15 @@ func Read(r io.Reader) (*Model, error) {
 	if l, ok := r.(interface{ Len() int }); ok {
 		size = int64(l.Len())
 	}
-	return read(r, size)
+	return read(r, size, nil)
 }
 
 // read is Read of r, which holds size bytes if size ≥ 0 (a parts of at
 // most what is left is then read at its full size at once; otherwise as
 // the data arrive, so that a short input claiming a large part allocates
-// no more than it holds).
-func read(r io.Reader, size int64) (*Model, error) {
+// no more than it holds). With docs not nil it reads a version 4 file for
+// those documents only (see LoadFor), or returns engine.ErrNoSubset.
+func read(r io.Reader, size int64, docs []string) (*Model, error) {
 	crc := crc32.New(crcTable)
 	tr := io.TeeReader(r, crc)
 	bad := func(format string, a ...any) error {
@@ -205,8 +206,19 @@ func read(r io.Reader, size int64) (*Model, error) {
 	// whatever it is).
 	var f *text.Featurizer
 	var ferr error
+	var kept []int32 // the features kept of a vocabulary, reading for docs
 	fdone := make(chan struct{})
-	if version >= 4 {
+	if docs != nil && version >= 4 {
+		// The classifier's features to keep are known only once the
+		// featurizer is decoded.
+		f = new(text.Featurizer)
+		if kept, ferr = f.UnmarshalBinaryFor(feat, docs); ferr == nil && kept == nil {
+			return nil, engine.ErrNoSubset
+		}
+		close(fdone)
+	} else if docs != nil {
+		return nil, engine.ErrNoSubset
+	} else if version >= 4 {
 		go func() {
 			defer close(fdone)
 			f = new(text.Featurizer)
@@ -233,7 +245,15 @@ func read(r io.Reader, size int64) (*Model, error) {
 		// sizes each array once instead of growing it as data arrive.
 		cr = sizedReader{mr}
 	}
-	c, err := engine.ReadClassifier(cr)
+	var c engine.Classifier
+	if kept != nil {
+		c, err = engine.ReadClassifierFeatures(cr, kept)
+		if errors.Is(err, engine.ErrNoSubset) {
+			return nil, err
+		}
+	} else {
+		c, err = engine.ReadClassifier(cr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: model: %w", ErrFormat, err)
 	}
@@ -313,7 +333,9 @@ func read(r io.Reader, size int64) (*Model, error) {
 		}
 		m.calib = &cb
 	}
-	if len(names) > 0 {
+	if len(names) > 0 && kept == nil {
+		// (Names are by the whole vocabulary's features; a model read
+		// for some documents names its features by its own terms.)
 		m.featNames = new(text.Names)
 		if err := m.featNames.UnmarshalBinary(names); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrFormat, err)
@@ -339,7 +361,44 @@ func Load(path string) (*Model, error) {
 	if st, err := fl.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	m, err := read(bufio.NewReaderSize(fl, 1<<16), size)
+	m, err := read(bufio.NewReaderSize(fl, 1<<16), size, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// LoadFor is Load for a model that will classify the documents docs and
+// no others, as a command line run on a few documents does. Of a model
+// with a vocabulary it keeps only the terms that docs hold and their
+// weights, which it reads without making the rest: the work and memory
+// of loading then follow docs rather than the model's size. For each of
+// docs, Classify, Scores, Proba and Explain give what they give with the
+// model Load returns, to the bit (see text.Featurizer.UnmarshalBinaryFor
+// for the one exception, a hash collision as unlikely as the one a
+// vocabulary already accepts). Other documents are classified as if the
+// terms they do not share with docs were not in the vocabulary.
+//
+// A model that cannot be read so (one that hashes its terms, a kernel or
+// voted classifier, a file of a version before 4) is read whole, as
+// Load reads it. The file is checked as Load checks it, checksum included.
+func LoadFor(path string, docs []string) (*Model, error) {
+	if docs == nil {
+		docs = []string{}
+	}
+	fl, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Close()
+	size := int64(-1)
+	if st, err := fl.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	m, err := read(bufio.NewReaderSize(fl, 1<<16), size, docs)
+	if errors.Is(err, engine.ErrNoSubset) {
+		return Load(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
