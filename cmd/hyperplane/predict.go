@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
@@ -82,8 +83,33 @@ of the files read.`,
 		if *proba && *scores {
 			return usageError("-scores and -proba: give one")
 		}
-		m, tm, err := loadModel(*model)
-		if err != nil {
+		// A text model that reads a few documents is loaded for them
+		// alone (textmodel.LoadFor), which costs a fraction of loading
+		// the whole: the documents are read first.
+		var m engine.Classifier
+		var tm *textmodel.Model
+		var dr *docReader
+		var head []string
+		if isTextModel(*model) && (*from == "" || *from == "text") && *feat == "" {
+			if dr, err = openDocs(ctx, env, args[0]); err != nil {
+				return inFile(args[0], err)
+			}
+			defer dr.close()
+			var end bool
+			if head, end, err = dr.head(subsetInput); err != nil {
+				return inFile(args[0], err)
+			}
+			if end {
+				tm, err = textmodel.LoadFor(*model, head)
+				partLoads.Add(1)
+			} else {
+				tm, err = textmodel.Load(*model)
+			}
+			if err != nil {
+				return err
+			}
+			m = tm.Classifier()
+		} else if m, tm, err = loadModel(*model); err != nil {
 			return err
 		}
 		var names *text.Featurizer
@@ -136,7 +162,11 @@ of the files read.`,
 			if *explain > 0 {
 				keep = &docs
 			}
-			d, err = readRawText(ctx, env, args[0], names, keep)
+			if dr != nil {
+				d, err = dr.rows(head, names, keep)
+			} else {
+				d, err = readRawText(ctx, env, args[0], names, keep)
+			}
 		} else if *explain > 0 {
 			return usageError("-explain reads raw text")
 		} else {
@@ -223,6 +253,16 @@ of the files read.`,
 	}
 	return c
 }
+
+// subsetInput is the most bytes of documents for which predict loads a
+// text model for those documents alone: past it, finding their terms in
+// the vocabulary costs more than loading the whole. (A variable so that
+// tests can set it.)
+var subsetInput = 64 << 10
+
+// partLoads counts the text models predict loaded for their documents
+// alone, for tests.
+var partLoads atomic.Int64
 
 // ranker orders a model's classes for one row by score, or by
 // probability with a text model's calibration.

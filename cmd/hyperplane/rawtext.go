@@ -40,43 +40,125 @@ func textNamed(path string) bool {
 // by its magic bytes; "-" is standard input. With keep, the documents'
 // texts are appended to it.
 func readRawText(ctx context.Context, env *Env, path string, f *text.Featurizer, keep *[]string) (*sparse.Dataset, error) {
+	dr, err := openDocs(ctx, env, path)
+	if err != nil {
+		return nil, err
+	}
+	defer dr.close()
+	return dr.rows(nil, f, keep)
+}
+
+// docReader reads unlabelled documents as readRawText does, one at a
+// time.
+type docReader struct {
+	ctx     context.Context
+	name    string
+	sc      *bufio.Scanner
+	line    int
+	closers []io.Closer
+}
+
+// openDocs opens path ("-": standard input) for reading documents.
+func openDocs(ctx context.Context, env *Env, path string) (*docReader, error) {
+	dr := &docReader{ctx: ctx, name: "standard input"}
 	var src io.Reader = ctxReader{ctx, env.Stdin}
-	name := "standard input"
 	if path != "-" {
 		fh, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
-		defer fh.Close()
-		src, name = ctxReader{ctx, fh}, path
+		dr.closers = append(dr.closers, fh)
+		src, dr.name = ctxReader{ctx, fh}, path
 	}
 	br := bufio.NewReaderSize(src, 1<<16)
 	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, &fileError{name, err}
+			dr.close()
+			return nil, &fileError{dr.name, err}
 		}
-		defer zr.Close()
+		dr.closers = append(dr.closers, zr)
 		br = bufio.NewReaderSize(zr, 1<<16)
 	}
-	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 0, 1<<16), maxTextLine)
+	dr.sc = bufio.NewScanner(br)
+	dr.sc.Buffer(make([]byte, 0, 1<<16), maxTextLine)
+	return dr, nil
+}
+
+func (dr *docReader) close() {
+	for i := len(dr.closers) - 1; i >= 0; i-- {
+		dr.closers[i].Close()
+	}
+}
+
+// next returns the next document, or ok = false at the end of the input.
+func (dr *docReader) next() (doc string, ok bool, err error) {
+	if !dr.sc.Scan() {
+		if err := dr.sc.Err(); err != nil {
+			if err == bufio.ErrTooLong {
+				return "", false, fmt.Errorf("%s: a line is longer than %d bytes", dr.name, maxTextLine)
+			}
+			return "", false, &fileError{dr.name, err}
+		}
+		if err := dr.ctx.Err(); err != nil {
+			return "", false, err
+		}
+		return "", false, nil
+	}
+	dr.line++
+	doc = dr.sc.Text()
+	if t := bytes.TrimSpace(dr.sc.Bytes()); len(t) > 0 && t[0] == '{' {
+		var obj struct {
+			Text *string `json:"text"`
+		}
+		if err := json.Unmarshal(t, &obj); err != nil {
+			return "", false, fmt.Errorf("%s:%d: a line that starts with '{' is read as JSON: %v", dr.name, dr.line, err)
+		}
+		if obj.Text == nil {
+			return "", false, fmt.Errorf("%s:%d: the JSON object has no \"text\" field", dr.name, dr.line)
+		}
+		doc = *obj.Text
+	}
+	return doc, true, nil
+}
+
+// head reads documents until they hold more than limit bytes or the input
+// ends, and reports whether it ended.
+func (dr *docReader) head(limit int) (docs []string, end bool, err error) {
+	size := 0
+	for size <= limit {
+		doc, ok, err := dr.next()
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			return docs, true, nil
+		}
+		docs = append(docs, doc)
+		size += len(doc)
+	}
+	return docs, false, nil
+}
+
+// rows turns the documents head, then the rest of the input, into rows
+// with f; with keep, their texts are appended to it.
+func (dr *docReader) rows(head []string, f *text.Featurizer, keep *[]string) (*sparse.Dataset, error) {
 	b := sparse.NewBuilder(f.Dim())
 	enc := f.NewEncoder()
 	var held int64
-	for line := 1; sc.Scan(); line++ {
-		doc := sc.Text()
-		if t := bytes.TrimSpace(sc.Bytes()); len(t) > 0 && t[0] == '{' {
-			var obj struct {
-				Text *string `json:"text"`
+	for k := 0; ; k++ {
+		var doc string
+		if k < len(head) {
+			doc = head[k]
+		} else {
+			d, ok, err := dr.next()
+			if err != nil {
+				return nil, err
 			}
-			if err := json.Unmarshal(t, &obj); err != nil {
-				return nil, fmt.Errorf("%s:%d: a line that starts with '{' is read as JSON: %v", name, line, err)
+			if !ok {
+				break
 			}
-			if obj.Text == nil {
-				return nil, fmt.Errorf("%s:%d: the JSON object has no \"text\" field", name, line)
-			}
-			doc = *obj.Text
+			doc = d
 		}
 		v := enc.Transform(doc)
 		if keep != nil {
@@ -86,20 +168,11 @@ func readRawText(ctx context.Context, env *Env, path string, f *text.Featurizer,
 		// The rows are held until every line is read: 8 bytes a
 		// nonzero and 16 a row.
 		if held += int64(len(v.Ind))*8 + 16; held > budget.Default() {
-			return nil, fmt.Errorf("%s: %w: %d lines need more than %s; split the input", name, budget.ErrExceeded, line, budget.Format(budget.Default()))
+			return nil, fmt.Errorf("%s: %w: %d lines need more than %s; split the input", dr.name, budget.ErrExceeded, k+1, budget.Format(budget.Default()))
 		}
 		if err := b.Add(v.Ind, v.Val); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", dr.name, k+1, err)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		if err == bufio.ErrTooLong {
-			return nil, fmt.Errorf("%s: a line is longer than %d bytes", name, maxTextLine)
-		}
-		return nil, &fileError{name, err}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
 	}
 	X := b.Build()
 	return &sparse.Dataset{X: X, Y: make([]float64, X.Rows)}, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -175,5 +176,45 @@ func TestTrainRawTextKernel(t *testing.T) {
 	}
 	if code, _, e := runCmd("predict", "-model", model, "-explain", "2", newText); code == 0 || !strings.Contains(e, "not linear") {
 		t.Errorf("predict -explain with a kernel model: exit %d, %s", code, e)
+	}
+}
+
+// predict loads a text model for its input alone when the input is
+// small (textmodel.LoadFor), and writes what it writes with the whole
+// model: from a file and from standard input, and when the input is
+// larger, so that the documents read first are followed by the rest.
+func TestPredictSmallInputLoadsPart(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 100)
+	model := filepath.Join(dir, "m.hptm")
+	if code, _, e := runCmd("train", "-o", model, tr); code != 0 {
+		t.Fatalf("train: %s", e)
+	}
+	input := "a great and lovely film\nawful, dreadful, poor\n{\"text\": \"lovely but poor\"}\n\nunknown words only\n"
+	in := writeFile(t, dir, "new.txt", input)
+	defer func(v int) { subsetInput = v }(subsetInput)
+	for _, flags := range [][]string{nil, {"-proba"}, {"-scores"}, {"-k", "2", "-proba"}, {"-explain", "3"}} {
+		subsetInput = -1 // the whole model
+		args := append(append([]string{"predict", "-model", model}, flags...), in)
+		code, want, e := runCmd(args...)
+		if code != 0 {
+			t.Fatalf("%q: %s", args, e)
+		}
+		for _, limit := range []int{1 << 20, 10} {
+			subsetInput = limit
+			before := partLoads.Load()
+			code, got, e := runCmd(args...)
+			if code != 0 || got != want {
+				t.Errorf("%q with %d bytes read first: exit %d, %q, whole model %q (%s)", args, limit, code, got, want, e)
+			}
+			if part := partLoads.Load() > before; part != (limit > len(input)) {
+				t.Errorf("%q with %d bytes read first: loaded in part %v", args, limit, part)
+			}
+			stdin := append(append([]string{"predict", "-model", model}, flags...), "-")
+			code, got, e = runWith(context.Background(), strings.NewReader(input), stdin...)
+			if code != 0 || got != want {
+				t.Errorf("%q from standard input: exit %d, %q, whole model %q (%s)", stdin, code, got, want, e)
+			}
+		}
 	}
 }
