@@ -350,11 +350,16 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	var err error
 	switch kind {
 	case 1:
-		doc.DF, p, err = uvarints(p, int(d), false)
+		// Read for some documents, a vocabulary keeps the frequencies
+		// of its kept terms (one a term: d must be n).
+		if kept != nil && d != n {
+			return bad("%d document frequencies for %d terms", d, n)
+		}
+		doc.DF, p, err = uvarints(p, int(d), false, kept)
 	case 2:
 		ds := new(dfSparse)
-		if ds.Features, p, err = uvarints(p, int(d), true); err == nil {
-			ds.Counts, p, err = uvarints(p, int(d), false)
+		if ds.Features, p, err = uvarints(p, int(d), true, nil); err == nil {
+			ds.Counts, p, err = uvarints(p, int(d), false, nil)
 		}
 		doc.DFSparse = ds
 	}
@@ -363,17 +368,6 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	}
 	if len(p) != 0 {
 		return bad("%d bytes after the document frequencies", len(p))
-	}
-	if kept != nil && doc.DF != nil {
-		// A vocabulary's frequencies are dense: one a term.
-		if len(doc.DF) != int(n) {
-			return bad("%d document frequencies for %d terms", len(doc.DF), n)
-		}
-		df := make([]int32, len(kept))
-		for i, j := range kept {
-			df[i] = doc.DF[j]
-		}
-		doc.DF = df
 	}
 	f, err := build(&doc, pre)
 	return f, kept, err
@@ -818,11 +812,16 @@ func indexFromOrder(p []byte, hs []uint64) (vocabIndex, error) {
 }
 
 // uvarints reads n values appendUvarints wrote, each at most MaxInt32,
-// and returns them and the rest of p.
-func uvarints(p []byte, n int, delta bool) ([]int32, []byte, error) {
+// and returns them (with keep not nil, only values keep[0], keep[1], …,
+// keep increasing) and the rest of p.
+func uvarints(p []byte, n int, delta bool, keep []int32) ([]int32, []byte, error) {
 	v := make([]int32, n)
+	if keep != nil {
+		v = make([]int32, len(keep))
+	}
 	prev := int64(-1)
-	for i := range v {
+	next := 0 // the next of keep
+	for i := range n {
 		u, k := uvarint(p)
 		if k <= 0 {
 			return nil, nil, fmt.Errorf("%w: binary form: document frequency %d of %d: bad number", ErrFormat, i, n)
@@ -836,7 +835,13 @@ func uvarints(p []byte, n int, delta bool) ([]int32, []byte, error) {
 		if u > math.MaxInt32 || x > math.MaxInt32 {
 			return nil, nil, fmt.Errorf("%w: binary form: document frequency %d of %d out of range", ErrFormat, i, n)
 		}
-		v[i] = int32(x)
+		switch {
+		case keep == nil:
+			v[i] = int32(x)
+		case next < len(keep) && int(keep[next]) == i:
+			v[next] = int32(x)
+			next++
+		}
 	}
 	return v, p, nil
 }
