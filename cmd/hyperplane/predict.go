@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -96,7 +97,7 @@ of the files read.`,
 			}
 			defer dr.close()
 			var end bool
-			if head, end, err = dr.head(subsetInput); err != nil {
+			if head, end, err = dr.head(subsetLimit(*model)); err != nil {
 				return inFile(args[0], err)
 			}
 			if end {
@@ -254,11 +255,26 @@ of the files read.`,
 	return c
 }
 
-// subsetInput is the most bytes of documents for which predict loads a
-// text model for those documents alone: past it, finding their terms in
-// the vocabulary costs more than loading the whole. (A variable so that
-// tests can set it.)
-var subsetInput = 64 << 10
+// subsetLimit returns the most bytes of documents for which predict
+// loads the text model at path for those documents alone: past it,
+// finding their terms in the vocabulary costs more than loading the
+// whole. Both costs were measured to cross at 2 to 4% of the file's size
+// (its vocabulary and weights, against the documents' distinct terms); the
+// limit is a 64th of it, at most 1 MiB, or subsetInput when that is set.
+func subsetLimit(path string) int {
+	if subsetInput >= 0 {
+		return subsetInput
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return int(min(st.Size()/64, 1<<20))
+}
+
+// subsetInput, when not negative, replaces subsetLimit's limit (for
+// tests).
+var subsetInput = -1
 
 // partLoads counts the text models predict loaded for their documents
 // alone, for tests.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -194,11 +195,12 @@ func TestPredictSmallInputLoadsPart(t *testing.T) {
 	in := writeFile(t, dir, "new.txt", input)
 	defer func(v int) { subsetInput = v }(subsetInput)
 	for _, flags := range [][]string{nil, {"-proba"}, {"-scores"}, {"-k", "2", "-proba"}, {"-explain", "3"}} {
-		subsetInput = -1 // the whole model
+		subsetInput = 0 // the whole model
 		args := append(append([]string{"predict", "-model", model}, flags...), in)
+		before := partLoads.Load()
 		code, want, e := runCmd(args...)
-		if code != 0 {
-			t.Fatalf("%q: %s", args, e)
+		if code != 0 || partLoads.Load() != before {
+			t.Fatalf("%q: exit %d, loaded in part %v: %s", args, code, partLoads.Load() != before, e)
 		}
 		for _, limit := range []int{1 << 20, 10} {
 			subsetInput = limit
@@ -216,5 +218,28 @@ func TestPredictSmallInputLoadsPart(t *testing.T) {
 				t.Errorf("%q from standard input: exit %d, %q, whole model %q (%s)", stdin, code, got, want, e)
 			}
 		}
+	}
+}
+
+// The input a text model is loaded in part for follows the model file's
+// size, up to a cap.
+func TestSubsetLimit(t *testing.T) {
+	dir := t.TempDir()
+	for size, want := range map[int64]int{6400: 100, 1 << 30: 1 << 20} {
+		p := filepath.Join(dir, fmt.Sprint(size))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if got := subsetLimit(p); got != want {
+			t.Errorf("a model of %d bytes: limit %d, want %d", size, got, want)
+		}
+	}
+	if got := subsetLimit(filepath.Join(dir, "none")); got != 0 {
+		t.Errorf("no model file: limit %d, want 0", got)
 	}
 }
