@@ -40,6 +40,10 @@ with a "text" field (gzip too), and writes label names:
 
   echo "a wonderful film" | hyperplane predict -model reviews.hptm -proba -
 
+A small input (documents of up to a 64th of the model file's size) is read
+first, and the model loaded for its documents alone: of a vocabulary, only
+their terms and those terms' weights, with the same output.
+
 With a linear or kernel model and -featurizer, labels are written as the
 names the text featurizer knows them by, and FILE may be raw text: one
 document a line, plain or a JSON object with a "text" field (gzip too),
