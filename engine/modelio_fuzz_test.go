@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,6 +49,25 @@ func mioFuzzCheck(t *testing.T, data []byte) {
 	var m Model
 	err := m.UnmarshalBinary(data)
 	sm, serr := ReadModel(mioOnlyReader{bytes.NewReader(data)})
+	// Read for some of its features, the model gives a format error or
+	// ErrNoSubset, or, when it reads whole, its weights of those features.
+	keep := []int32{0, 2, 5}
+	part, perr := ReadClassifierFeatures(mioOnlyReader{bytes.NewReader(data)}, keep)
+	if perr != nil && !errors.Is(perr, ErrFormat) && !errors.Is(perr, ErrNoSubset) {
+		t.Fatalf("reading for features %v: %v", keep, perr)
+	}
+	if err == nil && m.Votes == nil && !errors.Is(perr, ErrNoSubset) {
+		if perr != nil {
+			t.Fatalf("reading for features %v fails where the whole model reads: %v", keep, perr)
+		}
+		for i, j := range keep[:part.Dim] {
+			for k := range m.NumRows() {
+				if math.Float32bits(part.Weight(k, i)) != math.Float32bits(m.Weight(k, int(j))) {
+					t.Fatalf("feature %d row %d weighs %v read for features %v, %v read whole", j, k, part.Weight(k, i), keep, m.Weight(k, int(j)))
+				}
+			}
+		}
+	}
 	if err != nil {
 		if !errors.Is(err, ErrFormat) {
 			t.Fatalf("error not wrapping ErrFormat: %v", err)

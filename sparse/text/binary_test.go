@@ -59,10 +59,14 @@ func TestMarshalBinary(t *testing.T) {
 			// (a flipped df or term byte may still be valid), never a
 			// panic.
 			step := max(1, len(data)/3000)
+			forDocs := []string{test.Docs[0].Text, test.Docs[1].Text}
 			for n := 0; n < len(data); n += 1 + r.IntN(step) {
 				var h Featurizer
 				if err := h.UnmarshalBinary(data[:n]); !errors.Is(err, ErrFormat) {
 					t.Fatalf("cut at %d of %d bytes: %v", n, len(data), err)
+				}
+				if _, err := h.UnmarshalBinaryFor(data[:n], forDocs); !errors.Is(err, ErrFormat) {
+					t.Fatalf("read for documents, cut at %d of %d bytes: %v", n, len(data), err)
 				}
 			}
 			for i := 0; i < len(data); i += 1 + r.IntN(step) {
@@ -71,6 +75,9 @@ func TestMarshalBinary(t *testing.T) {
 				var h Featurizer
 				if err := h.UnmarshalBinary(bad); err != nil && !errors.Is(err, ErrFormat) && !errors.Is(err, budget.ErrExceeded) {
 					t.Fatalf("bit flipped in byte %d: %v", i, err)
+				}
+				if _, err := h.UnmarshalBinaryFor(bad, forDocs); err != nil && !errors.Is(err, ErrFormat) && !errors.Is(err, budget.ErrExceeded) {
+					t.Fatalf("read for documents, bit flipped in byte %d: %v", i, err)
 				}
 			}
 		})
