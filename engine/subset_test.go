@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -169,23 +170,20 @@ func TestReadClassifierFeaturesRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf.Reset()
-	if _, err := km.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ReadClassifierFeatures(bytes.NewReader(buf.Bytes()), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
-		t.Errorf("kernel model: %v, want ErrNoSubset", err)
-	}
 	vm, _, err := Fit(context.Background(), X, y, Config{Algorithm: Voted})
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf.Reset()
-	if _, err := vm.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ReadClassifierFeatures(bytes.NewReader(buf.Bytes()), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
-		t.Errorf("voted model: %v, want ErrNoSubset", err)
+	for name, c := range map[string]interface {
+		WriteTo(io.Writer) (int64, error)
+	}{"kernel": km, "voted": vm} {
+		buf.Reset()
+		if _, err := c.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadClassifierFeatures(bytes.NewReader(buf.Bytes()), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
+			t.Errorf("%s model: %v, want ErrNoSubset", name, err)
+		}
 	}
 }
 

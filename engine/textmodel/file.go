@@ -352,6 +352,11 @@ func (r sizedReader) Len() int { return int(r.N) }
 
 // Load reads the text model file at path; errors begin with the path.
 func Load(path string) (*Model, error) {
+	return load(path, nil)
+}
+
+// load is Load, or with docs not nil LoadFor without its fallback.
+func load(path string, docs []string) (*Model, error) {
 	fl, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -361,8 +366,11 @@ func Load(path string) (*Model, error) {
 	if st, err := fl.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	m, err := read(bufio.NewReaderSize(fl, 1<<16), size, nil)
+	m, err := read(bufio.NewReaderSize(fl, 1<<16), size, docs)
 	if err != nil {
+		if errors.Is(err, engine.ErrNoSubset) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
@@ -386,23 +394,11 @@ func LoadFor(path string, docs []string) (*Model, error) {
 	if docs == nil {
 		docs = []string{}
 	}
-	fl, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fl.Close()
-	size := int64(-1)
-	if st, err := fl.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-	}
-	m, err := read(bufio.NewReaderSize(fl, 1<<16), size, docs)
+	m, err := load(path, docs)
 	if errors.Is(err, engine.ErrNoSubset) {
 		return Load(path)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return m, err
 }
 
 // readAllSized reads r, a compressed part, to its end, at most the memory

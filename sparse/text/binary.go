@@ -530,9 +530,6 @@ func subsetVocabulary(p []byte, n, total uint64, cands []string) (vocab []string
 
 // subsetVocabularyFC is subsetVocabulary of the inflated terms fc.
 func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []string, kept []int32, rest []byte, err error) {
-	bad := func(format string, a ...any) ([]string, []int32, []byte, error) {
-		return nil, nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
-	}
 	kept = []int32{}
 	// Most terms differ from the next candidate within their first 8
 	// bytes: those, as a big-endian number, order them without a
@@ -541,40 +538,16 @@ func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []str
 	if len(cands) > 0 {
 		ck = prefixKey([]byte(cands[0]))
 	}
-	var cur []byte
-	sum := uint64(0)
-	q := fc
+	tr := termReader{q: fc, total: total}
 	c := 0
 	for i := range int(n) {
-		k, a := uvarint(q)
-		if a <= 0 {
-			return bad("term %d: bad prefix length", i)
+		if _, err := tr.next(i); err != nil {
+			return nil, nil, nil, err
 		}
-		q = q[a:]
-		l, b := uvarint(q)
-		if b <= 0 || l > uint64(len(q)-b) {
-			return bad("term %d: bad length", i)
-		}
-		q = q[b:]
-		if k > uint64(len(cur)) || sum+k+l > total {
-			return bad("term %d: its prefix or bytes past the vocabulary's", i)
-		}
-		suffix := q[:l]
-		q = q[l:]
-		if i > 0 {
-			// As in hashTerms: the first bytes usually decide.
-			old := cur[k:]
-			if len(suffix) == 0 || len(old) > 0 && suffix[0] <= old[0] {
-				if bytes.Compare(suffix, old) <= 0 {
-					return bad("vocabulary not sorted and distinct at term %d", i)
-				}
-			}
-		}
-		cur = append(cur[:int(k)], suffix...)
-		sum += k + l
 		if c == len(cands) {
 			continue
 		}
+		cur := tr.cur
 		tk := prefixKey(cur)
 		for ck < tk || ck == tk && cands[c] < string(cur) {
 			if c++; c == len(cands) {
@@ -590,8 +563,8 @@ func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []str
 			}
 		}
 	}
-	if sum != total || len(q) != 0 {
-		return bad("terms of %d bytes, %d stated, %d bytes after them", sum, total, len(q))
+	if err := tr.end(); err != nil {
+		return nil, nil, nil, err
 	}
 	return vocab, kept, nil, nil
 }
@@ -641,42 +614,17 @@ func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
 	// A header of more n-grams than any featurizer makes is refused
 	// once read whole; its terms may have no more words than that.
 	limit := min(max(ngrams, 0), maxNGrams)
-	var cur []byte
-	// The words of the term in cur: their hashes, and where each ends.
+	// The words of the term in tr.cur: their hashes, and where each ends.
 	var wh [maxNGrams]uint64
 	var we [maxNGrams]int
 	nw := 0
-	sum := uint64(0)
-	q := fc
+	tr := termReader{q: fc, total: total}
 	for i := range hs {
-		k, a := uvarint(q)
-		if a <= 0 {
-			return bad("term %d: bad prefix length", i)
+		k, err := tr.next(i)
+		if err != nil {
+			return err
 		}
-		q = q[a:]
-		l, b := uvarint(q)
-		if b <= 0 || l > uint64(len(q)-b) {
-			return bad("term %d: bad length", i)
-		}
-		q = q[b:]
-		if k > uint64(len(cur)) || sum+k+l > total {
-			return bad("term %d: its prefix or bytes past the vocabulary's", i)
-		}
-		rest := q[:l]
-		q = q[l:]
-		if i > 0 {
-			// The term follows the one before when its rest follows
-			// what the one before has after the shared prefix; the
-			// first bytes usually differ and decide.
-			old := cur[k:]
-			if len(rest) == 0 || len(old) > 0 && rest[0] <= old[0] {
-				if bytes.Compare(rest, old) <= 0 {
-					return bad("vocabulary not sorted and distinct at term %d", i)
-				}
-			}
-		}
-		cur = append(cur[:int(k)], rest...)
-		sum += k + l
+		cur := tr.cur
 		// Keep the words that end, with their space, within the prefix.
 		kept := 0
 		for kept < nw && we[kept] < int(k) {
@@ -710,8 +658,60 @@ func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
 			hs[i] = gramHash(wh[:nw])
 		}
 	}
-	if sum != total || len(q) != 0 {
-		return bad("terms of %d bytes, %d stated, %d bytes after them", sum, total, len(q))
+	return tr.end()
+}
+
+// termReader reads front-coded terms, as appendFrontCoded writes them,
+// checking that they are sorted and distinct and hold no more bytes than
+// total.
+type termReader struct {
+	q     []byte // what is left to read
+	cur   []byte // the term read last
+	sum   uint64 // the bytes of the terms read
+	total uint64
+}
+
+// next reads term i into tr.cur and returns the length of the prefix it
+// shares with the term before.
+func (tr *termReader) next(i int) (int, error) {
+	bad := func(format string, a ...any) (int, error) {
+		return 0, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	k, a := uvarint(tr.q)
+	if a <= 0 {
+		return bad("term %d: bad prefix length", i)
+	}
+	q := tr.q[a:]
+	l, b := uvarint(q)
+	if b <= 0 || l > uint64(len(q)-b) {
+		return bad("term %d: bad length", i)
+	}
+	q = q[b:]
+	if k > uint64(len(tr.cur)) || tr.sum+k+l > tr.total {
+		return bad("term %d: its prefix or bytes past the vocabulary's", i)
+	}
+	rest := q[:l]
+	tr.q = q[l:]
+	if i > 0 {
+		// The term follows the one before when its rest follows what
+		// the one before has after the shared prefix; the first bytes
+		// usually differ and decide.
+		old := tr.cur[k:]
+		if len(rest) == 0 || len(old) > 0 && rest[0] <= old[0] {
+			if bytes.Compare(rest, old) <= 0 {
+				return bad("vocabulary not sorted and distinct at term %d", i)
+			}
+		}
+	}
+	tr.cur = append(tr.cur[:int(k)], rest...)
+	tr.sum += k + l
+	return int(k), nil
+}
+
+// end checks that the terms read hold total bytes and nothing follows.
+func (tr *termReader) end() error {
+	if tr.sum != tr.total || len(tr.q) != 0 {
+		return fmt.Errorf("%w: binary form: terms of %d bytes, %d stated, %d bytes after them", ErrFormat, tr.sum, tr.total, len(tr.q))
 	}
 	return nil
 }
