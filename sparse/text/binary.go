@@ -674,21 +674,18 @@ type termReader struct {
 // next reads term i into tr.cur and returns the length of the prefix it
 // shares with the term before.
 func (tr *termReader) next(i int) (int, error) {
-	bad := func(format string, a ...any) (int, error) {
-		return 0, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
-	}
 	k, a := uvarint(tr.q)
 	if a <= 0 {
-		return bad("term %d: bad prefix length", i)
+		return 0, termError(i, "bad prefix length")
 	}
 	q := tr.q[a:]
 	l, b := uvarint(q)
 	if b <= 0 || l > uint64(len(q)-b) {
-		return bad("term %d: bad length", i)
+		return 0, termError(i, "bad length")
 	}
 	q = q[b:]
 	if k > uint64(len(tr.cur)) || tr.sum+k+l > tr.total {
-		return bad("term %d: its prefix or bytes past the vocabulary's", i)
+		return 0, termError(i, "its prefix or bytes past the vocabulary's")
 	}
 	rest := q[:l]
 	tr.q = q[l:]
@@ -699,13 +696,21 @@ func (tr *termReader) next(i int) (int, error) {
 		old := tr.cur[k:]
 		if len(rest) == 0 || len(old) > 0 && rest[0] <= old[0] {
 			if bytes.Compare(rest, old) <= 0 {
-				return bad("vocabulary not sorted and distinct at term %d", i)
+				return 0, termError(i, "not sorted and distinct")
 			}
 		}
 	}
 	tr.cur = append(tr.cur[:int(k)], rest...)
 	tr.sum += k + l
 	return int(k), nil
+}
+
+// termError is the error of term i of a vocabulary, kept out of
+// termReader.next so that its loop stays small.
+//
+//go:noinline
+func termError(i int, what string) error {
+	return fmt.Errorf("%w: binary form: vocabulary term %d: %s", ErrFormat, i, what)
 }
 
 // end checks that the terms read hold total bytes and nothing follows.
