@@ -280,8 +280,8 @@ func subsetLimit(path string) int {
 // tests).
 var subsetInput = -1
 
-// partLoads counts the text models predict loaded for their documents
-// alone, for tests.
+// partLoads counts the text models predict loaded with LoadFor (which
+// reads a model whole when it cannot read it in part), for tests.
 var partLoads atomic.Int64
 
 // ranker orders a model's classes for one row by score, or by
