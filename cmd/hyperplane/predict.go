@@ -262,9 +262,10 @@ of the files read.`,
 // subsetLimit returns the most bytes of documents for which predict
 // loads the text model at path for those documents alone: past it,
 // finding their terms in the vocabulary costs more than loading the
-// whole. Both costs were measured to cross at 2 to 4% of the file's size
-// (its vocabulary and weights, against the documents' distinct terms); the
-// limit is a 64th of it, at most 1 MiB, or subsetInput when that is set.
+// whole. The two costs (the documents' distinct terms, against the
+// vocabulary and weights) were measured to cross at a few percent of the
+// file's size; the limit is a 64th of it, at most 1 MiB, or subsetInput
+// when that is set.
 func subsetLimit(path string) int {
 	if subsetInput >= 0 {
 		return subsetInput
