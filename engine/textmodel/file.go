@@ -389,7 +389,10 @@ func load(path string, docs []string) (*Model, error) {
 //
 // A model that cannot be read so (one that hashes its terms, a kernel or
 // voted classifier, a file of a version before 4) is read whole, as
-// Load reads it. The file is checked as Load checks it, checksum included.
+// Load reads it. Either way the whole file is read and its checksum
+// verified; what LoadFor keeps is checked as Load checks it, while what
+// it passes over (the other terms' hashes and index, the other weights,
+// the names of features) is not decoded.
 func LoadFor(path string, docs []string) (*Model, error) {
 	if docs == nil {
 		docs = []string{}
