@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -368,6 +369,24 @@ func BenchmarkRead(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(m.featurizer.Dim()), "terms")
+		})
+	}
+	// From a file: the whole model, and the model for one document
+	// (LoadFor, what a one-line predict run does).
+	path := filepath.Join(b.TempDir(), "m.hptm")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for name, load := range map[string]func() (*Model, error){
+		"file/whole":   func() (*Model, error) { return Load(path) },
+		"file/for1doc": func() (*Model, error) { return LoadFor(path, docs[:1]) },
+	} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := load(); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
