@@ -269,7 +269,7 @@ func TestPackedRowsChecked(t *testing.T) {
 	W := *X
 	W.Ind = slices.Clone(X.Ind)
 	W.Ind[X.Indptr[1]-1] = 450
-	warm := &Mix{Classes: []float64{-1, 1}, Dim: 500, W: make([]float32, 500), B: make([]float32, 1), U: make([]float64, 500), UB: make([]float64, 1)}
+	warm := zeroWarm(500)
 	if _, _, err := Fit(context.Background(), &W, y, Config{Warm: warm}); !errors.Is(err, sparse.ErrIndexRange) {
 		t.Fatalf("index 450 of 400 columns under a warm start of 500: error %v", err)
 	}
@@ -290,7 +290,7 @@ func TestRowsCheckedBeforeCompaction(t *testing.T) {
 		t.Fatalf("index 5000 of 5000 columns: error %v", err)
 	}
 	bad.Ind[X.Indptr[3]-1] = 5100
-	warm := &Mix{Classes: []float64{-1, 1}, Dim: 6000, W: make([]float32, 6000), B: make([]float32, 1), U: make([]float64, 6000), UB: make([]float64, 1)}
+	warm := zeroWarm(6000)
 	if _, _, err := Fit(context.Background(), &bad, y, Config{Warm: warm}); !errors.Is(err, sparse.ErrIndexRange) {
 		t.Fatalf("index 5100 of 5000 columns under a warm start of 6000: error %v", err)
 	}
@@ -375,4 +375,10 @@ func TestPackedPassPastCheckEvery(t *testing.T) {
 	if want := float64(checkEvery - 1); st.c != want || ps.mistakes > checkEvery-1 {
 		t.Fatalf("cancelled pass stopped after %v rows (%d mistakes), want %v", st.c, ps.mistakes, want)
 	}
+}
+
+// zeroWarm is a binary warm start of zero weights over dim features: it
+// changes nothing but the width the model may have.
+func zeroWarm(dim int) *Mix {
+	return &Mix{Classes: []float64{-1, 1}, Dim: dim, W: make([]float32, dim), B: make([]float32, 1), U: make([]float64, dim), UB: make([]float64, 1)}
 }

@@ -835,13 +835,13 @@ func ReadClassifier(r io.Reader) (Classifier, error) {
 // whose feature i is the model's feature keep[i], and whose Dim is the
 // number of keep below the model's Dim (those past it weigh zero in the
 // model, as they do past the result's). For a row whose features all lie
-// in keep, the
-// result, given the row renumbered the same way, gives the same scores to
-// the bit, for it keeps the model's layout (its weights dense or its Cols)
-// and sums the same products in the same order. It reads the whole model,
-// checksum included, but allocates weights only for keep. A kernel or
-// voted model, whose scores involve every feature, and a compact model
-// (with Cols) that holds none of keep give ErrNoSubset.
+// in keep, the result, given the row renumbered the same way, gives the
+// same scores to the bit, for it keeps the model's layout (its weights
+// dense or its Cols) and sums the same products in the same order. It
+// reads the whole model, checksum included, but allocates weights only
+// for keep. A kernel or voted model, whose scores involve every feature,
+// and a compact model (with Cols) that holds none of keep give
+// ErrNoSubset.
 func ReadClassifierFeatures(r io.Reader, keep []int32) (*Model, error) {
 	if keep == nil {
 		keep = []int32{}
@@ -862,10 +862,9 @@ func ReadClassifierFeatures(r io.Reader, keep []int32) (*Model, error) {
 
 // keptRows leaves out of d.keep the features at or past dim and returns,
 // for a model of dim features whose weight rows are the features cols
-// (all of them when cols is nil), the rows that hold the features
-// d.keep, and the Cols of the model that keeps them: nil
-// for a model of every feature, otherwise the new numbers of the kept
-// features it holds.
+// (all of them when cols is nil), the rows that hold the features d.keep,
+// and the Cols of the model that keeps them: nil for a model of every
+// feature, otherwise the new numbers of the kept features it holds.
 func (d *modelDecoder) keptRows(dim int, cols []int32) (rows []int, newCols []int32, err error) {
 	n, _ := slices.BinarySearch(d.keep, int32(min(dim, math.MaxInt32)))
 	d.keep = d.keep[:n]

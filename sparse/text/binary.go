@@ -524,12 +524,12 @@ func subsetVocabulary(p []byte, n, total uint64, cands []string) (vocab []string
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	vocab, kept, _, err = subsetVocabularyFC(fc, n, total, cands)
+	vocab, kept, err = subsetVocabularyFC(fc, n, total, cands)
 	return vocab, kept, rest, err
 }
 
 // subsetVocabularyFC is subsetVocabulary of the inflated terms fc.
-func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []string, kept []int32, rest []byte, err error) {
+func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []string, kept []int32, err error) {
 	kept = []int32{}
 	// Most terms differ from the next candidate within their first 8
 	// bytes: those, as a big-endian number, order them without a
@@ -542,7 +542,7 @@ func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []str
 	c := 0
 	for i := range int(n) {
 		if _, err := tr.next(i); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		if c == len(cands) {
 			continue
@@ -564,9 +564,9 @@ func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []str
 		}
 	}
 	if err := tr.end(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return vocab, kept, nil, nil
+	return vocab, kept, nil
 }
 
 // prefixKey returns the first 8 bytes of b, padded with zeros, as a
@@ -820,10 +820,11 @@ func indexFromOrder(p []byte, hs []uint64) (vocabIndex, error) {
 // and returns them (with keep not nil, only values keep[0], keep[1], …,
 // keep increasing) and the rest of p.
 func uvarints(p []byte, n int, delta bool, keep []int32) ([]int32, []byte, error) {
-	v := make([]int32, n)
+	size := n
 	if keep != nil {
-		v = make([]int32, len(keep))
+		size = len(keep)
 	}
+	v := make([]int32, size)
 	prev := int64(-1)
 	next := 0 // the next of keep
 	for i := range n {

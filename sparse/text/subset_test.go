@@ -99,7 +99,7 @@ func TestUnmarshalBinaryForRefuses(t *testing.T) {
 	vocab := f.Vocabulary()
 	vocab[3], vocab[4] = vocab[4], vocab[3]
 	fc := appendFrontCoded(nil, vocab)
-	if _, _, _, err := subsetVocabularyFC(fc, uint64(len(vocab)), uint64(totalLen(vocab)), []string{vocab[0]}); !errors.Is(err, ErrFormat) {
+	if _, _, err := subsetVocabularyFC(fc, uint64(len(vocab)), uint64(totalLen(vocab)), []string{vocab[0]}); !errors.Is(err, ErrFormat) {
 		t.Errorf("unsorted vocabulary: %v, want ErrFormat", err)
 	}
 }
