@@ -17,11 +17,11 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
-// The binary form of a Featurizer, little-endian, version 2:
+// The binary form of a Featurizer, little-endian, version 3:
 //
 //	offset  size  field
 //	0       4     magic "HPTF"
-//	4       2     format version (uint16, 2)
+//	4       2     format version (uint16, 3)
 //	6       2     flags (uint16, 0)
 //	8       4     header length H (uint32)
 //	12      H     the JSON document WriteTo writes, without the vocabulary
@@ -29,37 +29,61 @@ import (
 //	              without the document frequencies
 //	        8     vocabulary terms N (uint64; 0 with hashing)
 //	        8     their bytes in all, T (uint64)
+//	        8     terms a block, B (uint64: a power of two up to 2^16 with
+//	              a vocabulary, 0 with hashing)
+//	        8     directory length R (uint64)
+//	        R     the directory, an entry for each block of B terms (the
+//	              last may hold fewer), ⌈N/B⌉ in all: where the block
+//	              begins in the terms part and where its first document
+//	              frequency begins in theirs (0 unless they are dense),
+//	              each as its distance from the block before's (the
+//	              first from 0), then the block's first term (its length
+//	              and its bytes), all uvarints
 //	        8     terms part length C (uint64)
 //	        C     the N terms, front-coded as the list is sorted (the
 //	              length of the prefix shared with the term before
 //	              (uvarint), the length of the rest (uvarint) and the
-//	              rest's bytes), as one Zstandard frame (RFC 8878) that
-//	              states its content size
+//	              rest's bytes), except that the first term of each block
+//	              shares none
 //	        8     index part length X (uint64)
 //	        X     the N features in the order of their terms' hashes,
 //	              increasing (uvarint each)
 //	        1     document frequencies: 0 none, 1 dense, 2 sparse
-//	        8     entries D (uint64)
+//	        8     entries D (uint64; N when dense with a vocabulary)
 //	        ·     dense: the D frequencies (uvarint each); sparse: the D
 //	              features, each as its distance from the one before
 //	              (the first from −1), then their D frequencies (uvarint)
 //
-// Version 1 has no index part and its terms uncompressed, in place of
-// the terms part.
+// Version 2 has neither block size nor directory, and its terms part is
+// the terms front-coded without restarts, compressed as one Zstandard
+// frame (RFC 8878) that states its content size; version 1 has no index
+// part either, and its terms uncompressed in place of the terms part.
 //
 // It holds what the JSON document holds, but reads without parsing a
 // number or a quoted string per term, which is what made loading a large
-// vocabulary slow. Version 2 also spares the reader most of what remained
-// per term: the terms' order by hash, which is the order of their slots
-// in the hash index, lets the index be filled in one pass over
+// vocabulary slow. Since version 2 it also spares the reader most of what
+// remained per term: the terms' order by hash, which is the order of their
+// slots in the hash index, lets the index be filled in one pass over
 // consecutive slots once the terms are hashed, instead of a random slot
 // per term; and the terms are kept as one block of bytes until a caller
 // asks for them as strings. The hashes are computed, not stored, so the
 // order is checked against them (increasing: distinct, no collision).
+// Version 3 can be read in part (ReadFeaturizerFor): a term is found by
+// the directory's first terms and a search of one block, and its document
+// frequency by the block's offset, so that the few terms of a few
+// documents are read without the rest; its terms are stored uncompressed
+// for that.
 const (
 	binMagic   = "HPTF"
-	binVersion = 2
+	binVersion = 3
+	// maxVocabBlock bounds the block size a reader accepts.
+	maxVocabBlock = 1 << 16
 )
+
+// vocabBlock is the number of terms of a block that version 3 writes: a
+// part read scans a block for each term it looks up, and the directory
+// holds a term for each block. Tests make it smaller.
+var vocabBlock = 256
 
 // MarshalBinary returns f in a compact binary form, the same content as
 // WriteTo's JSON document; UnmarshalBinary reads it. A text model file
@@ -81,15 +105,28 @@ func (f *Featurizer) marshalBinary(version uint16) ([]byte, error) {
 		return nil, err
 	}
 	var fc []byte // the front-coded terms
+	var starts []int
 	total := 0
+	block := 0 // terms a block; 0: no restarts
+	if version >= 3 && vocab != nil {
+		block = vocabBlock
+	}
 	if vocab != nil {
 		for _, t := range *vocab {
 			total += len(t)
 		}
-		fc = appendFrontCoded(make([]byte, 0, total+2*binary.MaxVarintLen64*len(*vocab)), *vocab)
+		fc, starts = appendFrontCodedBlocks(make([]byte, 0, total+2*binary.MaxVarintLen64*len(*vocab)), *vocab, block)
 	}
-	var terms, index []byte
-	if version >= 2 && vocab != nil {
+	var terms, index, dir []byte
+	switch {
+	case version >= 3 && vocab != nil:
+		terms, index = fc, f.appendIndex(nil)
+		var dfStarts []int
+		if dense != nil {
+			_, dfStarts = appendUvarintBlocks(nil, dense, block)
+		}
+		dir = newTermDir(*vocab, block, starts, dfStarts).appendTo(nil)
+	case version == 2 && vocab != nil:
 		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
 			zstd.WithEncoderConcurrency(1), zstd.WithSingleSegment(true))
 		if err != nil {
@@ -98,7 +135,7 @@ func (f *Featurizer) marshalBinary(version uint16) ([]byte, error) {
 		terms = enc.EncodeAll(fc, nil)
 		index = f.appendIndex(nil)
 	}
-	size := 12 + len(hdr) + 8 + 8 + 8 + len(terms) + 8 + len(index) + len(fc) + 1 + 8 + 2*binary.MaxVarintLen32*(len(dense)+2*dfLen(ds))
+	size := 12 + len(hdr) + 8 + 8 + 8 + 8 + len(dir) + 8 + len(terms) + 8 + len(index) + len(fc) + 1 + 8 + 2*binary.MaxVarintLen32*(len(dense)+2*dfLen(ds))
 	out := make([]byte, 0, size)
 	out = append(out, binMagic...)
 	out = binary.LittleEndian.AppendUint16(out, version)
@@ -111,6 +148,11 @@ func (f *Featurizer) marshalBinary(version uint16) ([]byte, error) {
 	}
 	out = binary.LittleEndian.AppendUint64(out, uint64(n))
 	out = binary.LittleEndian.AppendUint64(out, uint64(total))
+	if version >= 3 {
+		out = binary.LittleEndian.AppendUint64(out, uint64(block))
+		out = binary.LittleEndian.AppendUint64(out, uint64(len(dir)))
+		out = append(out, dir...)
+	}
 	if version >= 2 {
 		out = binary.LittleEndian.AppendUint64(out, uint64(len(terms)))
 		out = append(out, terms...)
@@ -245,17 +287,9 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	if h > uint64(len(p)) {
 		return bad("truncated header")
 	}
-	dec := json.NewDecoder(bytes.NewReader(p[:h]))
-	dec.DisallowUnknownFields()
-	var doc fileJSON
-	if err := dec.Decode(&doc); err != nil {
-		return bad("header: %v", err)
-	}
-	if dec.More() {
-		return bad("header: data after its JSON document")
-	}
-	if doc.DF != nil || doc.DFSparse != nil || doc.Vocabulary != nil && len(*doc.Vocabulary) != 0 {
-		return bad("header holds the tables")
+	doc, err := decodeHeader(p[:h])
+	if err != nil {
+		return nil, nil, err
 	}
 	p = p[h:]
 	u64 := func() (uint64, bool) {
@@ -277,6 +311,19 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	if n > 0 && doc.Vocabulary == nil {
 		return bad("%d vocabulary terms for hashing", n)
 	}
+	var dir *termDir
+	if version >= 3 {
+		block, ok := u64()
+		r, ok2 := u64()
+		if !ok || !ok2 || r > uint64(len(p)) {
+			return bad("truncated in the directory")
+		}
+		var err error
+		if dir, err = parseDirectory(p[:r], n, block, doc.Vocabulary != nil); err != nil {
+			return nil, nil, err
+		}
+		p = p[r:]
+	}
 	// A term takes two bytes or more, and is no longer than the term
 	// before and its own suffix: no longer than all the suffixes (which
 	// version 2 holds compressed; it checks them once inflated).
@@ -289,13 +336,13 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 		// form would list them.
 		var vocab []string
 		var err error
-		if vocab, kept, p, err = subsetVocabulary(p, n, total, docTerms(docs, doc.NGrams)); err != nil {
+		if vocab, kept, p, err = subsetVocabulary(p, n, total, dir, docTerms(docs, doc.NGrams)); err != nil {
 			return nil, nil, err
 		}
 		doc.Vocabulary = &vocab
 	} else if version >= 2 {
 		var err error
-		if pre, p, err = decodeVocabulary(p, n, total, doc.Vocabulary != nil, doc.NGrams); err != nil {
+		if pre, p, err = decodeVocabulary(p, n, total, dir, doc.Vocabulary != nil, doc.NGrams); err != nil {
 			return nil, nil, err
 		}
 	} else if doc.Vocabulary != nil {
@@ -347,19 +394,22 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	if kind > 2 || kind == 0 && d != 0 || d > uint64(len(p)) {
 		return bad("document frequencies (kind %d, %d entries) in %d bytes", kind, d, len(p))
 	}
-	var err error
+	if dir != nil && kind != 1 && slices.ContainsFunc(dir.dfStarts, func(s int) bool { return s != 0 }) {
+		return bad("directory: offsets of document frequencies that are not dense")
+	}
 	switch kind {
 	case 1:
 		// Read for some documents, a vocabulary keeps the frequencies
-		// of its kept terms (one a term: d must be n).
-		if kept != nil && d != n {
+		// of its kept terms (one a term: d must be n); version 3 has
+		// one a term with a vocabulary.
+		if (kept != nil || dir != nil) && d != n {
 			return bad("%d document frequencies for %d terms", d, n)
 		}
-		doc.DF, p, err = uvarints(p, int(d), false, kept)
+		doc.DF, p, err = uvarints(p, int(d), false, kept, dir)
 	case 2:
 		ds := new(dfSparse)
-		if ds.Features, p, err = uvarints(p, int(d), true, nil); err == nil {
-			ds.Counts, p, err = uvarints(p, int(d), false, nil)
+		if ds.Features, p, err = uvarints(p, int(d), true, nil, nil); err == nil {
+			ds.Counts, p, err = uvarints(p, int(d), false, nil, nil)
 		}
 		doc.DFSparse = ds
 	}
@@ -371,6 +421,27 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	}
 	f, err := build(&doc, pre)
 	return f, kept, err
+}
+
+// decodeHeader decodes the JSON header of the binary form, which holds no
+// tables.
+func decodeHeader(p []byte) (fileJSON, error) {
+	var doc fileJSON
+	bad := func(format string, a ...any) (fileJSON, error) {
+		return doc, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	dec := json.NewDecoder(bytes.NewReader(p))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return bad("header: %v", err)
+	}
+	if dec.More() {
+		return bad("header: data after its JSON document")
+	}
+	if doc.DF != nil || doc.DFSparse != nil || doc.Vocabulary != nil && len(*doc.Vocabulary) != 0 {
+		return bad("header holds the tables")
+	}
+	return doc, nil
 }
 
 // prebuilt is a vocabulary read from version 2 of the binary form: its
@@ -414,7 +485,7 @@ func (v frontCoded) strings() []string {
 // decodeVocabulary reads the terms part and the index part of version 2
 // of n terms of total bytes from p (nothing but two zero lengths with
 // hashing) and returns them and the rest of p.
-func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebuilt, []byte, error) {
+func decodeVocabulary(p []byte, n, total uint64, dir *termDir, vocab bool, ngrams int) (*prebuilt, []byte, error) {
 	bad := func(format string, a ...any) (*prebuilt, []byte, error) {
 		return nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -428,14 +499,14 @@ func decodeVocabulary(p []byte, n, total uint64, vocab bool, ngrams int) (*prebu
 		}
 		return nil, p, nil
 	}
-	fc, err := inflateTerms(terms, index, n, total)
+	fc, err := inflateTerms(terms, index, n, total, dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	// The terms are made as strings only when asked for
 	// (Featurizer.terms), from the checked fc.
 	hs := make([]uint64, n)
-	if err := hashTerms(fc, hs, total, ngrams); err != nil {
+	if err := hashTerms(fc, hs, total, ngrams, dir); err != nil {
 		return nil, nil, err
 	}
 	t, err := indexFromOrder(index, hs)
@@ -467,8 +538,10 @@ func vocabularyParts(p []byte) (terms, index, rest []byte, ok bool) {
 
 // inflateTerms checks the sizes of a vocabulary of n terms of total bytes
 // whose parts are terms and index, and returns the terms inflated:
-// front-coded, as appendFrontCoded writes them, not yet checked.
-func inflateTerms(terms, index []byte, n, total uint64) ([]byte, error) {
+// front-coded, as appendFrontCoded writes them, not yet checked. With a
+// directory (version 3) the terms part is not compressed and is returned
+// as it is.
+func inflateTerms(terms, index []byte, n, total uint64, dir *termDir) ([]byte, error) {
 	bad := func(format string, a ...any) ([]byte, error) {
 		return nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -479,8 +552,10 @@ func inflateTerms(terms, index []byte, n, total uint64) ([]byte, error) {
 		return bad("%d vocabulary terms of %d bytes with an index of %d bytes", n, total, len(index))
 	}
 	var zh zstd.Header
-	err := zh.Decode(terms)
-	if err == nil && !zh.HasFCS {
+	var err error
+	if dir != nil {
+		zh.FrameContentSize = uint64(len(terms))
+	} else if err = zh.Decode(terms); err == nil && !zh.HasFCS {
 		err = errors.New("no content size")
 	}
 	fcLen := int(min(zh.FrameContentSize, math.MaxInt32))
@@ -491,6 +566,12 @@ func inflateTerms(terms, index []byte, n, total uint64) ([]byte, error) {
 	if err := budget.Check(0, budget.Add(budget.Add(int64(fcLen), int64(total)), budget.Add(budget.Mul(int64(n), 36), budget.Mul(int64(slots), 4))),
 		fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
 		return nil, err
+	}
+	if dir != nil {
+		if len(terms) > math.MaxInt32 {
+			return bad("terms part of %d bytes", len(terms))
+		}
+		return terms, nil
 	}
 	// The decoder may allocate no more than the stated size, checked
 	// above (or a MiB), whatever the frame holds.
@@ -512,7 +593,7 @@ func inflateTerms(terms, index []byte, n, total uint64) ([]byte, error) {
 // and returns those of its terms that are in cands (sorted and distinct)
 // with their features, and what follows the vocabulary. It checks what
 // hashTerms checks of the front coding and the order, but hashes nothing.
-func subsetVocabulary(p []byte, n, total uint64, cands []string) (vocab []string, kept []int32, rest []byte, err error) {
+func subsetVocabulary(p []byte, n, total uint64, dir *termDir, cands []string) (vocab []string, kept []int32, rest []byte, err error) {
 	bad := func(format string, a ...any) ([]string, []int32, []byte, error) {
 		return nil, nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -520,16 +601,16 @@ func subsetVocabulary(p []byte, n, total uint64, cands []string) (vocab []string
 	if !ok {
 		return bad("terms or index part truncated")
 	}
-	fc, err := inflateTerms(terms, index, n, total)
+	fc, err := inflateTerms(terms, index, n, total, dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	vocab, kept, err = subsetVocabularyFC(fc, n, total, cands)
+	vocab, kept, err = subsetVocabularyFC(fc, n, total, dir, cands)
 	return vocab, kept, rest, err
 }
 
 // subsetVocabularyFC is subsetVocabulary of the inflated terms fc.
-func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []string, kept []int32, err error) {
+func subsetVocabularyFC(fc []byte, n, total uint64, dir *termDir, cands []string) (vocab []string, kept []int32, err error) {
 	kept = []int32{}
 	// Most terms differ from the next candidate within their first 8
 	// bytes: those, as a big-endian number, order them without a
@@ -538,7 +619,7 @@ func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []str
 	if len(cands) > 0 {
 		ck = prefixKey([]byte(cands[0]))
 	}
-	tr := termReader{q: fc, total: total}
+	tr := newTermReader(fc, total, dir)
 	c := 0
 	for i := range int(n) {
 		if _, err := tr.next(i); err != nil {
@@ -567,6 +648,75 @@ func subsetVocabularyFC(fc []byte, n, total uint64, cands []string) (vocab []str
 		return nil, nil, err
 	}
 	return vocab, kept, nil
+}
+
+// termDir is the directory of a vocabulary in version 3 of the binary
+// form: its terms in blocks of block, block b beginning at starts[b] in the
+// terms part, with its first term first[b] and its first document
+// frequency at dfStarts[b] in theirs (all 0 unless they are dense).
+type termDir struct {
+	block            int
+	starts, dfStarts []int
+	first            []string
+}
+
+// parseDirectory reads the directory p of a vocabulary of n terms in
+// blocks of block (vocab false: hashing, which has none) and checks what
+// it can alone: the number of entries, offsets that increase, and first
+// terms sorted and distinct. The terms and the document frequencies are
+// checked against it as they are read.
+func parseDirectory(p []byte, n, block uint64, vocab bool) (*termDir, error) {
+	bad := func(format string, a ...any) (*termDir, error) {
+		return nil, fmt.Errorf("%w: binary form: directory: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	if !vocab {
+		if block != 0 || len(p) != 0 {
+			return bad("block size %d and %d bytes for hashing", block, len(p))
+		}
+		return nil, nil
+	}
+	if block == 0 || block > maxVocabBlock || block&(block-1) != 0 {
+		return bad("block size %d is not a power of two up to %d", block, maxVocabBlock)
+	}
+	// An entry takes three bytes or more.
+	nb := (n + block - 1) / block
+	if nb > uint64(len(p))/3 && nb > 0 || nb == 0 && len(p) != 0 {
+		return bad("%d blocks in %d bytes", nb, len(p))
+	}
+	d := &termDir{block: int(block), starts: make([]int, nb), dfStarts: make([]int, nb), first: make([]string, nb)}
+	all := string(p) // the first terms are slices of one string
+	off := 0
+	var start, df uint64
+	for b := range int(nb) {
+		var v [3]uint64
+		for j := range v {
+			x, k := uvarint(p[off:])
+			if k <= 0 || x > math.MaxInt32 {
+				return bad("entry %d: bad number", b)
+			}
+			v[j], off = x, off+k
+		}
+		if b == 0 && (v[0] != 0 || v[1] != 0) || b > 0 && v[0] == 0 {
+			return bad("entry %d: offsets that do not increase", b)
+		}
+		if v[2] > uint64(len(p)-off) {
+			return bad("entry %d: truncated", b)
+		}
+		start, df = start+v[0], df+v[1]
+		if start > math.MaxInt32 || df > math.MaxInt32 {
+			return bad("entry %d: offsets out of range", b)
+		}
+		d.starts[b], d.dfStarts[b] = int(start), int(df)
+		d.first[b] = all[off : off+int(v[2])]
+		off += int(v[2])
+		if b > 0 && d.first[b] <= d.first[b-1] {
+			return bad("entry %d: first terms not sorted and distinct", b)
+		}
+	}
+	if off != len(p) {
+		return bad("%d bytes after its entries", len(p)-off)
+	}
+	return d, nil
 }
 
 // prefixKey returns the first 8 bytes of b, padded with zeros, as a
@@ -607,7 +757,7 @@ func docTerms(docs []string, ngrams int) []string {
 // (its space too) is the same word, so its hash is kept rather than
 // computed again: in a sorted vocabulary of n-grams most terms share their
 // first word with the term before.
-func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
+func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int, dir *termDir) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -618,7 +768,7 @@ func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
 	var wh [maxNGrams]uint64
 	var we [maxNGrams]int
 	nw := 0
-	tr := termReader{q: fc, total: total}
+	tr := newTermReader(fc, total, dir)
 	for i := range hs {
 		k, err := tr.next(i)
 		if err != nil {
@@ -663,17 +813,37 @@ func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int) error {
 
 // termReader reads front-coded terms, as appendFrontCoded writes them,
 // checking that they are sorted and distinct and hold no more bytes than
-// total.
+// total, and with a directory, that its blocks begin where it says.
 type termReader struct {
 	q     []byte // what is left to read
 	cur   []byte // the term read last
 	sum   uint64 // the bytes of the terms read
 	total uint64
+	// With a directory: the length of all the terms read from, and the
+	// next term that begins a block (−1 without).
+	dir   *termDir
+	size  int
+	block int
+}
+
+// newTermReader returns a reader of the front-coded terms fc of total
+// bytes, from their first, in the blocks of dir (nil: none).
+func newTermReader(fc []byte, total uint64, dir *termDir) termReader {
+	tr := termReader{q: fc, total: total, dir: dir, size: len(fc), block: -1}
+	if dir != nil {
+		tr.block = 0
+	}
+	return tr
 }
 
 // next reads term i into tr.cur and returns the length of the prefix it
 // shares with the term before.
 func (tr *termReader) next(i int) (int, error) {
+	if i == tr.block {
+		if err := tr.blockStart(i); err != nil {
+			return 0, err
+		}
+	}
 	k, a := uvarint(tr.q)
 	if a <= 0 {
 		return 0, termError(i, "bad prefix length")
@@ -703,6 +873,23 @@ func (tr *termReader) next(i int) (int, error) {
 	tr.cur = append(tr.cur[:int(k)], rest...)
 	tr.sum += k + l
 	return int(k), nil
+}
+
+// blockStart checks that term i, the next, begins a block where the
+// directory says, shares no prefix and is the block's first term there.
+//
+//go:noinline
+func (tr *termReader) blockStart(i int) error {
+	d := tr.dir
+	b := i / d.block
+	k, a := uvarint(tr.q)
+	l, c := uvarint(tr.q[max(a, 0):])
+	if tr.size-len(tr.q) != d.starts[b] || a <= 0 || k != 0 || c <= 0 || l > uint64(len(tr.q)-a-c) ||
+		string(tr.q[a+c:a+c+int(l)]) != d.first[b] {
+		return termError(i, "not the first term of its block as the directory has it")
+	}
+	tr.block += d.block
+	return nil
 }
 
 // termError is the error of term i of a vocabulary, kept out of
@@ -737,6 +924,61 @@ func appendFrontCoded(fc []byte, terms []string) []byte {
 		prev = t
 	}
 	return fc
+}
+
+// appendFrontCodedBlocks is appendFrontCoded with the first term of each
+// block of block terms sharing no prefix (none with block 0), and returns
+// where in fc each block begins.
+func appendFrontCodedBlocks(fc []byte, terms []string, block int) ([]byte, []int) {
+	if block == 0 {
+		return appendFrontCoded(fc, terms), nil
+	}
+	var starts []int
+	for b := 0; b < len(terms); b += block {
+		starts = append(starts, len(fc))
+		fc = appendFrontCoded(fc, terms[b:min(b+block, len(terms))])
+	}
+	return fc, starts
+}
+
+// appendUvarintBlocks appends v as appendUvarints does, not by distance,
+// and returns where in out, past its length on entry, each block of block
+// values begins.
+func appendUvarintBlocks(out []byte, v []int32, block int) ([]byte, []int) {
+	var starts []int
+	base := len(out)
+	for b := 0; b < len(v); b += block {
+		starts = append(starts, len(out)-base)
+		out = appendUvarints(out, v[b:min(b+block, len(v))], false)
+	}
+	return out, starts
+}
+
+// newTermDir returns the directory of terms in blocks of block, which
+// begin at starts in the terms part and at dfStarts in the document
+// frequencies (nil: none dense).
+func newTermDir(terms []string, block int, starts, dfStarts []int) *termDir {
+	d := &termDir{block: block, starts: starts, dfStarts: dfStarts, first: make([]string, len(starts))}
+	if dfStarts == nil {
+		d.dfStarts = make([]int, len(starts))
+	}
+	for b := range starts {
+		d.first[b] = terms[b*block]
+	}
+	return d
+}
+
+// appendTo appends the directory as version 3 of the binary form holds it.
+func (d *termDir) appendTo(out []byte) []byte {
+	prev, prevDF := 0, 0
+	for b, s := range d.starts {
+		out = binary.AppendUvarint(out, uint64(s-prev))
+		out = binary.AppendUvarint(out, uint64(d.dfStarts[b]-prevDF))
+		prev, prevDF = s, d.dfStarts[b]
+		out = binary.AppendUvarint(out, uint64(len(d.first[b])))
+		out = append(out, d.first[b]...)
+	}
+	return out
 }
 
 // uvarint is binary.Uvarint with the one-byte case, the usual one for
@@ -819,8 +1061,16 @@ func indexFromOrder(p []byte, hs []uint64) (vocabIndex, error) {
 // uvarints reads n values appendUvarints wrote, each at most MaxInt32,
 // and returns them (with keep not nil, only values keep[0], keep[1], …,
 // keep increasing) and the rest of p.
-func uvarints(p []byte, n int, delta bool, keep []int32) ([]int32, []byte, error) {
+//
+// With a directory, of n dense frequencies, it checks that each block of
+// them begins where the directory says.
+func uvarints(p []byte, n int, delta bool, keep []int32, dir *termDir) ([]int32, []byte, error) {
 	size := n
+	base := len(p)
+	block := -1 // the next value that begins a block
+	if dir != nil {
+		block = 0
+	}
 	if keep != nil {
 		size = len(keep)
 	}
@@ -828,6 +1078,12 @@ func uvarints(p []byte, n int, delta bool, keep []int32) ([]int32, []byte, error
 	prev := int64(-1)
 	next := 0 // the next of keep
 	for i := range n {
+		if i == block {
+			if base-len(p) != dir.dfStarts[i/dir.block] {
+				return nil, nil, fmt.Errorf("%w: binary form: document frequency %d: not where the directory has its block begin", ErrFormat, i)
+			}
+			block += dir.block
+		}
 		u, k := uvarint(p)
 		if k <= 0 {
 			return nil, nil, fmt.Errorf("%w: binary form: document frequency %d of %d: bad number", ErrFormat, i, n)

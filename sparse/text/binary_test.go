@@ -1,6 +1,7 @@
 package text
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -182,6 +183,27 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	f.Add([]byte(binMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer budget.Set(budget.Set(256 << 20))
+		// Read for a document, in part or from the bytes: errors of the
+		// format or the budget only, and a form that reads from the
+		// bytes reads in part to the same featurizer, for the part
+		// reader checks no more.
+		docs := []string{"Red apple, blue SKY pie! ünï 42"}
+		var g0 Featurizer
+		kept, errFor := g0.UnmarshalBinaryFor(data, docs)
+		h, kept2, err := ReadFeaturizerFor(bytes.NewReader(data), int64(len(data)), docs)
+		for _, err := range []error{errFor, err} {
+			if err != nil && !errors.Is(err, ErrFormat) && !errors.Is(err, budget.ErrExceeded) {
+				t.Fatalf("error %v is neither ErrFormat nor budget.ErrExceeded", err)
+			}
+		}
+		if errFor == nil {
+			if err != nil {
+				t.Fatalf("reads from the bytes, but not in part: %v", err)
+			}
+			if !slices.Equal(kept, kept2) || h.Dim() != g0.Dim() || !slices.Equal(h.Transform(docs[0]).Val, g0.Transform(docs[0]).Val) {
+				t.Fatalf("read in part: %d features kept, dim %d; from the bytes %d, dim %d", len(kept2), h.Dim(), len(kept), g0.Dim())
+			}
+		}
 		var ft Featurizer
 		if err := ft.UnmarshalBinary(data); err != nil {
 			if !errors.Is(err, ErrFormat) && !errors.Is(err, budget.ErrExceeded) {
@@ -206,17 +228,20 @@ func FuzzUnmarshalBinary(f *testing.F) {
 	})
 }
 
-// Version 1 of the binary form, whose vocabulary is hashed again as it is
-// read, still reads back to the same featurizer as version 2.
+// Every version of the binary form reads back to the same featurizer:
+// version 1, whose vocabulary is hashed again as it is read, version 2,
+// compressed, and version 3 in blocks, here of a few terms each.
 func TestUnmarshalBinaryVersion1(t *testing.T) {
+	defer func(b int) { vocabBlock = b }(vocabBlock)
+	vocabBlock = 4
 	r := rand.New(rand.NewPCG(41, 42))
 	train := testCorpus(r, 200)
-	for _, cfg := range []Config{{NGrams: 2, Vocabulary: true, IDF: true}, {Bits: 12, IDF: true}} {
+	for _, cfg := range []Config{{NGrams: 2, Vocabulary: true, IDF: true}, {Vocabulary: true}, {Bits: 12, IDF: true}} {
 		f, err := Fit(train, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got [3]Featurizer
+		var got [binVersion + 1]Featurizer
 		for v := uint16(1); v <= binVersion; v++ {
 			data, err := f.marshalBinary(v)
 			if err != nil {
@@ -361,7 +386,7 @@ func TestHashTerms(t *testing.T) {
 	}
 	fc, total := frontCode(terms)
 	hs := make([]uint64, len(terms))
-	if err := hashTerms(fc, hs, total, 3); err != nil {
+	if err := hashTerms(fc, hs, total, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i, term := range terms {
@@ -382,7 +407,7 @@ func TestHashTerms(t *testing.T) {
 		"ngrams past max":  {[]string{strings.Repeat("a ", maxNGrams) + "a"}, maxNGrams + 5},
 	} {
 		fc, total := frontCode(c.terms)
-		if err := hashTerms(fc, make([]uint64, len(c.terms)), total, c.ngrams); !errors.Is(err, ErrFormat) {
+		if err := hashTerms(fc, make([]uint64, len(c.terms)), total, c.ngrams, nil); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", name, err)
 		}
 	}

@@ -1,0 +1,231 @@
+package text
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+)
+
+// ReadFeaturizerFor reads the featurizer MarshalBinary wrote in the first
+// size bytes of r for the documents docs, as UnmarshalBinaryFor does: of a
+// vocabulary it keeps the terms docs hold, as features 0, 1, … in the
+// vocabulary's order, and returns the features they are in the whole
+// featurizer, increasing. Of version 3 of the binary form it reads only
+// the header, the directory, and the blocks of terms and of document
+// frequencies that hold docs' terms, checking each as the whole reader
+// does; the rest is not read, so it is for input whose integrity the
+// caller checks, as a text model file's page checksums do. A featurizer
+// that hashes, or an older form, is read whole (kept is nil); so is a
+// form too large for the memory budget refused before it is read.
+//
+// Errors in the data wrap ErrFormat; those of r are returned as they
+// are.
+func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer, kept []int32, err error) {
+	if docs == nil {
+		docs = []string{}
+	}
+	bad := func(format string, a ...any) (*Featurizer, []int32, error) {
+		return nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	at := func(off int64, n uint64, what string) ([]byte, error) {
+		if size < 0 || off > size || n > uint64(size-off) {
+			return nil, fmt.Errorf("%w: binary form: truncated in %s", ErrFormat, what)
+		}
+		if err := budget.Check(0, int64(n), "reading "+what); err != nil {
+			return nil, err
+		}
+		b := make([]byte, n)
+		if k, err := r.ReadAt(b, off); k < len(b) {
+			if err == io.EOF || err == nil {
+				return nil, fmt.Errorf("%w: binary form: truncated in %s", ErrFormat, what)
+			}
+			return nil, err
+		}
+		return b, nil
+	}
+	whole := func() (*Featurizer, []int32, error) {
+		data, err := at(0, uint64(max(size, 0)), "the featurizer")
+		if err != nil {
+			return nil, nil, err
+		}
+		return decodeBinary(data, docs)
+	}
+	b, err := at(0, 12, "the header")
+	if err != nil || !isBinary(b) || binary.LittleEndian.Uint16(b[4:]) < 3 {
+		// decodeBinary names what is wrong with a short or old form.
+		return whole()
+	}
+	le := binary.LittleEndian
+	if v := le.Uint16(b[4:]); v > binVersion {
+		return bad("version %d, this build reads 1 to %d", v, binVersion)
+	}
+	if fl := le.Uint16(b[6:]); fl != 0 {
+		return bad("unknown flags %#x", fl)
+	}
+	h := uint64(le.Uint32(b[8:]))
+	hb, err := at(12, h, "the header")
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, err := decodeHeader(hb)
+	if err != nil {
+		return nil, nil, err
+	}
+	if doc.Vocabulary == nil || doc.NGrams < 1 || doc.NGrams > maxNGrams {
+		return whole()
+	}
+	off := int64(12 + h)
+	fixed, err := at(off, 32, "the vocabulary's sizes")
+	if err != nil {
+		return nil, nil, err
+	}
+	n, total, block, dl := le.Uint64(fixed), le.Uint64(fixed[8:]), le.Uint64(fixed[16:]), le.Uint64(fixed[24:])
+	if n > math.MaxInt32 || total > math.MaxInt32 || n > uint64(size)/2 {
+		return bad("%d vocabulary terms of %d bytes in %d bytes", n, total, size)
+	}
+	db, err := at(off+32, dl, "the directory")
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := parseDirectory(db, n, block, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	off += 32 + int64(dl)
+	u64 := func(off int64, what string) (uint64, error) {
+		b, err := at(off, 8, what)
+		if err != nil {
+			return 0, err
+		}
+		return le.Uint64(b), nil
+	}
+	c, err := u64(off, "the terms part's length")
+	if err != nil {
+		return nil, nil, err
+	}
+	termsAt := off + 8
+	if c > uint64(size-termsAt) {
+		return bad("terms part truncated")
+	}
+	x, err := u64(termsAt+int64(c), "the index part's length")
+	if err != nil {
+		return nil, nil, err
+	}
+	// The sizes the whole reader checks of the terms and index parts.
+	if x > uint64(size-termsAt-int64(c)-8) || n > x || c < 2*n || c > total+2*binary.MaxVarintLen64*n || n > 0 && total/n > c || n == 0 && total != 0 {
+		return bad("%d vocabulary terms of %d bytes in a terms part of %d bytes with an index of %d bytes", n, total, c, x)
+	}
+	dfAt := termsAt + int64(c) + 8 + int64(x)
+	kb, err := at(dfAt, 9, "the document frequencies")
+	if err != nil {
+		return nil, nil, err
+	}
+	kind, d := kb[0], le.Uint64(kb[1:])
+	dfAt += 9
+	dfLen := size - dfAt
+	switch {
+	case kind == 2:
+		return whole() // refused there: it is not written for a vocabulary
+	case kind > 2 || kind == 0 && (d != 0 || dfLen != 0) || kind == 1 && d != n || d > uint64(dfLen):
+		return bad("document frequencies (kind %d, %d entries) in %d bytes for %d terms", kind, d, dfLen, n)
+	}
+	nb := len(dir.starts)
+	if nb > 0 && (dir.starts[nb-1] >= int(c) || kind == 1 && int64(dir.dfStarts[nb-1]) >= dfLen) {
+		return bad("directory: a block past its part")
+	}
+	if kind != 1 {
+		for _, s := range dir.dfStarts {
+			if s != 0 {
+				return bad("directory: offsets of document frequencies that are not dense")
+			}
+		}
+	}
+
+	// The candidates in order, and so their blocks: each block that holds
+	// one is read once.
+	cands := docTerms(docs, doc.NGrams)
+	var vocab []string
+	var dfs []int32
+	kept = []int32{}
+	var keep []int32 // the kept terms' places in their block
+	for i := 0; i < len(cands); {
+		bi := sort.Search(nb, func(b int) bool { return dir.first[b] > cands[i] }) - 1
+		if bi < 0 {
+			i++
+			continue
+		}
+		// The candidates of block bi: those before the next block's
+		// first term.
+		j := i + 1
+		for j < len(cands) && (bi+1 == nb || cands[j] < dir.first[bi+1]) {
+			j++
+		}
+		first := bi * dir.block
+		count := min(dir.block, int(n)-first)
+		end := int(c)
+		if bi+1 < nb {
+			end = dir.starts[bi+1]
+		}
+		tb, err := at(termsAt+int64(dir.starts[bi]), uint64(end-dir.starts[bi]), "a block of terms")
+		if err != nil {
+			return nil, nil, err
+		}
+		tr := termReader{q: tb, total: total, block: -1}
+		keep = keep[:0]
+		k := i
+		for t := range count {
+			if _, err := tr.next(first + t); err != nil {
+				return nil, nil, err
+			}
+			if t == 0 && string(tr.cur) != dir.first[bi] {
+				return nil, nil, termError(first, "not the first term of its block as the directory has it")
+			}
+			for k < j && cands[k] < string(tr.cur) {
+				k++
+			}
+			if k < j && cands[k] == string(tr.cur) {
+				vocab = append(vocab, cands[k])
+				kept = append(kept, int32(first+t))
+				keep = append(keep, int32(t))
+				k++
+			}
+		}
+		if len(tr.q) != 0 {
+			return bad("block %d: %d bytes after its terms", bi, len(tr.q))
+		}
+		if kind == 1 && len(keep) > 0 {
+			de := dfLen
+			if bi+1 < nb {
+				de = int64(dir.dfStarts[bi+1])
+			}
+			fb, err := at(dfAt+int64(dir.dfStarts[bi]), uint64(de-int64(dir.dfStarts[bi])), "a block of document frequencies")
+			if err != nil {
+				return nil, nil, err
+			}
+			v, rest, err := uvarints(fb, count, false, keep, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(rest) != 0 {
+				return bad("block %d: %d bytes after its document frequencies", bi, len(rest))
+			}
+			dfs = append(dfs, v...)
+		}
+		i = j
+	}
+	doc.Vocabulary = &vocab
+	if kind == 1 {
+		doc.DF = dfs
+		if doc.DF == nil {
+			doc.DF = []int32{}
+		}
+	}
+	if f, err = build(&doc, nil); err != nil {
+		return nil, nil, err
+	}
+	return f, kept, nil
+}
