@@ -353,6 +353,11 @@ type modelDecoder struct {
 	// keep, when not nil, are the features of a linear model to keep
 	// (ReadClassifierFeatures), in increasing order.
 	keep []int32
+	// at, when not nil, is the whole input, r reading it from offset 0
+	// on, and remain its size less what r has read: the weights of the
+	// kept rows are read from it (ReadClassifierFeaturesAt), the rest of
+	// the weights and the checksum not at all.
+	at *io.SectionReader
 }
 
 // readerDecoder returns a decoder of r, which knows the input's size when
@@ -843,13 +848,9 @@ func ReadClassifier(r io.Reader) (Classifier, error) {
 // and a compact model (with Cols) that holds none of keep give
 // ErrNoSubset.
 func ReadClassifierFeatures(r io.Reader, keep []int32) (*Model, error) {
-	if keep == nil {
-		keep = []int32{}
-	}
-	for i, j := range keep {
-		if j < 0 || i > 0 && j <= keep[i-1] {
-			return nil, fmt.Errorf("%w: the features to keep are not increasing and non-negative at %d", ErrDim, i)
-		}
+	keep, err := checkKeep(keep)
+	if err != nil {
+		return nil, err
 	}
 	d := readerDecoder(r)
 	d.keep = keep
@@ -858,6 +859,52 @@ func ReadClassifierFeatures(r io.Reader, keep []int32) (*Model, error) {
 		return nil, err
 	}
 	return c.(*Model), nil
+}
+
+// ReadClassifierFeaturesAt is ReadClassifierFeatures for a linear model
+// file of size bytes that r holds, read through ReadAt: it returns the
+// same model, but reads only what that model needs: the header, classes,
+// biases and Cols, the bitmap of weights stored sparse and its count, and
+// the values of the kept weight rows, those of adjacent rows in one
+// ReadAt. It reads neither the values of the other rows nor the checksum,
+// and so it does not verify the checksum, which covers bytes it does not
+// read: it is for callers that verify what r returns themselves, as a
+// text model file's page checksums do. What it reads it checks as
+// ReadClassifierFeatures does, and it checks that the file's layout
+// accounts for size: a file whose weights and checksum do not end at
+// size, and a read that r cannot satisfy within size, give an error
+// wrapping ErrFormat. A kernel or voted model, and a compact model (with
+// Cols) that holds none of keep, give ErrNoSubset; keep not increasing
+// and non-negative gives ErrDim.
+func ReadClassifierFeaturesAt(r io.ReaderAt, size int64, keep []int32) (*Model, error) {
+	keep, err := checkKeep(keep)
+	if err != nil {
+		return nil, err
+	}
+	if size < 0 {
+		return nil, modelErr("size %d is negative", size)
+	}
+	sr := io.NewSectionReader(r, 0, size)
+	d := &modelDecoder{r: sr, remain: size, keep: keep, at: sr}
+	c, err := d.decodeClassifier()
+	if err != nil {
+		return nil, err
+	}
+	return c.(*Model), nil
+}
+
+// checkKeep checks that keep, the features ReadClassifierFeatures is to
+// keep, are increasing and non-negative, and returns them, not nil.
+func checkKeep(keep []int32) ([]int32, error) {
+	if keep == nil {
+		keep = []int32{}
+	}
+	for i, j := range keep {
+		if j < 0 || i > 0 && j <= keep[i-1] {
+			return nil, fmt.Errorf("%w: the features to keep are not increasing and non-negative at %d", ErrDim, i)
+		}
+	}
+	return keep, nil
 }
 
 // keptRows leaves out of d.keep the features at or past dim and returns,
@@ -897,6 +944,9 @@ func (d *modelDecoder) keptRows(dim int, cols []int32) (rows []int, newCols []in
 // the rows rows (increasing), one after another. It reads and checks
 // what weights reads, but keeps the values of those rows only.
 func (d *modelDecoder) weightRows(n, K int, rows []int, sparse bool, what string) ([]float32, error) {
+	if d.at != nil {
+		return d.weightRowsAt(n, K, rows, sparse, what)
+	}
 	out := make([]float32, len(rows)*K)
 	le := binary.LittleEndian
 	if !sparse {
@@ -978,6 +1028,116 @@ func (d *modelDecoder) weightRows(n, K int, rows []int, sparse bool, what string
 		read += k
 	}
 	return out, nil
+}
+
+// weightRowsAt is weightRows for a decoder with at: it reads the bitmap
+// of sparse weights and its count as weightRows does, then only the
+// values of the rows rows, by ReadAt, each run of adjacent rows in one
+// read of at most modelChunk bytes (or one row), and checks them as
+// weightRows does. It leaves remain as though it had read all the
+// weights.
+func (d *modelDecoder) weightRowsAt(n, K int, rows []int, sparse bool, what string) ([]float32, error) {
+	var bm []byte
+	var nnz uint64
+	if !sparse {
+		nnz = uint64(n)
+	} else {
+		var err error
+		if bm, nnz, err = d.bitmap(n, what); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.fits(nnz, 4, what); err != nil {
+		return nil, err
+	}
+	// The values begin at start, the weights of bit x (dense: weight x)
+	// at value number rank(x), the set bits before x.
+	start := d.at.Size() - d.remain
+	out := make([]float32, len(rows)*K)
+	var buf []byte
+	le := binary.LittleEndian
+	pos, rank := 0, 0 // rank is the set bits before bit pos
+	for i := 0; i < len(rows); {
+		x0 := rows[i] * K
+		if sparse {
+			rank += modelOnes(bm, pos, x0)
+		} else {
+			rank = x0
+		}
+		// The run rows[i:j] of adjacent rows holds k values.
+		j, k := i, 0
+		for j < len(rows) && rows[j] == rows[i]+j-i {
+			c := K
+			if sparse {
+				c = modelOnes(bm, rows[j]*K, rows[j]*K+K)
+			}
+			if j > i && 4*(k+c) > modelChunk {
+				break
+			}
+			j, k = j+1, k+c
+		}
+		x1 := rows[j-1]*K + K
+		if cap(buf) < 4*k {
+			buf = make([]byte, 4*k)
+		}
+		b := buf[:4*k]
+		if k > 0 {
+			if err := d.readAt(b, start+4*int64(rank), what); err != nil {
+				return nil, err
+			}
+		}
+		o := out[i*K : j*K]
+		if !sparse {
+			for v := range o {
+				o[v] = math.Float32frombits(le.Uint32(b[4*v:]))
+			}
+		} else {
+			v := 0
+			for x := x0; x < x1; x++ {
+				if bm[x/8]>>(x%8)&1 == 0 {
+					continue
+				}
+				w := math.Float32frombits(le.Uint32(b[4*v:]))
+				if w == 0 {
+					return nil, modelErr("%s: a zero stored for a set bit", what)
+				}
+				o[x-x0] = w
+				v++
+			}
+		}
+		pos, rank, i = x1, rank+k, j
+	}
+	d.remain -= 4 * int64(nnz)
+	return out, nil
+}
+
+// modelOnes returns the number of bits set in the bitmap bm, padded to
+// whole words of 64 bits, from bit a up to bit b.
+func modelOnes(bm []byte, a, b int) int {
+	n := 0
+	for ; a < b && a%64 != 0; a++ {
+		n += int(bm[a/8] >> (a % 8) & 1)
+	}
+	for ; a+64 <= b; a += 64 {
+		n += bits.OnesCount64(binary.LittleEndian.Uint64(bm[a/8:]))
+	}
+	for ; a < b; a++ {
+		n += int(bm[a/8] >> (a % 8) & 1)
+	}
+	return n
+}
+
+// readAt reads len(p) bytes of what at offset off of d.at; the input
+// ending first is a truncation.
+func (d *modelDecoder) readAt(p []byte, off int64, what string) error {
+	n, err := d.at.ReadAt(p, off)
+	switch {
+	case n == len(p) && (err == nil || err == io.EOF):
+		return nil
+	case err == nil || err == io.EOF || err == io.ErrUnexpectedEOF:
+		return modelTruncated(what)
+	}
+	return fmt.Errorf("engine: reading model %s: %w", what, err)
 }
 
 // ---------------------------------------------------------------------------

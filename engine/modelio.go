@@ -306,7 +306,15 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 			return nil, err
 		}
 	}
-	if err := d.checksum(); err != nil {
+	if d.at != nil {
+		// The checksum is not read: the file must end with it.
+		switch {
+		case d.remain < 4:
+			return nil, modelTruncated("checksum")
+		case d.remain > 4:
+			return nil, modelErr("%d bytes of trailing data after the model", d.remain-4)
+		}
+	} else if err := d.checksum(); err != nil {
 		return nil, err
 	}
 	if err := m.Check(); err != nil {
