@@ -1,10 +1,10 @@
 package textmodel
 
-// The file, version 4, little-endian:
+// The file, version 5, little-endian:
 //
 //	offset  size  field
 //	0       4     magic "HPTM"
-//	4       2     format version (uint16, 4)
+//	4       2     format version (uint16, 5)
 //	6       2     flags (uint16): bit 0, the featurizer part is DEFLATE
 //	              compressed (RFC 1951), which versions 2 and 3 wrote;
 //	              others 0. Version 4 writes 0: its featurizer form
@@ -23,9 +23,21 @@ package textmodel
 //	        8     feature names length N (uint64; 0: none)
 //	        N     the names of the strongest features, as
 //	              text.Names.MarshalBinary writes them
-//	        4     CRC-32C (Castagnoli) of every byte before it
+//	        4·P   page checksums: the CRC-32C (Castagnoli) of each page
+//	              of 4096 bytes of the D bytes before them, in order, the
+//	              last page shorter unless D is a multiple of 4096;
+//	              P = ⌈D/4096⌉
+//	        8     D (uint64)
+//	        4     CRC-32C of the page checksums and D
 //
-// Version 3 is the same with the featurizer's binary form version 1,
+// The page checksums let LoadFor read a few pages of the file, the ones
+// that hold what a few documents need, and still verify every byte it
+// uses; the featurizer part is written in a form that can be read so
+// (version 3 of text.Featurizer's binary form). A whole read verifies
+// every page.
+//
+// Version 4 ends with the names part and the CRC-32C of every byte
+// before it, in place of the page checksums. Version 3 is the same with the featurizer's binary form version 1,
 // whose terms are hashed again and indexed as they are read, DEFLATE
 // compressed; version 2 has the featurizer as text.Featurizer.WriteTo
 // writes it, a JSON document (compressed with flag bit 0, to about a
@@ -43,6 +55,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/klauspost/compress/flate"
 
@@ -59,7 +72,9 @@ var ErrFormat = errors.New("textmodel: bad text model file")
 
 const (
 	fileMagic   = "HPTM"
-	fileVersion = 4
+	fileVersion = 5
+	// pageSize is the span of a page checksum.
+	pageSize    = 4096
 	flagDeflate = 1 << 0 // the featurizer part is compressed
 	// maxCalibration bounds the calibration part: it holds a few numbers.
 	maxCalibration = 1 << 10
@@ -89,8 +104,8 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 			return 0, err
 		}
 	}
-	crc := crc32.New(crcTable)
-	bw := bufio.NewWriter(io.MultiWriter(w, crc))
+	var sums pageSums
+	bw := bufio.NewWriter(io.MultiWriter(w, &sums))
 	var hdr [16]byte
 	copy(hdr[:], fileMagic)
 	binary.LittleEndian.PutUint16(hdr[4:], fileVersion)
@@ -111,12 +126,81 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if err := bw.Flush(); err != nil {
 		return 0, err
 	}
-	var sum [4]byte
-	binary.LittleEndian.PutUint32(sum[:], crc.Sum32())
-	if _, err := w.Write(sum[:]); err != nil {
+	d := sums.total
+	trailer := appendTrailer(nil, sums.finish(), d)
+	if _, err := w.Write(trailer); err != nil {
 		return 0, err
 	}
-	return int64(16 + len(feat) + 8 + model.Len() + 8 + len(cal) + 8 + len(names) + 4), nil
+	return d + int64(len(trailer)), nil
+}
+
+// pageSums is a writer that keeps the CRC-32C of each page of what is
+// written to it.
+type pageSums struct {
+	sums  []uint32
+	cur   uint32 // of the page being written, n bytes so far
+	n     int
+	total int64
+}
+
+func (p *pageSums) Write(b []byte) (int, error) {
+	k := len(b)
+	for len(b) > 0 {
+		c := min(len(b), pageSize-p.n)
+		p.cur = crc32.Update(p.cur, crcTable, b[:c])
+		p.n += c
+		b = b[c:]
+		if p.n == pageSize {
+			p.sums = append(p.sums, p.cur)
+			p.cur, p.n = 0, 0
+		}
+	}
+	p.total += int64(k)
+	return k, nil
+}
+
+// finish returns the checksums of every page written, a last one shorter
+// than a page included.
+func (p *pageSums) finish() []uint32 {
+	if p.n > 0 {
+		p.sums = append(p.sums, p.cur)
+		p.cur, p.n = 0, 0
+	}
+	return p.sums
+}
+
+// appendTrailer appends what ends a file of d bytes before it whose pages
+// have the checksums sums: those, d and their checksum.
+func appendTrailer(out []byte, sums []uint32, d int64) []byte {
+	start := len(out)
+	for _, c := range sums {
+		out = binary.LittleEndian.AppendUint32(out, c)
+	}
+	out = binary.LittleEndian.AppendUint64(out, uint64(d))
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out[start:], crcTable))
+}
+
+// trailerSize returns the size of the trailer of a file of d bytes before
+// it.
+func trailerSize(d uint64) uint64 { return 4*((d+pageSize-1)/pageSize) + 12 }
+
+// fileSum is the checksum a reader computes of what it reads: the CRC-32C
+// of every byte (versions before 5) or of each page (version 5 on), both
+// until the version is known.
+type fileSum struct {
+	whole, pages bool
+	crc          uint32
+	sums         pageSums
+}
+
+func (s *fileSum) Write(b []byte) (int, error) {
+	if s.whole {
+		s.crc = crc32.Update(s.crc, crcTable, b)
+	}
+	if s.pages {
+		s.sums.Write(b)
+	}
+	return len(b), nil
 }
 
 // Save writes m to path atomically: on any error an existing file there
@@ -147,8 +231,8 @@ func Read(r io.Reader) (*Model, error) {
 // no more than it holds). With docs not nil it reads a version 4 file for
 // those documents only (see LoadFor), or returns engine.ErrNoSubset.
 func read(r io.Reader, size int64, docs []string) (*Model, error) {
-	crc := crc32.New(crcTable)
-	tr := io.TeeReader(r, crc)
+	sum := &fileSum{whole: true, pages: true}
+	tr := io.TeeReader(r, sum)
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -166,6 +250,7 @@ func read(r io.Reader, size int64, docs []string) (*Model, error) {
 	case flags&^flagDeflate != 0 || (version == 1 || version >= 4) && flags != 0:
 		return nil, bad("unknown flags %#x", flags)
 	}
+	sum.whole, sum.pages = version < 5, version >= 5
 	part := func(n uint64, what string) ([]byte, error) {
 		if err := budget.Check(0, int64(min(n, 1<<62)), "reading the "+what); err != nil {
 			return nil, err
@@ -280,13 +365,24 @@ func read(r io.Reader, size int64, docs []string) (*Model, error) {
 			return nil, err
 		}
 	}
-	want := crc.Sum32()
-	var sum [4]byte
-	if _, err := io.ReadFull(r, sum[:]); err != nil {
-		return nil, bad("checksum: %v", err)
-	}
-	if binary.LittleEndian.Uint32(sum[:]) != want {
-		return nil, bad("checksum mismatch: the file is corrupt")
+	if version >= 5 {
+		d := sum.sums.total
+		sums := sum.sums.finish()
+		trailer := make([]byte, trailerSize(uint64(d)))
+		if _, err := io.ReadFull(r, trailer); err != nil {
+			return nil, bad("page checksums: %v", err)
+		}
+		if !slices.Equal(trailer, appendTrailer(nil, sums, d)) {
+			return nil, bad("page checksums do not match: the file is corrupt")
+		}
+	} else {
+		var b [4]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return nil, bad("checksum: %v", err)
+		}
+		if binary.LittleEndian.Uint32(b[:]) != sum.crc {
+			return nil, bad("checksum mismatch: the file is corrupt")
+		}
 	}
 	<-fdone
 	if version >= 4 {
@@ -318,6 +414,17 @@ func read(r io.Reader, size int64, docs []string) (*Model, error) {
 			return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
 		}
 	}
+	if kept != nil {
+		// Names are by the whole vocabulary's features; a model read
+		// for some documents names its features by its own terms.
+		names = nil
+	}
+	return assemble(f, c, cal, names)
+}
+
+// assemble returns the model of f and c read from a file, with the
+// calibration cal and the feature names names from it, if any.
+func assemble(f *text.Featurizer, c engine.Classifier, cal, names []byte) (*Model, error) {
 	m, err := New(f, c)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
@@ -329,13 +436,11 @@ func read(r io.Reader, size int64, docs []string) (*Model, error) {
 		}
 		binary := len(m.classes) == 2
 		if (cb.Kind() == calibrate.PlattScaling) != binary || (cb.Kind() == calibrate.TemperatureScaling) == binary {
-			return nil, bad("a calibration for another number of classes than the model's %d", len(m.classes))
+			return nil, fmt.Errorf("%w: a calibration for another number of classes than the model's %d", ErrFormat, len(m.classes))
 		}
 		m.calib = &cb
 	}
-	if len(names) > 0 && kept == nil {
-		// (Names are by the whole vocabulary's features; a model read
-		// for some documents names its features by its own terms.)
+	if len(names) > 0 {
 		m.featNames = new(text.Names)
 		if err := m.featNames.UnmarshalBinary(names); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrFormat, err)
@@ -397,11 +502,224 @@ func LoadFor(path string, docs []string) (*Model, error) {
 	if docs == nil {
 		docs = []string{}
 	}
-	m, err := load(path, docs)
+	m, err := loadPart(path, docs)
+	if errors.Is(err, errNotPaged) {
+		m, err = load(path, docs)
+	}
 	if errors.Is(err, engine.ErrNoSubset) {
 		return Load(path)
 	}
 	return m, err
+}
+
+// errNotPaged: the file is not one of version 5 or later, or not a regular
+// file, and cannot be read by pages.
+var errNotPaged = errors.New("textmodel: not a paged file")
+
+// loadPart is LoadFor of a file of version 5 or later, which it reads by
+// pages, only those that the model for docs needs; without a fallback.
+func loadPart(path string, docs []string) (*Model, error) {
+	fl, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Close()
+	st, err := fl.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, errNotPaged
+	}
+	var hdr [6]byte
+	if _, err := fl.ReadAt(hdr[:], 0); err != nil || string(hdr[:4]) != fileMagic || binary.LittleEndian.Uint16(hdr[4:]) < 5 {
+		return nil, errNotPaged
+	}
+	m, err := readPart(fl, st.Size(), docs)
+	if err != nil && !errors.Is(err, engine.ErrNoSubset) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, err
+}
+
+// readPart reads the model of version 5 or later in the size bytes of r
+// for docs, by pages: the featurizer's header and directory and the blocks
+// of docs' terms, the classifier's header and the weights of those terms,
+// the calibration; not the names. Each page it reads is verified against
+// its checksum, and the checksums against theirs. A model that cannot be
+// read in part gives engine.ErrNoSubset.
+func readPart(r io.ReaderAt, size int64, docs []string) (*Model, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+	}
+	if size < 16+12 {
+		return nil, bad("truncated: %d bytes", size)
+	}
+	var foot [12]byte
+	if _, err := r.ReadAt(foot[:], size-12); err != nil {
+		return nil, err
+	}
+	d := binary.LittleEndian.Uint64(foot[:])
+	if d >= uint64(size) || trailerSize(d) != uint64(size)-d {
+		return nil, bad("%d bytes before the page checksums in a file of %d bytes", d, size)
+	}
+	if err := budget.Check(0, int64(trailerSize(d)), "reading the page checksums"); err != nil {
+		return nil, err
+	}
+	trailer := make([]byte, trailerSize(d))
+	if _, err := r.ReadAt(trailer, int64(d)); err != nil {
+		return nil, err
+	}
+	t := trailer[:len(trailer)-4]
+	if crc32.Checksum(t, crcTable) != binary.LittleEndian.Uint32(trailer[len(t):]) {
+		return nil, bad("checksum of the page checksums mismatch: the file is corrupt")
+	}
+	pr := &pageReader{r: r, size: int64(d), sums: make([]uint32, len(t)/4-2), got: make(map[int64][]byte)}
+	for i := range pr.sums {
+		pr.sums[i] = binary.LittleEndian.Uint32(t[4*i:])
+	}
+	var b [16]byte
+	at := func(off int64, n int, what string) ([]byte, error) {
+		if _, err := pr.ReadAt(b[:n], off); err != nil {
+			if err == io.EOF {
+				return nil, bad("truncated in the %s", what)
+			}
+			return nil, err
+		}
+		return b[:n], nil
+	}
+	hdr, err := at(0, 16, "header")
+	if err != nil {
+		return nil, err
+	}
+	if v, fl := binary.LittleEndian.Uint16(hdr[4:]), binary.LittleEndian.Uint16(hdr[6:]); v > fileVersion || fl != 0 {
+		return nil, bad("format version %d, flags %#x; this build reads 1 to %d", v, fl, fileVersion)
+	}
+	// off is where the next part begins; each part's length is checked
+	// to lie within the bytes before the page checksums.
+	off := int64(16)
+	next := func(n uint64, what string) (int64, error) {
+		if n > uint64(pr.size-off) {
+			return 0, bad("%s: %d bytes past the end", what, n)
+		}
+		start := off
+		off += int64(n)
+		return start, nil
+	}
+	length := func(what string) (uint64, error) {
+		if _, err := next(8, what+" length"); err != nil {
+			return 0, err
+		}
+		b, err := at(off-8, 8, what+" length")
+		if err != nil {
+			return 0, err
+		}
+		return binary.LittleEndian.Uint64(b), nil
+	}
+	flen := binary.LittleEndian.Uint64(hdr[8:])
+	fo, err := next(flen, "featurizer")
+	if err != nil {
+		return nil, err
+	}
+	f, kept, err := text.ReadFeaturizerFor(io.NewSectionReader(pr, fo, int64(flen)), int64(flen), docs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
+	}
+	if kept == nil {
+		return nil, engine.ErrNoSubset
+	}
+	mlen, err := length("model")
+	if err != nil {
+		return nil, err
+	}
+	mo, err := next(mlen, "model")
+	if err != nil {
+		return nil, err
+	}
+	c, err := engine.ReadClassifierFeaturesAt(io.NewSectionReader(pr, mo, int64(mlen)), int64(mlen), kept)
+	if errors.Is(err, engine.ErrNoSubset) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: model: %w", ErrFormat, err)
+	}
+	l, err := length("calibration")
+	if err != nil {
+		return nil, err
+	}
+	if l > maxCalibration {
+		return nil, bad("calibration of %d bytes (at most %d)", l, maxCalibration)
+	}
+	co, err := next(l, "calibration")
+	if err != nil {
+		return nil, err
+	}
+	cal := make([]byte, l)
+	if _, err := pr.ReadAt(cal, co); err != nil {
+		return nil, err
+	}
+	if l, err = length("names"); err != nil {
+		return nil, err
+	}
+	if _, err := next(l, "feature names"); err != nil {
+		return nil, err
+	}
+	if off != pr.size {
+		return nil, bad("%d bytes after the feature names", pr.size-off)
+	}
+	return assemble(f, c, cal, nil)
+}
+
+// pageReader reads the first size bytes of r, whose pages have the
+// checksums sums, verifying each page it reads once.
+type pageReader struct {
+	r    io.ReaderAt
+	size int64
+	sums []uint32
+	got  map[int64][]byte // the pages read and verified
+}
+
+func (p *pageReader) ReadAt(b []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("textmodel: negative offset")
+	}
+	n := 0
+	for n < len(b) {
+		pos := off + int64(n)
+		if pos >= p.size {
+			return n, io.EOF
+		}
+		pg, err := p.page(pos/pageSize, off+int64(len(b)))
+		if err != nil {
+			return n, err
+		}
+		n += copy(b[n:], pg[pos%pageSize:])
+	}
+	return n, nil
+}
+
+// page returns page i, reading it and the pages after it that are not
+// yet read, up to the one that holds byte end − 1, in one piece.
+func (p *pageReader) page(i, end int64) ([]byte, error) {
+	if pg, ok := p.got[i]; ok {
+		return pg, nil
+	}
+	j := i
+	for last := (min(end, p.size) - 1) / pageSize; j < last && p.got[j+1] == nil; j++ {
+	}
+	lo, hi := i*pageSize, min((j+1)*pageSize, p.size)
+	buf := make([]byte, hi-lo)
+	if k, err := p.r.ReadAt(buf, lo); k < len(buf) {
+		if err == nil || err == io.EOF {
+			return nil, fmt.Errorf("%w: truncated at byte %d", ErrFormat, lo+int64(k))
+		}
+		return nil, err
+	}
+	for k := i; k <= j; k++ {
+		pg := buf[(k-i)*pageSize : min((k-i+1)*pageSize, hi-lo)]
+		if crc32.Checksum(pg, crcTable) != p.sums[k] {
+			return nil, fmt.Errorf("%w: page %d (bytes %d to %d) does not match its checksum: the file is corrupt", ErrFormat, k, k*pageSize, k*pageSize+int64(len(pg)))
+		}
+		p.got[k] = pg
+	}
+	return p.got[i], nil
 }
 
 // readAllSized reads r, a compressed part, to its end, at most the memory

@@ -1,12 +1,15 @@
 package textmodel
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -98,8 +101,99 @@ func TestLoadFor(t *testing.T) {
 	}
 }
 
-// LoadFor checks the file as Load does: a corrupt file is refused, also
-// where it lies in a part that is read but not kept.
+// pageLog is a ReaderAt of data that records the pages of the file that
+// are read (the trailer's included).
+type pageLog struct {
+	data  []byte
+	pages map[int64]bool
+}
+
+func (p *pageLog) ReadAt(b []byte, off int64) (int, error) {
+	for pg := off / pageSize; pg*pageSize < off+int64(len(b)); pg++ {
+		p.pages[pg] = true
+	}
+	return bytes.NewReader(p.data).ReadAt(b, off)
+}
+
+// wordsCorpus returns n documents of up to 30 words drawn from that many
+// made-up words, labelled by one of three topics.
+func wordsCorpus(n, words int) (docs, labels []string) {
+	r := rand.New(rand.NewPCG(7, 8))
+	vocab := make([]string, words)
+	for i := range vocab {
+		b := make([]byte, 3+r.IntN(6))
+		for k := range b {
+			b[k] = byte('a' + r.IntN(26))
+		}
+		vocab[i] = string(b)
+	}
+	for range n {
+		t := r.IntN(3)
+		doc := make([]string, 1+r.IntN(30))
+		for k := range doc {
+			doc[k] = vocab[(r.IntN(words)/3)*3+t]
+		}
+		docs = append(docs, strings.Join(doc, " "))
+		labels = append(labels, []string{"a", "b", "c"}[t])
+	}
+	return docs, labels
+}
+
+// A large model read for one short document reads a few of its pages, and
+// refuses a file with a byte changed in any page it reads; a change in a
+// page it does not read changes nothing it returns. Every page of the
+// file, the page checksums' too, is changed in turn.
+func TestLoadForReadsPages(t *testing.T) {
+	docs, labels := wordsCorpus(6000, 30000)
+	m, _, err := Fit(context.Background(), docs, labels, Config{Text: text.Config{Vocabulary: true, NGrams: 2, IDF: true, MinDF: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	query := []string{strings.Join(strings.Fields(docs[0])[:min(4, len(strings.Fields(docs[0])))], " ")}
+	log := &pageLog{data: data, pages: map[int64]bool{}}
+	part, err := readPart(log, int64(len(data)), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := m.Proba(query[0], nil)
+	if got := part.Proba(query[0], nil); !slices.Equal(got, want) || part.Featurizer().Dim() >= m.Featurizer().Dim()/100 {
+		t.Fatalf("read in part: probabilities %v (dim %d), whole model %v (dim %d)", got, part.Featurizer().Dim(), want, m.Featurizer().Dim())
+	}
+	pages := (int64(len(data)) + pageSize - 1) / pageSize
+	if int64(len(log.pages)) > pages/10 {
+		t.Fatalf("read %d pages of %d", len(log.pages), pages)
+	}
+	t.Logf("read %d pages of %d", len(log.pages), pages)
+	refused := 0
+	for pg := range pages {
+		bad := slices.Clone(data)
+		at := min(pg*pageSize+pageSize/2, int64(len(bad))-1)
+		bad[at] ^= 0x10
+		got, err := readPart(bytes.NewReader(bad), int64(len(bad)), query)
+		if log.pages[pg] {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("byte %d changed, in page %d that is read: %v, want ErrFormat", at, pg, err)
+			}
+			refused++
+			continue
+		}
+		if err != nil || !slices.Equal(got.Proba(query[0], nil), want) {
+			t.Fatalf("byte %d changed, in page %d that is not read: %v", at, pg, err)
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no page refused: the test checks nothing")
+	}
+}
+
+// LoadFor checks what it reads as Load does: a corrupt file is refused,
+// also where it lies in a part that is read but not kept; Load refuses a
+// corrupt page wherever it is.
 func TestLoadForRefusesCorrupt(t *testing.T) {
 	docs, labels := corpus(300)
 	m, _, err := Fit(context.Background(), docs, labels, Config{Text: text.Config{Vocabulary: true, NGrams: 2}})
@@ -114,7 +208,7 @@ func TestLoadForRefusesCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, at := range []int{len(data) - 30, len(data) / 2, 40} {
+	for _, at := range []int{len(data) - 30, len(data) - 5, len(data) / 2, 40} {
 		bad := slices.Clone(data)
 		bad[at] ^= 0x10
 		p := filepath.Join(t.TempDir(), "bad.hptm")
@@ -123,6 +217,15 @@ func TestLoadForRefusesCorrupt(t *testing.T) {
 		}
 		if _, err := LoadFor(p, []string{"the goal"}); !errors.Is(err, ErrFormat) {
 			t.Errorf("byte %d flipped: %v, want ErrFormat", at, err)
+		}
+		if _, err := Load(p); !errors.Is(err, ErrFormat) {
+			t.Errorf("byte %d flipped: Load: %v, want ErrFormat", at, err)
+		}
+	}
+	// Cut short anywhere, it is refused, read in part or whole.
+	for cut := range len(data) {
+		if _, err := readPart(bytes.NewReader(data[:cut]), int64(cut), []string{"the goal"}); !errors.Is(err, ErrFormat) {
+			t.Fatalf("cut to %d bytes: %v, want ErrFormat", cut, err)
 		}
 	}
 }

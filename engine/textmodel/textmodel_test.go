@@ -210,13 +210,22 @@ func TestCalibrationBinary(t *testing.T) {
 	}
 }
 
-// oldVersion turns a version 4 file into the version 1, 2 or 3 form: the
-// featurizer as its JSON document (compressed in version 2), version 1
-// without the calibration and names parts, version 3 with the binary
-// featurizer compressed, and the checksum redone. (Real version 3 files
-// hold the featurizer's binary form version 1; testdata has one.)
-func oldVersion(t testing.TB, v4 []byte, version uint16) []byte {
+// oldVersion turns a file of the current version into the version 1, 2,
+// 3 or 4 form: version 4 ends with the checksum of every byte in place of
+// the page checksums; version 3 has the binary featurizer compressed,
+// version 2 its JSON document compressed, version 1 that uncompressed and
+// no calibration and names parts; the checksum is redone. (Real version 3
+// files hold the featurizer's binary form version 1, and real version 4
+// files its version 2; testdata has one of each.)
+func oldVersion(t testing.TB, cur []byte, version uint16) []byte {
 	t.Helper()
+	d := binary.LittleEndian.Uint64(cur[len(cur)-12:])
+	v4 := slices.Clone(cur[:d])
+	binary.LittleEndian.PutUint16(v4[4:], 4)
+	v4 = binary.LittleEndian.AppendUint32(v4, crc32.Checksum(v4, crc32.MakeTable(crc32.Castagnoli)))
+	if version == 4 {
+		return v4
+	}
 	f := binary.LittleEndian.Uint64(v4[8:])
 	fb := v4[16 : 16+f]
 	var fz text.Featurizer
