@@ -40,9 +40,10 @@ with a "text" field (gzip too), and writes label names:
 
   echo "a wonderful film" | hyperplane predict -model reviews.hptm -proba -
 
-A small input (documents of up to a 64th of the model file's size) is read
+A small input (documents of up to a 96th of the model file's size) is read
 first, and the model loaded for its documents alone: of a vocabulary, only
-their terms and those terms' weights, with the same output.
+the pages that hold their terms and those terms' weights, each page
+checked against its checksum, with the same output.
 
 With a linear or kernel model and -featurizer, labels are written as the
 names the text featurizer knows them by, and FILE may be raw text: one
@@ -261,11 +262,11 @@ of the files read.`,
 
 // subsetLimit returns the most bytes of documents for which predict
 // loads the text model at path for those documents alone: past it,
-// finding their terms in the vocabulary costs more than loading the
-// whole. The two costs (the documents' distinct terms, against the
-// vocabulary and weights) were measured to cross at a few percent of the
-// file's size; the limit is a 64th of it, at most 1 MiB, or subsetInput
-// when that is set.
+// reading the blocks of their terms and their weights costs more than
+// loading the whole. The two costs (the documents' distinct terms,
+// against the vocabulary and weights) were measured to cross at one to
+// three percent of the file's size, depending on the data; the limit is
+// a 96th of it, at most 1 MiB, or subsetInput when that is set.
 func subsetLimit(path string) int {
 	if subsetInput >= 0 {
 		return subsetInput
@@ -274,7 +275,7 @@ func subsetLimit(path string) int {
 	if err != nil {
 		return 0
 	}
-	return int(min(st.Size()/64, 1<<20))
+	return int(min(st.Size()/96, 1<<20))
 }
 
 // subsetInput, when not negative, replaces subsetLimit's limit (for

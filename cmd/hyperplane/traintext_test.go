@@ -225,7 +225,7 @@ func TestPredictSmallInputLoadsPart(t *testing.T) {
 // size, up to a cap.
 func TestSubsetLimit(t *testing.T) {
 	dir := t.TempDir()
-	for size, want := range map[int64]int{6400: 100, 1 << 30: 1 << 20} {
+	for size, want := range map[int64]int{9600: 100, 1 << 30: 1 << 20} {
 		p := filepath.Join(dir, fmt.Sprint(size))
 		f, err := os.Create(p)
 		if err != nil {
