@@ -56,7 +56,9 @@
 // result out. Save and Load keep a fitted Featurizer as versioned JSON, so
 // that a model trained on its features can be served later; MarshalBinary
 // and UnmarshalBinary keep the same in a compact binary form that reads
-// several times faster (a text model file stores it so).
+// several times faster (a text model file stores it so), and
+// ReadFeaturizerFor reads that form for a few documents, only the blocks
+// of the vocabulary that hold their terms.
 //
 // Explaining. Features are built from hashes alone; Encoder.Terms lists
 // the terms of one document with the feature and sign each lands in, and
