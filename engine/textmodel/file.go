@@ -492,12 +492,16 @@ func load(path string, docs []string) (*Model, error) {
 // vocabulary already accepts). Other documents are classified as if the
 // terms they do not share with docs were not in the vocabulary.
 //
-// A model that cannot be read so (one that hashes its terms, a kernel or
-// voted classifier, a file of a version before 4) is read whole, as
-// Load reads it. Either way the whole file is read and its checksum
-// verified; what LoadFor keeps is checked as Load checks it, while what
-// it passes over (the other terms' hashes and index, the other weights,
-// the names of features) is not decoded.
+// Of a file of version 5 or later it reads only the pages that hold what
+// it keeps, and the directories that locate them, and verifies each
+// against its checksum; the rest of the file is not read, so a byte
+// changed there goes unnoticed here, while Load refuses it. What it
+// keeps is checked as Load checks it. A file of version 4 is read whole
+// and its checksum verified, but what LoadFor passes over (the other
+// terms' hashes and index, the other weights, the names of features) is
+// not decoded. A model that cannot be read in part (one that hashes its
+// terms, a kernel or voted classifier, a file of a version before 4) is
+// read whole, as Load reads it.
 func LoadFor(path string, docs []string) (*Model, error) {
 	if docs == nil {
 		docs = []string{}
