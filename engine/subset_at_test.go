@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"math"
@@ -439,34 +438,10 @@ func TestReadClassifierFeaturesAtRefuses(t *testing.T) {
 	if sub, err := read(data, int64(len(data)), []int32{3, 49, 50, 70}); err != nil || sub.Dim != 2 {
 		t.Errorf("features past Dim: %v, want them left out", err)
 	}
-	c := subsetModel(t, rng, 50, 3, 0.2, []int32{10, 20}, false)
-	buf.Reset()
-	if _, err := c.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := read(buf.Bytes(), int64(buf.Len()), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
-		t.Errorf("compact model holding none of the features: %v, want ErrNoSubset", err)
-	}
-	X, y := subsetRows(rng, 40, 30)
-	km, _, err := FitKernel(context.Background(), X, y, KernelConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vm, _, err := Fit(context.Background(), X, y, Config{Algorithm: Voted})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, c := range map[string]interface {
-		WriteTo(io.Writer) (int64, error)
-	}{"kernel": km, "voted": vm} {
-		buf.Reset()
-		if _, err := c.WriteTo(&buf); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := read(buf.Bytes(), int64(buf.Len()), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
-			t.Errorf("%s model: %v, want ErrNoSubset", name, err)
-		}
-	}
+	checkNoSubset(t, rng, func(data []byte, keep []int32) error {
+		_, err := read(data, int64(len(data)), keep)
+		return err
+	})
 
 	// A read error of r is returned, not taken for a corrupt file.
 	failing := errors.New("read failed")

@@ -157,12 +157,23 @@ func TestReadClassifierFeaturesRefuses(t *testing.T) {
 	if _, err := ReadClassifierFeatures(bytes.NewReader(bad), []int32{0, 1}); !errors.Is(err, ErrFormat) {
 		t.Errorf("corrupt model: %v, want ErrFormat", err)
 	}
+	checkNoSubset(t, rng, func(data []byte, keep []int32) error {
+		_, err := ReadClassifierFeatures(bytes.NewReader(data), keep)
+		return err
+	})
+}
+
+// checkNoSubset checks that read, which reads the model file data for the
+// features keep, gives ErrNoSubset for a compact model that holds none of
+// them and for kernel and voted models.
+func checkNoSubset(t *testing.T, rng *rand.Rand, read func(data []byte, keep []int32) error) {
+	t.Helper()
+	var buf bytes.Buffer
 	c := subsetModel(t, rng, 50, 3, 0.2, []int32{10, 20}, false)
-	buf.Reset()
 	if _, err := c.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadClassifierFeatures(bytes.NewReader(buf.Bytes()), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
+	if err := read(buf.Bytes(), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
 		t.Errorf("compact model holding none of the features: %v, want ErrNoSubset", err)
 	}
 	X, y := subsetRows(rng, 40, 30)
@@ -181,7 +192,7 @@ func TestReadClassifierFeaturesRefuses(t *testing.T) {
 		if _, err := c.WriteTo(&buf); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ReadClassifierFeatures(bytes.NewReader(buf.Bytes()), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
+		if err := read(buf.Bytes(), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
 			t.Errorf("%s model: %v, want ErrNoSubset", name, err)
 		}
 	}
