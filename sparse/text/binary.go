@@ -40,11 +40,12 @@ import (
 //	              first from 0), then the block's first term (its length
 //	              and its bytes), all uvarints
 //	        8     terms part length C (uint64)
-//	        C     the N terms, front-coded as the list is sorted (the
-//	              length of the prefix shared with the term before
-//	              (uvarint), the length of the rest (uvarint) and the
-//	              rest's bytes), except that the first term of each block
-//	              shares none
+//	        C     the blocks, each its terms front-coded as the list is
+//	              sorted (the length of the prefix shared with the term
+//	              before (uvarint), the length of the rest (uvarint) and
+//	              the rest's bytes; the block's first term shares none),
+//	              compressed as one Zstandard frame (RFC 8878) that
+//	              states its content size
 //	        8     index part length X (uint64)
 //	        X     the N features in the order of their terms' hashes,
 //	              increasing (uvarint each)
@@ -55,9 +56,9 @@ import (
 //	              (the first from −1), then their D frequencies (uvarint)
 //
 // Version 2 has neither block size nor directory, and its terms part is
-// the terms front-coded without restarts, compressed as one Zstandard
-// frame (RFC 8878) that states its content size; version 1 has no index
-// part either, and its terms uncompressed in place of the terms part.
+// the terms front-coded without restarts, compressed as one frame;
+// version 1 has no index part either, and its terms uncompressed in place
+// of the terms part.
 //
 // It holds what the JSON document holds, but reads without parsing a
 // number or a quoted string per term, which is what made loading a large
@@ -71,8 +72,8 @@ import (
 // Version 3 can be read in part (ReadFeaturizerFor): a term is found by
 // the directory's first terms and a search of one block, and its document
 // frequency by the block's offset, so that the few terms of a few
-// documents are read without the rest; its terms are stored uncompressed
-// for that.
+// documents are read without the rest; its blocks are compressed one by
+// one for that, which costs a few tenths more bytes than one frame.
 const (
 	binMagic   = "HPTF"
 	binVersion = 3
@@ -83,7 +84,7 @@ const (
 // vocabBlock is the number of terms of a block that version 3 writes: a
 // part read scans a block for each term it looks up, and the directory
 // holds a term for each block. Tests make it smaller.
-var vocabBlock = 256
+var vocabBlock = 1024
 
 // MarshalBinary returns f in a compact binary form, the same content as
 // WriteTo's JSON document; UnmarshalBinary reads it. A text model file
@@ -118,20 +119,33 @@ func (f *Featurizer) marshalBinary(version uint16) ([]byte, error) {
 		fc, starts = appendFrontCodedBlocks(make([]byte, 0, total+2*binary.MaxVarintLen64*len(*vocab)), *vocab, block)
 	}
 	var terms, index, dir []byte
+	var enc *zstd.Encoder
+	if version >= 2 && vocab != nil {
+		if enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+			zstd.WithEncoderConcurrency(1), zstd.WithSingleSegment(true)); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case version >= 3 && vocab != nil:
-		terms, index = fc, f.appendIndex(nil)
+		// Each block compressed alone, where it begins in the terms part
+		// in the directory.
+		zstarts := make([]int, len(starts))
+		for b, st := range starts {
+			end := len(fc)
+			if b+1 < len(starts) {
+				end = starts[b+1]
+			}
+			zstarts[b] = len(terms)
+			terms = enc.EncodeAll(fc[st:end], terms)
+		}
+		index = f.appendIndex(nil)
 		var dfStarts []int
 		if dense != nil {
 			_, dfStarts = appendUvarintBlocks(nil, dense, block)
 		}
-		dir = newTermDir(*vocab, block, starts, dfStarts).appendTo(nil)
+		dir = newTermDir(*vocab, block, zstarts, dfStarts).appendTo(nil)
 	case version == 2 && vocab != nil:
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
-			zstd.WithEncoderConcurrency(1), zstd.WithSingleSegment(true))
-		if err != nil {
-			return nil, err
-		}
 		terms = enc.EncodeAll(fc, nil)
 		index = f.appendIndex(nil)
 	}
@@ -553,8 +567,9 @@ func inflateTerms(terms, index []byte, n, total uint64, dir *termDir) ([]byte, e
 	}
 	var zh zstd.Header
 	var err error
+	var sizes []int // with a directory, each block's inflated
 	if dir != nil {
-		zh.FrameContentSize = uint64(len(terms))
+		sizes, zh.FrameContentSize, err = blockSizes(terms, dir, fcMax)
 	} else if err = zh.Decode(terms); err == nil && !zh.HasFCS {
 		err = errors.New("no content size")
 	}
@@ -567,26 +582,75 @@ func inflateTerms(terms, index []byte, n, total uint64, dir *termDir) ([]byte, e
 		fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
 		return nil, err
 	}
-	if dir != nil {
-		if len(terms) > math.MaxInt32 {
-			return bad("terms part of %d bytes", len(terms))
-		}
-		return terms, nil
-	}
 	// The decoder may allocate no more than the stated size, checked
 	// above (or a MiB), whatever the frame holds.
-	limit := max(uint64(fcLen), 1<<20)
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxMemory(limit), zstd.WithDecoderMaxWindow(limit))
+	dec, err := newTermsDecoder(uint64(fcLen))
 	if err != nil {
 		return nil, err
 	}
 	defer dec.Close()
+	if dir != nil {
+		// The blocks one after another, each checked against its
+		// stated size; the terms are checked against the directory as
+		// they are read.
+		fc := make([]byte, 0, fcLen)
+		dir.raw = make([]int, len(sizes))
+		for b, size := range sizes {
+			dir.raw[b] = len(fc)
+			out, err := dec.DecodeAll(blockFrame(terms, dir, b), fc)
+			if err != nil || len(out)-len(fc) != size {
+				return bad("terms part, block %d: %d bytes of %d (%v)", b, len(out)-len(fc), size, err)
+			}
+			fc = out
+		}
+		return fc, nil
+	}
 	fc, err := dec.DecodeAll(terms, make([]byte, 0, fcLen))
 	if err != nil || len(fc) != fcLen {
 		return bad("terms part: %d bytes of %d (%v)", len(fc), fcLen, err)
 	}
 	return fc, nil
+}
+
+// newTermsDecoder returns a decoder of terms parts that allocates no more
+// than limit bytes (or a MiB), whatever a frame holds.
+func newTermsDecoder(limit uint64) (*zstd.Decoder, error) {
+	limit = max(limit, 1<<20)
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(limit), zstd.WithDecoderMaxWindow(limit))
+}
+
+// blockFrame returns the frame of block b in the terms part of version 3,
+// terms, whose blocks dir locates (checked by blockSizes).
+func blockFrame(terms []byte, dir *termDir, b int) []byte {
+	end := len(terms)
+	if b+1 < len(dir.starts) {
+		end = dir.starts[b+1]
+	}
+	return terms[dir.starts[b]:end]
+}
+
+// blockSizes checks that the blocks dir locates lie in the terms part of
+// version 3, terms, and begin with a frame header that states a content
+// size, and returns those sizes and their sum, which must not pass limit.
+func blockSizes(terms []byte, dir *termDir, limit uint64) ([]int, uint64, error) {
+	nb := len(dir.starts)
+	if nb == 0 && len(terms) != 0 || nb > 0 && dir.starts[nb-1] >= len(terms) {
+		return nil, 0, fmt.Errorf("%d blocks in a terms part of %d bytes", nb, len(terms))
+	}
+	sizes := make([]int, nb)
+	var sum uint64
+	for b := range sizes {
+		var zh zstd.Header
+		if err := zh.Decode(blockFrame(terms, dir, b)); err != nil || !zh.HasFCS {
+			return nil, 0, fmt.Errorf("block %d: no frame that states its size (%v)", b, err)
+		}
+		if sum += zh.FrameContentSize; zh.FrameContentSize > limit || sum > limit {
+			return nil, 0, fmt.Errorf("block %d: inflated terms past %d bytes", b, limit)
+		}
+		sizes[b] = int(zh.FrameContentSize)
+	}
+	return sizes, sum, nil
 }
 
 // subsetVocabulary reads the vocabulary of n terms of total bytes at p
@@ -658,6 +722,9 @@ type termDir struct {
 	block            int
 	starts, dfStarts []int
 	first            []string
+	// raw[b] is where block b begins among the terms inflated whole, as
+	// inflateTerms finds it.
+	raw []int
 }
 
 // parseDirectory reads the directory p of a vocabulary of n terms in
@@ -884,7 +951,7 @@ func (tr *termReader) blockStart(i int) error {
 	b := i / d.block
 	k, a := uvarint(tr.q)
 	l, c := uvarint(tr.q[max(a, 0):])
-	if tr.size-len(tr.q) != d.starts[b] || a <= 0 || k != 0 || c <= 0 || l > uint64(len(tr.q)-a-c) ||
+	if tr.size-len(tr.q) != d.raw[b] || a <= 0 || k != 0 || c <= 0 || l > uint64(len(tr.q)-a-c) ||
 		string(tr.q[a+c:a+c+int(l)]) != d.first[b] {
 		return termError(i, "not the first term of its block as the directory has it")
 	}

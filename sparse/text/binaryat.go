@@ -7,6 +7,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
@@ -115,8 +117,9 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 	if err != nil {
 		return nil, nil, err
 	}
-	// The sizes the whole reader checks of the terms and index parts.
-	if x > uint64(size-termsAt-int64(c)-8) || n > x || c < 2*n || c > total+2*binary.MaxVarintLen64*n || n > 0 && total/n > c || n == 0 && total != 0 {
+	// The sizes the whole reader checks of the index part; those of the
+	// terms are checked block by block.
+	if x > uint64(size-termsAt-int64(c)-8) || n > x || n == 0 && total != 0 {
 		return bad("%d vocabulary terms of %d bytes in a terms part of %d bytes with an index of %d bytes", n, total, c, x)
 	}
 	dfAt := termsAt + int64(c) + 8 + int64(x)
@@ -145,6 +148,15 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 		}
 	}
 
+	// A block inflates to no more than its terms' bytes and two numbers
+	// for each.
+	blockMax := total + 2*binary.MaxVarintLen64*uint64(dir.block)
+	dec, err := newTermsDecoder(blockMax)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dec.Close()
+
 	// The candidates in order, and so their blocks: each block that holds
 	// one is read once.
 	cands := docTerms(docs, doc.NGrams)
@@ -170,9 +182,20 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 		if bi+1 < nb {
 			end = dir.starts[bi+1]
 		}
-		tb, err := at(termsAt+int64(dir.starts[bi]), uint64(end-dir.starts[bi]), "a block of terms")
+		zb, err := at(termsAt+int64(dir.starts[bi]), uint64(end-dir.starts[bi]), "a block of terms")
 		if err != nil {
 			return nil, nil, err
+		}
+		var zh zstd.Header
+		if err := zh.Decode(zb); err != nil || !zh.HasFCS || zh.FrameContentSize > blockMax || zh.FrameContentSize < 2*uint64(count) {
+			return bad("block %d of terms: no frame that states a size up to %d bytes (%v)", bi, blockMax, err)
+		}
+		if err := budget.Check(0, int64(zh.FrameContentSize), "a block of terms"); err != nil {
+			return nil, nil, err
+		}
+		tb, err := dec.DecodeAll(zb, make([]byte, 0, zh.FrameContentSize))
+		if err != nil || uint64(len(tb)) != zh.FrameContentSize {
+			return bad("block %d of terms: %d bytes of %d (%v)", bi, len(tb), zh.FrameContentSize, err)
 		}
 		tr := termReader{q: tb, total: total, block: -1}
 		keep = keep[:0]
