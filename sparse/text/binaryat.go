@@ -18,9 +18,10 @@ import (
 // vocabulary's order, and returns the features they are in the whole
 // featurizer, increasing. Of version 3 of the binary form it reads only
 // the header, the directory, and the blocks of terms and of document
-// frequencies that hold docs' terms, checking each as the whole reader
-// does; the rest is not read, so it is for input whose integrity the
-// caller checks, as a text model file's page checksums do. A featurizer
+// frequencies that hold docs' terms, each up to the last of them, and
+// checks what it reads as the whole reader does; the rest is not read,
+// so it is for input whose integrity the caller checks, as a text model
+// file's page checksums do. A featurizer
 // that hashes, or an older form, is read whole (kept is nil); so is a
 // form too large for the memory budget refused before it is read.
 //
@@ -200,7 +201,10 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 		tr := termReader{q: tb, total: total, block: -1}
 		keep = keep[:0]
 		k := i
-		for t := range count {
+		// The block is read up to its last candidate; a block read to
+		// its end must end there.
+		t := 0
+		for ; t < count && k < j; t++ {
 			if _, err := tr.next(first + t); err != nil {
 				return nil, nil, err
 			}
@@ -217,7 +221,7 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 				k++
 			}
 		}
-		if len(tr.q) != 0 {
+		if t == count && len(tr.q) != 0 {
 			return bad("block %d: %d bytes after its terms", bi, len(tr.q))
 		}
 		if kind == 1 && len(keep) > 0 {
@@ -229,11 +233,12 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 			if err != nil {
 				return nil, nil, err
 			}
-			v, rest, err := uvarints(fb, count, false, keep, nil)
+			upto := int(keep[len(keep)-1]) + 1
+			v, rest, err := uvarints(fb, upto, false, keep, nil)
 			if err != nil {
 				return nil, nil, err
 			}
-			if len(rest) != 0 {
+			if upto == count && len(rest) != 0 {
 				return bad("block %d: %d bytes after its document frequencies", bi, len(rest))
 			}
 			dfs = append(dfs, v...)
