@@ -7,10 +7,11 @@ package textmodel
 //	4       2     format version (uint16, 5)
 //	6       2     flags (uint16): bit 0, the featurizer part is DEFLATE
 //	              compressed (RFC 1951), which versions 2 and 3 wrote;
-//	              others 0. Version 4 writes 0: its featurizer form
-//	              compresses only its vocabulary's terms, with a codec
-//	              that inflates several times faster, and keeps their
-//	              order by hash, which fills their index in one pass
+//	              others 0. Versions 4 and 5 write 0: their featurizer
+//	              form compresses only its vocabulary's terms, with a
+//	              codec that inflates several times faster, and keeps
+//	              their order by hash, which fills their index in one
+//	              pass
 //	8       8     featurizer length F (uint64), as stored
 //	16      F     the featurizer, as text.Featurizer.MarshalBinary writes
 //	              it
@@ -37,8 +38,10 @@ package textmodel
 // every page.
 //
 // Version 4 ends with the names part and the CRC-32C of every byte
-// before it, in place of the page checksums. Version 3 is the same with the featurizer's binary form version 1,
-// whose terms are hashed again and indexed as they are read, DEFLATE
+// before it, in place of the page checksums, and holds the featurizer's
+// binary form version 2, which reads only whole. Version 3 is version 4
+// with the featurizer's binary form version 1, whose terms are hashed
+// again and indexed as they are read, DEFLATE
 // compressed; version 2 has the featurizer as text.Featurizer.WriteTo
 // writes it, a JSON document (compressed with flag bit 0, to about a
 // quarter), which is several times slower to read; version 1 is version
@@ -228,8 +231,9 @@ func Read(r io.Reader) (*Model, error) {
 // read is Read of r, which holds size bytes if size ≥ 0 (a parts of at
 // most what is left is then read at its full size at once; otherwise as
 // the data arrive, so that a short input claiming a large part allocates
-// no more than it holds). With docs not nil it reads a version 4 file for
-// those documents only (see LoadFor), or returns engine.ErrNoSubset.
+// no more than it holds). With docs not nil it reads a file of version 4
+// or later for those documents only (see LoadFor), or returns
+// engine.ErrNoSubset.
 func read(r io.Reader, size int64, docs []string) (*Model, error) {
 	sum := &fileSum{whole: true, pages: true}
 	tr := io.TeeReader(r, sum)
@@ -252,6 +256,9 @@ func read(r io.Reader, size int64, docs []string) (*Model, error) {
 	}
 	sum.whole, sum.pages = version < 5, version >= 5
 	part := func(n uint64, what string) ([]byte, error) {
+		if left >= 0 && n > uint64(left) {
+			return nil, bad("%s: %d bytes, %d left", what, n, left)
+		}
 		if err := budget.Check(0, int64(min(n, 1<<62)), "reading the "+what); err != nil {
 			return nil, err
 		}
@@ -455,7 +462,8 @@ type sizedReader struct{ *io.LimitedReader }
 
 func (r sizedReader) Len() int { return int(r.N) }
 
-// Load reads the text model file at path; errors begin with the path.
+// Load reads the text model file at path; errors begin with the path. A
+// file with data after the model is refused.
 func Load(path string) (*Model, error) {
 	return load(path, nil)
 }
@@ -471,7 +479,13 @@ func load(path string, docs []string) (*Model, error) {
 	if st, err := fl.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	m, err := read(bufio.NewReaderSize(fl, 1<<16), size, docs)
+	br := bufio.NewReaderSize(fl, 1<<16)
+	m, err := read(br, size, docs)
+	if err == nil {
+		if _, perr := br.Peek(1); perr == nil {
+			err = fmt.Errorf("%w: data after the end of the model", ErrFormat)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, engine.ErrNoSubset) {
 			return nil, err
@@ -493,7 +507,8 @@ func load(path string, docs []string) (*Model, error) {
 // terms they do not share with docs were not in the vocabulary.
 //
 // Of a file of version 5 or later it reads only the pages that hold what
-// it keeps, and the directories that locate them, and verifies each
+// it keeps and what locates it (the vocabulary's directory, a compact
+// model's Cols, the bitmap of weights stored sparse), and verifies each
 // against its checksum; the rest of the file is not read, so a byte
 // changed there goes unnoticed here, while Load refuses it. What it
 // keeps is checked as Load checks it. A file of version 4 is read whole
@@ -545,7 +560,8 @@ func loadPart(path string, docs []string) (*Model, error) {
 
 // readPart reads the model of version 5 or later in the size bytes of r
 // for docs, by pages: the featurizer's header and directory and the blocks
-// of docs' terms, the classifier's header and the weights of those terms,
+// of docs' terms, the classifier's header and Cols, the bitmap of its
+// weights when they are stored sparse, and the weights of those terms,
 // the calibration; not the names. Each page it reads is verified against
 // its checksum, and the checksums against theirs. A model that cannot be
 // read in part gives engine.ErrNoSubset.
@@ -556,8 +572,18 @@ func readPart(r io.ReaderAt, size int64, docs []string) (*Model, error) {
 	if size < 16+12 {
 		return nil, bad("truncated: %d bytes", size)
 	}
+	// A short read of the input is a truncated file.
+	readAt := func(b []byte, off int64) error {
+		if k, err := r.ReadAt(b, off); k < len(b) {
+			if err == nil || err == io.EOF {
+				return bad("truncated at byte %d", off+int64(k))
+			}
+			return err
+		}
+		return nil
+	}
 	var foot [12]byte
-	if _, err := r.ReadAt(foot[:], size-12); err != nil {
+	if err := readAt(foot[:], size-12); err != nil {
 		return nil, err
 	}
 	d := binary.LittleEndian.Uint64(foot[:])
@@ -568,7 +594,7 @@ func readPart(r io.ReaderAt, size int64, docs []string) (*Model, error) {
 		return nil, err
 	}
 	trailer := make([]byte, trailerSize(d))
-	if _, err := r.ReadAt(trailer, int64(d)); err != nil {
+	if err := readAt(trailer, int64(d)); err != nil {
 		return nil, err
 	}
 	t := trailer[:len(trailer)-4]
@@ -593,15 +619,15 @@ func readPart(r io.ReaderAt, size int64, docs []string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, fl := binary.LittleEndian.Uint16(hdr[4:]), binary.LittleEndian.Uint16(hdr[6:]); v > fileVersion || fl != 0 {
-		return nil, bad("format version %d, flags %#x; this build reads 1 to %d", v, fl, fileVersion)
+	if v, fl := binary.LittleEndian.Uint16(hdr[4:]), binary.LittleEndian.Uint16(hdr[6:]); string(hdr[:4]) != fileMagic || v < 5 || v > fileVersion || fl != 0 {
+		return nil, bad("magic %q, format version %d, flags %#x: not a text model file of version 5 to %d", hdr[:4], v, fl, fileVersion)
 	}
 	// off is where the next part begins; each part's length is checked
 	// to lie within the bytes before the page checksums.
 	off := int64(16)
 	next := func(n uint64, what string) (int64, error) {
 		if n > uint64(pr.size-off) {
-			return 0, bad("%s: %d bytes past the end", what, n)
+			return 0, bad("%s: %d bytes, %d left", what, n, pr.size-off)
 		}
 		start := off
 		off += int64(n)

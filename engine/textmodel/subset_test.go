@@ -222,6 +222,29 @@ func TestLoadForRefusesCorrupt(t *testing.T) {
 			t.Errorf("byte %d flipped: Load: %v, want ErrFormat", at, err)
 		}
 	}
+	// Data after the model is refused, read in part or whole; so is a
+	// reader that holds less than the size it is said to.
+	p := filepath.Join(t.TempDir(), "long.hptm")
+	if err := os.WriteFile(p, append(slices.Clone(data), 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p); !errors.Is(err, ErrFormat) {
+		t.Errorf("a byte after the model: Load: %v, want ErrFormat", err)
+	}
+	if _, err := LoadFor(p, []string{"the goal"}); !errors.Is(err, ErrFormat) {
+		t.Errorf("a byte after the model: LoadFor: %v, want ErrFormat", err)
+	}
+	for _, short := range []int{1, 5, 13, 100} {
+		if _, err := readPart(bytes.NewReader(data[:len(data)-short]), int64(len(data)), []string{"the goal"}); !errors.Is(err, ErrFormat) {
+			t.Errorf("a reader %d bytes short: %v, want ErrFormat", short, err)
+		}
+	}
+	// Another magic, its checksums redone, is not a text model.
+	other := slices.Clone(data)
+	copy(other, "HPTX")
+	if _, err := readPart(bytes.NewReader(withChecksum(other)), int64(len(other)), []string{"the goal"}); !errors.Is(err, ErrFormat) {
+		t.Errorf("another magic: %v, want ErrFormat", err)
+	}
 	// Cut short anywhere, it is refused, read in part or whole.
 	for cut := range len(data) {
 		if _, err := readPart(bytes.NewReader(data[:cut]), int64(cut), []string{"the goal"}); !errors.Is(err, ErrFormat) {

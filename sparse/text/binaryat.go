@@ -18,12 +18,15 @@ import (
 // vocabulary's order, and returns the features they are in the whole
 // featurizer, increasing. Of version 3 of the binary form it reads only
 // the header, the directory, and the blocks of terms and of document
-// frequencies that hold docs' terms, each up to the last of them, and
-// checks what it reads as the whole reader does; the rest is not read,
-// so it is for input whose integrity the caller checks, as a text model
-// file's page checksums do. A featurizer
-// that hashes, or an older form, is read whole (kept is nil); so is a
-// form too large for the memory budget refused before it is read.
+// frequencies that hold docs' terms. It checks the header and the
+// directory as the whole reader does, and of each block it reads, its
+// first term against the directory and the front coding, order and
+// frequencies up to the last of docs' terms in it; the rest is not read
+// or not checked, so it is for input whose integrity the caller checks,
+// as a text model file's page checksums do. A featurizer that hashes, or
+// an older form, is read whole with UnmarshalBinaryFor's checks and
+// result (kept nil for hashing or version 1); a form too large for the
+// memory budget is refused before it is read.
 //
 // Errors in the data wrap ErrFormat; those of r are returned as they
 // are.
@@ -189,7 +192,7 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 		}
 		var zh zstd.Header
 		if err := zh.Decode(zb); err != nil || !zh.HasFCS || zh.FrameContentSize > blockMax || zh.FrameContentSize < 2*uint64(count) {
-			return bad("block %d of terms: no frame that states a size up to %d bytes (%v)", bi, blockMax, err)
+			return bad("block %d of terms: no frame that states a size from %d to %d bytes (%v)", bi, 2*count, blockMax, err)
 		}
 		if err := budget.Check(0, int64(zh.FrameContentSize), "a block of terms"); err != nil {
 			return nil, nil, err
