@@ -162,23 +162,56 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 	defer dec.Close()
 
 	// The candidates in order, and so their blocks: each block that holds
-	// one is read once.
+	// one is read once. blocks returns the block of cands[i] (−1: before
+	// the first term) and the end of the candidates in it.
 	cands := docTerms(docs, doc.NGrams)
+	blocks := func(i int) (int, int) {
+		bi := sort.Search(nb, func(b int) bool { return dir.first[b] > cands[i] }) - 1
+		j := i + 1
+		for j < len(cands) && bi >= 0 && (bi+1 == nb || cands[j] < dir.first[bi+1]) {
+			j++
+		}
+		return bi, j
+	}
+	// Documents that touch many of the blocks have the terms and their
+	// frequencies read in one piece each, rather than block by block.
+	touched := 0
+	for i := 0; i < len(cands); {
+		bi, j := blocks(i)
+		if bi >= 0 {
+			touched++
+		}
+		i = j
+	}
+	var allTerms, allDF []byte
+	if touched > nb/4 {
+		if allTerms, err = at(termsAt, c, "the terms part"); err != nil {
+			return nil, nil, err
+		}
+		if kind == 1 {
+			if allDF, err = at(dfAt, uint64(dfLen), "the document frequencies"); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	// piece returns n bytes at off in the part at base, or of all when
+	// that holds the part.
+	piece := func(all []byte, base, off int64, n uint64, what string) ([]byte, error) {
+		if all != nil {
+			return all[off : off+int64(n)], nil
+		}
+		return at(base+off, n, what)
+	}
 	var vocab []string
 	var dfs []int32
 	kept = []int32{}
 	var keep []int32 // the kept terms' places in their block
+	var buf []byte   // a block's terms, inflated
 	for i := 0; i < len(cands); {
-		bi := sort.Search(nb, func(b int) bool { return dir.first[b] > cands[i] }) - 1
+		bi, j := blocks(i)
 		if bi < 0 {
-			i++
+			i = j
 			continue
-		}
-		// The candidates of block bi: those before the next block's
-		// first term.
-		j := i + 1
-		for j < len(cands) && (bi+1 == nb || cands[j] < dir.first[bi+1]) {
-			j++
 		}
 		first := bi * dir.block
 		count := min(dir.block, int(n)-first)
@@ -186,7 +219,7 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 		if bi+1 < nb {
 			end = dir.starts[bi+1]
 		}
-		zb, err := at(termsAt+int64(dir.starts[bi]), uint64(end-dir.starts[bi]), "a block of terms")
+		zb, err := piece(allTerms, termsAt, int64(dir.starts[bi]), uint64(end-dir.starts[bi]), "a block of terms")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -197,13 +230,17 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 		if err := budget.Check(0, int64(zh.FrameContentSize), "a block of terms"); err != nil {
 			return nil, nil, err
 		}
-		tb, err := dec.DecodeAll(zb, make([]byte, 0, zh.FrameContentSize))
+		if uint64(cap(buf)) < zh.FrameContentSize {
+			buf = make([]byte, 0, zh.FrameContentSize)
+		}
+		tb, err := dec.DecodeAll(zb, buf[:0])
 		if err != nil || uint64(len(tb)) != zh.FrameContentSize {
 			return bad("block %d of terms: %d bytes of %d (%v)", bi, len(tb), zh.FrameContentSize, err)
 		}
 		tr := termReader{q: tb, total: total, block: -1}
 		keep = keep[:0]
 		k := i
+		ck := prefixKey([]byte(cands[k]))
 		// The block is read up to its last candidate; a block read to
 		// its end must end there.
 		t := 0
@@ -214,14 +251,21 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 			if t == 0 && string(tr.cur) != dir.first[bi] {
 				return nil, nil, termError(first, "not the first term of its block as the directory has it")
 			}
-			for k < j && cands[k] < string(tr.cur) {
-				k++
+			// Most candidates differ from the term within their first
+			// 8 bytes (see subsetVocabularyFC).
+			tk := prefixKey(tr.cur)
+			for k < j && (ck < tk || ck == tk && cands[k] < string(tr.cur)) {
+				if k++; k < j {
+					ck = prefixKey([]byte(cands[k]))
+				}
 			}
-			if k < j && cands[k] == string(tr.cur) {
+			if k < j && ck == tk && cands[k] == string(tr.cur) {
 				vocab = append(vocab, cands[k])
 				kept = append(kept, int32(first+t))
 				keep = append(keep, int32(t))
-				k++
+				if k++; k < j {
+					ck = prefixKey([]byte(cands[k]))
+				}
 			}
 		}
 		if t == count && len(tr.q) != 0 {
@@ -232,7 +276,7 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 			if bi+1 < nb {
 				de = int64(dir.dfStarts[bi+1])
 			}
-			fb, err := at(dfAt+int64(dir.dfStarts[bi]), uint64(de-int64(dir.dfStarts[bi])), "a block of document frequencies")
+			fb, err := piece(allDF, dfAt, int64(dir.dfStarts[bi]), uint64(de-int64(dir.dfStarts[bi])), "a block of document frequencies")
 			if err != nil {
 				return nil, nil, err
 			}
