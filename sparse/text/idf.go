@@ -163,9 +163,15 @@ func (f *Featurizer) setIDF() error {
 	}
 	n := float64(f.nDocs)
 	idfOf := func(df int32) float32 { return float32(math.Log((1+n)/(1+float64(df))) + 1) }
-	table := make([]float32, min(f.nDocs, 1<<16)+1)
-	for df := range table {
-		table[df] = idfOf(int32(df))
+	// A table of the weights of the small frequencies saves a logarithm
+	// per feature where the features outnumber its entries; a featurizer
+	// read for a few documents has a few features, which take one each.
+	var table []float32
+	if size := min(f.nDocs, 1<<16) + 1; f.dim >= size/4 {
+		table = make([]float32, size)
+		for df := range table {
+			table[df] = idfOf(int32(df))
+		}
 	}
 	weight := func(df int32) float32 {
 		if int(df) < len(table) {
@@ -200,7 +206,7 @@ func (f *Featurizer) setIDF() error {
 		idf := make([]float32, f.dim)
 		if f.df.sparse {
 			for j := range idf {
-				idf[j] = table[0]
+				idf[j] = weight(0)
 			}
 			for k, j := range f.df.ind {
 				idf[j] = weight(f.df.cnt[k])
@@ -210,7 +216,7 @@ func (f *Featurizer) setIDF() error {
 				idf[j] = weight(df)
 			}
 		}
-		f.idf = idfTable{dense: idf, unseen: table[0]}
+		f.idf = idfTable{dense: idf, unseen: weight(0)}
 		return nil
 	}
 	size := slotsFor(nnz)
@@ -225,7 +231,7 @@ func (f *Featurizer) setIDF() error {
 		slots:  make([]idfSlot, size),
 		shift:  uint(64 - bits.TrailingZeros(uint(size))),
 		seed:   rand.Uint64(),
-		unseen: table[0],
+		unseen: weight(0),
 	}
 	mask := size - 1
 	for k, j := range f.df.ind {
