@@ -111,9 +111,15 @@ func withChecksum(data []byte) []byte {
 // wrapping ErrFormat or budget.ErrExceeded, never a panic. The input's
 // checksum is set right before it is read, so that the parts behind it
 // (the featurizer's vocabulary, terms and index above all) are reached;
-// the seeds are files of every version, vocabulary and hashing.
+// the seeds are files of every version, vocabulary and hashing. Each input
+// is also read by pages for one document: a format, budget or
+// ErrNoSubset error, and for a file of version 5 that reads whole and
+// ends where its trailer says, the whole model's probabilities.
 //
-//	go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 60s ./engine/textmodel/
+// Its seeds are whole files, whose minimizing takes most of a short run
+// unless it is cut short:
+//
+//	go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 60s -fuzzminimizetime 1s ./engine/textmodel/
 func FuzzRead(f *testing.F) {
 	// Small models, so that an input reads in well under a millisecond.
 	docs, labels := corpus(60)
