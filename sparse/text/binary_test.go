@@ -231,7 +231,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 // Every version of the binary form reads back to the same featurizer:
 // version 1, whose vocabulary is hashed again as it is read, version 2,
 // compressed, and version 3 in blocks, here of a few terms each.
-func TestUnmarshalBinaryVersion1(t *testing.T) {
+func TestUnmarshalBinaryVersions(t *testing.T) {
 	defer func(b int) { vocabBlock = b }(vocabBlock)
 	vocabBlock = 4
 	r := rand.New(rand.NewPCG(41, 42))
