@@ -252,12 +252,19 @@ if [ -n "$pe" ] && [ -s "$tmp/pe_variants.tsv" ]; then
   fixed=$(cut -f2 "$tmp/pe_variants.tsv" | sort -u | while read -r v; do
     echo "$(awk -F'\t' -v v="$v" '$2 == v {print $4}' "$tmp/pe_variants.tsv" | stat | cut -d' ' -f1) $v"
   done | sort -g | head -1 | cut -d' ' -f2)
-  ratioTo() { # ratioTo COLUMN FIELD: hyperplane's COLUMN over the fixed variant's FIELD, per round
-    awk -F'\t' -v v="$fixed" -v c="$(idx "$1")" -v f="$2" 'NR == FNR {if ($2 == v) x[$1] = $f; next}
+  ratioTo() { # ratioTo VARIANT COLUMN FIELD: hyperplane's COLUMN over VARIANT's FIELD, per round
+    awk -F'\t' -v v="$1" -v c="$(idx "$2")" -v f="$3" 'NR == FNR {if ($2 == v) x[$1] = $f; next}
       FNR > 1 && ($1 in x) && $c != "—" && x[$1] + 0 > 0 {printf "%.3f\n", $c / x[$1]}' "$tmp/pe_variants.tsv" "$tmp/rounds.tsv" | stat; }
   printf '%-48s %s\n' "pe's best variant by median (epochs 2..E)" "$fixed"
-  printf '%-48s %s\n' "ratio hyperplane / that variant" "$(ratioTo hp_ms 3)"
-  printf '%-48s %s\n' "ratio, epochs 2..E, hyperplane / that variant" "$(ratioTo hp2_ms 4)"
+  printf '%-48s %s\n' "ratio hyperplane / that variant" "$(ratioTo "$fixed" hp_ms 3)"
+  printf '%-48s %s\n' "ratio, epochs 2..E, hyperplane / that variant" "$(ratioTo "$fixed" hp2_ms 4)"
+  # Each variant's own figures and hyperplane's ratio to it (epochs 2..E),
+  # for comparisons with a variant chosen for what it computes (a float64
+  # accumulator, say, as hyperplane keeps).
+  for v in $(cut -f2 "$tmp/pe_variants.tsv" | sort -u); do
+    printf '%-48s %s; ratio, epochs 2..E: %s\n' "pe $v, epochs 2..E, ms/epoch" \
+      "$(awk -F'\t' -v v="$v" '$2 == v {print $4}' "$tmp/pe_variants.tsv" | stat)" "$(ratioTo "$v" hp2_ms 4)"
+  done
 fi
 if [ -n "$test" ]; then
   echo "test accuracy: C ref $ref_acc, hyperplane $hp_acc${pe:+, pe ${pe_acc:-—}}"
