@@ -115,32 +115,12 @@ func TestReadClassifierFeaturesAtSame(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const dim = 3000
 	encodings := map[bool]int{}
-	for _, K := range []int{1, 5} {
-		for _, zeros := range []float64{0, 0.8, 0.99} {
-			for _, compact := range []bool{false, true} {
-				for _, norm := range []bool{false, true} {
-					var cols []int32
-					if compact {
-						for j := range dim {
-							if rng.IntN(3) == 0 {
-								cols = append(cols, int32(j))
-							}
-						}
-					}
-					m := subsetModel(t, rng, dim, K, zeros, cols, norm)
-					var buf bytes.Buffer
-					if _, err := m.WriteTo(&buf); err != nil {
-						t.Fatal(err)
-					}
-					data := buf.Bytes()
-					encodings[data[6]&modelFlagSparse != 0]++
-					for name, keep := range subsetKeeps(rng, dim, cols) {
-						sameSubset(t, name, data, keep)
-					}
-				}
-			}
+	eachSubsetModel(t, rng, dim, []float64{0, 0.8, 0.99}, func(_ string, _ *Model, data []byte, cols []int32) {
+		encodings[data[6]&modelFlagSparse != 0]++
+		for name, keep := range subsetKeeps(rng, dim, cols) {
+			sameSubset(t, name, data, keep)
 		}
-	}
+	})
 	if encodings[false] == 0 || encodings[true] == 0 {
 		t.Fatalf("models with weights dense and sparse: %v", encodings)
 	}

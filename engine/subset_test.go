@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -50,73 +51,54 @@ func subsetModel(t *testing.T, rng *rand.Rand, dim, K int, zeros float64, cols [
 func TestReadClassifierFeaturesScores(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const dim = 5000
-	for _, K := range []int{1, 5} {
-		for _, zeros := range []float64{0, 0.8} {
-			for _, compact := range []bool{false, true} {
-				for _, norm := range []bool{false, true} {
-					var cols []int32
-					if compact {
-						for j := range dim {
-							if rng.IntN(3) == 0 {
-								cols = append(cols, int32(j))
-							}
-						}
-					}
-					m := subsetModel(t, rng, dim, K, zeros, cols, norm)
-					var buf bytes.Buffer
-					if _, err := m.WriteTo(&buf); err != nil {
-						t.Fatal(err)
-					}
-					// The features of a few rows, renumbered in order.
-					var keep []int32
-					pos := map[int32]int32{}
-					rows := make([][]int32, 20)
-					for r := range rows {
-						for range 1 + rng.IntN(30) {
-							rows[r] = append(rows[r], int32(rng.IntN(dim)))
-						}
-					}
-					seen := make([]bool, dim)
-					for _, row := range rows {
-						for _, j := range row {
-							seen[j] = true
-						}
-					}
-					for j, ok := range seen {
-						if ok {
-							pos[int32(j)] = int32(len(keep))
-							keep = append(keep, int32(j))
-						}
-					}
-					sub, err := ReadClassifierFeatures(bytes.NewReader(buf.Bytes()), keep)
-					if err != nil {
-						t.Fatalf("K %d zeros %v compact %v: %v", K, zeros, compact, err)
-					}
-					if sub.Dim != len(keep) {
-						t.Fatalf("subset of dim %d, want %d", sub.Dim, len(keep))
-					}
-					for _, row := range rows {
-						ind := sortedUnique(row)
-						val := make([]float32, len(ind))
-						for i := range val {
-							val[i] = float32(rng.IntN(5)+1) * 0.37
-						}
-						re := make([]int32, len(ind))
-						for i, j := range ind {
-							re[i] = pos[j]
-						}
-						want := m.Scores(sparse.Vector{Ind: ind, Val: val}, nil)
-						got := sub.Scores(sparse.Vector{Ind: re, Val: val}, nil)
-						for k := range want {
-							if math.Float32bits(want[k]) != math.Float32bits(got[k]) {
-								t.Fatalf("K %d zeros %v compact %v norm %v: score %d is %v, whole model %v", K, zeros, compact, norm, k, got[k], want[k])
-							}
-						}
-					}
+	eachSubsetModel(t, rng, dim, []float64{0, 0.8}, func(name string, m *Model, data []byte, cols []int32) {
+		// The features of a few rows, renumbered in order.
+		var keep []int32
+		pos := map[int32]int32{}
+		rows := make([][]int32, 20)
+		for r := range rows {
+			for range 1 + rng.IntN(30) {
+				rows[r] = append(rows[r], int32(rng.IntN(dim)))
+			}
+		}
+		seen := make([]bool, dim)
+		for _, row := range rows {
+			for _, j := range row {
+				seen[j] = true
+			}
+		}
+		for j, ok := range seen {
+			if ok {
+				pos[int32(j)] = int32(len(keep))
+				keep = append(keep, int32(j))
+			}
+		}
+		sub, err := ReadClassifierFeatures(bytes.NewReader(data), keep)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if sub.Dim != len(keep) {
+			t.Fatalf("subset of dim %d, want %d", sub.Dim, len(keep))
+		}
+		for _, row := range rows {
+			ind := sortedUnique(row)
+			val := make([]float32, len(ind))
+			for i := range val {
+				val[i] = float32(rng.IntN(5)+1) * 0.37
+			}
+			re := make([]int32, len(ind))
+			for i, j := range ind {
+				re[i] = pos[j]
+			}
+			want := m.Scores(sparse.Vector{Ind: ind, Val: val}, nil)
+			got := sub.Scores(sparse.Vector{Ind: re, Val: val}, nil)
+			for k := range want {
+				if math.Float32bits(want[k]) != math.Float32bits(got[k]) {
+					t.Fatalf("%s: score %d is %v, whole model %v", name, k, got[k], want[k])
 				}
 			}
 		}
-	}
+	})
 }
 
 func sortedUnique(a []int32) []int32 {
@@ -194,6 +176,35 @@ func checkNoSubset(t *testing.T, rng *rand.Rand, read func(data []byte, keep []i
 		}
 		if err := read(buf.Bytes(), []int32{1, 2}); !errors.Is(err, ErrNoSubset) {
 			t.Errorf("%s model: %v, want ErrNoSubset", name, err)
+		}
+	}
+}
+
+// eachSubsetModel calls f with each model of a grid, with its name and
+// encoding: binary and 5-class, with the shares zeros of zero weights,
+// with and without Cols (about a third of dim), normalizing or not.
+func eachSubsetModel(t *testing.T, rng *rand.Rand, dim int, zeros []float64, f func(name string, m *Model, data []byte, cols []int32)) {
+	t.Helper()
+	for _, K := range []int{1, 5} {
+		for _, z := range zeros {
+			for _, compact := range []bool{false, true} {
+				for _, norm := range []bool{false, true} {
+					var cols []int32
+					if compact {
+						for j := range dim {
+							if rng.IntN(3) == 0 {
+								cols = append(cols, int32(j))
+							}
+						}
+					}
+					m := subsetModel(t, rng, dim, K, z, cols, norm)
+					var buf bytes.Buffer
+					if _, err := m.WriteTo(&buf); err != nil {
+						t.Fatal(err)
+					}
+					f(fmt.Sprintf("K %d zeros %v compact %v normalize %v", K, z, compact, norm), m, buf.Bytes(), cols)
+				}
+			}
 		}
 	}
 }
