@@ -162,29 +162,26 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 	defer dec.Close()
 
 	// The candidates in order, and so their blocks: each block that holds
-	// one is read once. blocks returns the block of cands[i] (−1: before
-	// the first term) and the end of the candidates in it.
+	// one is read once. A span is a block and its candidates cands[i:j];
+	// candidates before the first term have none.
 	cands := docTerms(docs, doc.NGrams)
-	blocks := func(i int) (int, int) {
+	type span struct{ b, i, j int }
+	var spans []span
+	for i := 0; i < len(cands); {
 		bi := sort.Search(nb, func(b int) bool { return dir.first[b] > cands[i] }) - 1
 		j := i + 1
 		for j < len(cands) && bi >= 0 && (bi+1 == nb || cands[j] < dir.first[bi+1]) {
 			j++
 		}
-		return bi, j
-	}
-	// Documents that touch many of the blocks have the terms and their
-	// frequencies read in one piece each, rather than block by block.
-	touched := 0
-	for i := 0; i < len(cands); {
-		bi, j := blocks(i)
 		if bi >= 0 {
-			touched++
+			spans = append(spans, span{bi, i, j})
 		}
 		i = j
 	}
+	// Documents that touch many of the blocks have the terms and their
+	// frequencies read in one piece each, rather than block by block.
 	var allTerms, allDF []byte
-	if touched > nb/4 {
+	if len(spans) > nb/4 {
 		if allTerms, err = at(termsAt, c, "the terms part"); err != nil {
 			return nil, nil, err
 		}
@@ -207,12 +204,8 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 	kept = []int32{}
 	var keep []int32 // the kept terms' places in their block
 	var buf []byte   // a block's terms, inflated
-	for i := 0; i < len(cands); {
-		bi, j := blocks(i)
-		if bi < 0 {
-			i = j
-			continue
-		}
+	for _, sp := range spans {
+		bi, i, j := sp.b, sp.i, sp.j
 		first := bi * dir.block
 		count := min(dir.block, int(n)-first)
 		end := int(c)
@@ -290,7 +283,6 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 			}
 			dfs = append(dfs, v...)
 		}
-		i = j
 	}
 	doc.Vocabulary = &vocab
 	if kind == 1 {
