@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sync"
 
@@ -112,7 +111,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	for i, v := range y {
 		cls[i] = int32(classIndex(classes, v+0)) // +0 folds −0 into 0
 	}
-	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
+	rng := newPCGRand(s.Seed, 0x9e3779b97f4a7c15)
 
 	// The rows to train on, and those held out for early stopping.
 	var train, valid []int32
@@ -121,7 +120,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 		for i := range perm {
 			perm[i] = int32(i)
 		}
-		shuffle(rng, perm)
+		rng.shuffle(perm)
 		nv := int(math.Ceil(s.Validation * float64(nrows)))
 		if nv >= nrows {
 			return nil, nil, fmt.Errorf("%w: Validation %v leaves no row to train on", ErrConfig, s.Validation)
@@ -168,7 +167,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 		trainCls[k] = cls[i]
 	}
 
-	st := newState(s, classes, ncols, rng)
+	st := newState(s, classes, ncols, rng.Rand)
 	if s.Warm != nil {
 		st.start(s.Warm)
 	}
@@ -246,7 +245,7 @@ type fitter struct {
 	cls          []int32
 	y            []float64
 	train, valid []int32
-	rng          *rand.Rand
+	rng          pcgRand
 	// The batch step's buffers, kept from epoch to epoch.
 	grad, gb, dec []float32
 	// workers are the parameter-mixing learners (Config.Workers > 1).
@@ -446,7 +445,7 @@ func (f *fitter) drawOrder(dst []int32) []int32 {
 		prev = f.train
 	}
 	dst = append(dst[:0], prev...)
-	shuffle(f.rng, dst)
+	f.rng.shuffle(dst)
 	return dst
 }
 
@@ -485,16 +484,6 @@ const (
 	shuffleWindow = 64
 )
 
-// shuffle puts p in a random order: the permutation rng.Shuffle makes
-// from the same draws, without a function call per swap (which was much
-// of the cost of shuffling).
-func shuffle[T any](rng *rand.Rand, p []T) {
-	for i := len(p) - 1; i > 0; i-- {
-		j := rng.Uint64N(uint64(i + 1))
-		p[i], p[j] = p[j], p[i]
-	}
-}
-
 // windowShuffle returns a random order of rows (ascending row numbers)
 // with locality: rows are cut into chunks of 256 consecutive rows, the
 // chunks are put in random order, and every window of 64 chunks is
@@ -504,7 +493,7 @@ func shuffle[T any](rng *rand.Rand, p []T) {
 // rows lie in 64 contiguous stretches that the TLB holds. Every row is
 // visited once per epoch, and rows from anywhere in the data meet in a
 // window, so a file sorted by label still alternates classes.
-func windowShuffle(rows []int32, rng *rand.Rand, dst []int32) []int32 {
+func windowShuffle(rows []int32, rng pcgRand, dst []int32) []int32 {
 	n := len(rows)
 	nc := (n + shuffleChunk - 1) / shuffleChunk
 	chunks := rng.Perm(nc)
@@ -515,7 +504,7 @@ func windowShuffle(rows []int32, rng *rand.Rand, dst []int32) []int32 {
 			dst = append(dst, rows[c*shuffleChunk:min((c+1)*shuffleChunk, n)]...)
 		}
 		seg := dst[start:]
-		shuffle(rng, seg)
+		rng.shuffle(seg)
 	}
 	return dst
 }

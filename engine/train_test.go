@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -1126,6 +1127,87 @@ func TestShuffleMatchesRandShuffle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pcgRand.shuffle must draw as shuffle does over rand.Rand and leave the
+// generator where it leaves it, for every size (bounds that are powers
+// of two take another branch of Uint64N) and through rejected draws
+// (bounds near 2^63 reject almost half of them).
+func TestPCGShuffleMatchesShuffle(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 17, 64, 1000, 1 << 12, 25000} {
+		for seed := range uint64(4) {
+			a := make([]int32, n)
+			for i := range a {
+				a[i] = int32(i)
+			}
+			b := slices.Clone(a)
+			ra := rand.New(rand.NewPCG(seed, 7))
+			rb := newPCGRand(seed, 7)
+			shuffle(ra, a)
+			rb.shuffle(b)
+			if !slices.Equal(a, b) {
+				t.Fatalf("n=%d seed=%d: pcgRand.shuffle differs from shuffle", n, seed)
+			}
+			if x, y := ra.Uint64(), rb.Uint64(); x != y {
+				t.Fatalf("n=%d seed=%d: generator state differs after shuffling", n, seed)
+			}
+		}
+	}
+	// Uint64N's other branches, which the bounds of a shuffle rarely or
+	// never take: powers of two, and draws rejected for bias (bounds just
+	// above 2^63 reject about half of them).
+	for seed := range uint64(20) {
+		ra := rand.New(rand.NewPCG(seed, 7))
+		hi, lo := pcgState(t, rand.NewPCG(seed, 7))
+		for k, n := range []uint64{1, 2, 1 << 40, 1<<63 + 1, 1<<63 + 12345, 3, 1<<64 - 1} {
+			for range 10 {
+				want := ra.Uint64N(n)
+				var got uint64
+				hi, lo, got = pcgUint64N(hi, lo, n)
+				if got != want {
+					t.Fatalf("seed %d, bound %d (#%d): drew %d, Uint64N %d", seed, n, k, got, want)
+				}
+			}
+		}
+		if x, y := ra.Uint64(), pcgUint64(&hi, &lo); x != y {
+			t.Fatalf("seed %d: generator state differs after the draws", seed)
+		}
+	}
+}
+
+// pcgUint64 draws as PCG.Uint64 from the state (hi, lo).
+func pcgUint64(hi, lo *uint64) uint64 {
+	var x uint64
+	*hi, *lo, x = pcgNext(*hi, *lo)
+	return x
+}
+
+// BenchmarkShuffle draws one epoch's order of 25,000 rows (imdb.train's
+// size) with shuffle over rand.Rand and with pcgRand.shuffle, which draw
+// the same permutation.
+func BenchmarkShuffle(b *testing.B) {
+	p := make([]int32, 25000)
+	b.Run("rand", func(b *testing.B) {
+		r := rand.New(rand.NewPCG(1, 2))
+		for b.Loop() {
+			shuffle(r, p)
+		}
+	})
+	b.Run("pcg", func(b *testing.B) {
+		r := newPCGRand(1, 2)
+		for b.Loop() {
+			r.shuffle(p)
+		}
+	})
+}
+
+// pcgState returns the state of p.
+func pcgState(t *testing.T, p *rand.PCG) (hi, lo uint64) {
+	b, err := p.MarshalBinary()
+	if err != nil || len(b) != 20 {
+		t.Fatalf("PCG.MarshalBinary: %v (%d bytes)", err, len(b))
+	}
+	return binary.BigEndian.Uint64(b[4:]), binary.BigEndian.Uint64(b[12:])
 }
 
 // TestHugeEpochs: Epochs as large as math.MaxInt (to mean "until it
