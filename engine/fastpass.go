@@ -120,8 +120,9 @@ func (st *state) packedBinary(sw []float64) bool {
 // model bit for bit. Packed rows take the place of the interleaved layout
 // for weights larger than the caches: the row bytes they save outweigh
 // the slots' locality there (and a prefetch of a packed row's weights,
-// tried, did not help). Otherwise it leaves f.p32 nil and the passes read
-// X.
+// tried, did not help). The packed rows are advised onto huge pages
+// (adviseHuge): a shuffled epoch lands on a different page at almost
+// every row. Otherwise it leaves f.p32 nil and the passes read X.
 //
 // With check set the rows of X have not been validated yet (Fit leaves
 // that to here, see checkRows): packRows checks them as it packs, in one
@@ -145,6 +146,7 @@ func (f *fitter) packRows(s *settings, check bool) error {
 		return f.checkRows(check)
 	}
 	p := make([]uint32, nnz)
+	adviseHuge(p)
 	if check {
 		if !packChecked(p, X, f.rowCols, sh) {
 			// A bad row, or a value that does not pack: Validate tells
