@@ -273,7 +273,7 @@ bad:
 
 // func axpyAvgP32F32AVX(a float32, ca float64, p []uint32, sh uint64, mask uint64, w []float32, u []float64, lim int) bool
 // Requires: AVX, AVX2, SSE, SSE2
-TEXT ·axpyAvgP32F32AVX(SB), NOSPLIT, $32-113
+TEXT ·axpyAvgP32F32AVX(SB), NOSPLIT, $0-113
 	MOVSS a+0(FP), X0
 	MOVSD ca+8(FP), X1
 	MOVQ  p_base+16(FP), AX
@@ -286,111 +286,109 @@ TEXT ·axpyAvgP32F32AVX(SB), NOSPLIT, $32-113
 	VMOVQ DX, X2
 
 loop8:
-	CMPQ      CX, $0x00000008
-	JL        scalar
-	VMOVDQU   (AX), Y3
-	VPSRLD    X2, Y3, Y3
-	VCVTDQ2PS Y3, Y3
-	VMOVUPS   Y3, (SP)
-	MOVL      (AX), DX
-	ANDQ      BX, DX
-	CMPQ      DX, R8
-	JAE       bad
-	VMOVSS    (SP), X3
-	VMULSS    X0, X3, X4
-	VADDSS    (SI)(DX*4), X4, X4
-	VMOVSS    X4, (SI)(DX*4)
-	VCVTSS2SD X3, X3, X3
-	VMULSD    X1, X3, X3
-	VADDSD    (DI)(DX*8), X3, X3
-	VMOVSD    X3, (DI)(DX*8)
-	MOVL      4(AX), DX
-	ANDQ      BX, DX
-	CMPQ      DX, R8
-	JAE       bad
-	VMOVSS    4(SP), X3
-	VMULSS    X0, X3, X4
-	VADDSS    (SI)(DX*4), X4, X4
-	VMOVSS    X4, (SI)(DX*4)
-	VCVTSS2SD X3, X3, X3
-	VMULSD    X1, X3, X3
-	VADDSD    (DI)(DX*8), X3, X3
-	VMOVSD    X3, (DI)(DX*8)
-	MOVL      8(AX), DX
-	ANDQ      BX, DX
-	CMPQ      DX, R8
-	JAE       bad
-	VMOVSS    8(SP), X3
-	VMULSS    X0, X3, X4
-	VADDSS    (SI)(DX*4), X4, X4
-	VMOVSS    X4, (SI)(DX*4)
-	VCVTSS2SD X3, X3, X3
-	VMULSD    X1, X3, X3
-	VADDSD    (DI)(DX*8), X3, X3
-	VMOVSD    X3, (DI)(DX*8)
-	MOVL      12(AX), DX
-	ANDQ      BX, DX
-	CMPQ      DX, R8
-	JAE       bad
-	VMOVSS    12(SP), X3
-	VMULSS    X0, X3, X4
-	VADDSS    (SI)(DX*4), X4, X4
-	VMOVSS    X4, (SI)(DX*4)
-	VCVTSS2SD X3, X3, X3
-	VMULSD    X1, X3, X3
-	VADDSD    (DI)(DX*8), X3, X3
-	VMOVSD    X3, (DI)(DX*8)
-	MOVL      16(AX), DX
-	ANDQ      BX, DX
-	CMPQ      DX, R8
-	JAE       bad
-	VMOVSS    16(SP), X3
-	VMULSS    X0, X3, X4
-	VADDSS    (SI)(DX*4), X4, X4
-	VMOVSS    X4, (SI)(DX*4)
-	VCVTSS2SD X3, X3, X3
-	VMULSD    X1, X3, X3
-	VADDSD    (DI)(DX*8), X3, X3
-	VMOVSD    X3, (DI)(DX*8)
-	MOVL      20(AX), DX
-	ANDQ      BX, DX
-	CMPQ      DX, R8
-	JAE       bad
-	VMOVSS    20(SP), X3
-	VMULSS    X0, X3, X4
-	VADDSS    (SI)(DX*4), X4, X4
-	VMOVSS    X4, (SI)(DX*4)
-	VCVTSS2SD X3, X3, X3
-	VMULSD    X1, X3, X3
-	VADDSD    (DI)(DX*8), X3, X3
-	VMOVSD    X3, (DI)(DX*8)
-	MOVL      24(AX), DX
-	ANDQ      BX, DX
-	CMPQ      DX, R8
-	JAE       bad
-	VMOVSS    24(SP), X3
-	VMULSS    X0, X3, X4
-	VADDSS    (SI)(DX*4), X4, X4
-	VMOVSS    X4, (SI)(DX*4)
-	VCVTSS2SD X3, X3, X3
-	VMULSD    X1, X3, X3
-	VADDSD    (DI)(DX*8), X3, X3
-	VMOVSD    X3, (DI)(DX*8)
-	MOVL      28(AX), DX
-	ANDQ      BX, DX
-	CMPQ      DX, R8
-	JAE       bad
-	VMOVSS    28(SP), X3
-	VMULSS    X0, X3, X4
-	VADDSS    (SI)(DX*4), X4, X4
-	VMOVSS    X4, (SI)(DX*4)
-	VCVTSS2SD X3, X3, X3
-	VMULSD    X1, X3, X3
-	VADDSD    (DI)(DX*8), X3, X3
-	VMOVSD    X3, (DI)(DX*8)
-	ADDQ      $0x00000020, AX
-	SUBQ      $0x00000008, CX
-	JMP       loop8
+	CMPQ         CX, $0x00000008
+	JL           scalar
+	VMOVDQU      (AX), Y3
+	VPSRLD       X2, Y3, Y3
+	VCVTDQ2PS    Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	MOVL         (AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, R8
+	JAE          bad
+	VMULSS       X0, X3, X5
+	VADDSS       (SI)(DX*4), X5, X5
+	VMOVSS       X5, (SI)(DX*4)
+	VCVTSS2SD    X3, X3, X5
+	VMULSD       X1, X5, X5
+	VADDSD       (DI)(DX*8), X5, X5
+	VMOVSD       X5, (DI)(DX*8)
+	VMOVSHDUP    X3, X5
+	MOVL         4(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, R8
+	JAE          bad
+	VMULSS       X0, X5, X6
+	VADDSS       (SI)(DX*4), X6, X6
+	VMOVSS       X6, (SI)(DX*4)
+	VCVTSS2SD    X5, X5, X5
+	VMULSD       X1, X5, X5
+	VADDSD       (DI)(DX*8), X5, X5
+	VMOVSD       X5, (DI)(DX*8)
+	VMOVHLPS     X3, X3, X5
+	MOVL         8(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, R8
+	JAE          bad
+	VMULSS       X0, X5, X6
+	VADDSS       (SI)(DX*4), X6, X6
+	VMOVSS       X6, (SI)(DX*4)
+	VCVTSS2SD    X5, X5, X5
+	VMULSD       X1, X5, X5
+	VADDSD       (DI)(DX*8), X5, X5
+	VMOVSD       X5, (DI)(DX*8)
+	VPERMILPS    $0xff, X3, X3
+	MOVL         12(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, R8
+	JAE          bad
+	VMULSS       X0, X3, X5
+	VADDSS       (SI)(DX*4), X5, X5
+	VMOVSS       X5, (SI)(DX*4)
+	VCVTSS2SD    X3, X3, X3
+	VMULSD       X1, X3, X3
+	VADDSD       (DI)(DX*8), X3, X3
+	VMOVSD       X3, (DI)(DX*8)
+	MOVL         16(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, R8
+	JAE          bad
+	VMULSS       X0, X4, X3
+	VADDSS       (SI)(DX*4), X3, X3
+	VMOVSS       X3, (SI)(DX*4)
+	VCVTSS2SD    X4, X4, X3
+	VMULSD       X1, X3, X3
+	VADDSD       (DI)(DX*8), X3, X3
+	VMOVSD       X3, (DI)(DX*8)
+	VMOVSHDUP    X4, X3
+	MOVL         20(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, R8
+	JAE          bad
+	VMULSS       X0, X3, X5
+	VADDSS       (SI)(DX*4), X5, X5
+	VMOVSS       X5, (SI)(DX*4)
+	VCVTSS2SD    X3, X3, X3
+	VMULSD       X1, X3, X3
+	VADDSD       (DI)(DX*8), X3, X3
+	VMOVSD       X3, (DI)(DX*8)
+	VMOVHLPS     X4, X4, X3
+	MOVL         24(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, R8
+	JAE          bad
+	VMULSS       X0, X3, X5
+	VADDSS       (SI)(DX*4), X5, X5
+	VMOVSS       X5, (SI)(DX*4)
+	VCVTSS2SD    X3, X3, X3
+	VMULSD       X1, X3, X3
+	VADDSD       (DI)(DX*8), X3, X3
+	VMOVSD       X3, (DI)(DX*8)
+	VPERMILPS    $0xff, X4, X3
+	MOVL         28(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, R8
+	JAE          bad
+	VMULSS       X0, X3, X4
+	VADDSS       (SI)(DX*4), X4, X4
+	VMOVSS       X4, (SI)(DX*4)
+	VCVTSS2SD    X3, X3, X3
+	VMULSD       X1, X3, X3
+	VADDSD       (DI)(DX*8), X3, X3
+	VMOVSD       X3, (DI)(DX*8)
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop8
 
 scalar:
 	TESTQ     CX, CX
@@ -398,12 +396,10 @@ scalar:
 	VMOVD     (AX), X3
 	VPSRLD    X2, X3, X3
 	VCVTDQ2PS X3, X3
-	VMOVSS    X3, (SP)
 	MOVL      (AX), DX
 	ANDQ      BX, DX
 	CMPQ      DX, R8
 	JAE       bad
-	VMOVSS    (SP), X3
 	VMULSS    X0, X3, X4
 	VADDSS    (SI)(DX*4), X4, X4
 	VMOVSS    X4, (SI)(DX*4)

@@ -475,6 +475,32 @@ func BenchmarkAxpyIndF32(b *testing.B) {
 	}
 }
 
+// BenchmarkAxpyAvgP32F32 is the averaged perceptron's update over packed
+// rows (asm.PackP32: index and count in one uint32), the update of every
+// mistake of a packed epoch: w += a·x and u += ca·x in float32 and float64.
+func BenchmarkAxpyAvgP32F32(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, c := range sparseCases(5) {
+		sh := asm.P32Shift(c.dim)
+		p := make([]uint32, len(c.ind))
+		if !asm.PackP32(p, c.ind, c.val32, sh) {
+			b.Fatal("the rows do not pack")
+		}
+		w := rand32(r, c.dim)
+		u := make([]float64, c.dim)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(p) * 4))
+			tiers(b, func(b *testing.B) {
+				for b.Loop() {
+					for i := 0; i < len(p); i += sparseNNZ {
+						asm.AxpyAvgP32F32(1e-6, 1e-3, p[i:i+sparseNNZ], sh, w, u)
+					}
+				}
+			})
+		})
+	}
+}
+
 func BenchmarkAxpyIndF64(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, c := range sparseCases(4) {

@@ -64,11 +64,18 @@ func genAxpyAvg(slots bool) {
 }
 
 // avgStep emits the averaged perceptron's update of one element whose
-// float32 value is at vm: w += a·v at wm and u += ca·float64(v) at um,
-// each product rounded before it is added, with a and ca in ax and cx.
-func avgStep(ax, cx Op, vm, wm, um Mem) {
-	v, p, d := XMM(), XMM(), XMM()
-	VMOVSS(vm, v)
+// float32 value is vm, in memory or in the low lane of an XMM register:
+// w += a·v at wm and u += ca·float64(v) at um, each product rounded
+// before it is added, with a and ca in ax and cx.
+func avgStep(ax, cx, vm Op, wm, um Mem) {
+	v, ok := vm.(reg.Register)
+	if !ok {
+		v = XMM()
+	}
+	p, d := XMM(), XMM()
+	if !ok {
+		VMOVSS(vm, v)
+	}
 	VMULSS(ax, v, p)
 	VADDSS(wm, p, p)
 	VMOVSS(p, wm)
