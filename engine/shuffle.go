@@ -17,7 +17,7 @@ func shuffle[T any](rng *rand.Rand, p []T) {
 }
 
 // A pcgRand is a generator whose source is a PCG it can also draw from
-// directly (see shufflePCG): rand.Rand keeps no state of its own, so the
+// directly (see pcgRand.shuffle): rand.Rand keeps no state of its own, so the
 // two can take turns.
 type pcgRand struct {
 	*rand.Rand
