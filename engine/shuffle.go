@@ -17,8 +17,8 @@ func shuffle[T any](rng *rand.Rand, p []T) {
 }
 
 // A pcgRand is a generator whose source is a PCG it can also draw from
-// directly (see pcgRand.shuffle): rand.Rand keeps no state of its own, so the
-// two can take turns.
+// directly (see pcgRand.shuffle): rand.Rand keeps no state of its own,
+// so the two can take turns.
 type pcgRand struct {
 	*rand.Rand
 	pcg *rand.PCG
