@@ -120,9 +120,10 @@ func (st *state) packedBinary(sw []float64) bool {
 // model bit for bit. Packed rows take the place of the interleaved layout
 // for weights larger than the caches: the row bytes they save outweigh
 // the slots' locality there (and a prefetch of a packed row's weights,
-// tried, did not help). The packed rows are advised onto huge pages
-// (adviseHuge): a shuffled epoch lands on a different page at almost
-// every row. Otherwise it leaves f.p32 nil and the passes read X.
+// tried, did not help). The packed rows go on huge pages where the
+// system gives them (hugeAlloc): a shuffled epoch lands on a different
+// page at almost every row; releaseRows unmaps them. Otherwise it leaves
+// f.p32 nil and the passes read X.
 //
 // With check set the rows of X have not been validated yet (Fit leaves
 // that to here, see checkRows): packRows checks them as it packs, in one
@@ -145,19 +146,33 @@ func (f *fitter) packRows(s *settings, check bool) error {
 	if budget.Check(s.MemoryBudget, 4*nnz, "packed rows") != nil {
 		return f.checkRows(check)
 	}
-	p := make([]uint32, nnz)
-	adviseHuge(p)
+	p, free := hugeAlloc(int(nnz))
+	if p == nil {
+		p, free = make([]uint32, nnz), func() {}
+	}
 	if check {
 		if !packChecked(p, X, f.rowCols, sh) {
 			// A bad row, or a value that does not pack: Validate tells
 			// which, and the passes read X.
+			free()
 			return f.checkRows(check)
 		}
 	} else if !asm.PackP32(p, X.Ind[:nnz], X.Val[:nnz], sh) {
+		free()
 		return nil
 	}
-	f.p32, f.p32Shift = p, sh
+	f.p32, f.p32Shift, f.freeP32 = p, sh, free
 	return nil
+}
+
+// releaseRows gives back the packed rows' memory, if any, once no pass
+// will read them again.
+func (f *fitter) releaseRows() {
+	if f.freeP32 != nil {
+		f.p32 = nil
+		f.freeP32()
+		f.freeP32 = nil
+	}
 }
 
 // packMinEpochs is the fewest epochs for which packRows packs: packing

@@ -362,6 +362,7 @@ func TestPackedPassPastCheckEvery(t *testing.T) {
 	if err := f.packRows(&s, false); err != nil || f.p32 == nil {
 		t.Fatal("the rows did not pack")
 	}
+	defer f.releaseRows()
 	order := make([]int32, Xc.Rows)
 	ext := make([]int64, 2*Xc.Rows)
 	for i := range order {

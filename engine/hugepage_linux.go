@@ -9,23 +9,40 @@ import (
 // runs Linux on with 4 KiB base pages (amd64, arm64 with 4 KiB pages).
 const hugePage = 2 << 20
 
-// adviseHuge asks the kernel to back the whole huge pages inside p with
-// transparent huge pages (madvise MADV_HUGEPAGE), where the system
-// allows them on request, as it commonly does ("madvise" mode). An epoch
-// that visits rows in shuffled order otherwise misses the TLB on most
-// rows of a matrix larger than the TLB's reach, and each miss is a page
-// walk. Call it before p is first written, so that its pages are then
-// allocated huge; it only advises, and changes no byte of p. Slices
-// shorter than two huge pages are left alone.
-func adviseHuge(p []uint32) {
-	n := uintptr(len(p)) * unsafe.Sizeof(p[0])
-	if n < 2*hugePage {
-		return
+// hugeAlloc returns n zeroed uint32 in a mapping of their own, aligned to
+// a huge page and advised onto transparent huge pages (madvise
+// MADV_HUGEPAGE), which the system allocates on request in its common
+// "madvise" mode; and the function that unmaps them, which the caller
+// must call once nothing reads the slice any more. An epoch that visits
+// rows in shuffled order otherwise misses the TLB on most rows of a
+// matrix larger than the TLB's reach, and each miss is a page walk.
+//
+// The memory is the kernel's, outside Go's heap, so that the advice goes
+// away with it: advice left on the heap's own addresses would outlive the
+// fit and let the kernel back memory the heap has given back with huge
+// pages again. Below two huge pages, or when the mapping fails, it
+// returns nil and the caller allocates as usual.
+func hugeAlloc(n int) (p []uint32, free func()) {
+	size := uintptr(n) * unsafe.Sizeof(uint32(0))
+	if n <= 0 || size < 2*hugePage || uintptr(n) > ^uintptr(0)/8 {
+		return nil, nil
 	}
-	base := unsafe.Pointer(unsafe.SliceData(p))
+	span := (size + hugePage - 1) &^ (hugePage - 1)
+	m, err := syscall.Mmap(-1, 0, int(span+hugePage), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil, nil
+	}
+	base := unsafe.Pointer(unsafe.SliceData(m))
 	off := (hugePage - uintptr(base)%hugePage) % hugePage
-	size := (n - off) &^ (hugePage - 1)
-	// An error (an old kernel, huge pages off) leaves the pages as
-	// they were, which is all the advice could change.
-	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(base, off)), size), syscall.MADV_HUGEPAGE)
+	region := unsafe.Slice((*byte)(unsafe.Add(base, off)), span)
+	// An error (an old kernel, huge pages off) leaves small pages, which
+	// is all the advice could change.
+	_ = syscall.Madvise(region, syscall.MADV_HUGEPAGE)
+	p = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(region))), n)
+	return p, func() {
+		if m != nil {
+			_ = syscall.Munmap(m)
+			m = nil
+		}
+	}
 }

@@ -9,31 +9,52 @@ import (
 	"unsafe"
 )
 
-// TestAdviseHuge: adviseHuge marks the whole huge pages inside a slice
-// for transparent huge pages (the "hg" flag of their mapping in
-// /proc/self/smaps) and changes none of its values.
-func TestAdviseHuge(t *testing.T) {
+// TestHugeAlloc: hugeAlloc's slice is zeroed, as long as asked, writable
+// to its end, in a mapping advised for transparent huge pages (the "hg"
+// flag of /proc/self/smaps) and aligned to a huge page; free unmaps it,
+// once however often it is called; and slices under two huge pages are
+// left to the caller.
+func TestHugeAlloc(t *testing.T) {
+	if p, free := hugeAlloc(hugePage/4*2 - 1); p != nil || free != nil {
+		t.Fatalf("hugeAlloc under two huge pages returned %d values", len(p))
+	}
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skip("this kernel has no transparent huge pages:", err)
 	}
-	p := make([]uint32, 3*hugePage/4)
-	for i := range p {
-		p[i] = uint32(i * 7)
+	n := 3*hugePage/4 + 5 // three huge pages and a little: the last one partly used
+	p, free := hugeAlloc(n)
+	if p == nil {
+		t.Fatal("hugeAlloc returned nothing")
 	}
-	adviseHuge(p)
+	if len(p) != n || cap(p) != n {
+		t.Fatalf("len %d cap %d, want %d", len(p), cap(p), n)
+	}
+	addr := uintptr(unsafe.Pointer(&p[0]))
+	if addr%hugePage != 0 {
+		t.Errorf("the slice starts at %#x, not on a huge page", addr)
+	}
 	for i, v := range p {
-		if v != uint32(i*7) {
-			t.Fatalf("p[%d] = %d after adviseHuge, want %d", i, v, i*7)
+		if v != 0 {
+			t.Fatalf("p[%d] = %d, want 0", i, v)
+		}
+		p[i] = uint32(i)
+	}
+	for i, v := range p {
+		if v != uint32(i) {
+			t.Fatalf("p[%d] = %d after writing %d", i, v, i)
 		}
 	}
-	start := uintptr(unsafe.Pointer(&p[0]))
-	aligned := (start + hugePage - 1) &^ (hugePage - 1)
-	flags, err := vmFlags(aligned)
+	flags, err := vmFlags(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(" "+flags+" ", " hg ") {
-		t.Errorf("the mapping at %#x has flags %q, without hg (MADV_HUGEPAGE)", aligned, flags)
+		t.Errorf("the mapping at %#x has flags %q, without hg (MADV_HUGEPAGE)", addr, flags)
+	}
+	free()
+	free()
+	if flags, err := vmFlags(addr); err == nil && strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("the mapping at %#x is still advised after free (flags %q)", addr, flags)
 	}
 }
 

@@ -2,6 +2,6 @@
 
 package engine
 
-// adviseHuge is a no-op where transparent huge pages are not advised
-// with madvise (see the Linux version).
-func adviseHuge(p []uint32) {}
+// hugeAlloc returns nil where transparent huge pages are not advised
+// with madvise (see the Linux version): the caller allocates as usual.
+func hugeAlloc(n int) (p []uint32, free func()) { return nil, nil }

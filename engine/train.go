@@ -186,6 +186,8 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	if err := f.packRows(&s, !checked); err != nil {
 		return nil, nil, err
 	}
+	// The passes, the workers' included, are over when run returns.
+	defer f.releaseRows()
 	if s.Normalize {
 		if D != nil {
 			f.scale = denseScales(D)
@@ -263,6 +265,8 @@ type fitter struct {
 	// packRows).
 	p32      []uint32
 	p32Shift uint
+	// freeP32 gives back p32's memory (see releaseRows).
+	freeP32 func()
 	// rowCols is the number of columns X's indices must be below: X's
 	// own, before a warm start widens it.
 	rowCols int
