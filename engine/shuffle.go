@@ -47,7 +47,9 @@ func (r pcgRand) shuffle(p []int32) {
 	}
 	hi, lo := binary.BigEndian.Uint64(b[4:]), binary.BigEndian.Uint64(b[12:])
 	for i := len(p) - 1; i > 0; i-- {
-		// pcgUint64N(hi, lo, i+1), its common case inlined.
+		// Uint64N(i+1): a power of two is masked; otherwise the high
+		// word of the draw times the bound, unless the low word falls
+		// where a draw must be redone (pcgRedraw).
 		n := uint64(i + 1)
 		var x, j uint64
 		hi, lo, x = pcgNext(hi, lo)
@@ -69,25 +71,10 @@ func (r pcgRand) shuffle(p []int32) {
 	}
 }
 
-// pcgUint64N is rand.Rand.Uint64N(n) on a 64-bit platform for a PCG
-// source in state (hi, lo): it returns the state after the draws and the
-// value drawn in [0, n), n > 0.
-func pcgUint64N(hi, lo, n uint64) (nhi, nlo, j uint64) {
-	var x uint64
-	hi, lo, x = pcgNext(hi, lo)
-	if n&(n-1) == 0 {
-		return hi, lo, x & (n - 1)
-	}
-	h, l := bits.Mul64(x, n)
-	if l < n {
-		return pcgRedraw(hi, lo, n, h, l)
-	}
-	return hi, lo, h
-}
-
-// pcgRedraw finishes pcgUint64N for a bound n that is not a power of two
-// whose first draw gave the product (h, l) with l < n: it draws again
-// while the product falls in the biased range, as Uint64N does.
+// pcgRedraw finishes Uint64N(n) for a bound n that is not a power of two
+// whose first draw from the state (hi, lo) gave the product (h, l) with
+// l < n: it draws again while the product falls in the biased range, as
+// Uint64N does, and returns the state after the draws and the value.
 func pcgRedraw(hi, lo, n, h, l uint64) (nhi, nlo, j uint64) {
 	thresh := -n % n
 	for l < thresh {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -1173,6 +1174,22 @@ func TestPCGShuffleMatchesShuffle(t *testing.T) {
 			t.Fatalf("seed %d: generator state differs after the draws", seed)
 		}
 	}
+}
+
+// pcgUint64N is rand.Rand.Uint64N(n) on a 64-bit platform from the PCG
+// state (hi, lo), composed as pcgRand.shuffle draws each bound: the
+// state after the draws and the value drawn in [0, n), n > 0.
+func pcgUint64N(hi, lo, n uint64) (nhi, nlo, j uint64) {
+	var x uint64
+	hi, lo, x = pcgNext(hi, lo)
+	if n&(n-1) == 0 {
+		return hi, lo, x & (n - 1)
+	}
+	h, l := bits.Mul64(x, n)
+	if l < n {
+		return pcgRedraw(hi, lo, n, h, l)
+	}
+	return hi, lo, h
 }
 
 // pcgUint64 draws as PCG.Uint64 from the state (hi, lo).

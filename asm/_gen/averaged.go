@@ -68,6 +68,8 @@ func genAxpyAvg(slots bool) {
 // w += a·v at wm and u += ca·float64(v) at um, each product rounded
 // before it is added, with a and ca in ax and cx.
 func avgStep(ax, cx, vm Op, wm, um Mem) {
+	// v is allocated before p and d, as it always was, so that the
+	// kernels that load v from memory keep their generated code.
 	v, ok := vm.(reg.Register)
 	if !ok {
 		v = XMM()
