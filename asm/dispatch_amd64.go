@@ -83,6 +83,14 @@ func axpyAvgP32F32Vec(a float32, ca float64, p []uint32, sh uint, w []float32, u
 	}
 }
 
+// axpyIndP32F32Vec runs the VEX scalar update over a packed row (both
+// SIMD tiers), as AxpyIndF32 runs one kernel for both.
+func axpyIndP32F32Vec(a float32, p []uint32, sh uint, w []float32) {
+	if !axpyIndP32F32AVX(a, p, uint64(sh), uint64(1)<<sh-1, w, len(w)) {
+		panicP32("AxpyIndP32F32", p, sh, len(w))
+	}
+}
+
 // packP32Vec packs the whole vectors of eight of a row (PackP32 packs the
 // rest) and reports whether they packed without loss.
 func packP32Vec(dst []uint32, ind []int32, val []float32, sh uint) bool {

@@ -67,4 +67,5 @@ func dotRowsF64Sized(Tier, []int64, []int32, []float64, []float64, []float64) { 
 
 func dotP32F32AVX512Sized([]uint32, uint, []float32) float32                       { unreachable(); return 0 }
 func axpyAvgP32F32Vec(float32, float64, []uint32, uint, []float32, []float64, int) { unreachable() }
+func axpyIndP32F32Vec(float32, []uint32, uint, []float32)                          { unreachable() }
 func packP32Vec([]uint32, []int32, []float32, uint) bool                           { unreachable(); return false }

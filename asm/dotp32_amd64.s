@@ -423,6 +423,113 @@ bad:
 	MOVB AL, ret+112(FP)
 	RET
 
+// func axpyIndP32F32AVX(a float32, p []uint32, sh uint64, mask uint64, w []float32, lim int) bool
+// Requires: AVX, AVX2, FMA3, SSE
+TEXT ·axpyIndP32F32AVX(SB), NOSPLIT, $0-81
+	MOVSS a+0(FP), X0
+	MOVQ  p_base+8(FP), AX
+	MOVQ  p_len+16(FP), CX
+	MOVQ  sh+32(FP), DX
+	MOVQ  mask+40(FP), BX
+	MOVQ  w_base+48(FP), SI
+	MOVQ  lim+72(FP), DI
+	VMOVQ DX, X1
+
+loop8:
+	CMPQ         CX, $0x00000008
+	JL           scalar
+	VMOVDQU      (AX), Y2
+	VPSRLD       X1, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X3
+	VMOVAPS      X2, X4
+	MOVL         (AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, DI
+	JAE          bad
+	VFMADD213SS  (SI)(DX*4), X0, X4
+	VMOVSS       X4, (SI)(DX*4)
+	VMOVSHDUP    X2, X4
+	MOVL         4(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, DI
+	JAE          bad
+	VFMADD213SS  (SI)(DX*4), X0, X4
+	VMOVSS       X4, (SI)(DX*4)
+	VMOVHLPS     X2, X2, X4
+	MOVL         8(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, DI
+	JAE          bad
+	VFMADD213SS  (SI)(DX*4), X0, X4
+	VMOVSS       X4, (SI)(DX*4)
+	VPERMILPS    $0xff, X2, X2
+	MOVL         12(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, DI
+	JAE          bad
+	VFMADD213SS  (SI)(DX*4), X0, X2
+	VMOVSS       X2, (SI)(DX*4)
+	VMOVAPS      X3, X2
+	MOVL         16(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, DI
+	JAE          bad
+	VFMADD213SS  (SI)(DX*4), X0, X2
+	VMOVSS       X2, (SI)(DX*4)
+	VMOVSHDUP    X3, X2
+	MOVL         20(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, DI
+	JAE          bad
+	VFMADD213SS  (SI)(DX*4), X0, X2
+	VMOVSS       X2, (SI)(DX*4)
+	VMOVHLPS     X3, X3, X2
+	MOVL         24(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, DI
+	JAE          bad
+	VFMADD213SS  (SI)(DX*4), X0, X2
+	VMOVSS       X2, (SI)(DX*4)
+	VPERMILPS    $0xff, X3, X2
+	MOVL         28(AX), DX
+	ANDQ         BX, DX
+	CMPQ         DX, DI
+	JAE          bad
+	VFMADD213SS  (SI)(DX*4), X0, X2
+	VMOVSS       X2, (SI)(DX*4)
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, CX
+	JMP          loop8
+
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVD       (AX), X2
+	VPSRLD      X1, X2, X2
+	VCVTDQ2PS   X2, X2
+	MOVL        (AX), DX
+	ANDQ        BX, DX
+	CMPQ        DX, DI
+	JAE         bad
+	VFMADD213SS (SI)(DX*4), X0, X2
+	VMOVSS      X2, (SI)(DX*4)
+	ADDQ        $0x00000004, AX
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+80(FP)
+	RET
+
+bad:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+80(FP)
+	RET
+
 // func packP32AVX2(dst []uint32, ind []int32, val []float32, sh uint64) bool
 // Requires: AVX, AVX2
 TEXT ·packP32AVX2(SB), NOSPLIT, $0-81

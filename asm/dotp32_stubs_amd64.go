@@ -14,4 +14,7 @@ func dotP32F32AVX512(p []uint32, sh uint64, mask uint64, w []float32, lim int) (
 func axpyAvgP32F32AVX(a float32, ca float64, p []uint32, sh uint64, mask uint64, w []float32, u []float64, lim int) bool
 
 //go:noescape
+func axpyIndP32F32AVX(a float32, p []uint32, sh uint64, mask uint64, w []float32, lim int) bool
+
+//go:noescape
 func packP32AVX2(dst []uint32, ind []int32, val []float32, sh uint64) bool

@@ -129,6 +129,42 @@ func axpyAvgP32F32Generic(a float32, ca float64, p []uint32, sh uint, w []float3
 	}
 }
 
+// AxpyIndP32F32 is AxpyIndF32 over the row packed in p with sh index bits:
+// for every element in order, with v its value and j its index,
+// w[j] += a·v, the bits AxpyIndF32 gives on the unpacked row on every
+// tier (its SIMD tiers fuse the multiply and the add). It panics if some
+// index is not below len(w) (the elements before it updated) or sh is not
+// in [1, 31].
+func AxpyIndP32F32(a float32, p []uint32, sh uint, w []float32) {
+	if sh < 1 || sh > 31 {
+		panic(fmt.Sprintf("asm.AxpyIndP32F32: shift %d not in [1, 31]", sh))
+	}
+	if tier() != Generic {
+		axpyIndP32F32Vec(a, p, sh, w)
+		return
+	}
+	axpyIndP32F32Generic(a, p, sh, w)
+}
+
+// axpyIndP32F32Generic computes, for k in order, as axpyIndF32Generic
+// does,
+//
+//	j, v := p[k]&(1<<sh-1), float32(p[k]>>sh)
+//	w[j] += a * v
+//
+// panicking at the first j not below len(w).
+func axpyIndP32F32Generic(a float32, p []uint32, sh uint, w []float32) {
+	mask := uint32(1)<<sh - 1
+	for k, x := range p {
+		j := x & mask
+		if int(j) >= len(w) {
+			panic(fmt.Sprintf("asm.AxpyIndP32F32: index %d of p[%d] out of range [0, %d)", j, k, len(w)))
+		}
+		v := float32(x >> sh)
+		w[j] += a * v
+	}
+}
+
 // PrefetchP32 is PrefetchRow for a packed row: a hint for every 64-byte
 // line of p. It reads nothing and cannot fault.
 func PrefetchP32(p []uint32) { prefetchLines(p) }

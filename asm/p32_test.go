@@ -90,6 +90,64 @@ func TestAxpyAvgP32SameBits(t *testing.T) {
 	})
 }
 
+// TestAxpyIndP32SameBits: the packed plain update leaves w bit for bit as
+// AxpyIndF32 leaves it on the unpacked row, on every tier (the SIMD tiers
+// fuse the multiply and the add, the generic one need not), for rows of 0
+// to 300 elements at unaligned starts and values up to the largest the
+// shift allows.
+func TestAxpyIndP32SameBits(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(99, 100))
+		for _, dim := range []int{301, 777, 1 << 17} {
+			sh := P32Shift(dim)
+			for n := 0; n <= 300; n++ {
+				vmax := 40
+				if n%7 == 0 {
+					vmax = 1 << min(24, 32-sh)
+				}
+				ind, val, p, _ := p32Row(t, r, n, dim, vmax, n%5)
+				w1 := make([]float32, dim)
+				for j := range w1 {
+					w1[j] = float32(r.NormFloat64())
+				}
+				w2 := slices.Clone(w1)
+				a := float32(r.NormFloat64())
+				AxpyIndF32(a, val, ind, w1)
+				AxpyIndP32F32(a, p, sh, w2)
+				for j := range w1 {
+					if math.Float32bits(w1[j]) != math.Float32bits(w2[j]) {
+						t.Fatalf("dim %d, n %d, feature %d: %v, AxpyIndF32 %v", dim, n, j, w2[j], w1[j])
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestAxpyIndP32Fuses: on the SIMD tiers the packed plain update rounds
+// a·v + w once, as AxpyIndF32 does there: with a = 1+2⁻¹², v = 1+2⁻¹² and
+// w = −(1+2⁻¹¹), the exact sum is 2⁻²⁴, which a rounded product loses.
+func TestAxpyIndP32Fuses(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		const sh = 4
+		a := float32(1 + 1.0/4096)
+		w := []float32{-(1 + 1.0/2048)}
+		// v = 1+2⁻¹² is not an integer; scale: a·v with v = 4097 and
+		// a = (1+2⁻¹²)/4096 is the same product.
+		a /= 4096
+		p := []uint32{4097<<sh | 0}
+		w2 := slices.Clone(w)
+		AxpyIndP32F32(a, p, sh, w)
+		AxpyIndF32(a, []float32{4097}, []int32{0}, w2)
+		if math.Float32bits(w[0]) != math.Float32bits(w2[0]) {
+			t.Fatalf("packed %v, unpacked %v", w[0], w2[0])
+		}
+		if tier() != Generic && w[0] != float32(math.Ldexp(1, -24)) {
+			t.Fatalf("SIMD tier: %v, want the fused 2^-24", w[0])
+		}
+	})
+}
+
 // TestPackP32: what packs and what does not, and that a packed row
 // unpacks to itself.
 func TestPackP32(t *testing.T) {
@@ -141,12 +199,14 @@ func TestP32BadIndex(t *testing.T) {
 				p[pos] = uint32(lim+pos%(1<<sh-lim)) | 1<<sh
 				mustPanic(t, "DotP32F32", func() { DotP32F32(p, sh, w) })
 				mustPanic(t, "AxpyAvgP32F32", func() { AxpyAvgP32F32(1, 1, p, sh, w, u) })
+				mustPanic(t, "AxpyIndP32F32", func() { AxpyIndP32F32(1, p, sh, w) })
 				if pos > 3 {
 					break
 				}
 			}
 		}
 		mustPanic(t, "DotP32F32 shift 0", func() { DotP32F32(nil, 0, w) })
+		mustPanic(t, "AxpyIndP32F32 shift 32", func() { AxpyIndP32F32(1, nil, 32, w) })
 		PrefetchP32(nil)
 		PrefetchP32(make([]uint32, 3))
 	})
@@ -173,6 +233,7 @@ func TestP32StaysInFencedSlices(t *testing.T) {
 				w, u := fenced32(t, dim, atEnd), fenced64(t, dim, atEnd)
 				_ = DotP32F32(p, sh, w)
 				AxpyAvgP32F32(0.5, 2, p, sh, w, u)
+				AxpyIndP32F32(0.5, p, sh, w)
 				PrefetchP32(p)
 				ind, val := fencedI32(t, n, atEnd), fenced32(t, n, atEnd)
 				for k := range ind {

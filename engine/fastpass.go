@@ -96,17 +96,18 @@ func (f *fitter) binaryPass(ctx context.Context, st *state, order []int32, ext [
 }
 
 // packedBinary reports whether st's steps can read packed rows: a binary
-// averaged learner with nothing else to do per example (no sample or
-// class weights, no voted log, no mistake trace) whose step reads a row's
-// values only through the dot product and the averaged update, whose
-// packed kernels give the unpacked bits: the Perceptron rule, or the
-// passive-aggressive rules on normalized rows, where ‖x‖² is 1 and not
-// summed from the values. (Pegasos scales its weights otherwise; the
-// plain learner's update fuses its multiply and add.)
+// averaged or plain learner with nothing else to do per example (no
+// sample or class weights, no voted log, no mistake trace) whose step
+// reads a row's values only through the dot product and the update,
+// whose packed kernels give the unpacked bits (AxpyAvgP32F32 for the
+// averaged learner, AxpyIndP32F32 for the plain one): the Perceptron
+// rule, or the passive-aggressive rules on normalized rows, where ‖x‖² is
+// 1 and not summed from the values. (Pegasos scales its weights
+// otherwise.)
 func (st *state) packedBinary(sw []float64) bool {
 	s := &st.s
 	rule := s.Rule == Perceptron || (s.Normalize && (s.Rule == PA || s.Rule == PA1 || s.Rule == PA2))
-	return st.K == 1 && st.u != nil && rule && sw == nil && st.cw == nil && st.votes == nil && traceMistake == nil
+	return st.K == 1 && rule && sw == nil && st.cw == nil && st.votes == nil && traceMistake == nil
 }
 
 // packRows packs the rows of f.X (asm.PackP32) for passes that can use
@@ -135,7 +136,7 @@ func (f *fitter) packRows(s *settings, check bool) error {
 	if X == nil {
 		return nil
 	}
-	if !packing || f.D != nil || s.Algorithm != Averaged || !st.packedBinary(s.SampleWeight) || s.epochs < packMinEpochs {
+	if !packing || f.D != nil || (s.Algorithm != Averaged && s.Algorithm != Plain) || !st.packedBinary(s.SampleWeight) || s.epochs < packMinEpochs {
 		return f.checkRows(check)
 	}
 	sh := asm.P32Shift(X.Cols)
@@ -309,9 +310,13 @@ func (f *fitter) binaryPassP32(ctx context.Context, st *state, order []int32, ex
 		if m <= tau {
 			a := eta * y
 			bias += a * bb
-			c := st.c
-			asm.AxpyAvgP32F32(a, c*float64(a), row, sh, w, u)
-			st.ub[0] += c * float64(a) * float64(bb)
+			if u != nil {
+				c := st.c
+				asm.AxpyAvgP32F32(a, c*float64(a), row, sh, w, u)
+				st.ub[0] += c * float64(a) * float64(bb)
+			} else {
+				asm.AxpyIndP32F32(a, row, sh, w)
+			}
 			ps.updates++
 		}
 		st.c++
@@ -351,9 +356,13 @@ func (f *fitter) rulePassP32(ctx context.Context, st *state, order []int32, ext 
 		if o.update {
 			st.b[0] += a * st.bb
 			ax := st.rowStep(a, sc)
-			ca := st.clock() * float64(ax)
-			asm.AxpyAvgP32F32(ax, ca, row, sh, w, u)
-			st.ub[0] += st.clock() * float64(a) * float64(st.bb)
+			if u != nil {
+				ca := st.clock() * float64(ax)
+				asm.AxpyAvgP32F32(ax, ca, row, sh, w, u)
+				st.ub[0] += st.clock() * float64(a) * float64(st.bb)
+			} else {
+				asm.AxpyIndP32F32(ax, row, sh, w)
+			}
 		}
 		st.tick()
 		if o.mistake {

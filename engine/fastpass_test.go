@@ -149,10 +149,10 @@ func fxPackedSame(t *testing.T, name string, X *sparse.CSR, y []float64, cfg Con
 	}
 }
 
-// TestPackedRowsSameModel: where an averaged binary learner trains on
-// packed rows (the perceptron, and the passive-aggressive rules on
-// normalized rows), it trains the model the unpacked rows give, bit for
-// bit, with the same statistics; rows that do not pack (fractional or
+// TestPackedRowsSameModel: where an averaged or plain binary learner
+// trains on packed rows (the perceptron, and the passive-aggressive rules
+// on normalized rows), it trains the model the unpacked rows give, bit
+// for bit, with the same statistics; rows that do not pack (fractional or
 // negative values) and the learners that do not use the packed passes are
 // left alone.
 func TestPackedRowsSameModel(t *testing.T) {
@@ -176,6 +176,15 @@ func TestPackedRowsSameModel(t *testing.T) {
 		"PA-II, normalized, C 0.1": {Rule: PA2, Normalize: true, C: 0.1, Workers: 2},
 		"PA-I, normalized":         {Rule: PA1, Normalize: true, C: 0.05},
 		"PA, normalized":           {Rule: PA, Normalize: true, Bias: NoBias},
+		// The plain learner: its update fuses the multiply and the add
+		// on the SIMD tiers, packed or not.
+		"plain":                         {Algorithm: Plain},
+		"plain, margin, lr":             {Algorithm: Plain, Margin: 0.5, LearningRate: 0.1, Seed: 3},
+		"plain, 2 workers":              {Algorithm: Plain, Workers: 2},
+		"plain, validation":             {Algorithm: Plain, Validation: 0.2, Patience: 2, Epochs: 12},
+		"plain, perceptron, normalized": {Algorithm: Plain, Normalize: true},
+		"plain, PA-II, normalized":      {Algorithm: Plain, Rule: PA2, Normalize: true, C: 0.1},
+		"plain, PA-I, normalized":       {Algorithm: Plain, Rule: PA1, Normalize: true, C: 0.05},
 	}
 	for name, cfg := range cfgs {
 		t.Run(name, func(t *testing.T) { fxPackedSame(t, name, Xc, y, cfg) })
@@ -187,7 +196,8 @@ func TestPackedRowsSameModel(t *testing.T) {
 	}{
 		"negative values":   {Xi, Config{}},
 		"fractional values": {fxFractional(Xc), Config{}},
-		"plain":             {Xc, Config{Algorithm: Plain}},
+		"voted":             {Xc, Config{Algorithm: Voted}},
+		"plain, PA-II":      {Xc, Config{Algorithm: Plain, Rule: PA2}},
 		"PA-II":             {Xc, Config{Rule: PA2}},
 		"Pegasos":           {Xc, Config{Rule: Pegasos, Normalize: true}},
 		"sample weights":    {Xc, Config{SampleWeight: make([]float64, Xc.Rows)}},

@@ -223,6 +223,84 @@ func genAxpyAvgP32() {
 	retBad(0, true)
 }
 
+// genAxpyIndP32: func(a float32, p []uint32, sh, mask uint64, w []float32,
+// lim int) bool, genAxpyInd's update over a packed row: for every element
+// in order, j = p[k]&mask and v = float32(p[k]>>sh), w[j] = fma(a, v, w[j])
+// rounded once, as genAxpyInd's FMA rounds it; false at the first index
+// not in [0, lim) (the elements before it updated). The caller passes
+// lim = len(w). The values are converted and moved to registers as in
+// genAxpyAvgP32. One kernel serves both SIMD tiers.
+func genAxpyIndP32() {
+	TEXT("axpyIndP32F32AVX", NOSPLIT, "func(a float32, p []uint32, sh, mask uint64, w []float32, lim int) bool")
+	Pragma("noescape")
+	ax := Load(Param("a"), XMM())
+	ip := ldGP(Param("p").Base())
+	n := ldGP(Param("p").Len())
+	sh := ldGP(Param("sh"))
+	mask := ldGP(Param("mask"))
+	wp := ldGP(Param("w").Base())
+	l := limits{gp: ldGP(Param("lim"))}
+	shX := XMM()
+	VMOVQ(sh, shX)
+	// one updates with element k of the row at ip, whose value
+	// (converted) is in the low lane of x, which it overwrites.
+	one := func(k int, x reg.Register) {
+		r := GP64()
+		MOVL(Mem{Base: ip, Disp: 4 * k}, r.As32())
+		ANDQ(mask, r)
+		checkGP(l, r)
+		m := Mem{Base: wp, Index: r, Scale: 4}
+		VFMADD213SS(m, ax, x)
+		VMOVSS(x, m)
+	}
+	Label("loop8")
+	CMPQ(n, U32(8))
+	JL(LabelRef("scalar"))
+	vals := YMM()
+	VMOVDQU(Mem{Base: ip}, vals)
+	VPSRLD(shX, vals, vals)
+	VCVTDQ2PS(vals, vals)
+	halves := [2]reg.Register{vals.AsX(), XMM()}
+	VEXTRACTF128(U8(1), vals, halves[1])
+	for h, x := range halves {
+		for q := 0; q < 4; q++ {
+			// Each lane goes to a register of its own, as one
+			// overwrites it; the other lanes stay in x.
+			t := XMM()
+			switch q {
+			case 0:
+				VMOVAPS(x, t)
+			case 1:
+				VMOVSHDUP(x, t)
+			case 2:
+				VMOVHLPS(x, x, t)
+			case 3:
+				VPERMILPS(U8(0xff), x, t)
+			}
+			one(4*h+q, t)
+		}
+	}
+	ADDQ(U32(32), ip)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("loop8"))
+	Label("scalar")
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	x := XMM()
+	VMOVD(Mem{Base: ip}, x)
+	VPSRLD(shX, x, x)
+	VCVTDQ2PS(x, x)
+	one(0, x)
+	ADDQ(U32(4), ip)
+	DECQ(n)
+	JMP(LabelRef("scalar"))
+	Label("done")
+	VZEROUPPER()
+	retOK(0)
+	RET()
+	retBad(0, true)
+}
+
 // genPackP32: func(dst []uint32, ind []int32, val []float32, sh uint64)
 // bool packs the first len(val) rounded down to a multiple of eight
 // elements, dst[k] = uint32(val[k])<<sh | uint32(ind[k]), eight at a time,
