@@ -535,6 +535,49 @@ func mixRange(lo, hi int, frac []float64, n float64, w []float32, sum []float64,
 	}
 }
 
+// mixPair is mixRange over two shards, the mix of a two-worker epoch,
+// with the workers' setup for the next epoch folded in: it mixes weights
+// [lo, hi) of (w0, u0) and (w1, u1) into w and, with averaging (sum, u0
+// and u1 not nil), sum, then leaves both shards' weights of [lo, hi)
+// equal to the mixed ones and their accumulators zero. Its sums are
+// mixRange's in mixRange's order, each from +0 as mixRange's cleared
+// blocks start (so a −0 product gives +0 here too), so its bits are the
+// same; one loop per weight reads and writes every array once, where
+// mixRange and a separate setup pass over each block several times.
+func mixPair(lo, hi int, frac []float64, n float64, w []float32, sum []float64, w0, w1 []float32, u0, u1 []float64) {
+	f0, f1 := frac[0], frac[1]
+	n0, n1 := f0*n, f1*n
+	w = w[lo:hi]
+	w0, w1 = w0[lo:hi], w1[lo:hi]
+	w0, w1 = w0[:len(w)], w1[:len(w)]
+	if sum == nil {
+		for i := range w {
+			v := 0.0
+			v += f0 * float64(w0[i])
+			v += f1 * float64(w1[i])
+			x := float32(v)
+			w[i], w0[i], w1[i] = x, x, x
+		}
+		return
+	}
+	sum = sum[lo:hi]
+	u0, u1 = u0[lo:hi], u1[lo:hi]
+	sum, u0, u1 = sum[:len(w)], u0[:len(w)], u1[:len(w)]
+	for i := range w {
+		x0, x1 := float64(w0[i]), float64(w1[i])
+		v := 0.0
+		v += f0 * x0
+		v += f1 * x1
+		s := 0.0
+		s += n0*x0 - u0[i]
+		s += n1*x1 - u1[i]
+		sum[i] += s
+		x := float32(v)
+		w[i], w0[i], w1[i] = x, x, x
+		u0[i], u1[i] = 0, 0
+	}
+}
+
 // mixBiases mixes the shards' biases into b and, with averaging, sumB,
 // as mixRange mixes the weights.
 func mixBiases(b []float32, sumB []float64, frac []float64, n float64, views []shardView) {

@@ -3,7 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -253,4 +256,122 @@ func TestFitBadRowFound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fxMixPairInputs returns two shards' weights and accumulators of dim
+// coordinates, with zeros of both signs among the weights, and the mixed
+// weights and sum they start from.
+func fxMixPairInputs(r *rand.Rand, dim int, avg bool) (w []float32, sum []float64, ws [2][]float32, us [2][]float64) {
+	w = make([]float32, dim)
+	for k := range ws {
+		ws[k] = make([]float32, dim)
+		for i := range ws[k] {
+			switch r.IntN(6) {
+			case 0:
+				ws[k][i] = float32(math.Copysign(0, -1))
+			case 1:
+				ws[k][i] = 0
+			default:
+				ws[k][i] = float32(r.NormFloat64())
+			}
+		}
+	}
+	if avg {
+		sum = make([]float64, dim)
+		for i := range sum {
+			sum[i] = r.NormFloat64() * 100
+		}
+		for k := range us {
+			us[k] = make([]float64, dim)
+			for i := range us[k] {
+				us[k][i] = r.NormFloat64() * 1000
+			}
+		}
+	}
+	return w, sum, ws, us
+}
+
+// TestMixPairSameBits: mixPair gives mixRange's mixed weights and sums bit
+// for bit (zeros of either sign included) and leaves the two shards set
+// up as mixedEpoch's setup does: weights equal to the mixed ones,
+// accumulators zero, outside [lo, hi) untouched.
+func TestMixPairSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, avg := range []bool{false, true} {
+		for _, c := range []struct{ dim, lo, hi int }{{0, 0, 0}, {1, 0, 1}, {700, 0, 700}, {2000, 300, 1537}} {
+			frac := []float64{0.4375, 0.5625}
+			if c.dim == 700 {
+				frac = []float64{1.0 / 3, 2.0 / 3}
+			}
+			n := 12345.0
+			w, sum, ws, us := fxMixPairInputs(r, c.dim, avg)
+			refW, gotW := slices.Clone(w), slices.Clone(w)
+			refSum, gotSum := slices.Clone(sum), slices.Clone(sum)
+			var refWs, gotWs [2][]float32
+			var refUs, gotUs [2][]float64
+			for k := range ws {
+				refWs[k], gotWs[k] = slices.Clone(ws[k]), slices.Clone(ws[k])
+				refUs[k], gotUs[k] = slices.Clone(us[k]), slices.Clone(us[k])
+			}
+			src := func(k, a, b int) ([]float32, []float64) {
+				if refUs[k] == nil {
+					return refWs[k][a:b], nil
+				}
+				return refWs[k][a:b], refUs[k][a:b]
+			}
+			setup := func(a, b int) {
+				for k := range refWs {
+					copy(refWs[k][a:b], refW[a:b])
+					if refUs[k] != nil {
+						clear(refUs[k][a:b])
+					}
+				}
+			}
+			mixRange(c.lo, c.hi, frac, n, refW, refSum, src, setup)
+			mixPair(c.lo, c.hi, frac, n, gotW, gotSum, gotWs[0], gotWs[1], gotUs[0], gotUs[1])
+			name := fmt.Sprintf("avg %v, dim %d [%d, %d)", avg, c.dim, c.lo, c.hi)
+			for i := range refW {
+				if math.Float32bits(refW[i]) != math.Float32bits(gotW[i]) {
+					t.Fatalf("%s: w[%d] = %v, mixRange %v", name, i, gotW[i], refW[i])
+				}
+				if sum != nil && math.Float64bits(refSum[i]) != math.Float64bits(gotSum[i]) {
+					t.Fatalf("%s: sum[%d] = %v, mixRange %v", name, i, gotSum[i], refSum[i])
+				}
+				for k := range ws {
+					if math.Float32bits(refWs[k][i]) != math.Float32bits(gotWs[k][i]) {
+						t.Fatalf("%s: shard %d w[%d] = %v, want %v", name, k, i, gotWs[k][i], refWs[k][i])
+					}
+					if us[k] != nil && math.Float64bits(refUs[k][i]) != math.Float64bits(gotUs[k][i]) {
+						t.Fatalf("%s: shard %d u[%d] = %v, want %v", name, k, i, gotUs[k][i], refUs[k][i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMixPair: the mix of a two-worker averaged epoch over imdb's
+// width, as mixRange with the separate setup did it and as mixPair does.
+func BenchmarkMixPair(b *testing.B) {
+	const dim = 89527
+	r := rand.New(rand.NewPCG(9, 10))
+	w, sum, ws, us := fxMixPairInputs(r, dim, true)
+	frac := []float64{0.5, 0.5}
+	b.Run("mixRange", func(b *testing.B) {
+		src := func(k, a, b int) ([]float32, []float64) { return ws[k][a:b], us[k][a:b] }
+		setup := func(a, b int) {
+			for k := range ws {
+				copy(ws[k][a:b], w[a:b])
+				clear(us[k][a:b])
+			}
+		}
+		for b.Loop() {
+			mixRange(0, dim, frac, 25000, w, sum, src, setup)
+		}
+	})
+	b.Run("mixPair", func(b *testing.B) {
+		for b.Loop() {
+			mixPair(0, dim, frac, 25000, w, sum, ws[0], ws[1], us[0], us[1])
+		}
+	})
 }

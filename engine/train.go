@@ -653,8 +653,14 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 		}
 	}
 	// The mix reads every worker's weights: split it over the workers too.
+	// Two workers, the common case, mix in one loop per weight (mixPair).
+	pair := P == 2 && (st.sum == nil) == (ws[0].u == nil) && (st.sum == nil) == (ws[1].u == nil)
 	for k := range P {
 		lo, hi := k*len(st.w)/P, (k+1)*len(st.w)/P
+		if pair {
+			wg.Go(func() { mixPair(lo, hi, frac, n, st.w, st.sum, ws[0].w, ws[1].w, ws[0].u, ws[1].u) })
+			continue
+		}
 		wg.Go(func() { mixRange(lo, hi, frac, n, st.w, st.sum, src, setup) })
 	}
 	wg.Wait()
