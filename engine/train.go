@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/dense"
@@ -256,9 +257,9 @@ type fitter struct {
 	// mixed ones and its accumulator zero.
 	primed bool
 	// order is this epoch's visiting order and next the coming one's,
-	// drawn on a goroutine of its own while this epoch runs (drawn is
-	// closed when it is ready): on the core a sequential fit leaves idle,
-	// or beside the parameter mix, off the epoch's path.
+	// drawn while this epoch runs (drawn is closed when it is ready): on
+	// a goroutine of its own, on the core a sequential fit leaves idle, or
+	// by the first parameter-mixing worker done with its shard.
 	order, next []int32
 	drawn       chan struct{}
 	// p32 holds X's rows packed with p32Shift index bits, or is nil (see
@@ -469,6 +470,14 @@ func (f *fitter) drawNext() {
 	}()
 }
 
+// orderReady is a closed channel: f.drawn set to it says that f.next
+// already holds the next order.
+var orderReady = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
 // waitOrder waits for the order drawNext is drawing, if any.
 func (f *fitter) waitOrder() {
 	if f.drawn != nil {
@@ -596,6 +605,12 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 	shard := func(k int) []int32 { return order[k*len(order)/P : (k+1)*len(order)/P] }
 	res := make([]passStats, P)
 	errs := make([]error, P)
+	// The first worker to finish its shard draws the next epoch's order
+	// while the others finish theirs, so that the mix has the cores to
+	// itself. (Drawn beside the mix, it held up half of the mix on one of
+	// two cores; drawn beside the passes, it would hold up a worker.)
+	draw := more && !st.s.NoShuffle
+	var drew atomic.Bool
 	var wg sync.WaitGroup
 	for k, w := range ws {
 		wg.Go(func() {
@@ -608,12 +623,16 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 			clear(w.ub)
 			w.c = 0
 			res[k], errs[k] = f.pass(ctx, w, shard(k))
+			if draw && drew.CompareAndSwap(false, true) {
+				// Only this goroutine touches f.rng and f.next until
+				// wg.Wait returns; f.order and f.train are only read.
+				f.next = f.drawOrder(f.next)
+			}
 		})
 	}
 	wg.Wait()
-	if more {
-		// The workers have finished with order: draw the next beside the mix.
-		f.drawNext()
+	if draw {
+		f.drawn = orderReady
 	}
 	f.primed = false
 	var total passStats
