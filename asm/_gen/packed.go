@@ -143,10 +143,10 @@ func genDotP32() {
 // packed row: for every element, j = p[k]&mask and v = float32(p[k]>>sh),
 // w[j] += a·v and u[j] += ca·float64(v), each product rounded before it is
 // added; false at the first index not in [0, lim) (the elements before it
-// updated). The caller passes lim = min(len(w), len(u)). Eight values at
-// a time are converted in one vector, and the scalar loop of genAxpyAvg
-// takes each from a register; the last elements convert one at a time.
-// One kernel serves both SIMD tiers.
+// updated). The caller passes lim = min(len(w), len(u)). packedLoop
+// converts the values, eight at a time in one vector, and the scalar
+// step of genAxpyAvg takes each from a register. One kernel serves both
+// SIMD tiers.
 func genAxpyAvgP32() {
 	TEXT("axpyAvgP32F32AVX", NOSPLIT, "func(a float32, ca float64, p []uint32, sh, mask uint64, w []float32, u []float64, lim int) bool")
 	Pragma("noescape")
@@ -170,11 +170,26 @@ func genAxpyAvgP32() {
 		checkGP(l, r)
 		avgStep(ax, cx, x, Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8})
 	}
-	// The values of eight elements are shifted and converted in one
-	// vector, and each is moved to the low lane of a register of its
-	// own by one shuffle. (Storing the vector to the stack and loading
-	// the values back one at a time, the alternative, made the kernel
-	// markedly slower on AMD's Zen 3: BenchmarkAxpyAvgP32F32.)
+	packedLoop(ip, n, shX, false, one)
+	Label("done")
+	VZEROUPPER()
+	retOK(0)
+	RET()
+	retBad(0, true)
+}
+
+// packedLoop emits the loop of genAxpyAvgP32 and genAxpyIndP32 over the
+// n elements of the packed row at ip, calling one(k, x) for element k of
+// the current position with its value, shifted by shX and converted, in
+// the low lane of x; it ends where the caller places Label("done"). The
+// values of eight elements are shifted and converted in one vector, and
+// each is moved to the low lane of a register by one shuffle; with own
+// the first gets a register of its own too (a copy), for a one that
+// overwrites x. (Storing the vector to the stack and loading the values
+// back one at a time, the alternative, made the averaged kernel markedly
+// slower on AMD's Zen 3: BenchmarkAxpyAvgP32F32.) The last elements are
+// converted one at a time.
+func packedLoop(ip, n reg.GPVirtual, shX reg.VecVirtual, own bool, one func(k int, x reg.Register)) {
 	Label("loop8")
 	CMPQ(n, U32(8))
 	JL(LabelRef("scalar"))
@@ -187,9 +202,11 @@ func genAxpyAvgP32() {
 	for h, x := range halves {
 		for q := 0; q < 4; q++ {
 			lane := x
-			if q > 0 {
+			if q > 0 || own {
 				t := XMM()
 				switch q {
+				case 0:
+					VMOVAPS(x, t)
 				case 1:
 					VMOVSHDUP(x, t)
 				case 2:
@@ -216,11 +233,6 @@ func genAxpyAvgP32() {
 	ADDQ(U32(4), ip)
 	DECQ(n)
 	JMP(LabelRef("scalar"))
-	Label("done")
-	VZEROUPPER()
-	retOK(0)
-	RET()
-	retBad(0, true)
 }
 
 // genAxpyIndP32: func(a float32, p []uint32, sh, mask uint64, w []float32,
@@ -228,8 +240,8 @@ func genAxpyAvgP32() {
 // in order, j = p[k]&mask and v = float32(p[k]>>sh), w[j] = fma(a, v, w[j])
 // rounded once, as genAxpyInd's FMA rounds it; false at the first index
 // not in [0, lim) (the elements before it updated). The caller passes
-// lim = len(w). The values are converted and moved to registers as in
-// genAxpyAvgP32. One kernel serves both SIMD tiers.
+// lim = len(w). The values are converted and moved to registers by
+// packedLoop, as for genAxpyAvgP32. One kernel serves both SIMD tiers.
 func genAxpyIndP32() {
 	TEXT("axpyIndP32F32AVX", NOSPLIT, "func(a float32, p []uint32, sh, mask uint64, w []float32, lim int) bool")
 	Pragma("noescape")
@@ -253,47 +265,7 @@ func genAxpyIndP32() {
 		VFMADD213SS(m, ax, x)
 		VMOVSS(x, m)
 	}
-	Label("loop8")
-	CMPQ(n, U32(8))
-	JL(LabelRef("scalar"))
-	vals := YMM()
-	VMOVDQU(Mem{Base: ip}, vals)
-	VPSRLD(shX, vals, vals)
-	VCVTDQ2PS(vals, vals)
-	halves := [2]reg.Register{vals.AsX(), XMM()}
-	VEXTRACTF128(U8(1), vals, halves[1])
-	for h, x := range halves {
-		for q := 0; q < 4; q++ {
-			// Each lane goes to a register of its own, as one
-			// overwrites it; the other lanes stay in x.
-			t := XMM()
-			switch q {
-			case 0:
-				VMOVAPS(x, t)
-			case 1:
-				VMOVSHDUP(x, t)
-			case 2:
-				VMOVHLPS(x, x, t)
-			case 3:
-				VPERMILPS(U8(0xff), x, t)
-			}
-			one(4*h+q, t)
-		}
-	}
-	ADDQ(U32(32), ip)
-	SUBQ(U32(8), n)
-	JMP(LabelRef("loop8"))
-	Label("scalar")
-	TESTQ(n, n)
-	JZ(LabelRef("done"))
-	x := XMM()
-	VMOVD(Mem{Base: ip}, x)
-	VPSRLD(shX, x, x)
-	VCVTDQ2PS(x, x)
-	one(0, x)
-	ADDQ(U32(4), ip)
-	DECQ(n)
-	JMP(LabelRef("scalar"))
+	packedLoop(ip, n, shX, true, one)
 	Label("done")
 	VZEROUPPER()
 	retOK(0)
