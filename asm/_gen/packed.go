@@ -152,10 +152,7 @@ func genAxpyAvgP32() {
 	Pragma("noescape")
 	ax := Load(Param("a"), XMM())
 	cx := Load(Param("ca"), XMM())
-	ip := ldGP(Param("p").Base())
-	n := ldGP(Param("p").Len())
-	sh := ldGP(Param("sh"))
-	mask := ldGP(Param("mask"))
+	ip, n, sh, mask := packedParams()
 	wp := ldGP(Param("w").Base())
 	up := ldGP(Param("u").Base())
 	l := limits{gp: ldGP(Param("lim"))}
@@ -164,10 +161,7 @@ func genAxpyAvgP32() {
 	// one updates with element k of the row at ip, whose value v
 	// (converted) is in the low lane of x.
 	one := func(k int, x reg.Register) {
-		r := GP64()
-		MOVL(Mem{Base: ip, Disp: 4 * k}, r.As32())
-		ANDQ(mask, r)
-		checkGP(l, r)
+		r := packedIndex(ip, mask, l, k)
 		avgStep(ax, cx, x, Mem{Base: wp, Index: r, Scale: 4}, Mem{Base: up, Index: r, Scale: 8})
 	}
 	packedLoop(ip, n, shX, false, one)
@@ -176,6 +170,26 @@ func genAxpyAvgP32() {
 	retOK(0)
 	RET()
 	retBad(0, true)
+}
+
+// packedParams loads the packed row's parameters p (its base and
+// length), sh and mask, for genAxpyAvgP32 and genAxpyIndP32.
+func packedParams() (ip, n, sh, mask reg.GPVirtual) {
+	ip = ldGP(Param("p").Base())
+	n = ldGP(Param("p").Len())
+	sh = ldGP(Param("sh"))
+	mask = ldGP(Param("mask"))
+	return ip, n, sh, mask
+}
+
+// packedIndex loads element k of the packed row at ip, keeps its index
+// (mask) and jumps to "bad" unless the index is below l.
+func packedIndex(ip, mask reg.GPVirtual, l limits, k int) reg.GPVirtual {
+	r := GP64()
+	MOVL(Mem{Base: ip, Disp: 4 * k}, r.As32())
+	ANDQ(mask, r)
+	checkGP(l, r)
+	return r
 }
 
 // packedLoop emits the loop of genAxpyAvgP32 and genAxpyIndP32 over the
@@ -246,10 +260,7 @@ func genAxpyIndP32() {
 	TEXT("axpyIndP32F32AVX", NOSPLIT, "func(a float32, p []uint32, sh, mask uint64, w []float32, lim int) bool")
 	Pragma("noescape")
 	ax := Load(Param("a"), XMM())
-	ip := ldGP(Param("p").Base())
-	n := ldGP(Param("p").Len())
-	sh := ldGP(Param("sh"))
-	mask := ldGP(Param("mask"))
+	ip, n, sh, mask := packedParams()
 	wp := ldGP(Param("w").Base())
 	l := limits{gp: ldGP(Param("lim"))}
 	shX := XMM()
@@ -257,10 +268,7 @@ func genAxpyIndP32() {
 	// one updates with element k of the row at ip, whose value
 	// (converted) is in the low lane of x, which it overwrites.
 	one := func(k int, x reg.Register) {
-		r := GP64()
-		MOVL(Mem{Base: ip, Disp: 4 * k}, r.As32())
-		ANDQ(mask, r)
-		checkGP(l, r)
+		r := packedIndex(ip, mask, l, k)
 		m := Mem{Base: wp, Index: r, Scale: 4}
 		VFMADD213SS(m, ax, x)
 		VMOVSS(x, m)
