@@ -19,19 +19,6 @@ func archInit() {
 	}
 }
 
-// gatherMaxBytes is the weight-vector size above which gathers lose to
-// scalar loads: gathers win while the weights sit in L2 and lose once
-// they exceed about 8 MiB, when nearly every element is a cache miss and
-// the gather's serialised loads cost more than the scalar loop's
-// overlapped ones.
-const gatherMaxBytes = 8 << 20
-
-// gatherMinLen is the row length below which the scalar loop beats the
-// gather kernels: their masked tail and horizontal sum are a fixed cost
-// per row that short rows (a9a's have 14 nonzeros) do not repay; the two
-// draw about level in the mid to high twenties.
-const gatherMinLen = 24
-
 // The Sized wrappers switch to scalar loads for weight vectors past
 // gatherMaxBytes and rows shorter than gatherMinLen, and otherwise call the
 // gather kernel with the bound its indices must respect: below gatherMaxBytes
@@ -48,47 +35,6 @@ func dotIndF32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
 		panicIndex("DotIndF32", ind, len(w))
 	}
 	return s
-}
-
-// dotP32F32AVX2Sized switches as dotIndF32AVX2Sized does, so that its
-// sums are that function's bits over the unpacked row.
-func dotP32F32AVX2Sized(p []uint32, sh uint, w []float32) float32 {
-	if len(w)*4 > gatherMaxBytes || len(p) < gatherMinLen || len(w) == 0 {
-		return dotP32F32Generic(p, sh, w)
-	}
-	s, ok := dotP32F32AVX2(p, uint64(sh), uint64(1)<<sh-1, w, len(w))
-	if !ok {
-		panicP32("DotP32F32", p, sh, len(w))
-	}
-	return s
-}
-
-// dotP32F32AVX512Sized switches as dotIndF32AVX512Sized does.
-func dotP32F32AVX512Sized(p []uint32, sh uint, w []float32) float32 {
-	if len(w)*4 > gatherMaxBytes || len(p) < gatherMinLen || len(w) == 0 {
-		return dotP32F32Generic(p, sh, w)
-	}
-	s, ok := dotP32F32AVX512(p, uint64(sh), uint64(1)<<sh-1, w, len(w))
-	if !ok {
-		panicP32("DotP32F32", p, sh, len(w))
-	}
-	return s
-}
-
-// axpyAvgP32F32Vec runs the VEX scalar update over a packed row (both
-// SIMD tiers); lim = min(len(w), len(u)).
-func axpyAvgP32F32Vec(a float32, ca float64, p []uint32, sh uint, w []float32, u []float64, lim int) {
-	if !axpyAvgP32F32AVX(a, ca, p, uint64(sh), uint64(1)<<sh-1, w, u, lim) {
-		panicP32("AxpyAvgP32F32", p, sh, lim)
-	}
-}
-
-// axpyIndP32F32Vec runs the VEX scalar update over a packed row (both
-// SIMD tiers), as AxpyIndF32 runs one kernel for both.
-func axpyIndP32F32Vec(a float32, p []uint32, sh uint, w []float32) {
-	if !axpyIndP32F32AVX(a, p, uint64(sh), uint64(1)<<sh-1, w, len(w)) {
-		panicP32("AxpyIndP32F32", p, sh, len(w))
-	}
 }
 
 // packP32Vec packs the whole vectors of eight of a row (PackP32 packs the

@@ -33,7 +33,6 @@ func sumSqF64AVX512([]float64) float64 { unreachable(); return 0 }
 
 func dotIndF32AVX2Sized([]float32, []int32, []float32) float32    { unreachable(); return 0 }
 func dotIndF32AVX512Sized([]float32, []int32, []float32) float32  { unreachable(); return 0 }
-func dotP32F32AVX2Sized([]uint32, uint, []float32) float32        { unreachable(); return 0 }
 func dotInd4F32AVX2Sized([]float32, []int32, []float32) float32   { unreachable(); return 0 }
 func dotInd4F32AVX512Sized([]float32, []int32, []float32) float32 { unreachable(); return 0 }
 func dotIndF64AVX2Sized([]float64, []int32, []float64) float64    { unreachable(); return 0 }
@@ -65,7 +64,21 @@ func quotientF32AVX512([]float32, []float64, float64)           { unreachable() 
 func dotRowsF32Sized(Tier, []int64, []int32, []float32, []float32, []float32) { unreachable() }
 func dotRowsF64Sized(Tier, []int64, []int32, []float64, []float64, []float64) { unreachable() }
 
-func dotP32F32AVX512Sized([]uint32, uint, []float32) float32                       { unreachable(); return 0 }
-func axpyAvgP32F32Vec(float32, float64, []uint32, uint, []float32, []float64, int) { unreachable() }
-func axpyIndP32F32Vec(float32, []uint32, uint, []float32)                          { unreachable() }
-func packP32Vec([]uint32, []int32, []float32, uint) bool                           { unreachable(); return false }
+func packP32Vec([]uint32, []int32, []float32, uint) bool { unreachable(); return false }
+
+func dotP32F32AVX2([]uint32, uint64, uint64, []float32, int) (float32, bool) {
+	unreachable()
+	return 0, false
+}
+func dotP32F32AVX512([]uint32, uint64, uint64, []float32, int) (float32, bool) {
+	unreachable()
+	return 0, false
+}
+func axpyAvgP32F32AVX(float32, float64, []uint32, uint64, uint64, []float32, []float64, int) bool {
+	unreachable()
+	return false
+}
+func axpyIndP32F32AVX(float32, []uint32, uint64, uint64, []float32, int) bool {
+	unreachable()
+	return false
+}

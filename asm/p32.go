@@ -61,16 +61,7 @@ func PackP32(dst []uint32, ind []int32, val []float32, sh uint) bool {
 // switch to scalar loads. It panics if some index is not in [0, len(w))
 // or sh is not in [1, 31].
 func DotP32F32(p []uint32, sh uint, w []float32) float32 {
-	if sh < 1 || sh > 31 {
-		panic(fmt.Sprintf("asm.DotP32F32: shift %d not in [1, 31]", sh))
-	}
-	switch tier() {
-	case AVX512:
-		return dotP32F32AVX512Sized(p, sh, w)
-	case AVX2:
-		return dotP32F32AVX2Sized(p, sh, w)
-	}
-	return dotP32F32Generic(p, sh, w)
+	return newP32("DotP32F32", sh).Dot(p, w)
 }
 
 // dotP32F32Generic computes, in the order of dotIndF32Generic,
@@ -97,15 +88,7 @@ func dotP32F32Generic(p []uint32, sh uint, w []float32) float32 {
 // if some index is not below len(w) and len(u) (the elements before it
 // updated) or sh is not in [1, 31].
 func AxpyAvgP32F32(a float32, ca float64, p []uint32, sh uint, w []float32, u []float64) {
-	if sh < 1 || sh > 31 {
-		panic(fmt.Sprintf("asm.AxpyAvgP32F32: shift %d not in [1, 31]", sh))
-	}
-	lim := min(len(w), len(u))
-	if tier() != Generic {
-		axpyAvgP32F32Vec(a, ca, p, sh, w, u, lim)
-		return
-	}
-	axpyAvgP32F32Generic(a, ca, p, sh, w, u, lim)
+	newP32("AxpyAvgP32F32", sh).AxpyAvg(a, ca, p, w, u)
 }
 
 // axpyAvgP32F32Generic computes, for k in order,
@@ -136,14 +119,7 @@ func axpyAvgP32F32Generic(a float32, ca float64, p []uint32, sh uint, w []float3
 // index is not below len(w) (the elements before it updated) or sh is not
 // in [1, 31].
 func AxpyIndP32F32(a float32, p []uint32, sh uint, w []float32) {
-	if sh < 1 || sh > 31 {
-		panic(fmt.Sprintf("asm.AxpyIndP32F32: shift %d not in [1, 31]", sh))
-	}
-	if tier() != Generic {
-		axpyIndP32F32Vec(a, p, sh, w)
-		return
-	}
-	axpyIndP32F32Generic(a, p, sh, w)
+	newP32("AxpyIndP32F32", sh).Axpy(a, p, w)
 }
 
 // axpyIndP32F32Generic computes, for k in order, as axpyIndF32Generic
@@ -162,6 +138,76 @@ func axpyIndP32F32Generic(a float32, p []uint32, sh uint, w []float32) {
 		}
 		v := float32(x >> sh)
 		w[j] += a * v
+	}
+}
+
+// P32 is DotP32F32, AxpyAvgP32F32 and AxpyIndP32F32 for one shift, with
+// the shift checked and the tier chosen once (NewP32) rather than at every
+// call: a pass that calls them for every row of an epoch, as the
+// perceptron's does, saves a call level and the checks per row. Its
+// methods give the functions' results bit for bit, and panic where they
+// panic.
+type P32 struct {
+	sh   uint
+	mask uint64
+	t    Tier
+}
+
+// NewP32 returns the packed-row kernels for sh index bits on the tier
+// active now. It panics if sh is not in [1, 31].
+func NewP32(sh uint) P32 { return newP32("NewP32", sh) }
+
+// newP32 is NewP32 for the function op, which its panic names.
+func newP32(op string, sh uint) P32 {
+	if sh < 1 || sh > 31 {
+		panic(fmt.Sprintf("asm.%s: shift %d not in [1, 31]", op, sh))
+	}
+	return P32{sh: sh, mask: uint64(1)<<sh - 1, t: tier()}
+}
+
+// Dot is DotP32F32(p, sh, w). The SIMD tiers take scalar loads into
+// vectors for rows of gatherMinLen elements or more and weights of up to
+// gatherMaxBytes, and the portable loop otherwise, as DotIndF32 does, so
+// that the sum is DotIndF32's over the unpacked row.
+func (k P32) Dot(p []uint32, w []float32) float32 {
+	if k.t == Generic || len(p) < gatherMinLen || len(w) == 0 || len(w)*4 > gatherMaxBytes {
+		return dotP32F32Generic(p, k.sh, w)
+	}
+	var s float32
+	var ok bool
+	if k.t == AVX512 {
+		s, ok = dotP32F32AVX512(p, uint64(k.sh), k.mask, w, len(w))
+	} else {
+		s, ok = dotP32F32AVX2(p, uint64(k.sh), k.mask, w, len(w))
+	}
+	if !ok {
+		panicP32("DotP32F32", p, k.sh, len(w))
+	}
+	return s
+}
+
+// AxpyAvg is AxpyAvgP32F32(a, ca, p, sh, w, u): both SIMD tiers run the
+// VEX scalar update.
+func (k P32) AxpyAvg(a float32, ca float64, p []uint32, w []float32, u []float64) {
+	lim := min(len(w), len(u))
+	if k.t == Generic {
+		axpyAvgP32F32Generic(a, ca, p, k.sh, w, u, lim)
+		return
+	}
+	if !axpyAvgP32F32AVX(a, ca, p, uint64(k.sh), k.mask, w, u, lim) {
+		panicP32("AxpyAvgP32F32", p, k.sh, lim)
+	}
+}
+
+// Axpy is AxpyIndP32F32(a, p, sh, w): both SIMD tiers run one kernel, as
+// AxpyIndF32 does.
+func (k P32) Axpy(a float32, p []uint32, w []float32) {
+	if k.t == Generic {
+		axpyIndP32F32Generic(a, p, k.sh, w)
+		return
+	}
+	if !axpyIndP32F32AVX(a, p, uint64(k.sh), k.mask, w, len(w)) {
+		panicP32("AxpyIndP32F32", p, k.sh, len(w))
 	}
 }
 

@@ -284,7 +284,7 @@ var packing = true
 func (f *fitter) binaryPassP32(ctx context.Context, st *state, order []int32, ext []int64) (passStats, error) {
 	p32Passes.Add(1)
 	var ps passStats
-	p, sh := f.p32, f.p32Shift
+	p, kp := f.p32, asm.NewP32(f.p32Shift)
 	cls := f.cls
 	w, u := st.w, st.u
 	eta, tau, bb := st.s.eta, st.s.tau, st.bb
@@ -302,7 +302,7 @@ func (f *fitter) binaryPassP32(ctx context.Context, st *state, order []int32, ex
 		if cls[i] == 1 {
 			y = 1
 		}
-		m := y * (asm.DotP32F32(row, sh, w) + bias)
+		m := y * (kp.Dot(row, w) + bias)
 		if m <= 0 {
 			ps.mistakes++
 			ps.loss += float64(-m)
@@ -312,10 +312,10 @@ func (f *fitter) binaryPassP32(ctx context.Context, st *state, order []int32, ex
 			bias += a * bb
 			if u != nil {
 				c := st.c
-				asm.AxpyAvgP32F32(a, c*float64(a), row, sh, w, u)
+				kp.AxpyAvg(a, c*float64(a), row, w, u)
 				st.ub[0] += c * float64(a) * float64(bb)
 			} else {
-				asm.AxpyIndP32F32(a, row, sh, w)
+				kp.Axpy(a, row, w)
 			}
 			ps.updates++
 		}
@@ -332,7 +332,7 @@ func (f *fitter) binaryPassP32(ctx context.Context, st *state, order []int32, ex
 func (f *fitter) rulePassP32(ctx context.Context, st *state, order []int32, ext []int64) (passStats, error) {
 	p32Passes.Add(1)
 	var ps passStats
-	p, sh := f.p32, f.p32Shift
+	p, kp := f.p32, asm.NewP32(f.p32Shift)
 	w, u := st.w, st.u
 	for k, i := range order {
 		if q := k + prefetchAhead; q < len(order) {
@@ -346,7 +346,7 @@ func (f *fitter) rulePassP32(ctx context.Context, st *state, order []int32, ext 
 		if f.scale != nil {
 			sc = f.scale[i]
 		}
-		dot := asm.DotP32F32(row, sh, w)
+		dot := kp.Dot(row, w)
 		if st.s.Normalize {
 			dot *= sc
 		}
@@ -358,10 +358,10 @@ func (f *fitter) rulePassP32(ctx context.Context, st *state, order []int32, ext 
 			ax := st.rowStep(a, sc)
 			if u != nil {
 				ca := st.clock() * float64(ax)
-				asm.AxpyAvgP32F32(ax, ca, row, sh, w, u)
+				kp.AxpyAvg(ax, ca, row, w, u)
 				st.ub[0] += st.clock() * float64(a) * float64(st.bb)
 			} else {
-				asm.AxpyIndP32F32(ax, row, sh, w)
+				kp.Axpy(ax, row, w)
 			}
 		}
 		st.tick()
