@@ -19,13 +19,16 @@
 // A fit's time includes what Fit does once before its first epoch
 // (checking the rows, packing them); epochs 2..E are the steady state,
 // timed from the end of the first epoch (Config.OnEpoch) to the end of
-// the last, the figure ref.c's ref.epoch2_ms and pe.c's "median epoch
-// 2..E" give.
+// the last: their mean is the figure ref.c's ref.epoch2_ms gives, and the
+// median of their times, epoch by epoch, the one pe.c's "median epoch
+// 2..E" gives (one slow epoch moves a mean, not a median, so each is
+// compared with its like).
 //
 // Output, one figure a line, times in ms as median [min-max] over reps:
 //
 //	hp.epoch_ms  M [LO-HI]   (a fit's time divided by its epochs)
 //	hp.epoch2_ms M [LO-HI]   (the mean of epochs 2..E, with E > 1)
+//	hp.epoch2med_ms M [LO-HI] (the median epoch of epochs 2..E, with E > 1)
 //	hp.bare_ms   M [LO-HI]
 //	hp.test_acc  A           (with TEST)
 //	hp.mistakes  first last
@@ -96,6 +99,8 @@ func run(reps, epochs int, pa, norm bool, files []string) error {
 	}
 	x := tr.X
 	fit, bare, fit2 := make([]float64, reps), make([]float64, reps), make([]float64, reps)
+	med2 := make([]float64, reps)
+	ep := make([]float64, 0, epochs)
 	var model *engine.Model
 	var stats []engine.EpochStats
 	out := make([]float32, x.Rows)
@@ -119,11 +124,15 @@ func run(reps, epochs int, pa, norm bool, files []string) error {
 			}
 		}
 		var t1, tE int64
+		ep := ep[:0]
 		onEpoch := func(es engine.EpochStats) error {
+			now := clock()
 			if es.Epoch == 1 {
-				t1 = clock()
+				t1 = now
+			} else {
+				ep = append(ep, float64(now-tE)/1e6)
 			}
-			tE = clock()
+			tE = now
 			return nil
 		}
 		t0 := clock()
@@ -134,6 +143,11 @@ func run(reps, epochs int, pa, norm bool, files []string) error {
 		fit[r] = float64(clock()-t0) / 1e6 / float64(epochs)
 		if epochs > 1 {
 			fit2[r] = float64(tE-t1) / 1e6 / float64(epochs-1)
+			slices.Sort(ep)
+			med2[r] = ep[len(ep)/2]
+			if len(ep)%2 == 0 {
+				med2[r] = (ep[len(ep)/2-1] + ep[len(ep)/2]) / 2
+			}
 		}
 		if pa && r%2 == 0 {
 			if err := fitPA(r); err != nil {
@@ -152,6 +166,7 @@ func run(reps, epochs int, pa, norm bool, files []string) error {
 	summary("hp.epoch_ms", fit)
 	if epochs > 1 {
 		summary("hp.epoch2_ms", fit2)
+		summary("hp.epoch2med_ms", med2)
 	}
 	summary("hp.bare_ms", bare)
 	if te != nil {
