@@ -1,6 +1,7 @@
 package asm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -283,4 +284,23 @@ func TestPackP32Rows(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A pass over packed rows binds the kernels once: the row {1: 3, 4: 1}
+// of term counts packs into two uint32s; at example c = 3 a mistake with
+// step a = 2 adds a·x to w and c·a·x to u.
+func ExampleNewP32() {
+	sh := P32Shift(5) // 3 index bits for 5 features
+	row := make([]uint32, 2)
+	PackP32(row, []int32{1, 4}, []float32{3, 1}, sh)
+	kp := NewP32(sh)
+	w := []float32{0, 1, 0, 0, 1}
+	u := make([]float64, 5)
+	fmt.Println(kp.Dot(row, w))
+	a, c := float32(2), 3.0
+	kp.AxpyAvg(a, c*float64(a), row, w, u)
+	fmt.Println(w, u)
+	// Output:
+	// 4
+	// [0 7 0 0 3] [0 18 0 0 6]
 }
