@@ -1,5 +1,8 @@
 package asm
 
+// The switch points of the sparse dot products, shared by the amd64
+// dispatch and P32's methods, which build on every architecture.
+
 // gatherMaxBytes is the weight-vector size above which gathers lose to
 // scalar loads: gathers win while the weights sit in L2 and lose once
 // they exceed about 8 MiB, when nearly every element is a cache miss and

@@ -124,7 +124,7 @@ func run(reps, epochs int, pa, norm bool, files []string) error {
 			}
 		}
 		var t1, tE int64
-		ep := ep[:0]
+		ep = ep[:0]
 		onEpoch := func(es engine.EpochStats) error {
 			now := clock()
 			if es.Epoch == 1 {
