@@ -59,10 +59,7 @@ func (f *fitter) binaryPass(ctx context.Context, st *state, order []int32, ext [
 		}
 		lo, hi := ext[2*p], ext[2*p+1]
 		ri, rv := ind[lo:hi], val[lo:hi]
-		y := float32(-1)
-		if cls[i] == 1 {
-			y = 1
-		}
+		y := labelSign(cls[i])
 		var dot float32
 		if ilv {
 			dot = asm.DotInd4F32(rv, ri, gw)
@@ -298,10 +295,7 @@ func (f *fitter) binaryPassP32(ctx context.Context, st *state, order []int32, ex
 			return ps, err
 		}
 		row := p[ext[2*k]:ext[2*k+1]]
-		y := float32(-1)
-		if cls[i] == 1 {
-			y = 1
-		}
+		y := labelSign(cls[i])
 		m := y * (kp.Dot(row, w) + bias)
 		if m <= 0 {
 			ps.mistakes++

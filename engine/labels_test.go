@@ -89,3 +89,17 @@ func TestFinite32s(t *testing.T) {
 		})
 	}
 }
+
+// labelSign is the binary passes' label: +1 for class index 1 and −1 for
+// every other index, exactly (the passes multiply margins by it).
+func TestLabelSign(t *testing.T) {
+	for _, c := range []int32{1, 0, -1, 2, math.MaxInt32, math.MinInt32} {
+		want := float32(-1)
+		if c == 1 {
+			want = 1
+		}
+		if got := labelSign(c); math.Float32bits(got) != math.Float32bits(want) {
+			t.Errorf("labelSign(%d) = %v, want %v", c, got, want)
+		}
+	}
+}
