@@ -78,6 +78,10 @@ func axpyAvgP32F32AVX(float32, float64, []uint32, uint64, uint64, []float32, []f
 	unreachable()
 	return false
 }
+func axpyAvgP32F32AVX512(float32, float64, []uint32, uint64, uint64, []float32, []float64, int) int {
+	unreachable()
+	return 0
+}
 func axpyIndP32F32AVX(float32, []uint32, uint64, uint64, []float32, int) bool {
 	unreachable()
 	return false

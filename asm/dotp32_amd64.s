@@ -423,6 +423,78 @@ bad:
 	MOVB AL, ret+112(FP)
 	RET
 
+// func axpyAvgP32F32AVX512(a float32, ca float64, p []uint32, sh uint64, mask uint64, w []float32, u []float64, lim int) int
+// Requires: AVX, AVX512DQ, AVX512F, SSE, SSE2
+TEXT ·axpyAvgP32F32AVX512(SB), NOSPLIT, $0-120
+	MOVQ         p_base+16(FP), AX
+	MOVQ         p_len+24(FP), CX
+	MOVQ         sh+40(FP), DX
+	MOVQ         mask+48(FP), BX
+	MOVQ         w_base+56(FP), SI
+	MOVQ         u_base+80(FP), DI
+	MOVQ         lim+104(FP), R8
+	MOVSS        a+0(FP), X0
+	MOVSD        ca+8(FP), X1
+	VBROADCASTSS X0, Z0
+	VBROADCASTSD X1, Z1
+	VPBROADCASTD BX, Z2
+	VPBROADCASTD R8, Z3
+	VMOVQ        DX, X4
+	XORQ         DX, DX
+	MOVL         $0x0000ffff, BX
+	KMOVW        BX, K1
+
+loop:
+	CMPQ          CX, $0x00000010
+	JL            done
+	VMOVDQU32     (AX), Z5
+	VPANDD        Z2, Z5, Z6
+	VALIGND       $0x01, Z6, Z6, Z7
+	VPCMPUD       $0x01, Z7, Z6, K2
+	VPCMPUD       $0x05, Z3, Z6, K3
+	KORTESTW      K3, K3
+	JNZ           done
+	KMOVW         K2, BX
+	ORL           $0x00008000, BX
+	CMPL          BX, $0x0000ffff
+	JNE           done
+	VPSRLD        X4, Z5, Z5
+	VCVTDQ2PS     Z5, Z5
+	VMULPS        Z0, Z5, Z7
+	VXORPS        Z8, Z8, Z8
+	KMOVW         K1, K2
+	VGATHERDPS    (SI)(Z6*4), K2, Z8
+	VADDPS        Z7, Z8, Z8
+	KMOVW         K1, K2
+	VSCATTERDPS   Z8, K2, (SI)(Z6*4)
+	VCVTPS2PD     Y5, Z7
+	VMULPD        Z1, Z7, Z7
+	VXORPD        Z8, Z8, Z8
+	KMOVW         K1, K2
+	VGATHERDPD    (DI)(Y6*8), K2, Z8
+	VADDPD        Z7, Z8, Z8
+	KMOVW         K1, K2
+	VSCATTERDPD   Z8, K2, (DI)(Y6*8)
+	VEXTRACTI64X4 $0x01, Z6, Y6
+	VEXTRACTF64X4 $0x01, Z5, Y5
+	VCVTPS2PD     Y5, Z5
+	VMULPD        Z1, Z5, Z5
+	VXORPD        Z7, Z7, Z7
+	KMOVW         K1, K2
+	VGATHERDPD    (DI)(Y6*8), K2, Z7
+	VADDPD        Z5, Z7, Z7
+	KMOVW         K1, K2
+	VSCATTERDPD   Z7, K2, (DI)(Y6*8)
+	ADDQ          $0x00000040, AX
+	SUBQ          $0x00000010, CX
+	ADDQ          $0x00000010, DX
+	JMP           loop
+
+done:
+	VZEROUPPER
+	MOVQ DX, ret+112(FP)
+	RET
+
 // func axpyIndP32F32AVX(a float32, p []uint32, sh uint64, mask uint64, w []float32, lim int) bool
 // Requires: AVX, AVX2, FMA3, SSE
 TEXT ·axpyIndP32F32AVX(SB), NOSPLIT, $0-81

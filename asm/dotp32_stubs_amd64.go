@@ -14,6 +14,9 @@ func dotP32F32AVX512(p []uint32, sh uint64, mask uint64, w []float32, lim int) (
 func axpyAvgP32F32AVX(a float32, ca float64, p []uint32, sh uint64, mask uint64, w []float32, u []float64, lim int) bool
 
 //go:noescape
+func axpyAvgP32F32AVX512(a float32, ca float64, p []uint32, sh uint64, mask uint64, w []float32, u []float64, lim int) int
+
+//go:noescape
 func axpyIndP32F32AVX(a float32, p []uint32, sh uint64, mask uint64, w []float32, lim int) bool
 
 //go:noescape

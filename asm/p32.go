@@ -186,15 +186,23 @@ func (k P32) Dot(p []uint32, w []float32) float32 {
 	return s
 }
 
-// AxpyAvg is AxpyAvgP32F32(a, ca, p, sh, w, u): both SIMD tiers run the
-// VEX scalar update.
+// AxpyAvg is AxpyAvgP32F32(a, ca, p, sh, w, u). The AVX-512 tier updates
+// rows of gatherMinLen elements or more, with weights of up to
+// gatherMaxBytes, sixteen elements at a time by gathers and scatters,
+// wherever a vector's indices are strictly increasing (so distinct, and
+// the scatter is the sequential update); the VEX scalar update, which the
+// AVX2 tier runs on every row, takes the rest.
 func (k P32) AxpyAvg(a float32, ca float64, p []uint32, w []float32, u []float64) {
 	lim := min(len(w), len(u))
 	if k.t == Generic {
 		axpyAvgP32F32Generic(a, ca, p, k.sh, w, u, lim)
 		return
 	}
-	if !axpyAvgP32F32AVX(a, ca, p, uint64(k.sh), k.mask, w, u, lim) {
+	q := p
+	if k.t == AVX512 && len(p) >= gatherMinLen && len(w)*4 <= gatherMaxBytes {
+		q = p[axpyAvgP32F32AVX512(a, ca, p, uint64(k.sh), k.mask, w, u, lim):]
+	}
+	if !axpyAvgP32F32AVX(a, ca, q, uint64(k.sh), k.mask, w, u, lim) {
 		panicP32("AxpyAvgP32F32", p, k.sh, lim)
 	}
 }

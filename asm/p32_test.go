@@ -67,24 +67,80 @@ func TestDotP32SameBits(t *testing.T) {
 }
 
 // TestAxpyAvgP32SameBits: the packed update leaves w and u bit for bit as
-// AxpyAvgF32 leaves them on the unpacked row, on every tier.
+// AxpyAvgF32 leaves them on the unpacked row, on every tier, for rows of 0
+// to 300 elements at unaligned starts and weights on both sides of the
+// size where the AVX-512 tier stops gathering and scattering.
 func TestAxpyAvgP32SameBits(t *testing.T) {
 	withTiers(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(93, 94))
-		const dim = 777
-		for n := 0; n <= 300; n += 7 {
-			ind, val, p, sh := p32Row(t, r, n, dim, 40, n%5)
+		for _, dim := range []int{777, gatherMaxBytes/4 + 1} {
 			w1, u1 := make([]float32, dim), make([]float64, dim)
 			for j := range w1 {
 				w1[j], u1[j] = float32(r.NormFloat64()), r.NormFloat64()
 			}
-			w2, u2 := append([]float32(nil), w1...), append([]float64(nil), u1...)
-			a, ca := float32(r.NormFloat64()), r.NormFloat64()*1e5
-			AxpyAvgF32(a, ca, val, ind, w1, u1)
-			AxpyAvgP32F32(a, ca, p, sh, w2, u2)
-			for j := range w1 {
-				if math.Float32bits(w1[j]) != math.Float32bits(w2[j]) || math.Float64bits(u1[j]) != math.Float64bits(u2[j]) {
-					t.Fatalf("n %d, feature %d: w %v/%v, u %v/%v", n, j, w1[j], w2[j], u1[j], u2[j])
+			w2, u2 := slices.Clone(w1), slices.Clone(u1)
+			for n := 0; n <= 300; n++ {
+				if dim > 777 && n%16 != 0 && n%16 != 15 {
+					continue
+				}
+				ind, val, p, sh := p32Row(t, r, n, dim, 40, n%5)
+				a, ca := float32(r.NormFloat64()), r.NormFloat64()*1e5
+				AxpyAvgF32(a, ca, val, ind, w1, u1)
+				AxpyAvgP32F32(a, ca, p, sh, w2, u2)
+				for _, j := range ind {
+					if math.Float32bits(w1[j]) != math.Float32bits(w2[j]) || math.Float64bits(u1[j]) != math.Float64bits(u2[j]) {
+						t.Fatalf("dim %d, n %d, feature %d: w %v/%v, u %v/%v", dim, n, j, w1[j], w2[j], u1[j], u2[j])
+					}
+				}
+			}
+			if !slices.Equal(w1, w2) || !slices.Equal(u1, u2) {
+				t.Fatalf("dim %d: a feature outside the rows changed", dim)
+			}
+		}
+	})
+}
+
+// TestAxpyAvgP32Repeats: where a row's indices repeat or go down, the
+// packed update is still the sequential one, every element added in turn
+// (as AxpyAvgF32 adds them), on every tier: a vector whose lanes share an
+// index must not be scattered, which would keep one lane's sum and drop
+// the others. The repeats fall inside the first, a middle and the last
+// vector of sixteen, at either end of one, and across two.
+func TestAxpyAvgP32Repeats(t *testing.T) {
+	withTiers(t, func(t *testing.T) {
+		const dim = 500
+		r := rand.New(rand.NewPCG(97, 98))
+		for _, n := range []int{24, 31, 32, 33, 48, 64, 100, 160} {
+			for _, at := range []int{0, 1, 14, 15, 16, 17, 31, 32, 47, n - 2} {
+				if at+1 >= n {
+					continue
+				}
+				for _, down := range []bool{false, true} {
+					ind, val, _, sh := p32Row(t, r, n, dim, 40, 0)
+					if down {
+						ind[at], ind[at+1] = ind[at+1], ind[at] // a step down
+					} else {
+						ind[at+1] = ind[at] // a repeat
+					}
+					p := make([]uint32, n)
+					if !PackP32(p, ind, val, sh) {
+						t.Fatal("PackP32 refused the row")
+					}
+					w1, u1 := make([]float32, dim), make([]float64, dim)
+					for j := range w1 {
+						w1[j], u1[j] = float32(r.NormFloat64()), r.NormFloat64()
+					}
+					w2, u2 := slices.Clone(w1), slices.Clone(u1)
+					a, ca := float32(r.NormFloat64()), r.NormFloat64()*1e5
+					AxpyAvgF32(a, ca, val, ind, w1, u1)
+					AxpyAvgP32F32(a, ca, p, sh, w2, u2)
+					NewP32(sh).AxpyAvg(a, ca, p, w2, u2)
+					AxpyAvgF32(a, ca, val, ind, w1, u1)
+					for j := range w1 {
+						if math.Float32bits(w1[j]) != math.Float32bits(w2[j]) || math.Float64bits(u1[j]) != math.Float64bits(u2[j]) {
+							t.Fatalf("n %d, %v at %d, feature %d: w %v/%v, u %v/%v", n, map[bool]string{false: "repeat", true: "step down"}[down], at, j, w1[j], w2[j], u1[j], u2[j])
+						}
+					}
 				}
 			}
 		}

@@ -46,6 +46,7 @@ func main() {
 		genDotP32()
 		genDotP32AVX512()
 		genAxpyAvgP32()
+		genAxpyAvgP32AVX512()
 		genAxpyIndP32()
 		genPackP32()
 		Generate()

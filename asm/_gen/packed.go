@@ -426,3 +426,116 @@ func genDotP32AVX512() {
 	RET()
 	retBad(1, true)
 }
+
+// genAxpyAvgP32AVX512: func(a float32, ca float64, p []uint32, sh, mask
+// uint64, w []float32, u []float64, lim int) int, genAxpyAvgP32's update
+// for the AVX-512 tier, sixteen elements at a time: the weights and the
+// accumulators of a vector's indices are gathered, the rounded products
+// added (VMULPS, then VADDPS; VCVTPS2PD and VMULPD, then VADDPD) and the
+// sums scattered back. A scatter is the sequential update only where a
+// vector's indices are distinct, so each vector is first checked to be
+// strictly increasing (each lane below the next, unsigned) and below lim;
+// the kernel stops before the first vector that is not, and before the
+// last len(p) mod 16 elements, and returns how many elements it updated,
+// a multiple of sixteen. The caller updates the rest with
+// axpyAvgP32F32AVX, which also reports a bad index. The caller passes
+// lim = min(len(w), len(u)), at most 1<<31.
+func genAxpyAvgP32AVX512() {
+	TEXT("axpyAvgP32F32AVX512", NOSPLIT, "func(a float32, ca float64, p []uint32, sh, mask uint64, w []float32, u []float64, lim int) int")
+	Pragma("noescape")
+	ip, n, sh, mask := packedParams()
+	wp := ldGP(Param("w").Base())
+	up := ldGP(Param("u").Base())
+	lim := ldGP(Param("lim"))
+	ax := Load(Param("a"), XMM())
+	cx := Load(Param("ca"), XMM())
+	aV, caV := ZMM(), ZMM()
+	VBROADCASTSS(ax, aV)
+	VBROADCASTSD(cx, caV)
+	maskV, limV := ZMM(), ZMM()
+	VPBROADCASTD(mask.As32(), maskV)
+	VPBROADCASTD(lim.As32(), limV)
+	shX := XMM()
+	VMOVQ(sh, shX)
+	done := GP64()
+	XORQ(done, done)
+	// ones stays all ones; each gather and scatter gets a copy of it as
+	// the mask it clears. (A KXNORW of a fresh register with itself
+	// would read it before it is written.)
+	onesGP := GP32()
+	MOVL(U32(0xffff), onesGP)
+	ones := K()
+	KMOVW(onesGP, ones)
+
+	Label("loop")
+	CMPQ(n, U32(16))
+	JL(LabelRef("done"))
+	raw := ZMM()
+	VMOVDQU32(Mem{Base: ip}, raw)
+	idx := ZMM()
+	VPANDD(maskV, raw, idx)
+	// next[i] = idx[i+1] (lane 15 gets idx[0], which the test ignores).
+	next := ZMM()
+	VALIGND(U8(1), idx, idx, next)
+	inc, bad := K(), K()
+	VPCMPUD(U8(1), next, idx, inc) // idx[i] < idx[i+1], unsigned
+	VPCMPUD(U8(5), limV, idx, bad) // idx[i] ≥ lim, unsigned
+	KORTESTW(bad, bad)
+	JNZ(LabelRef("done"))
+	incs := GP32()
+	KMOVW(inc, incs)
+	ORL(U32(0x8000), incs)
+	CMPL(incs, U32(0xffff))
+	JNE(LabelRef("done"))
+	cnt := ZMM()
+	VPSRLD(shX, raw, cnt)
+	v := ZMM()
+	VCVTDQ2PS(cnt, v)
+
+	// w[j] += float32(a·v)
+	prod := ZMM()
+	VMULPS(aV, v, prod)
+	wv := ZMM()
+	VXORPS(wv, wv, wv)
+	kg := K()
+	KMOVW(ones, kg)
+	VGATHERDPS(Mem{Base: wp, Index: idx, Scale: 4}, kg, wv)
+	VADDPS(prod, wv, wv)
+	ks := K()
+	KMOVW(ones, ks)
+	VSCATTERDPS(wv, ks, Mem{Base: wp, Index: idx, Scale: 4})
+
+	// u[j] += ca·float64(v), eight lanes at a time.
+	for h := 0; h < 2; h++ {
+		ih := idx.AsY()
+		vh := v.AsY()
+		if h == 1 {
+			ih = YMM()
+			VEXTRACTI64X4(U8(1), idx, ih)
+			vh = YMM()
+			VEXTRACTF64X4(U8(1), v, vh)
+		}
+		vd := ZMM()
+		VCVTPS2PD(vh, vd)
+		pd := ZMM()
+		VMULPD(caV, vd, pd)
+		uv := ZMM()
+		VXORPD(uv, uv, uv)
+		kgu := K()
+		KMOVW(ones, kgu)
+		VGATHERDPD(Mem{Base: up, Index: ih, Scale: 8}, kgu, uv)
+		VADDPD(pd, uv, uv)
+		ksu := K()
+		KMOVW(ones, ksu)
+		VSCATTERDPD(uv, ksu, Mem{Base: up, Index: ih, Scale: 8})
+	}
+	ADDQ(U32(64), ip)
+	SUBQ(U32(16), n)
+	ADDQ(U32(16), done)
+	JMP(LabelRef("loop"))
+
+	Label("done")
+	VZEROUPPER()
+	Store(done, ReturnIndex(0))
+	RET()
+}
