@@ -17,8 +17,10 @@ import (
 
 // prefetchAhead is how many rows ahead of the one being learned a shuffled
 // epoch prefetches: nearer leaves the miss exposed, further evicts rows
-// before their turn. Text rows of about a hundred nonzeros were the guide.
-const prefetchAhead = 6
+// before their turn and keeps more misses in flight than the core tracks.
+// Text rows of about a hundred nonzeros were the guide; on both an AMD Zen 3
+// and an Intel Xeon with AVX-512, four rows was as fast as six or faster.
+const prefetchAhead = 4
 
 // gatherAhead is how many rows ahead a learner whose weights outgrow the
 // caches prefetches the weights of a row: that row's indices must already
