@@ -492,18 +492,37 @@ func genAxpyAvgP32AVX512() {
 	v := ZMM()
 	VCVTDQ2PS(cnt, v)
 
+	// addScattered adds the products prod to the elements of the array at
+	// m (scale 4: float32; 8: float64) that m's indices name: a gather,
+	// an add, a scatter, each under a fresh copy of ones.
+	addScattered := func(m Mem, prod reg.VecVirtual) {
+		x := ZMM()
+		if m.Scale == 4 {
+			VXORPS(x, x, x)
+		} else {
+			VXORPD(x, x, x)
+		}
+		kg, ks := K(), K()
+		KMOVW(ones, kg)
+		if m.Scale == 4 {
+			VGATHERDPS(m, kg, x)
+			VADDPS(prod, x, x)
+		} else {
+			VGATHERDPD(m, kg, x)
+			VADDPD(prod, x, x)
+		}
+		KMOVW(ones, ks)
+		if m.Scale == 4 {
+			VSCATTERDPS(x, ks, m)
+		} else {
+			VSCATTERDPD(x, ks, m)
+		}
+	}
+
 	// w[j] += float32(a·v)
 	prod := ZMM()
 	VMULPS(aV, v, prod)
-	wv := ZMM()
-	VXORPS(wv, wv, wv)
-	kg := K()
-	KMOVW(ones, kg)
-	VGATHERDPS(Mem{Base: wp, Index: idx, Scale: 4}, kg, wv)
-	VADDPS(prod, wv, wv)
-	ks := K()
-	KMOVW(ones, ks)
-	VSCATTERDPS(wv, ks, Mem{Base: wp, Index: idx, Scale: 4})
+	addScattered(Mem{Base: wp, Index: idx, Scale: 4}, prod)
 
 	// u[j] += ca·float64(v), eight lanes at a time.
 	for h := 0; h < 2; h++ {
@@ -519,15 +538,7 @@ func genAxpyAvgP32AVX512() {
 		VCVTPS2PD(vh, vd)
 		pd := ZMM()
 		VMULPD(caV, vd, pd)
-		uv := ZMM()
-		VXORPD(uv, uv, uv)
-		kgu := K()
-		KMOVW(ones, kgu)
-		VGATHERDPD(Mem{Base: up, Index: ih, Scale: 8}, kgu, uv)
-		VADDPD(pd, uv, uv)
-		ksu := K()
-		KMOVW(ones, ksu)
-		VSCATTERDPD(uv, ksu, Mem{Base: up, Index: ih, Scale: 8})
+		addScattered(Mem{Base: up, Index: ih, Scale: 8}, pd)
 	}
 	ADDQ(U32(64), ip)
 	SUBQ(U32(16), n)
