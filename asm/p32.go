@@ -165,8 +165,9 @@ func newP32(op string, sh uint) P32 {
 	return P32{sh: sh, mask: uint64(1)<<sh - 1, t: tier()}
 }
 
-// Dot is DotP32F32(p, sh, w). The SIMD tiers take scalar loads into
-// vectors for rows of gatherMinLen elements or more and weights of up to
+// Dot is DotP32F32(p, sh, w). The SIMD tiers run their vector kernel
+// (AVX-512's gather instruction; on AVX2 scalar loads merged into
+// vectors) for rows of gatherMinLen elements or more and weights of up to
 // gatherMaxBytes, and the portable loop otherwise, as DotIndF32 does, so
 // that the sum is DotIndF32's over the unpacked row.
 func (k P32) Dot(p []uint32, w []float32) float32 {

@@ -143,6 +143,8 @@ func run(reps, epochs int, pa, norm bool, files []string) error {
 		fit[r] = float64(clock()-t0) / 1e6 / float64(epochs)
 		if epochs > 1 {
 			fit2[r] = float64(tE-t1) / 1e6 / float64(epochs-1)
+			// pe.c's median: the middle epoch, or the mean of the
+			// middle two for an even count.
 			slices.Sort(ep)
 			med2[r] = ep[len(ep)/2]
 			if len(ep)%2 == 0 {
