@@ -28,7 +28,17 @@
 #     (v); on one without, a copy built to run only its scalar-load
 #     variants (pe_scalar below), p32.w32u64.s and p32.w32u32.s.uni. Where
 #     it cannot run the script says why and goes on without it; it
-#     installs nothing.
+#     installs nothing;
+#   - bench/limit/skref.py: scikit-learn's Perceptron, the anchor of the
+#     "× scikit-learn" figures, where $PYTHON (default /usr/bin/python3,
+#     else python3) imports scikit-learn (../shared/tools/
+#     install-anchors.sh installs it); otherwise the script says so and
+#     goes on without it (PYTHON=none leaves it out on purpose, for a
+#     file scikit-learn would take minutes to load). Its figure is always
+#     a whole fit's (scikit-learn has no hook between epochs), so the
+#     summary divides it by hyperplane's fit, like for like, and by the
+#     steady-state epochs of hyperplane and pe (their medians of epochs
+#     2..E), the figure the target names.
 # Every program parses the file itself and times only its epochs (for
 # hyperplane, everything Fit does). In each
 # round each program fits FITS times (default 3) and the round keeps its
@@ -62,6 +72,22 @@ trap 'rm -rf "$tmp"' EXIT
 CFLAGS="-O3 -march=native -fno-tree-vectorize" # scalar loads: no vectorizing into gathers
 gcc $CFLAGS -o "$tmp/ref" bench/limit/ref.c -lm
 go build -o "$tmp/hpref" ./bench/limit/hpref
+
+# The Python that ../shared/tools/install-anchors.sh installs scikit-learn
+# for is the system's; PYTHON picks another.
+if [ -z "${PYTHON:-}" ]; then
+  PYTHON=python3
+  [ -x /usr/bin/python3 ] && PYTHON=/usr/bin/python3
+fi
+sk=""
+if ! command -v "$PYTHON" >/dev/null; then
+  echo "# scikit-learn: no $PYTHON, skipped"
+elif ! "$PYTHON" -c 'import sklearn' 2>/dev/null; then
+  echo "# scikit-learn: $PYTHON cannot import sklearn, skipped (../shared/tools/install-anchors.sh installs it)"
+else
+  sk=1
+  echo "# scikit-learn: $("$PYTHON" -c 'import sklearn; print(sklearn.__version__)') under $("$PYTHON" --version 2>&1)"
+fi
 
 PE_SRC=${PE_SRC:-../shared/tools/limit/pe.c}
 # PE_VARIANTS (comma-separated) chooses pe's variants; the best of them is
@@ -158,6 +184,11 @@ run_hp() {
   hpbare_ms=$(fastest hp.bare_ms <<<"$out")
   hp_acc=$(awk '$1 == "hp.test_acc" {print $2}' <<<"$out")
 }
+run_sk() {
+  out=$("$PYTHON" bench/limit/skref.py -r "$fits" -e "$epochs" "$train" ${test:+"$test"})
+  sk_ms=$(fastest sk.epoch_ms <<<"$out")
+  sk_acc=$(awk '$1 == "sk.test_acc" {print $2}' <<<"$out")
+}
 run_pe() {
   out=$("$pe" $pe_flags -r "$fits" -e "$epochs" -v "$PE_VARIANTS" "$train" ${test:+"$test"} 2>/dev/null)
   # A variant line: name, mean ms/epoch of the fit as median [min-max]
@@ -179,6 +210,7 @@ run_pe() {
 
 echo "# $rounds rounds, each the fastest of $fits fits × $epochs epochs, timed by $clockname, $(basename "$train")${test:+ (test $(basename "$test"))}, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -z "$pe" ] || [ -z "$clockflag" ] || echo "# note: pe has no CPU-time clock; its figures are wall clock, so hp/pe_best mixes clocks (run without -c on an idle machine)"
+[ -z "$sk" ] || [ -z "$clockflag" ] || echo "# note: skref.py times by the wall clock, so the × scikit-learn ratios mix clocks (run without -c on an idle machine)"
 # The C reference on packed rows (ref -P: index and count in one uint32),
 # where the values are small non-negative integers that pack.
 refp=""
@@ -193,18 +225,21 @@ if "$tmp/ref" -P -r 1 -e 1 "$train" >/dev/null 2>&1; then refp=1; else echo "# r
 hdr="round\tref_ms\tref2_ms\tbare_ms\thp_ms\thp2_ms\thp_bare_ms"
 [ -n "$refp" ] && hdr="$hdr\trefp_ms\trefp2_ms"
 [ -n "$pe" ] && hdr="$hdr\thp2med_ms\tpe_sep_ms\tpe_p32_ms\tpe_best_ms\tpe_best2_ms\tpe_best"
+[ -n "$sk" ] && hdr="$hdr\tsk_ms"
 hdr="$hdr\thp/ref\thp2/ref2\thp/bare\thp/hp_bare\tref/bare"
 [ -n "$refp" ] && hdr="$hdr\thp/refp\thp2/refp2"
 [ -n "$pe" ] && hdr="$hdr\thp/pe_best\thp2/pe_best2"
+[ -n "$sk" ] && hdr="$hdr\tsk/hp\tsk/hp2med"
+[ -n "$sk" ] && [ -n "$pe" ] && hdr="$hdr\tsk/pe_best2"
 printf "$hdr\n" | tee "$tmp/rounds.tsv"
 # ratio A B prints A/B, or — when either is missing (E = 1).
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b + 0 == 0) print "—"; else printf "%.3f", a / b}'; }
 for r in $(seq "$rounds"); do
   # Alternate the order so that neither side always runs first.
   if [ $((r % 2)) -eq 1 ]; then
-    run_ref; [ -z "$refp" ] || run_refp; run_hp; [ -z "$pe" ] || run_pe
+    run_ref; [ -z "$refp" ] || run_refp; run_hp; [ -z "$pe" ] || run_pe; [ -z "$sk" ] || run_sk
   else
-    [ -z "$pe" ] || run_pe; run_hp; [ -z "$refp" ] || run_refp; run_ref
+    [ -z "$sk" ] || run_sk; [ -z "$pe" ] || run_pe; run_hp; [ -z "$refp" ] || run_refp; run_ref
   fi
   for v in "$ref_ms" "$bare_ms" "$hp_ms" "$hpbare_ms"; do
     [[ $v =~ ^[0-9.]+$ ]] || { echo "compare_c.sh: round $r printed no figure (ref $ref_ms, bare $bare_ms, hyperplane $hp_ms, hyperplane bare $hpbare_ms)" >&2; exit 1; }
@@ -212,9 +247,12 @@ for r in $(seq "$rounds"); do
   line="$r\t$ref_ms\t${ref2_ms:-—}\t$bare_ms\t$hp_ms\t${hp2_ms:-—}\t$hpbare_ms"
   [ -z "$refp" ] || line="$line\t$refp_ms\t${refp2_ms:-—}"
   [ -z "$pe" ] || line="$line\t${hp2med_ms:-—}\t${pe_sep:-—}\t${pe_p32:-—}\t${pe_best:-—}\t${pe_best2:-—}\t${pe_best_name:-—}"
+  [ -z "$sk" ] || line="$line\t${sk_ms:-—}"
   line="$line\t$(ratio "$hp_ms" "$ref_ms")\t$(ratio "$hp2_ms" "$ref2_ms")\t$(ratio "$hp_ms" "$bare_ms")\t$(ratio "$hp_ms" "$hpbare_ms")\t$(ratio "$ref_ms" "$bare_ms")"
   [ -z "$refp" ] || line="$line\t$(ratio "$hp_ms" "$refp_ms")\t$(ratio "$hp2_ms" "$refp2_ms")"
   [ -z "$pe" ] || line="$line\t$(ratio "$hp_ms" "$pe_best")\t$(ratio "$hp2med_ms" "$pe_best2")"
+  [ -z "$sk" ] || line="$line\t$(ratio "$sk_ms" "$hp_ms")\t$(ratio "$sk_ms" "$hp2med_ms")"
+  [ -z "$sk" ] || [ -z "$pe" ] || line="$line\t$(ratio "$sk_ms" "$pe_best2")"
   printf "$line\n" | tee -a "$tmp/rounds.tsv"
 done
 
@@ -237,6 +275,12 @@ if [ -n "$pe" ]; then
   printf '%-48s %s\n' "pe best, ms/epoch" "$(col "$(idx pe_best_ms)")"
   printf '%-48s %s\n' "pe best, median of epochs 2..E, ms/epoch" "$(col "$(idx pe_best2_ms)")"
   printf '%-48s %s\n' "pe variant fastest (rounds)" "$(awk -F'\t' -v c="$(idx pe_best)" 'NR > 1 {print $c}' "$tmp/rounds.tsv" | sort | uniq -c | awk '{printf "%s%s ×%d", (NR > 1 ? ", " : ""), $2, $1}')"
+fi
+if [ -n "$sk" ]; then
+  printf '%-48s %s\n' "scikit-learn Perceptron, ms/epoch (whole fit)" "$(col "$(idx sk_ms)")"
+  printf '%-48s %s\n' "ratio scikit-learn / hyperplane (fit)" "$(col "$(idx sk/hp)")"
+  printf '%-48s %s\n' "ratio scikit-learn / hyperplane (epochs 2..E)" "$(col "$(idx sk/hp2med)")"
+  [ -z "$pe" ] || printf '%-48s %s\n' "ratio scikit-learn / pe best (epochs 2..E)" "$(col "$(idx sk/pe_best2)")"
 fi
 perNNZ() { awk -F'\t' -v c="$1" -v n="$nnz" 'NR > 1 && $c != "—" {printf "%.3f\n", $c * 1e6 / n}' "$tmp/rounds.tsv" | stat; }
 printf '%-48s %s\n' "C ref, ns per nonzero per epoch" "$(perNNZ "$(idx ref_ms)")"
@@ -274,5 +318,5 @@ if [ -n "$pe" ] && [ -s "$tmp/pe_variants.tsv" ]; then
   done
 fi
 if [ -n "$test" ]; then
-  echo "test accuracy: C ref $ref_acc, hyperplane $hp_acc${pe:+, pe ${pe_acc:-—}}"
+  echo "test accuracy: C ref $ref_acc, hyperplane $hp_acc${pe:+, pe ${pe_acc:-—}}${sk:+, scikit-learn ${sk_acc:-—}}"
 fi
