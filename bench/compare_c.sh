@@ -80,7 +80,9 @@ if [ -z "${PYTHON:-}" ]; then
   [ -x /usr/bin/python3 ] && PYTHON=/usr/bin/python3
 fi
 sk=""
-if ! command -v "$PYTHON" >/dev/null; then
+if [ "$PYTHON" = none ]; then
+  echo "# scikit-learn: left out (PYTHON=none)"
+elif ! command -v "$PYTHON" >/dev/null; then
   echo "# scikit-learn: no $PYTHON, skipped"
 elif ! "$PYTHON" -c 'import sklearn' 2>/dev/null; then
   echo "# scikit-learn: $PYTHON cannot import sklearn, skipped (../shared/tools/install-anchors.sh installs it)"
@@ -210,7 +212,7 @@ run_pe() {
 
 echo "# $rounds rounds, each the fastest of $fits fits × $epochs epochs, timed by $clockname, $(basename "$train")${test:+ (test $(basename "$test"))}, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -z "$pe" ] || [ -z "$clockflag" ] || echo "# note: pe has no CPU-time clock; its figures are wall clock, so hp/pe_best mixes clocks (run without -c on an idle machine)"
-[ -z "$sk" ] || [ -z "$clockflag" ] || echo "# note: skref.py times by the wall clock, so the × scikit-learn ratios mix clocks (run without -c on an idle machine)"
+[ -z "$sk" ] || [ -z "$clockflag" ] || echo "# note: skref.py times by the wall clock, so the scikit-learn ratios mix clocks (run without -c on an idle machine)"
 # The C reference on packed rows (ref -P: index and count in one uint32),
 # where the values are small non-negative integers that pack.
 refp=""
