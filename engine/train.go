@@ -734,10 +734,7 @@ func (f *fitter) batchEpoch(ctx context.Context) (EpochStats, error) {
 			wx *= f.scale[i]
 		}
 		if K == 1 {
-			y := float32(-1)
-			if c == 1 {
-				y = 1
-			}
+			y := labelSign(f.cls[i])
 			m := y * dec[i]
 			if m <= 0 {
 				es.Mistakes++
