@@ -24,6 +24,10 @@ var (
 	ErrLabel = errors.New("text: bad label")
 	// ErrLineTooLong reports a line longer than ReadOptions.MaxLineBytes.
 	ErrLineTooLong = errors.New("text: line too long")
+	// ErrNotText reports an input of numbered features, LIBSVM or a cache
+	// file, where text was expected (ReadOptions, Format Auto): reading
+	// its columns as words would give meaningless results.
+	ErrNotText = errors.New("text: not text")
 	// ErrConfig reports an invalid Config or ReadOptions field.
 	ErrConfig = errors.New("text: invalid option")
 	// ErrEmpty reports a Fit on a corpus without documents.

@@ -165,6 +165,41 @@ type Featurizer struct {
 	idf       idfTable   // IDF: the weight of each feature
 	labels    labelSet
 	pool      sync.Pool // of *Encoder, for Transform
+	// labelField and textField are the JSONL fields the training text
+	// was read from (see ReadOptions).
+	labelField, textField string
+}
+
+// fields returns the JSONL fields label and text, "" standing for the
+// defaults, or an error if they are the same.
+func fields(label, text string) (string, string, error) {
+	if label == "" {
+		label = "label"
+	}
+	if text == "" {
+		text = "text"
+	}
+	if label == text {
+		return "", "", fmt.Errorf("label and text fields are both %q", label)
+	}
+	return label, text, nil
+}
+
+// ReadOptions returns the options to read text for f with: the JSONL
+// label and text fields its training text was read from (a Corpus's
+// LabelField and TextField, or FitFile's options), other fields zero.
+// Test or new text is read alike by default (set the fields to read it
+// otherwise).
+func (f *Featurizer) ReadOptions() ReadOptions {
+	return ReadOptions{LabelField: f.labelField, TextField: f.textField}
+}
+
+// IsLabel reports whether s is a label of f's: one of the training
+// labels, or with numeric labels any finite number (see Label). It is
+// what ReadOptions.IsLabel asks for.
+func (f *Featurizer) IsLabel(s string) bool {
+	_, msg := f.labels.value(s)
+	return msg == "" && s != ""
 }
 
 // Config returns the configuration f was fitted with, defaults filled in.
@@ -271,7 +306,11 @@ func newFeaturizer(c *Corpus, cfg Config) (*Featurizer, error) {
 		}
 		distinct[d.Label] = struct{}{}
 	}
-	f := &Featurizer{cfg: cfg, nDocs: len(c.Docs), labels: fitLabels(distinct)}
+	lf, tf, err := fields(c.LabelField, c.TextField)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	f := &Featurizer{cfg: cfg, nDocs: len(c.Docs), labels: fitLabels(distinct), labelField: lf, textField: tf}
 	if !cfg.Vocabulary {
 		f.dim = 1 << cfg.Bits
 		f.mask = uint64(f.dim - 1)

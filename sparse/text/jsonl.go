@@ -36,6 +36,7 @@ var strPlain = func() (t [256]bool) {
 // UTF-8. A jsonParser belongs to one goroutine.
 type jsonParser struct {
 	labelKey, textKey []byte
+	noLabel           bool // documents without labels: the label is a member like any other
 	keyBuf            []byte // unescaped key
 	labelBuf, textBuf []byte // unescaped values
 	stack             []byte // open containers while skipping a value
@@ -111,7 +112,7 @@ func (p *jsonParser) parse(line []byte) (d jsonDoc, blank bool, le *lineError) {
 			// once the whole line has proved to be well-formed JSON, and
 			// only if it is the last value of its field.
 			switch {
-			case bytes.Equal(key, p.labelKey):
+			case !p.noLabel && bytes.Equal(key, p.labelKey):
 				if i >= len(line) {
 					return d, false, errAt(i, ErrSyntax, "expected a value, found end of line")
 				}
@@ -186,7 +187,7 @@ func (p *jsonParser) parse(line []byte) (d jsonDoc, blank bool, le *lineError) {
 		return d, false, errAt(i, ErrSyntax, "unexpected "+describe(line, i)+" after the JSON object (one object per line)")
 	}
 	switch {
-	case !haveLabel:
+	case !haveLabel && !p.noLabel:
 		return d, false, errAt(open, ErrMissingField, "no label field "+strconv.Quote(string(p.labelKey)))
 	case labelErr != nil:
 		return d, false, labelErr

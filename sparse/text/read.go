@@ -37,11 +37,17 @@ const (
 	// runs to the end of the line and may hold more tabs). Spaces around
 	// the label are dropped.
 	TSV
+	// Lines holds one document per line, the whole line (a '\r' before
+	// the '\n' dropped), without a label, as fastText's predict reads
+	// text. Every line is a document, a blank one too, so that outputs
+	// written a line per document line up with the input. Only with
+	// ReadOptions.Documents.
+	Lines
 )
 
-var formatNames = [...]string{"auto", "jsonl", "tsv"}
+var formatNames = [...]string{"auto", "jsonl", "tsv", "lines"}
 
-// String returns "auto", "jsonl" or "tsv".
+// String returns "auto", "jsonl", "tsv" or "lines".
 func (f Format) String() string {
 	if int(f) < len(formatNames) {
 		return formatNames[f]
@@ -52,9 +58,33 @@ func (f Format) String() string {
 // ReadOptions controls Read, ReadFile and NewScanner. The zero value reads
 // JSONL or TSV, gzip-compressed or not, with the defaults documented on
 // each field.
+//
+// How the format is chosen: Format when it is not Auto; otherwise the
+// first non-blank line settles it for the whole input. A line that
+// starts with '{' starts JSONL. A line that looks like LIBSVM (a label,
+// then index:value pairs) or starts with a cache file's magic is refused
+// with ErrNotText, since reading its columns as words would give
+// meaningless predictions without a sign of why. Any other line starts
+// TSV, or with Documents, TSV when it holds a tab after a label that
+// IsLabel accepts and Lines otherwise. A reader that knows more (a file
+// named .tsv, a command's -from flag) sets Format.
 type ReadOptions struct {
 	// Format is the input's layout; the zero value, Auto, sniffs it.
 	Format Format
+	// Documents reads documents whose label is absent or not wanted, as
+	// a prediction reads them: a JSONL object needs only its text field
+	// (a label field is skipped like any other member), a TSV line's
+	// label is dropped unread, and Format may be Lines. Doc.Label is
+	// then empty. The fields, the JSON grammar, gzip, the byte order
+	// mark and CRLF are handled as for labelled documents, so that one
+	// input gives the same documents either way.
+	Documents bool
+	// IsLabel, with Documents and Format Auto, tells TSV from plain
+	// lines: a first line with a tab after a label it accepts starts
+	// TSV. Pass the labels of the model that will classify the
+	// documents (Featurizer.IsLabel): labelled test data then reads as
+	// TSV, and a plain document as a whole line. nil accepts none.
+	IsLabel func(label string) bool
 	// LabelField is the JSONL field holding the label; "" means "label".
 	LabelField string
 	// TextField is the JSONL field holding the text; "" means "text".
@@ -70,8 +100,10 @@ type ReadOptions struct {
 
 func (o ReadOptions) normalize() (ReadOptions, error) {
 	switch {
-	case o.Format > TSV:
+	case o.Format > Lines:
 		return o, fmt.Errorf("%w: unknown Format %d", ErrConfig, o.Format)
+	case o.Format == Lines && !o.Documents:
+		return o, fmt.Errorf("%w: Format Lines holds no labels: it is read with Documents only", ErrConfig)
 	case o.MaxLineBytes < 0:
 		return o, fmt.Errorf("%w: MaxLineBytes = %d is negative", ErrConfig, o.MaxLineBytes)
 	}
@@ -81,7 +113,7 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 	if o.TextField == "" {
 		o.TextField = "text"
 	}
-	if o.LabelField == o.TextField {
+	if o.LabelField == o.TextField && !o.Documents {
 		return o, fmt.Errorf("%w: LabelField and TextField are both %q", ErrConfig, o.LabelField)
 	}
 	if o.MaxLineBytes == 0 {
@@ -104,6 +136,11 @@ type Corpus struct {
 	// Name names the input in error messages (a file path, say).
 	Name string
 	Docs []Doc
+	// LabelField and TextField are the JSONL fields the documents were
+	// read from (Read sets them; "" means "label" and "text"). Fit keeps
+	// them in the Featurizer, so that its test text is read alike (see
+	// Featurizer.ReadOptions).
+	LabelField, TextField string
 }
 
 // docErr reports a bad label of document i.
@@ -130,7 +167,7 @@ func ReadFile(path string, opt ReadOptions) (*Corpus, error) {
 // budget.ErrExceeded.
 func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 	s := NewScanner(r, opt)
-	c := &Corpus{Name: s.opt.Name}
+	c := &Corpus{Name: s.opt.Name, LabelField: s.opt.LabelField, TextField: s.opt.TextField}
 	var held, next int64 // bytes of the texts and labels; when to check next
 	for s.Scan() {
 		d := s.doc
@@ -177,8 +214,16 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 // a missing label or text field, or a TSV line without a tab
 // (ErrMissingField); a label that is not a string or number, or a text
 // that is not a string (ErrFieldType); an empty label (ErrLabel); a line
-// longer than MaxLineBytes (ErrLineTooLong); a NUL byte in TSV (ErrSyntax).
-// Reading stops at the first error.
+// longer than MaxLineBytes (ErrLineTooLong); a NUL byte in TSV or Lines
+// (ErrSyntax); with Format Auto, a first line of LIBSVM or a cache file
+// (ErrNotText). A failed read of the input is returned as the reader's
+// error, wrapped, and never as a parse error of the part of a line read
+// before it. Reading stops at the first error.
+//
+// With ReadOptions.Documents a Scanner reads documents without labels
+// (see there): the label field of JSONL is not required, a TSV label is
+// dropped, and Lines is one more format, in which every line is a
+// document.
 type Scanner struct {
 	opt    ReadOptions
 	format Format
@@ -188,6 +233,11 @@ type Scanner struct {
 	doc    Doc
 	labels map[string]string // interned label strings
 	err    error
+	// blanks counts the blank lines before the first non-blank one, while
+	// the format is not settled: if it becomes Lines, each is a document,
+	// given out before held, the document of the line that settled it.
+	blanks int
+	held   *Doc
 }
 
 // NewScanner returns a Scanner reading r. With invalid options Scan
@@ -199,6 +249,7 @@ func NewScanner(r io.Reader, opt ReadOptions) *Scanner {
 	s.lr = lineio.Reader{Src: r, Open: true, Max: o.MaxLineBytes}
 	s.jp.labelKey = []byte(o.LabelField)
 	s.jp.textKey = []byte(o.TextField)
+	s.jp.noLabel = o.Documents
 	s.labels = make(map[string]string)
 	return s
 }
@@ -208,6 +259,17 @@ func NewScanner(r io.Reader, opt ReadOptions) *Scanner {
 func (s *Scanner) Scan() bool {
 	if s.err != nil {
 		return false
+	}
+	if s.held != nil {
+		// The format was settled as Lines after blank lines: each is a
+		// document, before the line that settled it.
+		if s.blanks > 0 {
+			s.doc = Doc{Line: s.held.Line - s.blanks}
+			s.blanks--
+			return true
+		}
+		s.doc, s.held = *s.held, nil
+		return true
 	}
 	for {
 		ln, st := s.lr.Next()
@@ -224,8 +286,9 @@ func (s *Scanner) Scan() bool {
 			return false
 		}
 		s.line++
+		settling := s.format == Auto
 		label, text, labelCol, blank, le := s.parseLine(ln)
-		if le == nil && !blank && len(label) == 0 {
+		if le == nil && !blank && len(label) == 0 && !s.opt.Documents {
 			le = &lineError{col: labelCol, msg: "empty label", err: ErrLabel}
 		}
 		if le != nil {
@@ -233,9 +296,20 @@ func (s *Scanner) Scan() bool {
 			return false
 		}
 		if blank {
+			if s.format == Auto {
+				s.blanks++
+			}
 			continue
 		}
-		s.doc = Doc{Label: s.intern(label), Text: string(text), Line: s.line}
+		d := Doc{Text: string(text), Line: s.line}
+		if !s.opt.Documents {
+			d.Label = s.intern(label)
+		}
+		if settling && s.format == Lines && s.blanks > 0 {
+			s.held = &d
+			return s.Scan()
+		}
+		s.doc = d
 		return true
 	}
 }
@@ -248,16 +322,49 @@ func (s *Scanner) parseLine(ln []byte) (label, text []byte, labelCol int, blank 
 		if i == len(ln) {
 			return nil, nil, 0, true, nil
 		}
-		s.format = TSV
-		if ln[i] == '{' {
+		switch SniffLine(ln) {
+		case KindCache:
+			return nil, nil, 0, false, errAt(0, ErrNotText, "the input starts with a cache file's magic (sparse/hpc), not text")
+		case KindLIBSVM:
+			return nil, nil, 0, false, errAt(i, ErrNotText, "the line looks like LIBSVM (a label, then index:value pairs), not text")
+		case KindJSONL:
 			s.format = JSONL
+		default:
+			s.format = TSV
+			if s.opt.Documents && !s.tsvLabel(ln) {
+				s.format = Lines
+			}
 		}
 	}
-	if s.format == JSONL {
+	switch s.format {
+	case JSONL:
 		d, blank, le := s.jp.parse(ln)
 		return d.label, d.text, d.labelCol, blank, le
+	case Lines:
+		return parseLines(ln)
 	}
 	return parseTSV(ln)
+}
+
+// tsvLabel reports whether ln holds a tab after a label IsLabel accepts.
+func (s *Scanner) tsvLabel(ln []byte) bool {
+	if s.opt.IsLabel == nil {
+		return false
+	}
+	label, _, _, _, le := parseTSV(ln)
+	return le == nil && len(label) > 0 && s.opt.IsLabel(string(label))
+}
+
+// parseLines returns a line of Lines as a document's text: all of it, a
+// final '\r' dropped.
+func parseLines(ln []byte) (label, text []byte, labelCol int, blank bool, le *lineError) {
+	if n := len(ln); n > 0 && ln[n-1] == '\r' {
+		ln = ln[:n-1]
+	}
+	if k := bytes.IndexByte(ln, 0); k >= 0 {
+		return nil, nil, 0, false, errAt(k, ErrSyntax, "NUL byte in a text line (binary data?)")
+	}
+	return nil, ln, 0, false, nil
 }
 
 // parseTSV splits a TSV line into its label and text.

@@ -49,6 +49,10 @@ type fileJSON struct {
 	DF          []int32    `json:"df,omitempty"`
 	DFSparse    *dfSparse  `json:"df_sparse,omitempty"`
 	Labels      labelsJSON `json:"labels"`
+	// The JSONL fields the training text was read from, when not the
+	// defaults "label" and "text" (files without them read with those).
+	LabelField string `json:"label_field,omitempty"`
+	TextField  string `json:"text_field,omitempty"`
 }
 
 // dfSparse is the sparse form of the document frequencies: Features, in
@@ -113,6 +117,12 @@ func (f *Featurizer) document() *fileJSON {
 		Normalize:   !f.cfg.NoNormalize,
 		Docs:        f.nDocs,
 		Labels:      labelsJSON{Numeric: f.labels.numeric, Names: f.labels.names},
+	}
+	if f.labelField != "label" {
+		doc.LabelField = f.labelField
+	}
+	if f.textField != "text" {
+		doc.TextField = f.textField
 	}
 	// The sparse form, "features":[j,…],"counts":[c,…], takes up to about
 	// 16 bytes a bucket with df > 0, the dense one, [c,…], 2 or more a
@@ -373,6 +383,11 @@ func build(doc *fileJSON, pre *prebuilt) (*Featurizer, error) {
 			}
 		}
 		f.labels = newNamedLabels(slices.Clip(names))
+	}
+
+	// Fields.
+	if f.labelField, f.textField, err = fields(doc.LabelField, doc.TextField); err != nil {
+		return bad("%v", err)
 	}
 	return f, nil
 }

@@ -184,16 +184,20 @@ func (e *Encoder) noteSize(docs []Doc, pc *piece) {
 }
 
 // vectorize transforms a run of documents into a piece, stopping at the
-// first document with a label f does not know.
-func (e *Encoder) vectorize(docs []Doc) piece {
+// first document with a label f does not know; without labels, every
+// class value is 0.
+func (e *Encoder) vectorize(docs []Doc, labelled bool) piece {
 	pc := e.newPiece(docs)
 	pc.y = make([]float64, 0, len(docs))
 	for i := range docs {
 		d := &docs[i]
-		y, msg := e.f.labels.value(d.Label)
-		if msg != "" {
-			pc.bad, pc.msg = i, msg
-			return pc
+		var y float64
+		if labelled {
+			var msg string
+			if y, msg = e.f.labels.value(d.Label); msg != "" {
+				pc.bad, pc.msg = i, msg
+				return pc
+			}
 		}
 		e.Transform(d.Text)
 		pc.add(e)
@@ -219,7 +223,7 @@ func (f *Featurizer) Vectorize(c *Corpus) (*sparse.Dataset, error) {
 	chunks := chunkDocs(docs)
 	pieces := make([]piece, len(chunks))
 	runChunks(f, chunks, func(e *Encoder, k int) bool {
-		pieces[k] = e.vectorize(docs[chunks[k].lo:chunks[k].hi])
+		pieces[k] = e.vectorize(docs[chunks[k].lo:chunks[k].hi], true)
 		return pieces[k].bad < 0
 	})
 	for k := range pieces {
@@ -290,6 +294,7 @@ func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.D
 		dfc = newDFCounter(f, cfg.workers())
 	}
 	sc := NewScanner(r, opt)
+	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
 	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece { return e.countPiece(docs, dfc) })
 	if err != nil {
 		return nil, nil, err
@@ -384,11 +389,15 @@ func (f *Featurizer) VectorizeFile(path string, opt ReadOptions) (*sparse.Datase
 // documents while the input is still being read and decompressed, and no
 // document is kept once vectorized. The first problem in the input is
 // reported, whether a malformed line (see Scanner) or a label f does not
-// know (ErrLabel).
+// know (ErrLabel). With opt.Documents the labels are not read and every
+// Y is 0; opt.IsLabel, if nil, is f.IsLabel.
 func (f *Featurizer) VectorizeReader(r io.Reader, opt ReadOptions) (*sparse.Dataset, error) {
+	if opt.Documents && opt.IsLabel == nil {
+		opt.IsLabel = f.IsLabel
+	}
 	sc := NewScanner(r, opt)
 	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece {
-		pc := e.vectorize(docs)
+		pc := e.vectorize(docs, !opt.Documents)
 		if pc.bad >= 0 {
 			pc.err = (&Corpus{Name: sc.opt.Name, Docs: docs}).docErr(pc.bad, pc.msg)
 		}
