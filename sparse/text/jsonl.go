@@ -36,7 +36,7 @@ var strPlain = func() (t [256]bool) {
 // UTF-8. A jsonParser belongs to one goroutine.
 type jsonParser struct {
 	labelKey, textKey []byte
-	noLabel           bool // documents without labels: the label is a member like any other
+	noLabel           bool   // documents without labels: the label is a member like any other
 	keyBuf            []byte // unescaped key
 	labelBuf, textBuf []byte // unescaped values
 	stack             []byte // open containers while skipping a value
