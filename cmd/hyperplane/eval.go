@@ -23,21 +23,25 @@ perceptron, or a text model trained from raw text, told apart by the
 file's magic), predicts every row of a LIBSVM file and prints accuracy,
 per-class precision, recall and F1, and the confusion matrix. A text model
 reads labelled raw text (JSONL or label<TAB>text, gzip too; FILE - is
-standard input) and also reports the log loss and the expected
+standard input), with the JSONL fields its training text had unless
+-label-field or -text-field say otherwise; a LIBSVM file or a cache is
+refused. It also reports the log loss and the expected
 calibration error (ECE, 10 bins) of its probabilities. Features past the model's width weigh zero in a
 linear model; in a kernel model they meet no support vector, but an RBF
 kernel still counts them in the row's norm.
 
 A model trained on features that convert made from text reports its
 labels by name with -featurizer, the featurizer convert saved, and then
-also reads labelled raw text (a FILE named .jsonl, .json, .tsv or .txt,
-or -), which the featurizer turns into features as convert would.`,
+also reads labelled raw text (told from LIBSVM by its first line), which
+the featurizer turns into features as convert would. Raw text given to a
+model of numbered features without -featurizer is refused.`,
 	}
 	fs := &c.Flag
 	model := fs.String("model", "", "the model `file`")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
 	feat := fs.String("featurizer", "", "name the labels by this text featurizer `file` (see convert), and read labelled raw text with it")
+	ff := addFieldFlags(fs)
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) != 1 || *model == "" {
@@ -58,14 +62,28 @@ or -), which the featurizer turns into features as convert would.`,
 				return err
 			}
 		}
-		var d *sparse.Dataset
-		if names != nil && (args[0] == "-" || textNamed(args[0])) {
-			d, err = readLabelledText(ctx, env, args[0], names)
-		} else {
-			d, err = readData(ctx, env, args[0])
-		}
+		in, err := openData(ctx, env, args[0])
 		if err != nil {
 			return inFile(args[0], err)
+		}
+		defer in.close()
+		// A text model reads text, whatever the file looks like (the
+		// reader refuses LIBSVM and caches); with a featurizer, the
+		// content tells.
+		var d *sparse.Dataset
+		switch {
+		case tm != nil || names != nil && in.isText():
+			d, err = readLabelledText(in, names, ff.options(names, args[0], ""))
+			err = notText(err, *model)
+		case names == nil && in.isText():
+			return in.notNumbered(*model)
+		case len(ff.set()) > 0:
+			return usageError("-%s: the field flags apply to raw text", ff.set()[0])
+		default:
+			d, err = readData(in)
+		}
+		if err != nil {
+			return interrupted(ctx, inFile(args[0], err))
 		}
 		ws, err := checkData(env, args[0], d, m, *strict)
 		if err != nil {

@@ -184,16 +184,6 @@ func writeData(w io.Writer, path string, d *sparse.Dataset) error {
 	return sparse.Write(w, path, d)
 }
 
-// readData reads the data set at path, a cache or LIBSVM file (gzip too),
-// as sparse.ReadFile does; "-" reads standard input, told apart by its
-// first bytes, which are read once.
-func readData(ctx context.Context, env *Env, path string) (*sparse.Dataset, error) {
-	if path != "-" {
-		return sparse.ReadFile(path, sparse.ReadOptions{})
-	}
-	return sparse.Read(bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16), sparse.ReadOptions{Name: "standard input"})
-}
-
 // isCache reports whether br starts with a cache file's magic bytes,
 // without consuming them.
 func isCache(br *bufio.Reader) bool {

@@ -35,10 +35,22 @@ its score or probability after a tab when -scores or -proba asks; with
 weigh most in its label's score, each quoted and followed by its
 contribution (positive: toward the label).
 
-A text model reads raw text: one document a line, plain or a JSON object
-with a "text" field (gzip too), and writes label names:
+A text model reads raw text, gzip too, and writes label names:
 
   echo "a wonderful film" | hyperplane predict -model reviews.hptm -proba -
+
+Raw text is read as train and eval read it, by the same reader, and its
+form is the same for every line, chosen by -from (jsonl, tsv or lines),
+else a FILE named .tsv is TSV, else the first non-blank line tells: a
+line that starts with '{' makes the input JSONL (each line a JSON object
+with the text field; a label field is ignored); a line with a tab after
+one of the model's labels makes it TSV (label<TAB>text, the label
+ignored); any other makes it plain lines, each line a document, a blank
+one too (as fastText's predict reads text). LIBSVM or a cache given to a
+text model is refused. The JSONL fields are the ones the model's
+training text had, unless -label-field or -text-field say otherwise.
+In JSONL and TSV blank lines are skipped, so that the documents are the
+ones eval reads.
 
 A small input (documents of up to a 96th of the model file's size) is read
 first, and the model loaded for its documents alone: of a vocabulary, only
@@ -46,12 +58,12 @@ the pages that hold their terms and those terms' weights, each page
 checked against its checksum, with the same output.
 
 With a linear or kernel model and -featurizer, labels are written as the
-names the text featurizer knows them by, and FILE may be raw text: one
-document a line, plain or a JSON object with a "text" field (gzip too),
-which the featurizer turns into features as convert would. FILE is raw
-text when its name ends in .jsonl, .json, .tsv or .txt (.gz too) or is -,
-or with -from text; -from libsvm or cache reads LIBSVM or a cache. The labels in
-FILE are not used.
+names the text featurizer knows them by, and FILE may be raw text, read
+as above, which the featurizer turns into features as convert would.
+FILE is raw text unless its first line looks like LIBSVM or it is a
+cache (a lone word goes by the name: .jsonl, .json, .tsv, .txt, gz too,
+or -); -from says which. Raw text given to a model of numbered features
+without -featurizer is refused. The labels in FILE are not used.
 FILE - reads standard input. Output goes to standard output, or
 atomically to the -o file (- is standard output), which must not be one
 of the files read.`,
@@ -62,7 +74,8 @@ of the files read.`,
 	out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")
 	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
 	feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert), and read raw text with it")
-	from := fs.String("from", "", "what FILE holds: text (raw, with -featurizer), libsvm or cache (either read by its content); default: by its name")
+	from := fs.String("from", "", "what FILE holds: raw text (text: told by its content; or jsonl, tsv or lines, a document a line), libsvm or cache; default: by its content (see above)")
+	ff := addFieldFlags(fs)
 	proba := fs.Bool("proba", false, "text models: write the label's probability after it (with -k, each label's)")
 	topK := fs.Int("k", 0, "write the `N` most likely labels, best first (0: the predicted label only)")
 	explain := fs.Int("explain", 0, "text models: after the label, the `N` terms of the document that weigh most in its label's score, with their contributions")
@@ -89,26 +102,51 @@ of the files read.`,
 		if *proba && *scores {
 			return usageError("-scores and -proba: give one")
 		}
+		switch *from {
+		case "", "text", "jsonl", "tsv", "lines", "libsvm", "cache":
+		default:
+			return usageError("-from %q (want text, jsonl, tsv, lines, libsvm or cache)", *from)
+		}
+		fromText := *from != "libsvm" && *from != "cache"
+		if *feat != "" && isTextModel(*model) {
+			return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
+		}
+		in, err := openData(ctx, env, args[0])
+		if err != nil {
+			return inFile(args[0], err)
+		}
+		defer in.close()
 		// A text model that reads a few documents is loaded for them
 		// alone (textmodel.LoadFor), which costs a fraction of loading
-		// the whole: the documents are read first.
+		// the whole: the documents are read first, with the fields and
+		// labels of the model loaded for no documents (its header).
 		var m engine.Classifier
 		var tm *textmodel.Model
 		var dr *docReader
 		var head []string
-		if isTextModel(*model) && (*from == "" || *from == "text") && *feat == "" {
-			if dr, err = openDocs(ctx, env, args[0]); err != nil {
-				return inFile(args[0], err)
+		if isTextModel(*model) && *feat == "" {
+			if !fromText {
+				return usageError("-from %s: %s is a text model, which reads raw text", *from, *model)
 			}
-			defer dr.close()
+			probe, err := textmodel.LoadFor(*model, []string{})
+			if err != nil {
+				return err
+			}
+			pf := probe.Featurizer()
+			opt := ff.options(pf, args[0], *from)
+			opt.IsLabel = pf.IsLabel
+			dr = openDocs(in, opt)
 			var end bool
 			if head, end, err = dr.head(subsetLimit(*model)); err != nil {
-				return inFile(args[0], err)
+				return interrupted(ctx, notText(inFile(args[0], err), *model))
 			}
-			if end {
+			switch {
+			case !pf.Config().Vocabulary || pf.Dim() > 0:
+				tm = probe // read whole: it cannot be read in part
+			case end:
 				tm, err = textmodel.LoadFor(*model, head)
 				partLoads.Add(1)
-			} else {
+			default:
 				tm, err = textmodel.Load(*model)
 			}
 			if err != nil {
@@ -149,17 +187,22 @@ of the files read.`,
 			}
 		}
 		var rawText bool
-		switch *from {
-		case "text":
+		switch {
+		case tm != nil:
 			rawText = true
-		case "libsvm", "cache":
-		case "":
-			rawText = tm != nil || (*feat != "" && (args[0] == "-" || textNamed(args[0])))
+		case *from != "":
+			rawText = fromText
 		default:
-			return usageError("-from %q (want text, libsvm or cache)", *from)
+			rawText = in.isText()
 		}
 		if rawText && names == nil {
+			if *from == "" {
+				return in.notNumbered(*model)
+			}
 			return usageError("raw text needs the -featurizer it was converted with")
+		}
+		if set := ff.set(); len(set) > 0 && !rawText {
+			return usageError("-%s: the field flags apply to raw text", set[0])
 		}
 		var d *sparse.Dataset
 		var docs []string
@@ -168,18 +211,20 @@ of the files read.`,
 			if *explain > 0 {
 				keep = &docs
 			}
-			if dr != nil {
-				d, err = dr.rows(head, names, keep)
-			} else {
-				d, err = readRawText(ctx, env, args[0], names, keep)
+			if dr == nil {
+				opt := ff.options(names, args[0], *from)
+				opt.IsLabel = names.IsLabel
+				dr = openDocs(in, opt)
 			}
+			d, err = dr.rows(head, names, keep)
+			err = notText(err, *model)
 		} else if *explain > 0 {
 			return usageError("-explain reads raw text")
 		} else {
-			d, err = readData(ctx, env, args[0])
+			d, err = readData(in)
 		}
 		if err != nil {
-			return inFile(args[0], err)
+			return interrupted(ctx, inFile(args[0], err))
 		}
 		if err := checkWidth(env, args[0], d.X, m, *strict); err != nil {
 			return err

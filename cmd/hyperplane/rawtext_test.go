@@ -28,7 +28,8 @@ func TestPredictRawText(t *testing.T) {
 	if code, _, e := runCmd("train", "-o", model, hpc); code != 0 {
 		t.Fatalf("train: %s", e)
 	}
-	docs := "a great and lovely film\nawful, dreadful, poor\n{\"text\": \"nice and good\", \"id\": 7}\n\n"
+	// Plain lines, each a document, a blank one too.
+	docs := "a great and lovely film\nawful, dreadful, poor\nnice and good\n\n"
 	want := []string{"pos", "neg", "pos"}
 	check := func(what, out string) {
 		t.Helper()
@@ -47,6 +48,13 @@ func TestPredictRawText(t *testing.T) {
 		t.Fatalf("predict new.txt: %s", e)
 	}
 	check("new.txt", out)
+	// JSON objects, with a field besides the text, and a blank line.
+	js := "{\"text\": \"a great and lovely film\"}\n{\"text\": \"awful, dreadful, poor\"}\n{\"text\": \"nice and good\", \"id\": 7}\n{\"text\": \"\"}\n"
+	code, out, e = runCmd("predict", "-model", model, "-featurizer", feat, writeFile(t, dir, "new.jsonl", js))
+	if code != 0 {
+		t.Fatalf("predict new.jsonl: %s", e)
+	}
+	check("new.jsonl", out)
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte(docs))
@@ -70,7 +78,7 @@ func TestPredictRawText(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"predict", "-model", model, "-from", "text", writeFile(t, dir, "x.txt", "hello\n")}, 2, "needs the -featurizer"},
-		{[]string{"predict", "-model", model, "-featurizer", feat, writeFile(t, dir, "bad.jsonl", "{\"label\": \"pos\"}\n")}, 1, `bad.jsonl:1: the JSON object has no "text" field`},
+		{[]string{"predict", "-model", model, "-featurizer", feat, writeFile(t, dir, "bad.jsonl", "{\"label\": \"pos\"}\n")}, 1, `bad.jsonl:1:1: no text field "text"`},
 		{[]string{"predict", "-model", model, "-featurizer", feat, "-from", "csv", "x.txt"}, 2, `-from "csv"`},
 	} {
 		code, _, e := runCmd(c.args...)

@@ -72,7 +72,8 @@ func (t *textFlags) config(fs *flag.FlagSet) (text.Config, error) {
 	return cfg, nil
 }
 
-// readOptions returns how to read labelled text named name.
+// readOptions returns how to read labelled text named name (a path, or
+// "standard input"), its format by textFormat.
 func (t *textFlags) readOptions(name string) text.ReadOptions {
-	return text.ReadOptions{LabelField: *t.labelField, TextField: *t.textField, Name: name}
+	return text.ReadOptions{LabelField: *t.labelField, TextField: *t.textField, Name: name, Format: textFormat(name, "")}
 }

@@ -83,7 +83,7 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 	} else if d, err = sparse.ReadFile(path, sparse.ReadOptions{}); err != nil {
 		return err
 	}
-	te, err := readTest(o)
+	te, err := readTest(o, path)
 	if err != nil {
 		return err
 	}
@@ -174,11 +174,22 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 // readTest reads o's test file, if any, before training starts, so that a
 // wrong path or a bad file stops the command before the training time is
 // spent and before -o replaces a model.
-func readTest(o trainOpts) (*sparse.Dataset, error) {
+// Raw text is refused: the model of the numbered features of train (the
+// training file) cannot read it.
+func readTest(o trainOpts, train string) (*sparse.Dataset, error) {
 	if o.test == "" {
 		return nil, nil
 	}
-	return sparse.ReadFile(o.test, sparse.ReadOptions{})
+	in, err := openData(o.ctx, o.env, o.test)
+	if err != nil {
+		return nil, inFile(o.test, err)
+	}
+	defer in.close()
+	if in.isText() {
+		return nil, in.notNumbered("the model of " + train)
+	}
+	d, err := readData(in)
+	return d, interrupted(o.ctx, err)
 }
 
 // fitFailed returns what train reports when fitting returned err: nil

@@ -61,13 +61,20 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 		return err
 	}
 	var te *sparse.Dataset
-	if o.test == "-" {
-		te, err = f.VectorizeReader(ctxReader{o.ctx, o.env.Stdin}, tt.read("standard input"))
-	} else if o.test != "" {
-		te, err = f.VectorizeFile(o.test, tt.read(o.test))
-	}
-	if err != nil {
-		return err
+	if o.test != "" {
+		// The test text is read as eval reads it: by the same reader,
+		// with the fields of the training text.
+		in, err := openData(o.ctx, o.env, o.test)
+		if err != nil {
+			return inFile(o.test, err)
+		}
+		opt := tt.read(in.name)
+		opt.Format = textFormat(o.test, "")
+		te, err = readLabelledText(in, f, opt)
+		in.close()
+		if err != nil {
+			return interrupted(o.ctx, notText(inFile(o.test, err), "the model of "+path))
+		}
 	}
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(), Normalize: cfg.Normalize,
 		Workers: max(1, min(cfg.Workers, d.X.Rows)), ReadSeconds: time.Since(t0).Seconds(), Labels: f.Labels()}
