@@ -273,6 +273,7 @@ func (f *Featurizer) set(g *Featurizer) {
 	f.cfg, f.dim, f.mask, f.vocab, f.index = g.cfg, g.dim, g.mask, g.vocab, g.index
 	f.vocabFC, f.vocabOnce = g.vocabFC, sync.Once{}
 	f.nDocs, f.df, f.idf, f.labels = g.nDocs, g.df, g.idf, g.labels
+	f.labelField, f.textField = g.labelField, g.textField
 }
 
 // isBinary reports whether data begins as MarshalBinary's form does, to

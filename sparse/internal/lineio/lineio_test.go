@@ -112,3 +112,25 @@ func TestReaderOpen(t *testing.T) {
 		t.Errorf("without Open the gzip magic is a line: status %v", st)
 	}
 }
+
+// TestReaderErrorMidLine: a source that fails in the middle of a line
+// gives ReadErr and its error, never the part of the line read before it
+// as a line (bufio.Scanner hands such a part back as a last token, which
+// a reader then parses as a truncated line), gzip too.
+func TestReaderErrorMidLine(t *testing.T) {
+	boom := errors.New("cancelled")
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte("first\nsecond line is long\n"))
+	zw.Close()
+	for name, src := range map[string]io.Reader{
+		"plain": io.MultiReader(strings.NewReader("first\nsecond li"), iotest.ErrReader(boom)),
+		"gzip":  io.MultiReader(bytes.NewReader(z.Bytes()[:z.Len()-12]), iotest.ErrReader(boom)),
+	} {
+		r := &Reader{Src: src, Size: 4, Open: true}
+		got, st := lines(t, r)
+		if st != ReadErr || !errors.Is(r.Err, boom) || len(got) > 1 || len(got) == 1 && got[0] != "first" {
+			t.Errorf("%s: lines %q, status %v, error %v; want at most \"first\", then ReadErr", name, got, st, r.Err)
+		}
+	}
+}
