@@ -101,7 +101,8 @@ type input struct {
 	close      func()
 }
 
-// openData opens path ("-": standard input) and sniffs its kind.
+// openData opens path ("-": standard input) and sniffs its kind; a read
+// that fails because a signal cancelled ctx is an interruption.
 func openData(ctx context.Context, env *Env, path string) (*input, error) {
 	br, name, closeIn, err := openInput(ctx, env, path)
 	if err != nil {
@@ -110,7 +111,7 @@ func openData(ctx context.Context, env *Env, path string) (*input, error) {
 	in := &input{path: path, name: name, br: br, close: closeIn}
 	if in.kind, in.line, err = text.Sniff(br); err != nil {
 		closeIn()
-		return nil, &fileError{name, err}
+		return nil, interrupted(ctx, &fileError{name, err})
 	}
 	return in, nil
 }
