@@ -144,6 +144,15 @@ class even when IN is sorted by label. They all have IN's width.
 				if f, err = text.Load(*load); err != nil {
 					return err
 				}
+				// The fields the featurizer's training text had,
+				// unless the flags say otherwise.
+				fo := f.ReadOptions()
+				if len(setAmong(fs, "label-field")) == 0 {
+					topt.LabelField = fo.LabelField
+				}
+				if len(setAmong(fs, "text-field")) == 0 {
+					topt.TextField = fo.TextField
+				}
 				d, err = f.VectorizeReader(src, topt)
 			} else {
 				f, d, err = fitText(ctx, src, in, topt, cfg)

@@ -303,6 +303,14 @@ func TestModelRemembersFields(t *testing.T) {
 	if code != 1 || !strings.Contains(e, `unknown label "pos:0"`) {
 		t.Errorf("eval -label-field fine: exit %d, %s; want its labels read (and refused: the model has none such)", code, e)
 	}
+	// A featurizer that convert saves keeps them too.
+	feat := filepath.Join(dir, "f.json")
+	if code, _, e := runCmd("convert", "-label-field", "coarse", "-text-field", "body", "-save-featurizer", feat, tr, filepath.Join(dir, "a.svm")); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := runCmd("convert", "-featurizer", feat, tr, filepath.Join(dir, "b.svm")); code != 0 {
+		t.Errorf("convert -featurizer: %s", e)
+	}
 }
 
 // TestWrongKindOfInput: a text model refuses LIBSVM (gzip and standard

@@ -10,7 +10,16 @@
 // streams it one Doc at a time in bounded memory. Two layouts are read,
 // each optionally gzip-compressed (detected by its magic bytes): JSONL,
 // one JSON object per line with a label and a text field (names set in
-// ReadOptions), and TSV, "label<TAB>text" per line. The JSONL reader is a
+// ReadOptions), and TSV, "label<TAB>text" per line. The Scanner is the
+// one reader of text, labelled or not: with ReadOptions.Documents it
+// reads documents for a prediction (the label ignored, and a third
+// layout, Lines, a document a line), with the same parsing, so that an
+// input gives the same documents to training, evaluation and prediction.
+// The layout is settled once per input (see ReadOptions), and input of
+// numbered features (LIBSVM, a cache file) is refused (ErrNotText; Sniff
+// tells the kinds apart for a caller that reads both). A Featurizer
+// keeps the fields its training text was read from (ReadOptions), and
+// saves them, so that its test text is read alike. The JSONL reader is a
 // hand-written extractor that decodes only the two fields it needs yet
 // checks every line against the JSON grammar; it is several times faster
 // than encoding/json. Malformed input is reported as a *sparse.ParseError
