@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -114,6 +115,9 @@ func TestDocumentsForms(t *testing.T) {
 	}
 	if _, _, _, err := scanDocs(t, []byte("x\n"), ReadOptions{Format: Lines}); !errors.Is(err, ErrConfig) {
 		t.Errorf("Lines without Documents: %v, want ErrConfig", err)
+	}
+	if _, _, err := FitFile(writeTemp(t, "{\"text\":\"x\"}\n"), ReadOptions{Documents: true}, Config{}); !errors.Is(err, ErrConfig) {
+		t.Errorf("FitFile of documents without labels: %v, want ErrConfig", err)
 	}
 }
 
@@ -284,6 +288,39 @@ func TestScannerReadErrorMidLine(t *testing.T) {
 		var pe *sparse.ParseError
 		if !errors.Is(sc.Err(), boom) || errors.As(sc.Err(), &pe) || n != 1 {
 			t.Errorf("%q: %d documents, error %v; want 1 and the read error", tc.in, n, sc.Err())
+		}
+	}
+}
+
+// TestVectorizeDocuments: VectorizeReader with Documents gives the rows
+// it gives the labelled input, whatever the form (TSV told by the
+// featurizer's labels, plain lines), and class values of 0.
+func TestVectorizeDocuments(t *testing.T) {
+	tsv := "pos\tgood fine film\nneg\tawful dull film\npos\tfine\tgood\n"
+	c, err := Read(strings.NewReader(tsv), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Fit(c, Config{NGrams: 2, Vocabulary: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := f.VectorizeReader(strings.NewReader(tsv), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]string{"tsv": tsv, "lines": "good fine film\nawful dull film\nfine\tgood\n"} {
+		got, err := f.VectorizeReader(strings.NewReader(in), ReadOptions{Documents: true})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.X.Rows != want.X.Rows || !slices.Equal(got.X.Ind, want.X.Ind) || !slices.Equal(got.X.Val, want.X.Val) || !slices.Equal(got.X.Indptr, want.X.Indptr) {
+			t.Errorf("%s: rows differ from the labelled input's", name)
+		}
+		for _, y := range got.Y {
+			if y != 0 {
+				t.Errorf("%s: class value %v without labels", name, y)
+			}
 		}
 	}
 }

@@ -262,6 +262,9 @@ func FitFile(path string, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dat
 	if err != nil {
 		return nil, nil, err
 	}
+	if opt.Documents {
+		return nil, nil, fmt.Errorf("%w: ReadOptions.Documents: a featurizer is fitted on labelled documents", ErrConfig)
+	}
 	if ncfg.Vocabulary {
 		c, err := ReadFile(path, opt)
 		if err != nil {
