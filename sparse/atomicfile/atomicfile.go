@@ -9,8 +9,14 @@ import (
 	"path/filepath"
 )
 
-// ErrEmptyName reports a file name that is empty.
-var ErrEmptyName = errors.New("atomicfile: empty file name")
+var (
+	// ErrEmptyName reports a file name that is empty.
+	ErrEmptyName = errors.New("atomicfile: empty file name")
+	// ErrNotWritable reports a target that is neither a regular file to
+	// replace nor a stream to write to: a directory, a block device, a
+	// socket, a descriptor closed or not open for writing.
+	ErrNotWritable = errors.New("is neither a regular file nor a stream that can be written")
+)
 
 // Write creates or replaces path with what write writes, so that
 // readers see either the old file or the whole new one, never a part: the
@@ -21,6 +27,11 @@ var ErrEmptyName = errors.New("atomicfile: empty file name")
 // symbolic link, the file it points to is replaced and the link kept. Model
 // and cache files of the other packages are written through it. It is
 // Create, write, and File.CloseAtomicallyReplace.
+//
+// A path that is not a regular file to replace is written as a stream
+// (see Create): a descriptor of this process named by path (/dev/stdout,
+// /dev/fd/N, /proc/self/fd/N), a character device or a FIFO. Its data go
+// out as they are written, so a failure leaves what was written before it.
 func Write(path string, write func(w io.Writer) error) error {
 	p, err := Create(path)
 	if err != nil {
@@ -41,22 +52,51 @@ func Write(path string, write func(w io.Writer) error) error {
 // data, finds a target that cannot be written (a missing or read-only
 // directory, a directory in the way) before the work is spent. Writes are
 // buffered. A File belongs to one goroutine.
+//
+// A File whose target is a stream (Stream reports it) writes straight to
+// it instead, through the same buffer: it has no temporary file, and
+// CloseAtomicallyReplace flushes and closes it.
 type File struct {
-	path string // the file replaced, symbolic links resolved
-	tmp  string // the temporary file
+	path string // the file replaced, symbolic links resolved; or the stream's name
+	tmp  string // the temporary file; "" for a stream
 	f    *os.File
 	bw   *bufio.Writer
 	mode os.FileMode
 	done bool // replaced or cleaned up: nothing is left to do
+
+	stream bool // written to path as it goes, never replaced
+	fifo   bool // a FIFO, opened at the first write or at the close
 }
 
 // Create creates the temporary file that will replace path (see
 // Write for what happens to modes and symbolic links). It fails
-// when path is empty (ErrEmptyName), names something other than a
-// regular file, or its directory cannot take a new file.
+// when path is empty (ErrEmptyName), names a directory or something else
+// that is neither a regular file nor a stream (ErrNotWritable), or its
+// directory cannot take a new file.
+//
+// Where path is not a regular file to replace, the File writes to it as a
+// stream, and never truncates, removes or renames anything:
+//
+//   - a name of a descriptor this process holds open (/dev/stdout,
+//     /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N with this
+//     process's PID, or a symbolic link to one of them) is written through
+//     a duplicate of that descriptor. It is not opened again: reopening
+//     would reach the file behind the descriptor afresh, and truncate or
+//     replace what the shell opened for appending (>>). The descriptor
+//     must be open for writing.
+//   - an existing character device (/dev/null, a terminal) is opened for
+//     writing, without truncation;
+//   - an existing FIFO is opened for writing at the first write, or at the
+//     close when nothing was written, so that a File created and then
+//     abandoned never waits for a reader.
+//
+// Block devices and sockets named by path are refused with ErrNotWritable.
 func Create(path string) (*File, error) {
 	if path == "" {
 		return nil, ErrEmptyName
+	}
+	if p, ok, err := createStream(path); ok {
+		return p, err
 	}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		if target, err := filepath.EvalSymlinks(path); err == nil {
@@ -79,7 +119,8 @@ func Create(path string) (*File, error) {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s exists and is not a regular file", path)
+			// (A dangling link's target that appeared meanwhile.)
+			return nil, fmt.Errorf("%s: %w", path, ErrNotWritable)
 		}
 		mode = fi.Mode().Perm()
 	}
@@ -99,8 +140,13 @@ func Create(path string) (*File, error) {
 	return &File{path: path, tmp: f.Name(), f: f, bw: bufio.NewWriterSize(out, 1<<16), mode: mode}, nil
 }
 
-// Name returns the path of the file p replaces (symbolic links resolved).
+// Name returns the path of the file p replaces (symbolic links resolved),
+// or, for a stream, the name it was created with.
 func (p *File) Name() string { return p.path }
+
+// Stream reports whether p writes its target as a stream (see Create)
+// instead of replacing it.
+func (p *File) Stream() bool { return p.stream }
 
 // Write writes to the temporary file, through a buffer.
 func (p *File) Write(b []byte) (int, error) {
@@ -121,11 +167,19 @@ func (p *File) CloseAtomicallyReplace() error { return ReplaceTogether(p) }
 // Cleanup closes and removes the temporary file unless it has replaced its
 // target; then, and when called again, it does nothing. Deferred after
 // Create, it removes what a failed or abandoned write left.
+//
+// For a stream it closes what it opened; what was written stays written.
 func (p *File) Cleanup() error {
 	if p.done {
 		return nil
 	}
 	p.done = true
+	if p.stream {
+		if p.f != nil {
+			return p.f.Close()
+		}
+		return nil
+	}
 	p.f.Close()
 	return os.Remove(p.tmp)
 }
@@ -136,6 +190,20 @@ func (p *File) finish() error {
 		return fmt.Errorf("replace %s: %w", p.path, os.ErrClosed)
 	}
 	if err := p.bw.Flush(); err != nil {
+		return err
+	}
+	if p.stream {
+		// Neither chmod (the device or FIFO is not the File's to
+		// change) nor sync (which pipes and terminals refuse).
+		if p.f == nil {
+			// A FIFO given nothing is opened all the same: its
+			// reader gets an end of file rather than waiting.
+			if err := p.openFIFO(); err != nil {
+				return err
+			}
+		}
+		err := p.f.Close()
+		p.f, p.done = nil, true
 		return err
 	}
 	if err := p.f.Chmod(p.mode); err != nil {
@@ -155,7 +223,9 @@ func (p *File) finish() error {
 // has succeeded, so that a rename that fails puts the replaced ones back.
 // The files must be distinct. A process killed between the renames can
 // leave the earlier targets replaced: what it makes atomic is a failure,
-// not a crash.
+// not a crash. Streams among the files are flushed and closed before any
+// target is replaced, so that a stream that fails (a closed pipe) leaves
+// every target as it was; what a stream was given stays given.
 func ReplaceTogether(files ...*File) error {
 	fail := func(err error) error {
 		for _, p := range files {
@@ -173,6 +243,13 @@ func ReplaceTogether(files ...*File) error {
 		existed, linked bool // the old file was there; aside is a link to it, not it moved
 		replaced        bool // the new file is at path
 	}
+	var renamed []*File
+	for _, p := range files {
+		if !p.stream {
+			renamed = append(renamed, p)
+		}
+	}
+	files = renamed
 	var undos []undo
 	restore := func(err error) error {
 		for i := len(undos) - 1; i >= 0; i-- {
@@ -221,6 +298,68 @@ func ReplaceTogether(files ...*File) error {
 		syncDir(filepath.Dir(u.path))
 	}
 	return nil
+}
+
+// createStream returns a File writing to path as a stream, and true,
+// when path is not a regular file to replace (see Create); or the error
+// that refuses path, and true; or false when path is to be replaced.
+func createStream(path string) (*File, bool, error) {
+	if fd, ok := descriptorOf(path); ok {
+		f, err := dupForWriting(fd, path)
+		if err != nil {
+			return nil, true, err
+		}
+		p := &File{path: path, f: f, stream: true}
+		p.bw = bufio.NewWriterSize(streamWriter{p}, 1<<16)
+		return p, true, nil
+	}
+	// Stat follows every link, the /proc links of other processes'
+	// descriptors too, to what would be written.
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil, false, nil
+	}
+	m := fi.Mode()
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		p := &File{path: path, stream: true, fifo: true}
+		p.bw = bufio.NewWriterSize(streamWriter{p}, 1<<16)
+		return p, true, nil
+	case m&os.ModeCharDevice != 0:
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, true, err
+		}
+		p := &File{path: path, f: f, stream: true}
+		p.bw = bufio.NewWriterSize(streamWriter{p}, 1<<16)
+		return p, true, nil
+	case m.IsDir():
+		return nil, true, fmt.Errorf("%s is a directory: it %w", path, ErrNotWritable)
+	}
+	return nil, true, fmt.Errorf("%s %w", path, ErrNotWritable)
+}
+
+// openFIFO opens p's FIFO for writing, which waits for a reader.
+func (p *File) openFIFO() error {
+	f, err := os.OpenFile(p.path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	p.f = f
+	return nil
+}
+
+// streamWriter writes a stream File's buffer to its target, opening a
+// FIFO at the first write.
+type streamWriter struct{ p *File }
+
+func (s streamWriter) Write(b []byte) (int, error) {
+	if s.p.f == nil {
+		if err := s.p.openFIFO(); err != nil {
+			return 0, err
+		}
+	}
+	return s.p.f.Write(b)
 }
 
 // renameHook is os.Rename; a test replaces it to make a rename fail.
