@@ -119,7 +119,11 @@ allow, against a line at 1 (SVG or PNG by the file's extension).`,
 			return err
 		}
 		defer w.cleanup()
-		r, err := runBench(ctx, stdout, *reps, time.Duration(*ms)*time.Millisecond, *quick)
+		table := stdout
+		if *out != "" && writesStdout(stdout, *out) {
+			table = env.Stderr // standard output carries the JSON report
+		}
+		r, err := runBench(ctx, table, *reps, time.Duration(*ms)*time.Millisecond, *quick)
 		if err != nil {
 			return err
 		}

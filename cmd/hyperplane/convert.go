@@ -34,7 +34,10 @@ later passes read without parsing, and that 'train -stream' trains from
 out of core), else LIBSVM, gzip-compressed when it ends in .gz. A LIBSVM
 file becomes a cache in bounded memory, row by row. IN - is standard
 input (a pipe: LIBSVM, gzip too, or a cache; text with -from text); OUT -
-is standard output (LIBSVM), the report then going to standard error.
+is standard output (LIBSVM), the report then going to standard error, as
+it does when OUT names standard output (/dev/stdout, /dev/fd/1). An OUT
+that is not a regular file (/dev/stdout, /dev/fd/N, a device, a FIFO) is
+written as a stream, never replaced.
 OUT (and -save-featurizer) may not be a file read, and are replaced
 together once all is done, or not at all.
 
@@ -130,7 +133,7 @@ class even when IN is sorted by label. They all have IN's width.
 		}
 		defer outs.cleanup()
 		report := out
-		if dst == "-" {
+		if writesStdout(out, dst) {
 			report = env.Stderr // standard output carries the data
 		}
 		t0 := time.Now()
@@ -169,7 +172,16 @@ class even when IN is sorted by label. They all have IN's width.
 			if isCachePath(dst) && *shards == 0 {
 				// Row by row, in bounded memory.
 				ropt := sparse.ReadOptions{Dim: *dim, Name: name}
-				if err := hpc.ConvertLIBSVM(ctxWriter{ctx, outs.writer(dst)}, src, ropt, hpc.WriterOptions{}); err != nil {
+				var w io.Writer = ctxWriter{ctx, outs.writer(dst)}
+				var info <-chan cacheInfo
+				if outs.stream(dst) {
+					// A stream cannot be opened again to count what it
+					// got: a copy of the bytes is counted as they go.
+					tw, c := countCache(w)
+					defer tw.Close()
+					w, info = tw, c
+				}
+				if err := hpc.ConvertLIBSVM(w, src, ropt, hpc.WriterOptions{}); err != nil {
 					return interrupted(ctx, err)
 				}
 				if err := ctx.Err(); err != nil {
@@ -178,12 +190,23 @@ class even when IN is sorted by label. They all have IN's width.
 				if err := outs.commit(); err != nil {
 					return err
 				}
-				c, err := hpc.Open(dst, hpc.Options{})
-				if err != nil {
-					return err
+				var hi hpc.Info
+				if info != nil {
+					w.(io.Closer).Close() // the end of the copy
+					r := <-info
+					if r.err != nil {
+						return r.err
+					}
+					hi = r.info
+				} else {
+					c, err := hpc.Open(dst, hpc.Options{})
+					if err != nil {
+						return err
+					}
+					hi = c.Info()
+					c.Close()
 				}
-				res.Rows, res.Cols, res.NNZ = int(c.Rows()), c.Cols(), c.NNZ()
-				c.Close()
+				res.Rows, res.Cols, res.NNZ = int(hi.Rows), hi.Cols, hi.NNZ
 				return res.print(report, t0, *asJSON)
 			}
 			if d, err = libsvm.Read(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
@@ -218,6 +241,36 @@ class even when IN is sorted by label. They all have IN's width.
 	}
 	return c
 }
+
+// cacheInfo is what countCache found.
+type cacheInfo struct {
+	info hpc.Info
+	err  error
+}
+
+// countCache returns a writer that writes to w and passes a copy of the
+// bytes to hpc.ReadInfo, whose result comes on the channel once the
+// writer is closed.
+func countCache(w io.Writer) (io.WriteCloser, <-chan cacheInfo) {
+	pr, pw := io.Pipe()
+	c := make(chan cacheInfo, 1)
+	go func() {
+		info, err := hpc.ReadInfo(pr, sparse.ReadOptions{Name: "the cache written"})
+		// Whatever follows is drained, so that writes never wait.
+		io.Copy(io.Discard, pr)
+		c <- cacheInfo{info, err}
+	}()
+	return teeCloser{io.MultiWriter(w, pw), pw}, c
+}
+
+// teeCloser writes to w and closes c.
+type teeCloser struct {
+	w io.Writer
+	c io.Closer
+}
+
+func (t teeCloser) Write(p []byte) (int, error) { return t.w.Write(p) }
+func (t teeCloser) Close() error                { return t.c.Close() }
 
 type convertResult struct {
 	In      string    `json:"in"`

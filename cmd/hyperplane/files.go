@@ -31,7 +31,10 @@ type outputs struct {
 // prepareOutputs checks a command's files before it does anything: no
 // output may be empty-named, be the same file as an input (by device and
 // inode where both exist, so hard links and other spellings count) or as
-// another output; then it creates every output but "-", which is stdout.
+// another output ("-" and /dev/stdout are one); then it creates every
+// output but "-", which is stdout. Outputs that are not regular files
+// (/dev/stdout, /dev/fd/N, devices, FIFOs) are written as streams, never
+// replaced (see atomicfile.Create).
 // The caller must defer cleanup. A misuse is a usage error naming both
 // files; an output that cannot be created is the error that says why.
 func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, error) {
@@ -45,7 +48,7 @@ func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, erro
 			}
 		}
 		for _, o2 := range outs[:i] {
-			if sameFile(o.path, o2.path) {
+			if sameFile(outputName(o.path), outputName(o2.path)) {
 				return nil, usageError("%s %s and %s %s are the same file", o2.what, o2.path, o.what, o.path)
 			}
 		}
@@ -69,6 +72,43 @@ func prepareOutputs(stdout io.Writer, inputs []arg, outs ...arg) (*outputs, erro
 
 // writer returns the writer of the output path.
 func (w *outputs) writer(path string) io.Writer { return w.byPath[path] }
+
+// stream reports whether the output path is written as a stream ("-",
+// a descriptor, a device or a FIFO), which cannot be read back.
+func (w *outputs) stream(path string) bool {
+	if p, ok := w.byPath[path].(*atomicfile.File); ok {
+		return p.Stream()
+	}
+	return path == "-"
+}
+
+// outputName is the output path as a file name: "-" is /dev/stdout.
+func outputName(path string) string {
+	if path == "-" {
+		return "/dev/stdout"
+	}
+	return path
+}
+
+// writesStdout reports whether the output path goes to stdout: "-", or a
+// name of the file stdout is (/dev/stdout, /dev/fd/1, the FIFO or terminal
+// it writes to, by device and inode). A command whose output does sends
+// its report to standard error, which would otherwise run into the data.
+func writesStdout(stdout io.Writer, path string) bool {
+	if path == "-" {
+		return true
+	}
+	f, ok := stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	fo, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	fp, err := os.Stat(path)
+	return err == nil && os.SameFile(fo, fp)
+}
 
 // commit replaces every output's target, or none (see
 // atomicfile.ReplaceTogether). It does not look at ctx: train saves what it

@@ -117,7 +117,7 @@ error.`,
 		}
 		res["rows"], res["cols"], res["nnz"] = d.X.Rows, d.X.Cols, d.X.NNZ()
 		res["generate_seconds"], res["seconds"] = genSecs, time.Since(t0).Seconds()
-		if args[0] == "-" {
+		if writesStdout(env.Stdout, args[0]) {
 			stdout = env.Stderr // standard output carries the data
 		}
 		if *asJSON {

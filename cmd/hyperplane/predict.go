@@ -66,7 +66,8 @@ or -); -from says which. Raw text given to a model of numbered features
 without -featurizer is refused. The labels in FILE are not used.
 FILE - reads standard input. Output goes to standard output, or
 atomically to the -o file (- is standard output), which must not be one
-of the files read.`,
+of the files read; an -o that is not a regular file (/dev/stdout,
+/dev/fd/N, a device, a FIFO) is written as a stream, never replaced.`,
 	}
 	fs := &c.Flag
 	model := fs.String("model", "", "the model `file`")

@@ -147,6 +147,11 @@ model, and much slower to train and to predict.`,
 		if *out == "-" {
 			return usageError("-o -: a model is written to a file, not to standard output")
 		}
+		if *out != "" && writesStdout(env.Stdout, *out) {
+			// A model streamed to standard output (-o /dev/stdout):
+			// the report goes to standard error.
+			o.env = &Env{Stdin: env.Stdin, Stdout: env.Stderr, Stderr: env.Stderr}
+		}
 		if *stream && *margins {
 			return usageError("-stream trains from a cache a block at a time; -margins needs the data in memory")
 		}
