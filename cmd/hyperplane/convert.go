@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -334,14 +333,7 @@ const maxShards = 4096
 
 // shardPaths returns the names of the n shards of out (a name ending in
 // .hpc): out-00000-of-0000n.hpc and on.
-func shardPaths(out string, n int) []string {
-	base := strings.TrimSuffix(out, filepath.Ext(out))
-	p := make([]string, n)
-	for k := range p {
-		p[k] = fmt.Sprintf("%s-%05d-of-%05d.hpc", base, k, n)
-	}
-	return p
-}
+func shardPaths(out string, n int) []string { return hpc.ShardNames(out, n) }
 
 // writeShards deals the rows of d at random into the cache files paths
 // (writers of outs): a random permutation of the rows, drawn from seed,

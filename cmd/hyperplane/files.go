@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
@@ -147,33 +146,14 @@ func interrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// sameFile reports whether the paths a and b name one file: both "-"
-// (the standard streams are told apart by the caller), the same file by
-// device and inode where both exist, else the same cleaned absolute path
-// once the directory's symbolic links are resolved.
+// sameFile reports whether the paths a and b name one file (see
+// atomicfile.SameFile); "-" is no file (the standard streams are told
+// apart by the caller).
 func sameFile(a, b string) bool {
 	if a == "-" || b == "-" {
 		return false
 	}
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	if errA == nil && errB == nil {
-		return os.SameFile(fa, fb)
-	}
-	return canonical(a) == canonical(b)
-}
-
-// canonical is path absolute, cleaned, its directory's links resolved.
-func canonical(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return filepath.Clean(path)
-	}
-	dir, base := filepath.Split(abs)
-	if d, err := filepath.EvalSymlinks(dir); err == nil {
-		return filepath.Join(d, base)
-	}
-	return abs
+	return atomicfile.SameFile(a, b)
 }
 
 // stdioInput returns stdin as an input arg to compare outputs with when

@@ -300,6 +300,34 @@ func ReplaceTogether(files ...*File) error {
 	return nil
 }
 
+// SameFile reports whether the paths a and b name one file, so that
+// writing one would destroy the other: the same file by device and inode
+// where both exist (hard links, symbolic links and other spellings
+// count), else the same cleaned absolute path once the directory's
+// symbolic links are resolved (an output not made yet). Callers that
+// check an output against the files they read, before writing it, use it.
+func SameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	return canonical(a) == canonical(b)
+}
+
+// canonical is path absolute, cleaned, its directory's links resolved.
+func canonical(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	dir, base := filepath.Split(abs)
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(d, base)
+	}
+	return abs
+}
+
 // createStream returns a File writing to path as a stream, and true,
 // when path is not a regular file to replace (see Create); or the error
 // that refuses path, and true; or false when path is to be replaced.

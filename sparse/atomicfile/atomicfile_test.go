@@ -254,3 +254,43 @@ func TestReplaceTogether(t *testing.T) {
 		})
 	}
 }
+
+// TestSameFile: one file under other names (a hard link, a symbolic link,
+// a relative spelling) is the same file, as is one path not made yet;
+// two files are not.
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hard, soft := filepath.Join(dir, "hard"), filepath.Join(dir, "soft")
+	if err := os.Link(a, hard); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	if err := os.Symlink("a", soft); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		x, y string
+		want bool
+	}{
+		{a, a, true},
+		{a, hard, true},
+		{a, soft, true},
+		{a, filepath.Join(sub, "..", "a"), true},
+		{filepath.Join(dir, "new"), filepath.Join(sub, "..", "new"), true},
+		{a, b, false},
+		{a, filepath.Join(dir, "new"), false},
+	} {
+		if got := SameFile(c.x, c.y); got != c.want {
+			t.Errorf("SameFile(%s, %s) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+}
