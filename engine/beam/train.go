@@ -6,13 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 
 	sdk "github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	// Prism is the default runner.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
 var (
@@ -29,7 +36,9 @@ type Options struct {
 	// Shards are the cache files (hyperplane convert -shards) to learn,
 	// on any file system Beam has registered: local paths, gs://, s3://.
 	// Each should hold a random sample of the rows: a shard of one class
-	// drags the mix towards it.
+	// drags the mix towards it. A file matched twice is learned once, and
+	// shards of convert -shards's names must come in whole sets (see
+	// Shards).
 	Shards []string
 	// Workdir holds the mixed state after every epoch, state-NNNN.hpmix,
 	// which the workers read; it must be reachable from every worker.
@@ -231,13 +240,52 @@ func loadModel(ctx context.Context, name string, st settings) (*engine.Model, er
 	return m, nil
 }
 
-// expand turns the shard patterns into the sorted list of files they
-// match; a pattern that matches nothing is an error.
+// Shards returns the files Train learns for patterns, the globs of
+// Options.Shards: each pattern's matches, sorted, in the order of the
+// patterns. A file that more than one pattern matches is learned once,
+// where it was first matched: the patterns describe a set of files, and a
+// shard learned twice would weigh twice in every epoch's mix. Local paths
+// are the same file by device and inode (atomicfile.SameFile), so that
+// a link or another spelling counts too; other file systems' names by
+// their text. Shards named as hyperplane convert -shards names them,
+// NAME-KKKKK-of-NNNNN.hpc, must come in whole sets (hpc.CheckShards): a
+// glob that misses some would train on part of the data without a word.
+// A pattern that matches nothing, and an incomplete set, are errors
+// wrapping ErrOptions.
+func Shards(ctx context.Context, patterns []string) ([]string, error) {
+	return expand(ctx, patterns)
+}
+
+// expand is Shards.
 func expand(ctx context.Context, patterns []string) ([]string, error) {
 	if len(patterns) == 0 {
 		return nil, fmt.Errorf("%w: no shards", ErrOptions)
 	}
 	var out []string
+	var local []localFile // the local files of out, to find one named twice
+	seen := map[string]bool{}
+	add := func(name string) {
+		if isRemote(name) {
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+			return
+		}
+		fi, err := os.Stat(name)
+		if err != nil {
+			// Listed but gone: reading it will say so.
+			out = append(out, name)
+			return
+		}
+		for _, l := range local {
+			if os.SameFile(l.fi, fi) {
+				return
+			}
+		}
+		local = append(local, localFile{name, fi})
+		out = append(out, name)
+	}
 	for _, pat := range patterns {
 		fs, err := filesystem.New(ctx, pat)
 		if err != nil {
@@ -252,10 +300,53 @@ func expand(ctx context.Context, patterns []string) ([]string, error) {
 			return nil, fmt.Errorf("%w: %s matches no file", ErrOptions, pat)
 		}
 		slices.Sort(names)
-		out = append(out, names...)
+		for _, n := range names {
+			add(n)
+		}
+	}
+	// The sets are told by absolute names, whatever the globs' spelling.
+	abs := make([]string, len(out))
+	for i, n := range out {
+		abs[i] = n
+		if !isRemote(n) {
+			if a, err := filepath.Abs(n); err == nil {
+				abs[i] = a
+			}
+		}
+	}
+	if err := hpc.CheckShards(abs); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	return out, nil
 }
+
+// localFile is a local shard and what Stat said of it.
+type localFile struct {
+	name string
+	fi   os.FileInfo
+}
+
+// isRemote reports whether name is on a file system other than the local
+// one (gs://, s3://, ...).
+func isRemote(name string) bool { return strings.Contains(name, "://") }
+
+// WorkFile reports whether name is one of the files Train writes in
+// workdir (the state, weights and figures of every epoch), which a caller
+// writing files of its own, a model beside them, must not choose.
+func WorkFile(workdir, name string) bool {
+	dir, base := path.Split(filepath.ToSlash(name))
+	if isRemote(name) || isRemote(workdir) {
+		if strings.TrimSuffix(dir, "/") != strings.TrimSuffix(workdir, "/") {
+			return false
+		}
+	} else if !atomicfile.SameFile(filepath.Clean(dir+"."), filepath.Clean(workdir)) {
+		return false
+	}
+	return workName.MatchString(base)
+}
+
+// workName matches the names of statePath, weightsPath and statsPath.
+var workName = regexp.MustCompile(`^((state|weights)-[0-9]{4,}\.hpmix|epoch-[0-9]{4,}\.json)$`)
 
 // readHeaders reads every shard's header: the model's classes are the
 // union of the shards' labels, its width the widest shard's.

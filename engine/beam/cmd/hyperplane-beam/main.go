@@ -4,6 +4,13 @@
 //
 //	hyperplane-beam train -shards 'dir/shard-*.hpc' -epochs 10 -workdir DIR -o m.hpm
 //
+// Before any work the files are checked as hyperplane's commands check
+// theirs: the shards must come in whole sets (every NAME-KKKKK-of-NNNNN of
+// convert -shards), a shard matched by two globs is learned once, and the
+// model file may be none of the files read nor of those the job writes; a
+// local model file is written atomically, or as a stream when it is
+// /dev/stdout, a device or a FIFO.
+//
 // The model is an ordinary .hpm file for hyperplane predict and eval. By
 // default the job runs on Prism, Beam's local runner, inside this process;
 // Beam's own flags (--runner, --project, --region, --staging_location,
@@ -34,6 +41,7 @@ import (
 	hpbeam "github.com/hyperplane-ml/hyperplane/engine/beam"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	_ "github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
@@ -123,6 +131,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Normalize = *normalize
+	ctx := context.Background()
+	// The files are checked, and a local model file created, before the
+	// work: a model written over a shard or the test file destroyed it.
+	if _, err := checkFiles(ctx, *out, *test, *workdir, strings.Split(*shards, ",")); err != nil {
+		return err
+	}
+	var model *atomicfile.File
+	if !isRemote(*out) {
+		if model, err = atomicfile.Create(*out); err != nil {
+			return err
+		}
+		defer model.Cleanup()
+		if writesStdout(stdout, *out) {
+			stdout = stderr // standard output carries the model
+		}
+	}
 	opt := hpbeam.Options{
 		Shards:       strings.Split(*shards, ","),
 		Workdir:      *workdir,
@@ -138,11 +162,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	t0 := time.Now()
-	m, figs, err := hpbeam.Train(context.Background(), opt)
+	m, figs, err := hpbeam.Train(ctx, opt)
 	if err != nil {
 		return err
 	}
-	if err := hpbeam.SaveModel(context.Background(), m, *out); err != nil {
+	if model != nil {
+		if _, err := m.WriteTo(model); err != nil {
+			return fmt.Errorf("%s: %w", *out, err)
+		}
+		if err := model.CloseAtomicallyReplace(); err != nil {
+			return fmt.Errorf("%s: %w", *out, err)
+		}
+	} else if err := hpbeam.SaveModel(ctx, m, *out); err != nil {
 		return err
 	}
 	if *verbose {
@@ -166,10 +197,70 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// checkFiles checks the command's files before anything is read or
+// written, as hyperplane's commands do: the shard patterns expand to
+// whole sets of shards, each learned once (see hpbeam.Shards, whose list
+// it returns); and the model file -o is none of the files read (a shard,
+// the -test file), not the work directory nor a file the job writes in
+// it. Local files are compared by device and inode, so that links and
+// other spellings count (atomicfile.SameFile); gs:// and s3:// names by
+// their text.
+func checkFiles(ctx context.Context, out, test, workdir string, patterns []string) ([]string, error) {
+	shardFiles, err := hpbeam.Shards(ctx, patterns)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range shardFiles {
+		if sameFile(out, s) {
+			return nil, fmt.Errorf("-o %s is the shard %s: writing it would destroy what is read", out, s)
+		}
+	}
+	if test != "" && sameFile(out, test) {
+		return nil, fmt.Errorf("-o %s is the -test file %s: writing it would destroy what is read", out, test)
+	}
+	if sameFile(out, workdir) || hpbeam.WorkFile(workdir, out) {
+		return nil, fmt.Errorf("-o %s is the -workdir %s or a file the job writes there", out, workdir)
+	}
+	return shardFiles, nil
+}
+
+// sameFile reports whether a and b name one file: by atomicfile.SameFile
+// when both are local, by their text when either is not.
+func sameFile(a, b string) bool {
+	if isRemote(a) || isRemote(b) {
+		return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+	}
+	return atomicfile.SameFile(a, b)
+}
+
+// isRemote reports whether name is on a file system other than the local
+// one (gs://, s3://, ...).
+func isRemote(name string) bool { return strings.Contains(name, "://") }
+
+// writesStdout reports whether the local file name is where stdout
+// writes (-o /dev/stdout, or the file or pipe stdout is): the report then
+// goes to standard error, out of the model.
+func writesStdout(stdout io.Writer, name string) bool {
+	f, ok := stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	fo, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	fn, err := os.Stat(name)
+	return err == nil && os.SameFile(fo, fn)
+}
+
 // parseLearner reads -algo as hyperplane train does, less the learners
 // that cannot mix parameters.
 func parseLearner(name string, noAverage bool) (engine.Algorithm, engine.Rule, error) {
 	if alg, err := engine.ParseAlgorithm(name); err == nil {
+		if alg != engine.Averaged && alg != engine.Plain {
+			// Refused here, before the files are checked.
+			return 0, 0, fmt.Errorf("-algo %s: parameter mixing trains the averaged and plain perceptrons (and pa, pa1, pa2)", name)
+		}
 		if noAverage {
 			return 0, 0, errors.New("-no-average is for pa, pa1 and pa2 (use -algo plain)")
 		}

@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,9 +21,32 @@ func TestMain(m *testing.M) { ptest.MainWithDefault(m, "prism") }
 // loads and that scores its training rows well.
 func TestTrainCommand(t *testing.T) {
 	dir := t.TempDir()
-	// Two classes split by the sign of feature 0, over two shards.
-	for s := range 2 {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("shard-%d.hpc", s)))
+	writeShards(t, filepath.Join(dir, "shard-0.hpc"), filepath.Join(dir, "shard-1.hpc"))
+	out := filepath.Join(dir, "m.hpm")
+	var stdout, stderr bytes.Buffer
+	args := []string{"train", "-shards", filepath.Join(dir, "shard-*.hpc"), "-workdir", t.TempDir(),
+		"-o", out, "-epochs", "3", "-per-epoch-jobs", "-v", "-test", filepath.Join(dir, "shard-1.hpc")}
+	if err := run(args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "test accuracy 1.0000") || !strings.Contains(stderr.String(), "epoch 1:") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+	m, err := engine.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Algorithm != engine.Averaged || m.Rule != engine.PA2 || !m.Normalize || m.Weight(0, 0) <= 0 {
+		t.Fatalf("model: algorithm %v, rule %v, normalize %v, weight of feature 0 %g", m.Algorithm, m.Rule, m.Normalize, m.Weight(0, 0))
+	}
+}
+
+// writeShards writes a small shard to every path: two classes split by
+// the sign of feature 0, the shards' rows differing.
+func writeShards(t *testing.T, paths ...string) {
+	t.Helper()
+	for s, path := range paths {
+		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,22 +66,92 @@ func TestTrainCommand(t *testing.T) {
 		}
 		f.Close()
 	}
+}
+
+// TestOutputChecks: a model file -o that is a shard, the -test file (by
+// name, link or hard link), or a file the job writes in -workdir is
+// refused before training, with one line, and the file is left as it
+// was (a model used to be written over it); an incomplete set of shards
+// is refused, naming the shard missing.
+func TestOutputChecks(t *testing.T) {
+	dir := t.TempDir()
+	shards := hpc.ShardNames(filepath.Join(dir, "a9a.hpc"), 3)
+	writeShards(t, shards...)
+	test := filepath.Join(dir, "test.svm")
+	if err := os.WriteFile(test, []byte("1 1:1\n-1 1:-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link, hard := filepath.Join(dir, "link"), filepath.Join(dir, "hard")
+	if err := os.Symlink(filepath.Base(shards[2]), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(test, hard); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, p := range append(slices.Clone(shards), test) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[p] = b
+	}
+	wd := filepath.Join(dir, "wd")
+	glob := filepath.Join(dir, "a9a-*-of-00003.hpc")
+	for _, c := range []struct {
+		out, test, want string
+	}{
+		{shards[0], "", "is the shard " + shards[0]},
+		{link, "", "is the shard " + shards[2]},
+		{test, test, "is the -test file"},
+		{hard, test, "is the -test file"},
+		{filepath.Join(wd, "state-0002.hpmix"), "", "a file the job writes there"},
+		{wd, "", "is the -workdir"},
+	} {
+		args := []string{"train", "-shards", glob, "-workdir", wd, "-o", c.out, "-epochs", "2"}
+		if c.test != "" {
+			args = append(args, "-test", c.test)
+		}
+		var stdout, stderr bytes.Buffer
+		err := run(args, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("-o %s: error %v, want one line with %q", c.out, err, c.want)
+		}
+	}
+	for p, b := range before {
+		if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, b) {
+			t.Errorf("%s changed: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(wd); err == nil {
+		t.Error("the job ran: the work directory was made")
+	}
+	if err := os.Remove(shards[1]); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"train", "-shards", glob, "-workdir", wd, "-o", filepath.Join(dir, "m.hpm")}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "missing "+shards[1]) {
+		t.Errorf("a shard missing: error %v, want one naming %s", err, shards[1])
+	}
+}
+
+// TestShardMatchedTwice: a shard that two globs match is learned once.
+func TestShardMatchedTwice(t *testing.T) {
+	dir := t.TempDir()
+	writeShards(t, filepath.Join(dir, "shard-0.hpc"), filepath.Join(dir, "shard-1.hpc"))
 	out := filepath.Join(dir, "m.hpm")
 	var stdout, stderr bytes.Buffer
-	args := []string{"train", "-shards", filepath.Join(dir, "shard-*.hpc"), "-workdir", t.TempDir(),
-		"-o", out, "-epochs", "3", "-per-epoch-jobs", "-v", "-test", filepath.Join(dir, "shard-1.hpc")}
+	args := []string{"train", "-shards", filepath.Join(dir, "shard-*.hpc") + "," + filepath.Join(dir, "shard-1.hpc"),
+		"-workdir", t.TempDir(), "-o", out, "-epochs", "1", "-v"}
 	if err := run(args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "test accuracy 1.0000") || !strings.Contains(stderr.String(), "epoch 1:") {
-		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if !strings.Contains(stderr.String(), "epoch 1: ") || !strings.Contains(stderr.String(), " over 2 shards") {
+		t.Errorf("want epoch 1 over 2 shards; stderr:\n%s", stderr.String())
 	}
-	m, err := engine.Load(out)
-	if err != nil {
+	if _, err := engine.Load(out); err != nil {
 		t.Fatal(err)
-	}
-	if m.Algorithm != engine.Averaged || m.Rule != engine.PA2 || !m.Normalize || m.Weight(0, 0) <= 0 {
-		t.Fatalf("model: algorithm %v, rule %v, normalize %v, weight of feature 0 %g", m.Algorithm, m.Rule, m.Normalize, m.Weight(0, 0))
 	}
 }
 
