@@ -1,14 +1,19 @@
+//go:build unix
+
 package beam
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
@@ -66,5 +71,37 @@ func TestWorkFile(t *testing.T) {
 	}
 	if !WorkFile("gs://b/wd/", "gs://b/wd/epoch-0002.json") || WorkFile("gs://b/wd", "gs://b/other/epoch-0002.json") {
 		t.Error("WorkFile on gs:// names")
+	}
+}
+
+// TestSaveModelAppends: SaveModel to the name of a descriptor whose file
+// was opened for appending (as /dev/stdout is under >>) appends the model
+// to it, the file's earlier bytes kept (Beam's local file system
+// truncated it).
+func TestSaveModelAppends(t *testing.T) {
+	_, X, y := writeShards(t, t.TempDir(), 1, 20, 5, 2, 3)
+	m, _, err := engine.Fit(context.Background(), X, y, engine.Config{Epochs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	want.WriteString("earlier\n")
+	if _, err := m.WriteTo(&want); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "log")
+	if err := os.WriteFile(path, []byte("earlier\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := SaveModel(context.Background(), m, fmt.Sprintf("/dev/fd/%d", f.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("the file holds %d bytes, want the earlier line and the model, %d", len(got), want.Len())
 	}
 }
