@@ -61,7 +61,13 @@ func descriptorName(dir, base string) (int, bool) {
 		// The BSDs' fdescfs: a directory, not a link into /proc.
 		return fd, true
 	}
+	// This process's directory in /proc is where /proc/self leads: its
+	// number can differ from Getpid's where /proc belongs to another PID
+	// namespace.
 	rest, ok := strings.CutPrefix(dir, "/proc/"+strconv.Itoa(os.Getpid())+"/")
+	if self, err := os.Readlink("/proc/self"); !ok && err == nil {
+		rest, ok = strings.CutPrefix(dir, "/proc/"+self+"/")
+	}
 	if !ok {
 		return 0, false
 	}
