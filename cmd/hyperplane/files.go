@@ -17,14 +17,14 @@ import (
 type arg struct{ what, path string }
 
 // outputs are the files a command writes, each created (as a pending,
-// hidden temporary file beside its target) before the command's work
+// hidden temporary file beside its target, or as a stream where the
+// target is not a regular file) before the command's work
 // starts, so that a target that cannot be written stops it before the
 // work is spent, and replaced together once the work is done.
 type outputs struct {
-	files   []*atomicfile.File
-	byPath  map[string]io.Writer
-	stdout  io.Writer
-	cleaned bool
+	files  []*atomicfile.File
+	byPath map[string]io.Writer
+	stdout io.Writer
 }
 
 // prepareOutputs checks a command's files before it does anything: no
