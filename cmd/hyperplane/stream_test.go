@@ -252,3 +252,36 @@ func TestStdoutTwice(t *testing.T) {
 		t.Errorf("exit %d, want 2 and the same file refused\n%s", code, e)
 	}
 }
+
+// TestStdoutIsInput: predict -o /dev/stdout FILE >> FILE is refused, FILE
+// left as it was: standard output is then the file read, and appending
+// to it while reading it would never end (it is compared by device and
+// inode, as every output is with the inputs).
+func TestStdoutIsInput(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "in.svm")
+	model := filepath.Join(dir, "m.hpm")
+	if err := os.WriteFile(data, []byte(smallSVM), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, e := runCmd("train", "-o", model, data); code != 0 {
+		t.Fatal(e)
+	}
+	f, err := os.OpenFile(data, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRun$", "-test.count=1")
+	cmd.Env = append(os.Environ(), helperArgs+"="+strings.Join([]string{"predict", "-model", model, "-o", "/dev/stdout", data}, "\n"))
+	cmd.Stdout = f
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(stderr.String(), "is the input FILE") {
+		t.Errorf("exit %v, want 2 and the input refused; stderr %q", err, stderr.String())
+	}
+	if got, _ := os.ReadFile(data); string(got) != smallSVM {
+		t.Errorf("%s holds %q", data, got)
+	}
+}

@@ -64,8 +64,7 @@ type File struct {
 	mode os.FileMode
 	done bool // replaced or cleaned up: nothing is left to do
 
-	stream bool // written to path as it goes, never replaced
-	fifo   bool // a FIFO, opened at the first write or at the close
+	stream bool // written to path as it goes, never replaced; f is nil until a FIFO is opened
 }
 
 // Create creates the temporary file that will replace path (see
@@ -350,7 +349,7 @@ func createStream(path string) (*File, bool, error) {
 	m := fi.Mode()
 	switch {
 	case m&os.ModeNamedPipe != 0:
-		p := &File{path: path, stream: true, fifo: true}
+		p := &File{path: path, stream: true}
 		p.bw = bufio.NewWriterSize(streamWriter{p}, 1<<16)
 		return p, true, nil
 	case m&os.ModeCharDevice != 0:
