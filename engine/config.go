@@ -323,6 +323,18 @@ type Config struct {
 	// state of zero weights and no examples trains exactly as a cold
 	// start. Training does not change the Mix.
 	Warm *Mix
+	// Scale, when not NoScale, makes Fit (and CrossValidate, per fold)
+	// measure that scaling of the features on the training rows, learn
+	// from the scaled rows and fold the scaling into the model, which
+	// records it (Model.Scaling) and scores raw rows. It replaces
+	// Normalize (set one) and is Fit's alone: FitDense, FitCache,
+	// NewLearner, the voted perceptron and the kernel learners refuse it.
+	Scale Scale
+	// Scaling, when not nil, is the scaling Fit applies instead of
+	// measuring one: a warm start's (Model.Warm), so that new rows are
+	// scaled as the rows the model learned from. Scale is then ignored;
+	// rows may not be wider than its features.
+	Scaling *Scaling
 }
 
 // MaxWorkers caps Config.Workers: every worker holds its own copy of the
@@ -420,6 +432,10 @@ func (c Config) settle() (settings, error) {
 		return bad("Workers %d is not in [0, %d]", c.Workers, MaxWorkers)
 	case c.Normalize && c.Algorithm == Voted:
 		return bad("the voted perceptron does not normalize rows")
+	case c.Scale > MaxAbs:
+		return bad("unknown scaling %d", c.Scale)
+	case (c.Scale != NoScale || c.Scaling != nil) && (c.Normalize || c.Algorithm == Voted):
+		return bad("Scale replaces Normalize, and the voted perceptron learns from raw rows: set one")
 	case c.Workers > 1 && c.Algorithm == Voted:
 		return bad("the voted perceptron cannot mix parameters (Workers %d); use Averaged", c.Workers)
 	case c.Rule > Pegasos:
@@ -443,6 +459,11 @@ func (c Config) settle() (settings, error) {
 	for k, v := range c.ClassWeight {
 		if !(v >= 0) || v > 1e30 {
 			return bad("ClassWeight[%v] = %v", k, v)
+		}
+	}
+	if sc := c.Scaling; sc != nil {
+		if err := sc.check(len(sc.Factor)); err != nil {
+			return bad("Scaling: %v", err)
 		}
 	}
 	if s.epochs == 0 {
@@ -481,6 +502,18 @@ func (c Config) settle() (settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// scaled reports whether s asks Fit to scale the rows (Config.Scale or
+// Config.Scaling).
+func (s *settings) scaled() bool { return s.Scale != NoScale || s.Scaling != nil }
+
+// fitOnly refuses a scaling for a learner other than Fit's.
+func (s *settings) fitOnly(who string) error {
+	if s.scaled() {
+		return fmt.Errorf("%w: %s does not scale features (Scale, Scaling); use Fit", ErrConfig, who)
+	}
+	return nil
 }
 
 // converged reports whether an epoch left the learner where it was, so

@@ -25,6 +25,9 @@ import (
 // with it.
 func FitDense(ctx context.Context, X *dense.Matrix[float32], y []float64, cfg Config) (*Model, []EpochStats, error) {
 	s, err := cfg.settle()
+	if err == nil {
+		err = s.fitOnly("FitDense")
+	}
 	if err != nil {
 		return nil, nil, err
 	}

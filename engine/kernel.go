@@ -143,8 +143,8 @@ func (cfg KernelConfig) settle() (settings, error) {
 		return settings{}, err
 	}
 	switch {
-	case cfg.Normalize, cfg.InitScale != 0, cfg.Validation != 0, cfg.SampleWeight != nil, cfg.TrainLoss, cfg.Workers > 1, cfg.Warm != nil:
-		return settings{}, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss, Workers and Warm have no kernel form here", ErrConfig)
+	case cfg.Normalize, cfg.InitScale != 0, cfg.Validation != 0, cfg.SampleWeight != nil, cfg.TrainLoss, cfg.Workers > 1, cfg.Warm != nil, s.scaled():
+		return settings{}, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss, Workers, Warm and Scale have no kernel form here", ErrConfig)
 	case cfg.Algorithm == Batch:
 		return settings{}, fmt.Errorf("%w: the batch perceptron has no kernel form here", ErrConfig)
 	case cfg.Rule == Pegasos:

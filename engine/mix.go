@@ -191,6 +191,8 @@ func (s *settings) checkWarm(m *Mix) error {
 		return bad("%v %v keeps state that a Mix does not hold", s.Rule, s.Algorithm)
 	case s.InitScale != 0:
 		return bad("InitScale draws the start weights, Warm gives them: set one")
+	case s.Scaling != nil && len(s.Scaling.Factor) != m.Dim:
+		return bad("%d features, the scaling %d", m.Dim, len(s.Scaling.Factor))
 	case len(m.Classes) > s.maxClass:
 		return fmt.Errorf("%w: %d classes, more than MaxClasses %d", ErrLabels, len(m.Classes), s.maxClass)
 	}
@@ -264,6 +266,9 @@ func (st *state) mixOf(updates int64) *Mix {
 // bit. m must be dense (not a delta).
 func (m *Mix) Model(cfg Config) (*Model, error) {
 	s, err := cfg.settle()
+	if err == nil {
+		err = s.fitOnly("Mix.Model")
+	}
 	if err != nil {
 		return nil, err
 	}

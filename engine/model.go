@@ -65,6 +65,11 @@ type Model struct {
 	// Votes is set for Algorithm Voted, and then decides predictions; W
 	// and B then hold the averaged weights, which come free with it.
 	Votes *Votes
+	// Scaling, when not nil, is the feature scaling the model was trained
+	// with (Config.Scale), Dim features of it. W and B already include
+	// it: the model scores raw rows, and Scaling is what Warm needs to
+	// continue training in the learner's units.
+	Scaling *Scaling
 }
 
 // Votes is the voted perceptron's record of training. Weight vector k is
@@ -207,6 +212,14 @@ func (m *Model) Check() error {
 	}
 	if m.Normalize && m.Votes != nil {
 		return bad("a voted model does not normalize rows")
+	}
+	if sc := m.Scaling; sc != nil {
+		if m.Votes != nil || m.Normalize {
+			return bad("a scaled model neither votes nor normalizes rows")
+		}
+		if err := sc.check(m.Dim); err != nil {
+			return bad("%v", err)
+		}
 	}
 	if v := m.Votes; v != nil {
 		if v.SV == nil {

@@ -39,6 +39,10 @@ package engine
 //	        8           number of steps S (uint64)
 //	        24·S        steps: Row, Up, Down (int32), A (float32 bits),
 //	                    Count (int64)
+//	scaling section, when flag bit 5 is set (Model.Scaling):
+//	        8           kind (uint64; 1 standard, 2 max-abs)
+//	        4·dim       factors (float32 bits)
+//	        4·dim       centers (float32 bits), for kind 1 only
 //	        4           CRC-32C (Castagnoli) of every byte before it
 //
 // The container around the sections, the SV rows, the steps and the
@@ -47,7 +51,10 @@ package engine
 // it does for a model that leaves most of its weights zero (a multiclass
 // model whose classes each use a few of the features); readers that
 // predate flag bit 4 refuse such a file as having unknown flags, and read
-// every other file as before.
+// every other file as before. Flag bit 5, the scaling section, came
+// later still, in the same way: the weights of a scaled model already
+// include its scaling, and the section records it for continuing the
+// training; files without it read as before.
 
 import (
 	"encoding/binary"
@@ -69,7 +76,8 @@ const (
 	modelFlagNorm   = 1 << 2 // Model.Normalize
 	modelFlagCols   = 1 << 3 // Model.Cols follows the biases
 	modelFlagSparse = 1 << 4 // W and W0 are stored sparse
-	modelFlagsKnown = modelFlagVotes | modelFlagStart | modelFlagNorm | modelFlagCols | modelFlagSparse
+	modelFlagScale  = 1 << 5 // Model.Scaling follows the votes' place
+	modelFlagsKnown = modelFlagVotes | modelFlagStart | modelFlagNorm | modelFlagCols | modelFlagSparse | modelFlagScale
 )
 
 // votedRows names the voted model's rows in error messages.
@@ -149,6 +157,9 @@ func (f linearFile) size() int64 {
 		}
 		n += csrSize(v.SV) + voteStepsSize(len(v.Steps))
 	}
+	if sc := m.Scaling; sc != nil {
+		n += 8 + 4*int64(len(sc.Factor)+len(sc.Center))
+	}
 	return n + 4
 }
 
@@ -169,6 +180,9 @@ func (f linearFile) encode(e *modelEncoder) {
 	}
 	if f.sparse {
 		flags |= modelFlagSparse
+	}
+	if m.Scaling != nil {
+		flags |= modelFlagScale
 	}
 	e.header(modelMagic, modelFormatVersion, flags)
 	e.buf = append(e.buf, byte(m.Algorithm), byte(m.Bias), byte(m.Rule), 0)
@@ -191,6 +205,11 @@ func (f linearFile) encode(e *modelEncoder) {
 		}
 		e.csr(v.SV)
 		e.voteSteps(v.Steps)
+	}
+	if sc := m.Scaling; sc != nil {
+		e.u64(uint64(sc.Kind))
+		e.f32s(sc.Factor)
+		e.f32s(sc.Center)
 	}
 }
 
@@ -239,7 +258,7 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 	case flags&modelFlagCols != 0 && flags&modelFlagVotes != 0:
 		return nil, modelErr("a voted model keeps all its columns")
 	}
-	if d.keep != nil && flags&modelFlagVotes != 0 {
+	if d.keep != nil && flags&(modelFlagVotes|modelFlagScale) != 0 {
 		return nil, ErrNoSubset
 	}
 	m := &Model{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[6]), Normalize: flags&modelFlagNorm != 0}
@@ -306,6 +325,11 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 			return nil, err
 		}
 	}
+	if flags&modelFlagScale != 0 {
+		if m.Scaling, err = d.scaling(m.Dim); err != nil {
+			return nil, err
+		}
+	}
 	if d.at != nil {
 		// The checksum is not read: the file must end with it.
 		switch {
@@ -322,6 +346,27 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 	}
 	m.index()
 	return m, nil
+}
+
+// scaling reads the scaling section of a model of dim features.
+func (d *modelDecoder) scaling(dim int) (*Scaling, error) {
+	kind, err := d.u64("scaling")
+	if err != nil {
+		return nil, err
+	}
+	if kind != uint64(Standardize) && kind != uint64(MaxAbs) {
+		return nil, modelErr("unknown scaling %d", kind)
+	}
+	s := &Scaling{Kind: Scale(kind)}
+	if s.Factor, err = modelReadArray[float32](d, dim, "scaling factors"); err != nil {
+		return nil, err
+	}
+	if s.Kind == Standardize {
+		if s.Center, err = modelReadArray[float32](d, dim, "scaling centers"); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // votes reads the votes section.

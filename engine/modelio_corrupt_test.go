@@ -194,7 +194,7 @@ func TestModelBinaryHeaderErrors(t *testing.T) {
 		{"magic", []byte("HPLX0123456789"), "engine: bad model file: not a hyperplane model file"},
 		{"newer", withCRC(mioHeader(7, 0, 0, 0, 2, 1, 0)), "engine: bad model file: format version 7 is newer than this build reads (1)"},
 		{"version0", withCRC(mioHeader(0, 0, 0, 0, 2, 1, 0)), "format version 0 does not exist"},
-		{"flags", withCRC(mioHeader(1, 32, 0, 0, 2, 1, 0)), "unknown flags 0x20"},
+		{"flags", withCRC(mioHeader(1, 64, 0, 0, 2, 1, 0)), "unknown flags 0x40"},
 		{"normalized-voted", withCRC(mioHeader(1, 5, 2, 0, 2, 1, 0)), "a voted model does not normalize rows"},
 		{"start-without-votes", withCRC(mioHeader(1, 2, 0, 0, 2, 1, 0)), "start weights flagged without votes"},
 		{"reserved", patch(11, 1), "reserved header byte is not zero"},

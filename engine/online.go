@@ -45,6 +45,9 @@ type RowSource interface {
 // any finite values) and initial width dim.
 func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 	s, err := cfg.settle()
+	if err == nil {
+		err = s.fitOnly("a Learner")
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,9 @@ func FitCache(ctx context.Context, c *hpc.File, cfg Config) (m *Model, stats []E
 
 func fitCache(ctx context.Context, c *hpc.File, cfg Config) (*Model, []EpochStats, error) {
 	s, err := cfg.settle()
+	if err == nil {
+		err = s.fitOnly("FitCache")
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -68,6 +68,9 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if err := X.ValidateShape(); err != nil {
 		return nil, nil, dataErr(err)
 	}
+	if s.scaled() {
+		return fitScaled(ctx, X, y, s)
+	}
 	return fit(ctx, X, nil, y, s, false)
 }
 

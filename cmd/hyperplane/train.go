@@ -30,7 +30,13 @@ another: the perceptrons (averaged, plain, voted, batch), pa and pa1
 (passive-aggressive), or pegasos (a linear SVM by stochastic sub-gradient
 steps; -alpha sets its regularization). Rows are scaled to unit length in
 training and in the model's predictions unless -normalize=false (the voted
-perceptron and kernel models use the raw rows). With -test it evaluates on
+perceptron and kernel models use the raw rows). Dense numeric data whose
+columns are on very different scales (columns' largest values 100-fold
+apart or more) is standardized instead, as scikit-learn's StandardScaler
+does, and the output says so: the scaling is fitted on the training rows
+(on each fold's with -cv), folded into the model and recorded in its file,
+so predict and eval take raw rows; -scale none, standard or maxabs decides
+it by hand. With -test it evaluates on
 a second file, with -o it saves the model (written atomically), with
 -margins it reports the margin diagnostics on the training rows. Two
 distinct labels give a binary model, more a multiclass one. Ctrl-C (or
@@ -56,6 +62,7 @@ model, and much slower to train and to predict.`,
 	fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
 	fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (default 1e-4)")
 	normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
+	scale := fs.String("scale", "auto", "feature scaling, fitted on the training rows and folded into the model: standard (mean 0, sd 1; rows become dense), maxabs (into [-1, 1], zeros kept), none, or auto: standard for dense numeric data whose columns' scales differ 100-fold or more, said in the output, else none")
 	fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
 	fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
 	bias := fs.String("bias", "separate", "bias: separate, augmented or none")
@@ -144,6 +151,19 @@ model, and much slower to train and to predict.`,
 		// refuses -normalize when it is asked for.
 		cfg.Normalize = *normalize && *kernel == "" && (cfg.Algorithm != engine.Voted || len(setAmong(fs, "normalize")) > 0)
 		o := trainOpts{ctx: ctx, env: env, test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream, cv: *cv}
+		o.scale = scaleOpts{mode: strings.ToLower(*scale), normalize: *normalize && len(setAmong(fs, "normalize")) > 0}
+		switch o.scale.mode {
+		case "auto", "none":
+		case "standard", "maxabs":
+			switch {
+			case *kernel != "" || *stream || isText:
+				return usageError("-scale %s: a linear model on LIBSVM rows in memory only (not -kernel, -stream or raw text)", *scale)
+			case o.scale.normalize || cfg.Algorithm == engine.Voted:
+				return usageError("-scale %s replaces -normalize, and the voted perceptron learns from raw rows", *scale)
+			}
+		default:
+			return usageError("-scale %q (want auto, standard, maxabs or none)", *scale)
+		}
 		if *out == "-" {
 			return usageError("-o -: a model is written to a file, not to standard output")
 		}
@@ -251,6 +271,7 @@ type trainResult struct {
 	Algorithm    string             `json:"algorithm"`
 	Rule         string             `json:"rule"`
 	Normalize    bool               `json:"normalize"`
+	Scale        string             `json:"scale,omitempty"` // the feature scaling, when the rows were scaled
 	Workers      int                `json:"workers,omitempty"`
 	Streamed     bool               `json:"streamed,omitempty"`
 	Rows         int                `json:"rows"`
@@ -308,6 +329,9 @@ func (r *trainResult) printData(stdout io.Writer) {
 		r.Train, commas(int64(r.Rows)), commas(int64(r.Features)), r.Classes, commas(r.NNZ), read, 1e3*r.ReadSeconds)
 	if r.Text != "" {
 		fmt.Fprintf(stdout, "text:     %s; labels %s\n", r.Text, labelList(r.Labels, nil))
+	}
+	if r.Scale != "" {
+		fmt.Fprintf(stdout, "scale:    %s\n", r.Scale)
 	}
 }
 

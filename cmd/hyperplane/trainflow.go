@@ -26,6 +26,7 @@ type trainOpts struct {
 	cv                                     int              // -cv folds, 0 without
 	outs                                   *outputs         // -o, created before the data are read
 	text                                   *textmodel.Model // the text model trained, for its probabilities
+	scale                                  scaleOpts        // -scale
 }
 
 // kernelOpts are train's kernel flags: with them it fits a kernel
@@ -87,8 +88,12 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 	if err != nil {
 		return err
 	}
+	var scaled string
+	if k == nil {
+		cfg, scaled = o.scale.decide(cfg, d)
+	}
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(),
-		Normalize: cfg.Normalize, ReadSeconds: time.Since(t0).Seconds()}
+		Normalize: cfg.Normalize, Scale: scaled, ReadSeconds: time.Since(t0).Seconds()}
 	classes := 0
 	if c != nil {
 		r.Rows, r.Features, r.NNZ, r.Streamed = int(c.Rows()), c.Cols(), c.NNZ(), true
