@@ -90,6 +90,7 @@ model, and much slower to train and to predict.`,
 	cv := fs.Int("cv", 0, "first cross-validate: train on K-1 of K stratified folds and test on the last, for each fold (K ≥ 2), folds on all cores")
 	from := fs.String("from", "", "what TRAIN holds: text (labelled raw text), libsvm or cache (default: by its content and name)")
 	tfl := addTextFlags(fs, trainTextDefaults, false)
+	initial := fs.String("i", "", "continue training the model in this `file` (linear, or a text model on raw text) on TRAIN: its learner, bias, row normalization, scaling and featurizer, starting from its weights; TRAIN's labels must be among its classes and its features no more than its")
 	noCalib := fs.Bool("no-calibrate", false, "text: do not calibrate the probabilities (by default a tenth of the training text is held out to fit them)")
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		if len(args) != 1 {
@@ -199,6 +200,20 @@ model, and much slower to train and to predict.`,
 		} else if len(setAmong(fs, "budget", "gram-mb", "precompute-gram")) > 0 {
 			return usageError("-budget, -gram-mb and -precompute-gram need -kernel")
 		}
+		if *initial != "" {
+			switch {
+			case *kernel != "" || *cv != 0:
+				return usageError("-i continues one linear model: not with -kernel or -cv")
+			case isText && len(setAmong(fs, tfl.all...)) > 0:
+				return usageError("%s: -i featurizes the text with the model's own featurizer", setAmong(fs, tfl.all...)[0])
+			}
+			if o.warm, err = loadWarm(*initial, isText); err != nil {
+				return err
+			}
+			if cfg, err = o.warm.config(fs, cfg); err != nil {
+				return err
+			}
+		}
 		// The library's checks of the options, before any data are read.
 		if err := configError(cfg, kern); err != nil {
 			if bad := setAmong(fs, "lr", "margin", "init"); len(bad) > 0 && *algo == "" && cfg.Rule != engine.Perceptron {
@@ -224,7 +239,7 @@ model, and much slower to train and to predict.`,
 			tcfg.NoNormalize = !*normalize
 			tt = &textTrain{cfg: tcfg, read: tfl.readOptions, noCalib: *noCalib, kernel: kern}
 		}
-		outs, err := prepareTrain(fs, env.Stdout, args[0], o)
+		outs, err := prepareTrain(fs, env.Stdout, args[0], o, *initial)
 		if err != nil {
 			return err
 		}
@@ -244,12 +259,12 @@ func (o trainOpts) final() bool { return o.out != "" || o.test != "" || o.margin
 
 // prepareTrain checks train's files and creates the -o file, if any,
 // before any data are read: see prepareOutputs.
-func prepareTrain(fs *flag.FlagSet, stdout io.Writer, path string, o trainOpts) (*outputs, error) {
+func prepareTrain(fs *flag.FlagSet, stdout io.Writer, path string, o trainOpts, initial string) (*outputs, error) {
 	var outs []arg
 	if len(setAmong(fs, "o")) > 0 {
 		outs = append(outs, arg{"-o", o.out})
 	}
-	return prepareOutputs(stdout, []arg{{"TRAIN", path}, {"-test", o.test}}, outs...)
+	return prepareOutputs(stdout, []arg{{"TRAIN", path}, {"-test", o.test}, {"-i", initial}}, outs...)
 }
 
 // save writes m to the -o file, replacing its target.
@@ -271,7 +286,8 @@ type trainResult struct {
 	Algorithm    string             `json:"algorithm"`
 	Rule         string             `json:"rule"`
 	Normalize    bool               `json:"normalize"`
-	Scale        string             `json:"scale,omitempty"` // the feature scaling, when the rows were scaled
+	Scale        string             `json:"scale,omitempty"`          // the feature scaling, when the rows were scaled
+	Continued    string             `json:"continued_from,omitempty"` // -i: the model training started from
 	Workers      int                `json:"workers,omitempty"`
 	Streamed     bool               `json:"streamed,omitempty"`
 	Rows         int                `json:"rows"`
@@ -332,6 +348,9 @@ func (r *trainResult) printData(stdout io.Writer) {
 	}
 	if r.Scale != "" {
 		fmt.Fprintf(stdout, "scale:    %s\n", r.Scale)
+	}
+	if r.Continued != "" {
+		fmt.Fprintf(stdout, "continue: from %s\n", r.Continued)
 	}
 }
 

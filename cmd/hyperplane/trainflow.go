@@ -27,6 +27,7 @@ type trainOpts struct {
 	outs                                   *outputs         // -o, created before the data are read
 	text                                   *textmodel.Model // the text model trained, for its probabilities
 	scale                                  scaleOpts        // -scale
+	warm                                   *warmStart       // -i, nil without
 }
 
 // kernelOpts are train's kernel flags: with them it fits a kernel
@@ -94,6 +95,9 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 	}
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(),
 		Normalize: cfg.Normalize, Scale: scaled, ReadSeconds: time.Since(t0).Seconds()}
+	if o.warm != nil {
+		r.Continued = o.warm.describe()
+	}
 	classes := 0
 	if c != nil {
 		r.Rows, r.Features, r.NNZ, r.Streamed = int(c.Rows()), c.Cols(), c.NNZ(), true
@@ -102,6 +106,7 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 		r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
 		classes = distinct(d.Y)
 	}
+	cfg = widen(cfg, r.Features) // -i: features the model's data lacked
 	if k == nil {
 		// Parameter mixing runs no more workers than rows.
 		r.Workers = max(1, min(cfg.Workers, r.Rows))
@@ -160,7 +165,7 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 	}
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
-	if err := fitFailed(o.ctx, path, err, f.model != nil); err != nil {
+	if err := fitFailed(o.ctx, path, warmMismatch(o.warm, err), f.model != nil); err != nil {
 		return err
 	}
 	interrupted := err

@@ -49,7 +49,11 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	var corpus *text.Corpus // kept when read from a stream, for the names
 	// (The file's kind is told by a Stat of its own, so that err is the
 	// reading's, not the Stat's.)
-	if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() && path != "-" {
+	if o.warm != nil {
+		// -i: the model's own featurizer, as it was fitted.
+		f = o.warm.text.Featurizer()
+		d, err = f.VectorizeReader(ctxReader{o.ctx, src}, tt.read(name))
+	} else if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() && path != "-" {
 		f, d, err = fitText(o.ctx, src, path, tt.read(name), tt.cfg)
 	} else if corpus, err = text.Read(src, tt.read(name)); err == nil {
 		if f, err = text.Fit(corpus, tt.cfg); err == nil {
@@ -80,6 +84,9 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 		Workers: max(1, min(cfg.Workers, d.X.Rows)), ReadSeconds: time.Since(t0).Seconds(), Labels: f.Labels()}
 	r.Rows, r.Features, r.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
 	r.Text = featurizerLine(f)
+	if o.warm != nil {
+		r.Continued = o.warm.describe()
+	}
 	r.announce(o.env.Stdout, o, distinct(d.Y))
 	cv := func() (*cvJSON, error) {
 		c := corpus
@@ -125,6 +132,7 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	}
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
+	err = warmMismatch(o.warm, err)
 	if err == nil && !tt.noCalib {
 		t2 := time.Now()
 		tc.NoCalibration, tc.Holdout = false, tt.holdout
