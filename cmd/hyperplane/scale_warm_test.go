@@ -169,3 +169,34 @@ func TestTrainContinueText(t *testing.T) {
 		}
 	}
 }
+
+// A kernel whose gamma is far above the data's scale learns every row by
+// heart; train says so on stderr, and not for a gamma that fits.
+func TestTrainKernelWarnings(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(9, 9))
+	var b strings.Builder
+	for i := range 120 {
+		c := i % 2
+		fmt.Fprintf(&b, "%d", c)
+		for j := 1; j <= 8; j++ {
+			v := r.IntN(9)
+			if j == 1+c {
+				v += 8
+			}
+			fmt.Fprintf(&b, " %d:%d", j, v)
+		}
+		b.WriteString("\n")
+	}
+	tr := writeFile(t, dir, "px.svm", b.String())
+	// (A margin: a row unlike every other then scores about 0, within
+	// it, and becomes a support vector, as in a many-class set.)
+	code, _, e := runCmd("train", "-kernel", "rbf:gamma=2", "-margin", "0.5", tr)
+	if code != 0 || !strings.Contains(e, "gamma 2 is") || !strings.Contains(e, "120 of the 120 training rows are support vectors") {
+		t.Errorf("rbf:gamma=2 on values of 0 to 16: exit %d, stderr %q; want both warnings", code, e)
+	}
+	code, _, e = runCmd("train", "-kernel", "default", "-margin", "0.5", tr)
+	if code != 0 || strings.Contains(e, "warning") {
+		t.Errorf("-kernel default: exit %d, stderr %q; want no warning", code, e)
+	}
+}

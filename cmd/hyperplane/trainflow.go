@@ -137,6 +137,9 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 		if m != nil {
 			f = fitted{m, m, nil}
 			r.Kernel, r.SupportVectors = m.Kernel.String(), m.NumSV()
+			for _, w := range kernelWarnings(m, d.X) {
+				o.env.warn("%s", w)
+			}
 		}
 		for _, s := range ks {
 			f.stats = append(f.stats, s.EpochStats)
