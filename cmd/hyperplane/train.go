@@ -72,7 +72,7 @@ model, and much slower to train and to predict.`,
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for shuffling, init and the validation split")
 	fs.BoolVar(&cfg.NoShuffle, "no-shuffle", false, "visit rows in file order")
 	stream := fs.Bool("stream", false, "train out of core from a cache file (see convert), a block at a time, with bounded memory")
-	threads := fs.Int("threads", 1, "train averaged and plain on this many cores by iterative parameter mixing (0: all cores; 1: the sequential algorithm)")
+	threads := fs.Int("threads", 1, "train averaged and plain on this many cores by iterative parameter mixing (0: all cores). The default, 1, is the sequential algorithm: on the shared sets an epoch takes milliseconds and two workers were no faster on a9a, 20ng and r52 and cost 0.3 to 0.8 points of test accuracy (imdb, 20ng, r52); mixing pays on millions of rows. A model trained with 1 does not depend on the machine's cores")
 	fs.Float64Var(&cfg.Validation, "validation", 0, "hold out this fraction for early stopping")
 	fs.IntVar(&cfg.Patience, "patience", 5, "epochs without improvement before early stopping")
 	fs.BoolVar(&cfg.Balanced, "balanced", false, "weigh classes by n/(k·n_class)")
