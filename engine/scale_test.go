@@ -230,3 +230,43 @@ func TestScaleConfigRefusals(t *testing.T) {
 		t.Errorf("rows wider than the scaling: %v, want ErrDim", err)
 	}
 }
+
+// Warm spreads a model that lists its columns into all Dim features, and
+// a start from it scores as the model does.
+func TestModelWarmColumns(t *testing.T) {
+	m := &Model{Classes: []float64{1, 2, 3}, Dim: 10, Cols: []int32{2, 7},
+		W: []float32{1, 2, 3, 4, 5, 6}, B: []float32{0.5, -0.5, 0}}
+	if err := m.Check(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := m.Warm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, 30)
+	copy(want[2*3:], []float32{1, 2, 3})
+	copy(want[7*3:], []float32{4, 5, 6})
+	for i := range want {
+		if w.W[i] != want[i] {
+			t.Fatalf("Warm weights %v, want %v", w.W, want)
+		}
+	}
+	if w.Dim != 10 || w.N != 0 || w.U != nil || w.B[0] != 0.5 || w.B[1] != -0.5 {
+		t.Errorf("Warm = %+v", w)
+	}
+	back, err := w.Model(Config{Algorithm: Plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := sparse.Vector{Ind: []int32{2, 7, 9}, Val: []float32{1, -2, 3}}
+	a, b := m.Scores(x, nil), back.Scores(x, nil)
+	for k := range a {
+		if a[k] != b[k] {
+			t.Errorf("class %d: the model scores %v, its warm state %v", k, a[k], b[k])
+		}
+	}
+	v := &Model{Algorithm: Voted, Classes: []float64{-1, 1}, Dim: 1, W: []float32{0}, B: []float32{0}, Votes: &Votes{SV: &sparse.CSR{Cols: 1, Indptr: []int64{0}}}}
+	if _, err := v.Warm(); !errors.Is(err, ErrConfig) {
+		t.Errorf("Warm of a voted model: %v, want ErrConfig", err)
+	}
+}

@@ -119,6 +119,7 @@ func TestTrainContinue(t *testing.T) {
 		{[]string{"-i", first, "-normalize", b}, 2, "-normalize=true: the model"},
 		{[]string{"-i", first, "-scale", "maxabs", b}, 2, "-i continues with the scaling"},
 		{[]string{"-i", first, "-cv", "3", b}, 2, "not with -kernel or -cv"},
+		{[]string{"-i", first, "-stream", b}, 2, "-stream: the model"},
 		{[]string{"-i", first, "-o", first, b}, 2, first},
 		{[]string{"-i", filepath.Join(dir, "none.hpm"), b}, 1, "none.hpm"},
 	} {

@@ -210,6 +210,9 @@ model, and much slower to train and to predict.`,
 			if o.warm, err = loadWarm(*initial, isText); err != nil {
 				return err
 			}
+			if *stream && o.warm.linear.Scaling != nil {
+				return usageError("-stream: the model in %s scales its features, which training from a cache does not; drop -stream", *initial)
+			}
 			if cfg, err = o.warm.config(fs, cfg); err != nil {
 				return err
 			}
