@@ -146,6 +146,7 @@ func inspectClassifier(stdout io.Writer, path string, c engine.Classifier, n int
 		SupportVectors int            `json:"support_vectors,omitempty"`
 		Bias           string         `json:"bias"`
 		Normalize      bool           `json:"normalize"`
+		Scale          string         `json:"scale,omitempty"` // the feature scaling the model was trained with
 		Features       int            `json:"features"`
 		Labels         []string       `json:"labels"`
 		Weights        []inspectClass `json:"weights,omitempty"`
@@ -154,6 +155,9 @@ func inspectClassifier(stdout io.Writer, path string, c engine.Classifier, n int
 	switch m := c.(type) {
 	case *engine.Model:
 		res.Learner, res.Bias, res.Normalize, classes = learnerName(m.Algorithm.String(), m.Rule.String()), m.Bias.String(), m.Normalize, m.Classes
+		if m.Scaling != nil {
+			res.Scale = m.Scaling.Kind.String()
+		}
 	case *engine.KernelModel:
 		res.Learner, res.Bias, classes = learnerName(m.Algorithm.String(), m.Rule.String()), m.Bias.String(), m.Classes
 		res.Kernel, res.SupportVectors = m.Kernel.String(), m.NumSV()
@@ -177,7 +181,12 @@ func inspectClassifier(stdout io.Writer, path string, c engine.Classifier, n int
 		return printJSON(stdout, res)
 	}
 	fmt.Fprintf(stdout, "model:     %s: %s, %d labels (%s), %s features\n", path, res.Learner, len(res.Labels), strings.Join(res.Labels, " "), commas(int64(res.Features)))
-	fmt.Fprintf(stdout, "settings:  bias %s, rows normalized %v\n", res.Bias, res.Normalize)
+	fmt.Fprintf(stdout, "settings:  bias %s, rows normalized %v", res.Bias, res.Normalize)
+	if res.Scale != "" {
+		// The weights below are of the raw features: the scaling is folded in.
+		fmt.Fprintf(stdout, ", features scaled (%s; folded into the weights)", res.Scale)
+	}
+	fmt.Fprintln(stdout)
 	if res.Kernel != "" {
 		fmt.Fprintf(stdout, "kernel:    %s, %s support vectors\n", res.Kernel, commas(int64(res.SupportVectors)))
 		return nil

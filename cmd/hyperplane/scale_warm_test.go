@@ -59,6 +59,10 @@ func TestTrainAutoScale(t *testing.T) {
 	if code != 0 || !strings.Contains(out, fmt.Sprintf(`"accuracy": %v`, *r.TestAccuracy)) {
 		t.Errorf("eval of the scaled model (exit %d, %s): %s, want accuracy %v", code, e, out, *r.TestAccuracy)
 	}
+	code, out, _ = runCmd("inspect", model)
+	if code != 0 || !strings.Contains(out, "features scaled (standard; folded into the weights)") {
+		t.Errorf("inspect does not say the model scales its features:\n%s", out)
+	}
 	code, out, _ = runCmd("train", "-cv", "3", tr)
 	if code != 0 || !strings.Contains(out, "scale:    standardized") {
 		t.Errorf("train -cv does not say it standardized:\n%s", out)
