@@ -450,6 +450,15 @@ type modelJSON struct {
 	Bias      modelJSONF32s   `json:"bias"`
 	Weights   []modelJSONF32s `json:"weights"`
 	Votes     *modelJSONVotes `json:"votes,omitempty"`
+	// Scaling records Model.Scaling. The weights already include it, so
+	// a reader that ignores it still scores rows right: no new version.
+	Scaling *modelJSONScaling `json:"scaling,omitempty"`
+}
+
+type modelJSONScaling struct {
+	Kind   string        `json:"kind"`
+	Factor modelJSONF32s `json:"factor"`
+	Center modelJSONF32s `json:"center,omitempty"`
 }
 
 type modelJSONVotes struct {
@@ -487,7 +496,9 @@ func modelJSONRows(w []float32, dim, K int) []modelJSONF32s {
 // (one array of dim values per weight row, unlike the feature-major
 // Model.W) and, for a voted model, "votes" with "count0", optional
 // "start_bias" and "start_weights", the voted "rows" in CSR form and the
-// "steps". Float32 values are written with the fewest digits that read
+// "steps"; for a scaled model "scaling" with its "kind", "factor" and
+// "center" (the weights include it, so readers that skip it score rows
+// the same). Float32 values are written with the fewest digits that read
 // back to the same value, so UnmarshalJSON restores m exactly. JSON has
 // no NaN or infinity: a model holding one fails with ErrFormat.
 func (m *Model) MarshalJSON() ([]byte, error) {
@@ -530,6 +541,9 @@ func (m *Model) MarshalJSON() ([]byte, error) {
 	}
 	if m.Cols != nil {
 		jm.Version = 3
+	}
+	if sc := m.Scaling; sc != nil {
+		jm.Scaling = &modelJSONScaling{Kind: sc.Kind.String(), Factor: sc.Factor, Center: sc.Center}
 	}
 	if v := m.Votes; v != nil {
 		if i := modelNonFinite(v.W0); i >= 0 {
@@ -614,6 +628,13 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 		}
 		v.Steps = modelStepsFromJSON(jv.Steps)
 		dm.Votes = v
+	}
+	if js := jm.Scaling; js != nil {
+		kind, err := ParseScale(js.Kind)
+		if err != nil || kind == NoScale {
+			return modelErr("unknown scaling %q", js.Kind)
+		}
+		dm.Scaling = &Scaling{Kind: kind, Factor: js.Factor, Center: js.Center}
 	}
 	if err := dm.Check(); err != nil {
 		return err

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -178,6 +179,18 @@ func TestScaleModelFile(t *testing.T) {
 		if back.Decision(X.Row(i)) != m.Decision(X.Row(i)) {
 			t.Fatalf("row %d scores otherwise after the file", i)
 		}
+	}
+	// JSON keeps it too.
+	js, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON Model
+	if err := json.Unmarshal(js, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if sc := fromJSON.Scaling; sc == nil || sc.Kind != Standardize || sc.Factor[0] != m.Scaling.Factor[0] || sc.Center[2] != m.Scaling.Center[2] {
+		t.Errorf("scaling from JSON %+v, want %+v", sc, m.Scaling)
 	}
 	// A model without a scaling writes no scaling section, as before.
 	plain, _ := fxFit(t, X, y, Config{Epochs: 3})
