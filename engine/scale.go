@@ -91,7 +91,12 @@ func (s *Scaling) check(dim int) error {
 
 // fitScaling measures the scaling kind of the dim first features of X's
 // rows. A feature that is constant (or absent) keeps the factor 1.
-func fitScaling(X *sparse.CSR, kind Scale, dim int) (*Scaling, error) {
+func fitScaling(X *sparse.CSR, kind Scale, dim int, limit int64) (*Scaling, error) {
+	// Two float64 sums and two float32 values a feature at most: the
+	// width is only the largest index the rows name, so it is checked.
+	if err := budget.Check(limit, budget.Mul(int64(dim), 24), "the feature scaling (features × 24 bytes)"); err != nil {
+		return nil, err
+	}
 	s := &Scaling{Kind: kind, Factor: make([]float32, dim)}
 	n := float64(X.Rows)
 	switch kind {
@@ -283,7 +288,7 @@ func fitScaled(ctx context.Context, X *sparse.CSR, y []float64, s settings) (*Mo
 			dim = max(dim, s.Warm.Dim)
 		}
 		var err error
-		if sc, err = fitScaling(X, s.Scale, dim); err != nil {
+		if sc, err = fitScaling(X, s.Scale, dim, s.MemoryBudget); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -237,6 +237,12 @@ func TestScaleConfigRefusals(t *testing.T) {
 	if err := (KernelConfig{Config: cfg, Kernel: kernels.Linear{}}).Check(); !errors.Is(err, ErrConfig) {
 		t.Errorf("FitKernel: %v, want ErrConfig", err)
 	}
+	// A width far beyond the data: the scaling's memory is checked
+	// before it is allocated.
+	wide := &sparse.CSR{Rows: 2, Cols: 1<<31 - 1, Indptr: []int64{0, 1, 2}, Ind: []int32{0, 1<<31 - 2}, Val: []float32{1, 2}}
+	if _, _, err := Fit(ctx, wide, []float64{-1, 1}, Config{Scale: MaxAbs, MemoryBudget: 64 << 20}); !errors.Is(err, ErrMemory) {
+		t.Errorf("max-abs scaling of 2^31−1 features under 64 MiB: %v, want ErrMemory", err)
+	}
 	// A fixed scaling narrower than the rows.
 	narrow := Config{Scaling: &Scaling{Kind: MaxAbs, Factor: []float32{1, 1}}}
 	if _, _, err := Fit(ctx, X, y, narrow); !errors.Is(err, ErrDim) {

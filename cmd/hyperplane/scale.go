@@ -35,16 +35,34 @@ type scaleOpts struct {
 // columnSpread returns the density of X over the columns it uses, and
 // the ratio of the largest column max |x| to the smallest nonzero one.
 func columnSpread(X *sparse.CSR) (density, spread float64) {
-	mx := make([]float64, X.Cols)
+	// A slice by column where the width is modest, else a map of the
+	// columns the rows hold: the width is only the largest index a file
+	// names, and may be far beyond its data.
+	mx := make(map[int32]float64)
+	var dense []float64
+	if X.Cols <= 1<<20 {
+		dense = make([]float64, X.Cols)
+	}
 	for i, j := range X.Ind {
-		mx[j] = max(mx[j], math.Abs(float64(X.Val[i])))
+		v := math.Abs(float64(X.Val[i]))
+		if dense != nil {
+			dense[j] = max(dense[j], v)
+		} else {
+			mx[j] = max(mx[j], v)
+		}
 	}
 	used, lo, hi := 0, math.Inf(1), 0.0
-	for _, v := range mx {
+	note := func(v float64) {
 		if v > 0 {
 			used++
 			lo, hi = min(lo, v), max(hi, v)
 		}
+	}
+	for _, v := range dense {
+		note(v)
+	}
+	for _, v := range mx {
+		note(v)
 	}
 	if used == 0 || X.Rows == 0 {
 		return 0, 1

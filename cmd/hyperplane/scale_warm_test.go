@@ -72,6 +72,12 @@ func TestTrainAutoScale(t *testing.T) {
 	if r := trainJSON(t, sp); r.Scale != "" || !r.Normalize {
 		t.Errorf("sparse counts: scale %q, normalize %v", r.Scale, r.Normalize)
 	}
+	// A width of 2^31−1 named by one index: auto measures the columns
+	// the rows hold, in memory of their size.
+	wide := writeFile(t, dir, "wide.svm", "+1 2147483647:1\n-1 1:1\n")
+	if code, _, e := runCmd("train", "-mem", "64MiB", "-epochs", "2", wide); code != 0 {
+		t.Errorf("two rows of width 2^31−1 under -mem 64MiB: exit %d, %s", code, e)
+	}
 	for _, args := range [][]string{
 		{"-scale", "standard", "-normalize", tr},
 		{"-scale", "maxabs", "-kernel", "linear", tr},
