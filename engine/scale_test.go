@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/dense"
@@ -179,6 +180,16 @@ func TestScaleModelFile(t *testing.T) {
 		if back.Decision(X.Row(i)) != m.Decision(X.Row(i)) {
 			t.Fatalf("row %d scores otherwise after the file", i)
 		}
+	}
+	// A bad kind or a cut section is a format error.
+	at := len(b) - 4 - 8*X.Cols - 8
+	badKind := bytes.Clone(b)
+	badKind[at] = 7
+	if err := new(Model).UnmarshalBinary(badKind); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "unknown scaling 7") {
+		t.Errorf("scaling kind 7: %v", err)
+	}
+	if err := new(Model).UnmarshalBinary(b[:len(b)-12]); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "scaling centers") {
+		t.Errorf("a cut scaling section: %v", err)
 	}
 	// JSON keeps it too.
 	js, err := json.Marshal(m)
