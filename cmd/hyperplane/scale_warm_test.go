@@ -114,6 +114,11 @@ func TestTrainContinue(t *testing.T) {
 	if diff := countDiff(p1, p2); diff > 10 {
 		t.Errorf("one epoch of two rows from the model changed %d of 200 predictions", diff)
 	}
+	peg := filepath.Join(dir, "p.hpm")
+	trainJSON(t, "-algo", "pegasos", "-o", peg, a)
+	if r := trainJSON(t, "-i", peg, "-algo", "pa2", b); r.Rule != "pa2" || r.Continued == "" {
+		t.Errorf("a Pegasos model continued by -algo pa2: rule %q, continued %q", r.Rule, r.Continued)
+	}
 	kern := filepath.Join(dir, "k.hpk")
 	if code, _, e := runCmd("train", "-kernel", "linear", "-o", kern, a); code != 0 {
 		t.Fatal(e)
@@ -126,6 +131,7 @@ func TestTrainContinue(t *testing.T) {
 	}{
 		{[]string{"-i", first, newClass}, 1, "label 3 of row 0 is none of the warm start's classes"},
 		{[]string{"-i", kern, b}, 2, "a kernel model"},
+		{[]string{"-i", peg, b}, 2, "Pegasos's steps"},
 		{[]string{"-i", first, "-normalize", b}, 2, "-normalize=true: the model"},
 		{[]string{"-i", first, "-scale", "maxabs", b}, 2, "-i continues with the scaling"},
 		{[]string{"-i", first, "-cv", "3", b}, 2, "not with -kernel or -cv"},

@@ -53,7 +53,20 @@ Gram matrix are computed as updates need them and kept within -gram-mb
 support vectors (with -algo plain). On raw text -kernel trains a kernel
 model on the featurizer's rows; it is calibrated and saved as a linear
 one is, but on text a kernel measured no more accurate than the linear
-model, and much slower to train and to predict.`,
+model, and much slower to train and to predict. A kernel whose RBF gamma
+is far from the data's scale, or a model that keeps (nearly) every row
+as a support vector, draws a warning on stderr.
+
+With -i MODEL it continues a saved model on TRAIN, as Vowpal Wabbit's -i
+and scikit-learn's partial_fit do: a linear model on LIBSVM rows or a
+cache, a text model on raw text through its own featurizer (its
+vocabulary and IDF as they were; it is calibrated again). The learner,
+bias, row normalization and scaling are the model's unless flags set
+them, the weights start from its own, and TRAIN's labels must be among
+its classes. The new epochs average from the model's weights (a model
+keeps its average, not the vectors it averaged). Kernel and voted
+models do not continue, nor Pegasos (its steps follow the examples
+seen; another -algo continues from its weights).`,
 	}
 	fs := &c.Flag
 	var cfg engine.Config
