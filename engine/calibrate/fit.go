@@ -22,17 +22,59 @@ import (
 // (Lin, Lin and Weng 2007), on the scores divided by their root mean
 // square so that the result does not depend on their scale.
 func FitPlatt(scores []float32, positive []bool) (Calibration, error) {
+	p, err := newPlattProblem(scores, positive)
+	if err != nil {
+		return Calibration{}, err
+	}
+	npos, nneg := p.count()
+	a, b := p.fit(0, math.Log(float64(nneg+1)/float64(npos+1)))
+	return Calibration{kind: PlattScaling, a: a / p.scale, b: b}, nil
+}
+
+// FitPlattOrigin fits Platt scaling as FitPlatt does, but with B = 0:
+// the curve passes through 1/2 at score 0, so the class a binary model
+// predicts (the second for a score > 0, the first otherwise) is never
+// given a probability below 1/2, and the probability and the decision
+// cannot disagree. It costs the fit its intercept, which matters where
+// the scores of held-out rows are biased to one side of 0; the model's
+// decisions are then what they are, and its probabilities stay on the
+// side of 1/2 they imply. The arguments and errors are FitPlatt's; rows
+// of a single class give A = 0 and the probability 1/2 everywhere.
+func FitPlattOrigin(scores []float32, positive []bool) (Calibration, error) {
+	p, err := newPlattProblem(scores, positive)
+	if err != nil {
+		return Calibration{}, err
+	}
+	p.origin = true
+	a, _ := p.fit(0, 0)
+	return Calibration{kind: PlattScaling, a: a / p.scale, b: 0}, nil
+}
+
+// plattProblem is the cross-entropy of Platt scaling on scaled scores
+// x = s/scale, with target hi for a positive row and lo for a negative;
+// with origin, b stays at 0.
+type plattProblem struct {
+	scores   []float32
+	positive []bool
+	scale    float64
+	hi, lo   float64
+	origin   bool
+}
+
+// newPlattProblem checks the scores and labels of FitPlatt and sets up
+// its problem: the scale and the regularized targets.
+func newPlattProblem(scores []float32, positive []bool) (*plattProblem, error) {
 	if len(scores) != len(positive) {
-		return Calibration{}, fmt.Errorf("%w: %d scores, %d classes", ErrLength, len(scores), len(positive))
+		return nil, fmt.Errorf("%w: %d scores, %d classes", ErrLength, len(scores), len(positive))
 	}
 	if len(scores) == 0 {
-		return Calibration{}, ErrNoData
+		return nil, ErrNoData
 	}
 	var npos, nneg int
 	var sumsq float64
 	for i, s := range scores {
 		if err := checkScore(i, s); err != nil {
-			return Calibration{}, err
+			return nil, err
 		}
 		if positive[i] {
 			npos++
@@ -45,22 +87,21 @@ func FitPlatt(scores []float32, positive []bool) (Calibration, error) {
 	if scale == 0 {
 		scale = 1
 	}
-	p := plattProblem{
+	return &plattProblem{
 		scores: scores, positive: positive, scale: scale,
 		hi: float64(npos+1) / float64(npos+2),
 		lo: 1 / float64(nneg+2),
-	}
-	a, b := p.fit(0, math.Log(float64(nneg+1)/float64(npos+1)))
-	return Calibration{kind: PlattScaling, a: a / scale, b: b}, nil
+	}, nil
 }
 
-// plattProblem is the cross-entropy of Platt scaling on scaled scores
-// x = s/scale, with target hi for a positive row and lo for a negative.
-type plattProblem struct {
-	scores   []float32
-	positive []bool
-	scale    float64
-	hi, lo   float64
+// count returns the numbers of positive and negative rows.
+func (p *plattProblem) count() (npos, nneg int) {
+	for _, v := range p.positive {
+		if v {
+			npos++
+		}
+	}
+	return npos, len(p.positive) - npos
 }
 
 // Settings of the Newton method, those of Lin, Lin and Weng: at most
@@ -137,9 +178,17 @@ func (p *plattProblem) fit(a, b float64) (float64, float64) {
 			break
 		}
 		// Newton direction −H⁻¹g; det > 0 as H is positive definite.
-		det := h11*h22 - h21*h21
-		da := -(h22*g1 - h21*g2) / det
-		db := -(-h21*g1 + h11*g2) / det
+		var da, db float64
+		if p.origin {
+			if math.Abs(g1) < plattGradTol {
+				break
+			}
+			da = -g1 / h11
+		} else {
+			det := h11*h22 - h21*h21
+			da = -(h22*g1 - h21*g2) / det
+			db = -(-h21*g1 + h11*g2) / det
+		}
 		slope := g1*da + g2*db // < 0: a descent direction
 		step := 1.0
 		for ; step >= plattMinStep; step /= 2 {

@@ -333,3 +333,63 @@ func TestFitTemperatureErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFitPlattOrigin: the fit through the origin has B = 0, so a score's
+// sign and its probability's side of 1/2 always agree; its A is the
+// slope that minimizes the loss along B = 0 (no nearby slope does
+// better), and it refuses what FitPlatt refuses.
+func TestFitPlattOrigin(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	// Scores that lean to the positive side: FitPlatt moves 1/2 off 0.
+	n := 2000
+	scores := make([]float32, n)
+	positive := make([]bool, n)
+	for i := range n {
+		positive[i] = r.Float64() < 0.7
+		m := -1.0
+		if positive[i] {
+			m = 1
+		}
+		scores[i] = float32(m + 0.8 + 1.5*r.NormFloat64())
+	}
+	full, err := FitPlatt(scores, positive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, b, _ := full.Platt(); math.Abs(b) < 0.05 {
+		t.Fatalf("the test's scores should give FitPlatt an intercept, got B = %v", b)
+	}
+	c, err := FitPlattOrigin(scores, positive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, ok := c.Platt()
+	if !ok || b != 0 || !(a < 0) {
+		t.Fatalf("FitPlattOrigin: A = %v, B = %v, %v; want A < 0, B = 0", a, b, ok)
+	}
+	var p []float64
+	for _, s := range scores {
+		p = c.Proba([]float32{s}, p)
+		if s > 0 && p[1] < 0.5 || s <= 0 && p[0] < 0.5 {
+			t.Fatalf("score %v: probabilities %v disagree with its sign", s, p)
+		}
+	}
+	prob := &plattProblem{scores: scores, positive: positive, scale: 1}
+	np, nn := prob.count()
+	prob.hi, prob.lo = float64(np+1)/float64(np+2), 1/float64(nn+2)
+	best := prob.loss(a, 0)
+	for _, d := range []float64{-1e-3, 1e-3} {
+		if l := prob.loss(a*(1+d), 0); l < best-1e-9 {
+			t.Errorf("A·(1%+g) has loss %v < %v at A", d, l, best)
+		}
+	}
+	if _, err := FitPlattOrigin(nil, nil); !errors.Is(err, ErrNoData) {
+		t.Errorf("no rows: %v", err)
+	}
+	if _, err := FitPlattOrigin([]float32{1}, nil); !errors.Is(err, ErrLength) {
+		t.Errorf("lengths: %v", err)
+	}
+	if _, err := FitPlattOrigin([]float32{float32(math.NaN())}, []bool{true}); !errors.Is(err, ErrScore) {
+		t.Errorf("NaN score: %v", err)
+	}
+}

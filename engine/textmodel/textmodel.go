@@ -12,10 +12,13 @@
 // on the rest, and fits on the held-out scores Platt scaling (binary) or
 // a softmax temperature (multiclass) that Proba then applies to the model
 // trained on all documents. Classify and ClassifyBatch follow the scores,
-// with or without calibration: a temperature keeps their order, so the
-// most probable label is the one Classify gives; Platt scaling can move
-// a binary model's even odds off score 0, so for scores near 0 the label
-// Classify gives may have a probability just under one half.
+// with or without calibration, and the label they give is always the most
+// probable one: a temperature keeps the scores' order, and the Platt
+// scaling Fit fits passes through even odds at score 0
+// (calibrate.FitPlattOrigin), so a label's probability is never below one
+// half. (A model saved before Fit fitted it so may hold a Platt scaling
+// whose even odds lie off 0; its labels near score 0 can then have a
+// probability just under one half.)
 package textmodel
 
 import (
@@ -245,7 +248,7 @@ func fitCalibration(c engine.Classifier, classes []float64, X *sparse.CSR, y []f
 		}
 	}
 	if binary {
-		return calibrate.FitPlatt(scores, positive)
+		return calibrate.FitPlattOrigin(scores, positive)
 	}
 	return calibrate.FitTemperature(scores, len(classes), truth)
 }
