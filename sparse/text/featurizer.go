@@ -195,7 +195,7 @@ func (f *Featurizer) ReadOptions() ReadOptions {
 }
 
 // IsLabel reports whether s is a label of f's: one of the training
-// labels, or with numeric labels any finite number (see Label). It is
+// labels, or with numeric labels any number in canonical form (see Label). It is
 // what ReadOptions.IsLabel asks for.
 func (f *Featurizer) IsLabel(s string) bool {
 	_, msg := f.labels.value(s)
@@ -243,8 +243,10 @@ func (f *Featurizer) Labels() []string { return slices.Clone(f.labels.names) }
 
 // Label returns the class value of a label name. An empty label, an
 // unknown name, or a non-number where the training labels were numbers is
-// an error wrapping ErrLabel. With numeric labels any finite number is
-// accepted.
+// an error wrapping ErrLabel. With numeric labels any finite number
+// written as the training labels are (as strconv.FormatFloat(v, 'g', -1,
+// 64) writes it: "1", not "1.0" or "01") is accepted; labels are strings,
+// and one written otherwise would name a class the model does not know.
 func (f *Featurizer) Label(name string) (float64, error) {
 	v, msg := f.labels.value(name)
 	if msg != "" {
@@ -303,6 +305,11 @@ func newFeaturizer(c *Corpus, cfg Config) (*Featurizer, error) {
 		d := &c.Docs[i]
 		if d.Label == "" {
 			return nil, c.docErr(i, "empty label")
+		}
+		if _, ok := distinct[d.Label]; !ok {
+			if k := controlByte([]byte(d.Label)); k >= 0 {
+				return nil, c.docErr(i, fmt.Sprintf("label %q holds a control character (%q): a label is one field of one output line", d.Label, d.Label[k]))
+			}
 		}
 		distinct[d.Label] = struct{}{}
 	}

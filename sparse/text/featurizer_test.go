@@ -332,7 +332,15 @@ func TestLabels(t *testing.T) {
 		{"multiclass", []string{"sci.space", "alt.atheism", "comp.graphics", "alt.atheism"}, false,
 			[]string{"alt.atheism", "comp.graphics", "sci.space"}, map[string]float64{"alt.atheism": 0, "comp.graphics": 1, "sci.space": 2}},
 		{"one name", []string{"only"}, false, []string{"only"}, map[string]float64{"only": 0}},
-		{"numbers", []string{"1", "-1", "+1", "1.0"}, true, []string{"-1", "1"}, map[string]float64{"1": 1, "-1": -1, "+1": 1, "1.0": 1, "7": 7}},
+		{"numbers", []string{"1", "-1", "1"}, true, []string{"-1", "1"}, map[string]float64{"1": 1, "-1": -1, "7": 7}},
+		// Labels are strings: numbers written two ways are two labels.
+		{"one number written three ways", []string{"1", "-1", "+1", "1.0"}, false, []string{"+1", "-1", "1", "1.0"},
+			map[string]float64{"+1": 0, "-1": 1, "1": 2, "1.0": 3}},
+		{"leading zero", []string{"1", "01"}, false, []string{"01", "1"}, map[string]float64{"01": -1, "1": 1}},
+		{"one float64, three integers", []string{"9007199254740992", "9007199254740993", "9007199254740995"}, false,
+			[]string{"9007199254740992", "9007199254740993", "9007199254740995"},
+			map[string]float64{"9007199254740992": 0, "9007199254740993": 1, "9007199254740995": 2}},
+		{"minus zero", []string{"0", "-0"}, false, []string{"-0", "0"}, map[string]float64{"-0": -1, "0": 1}},
 		{"multiclass numbers", []string{"3", "10", "2"}, true, []string{"2", "3", "10"}, map[string]float64{"3": 3, "10": 10, "2": 2, "2.5": 2.5}},
 		{"numbers and a name", []string{"1", "2", "x"}, false, []string{"1", "2", "x"}, map[string]float64{"1": 0, "2": 1, "x": 2}},
 		{"NaN is a name", []string{"1", "NaN"}, false, []string{"1", "NaN"}, map[string]float64{"1": -1, "NaN": 1}},
@@ -368,9 +376,14 @@ func TestLabels(t *testing.T) {
 			}
 		})
 	}
-	f, _ := Fit(&Corpus{Docs: []Doc{{Label: "2", Text: ""}, {Label: "1e1", Text: ""}}}, Config{})
-	if f.Name(10) != "10" || f.Name(0.5) != "0.5" {
-		t.Errorf("numeric Name: %q %q", f.Name(10), f.Name(0.5))
+	f, _ := Fit(&Corpus{Docs: []Doc{{Label: "2", Text: ""}, {Label: "1e+21", Text: ""}}}, Config{})
+	if !f.labels.numeric || f.Name(1e21) != "1e+21" || f.Name(0.5) != "0.5" {
+		t.Errorf("numeric Name: %v %q %q", f.labels.numeric, f.Name(1e21), f.Name(0.5))
+	}
+	// A number written otherwise than the training labels is no label of
+	// theirs, and the error says how it would be written.
+	if _, err := f.Label("2.0"); !errors.Is(err, ErrLabel) || !strings.Contains(err.Error(), `"2.0"`) {
+		t.Errorf("Label(2.0) with numeric labels: %v, want ErrLabel naming it", err)
 	}
 	f, _ = Fit(&Corpus{Docs: []Doc{{Label: "a", Text: ""}, {Label: "b", Text: ""}}}, Config{})
 	if f.Name(3) != "3" {

@@ -9,9 +9,13 @@ import (
 )
 
 // labelSet maps label strings to the float64 class values of a Dataset.
-// If every training label is a finite number (numeric), a label is its
-// number. Otherwise the distinct names, sorted, are the classes: two map
-// to −1 and +1, more to 0, 1, …, K−1.
+// If every training label is a number written as Go writes its float64
+// ("1", "-1", "0.5", "1e+21": canonical, see parseCanonical), a label is
+// its number. Otherwise the distinct names, sorted, are the classes: two
+// map to −1 and +1, more to 0, 1, …, K−1. Labels are strings: two labels
+// that differ as strings are two classes, so "1", "1.0" and "01", or
+// 9007199254740993 and 9007199254740992 (one float64), make names, and a
+// prediction prints exactly a training label.
 type labelSet struct {
 	numeric bool
 	names   []string           // classes in order (numeric: formatted values)
@@ -33,11 +37,23 @@ func parseNumber(s string) (float64, bool) {
 
 func formatNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// parseCanonical reads a numeric label that is its number's canonical
+// form: parseNumber's number, which formatNumber writes back as s. So the
+// label and the class value stand for each other, and two labels are one
+// class only if they are one string.
+func parseCanonical(s string) (float64, bool) {
+	v, ok := parseNumber(s)
+	if !ok || formatNumber(v) != s {
+		return 0, false
+	}
+	return v, true
+}
+
 // fitLabels builds the label set of the distinct training labels.
 func fitLabels(distinct map[string]struct{}) labelSet {
 	numeric := true
 	for s := range distinct {
-		if _, ok := parseNumber(s); !ok {
+		if _, ok := parseCanonical(s); !ok {
 			numeric = false
 			break
 		}
@@ -45,7 +61,7 @@ func fitLabels(distinct map[string]struct{}) labelSet {
 	if numeric {
 		var vals []float64
 		for s := range distinct {
-			v, _ := parseNumber(s)
+			v, _ := parseCanonical(s)
 			vals = append(vals, v)
 		}
 		slices.Sort(vals)
@@ -85,8 +101,11 @@ func (l *labelSet) value(s string) (float64, string) {
 		return 0, "empty label"
 	}
 	if l.numeric {
-		if v, ok := parseNumber(s); ok {
+		if v, ok := parseCanonical(s); ok {
 			return v, ""
+		}
+		if v, ok := parseNumber(s); ok {
+			return 0, fmt.Sprintf("label %q is not written as the training labels' numbers are (%s would be): labels are compared as strings", s, formatNumber(v))
 		}
 		return 0, fmt.Sprintf("label %q is not a finite number, as the training labels were", s)
 	}

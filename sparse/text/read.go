@@ -213,7 +213,8 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 // malformed JSON, or anything but whitespace after the object (ErrSyntax);
 // a missing label or text field, or a TSV line without a tab
 // (ErrMissingField); a label that is not a string or number, or a text
-// that is not a string (ErrFieldType); an empty label (ErrLabel); a line
+// that is not a string (ErrFieldType); an empty label, or one holding a
+// control character such as a tab or a line end (ErrLabel); a line
 // longer than MaxLineBytes (ErrLineTooLong); a NUL byte in TSV or Lines
 // (ErrSyntax); with Format Auto, a first line of LIBSVM or a cache file
 // (ErrNotText). A failed read of the input is returned as the reader's
@@ -288,8 +289,12 @@ func (s *Scanner) Scan() bool {
 		s.line++
 		settling := s.format == Auto
 		label, text, labelCol, blank, le := s.parseLine(ln)
-		if le == nil && !blank && len(label) == 0 && !s.opt.Documents {
-			le = &lineError{col: labelCol, msg: "empty label", err: ErrLabel}
+		if le == nil && !blank && !s.opt.Documents {
+			if len(label) == 0 {
+				le = &lineError{col: labelCol, msg: "empty label", err: ErrLabel}
+			} else if k := controlByte(label); k >= 0 {
+				le = &lineError{col: labelCol, msg: fmt.Sprintf("label %q holds a control character (%q): a label is one field of one output line", label, label[k]), err: ErrLabel}
+			}
 		}
 		if le != nil {
 			s.err = &sparse.ParseError{File: s.opt.Name, Line: s.line, Col: le.col, Msg: le.msg, Err: le.err}
@@ -412,6 +417,18 @@ func (s *Scanner) intern(label []byte) string {
 		s.labels[key] = v
 	}
 	return v
+}
+
+// controlByte returns the index of the first control character of label
+// (a byte below 0x20, such as a tab or a line end, or DEL), or -1. Such a
+// label could not be written as one field of one line.
+func controlByte(label []byte) int {
+	for i, c := range label {
+		if c < 0x20 || c == 0x7f {
+			return i
+		}
+	}
+	return -1
 }
 
 // Doc returns the current document.

@@ -369,8 +369,8 @@ func build(doc *fileJSON, pre *prebuilt) (*Featurizer, error) {
 	if doc.Labels.Numeric {
 		vals := make([]float64, len(names))
 		for i, s := range names {
-			v, ok := parseNumber(s)
-			if !ok || formatNumber(v) != s || i > 0 && vals[i-1] >= v {
+			v, ok := parseCanonical(s)
+			if !ok || i > 0 && vals[i-1] >= v {
 				return bad("numeric labels not canonical, increasing numbers at %q", s)
 			}
 			vals[i] = v
