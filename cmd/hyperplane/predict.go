@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -240,7 +241,7 @@ of the files read; an -o that is not a regular file (/dev/stdout,
 		}
 		name := func(b []byte, v float64) []byte {
 			if names != nil {
-				return append(b, names.Name(v)...)
+				return appendLabel(b, names.Name(v))
 			}
 			return strconv.AppendFloat(b, v, 'g', -1, 64)
 		}
@@ -304,6 +305,17 @@ of the files read; an -o that is not a regular file (/dev/stdout,
 		return w.commit()
 	}
 	return c
+}
+
+// appendLabel appends a label name to an output line: as it is, or, if
+// it holds a control character (a tab or a line end, which a featurizer
+// written before such labels were refused may hold), Go-quoted, so that
+// every input row gives one output line with the same fields.
+func appendLabel(b []byte, s string) []byte {
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0 {
+		return append(b, s...)
+	}
+	return strconv.AppendQuote(b, s)
 }
 
 // subsetLimit returns the most bytes of documents for which predict
