@@ -11,6 +11,12 @@ import (
 // return one of them. A caller that needs the model's own fields (a
 // linear model's weights, a kernel model's support vectors) asserts the
 // concrete type; everything else goes through the interface.
+//
+// The methods have no error to return, so a row that breaks their
+// preconditions panics with a message naming the method and the
+// precondition: a sparse.Vector whose Ind and Val differ in length, or a
+// matrix that is nil or whose row pointers do not fit its Ind and Val
+// (sparse.CSR.ValidateShape).
 type Classifier interface {
 	// Predict returns the label of x, one of ClassValues.
 	Predict(x sparse.Vector) float64

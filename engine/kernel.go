@@ -74,8 +74,11 @@ type KernelEpochStats struct {
 // the variance over every entry of X, zeros included (1 if that is 0).
 // The variance is computed in two passes (the mean first), which keeps it
 // exact for constant data and accurate when the values vary little
-// around a large mean.
+// around a large mean. A nil X has no entries, and gives 1.
 func ScaleGamma(X *sparse.CSR) float64 {
+	if X == nil {
+		return 1
+	}
 	cells := float64(X.Rows) * float64(X.Cols)
 	if cells == 0 {
 		return 1

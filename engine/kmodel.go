@@ -243,6 +243,7 @@ func (m *KernelModel) evalDense(x []float32) (*kprep, *kscratch) {
 // Decision returns f(x) for a binary model (for a voted one, the vote in
 // [−1, 1]) and the highest class score for a multiclass one.
 func (m *KernelModel) Decision(x sparse.Vector) float32 {
+	mustVector("KernelModel.Decision", x)
 	p, sc := m.evalSparse(x)
 	r := m.decide(p, sc)
 	p.pool.Put(sc)
@@ -260,6 +261,7 @@ func (m *KernelModel) decide(p *kprep, sc *kscratch) float32 {
 // Scores writes the K function values of x (vote shares for a voted
 // model) into dst, grown if needed, and returns it.
 func (m *KernelModel) Scores(x sparse.Vector, dst []float32) []float32 {
+	mustVector("KernelModel.Scores", x)
 	p, sc := m.evalSparse(x)
 	m.fromKV(p, sc)
 	dst = append(dst[:0], sc.s...)
@@ -269,6 +271,7 @@ func (m *KernelModel) Scores(x sparse.Vector, dst []float32) []float32 {
 
 // Predict returns the label m gives x.
 func (m *KernelModel) Predict(x sparse.Vector) float64 {
+	mustVector("KernelModel.Predict", x)
 	p, sc := m.evalSparse(x)
 	r := m.label(p, sc)
 	p.pool.Put(sc)
@@ -308,6 +311,7 @@ const kblock = 64
 // needed) and returns it. The kernel values come in blocks of rows × all
 // support vectors, computed as matrix products, on all cores.
 func (m *KernelModel) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
+	mustRows("KernelModel.PredictBatch", X)
 	dst = sized(dst, X.Rows)
 	m.batch(X, func(p *kprep, sc *kscratch, i int) { dst[i] = m.label(p, sc) })
 	return dst
@@ -318,6 +322,7 @@ func (m *KernelModel) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
 // they may differ from Decision's in the last bits (and a score that
 // cancels to near zero may then change sign); PredictBatch likewise.
 func (m *KernelModel) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
+	mustRows("KernelModel.DecisionBatch", X)
 	dst = sized(dst, X.Rows)
 	m.batch(X, func(p *kprep, sc *kscratch, i int) { dst[i] = m.decide(p, sc) })
 	return dst
@@ -327,6 +332,7 @@ func (m *KernelModel) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 // NumRows values a row, row after row, and returns it. Its kernel values
 // come from matrix products, as DecisionBatch's do.
 func (m *KernelModel) ScoresBatch(X *sparse.CSR, dst []float32) []float32 {
+	mustRows("KernelModel.ScoresBatch", X)
 	K := m.NumRows()
 	n := X.Rows * K
 	dst = sized(dst, n)

@@ -456,6 +456,7 @@ const maxStack = 64
 // voted binary model the vote, Σ ± counts over the total count, in
 // [−1, 1].
 func (m *Model) Decision(x sparse.Vector) float32 {
+	mustVector("Model.Decision", x)
 	if m.Binary() {
 		if m.Votes != nil {
 			return m.vote(x, nil)
@@ -547,6 +548,7 @@ func (m *Model) argmaxLabel(s []float32, p *[]float32) float64 {
 // multiclass model (vote shares for a voted one), or the one score of a
 // binary model, and returns it.
 func (m *Model) Scores(x sparse.Vector, dst []float32) []float32 {
+	mustVector("Model.Scores", x)
 	K := m.NumRows()
 	dst = sized(dst, K)
 	if m.Votes != nil {
@@ -559,6 +561,7 @@ func (m *Model) Scores(x sparse.Vector, dst []float32) []float32 {
 
 // Predict returns the label m gives x.
 func (m *Model) Predict(x sparse.Vector) float64 {
+	mustVector("Model.Predict", x)
 	if m.Binary() {
 		return binaryLabel(m.Classes, m.Decision(x))
 	}
@@ -806,6 +809,7 @@ func runVote(v *Votes, bb float32, dots, s []float32, votes []float64, out []flo
 // needed) and returns it. Rows are split among GOMAXPROCS goroutines. X
 // must be valid (sparse.CSR.Validate), as the readers make it.
 func (m *Model) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
+	mustRows("Model.PredictBatch", X)
 	dst = sized(dst, X.Rows)
 	if m.Binary() && m.Votes == nil && m.Cols == nil && X.Cols <= m.Dim {
 		parallelRows(X.Rows, func(lo, hi int) {
@@ -857,6 +861,7 @@ func (m *Model) binaryBlock(X *sparse.CSR, lo, hi int, out []float32) {
 // DotRows kernel, one call per block of rows. X must be valid, as for
 // PredictBatch.
 func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
+	mustRows("Model.DecisionBatch", X)
 	dst = sized(dst, X.Rows)
 	fast := m.Binary() && m.Votes == nil && m.Cols == nil && X.Cols <= m.Dim
 	parallelRows(X.Rows, func(lo, hi int) {
@@ -875,6 +880,7 @@ func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 // NumRows values a row, row after row, and returns it, on GOMAXPROCS
 // goroutines. X must be valid, as for PredictBatch.
 func (m *Model) ScoresBatch(X *sparse.CSR, dst []float32) []float32 {
+	mustRows("Model.ScoresBatch", X)
 	K := m.NumRows()
 	n := X.Rows * K
 	dst = sized(dst, n)
