@@ -168,7 +168,9 @@ func (m *Model) index() {
 }
 
 // Check verifies that m is internally consistent: what a model read from
-// a file or built by hand must pass before it is used.
+// a file or built by hand must pass before it is used, and what Save,
+// WriteTo and MarshalBinary check before they write anything. Among the
+// rest, every weight and bias must be finite.
 func (m *Model) Check() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
@@ -176,9 +178,14 @@ func (m *Model) Check() error {
 	if len(m.Classes) < 2 {
 		return bad("%d classes", len(m.Classes))
 	}
-	for i := 1; i < len(m.Classes); i++ {
-		if !(m.Classes[i] > m.Classes[i-1]) {
+	for i, c := range m.Classes {
+		if i > 0 && !(c > m.Classes[i-1]) || math.IsNaN(c) {
 			return bad("classes not strictly ascending at %d", i)
+		}
+	}
+	for i, c := range m.Classes {
+		if math.IsInf(c, 0) {
+			return bad("class %d is not finite", i)
 		}
 	}
 	k := m.NumRows()
@@ -200,6 +207,19 @@ func (m *Model) Check() error {
 	}
 	if n := m.stored(); m.Dim < 0 || int64(len(m.W)) != int64(n)*int64(k) || len(m.B) != k {
 		return bad("%d weights and %d biases for %d features and %d rows", len(m.W), len(m.B), n, k)
+	}
+	// A NaN or infinite weight would make every score NaN or ±Inf, though
+	// Decision promises neither for finite rows.
+	if !finite32s(m.B) {
+		return bad("a bias is not finite (%v)", m.B)
+	}
+	if !finite32s(m.W) {
+		i := firstNonFinite(m.W)
+		f := i / k
+		if m.Cols != nil {
+			f = int(m.Cols[f])
+		}
+		return bad("weight of feature %d in row %d is not finite", f, i%k)
 	}
 	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > Pegasos {
 		return bad("unknown algorithm %d, bias mode %d or rule %d", m.Algorithm, m.Bias, m.Rule)
@@ -233,6 +253,9 @@ func (m *Model) Check() error {
 		}
 		if (v.W0 == nil) != (v.B0 == nil) || (v.W0 != nil && (len(v.W0) != len(m.W) || len(v.B0) != k)) {
 			return bad("start weights do not match the model")
+		}
+		if !finite32s(v.W0) || !finite32s(v.B0) {
+			return bad("a start weight is not finite")
 		}
 		for i, s := range v.Steps {
 			if s.Row < 0 || int(s.Row) >= v.SV.Rows || s.Up < 0 || int(s.Up) >= k ||
@@ -326,6 +349,17 @@ func (m *Model) scores(x sparse.Vector, out []float32) {
 			out[k] = m.exact(x, k)
 		}
 	}
+}
+
+// firstNonFinite returns the index of the first value of w that is NaN
+// or infinite, or -1.
+func firstNonFinite(w []float32) int {
+	for i, v := range w {
+		if !finite32(v) {
+			return i
+		}
+	}
+	return -1
 }
 
 // finite32 reports whether v is neither infinite nor NaN.

@@ -537,3 +537,57 @@ func TestKernelModelUserKernel(t *testing.T) {
 		t.Errorf("error %v does not say %q", err, want)
 	}
 }
+
+// TestModelNonFinite: a model file whose bias or weights are NaN or
+// infinite, with a checksum that matches, is refused on load, and a model
+// holding one is refused on save with nothing written, so that Decision
+// never returns NaN for a model that was read.
+func TestModelNonFinite(t *testing.T) {
+	m := mioModel(5, Averaged, 2, 4, false, false)
+	const mark = float32(1.2345678)
+	m.B[0] = mark
+	enc := mioEncode(t, m)
+	var pat [4]byte
+	binary.LittleEndian.PutUint32(pat[:], math.Float32bits(mark))
+	at := bytes.Index(enc, pat[:])
+	if at < 0 {
+		t.Fatal("the bias is not in the encoding")
+	}
+	for _, v := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		b := bytes.Clone(enc)
+		binary.LittleEndian.PutUint32(b[at:], math.Float32bits(v))
+		b = mioFixCRC(b)
+		var got Model
+		if err := got.UnmarshalBinary(b); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not finite") {
+			t.Errorf("bias %v: UnmarshalBinary: %v, want ErrFormat saying it is not finite", v, err)
+		}
+		if _, err := ReadModel(bytes.NewReader(b)); !errors.Is(err, ErrFormat) {
+			t.Errorf("bias %v: ReadModel: %v", v, err)
+		}
+	}
+	// A file written before weights were checked, with NaNs and
+	// infinities among its weights.
+	if _, err := Load(filepath.Join("testdata", "model_v1_nan.hpm")); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("model_v1_nan.hpm: %v, want ErrFormat saying a weight is not finite", err)
+	}
+	dir := t.TempDir()
+	for name, bad := range map[string]func(*Model){
+		"NaN bias":     func(m *Model) { m.B[0] = float32(math.NaN()) },
+		"Inf weight":   func(m *Model) { m.W[2] = float32(math.Inf(-1)) },
+		"NaN start W0": func(m *Model) { m.Votes.W0[0] = float32(math.NaN()) },
+	} {
+		m := mioModel(6, Voted, 2, 4, true, false)
+		bad(m)
+		path := filepath.Join(dir, "m.hpm")
+		if err := m.Save(path); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: Save: %v", name, err)
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("%s: Save left a file: %v", name, err)
+		}
+		var buf bytes.Buffer
+		if n, err := m.WriteTo(&buf); !errors.Is(err, ErrFormat) || n != 0 || buf.Len() != 0 {
+			t.Errorf("%s: WriteTo: %d bytes, %v", name, n, err)
+		}
+	}
+}

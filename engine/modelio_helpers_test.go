@@ -24,8 +24,9 @@ import (
 )
 
 // mioFloats returns n float32s drawn from rng, mixing ordinary values
-// with the awkward ones: ±0, subnormals, the extremes and, when special is
-// set, NaNs with payloads and infinities.
+// with the awkward ones: ±0, subnormals and the extremes, and when special
+// is set more of the extremes (a model's weights are finite: Check
+// refuses NaNs and infinities, which TestModelNonFinite covers).
 func mioFloats(rng *rand.Rand, n int, special bool) []float32 {
 	s := make([]float32, n)
 	for i := range s {
@@ -44,9 +45,9 @@ func mioFloats(rng *rand.Rand, n int, special bool) []float32 {
 		case r == 5:
 			x = -math.SmallestNonzeroFloat32 * (1 << 23) // smallest normal
 		case r == 6 && special:
-			x = math.Float32frombits(0x7f800000 | (rng.Uint32N(0x7fffff) + 1)) // NaN, payload
+			x = -math.MaxFloat32
 		case r == 7 && special:
-			x = float32(math.Inf(1 - 2*rng.IntN(2)))
+			x = math.Float32frombits(0x7fffff) // largest subnormal
 		default:
 			x = float32(rng.NormFloat64() * 3)
 		}
@@ -56,8 +57,8 @@ func mioFloats(rng *rand.Rand, n int, special bool) []float32 {
 }
 
 // mioModel builds a valid model by hand: nc classes, dim features, the
-// voted record (with start weights if start) for Voted, NaNs and
-// infinities among the weights if special.
+// voted record (with start weights if start) for Voted, and more of the
+// extreme values among the weights if special.
 func mioModel(seed uint64, alg Algorithm, nc, dim int, start, special bool) *Model {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	classes := make([]float64, nc)
@@ -271,8 +272,8 @@ func (w *failingWriter) Write([]byte) (int, error) {
 }
 
 // mioThin zeroes all but about keep (a fraction) of the weights of w,
-// leaving a −0 and a NaN with a payload among those kept when w is long
-// enough.
+// leaving a −0 and a subnormal with odd bits among those kept when w is
+// long enough.
 func mioThin(rng *rand.Rand, w []float32, keep float64) {
 	for i := range w {
 		if rng.Float64() >= keep {
@@ -281,7 +282,7 @@ func mioThin(rng *rand.Rand, w []float32, keep float64) {
 	}
 	if len(w) >= 4 {
 		w[1] = float32(math.Copysign(0, -1))
-		w[len(w)-2] = mioNaN
+		w[len(w)-2] = mioOdd
 	}
 }
 
@@ -318,7 +319,7 @@ func mioSparseSmall() *Model {
 	m := &Model{Classes: []float64{-1, 1}, Dim: 20, W: make([]float32, 20), B: []float32{0.5}, Algorithm: Averaged}
 	m.W[3] = 1.5
 	m.W[9] = float32(math.Copysign(0, -1))
-	m.W[17] = mioNaN
+	m.W[17] = mioOdd
 	return m
 }
 
