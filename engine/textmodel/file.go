@@ -347,7 +347,7 @@ func read(r io.Reader, size int64, docs []string) (*Model, error) {
 		c, err = engine.ReadClassifier(cr)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: model: %w", ErrFormat, err)
+		return nil, partErr("model", err)
 	}
 	if k, _ := io.Copy(io.Discard, mr); k != 0 {
 		return nil, bad("model: %d bytes after it", k)
@@ -394,7 +394,7 @@ func read(r io.Reader, size int64, docs []string) (*Model, error) {
 	<-fdone
 	if version >= 4 {
 		if ferr != nil {
-			return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, ferr)
+			return nil, partErr("featurizer", ferr)
 		}
 	} else {
 		var fr io.Reader = bytes.NewReader(feat)
@@ -415,10 +415,10 @@ func read(r io.Reader, size int64, docs []string) (*Model, error) {
 				err = f.UnmarshalBinary(fb)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
+				return nil, partErr("featurizer", err)
 			}
 		} else if f, err = text.ReadFeaturizer(fr); err != nil {
-			return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
+			return nil, partErr("featurizer", err)
 		}
 	}
 	if kept != nil {
@@ -454,6 +454,18 @@ func assemble(f *text.Featurizer, c engine.Classifier, cal, names []byte) (*Mode
 		}
 	}
 	return m, nil
+}
+
+// partErr reports the failure to read one part of a text model file, the
+// featurizer or the model: as ErrFormat where the part is bad, but as
+// itself where a valid part is larger than the memory budget allows
+// (budget.ErrExceeded), which is no fault of the file and is cured by a
+// larger budget, not a new file.
+func partErr(part string, err error) error {
+	if errors.Is(err, budget.ErrExceeded) {
+		return fmt.Errorf("%s: %w", part, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrFormat, part, err)
 }
 
 // sizedReader is a LimitedReader whose bytes are known to be there,
@@ -650,7 +662,7 @@ func readPart(r io.ReaderAt, size int64, docs []string) (*Model, error) {
 	}
 	f, kept, err := text.ReadFeaturizerFor(io.NewSectionReader(pr, fo, int64(flen)), int64(flen), docs)
 	if err != nil {
-		return nil, fmt.Errorf("%w: featurizer: %w", ErrFormat, err)
+		return nil, partErr("featurizer", err)
 	}
 	if kept == nil {
 		return nil, engine.ErrNoSubset
@@ -668,7 +680,7 @@ func readPart(r io.ReaderAt, size int64, docs []string) (*Model, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: model: %w", ErrFormat, err)
+		return nil, partErr("model", err)
 	}
 	l, err := length("calibration")
 	if err != nil {

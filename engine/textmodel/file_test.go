@@ -176,3 +176,37 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestBudgetIsNotFormat: a valid text model refused because the memory
+// budget is too small says so (budget.ErrExceeded) and does not claim the
+// file is bad (ErrFormat), in every version of the file read whole, and
+// in the current one read for some documents.
+func TestBudgetIsNotFormat(t *testing.T) {
+	docs, labels := corpus(200)
+	m, _, err := Fit(context.Background(), docs, labels, Config{Text: text.Config{NGrams: 2, Vocabulary: true, IDF: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"current": buf.Bytes()}
+	for v := uint16(1); v < fileVersion; v++ {
+		files["version "+strconv.Itoa(int(v))] = oldVersion(t, buf.Bytes(), v)
+	}
+	defer budget.Set(budget.Set(4 << 10))
+	for name, b := range files {
+		_, err := Read(bufio.NewReader(bytes.NewReader(b)))
+		if !errors.Is(err, budget.ErrExceeded) || errors.Is(err, ErrFormat) {
+			t.Errorf("%s, read whole: %v; want budget.ErrExceeded and not ErrFormat", name, err)
+		}
+		if name != "current" {
+			continue // only the current version is read in part
+		}
+		_, err = readPart(bytes.NewReader(b), int64(len(b)), []string{docs[0]})
+		if err != nil && (!errors.Is(err, budget.ErrExceeded) && !errors.Is(err, engine.ErrNoSubset) || errors.Is(err, ErrFormat)) {
+			t.Errorf("%s, read in part: %v; want budget.ErrExceeded and not ErrFormat", name, err)
+		}
+	}
+}
