@@ -362,10 +362,17 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 			return nil, nil, err
 		}
 	} else if doc.Vocabulary != nil {
+		// Each term takes two bytes or more of p: n is checked against
+		// them before anything is sized by it. total, which prefixes
+		// shared with earlier terms make larger than p, sizes nothing:
+		// the terms grow as they are read.
+		if n > uint64(len(p))/2 {
+			return bad("%d vocabulary terms in %d bytes", n, len(p))
+		}
 		if err := budget.Check(0, budget.Mul(int64(n), 24)+int64(total), fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
 			return nil, nil, err
 		}
-		all := make([]byte, 0, total)
+		all := make([]byte, 0, min(total, uint64(len(p))))
 		ends := make([]int, n)
 		prev := 0 // the start of the term before in all
 		for i := range ends {
@@ -586,7 +593,9 @@ func inflateTerms(terms, index []byte, n, total uint64, dir *termDir) ([]byte, e
 		return nil, err
 	}
 	// The decoder may allocate no more than the stated size, checked
-	// above (or a MiB), whatever the frame holds.
+	// above (or a MiB), whatever the frame holds; and the inflated terms
+	// grow as the frames give them, never to the stated size before the
+	// bytes are there, which a small file could state falsely.
 	dec, err := newTermsDecoder(uint64(fcLen))
 	if err != nil {
 		return nil, err
@@ -596,23 +605,89 @@ func inflateTerms(terms, index []byte, n, total uint64, dir *termDir) ([]byte, e
 		// The blocks one after another, each checked against its
 		// stated size; the terms are checked against the directory as
 		// they are read.
-		fc := make([]byte, 0, fcLen)
+		var fc []byte
 		dir.raw = make([]int, len(sizes))
 		for b, size := range sizes {
 			dir.raw[b] = len(fc)
-			out, err := dec.DecodeAll(blockFrame(terms, dir, b), fc)
-			if err != nil || len(out)-len(fc) != size {
-				return bad("terms part, block %d: %d bytes of %d (%v)", b, len(out)-len(fc), size, err)
+			out, err := inflateFrame(dec, blockFrame(terms, dir, b), fc, size)
+			if err != nil {
+				return bad("terms part, block %d: %v", b, err)
 			}
 			fc = out
 		}
 		return fc, nil
 	}
-	fc, err := dec.DecodeAll(terms, make([]byte, 0, fcLen))
-	if err != nil || len(fc) != fcLen {
-		return bad("terms part: %d bytes of %d (%v)", len(fc), fcLen, err)
+	fc, err := inflateFrame(dec, terms, nil, fcLen)
+	if err != nil {
+		return bad("terms part: %v", err)
 	}
 	return fc, nil
+}
+
+// inflateFrame appends to dst what the zstd frame inflates to, which must
+// be size bytes. Before it allocates for them it checks that the frame's
+// blocks can hold them (frameBound): a frame whose header states far
+// more than it holds, which a small file may do, is refused having cost
+// nothing, and one that holds what it states costs what it holds.
+func inflateFrame(dec *zstd.Decoder, frame, dst []byte, size int) ([]byte, error) {
+	bound, err := frameBound(frame)
+	if err != nil {
+		return dst, err
+	}
+	if uint64(size) > bound {
+		return dst, fmt.Errorf("%d bytes stated, but its blocks hold %d at most", size, bound)
+	}
+	out, err := dec.DecodeAll(frame, slices.Grow(dst, size))
+	switch {
+	case err != nil:
+		return dst, err
+	case len(out)-len(dst) > size:
+		return dst, fmt.Errorf("more than the %d bytes stated", size)
+	case len(out)-len(dst) < size:
+		return dst, fmt.Errorf("%d bytes of the %d stated", len(out)-len(dst), size)
+	}
+	return out, nil
+}
+
+// zstdBlockMax is the most a compressed zstd block inflates to.
+const zstdBlockMax = 128 << 10
+
+// frameBound returns the most bytes the zstd frame can inflate to, read
+// from its block headers without inflating anything: a raw block holds
+// its size, a run-length block repeats one byte its size times, and a
+// compressed block inflates to zstdBlockMax at most. It refuses a frame
+// whose blocks run past its end or end without a last one.
+func frameBound(frame []byte) (uint64, error) {
+	var h zstd.Header
+	if err := h.Decode(frame); err != nil {
+		return 0, err
+	}
+	var bound uint64
+	for at := h.HeaderSize; ; {
+		if len(frame)-at < 3 {
+			return 0, errors.New("a block header past the frame's end")
+		}
+		bh := uint32(frame[at]) | uint32(frame[at+1])<<8 | uint32(frame[at+2])<<16
+		last, typ, size := bh&1 == 1, (bh>>1)&3, int(bh>>3)
+		at += 3
+		switch typ {
+		case 0: // raw
+			bound += uint64(size)
+		case 1: // run-length: one byte stored
+			bound += uint64(size)
+			size = 1
+		case 2: // compressed
+			bound += zstdBlockMax
+		default:
+			return 0, errors.New("a block of the reserved type")
+		}
+		if size > len(frame)-at {
+			return 0, errors.New("a block past the frame's end")
+		}
+		if at += size; last {
+			return bound, nil
+		}
+	}
 }
 
 // newTermsDecoder returns a decoder of terms parts that allocates no more

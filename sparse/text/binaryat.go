@@ -223,13 +223,11 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 		if err := budget.Check(0, int64(zh.FrameContentSize), "a block of terms"); err != nil {
 			return nil, nil, err
 		}
-		if uint64(cap(buf)) < zh.FrameContentSize {
-			buf = make([]byte, 0, zh.FrameContentSize)
+		tb, err := inflateFrame(dec, zb, buf[:0], int(zh.FrameContentSize))
+		if err != nil {
+			return bad("block %d of terms: %v", bi, err)
 		}
-		tb, err := dec.DecodeAll(zb, buf[:0])
-		if err != nil || uint64(len(tb)) != zh.FrameContentSize {
-			return bad("block %d of terms: %d bytes of %d (%v)", bi, len(tb), zh.FrameContentSize, err)
-		}
+		buf = tb
 		tr := termReader{q: tb, total: total, block: -1}
 		keep = keep[:0]
 		k := i

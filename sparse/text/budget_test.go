@@ -226,9 +226,10 @@ func TestLoadOverBudget(t *testing.T) {
 	if _, err := Load(p); !errors.Is(err, budget.ErrExceeded) {
 		t.Errorf("file of %d bytes in a budget of as many: %v", st.Size(), err)
 	}
-	// A dense table of 2^16 weights (256 KiB) in a budget of 64 KiB.
+	// A dense table of 2^20 weights (4 MiB) in a budget of 2 MiB, which
+	// the file's own lists fit.
 	m := savedJSON(t, g)
-	m["bits"] = 16
+	m["bits"] = 20
 	m["version"] = 2
 	ds := map[string]any{"features": []int{}, "counts": []int{}}
 	for j := range 1 << 15 {
@@ -246,7 +247,7 @@ func TestLoadOverBudget(t *testing.T) {
 		t.Fatalf("in a large budget: %v", err)
 	}
 	// (Load checks the file against the budget first.)
-	budget.Set(256 << 10)
+	budget.Set(2 << 20)
 	if _, err := decode(data); !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "idf") {
 		t.Errorf("idf table over the budget: %v", err)
 	}

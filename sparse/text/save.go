@@ -207,6 +207,18 @@ func decode(data []byte) (*Featurizer, error) {
 	bad := func(format string, a ...any) (*Featurizer, error) {
 		return nil, fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
 	}
+	// What decoding builds is counted before it is built: every string
+	// (at most half the quotes) as its header, the slice's room to grow
+	// and the index and hash a vocabulary term gets next, 64 bytes; every
+	// other array element (at most one more than the commas) as a number
+	// and its room to grow, 16; the strings' bytes take no more than the
+	// data. A featurizer that lists millions of one-letter terms is small
+	// as JSON, and many times that decoded.
+	strs := int64(bytes.Count(data, []byte{'"'})) / 2
+	elems := int64(bytes.Count(data, []byte{','})) + 1
+	if err := budget.Check(0, budget.Add(int64(len(data)), budget.Mul(strs, 64), budget.Mul(elems, 16)), fmt.Sprintf("decoding a featurizer of %d strings and %d values", strs, elems)); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var doc fileJSON
