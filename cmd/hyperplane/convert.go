@@ -420,21 +420,17 @@ func inputKind(src *bufio.Reader, path, from string) (string, error) {
 // the fit.
 func fitText(ctx context.Context, src io.Reader, path string, opt text.ReadOptions, cfg text.Config) (*text.Featurizer, *sparse.Dataset, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != "-" {
-		f, d, err := text.FitFile(path, opt, cfg)
-		if err == nil {
-			err = ctx.Err()
-		}
-		return f, d, err
+		return text.FitFileContext(ctx, path, opt, cfg)
 	}
 	c, err := text.Read(src, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := text.Fit(c, cfg)
+	f, err := text.FitContext(ctx, c, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := f.Vectorize(c)
+	d, err := f.VectorizeContext(ctx, c)
 	return f, d, err
 }
 

@@ -49,7 +49,7 @@ func runFolds(o trainOpts, run func() ([]engine.FoldResult, error)) (*cvJSON, er
 	t0 := time.Now()
 	res, err := run()
 	if err != nil {
-		return nil, err
+		return nil, interrupted(o.ctx, err)
 	}
 	cv := &cvJSON{Folds: o.cv, Seconds: time.Since(t0).Seconds()}
 	for _, r := range res {

@@ -82,6 +82,10 @@ model of numbered features without -featurizer is refused.`,
 		default:
 			d, err = readData(in)
 		}
+		if err == nil {
+			// (The parse may have read its input ahead of the signal.)
+			err = ctx.Err()
+		}
 		if err != nil {
 			return interrupted(ctx, inFile(args[0], err))
 		}

@@ -83,9 +83,9 @@ error.`,
 		switch *kind {
 		case "text":
 			d, err = synth.Text{Rows: *rows, MeanNNZ: *nnz, Dim: *dim, Zipf: *zipf, Classes: *classes,
-				Noise: *noise, Seed: *seed, Workers: *threads}.Generate()
+				Noise: *noise, Seed: *seed, Workers: *threads}.GenerateContext(ctx)
 			if err != nil {
-				return err
+				return interrupted(ctx, err)
 			}
 		case "separable":
 			if *dim == 0 {
@@ -96,9 +96,9 @@ error.`,
 				// as 0 asks for something else.
 				return usageError("-margin and -radius must be positive")
 			}
-			s, err := synth.Separable{N: *rows, Dim: *dim, Radius: *radius, Margin: *margin, Seed: *seed, Workers: *threads}.Generate()
+			s, err := synth.Separable{N: *rows, Dim: *dim, Radius: *radius, Margin: *margin, Seed: *seed, Workers: *threads}.GenerateContext(ctx)
 			if err != nil {
-				return err
+				return interrupted(ctx, err)
 			}
 			d = s.Data
 			res["radius"], res["margin"], res["mistake_bound"] = s.R, s.Gamma, s.MistakeBound()

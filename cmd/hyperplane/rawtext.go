@@ -159,9 +159,12 @@ func short(s string) string {
 // readData reads in, a cache or LIBSVM file (gzip too), as
 // sparse.ReadFile does; standard input is read from what was sniffed.
 func readData(in *input) (*sparse.Dataset, error) {
-	if in.path != "-" {
+	if in.path != "-" && in.kind == text.KindCache {
 		return sparse.ReadFile(in.path, sparse.ReadOptions{})
 	}
+	// LIBSVM is parsed from in's reader, which fails once the command's
+	// context is done, so that a signal stops a long parse; a cache file
+	// is read by its path, its blocks at once.
 	return sparse.Read(in.br, sparse.ReadOptions{Name: in.name})
 }
 

@@ -82,7 +82,7 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 			return err
 		}
 		defer c.Close()
-	} else if d, err = sparse.ReadFile(path, sparse.ReadOptions{}); err != nil {
+	} else if d, err = readTrain(o, path); err != nil {
 		return err
 	}
 	te, err := readTest(o, path)
@@ -205,12 +205,30 @@ func readTest(o trainOpts, train string) (*sparse.Dataset, error) {
 	return d, interrupted(o.ctx, err)
 }
 
+// readTrain reads the LIBSVM or cache file at path for training, through
+// the reader that stops when the command is interrupted.
+func readTrain(o trainOpts, path string) (*sparse.Dataset, error) {
+	in, err := openData(o.ctx, o.env, path)
+	if err != nil {
+		return nil, interrupted(o.ctx, err)
+	}
+	defer in.close()
+	d, err := readData(in)
+	if err == nil {
+		err = o.ctx.Err() // (the parse may have read ahead of a signal)
+	}
+	return d, interrupted(o.ctx, err)
+}
+
 // fitFailed returns what train reports when fitting returned err: nil
 // when it succeeded, or was interrupted with a model so far to save
 // (haveModel); else err, naming the data file (see inFile).
 func fitFailed(ctx context.Context, path string, err error, haveModel bool) error {
 	if err == nil || (haveModel && ctx.Err() != nil) {
 		return nil
+	}
+	if ctx.Err() != nil {
+		return interrupted(ctx, err)
 	}
 	return inFile(path, err)
 }

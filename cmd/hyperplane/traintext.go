@@ -56,13 +56,13 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	} else if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() && path != "-" {
 		f, d, err = fitText(o.ctx, src, path, tt.read(name), tt.cfg)
 	} else if corpus, err = text.Read(src, tt.read(name)); err == nil {
-		if f, err = text.Fit(corpus, tt.cfg); err == nil {
-			d, err = f.Vectorize(corpus)
+		if f, err = text.FitContext(o.ctx, corpus, tt.cfg); err == nil {
+			d, err = f.VectorizeContext(o.ctx, corpus)
 		}
 	}
 	closeIn()
 	if err != nil {
-		return err
+		return interrupted(o.ctx, err)
 	}
 	var te *sparse.Dataset
 	if o.test != "" {

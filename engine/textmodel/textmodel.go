@@ -123,11 +123,11 @@ func Fit(ctx context.Context, docs, labels []string, cfg Config) (*Model, []engi
 
 // fitCorpus is Fit on a corpus.
 func fitCorpus(ctx context.Context, c *text.Corpus, cfg Config) (*Model, []engine.EpochStats, error) {
-	f, err := text.Fit(c, cfg.Text)
+	f, err := text.FitContext(ctx, c, cfg.Text)
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := f.Vectorize(c)
+	d, err := f.VectorizeContext(ctx, c)
 	if err != nil {
 		return nil, nil, err
 	}

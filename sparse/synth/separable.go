@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -194,6 +195,12 @@ func (s Separable) Memory() (int64, error) {
 // memory than the budget (budget.Default; see Memory): every point is
 // stored densely, twice, in about 12·N·Dim bytes.
 func (s Separable) Generate() (*SeparableData, error) {
+	return s.GenerateContext(context.Background())
+}
+
+// GenerateContext is Generate that stops soon after ctx is done (within
+// a chunk of 256 points a worker), returning ctx.Err().
+func (s Separable) GenerateContext(ctx context.Context) (*SeparableData, error) {
 	cfg, err := s.normalize()
 	if err != nil {
 		return nil, err
@@ -235,7 +242,7 @@ func (s Separable) Generate() (*SeparableData, error) {
 	for range workers {
 		wg.Go(func() {
 			z := make([]float64, d)
-			for {
+			for ctx.Err() == nil {
 				c := int(next.Add(1) - 1)
 				if c >= nChunks {
 					return
@@ -252,6 +259,9 @@ func (s Separable) Generate() (*SeparableData, error) {
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if failed.Load() {
 		// Not seen in practice: the validated bounds leave a band far
 		// wider than the rounding of float32 coordinates.

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -577,22 +578,27 @@ func balance(S []float64, n, k int) []float64 {
 }
 
 // runChunks calls fn for every chunk in [0, n) on up to workers
-// goroutines, each with its own rowGen.
-func runChunks(p *textPlan, n, workers int, fn func(g *rowGen, chunk int)) {
+// goroutines, each with its own rowGen, and returns nil; once ctx is
+// done no further chunk is begun (a chunk is 1024 rows), and it returns
+// ctx.Err().
+func runChunks(ctx context.Context, p *textPlan, n, workers int, fn func(g *rowGen, chunk int)) error {
 	workers = max(1, min(workers, n))
 	if workers == 1 {
 		g := newRowGen(p)
 		for c := range n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			fn(g, c)
 		}
-		return
+		return nil
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			g := newRowGen(p)
-			for {
+			for ctx.Err() == nil {
 				c := int(next.Add(1) - 1)
 				if c >= n {
 					return
@@ -602,6 +608,7 @@ func runChunks(p *textPlan, n, workers int, fn func(g *rowGen, chunk int)) {
 		})
 	}
 	wg.Wait()
+	return ctx.Err()
 }
 
 func chunkRange(c, rows int) (lo, hi int) {
@@ -617,6 +624,12 @@ func chunkRange(c, rows int) (lo, hi int) {
 // (about 8 bytes a nonzero and 16 a row), would take more memory than the
 // budget (budget.Default); it is checked before it is allocated.
 func (t Text) Generate() (*sparse.Dataset, error) {
+	return t.GenerateContext(context.Background())
+}
+
+// GenerateContext is Generate that stops soon after ctx is done (within a
+// chunk of 1024 rows a worker), returning ctx.Err().
+func (t Text) GenerateContext(ctx context.Context) (*sparse.Dataset, error) {
 	p, err := t.plan()
 	if err != nil {
 		return nil, err
@@ -629,13 +642,15 @@ func (t Text) Generate() (*sparse.Dataset, error) {
 		return nil, err
 	}
 	indptr := make([]int64, rows+1)
-	runChunks(p, nChunks, cfg.Workers, func(_ *rowGen, c int) {
+	if err := runChunks(ctx, p, nChunks, cfg.Workers, func(_ *rowGen, c int) {
 		lr, _, _ := chunkStreams(cfg.Seed, c)
 		lo, hi := chunkRange(c, rows)
 		for i := lo; i < hi; i++ {
 			indptr[i+1] = int64(p.length(&lr))
 		}
-	})
+	}); err != nil {
+		return nil, err
+	}
 	for i := range rows {
 		indptr[i+1] += indptr[i]
 	}
@@ -655,7 +670,7 @@ func (t Text) Generate() (*sparse.Dataset, error) {
 	ind := make([]int32, nnz)
 	val := make([]float32, nnz)
 	y := make([]float64, rows)
-	runChunks(p, nChunks, cfg.Workers, func(g *rowGen, c int) {
+	if err := runChunks(ctx, p, nChunks, cfg.Workers, func(g *rowGen, c int) {
 		_, cr, nr := chunkStreams(cfg.Seed, c)
 		lo, hi := chunkRange(c, rows)
 		for i := lo; i < hi; i++ {
@@ -663,7 +678,9 @@ func (t Text) Generate() (*sparse.Dataset, error) {
 			g.features(&cr, ind[a:b], val[a:b])
 			y[i] = g.label(ind[a:b], val[a:b], &nr)
 		}
-	})
+	}); err != nil {
+		return nil, err
+	}
 	X := &sparse.CSR{Rows: rows, Cols: cfg.Dim, Indptr: indptr, Ind: ind, Val: val}
 	return &sparse.Dataset{X: X, Y: y}, nil
 }

@@ -2,6 +2,7 @@ package text
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -268,6 +269,12 @@ func (f *Featurizer) Name(class float64) string { return f.labels.name(class) }
 // would take more memory than the budget (budget.Default) one wrapping
 // budget.ErrExceeded.
 func Fit(c *Corpus, cfg Config) (*Featurizer, error) {
+	return FitContext(context.Background(), c, cfg)
+}
+
+// FitContext is Fit that stops soon after ctx is done, returning
+// ctx.Err().
+func FitContext(ctx context.Context, c *Corpus, cfg Config) (*Featurizer, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
 		return nil, err
@@ -278,9 +285,9 @@ func Fit(c *Corpus, cfg Config) (*Featurizer, error) {
 	}
 	switch {
 	case cfg.Vocabulary:
-		err = f.fitVocabulary(c.Docs)
+		err = f.fitVocabulary(ctx, c.Docs)
 	case cfg.IDF:
-		err = f.fitHashedDF(c.Docs)
+		err = f.fitHashedDF(ctx, c.Docs)
 	}
 	if err == nil {
 		err = f.setIDF()
@@ -329,12 +336,12 @@ func newFeaturizer(c *Corpus, cfg Config) (*Featurizer, error) {
 // worker counts the terms of the chunks it takes, then the counts are
 // merged, filtered and sorted. The counts are checked against the memory
 // budget as they grow.
-func (f *Featurizer) fitVocabulary(docs []Doc) error {
+func (f *Featurizer) fitVocabulary(ctx context.Context, docs []Doc) error {
 	chunks := chunkDocs(docs)
 	var mu sync.Mutex
 	var counters []*termCounter
 	acct := &vocabBudget{f: f}
-	err := runChunksErr(f, chunks, func(e *Encoder, k int) error {
+	err := runChunksErr(ctx, f, chunks, func(e *Encoder, k int) error {
 		if e.tc == nil {
 			e.tc = &termCounter{acct: acct}
 			mu.Lock()

@@ -2,6 +2,7 @@ package text
 
 import (
 	"cmp"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -107,7 +108,7 @@ func (f *Featurizer) FeatureNames(c *Corpus, features []int32, perFeature int) (
 	chunks := chunkDocs(docs)
 	var mu sync.Mutex
 	counters := make(map[*Encoder]*nameCounter)
-	err := runChunksErr(f, chunks, func(e *Encoder, k int) error {
+	err := runChunksErr(context.Background(), f, chunks, func(e *Encoder, k int) error {
 		mu.Lock()
 		nc := counters[e]
 		if nc == nil {

@@ -2,6 +2,7 @@ package text
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -45,9 +46,11 @@ func chunkDocs(docs []Doc) []chunk {
 
 // runChunks calls fn for every chunk index on f's number of workers, each
 // goroutine with its own Encoder. Chunks are claimed in increasing order;
-// once an fn returns false no further chunk is claimed, but every chunk
-// claimed before is finished, so all chunks before a failed one are done.
-func runChunks(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) bool) {
+// once an fn returns false, or ctx is done, no further chunk is claimed,
+// but every chunk claimed before is finished, so all chunks before a
+// failed one are done. It returns ctx.Err() if ctx ended the run.
+func runChunks(ctx context.Context, f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) bool) error {
+	var cancelled atomic.Bool
 	var next atomic.Int64
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -57,6 +60,13 @@ func runChunks(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) bool) {
 			defer wg.Done()
 			e := f.NewEncoder()
 			for !stop.Load() {
+				// A chunk is a quarter of a MiB of text at most: a check
+				// a chunk stops the work soon after ctx is done.
+				if ctx.Err() != nil {
+					cancelled.Store(true)
+					stop.Store(true)
+					return
+				}
 				k := int(next.Add(1) - 1)
 				if k >= len(chunks) {
 					return
@@ -68,14 +78,19 @@ func runChunks(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) bool) {
 		}()
 	}
 	wg.Wait()
+	if cancelled.Load() {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // runChunksErr is runChunks with an fn that fails by returning an error:
-// it returns the first error recorded (nil when every chunk succeeded).
-func runChunksErr(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) error) error {
+// it returns the first error recorded, or ctx's if ctx ended the run (nil
+// when every chunk succeeded).
+func runChunksErr(ctx context.Context, f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) error) error {
 	var mu sync.Mutex
 	var first error
-	runChunks(f, chunks, func(e *Encoder, k int) bool {
+	cerr := runChunks(ctx, f, chunks, func(e *Encoder, k int) bool {
 		err := fn(e, k)
 		if err != nil {
 			mu.Lock()
@@ -84,7 +99,7 @@ func runChunksErr(f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) erro
 		}
 		return err == nil
 	})
-	return first
+	return cmp.Or(first, cerr)
 }
 
 // parallelRange calls fn on consecutive parts of [0, n) on up to workers
@@ -104,10 +119,10 @@ func parallelRange(n, workers int, fn func(lo, hi int)) {
 
 // fitHashedDF counts, for every bucket, the training documents in which
 // it ends up nonzero.
-func (f *Featurizer) fitHashedDF(docs []Doc) error {
+func (f *Featurizer) fitHashedDF(ctx context.Context, docs []Doc) error {
 	chunks := chunkDocs(docs)
 	dfc := newDFCounter(f, f.cfg.workers())
-	err := runChunksErr(f, chunks, func(e *Encoder, k int) error {
+	err := runChunksErr(ctx, f, chunks, func(e *Encoder, k int) error {
 		if e.df == nil {
 			e.df = dfc.local()
 		}
@@ -216,16 +231,25 @@ func (e *Encoder) vectorize(docs []Doc, labelled bool) piece {
 // the document has one, else an error naming the document's index. The
 // first such document in corpus order is reported.
 func (f *Featurizer) Vectorize(c *Corpus) (*sparse.Dataset, error) {
+	return f.VectorizeContext(context.Background(), c)
+}
+
+// VectorizeContext is Vectorize that stops soon after ctx is done,
+// returning ctx.Err().
+func (f *Featurizer) VectorizeContext(ctx context.Context, c *Corpus) (*sparse.Dataset, error) {
 	if c == nil {
 		c = &Corpus{}
 	}
 	docs := c.Docs
 	chunks := chunkDocs(docs)
 	pieces := make([]piece, len(chunks))
-	runChunks(f, chunks, func(e *Encoder, k int) bool {
+	err := runChunks(ctx, f, chunks, func(e *Encoder, k int) bool {
 		pieces[k] = e.vectorize(docs[chunks[k].lo:chunks[k].hi], true)
 		return pieces[k].bad < 0
 	})
+	if err != nil {
+		return nil, err
+	}
 	for k := range pieces {
 		if pc := &pieces[k]; pc.bad >= 0 {
 			return nil, c.docErr(chunks[k].lo+pc.bad, pc.msg)
@@ -258,6 +282,12 @@ func assemble(pieces []piece, cols, workers int) *sparse.Dataset {
 // Vocabulary the documents are kept and tokenized twice, once to build
 // the vocabulary.) Errors are those of ReadFile and Fit.
 func FitFile(path string, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
+	return FitFileContext(context.Background(), path, opt, cfg)
+}
+
+// FitFileContext is FitFile that stops soon after ctx is done (reading,
+// fitting or vectorizing), returning ctx.Err().
+func FitFileContext(ctx context.Context, path string, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
 	ncfg, err := cfg.normalize()
 	if err != nil {
 		return nil, nil, err
@@ -266,15 +296,15 @@ func FitFile(path string, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dat
 		return nil, nil, fmt.Errorf("%w: ReadOptions.Documents: a featurizer is fitted on labelled documents", ErrConfig)
 	}
 	if ncfg.Vocabulary {
-		c, err := ReadFile(path, opt)
+		c, err := readopt.ReadFile(path, &opt.Name, func(r io.Reader) (*Corpus, error) { return Read(ctxReader{ctx, r}, opt) })
 		if err != nil {
 			return nil, nil, err
 		}
-		f, err := Fit(c, cfg)
+		f, err := FitContext(ctx, c, cfg)
 		if err != nil {
 			return nil, nil, err
 		}
-		d, err := f.Vectorize(c)
+		d, err := f.VectorizeContext(ctx, c)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -282,7 +312,7 @@ func FitFile(path string, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dat
 	}
 	var f *Featurizer
 	d, err := readopt.ReadFile(path, &opt.Name, func(r io.Reader) (d *sparse.Dataset, err error) {
-		f, d, err = fitReader(r, opt, ncfg)
+		f, d, err = fitReader(ctxReader{ctx, r}, opt, ncfg)
 		return d, err
 	})
 	return f, d, err
@@ -508,4 +538,19 @@ func (f *Featurizer) stream(sc *Scanner, work func(e *Encoder, docs []Doc) piece
 		return nil, err
 	}
 	return pieces, nil
+}
+
+// ctxReader reads from r until ctx is done, then fails with ctx.Err(),
+// which the one text reader reports as the read error it is: a long read
+// stops within a buffer of ctx's end.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
