@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -87,6 +88,9 @@ func (p *lineParser) parseLine(line []byte, ind []int32, val []float32) (r row, 
 		return r, ind, val, false, p.errAt(line, i, sparse.ErrValue, "label %q is not a finite number", token(line, i))
 	case numUnderflow:
 		return r, ind, val, false, p.errAt(line, i, sparse.ErrValue, "label %q is not zero but below float64's smallest magnitude (~4.9e-324)", token(line, i))
+	}
+	if math.Abs(f) >= 1<<53 && !exactLabel(line[i:end], f) {
+		return r, ind, val, false, p.errAt(line, i, sparse.ErrValue, "label %q is not exactly a float64 (it would read as %s): past 2^53 distinct labels could be one class", token(line, i), strconv.FormatFloat(f, 'g', -1, 64))
 	}
 	r.label = f
 	i = end
@@ -412,4 +416,24 @@ func parseUint(b []byte, i int) (v uint64, end int, ok bool) {
 		i++
 	}
 	return v, i, ok
+}
+
+// exactLabel reports whether the number written in tok is exactly f.
+// Past 2⁵³ float64 holds only some integers, and a label it rounds could
+// share its class with a different label (9007199254740993 with
+// 9007199254740992), so such labels are refused rather than rounded.
+// Below, the rounding of a decimal label (0.1) is the same for every
+// spelling of it and merges no integer labels. A token of more than 64
+// bytes counts as inexact, so that a hostile line cannot make the exact
+// arithmetic slow (no real label is that long).
+func exactLabel(tok []byte, f float64) bool {
+	if len(tok) > 64 {
+		return false
+	}
+	r, ok := new(big.Rat).SetString(string(tok))
+	if !ok {
+		return false
+	}
+	e, _ := new(big.Float).SetFloat64(f).Rat(nil)
+	return r.Cmp(e) == 0
 }
