@@ -38,8 +38,12 @@ func FitPlatt(scores []float32, positive []bool) (Calibration, error) {
 // cannot disagree. It costs the fit its intercept, which matters where
 // the scores of held-out rows are biased to one side of 0; the model's
 // decisions are then what they are, and its probabilities stay on the
-// side of 1/2 they imply. The arguments and errors are FitPlatt's; rows
-// of a single class give A = 0 and the probability 1/2 everywhere.
+// side of 1/2 they imply. A is also kept at or below 0: where higher
+// scores make the second class less likely on these rows (a model worse
+// than chance there), a positive A would give the predicted class a
+// probability below 1/2 again; the fit is then A = 0, the probability
+// 1/2 everywhere. The arguments and errors are FitPlatt's; rows of a
+// single class give A = 0 and the probability 1/2 everywhere.
 func FitPlattOrigin(scores []float32, positive []bool) (Calibration, error) {
 	p, err := newPlattProblem(scores, positive)
 	if err != nil {
@@ -47,7 +51,9 @@ func FitPlattOrigin(scores []float32, positive []bool) (Calibration, error) {
 	}
 	p.origin = true
 	a, _ := p.fit(0, 0)
-	return Calibration{kind: PlattScaling, a: a / p.scale, b: 0}, nil
+	// The loss is convex in A, so its minimum over A ≤ 0 is the
+	// unconstrained one or, when that is positive, 0.
+	return Calibration{kind: PlattScaling, a: min(a, 0) / p.scale, b: 0}, nil
 }
 
 // plattProblem is the cross-entropy of Platt scaling on scaled scores

@@ -393,3 +393,26 @@ func TestFitPlattOrigin(t *testing.T) {
 		t.Errorf("NaN score: %v", err)
 	}
 }
+
+// TestFitPlattOriginWrongWay: held-out scores that point the wrong way
+// (higher scores, fewer positives) give A = 0, not a positive slope that
+// would make the class a score's sign picks the less probable one.
+func TestFitPlattOriginWrongWay(t *testing.T) {
+	for _, ab := range [][2]float64{{1, 0}, {2, 0.5}, {0.3, -1}} {
+		scores, pos := logisticSample(5000, ab[0], ab[1], 5)
+		c, err := FitPlattOrigin(scores, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b, _ := c.Platt()
+		if a != 0 || b != 0 {
+			t.Errorf("A0=%v, B0=%v: fitted A = %v, B = %v; want 0, 0", ab[0], ab[1], a, b)
+		}
+		for _, s := range []float32{-2, -1e-3, 0, 1e-3, 2} {
+			p := c.Proba([]float32{s}, nil)
+			if s > 0 && p[1] < p[0] || s <= 0 && p[0] < p[1] {
+				t.Errorf("A0=%v, B0=%v: score %v gives %v", ab[0], ab[1], s, p)
+			}
+		}
+	}
+}
