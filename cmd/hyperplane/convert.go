@@ -318,7 +318,7 @@ func labelList(names []string, values []float64) string {
 			fmt.Fprintf(&b, "… (%d in all)", len(names))
 			break
 		}
-		b.WriteString(n)
+		b.Write(appendLabel(nil, n))
 		if i < len(values) {
 			if v := strconv.FormatFloat(values[i], 'g', -1, 64); v != n {
 				b.WriteString("=" + v)

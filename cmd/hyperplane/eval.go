@@ -130,7 +130,7 @@ model of numbered features without -featurizer is refused.`,
 			fmt.Fprintf(out, "probabilities: log loss %.4f, calibration error (ECE, 10 bins) %.4f (%s)\n", *ll, *ece, cal)
 		}
 		fmt.Fprintln(out)
-		return c.WriteNamedReport(out, labelNames(c, names))
+		return c.WriteNamedReport(out, printableLabels(labelNames(c, names)))
 	}
 	return c
 }

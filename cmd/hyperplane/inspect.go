@@ -119,7 +119,7 @@ func inspect(stdout io.Writer, path string, m *textmodel.Model, n int, asJSON bo
 		return b.String()
 	}
 	for _, l := range res.Weights {
-		fmt.Fprintf(stdout, "\n%s\n  toward:  %s\n  against: %s\n", l.Label, terms(l.Toward), terms(l.Against))
+		fmt.Fprintf(stdout, "\n%s\n  toward:  %s\n  against: %s\n", appendLabel(nil, l.Label), terms(l.Toward), terms(l.Against))
 	}
 	return nil
 }

@@ -176,9 +176,12 @@ of the files read; an -o that is not a regular file (/dev/stdout,
 			// output would mix names with bare numbers.
 			classes := m.ClassValues()
 			known := names.Labels()
+			// Numbers name themselves: each label is its class
+			// value, written canonically ("01", "1", "1.0" are
+			// names, classes 0, 1, 2).
 			numeric := true
 			for _, s := range known {
-				if _, err := strconv.ParseFloat(s, 64); err != nil {
+				if v, err := names.Label(s); err != nil || strconv.FormatFloat(v, 'g', -1, 64) != s {
 					numeric = false
 				}
 			}

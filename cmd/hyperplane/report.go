@@ -18,3 +18,17 @@ func labelNames(c *metrics.Confusion, f *text.Featurizer) []string {
 	}
 	return names
 }
+
+// printableLabels returns names with each as appendLabel writes it, for
+// the reports of eval and train (nil for nil: the labels are then their
+// numbers).
+func printableLabels(names []string) []string {
+	if names == nil {
+		return nil
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(appendLabel(nil, n))
+	}
+	return out
+}

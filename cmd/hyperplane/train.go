@@ -547,7 +547,7 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 			if o.text != nil {
 				names = o.text.Featurizer()
 			}
-			return r.Confusion.WriteNamedReport(stdout, labelNames(r.Confusion, names))
+			return r.Confusion.WriteNamedReport(stdout, printableLabels(labelNames(r.Confusion, names)))
 		}
 	}
 	if o.out != "" {
