@@ -84,3 +84,18 @@ func TestPredictNumberLikeNamesChecked(t *testing.T) {
 		t.Errorf("predict with a featurizer of other labels: exit %d, %q, %q", code, out, e)
 	}
 }
+
+// appendLabel quotes a label holding any character the text reader
+// refuses in a label, C1 controls and the Unicode line separators too,
+// and leaves other labels as they are.
+func TestAppendLabelQuotesTheReadersClass(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"next\u0085line", `"next\u0085line"`}, {"a\u2028b", `"a\u2028b"`}, {"a\u2029b", `"a\u2029b"`},
+		{"\u009b", `"\u009b"`}, {"\x1b", `"\x1b"`},
+		{"é", "é"}, {"a\u00a0b", "a\u00a0b"}, {"日本", "日本"},
+	} {
+		if got := string(appendLabel(nil, tc.in)); got != tc.want {
+			t.Errorf("appendLabel(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

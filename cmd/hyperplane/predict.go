@@ -315,7 +315,7 @@ of the files read; an -o that is not a regular file (/dev/stdout,
 // written before such labels were refused may hold), Go-quoted, so that
 // every input row gives one output line with the same fields.
 func appendLabel(b []byte, s string) []byte {
-	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0 {
+	if strings.IndexFunc(s, isLabelControl) < 0 {
 		return append(b, s...)
 	}
 	return strconv.AppendQuote(b, s)
@@ -425,4 +425,12 @@ func warnOverflow(env *Env, file string, dec []float32) {
 	if n > 0 {
 		env.warn("%s: %d rows (the first is row %d) score beyond float32's range; their labels follow the exact score and their scores are ±Inf: scale the features down", file, n, first+1)
 	}
+}
+
+// isLabelControl reports whether r is a character the text reader
+// refuses in a label: a C0 or C1 control, DEL, or the line and paragraph
+// separators U+2028 and U+2029, which tools that split lines by Unicode
+// take for line ends.
+func isLabelControl(r rune) bool {
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029
 }

@@ -314,8 +314,8 @@ func newFeaturizer(c *Corpus, cfg Config) (*Featurizer, error) {
 			return nil, c.docErr(i, "empty label")
 		}
 		if _, ok := distinct[d.Label]; !ok {
-			if k := controlByte([]byte(d.Label)); k >= 0 {
-				return nil, c.docErr(i, fmt.Sprintf("label %q holds a control character (%q): a label is one field of one output line", d.Label, d.Label[k]))
+			if k, r := controlChar([]byte(d.Label)); k >= 0 {
+				return nil, c.docErr(i, fmt.Sprintf("label %q holds a control character (%U): a label is one field of one output line", d.Label, r))
 			}
 		}
 		distinct[d.Label] = struct{}{}

@@ -214,7 +214,7 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 // a missing label or text field, or a TSV line without a tab
 // (ErrMissingField); a label that is not a string or number, or a text
 // that is not a string (ErrFieldType); an empty label, or one holding a
-// control character such as a tab or a line end (ErrLabel); a line
+// control character such as a tab, a line end, NEL or U+2028 (ErrLabel); a line
 // longer than MaxLineBytes (ErrLineTooLong); a NUL byte in TSV or Lines
 // (ErrSyntax); with Format Auto, a first line of LIBSVM or a cache file
 // (ErrNotText). A failed read of the input is returned as the reader's
@@ -292,8 +292,8 @@ func (s *Scanner) Scan() bool {
 		if le == nil && !blank && !s.opt.Documents {
 			if len(label) == 0 {
 				le = &lineError{col: labelCol, msg: "empty label", err: ErrLabel}
-			} else if k := controlByte(label); k >= 0 {
-				le = &lineError{col: labelCol, msg: fmt.Sprintf("label %q holds a control character (%q): a label is one field of one output line", label, label[k]), err: ErrLabel}
+			} else if k, r := controlChar(label); k >= 0 {
+				le = &lineError{col: labelCol, msg: fmt.Sprintf("label %q holds a control character (%U): a label is one field of one output line", label, r), err: ErrLabel}
 			}
 		}
 		if le != nil {
@@ -419,16 +419,29 @@ func (s *Scanner) intern(label []byte) string {
 	return v
 }
 
-// controlByte returns the index of the first control character of label
-// (a byte below 0x20, such as a tab or a line end, or DEL), or -1. Such a
-// label could not be written as one field of one line.
-func controlByte(label []byte) int {
-	for i, c := range label {
-		if c < 0x20 || c == 0x7f {
-			return i
+// controlChar returns the index and the rune of the first control
+// character of label, or -1: a C0 control (a byte below 0x20, such as a
+// tab or a line end), DEL, a C1 control (U+0080 to U+009F, NEL among
+// them) or the line and paragraph separators U+2028 and U+2029, which
+// tools that split lines by Unicode take for line ends. Such a label could
+// not be written as one field of one line.
+func controlChar(label []byte) (int, rune) {
+	for i := 0; i < len(label); {
+		c := label[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return i, rune(c)
+			}
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRune(label[i:])
+		if r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 {
+			return i, r
+		}
+		i += n
 	}
-	return -1
+	return -1, 0
 }
 
 // Doc returns the current document.
