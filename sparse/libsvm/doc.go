@@ -27,10 +27,11 @@
 // float32's smallest magnitude of about 1.4e-45, or 1e-400 as a label), which
 // would otherwise be stored as an explicit zero and counted as a nonzero.
 // A zero written as such (0, 0.0, -0, 0e5) is an explicit zero, kept.
-// A label of magnitude 2⁵³ or more must be exactly a float64, or it is
-// refused with sparse.ErrValue: there float64 holds only some integers,
-// and rounding would make distinct labels (9007199254740992 and
-// 9007199254740993) one class.
+// A label of magnitude 2⁵³ or more must be the number its float64
+// prints as (9007199254740994, 1e300), or it is refused with
+// sparse.ErrValue: there float64 holds only some integers, and rounding
+// would make distinct labels (9007199254740992 and 9007199254740993) one
+// class.
 //
 // Read may be called from several goroutines at once; a Scanner belongs
 // to one goroutine.

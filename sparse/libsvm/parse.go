@@ -90,7 +90,7 @@ func (p *lineParser) parseLine(line []byte, ind []int32, val []float32) (r row, 
 		return r, ind, val, false, p.errAt(line, i, sparse.ErrValue, "label %q is not zero but below float64's smallest magnitude (~4.9e-324)", token(line, i))
 	}
 	if math.Abs(f) >= 1<<53 && !exactLabel(line[i:end], f) {
-		return r, ind, val, false, p.errAt(line, i, sparse.ErrValue, "label %q is not exactly a float64 (it would read as %s): past 2^53 distinct labels could be one class", token(line, i), strconv.FormatFloat(f, 'g', -1, 64))
+		return r, ind, val, false, p.errAt(line, i, sparse.ErrValue, "label %q would read as the float64 %s, another number: past 2^53 distinct labels could be one class", token(line, i), strconv.FormatFloat(f, 'g', -1, 64))
 	}
 	r.label = f
 	i = end
@@ -418,14 +418,15 @@ func parseUint(b []byte, i int) (v uint64, end int, ok bool) {
 	return v, i, ok
 }
 
-// exactLabel reports whether the number written in tok is exactly f.
-// Past 2⁵³ float64 holds only some integers, and a label it rounds could
-// share its class with a different label (9007199254740993 with
-// 9007199254740992), so such labels are refused rather than rounded.
-// Below, the rounding of a decimal label (0.1) is the same for every
-// spelling of it and merges no integer labels. A token of more than 64
-// bytes counts as inexact, so that a hostile line cannot make the exact
-// arithmetic slow (no real label is that long).
+// exactLabel reports whether the number written in tok is the number
+// f prints as (its shortest decimal form, as strconv writes it): reading
+// and printing the label then give back its value. Past 2⁵³ float64
+// holds only some integers, and a label it rounds could share its class
+// with a different label (9007199254740993 with 9007199254740992), so
+// such labels are refused rather than rounded; 1e300, which prints as
+// 1e+300, is kept. A token of more than 64 bytes counts as inexact, so
+// that a hostile line cannot make the exact arithmetic slow (no real
+// label is that long).
 func exactLabel(tok []byte, f float64) bool {
 	if len(tok) > 64 {
 		return false
@@ -434,6 +435,6 @@ func exactLabel(tok []byte, f float64) bool {
 	if !ok {
 		return false
 	}
-	e, _ := new(big.Float).SetFloat64(f).Rat(nil)
-	return r.Cmp(e) == 0
+	e, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+	return ok && r.Cmp(e) == 0
 }
