@@ -192,7 +192,7 @@ func TestAxpyIndP32Fuses(t *testing.T) {
 		// v = 1+2⁻¹² is not an integer; scale: a·v with v = 4097 and
 		// a = (1+2⁻¹²)/4096 is the same product.
 		a /= 4096
-		p := []uint32{4097<<sh | 0}
+		p := []uint32{4097 << sh} // index 0
 		w2 := slices.Clone(w)
 		AxpyIndP32F32(a, p, sh, w)
 		AxpyIndF32(a, []float32{4097}, []int32{0}, w2)

@@ -877,8 +877,6 @@ func finiteLoop(x []float32) bool {
 	return true
 }
 
-func nan() float64 { return math.NaN() }
-
 // checkData validates X (the kernels read unchecked indices) and wraps the
 // error in the engine's sentinel as well as sparse's: a non-finite value
 // is ErrDiverged (a NaN makes every comparison false, so its row would

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"go/build"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -16,7 +17,7 @@ import (
 func TestNoasmLinksNoVek(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goTool = filepath.Join(build.Default.GOROOT, "bin", "go")
 	}
 	deps := func(tags ...string) string {
 		args := append([]string{"list", "-deps"}, tags...)

@@ -68,9 +68,8 @@ type labelCounter struct {
 	over   bool
 	// Rows of one label often come in runs: cur counts the current run
 	// without a map access per row.
-	cur  uint64
-	run  int
-	done bool
+	cur uint64
+	run int
 }
 
 func (c *labelCounter) add(y float64) {

@@ -85,9 +85,7 @@ func describeInput(data []byte) fuzzInput {
 	in.text = text
 	in.textLen = max(in.textLen, len(text))
 	t := text
-	if bytes.HasPrefix(t, bom) {
-		t = t[len(bom):]
-	}
+	t = bytes.TrimPrefix(t, bom)
 	in.lines = bytes.Count(t, []byte{'\n'}) + 1
 	for len(t) > 0 {
 		ln := t

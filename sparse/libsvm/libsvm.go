@@ -395,9 +395,7 @@ func produceBlocks(src io.Reader, chunkSize, maxLine int, out chan<- block, free
 			}
 			if first {
 				first = false
-				if bytes.HasPrefix(buf, bom) {
-					buf = buf[len(bom):]
-				}
+				buf = bytes.TrimPrefix(buf, bom)
 			}
 			if eof {
 				break

@@ -239,7 +239,8 @@ func TestFitVocabulary(t *testing.T) {
 		}
 	}
 	v := f.NewEncoder().Transform("THE unicorn the")
-	theIDF := float32(math.Log(4.0/4.0) + 1)
+	const nDocs, df = 4.0, 4.0 // "the" is in every document
+	theIDF := float32(math.Log(nDocs/df) + 1)
 	if !slices.Equal(v.Ind, []int32{7}) || v.Val[0] != 2*theIDF {
 		t.Errorf("Transform: %v %v, want [7] [%v]", v.Ind, v.Val, 2*theIDF)
 	}

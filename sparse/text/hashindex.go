@@ -17,13 +17,6 @@ type hashSlot struct {
 	v int32 // value + 1; 0 marks an empty slot
 }
 
-// newHashIndex returns a table with room for n keys.
-func newHashIndex(n int) hashIndex {
-	var t hashIndex
-	t.resize(n)
-	return t
-}
-
 func (t *hashIndex) resize(n int) {
 	size := 8
 	if n > 3 {
