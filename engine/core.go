@@ -53,6 +53,19 @@ type state struct {
 	// float32 view of wu64.
 	wu64 []float64
 	wu   []float32
+	// touched, when not nil, has bit j set once a row with feature j has
+	// been learned (or visited by a pass): a Learner keeps it so that its
+	// Delta lists those features without a scan of the weights.
+	touched []uint64
+}
+
+// markTouched sets the bits of the features ind in st.touched, if kept.
+func (st *state) markTouched(ind []int32) {
+	if t := st.touched; t != nil {
+		for _, j := range ind {
+			t[j>>6] |= 1 << (uint(j) & 63)
+		}
+	}
 }
 
 // voteLog records the voted perceptron's mistakes while it trains.
@@ -642,6 +655,9 @@ func (st *state) grow(dim int) {
 	}
 	if st.sum != nil {
 		st.sum = append(st.sum, make([]float64, n-len(st.sum))...)
+	}
+	if st.touched != nil {
+		st.touched = append(st.touched, make([]uint64, (dim+63)/64-len(st.touched))...)
 	}
 	st.dim = dim
 }

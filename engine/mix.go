@@ -40,12 +40,21 @@ type Mix struct {
 	Classes []float64
 	// Dim is the number of features.
 	Dim int
-	// Features, when not nil, makes the Mix a sparse delta (see Delta):
-	// W and U hold the weights of these features only, in this order
-	// (strictly increasing), and every other feature has the weights of
-	// the state the learner started from, with U zero. Nil means W holds
-	// all Dim×K weights.
+	// Features, when not nil, makes the Mix sparse: W and U (and Sum, for
+	// a sparse state) hold the values of these features only, in this
+	// order (strictly increasing). Unless Sparse is set, the Mix is a
+	// delta (see Delta): every other feature has the weights of the state
+	// the learner started from, with U zero. Nil means W holds all Dim×K
+	// weights.
 	Features []int32
+	// Sparse, with Features, makes the Mix a sparse state instead of a
+	// delta: every feature not listed has zero weights, accumulators and
+	// sums (bit for bit +0). A wide model of which the shards touch a few
+	// features keeps its state so between epochs (Compact; Merge of
+	// deltas into a sparse state stays sparse, in time proportional to
+	// the features listed), and a worker starts from the weights of its
+	// shard's features only (WeightsAt).
+	Sparse bool
 	// W holds the weights and B the K biases.
 	W []float32
 	B []float32
@@ -95,6 +104,9 @@ func (m *Mix) check() error {
 		return bad("dim %d × %d weight rows", m.Dim, K)
 	}
 	rows := m.Dim
+	if m.Sparse && m.Features == nil {
+		return bad("a sparse state without its features")
+	}
 	if m.Features != nil {
 		rows = len(m.Features)
 		for i, j := range m.Features {
@@ -102,7 +114,7 @@ func (m *Mix) check() error {
 				return bad("features are not strictly increasing in [0, %d)", m.Dim)
 			}
 		}
-		if m.Sum != nil || m.SumB != nil {
+		if !m.Sparse && (m.Sum != nil || m.SumB != nil) {
 			return bad("a sparse delta carries no Sum")
 		}
 	}
@@ -112,8 +124,8 @@ func (m *Mix) check() error {
 		return bad("%d weights and %d biases, want %d and %d", len(m.W), len(m.B), n, K)
 	case (m.U == nil) != (m.UB == nil) || (m.U != nil && (len(m.U) != n || len(m.UB) != K)):
 		return bad("accumulators of %d and %d values, want %d and %d", len(m.U), len(m.UB), n, K)
-	case (m.Sum == nil) != (m.SumB == nil) || (m.Sum != nil && (len(m.Sum) != m.Dim*K || len(m.SumB) != K)):
-		return bad("sums of %d and %d values, want %d and %d", len(m.Sum), len(m.SumB), m.Dim*K, K)
+	case (m.Sum == nil) != (m.SumB == nil) || (m.Sum != nil && (len(m.Sum) != n || len(m.SumB) != K)):
+		return bad("sums of %d and %d values, want %d and %d", len(m.Sum), len(m.SumB), n, K)
 	case !(m.N >= 0) || m.N > maxCount || !(m.SumN >= 0) || m.SumN > maxCount || m.Updates < 0:
 		return bad("counts N %v, SumN %v, Updates %d", m.N, m.SumN, m.Updates)
 	case m.U != nil && m.N == 0 && !allZero64(m.U, m.UB):
@@ -185,7 +197,7 @@ func (s *settings) checkWarm(m *Mix) error {
 		return fmt.Errorf("%w: Warm: "+format, append([]any{ErrConfig}, a...)...)
 	}
 	switch {
-	case m.Features != nil:
+	case m.Features != nil && !m.Sparse:
 		return bad("a sparse delta is no state to start from; Merge it into the state it was taken against")
 	case s.Algorithm == Voted || s.Rule == Pegasos:
 		return bad("%v %v keeps state that a Mix does not hold", s.Rule, s.Algorithm)
@@ -214,14 +226,42 @@ func (s *settings) checkWarm(m *Mix) error {
 // history, as Merge folds them, so a learner started from m and the
 // driver that merges its result into m agree.
 func (st *state) start(m *Mix) {
-	copy(st.w, m.W)
 	copy(st.b, m.B)
+	if m.Features == nil {
+		copy(st.w, m.W)
+	} else {
+		scatter(st.w, m.W, m.Features, st.K)
+	}
 	if st.u == nil || m.SumN+m.N == 0 {
 		return
 	}
-	st.sum, st.sumB = foldSum(m, len(st.w))
+	if m.Features == nil {
+		st.sum, st.sumB = foldSum(m, len(st.w))
+	} else {
+		sum, sumB := foldSum(m, len(m.W))
+		st.sum, st.sumB = make([]float64, len(st.w)), sumB
+		scatter(st.sum, sum, m.Features, st.K)
+	}
 	st.sumN = m.SumN + m.N
 	st.hist = true
+}
+
+// scatter copies the K values of every feature of feat from src, where
+// they follow one another, to their places in the feature-major dst.
+func scatter[T float32 | float64](dst, src []T, feat []int32, K int) {
+	for p, j := range feat {
+		copy(dst[int(j)*K:int(j)*K+K], src[p*K:p*K+K])
+	}
+}
+
+// gather returns the K values of every feature of feat in the
+// feature-major src, one feature after another.
+func gather[T float32 | float64](src []T, feat []int32, K int) []T {
+	out := make([]T, 0, len(feat)*K)
+	for _, j := range feat {
+		out = append(out, src[int(j)*K:int(j)*K+K]...)
+	}
+	return out
 }
 
 // foldSum returns m's history with its own examples folded in:
@@ -263,7 +303,7 @@ func (st *state) mixOf(updates int64) *Mix {
 // with (cfg): for the averaged perceptron the average of every weight
 // vector m counts, (Sum + N·W − U) / (SumN + N), otherwise W. For the
 // state Fit's Workers path reaches, it is the model Fit returns, bit for
-// bit. m must be dense (not a delta).
+// bit. m must be a state, dense or sparse (not a delta).
 func (m *Mix) Model(cfg Config) (*Model, error) {
 	s, err := cfg.settle()
 	if err == nil {
@@ -273,6 +313,11 @@ func (m *Mix) Model(cfg Config) (*Model, error) {
 		return nil, err
 	}
 	s.Warm = nil
+	if m != nil && m.Sparse {
+		if m, err = m.Dense(); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.checkWarm(m); err != nil {
 		return nil, err
 	}
@@ -364,11 +409,18 @@ func sameShape(m, shard *Mix) error {
 // weights exactly. m's own examples, if it has any, are first folded into
 // its history, as a learner started from m folds them. On an error m is
 // unchanged.
+//
+// Into a sparse state (Sparse), every shard must be a delta, and the
+// merge takes time proportional to the features the state and the
+// deltas list, not to the width; its bits are those of Merge into the
+// state's Dense form, which it stays in step with feature by feature (a
+// feature that neither lists is +0 before and after). The result is
+// sparse, listing the features with a weight or sum not +0.
 func (m *Mix) Merge(shards []*Mix) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	if m.Features != nil {
+	if m.Features != nil && !m.Sparse {
 		return fmt.Errorf("%w: mix: Merge into a delta", ErrConfig)
 	}
 	if len(shards) == 0 {
@@ -390,6 +442,12 @@ func (m *Mix) Merge(shards []*Mix) error {
 		if (sh.U != nil) != avg {
 			return fmt.Errorf("%w: mix: shard %d averages and the state does not, or the other way round", ErrConfig, k)
 		}
+		if m.Sparse && (sh.Features == nil || sh.Sparse) {
+			return fmt.Errorf("%w: mix: shard %d is no delta to merge into a sparse state (Dense makes the state dense)", ErrConfig, k)
+		}
+		if sh.Sparse {
+			return fmt.Errorf("%w: mix: shard %d is a sparse state, not a delta or a learner's state", ErrConfig, k)
+		}
 		n += sh.N
 		updates += sh.Updates
 	}
@@ -406,6 +464,19 @@ func (m *Mix) Merge(shards []*Mix) error {
 		views[k] = shardView{w: sh.W, b: sh.B, u: sh.U, ub: sh.UB, n: sh.N, feat: sh.Features}
 	}
 	frac := shardFracs(views, n)
+	if m.Sparse {
+		feat, w, sum := m.mergeSparse(views, frac, n, sum)
+		b := slices.Clone(m.B)
+		mixBiases(b, sumB, frac, n, views)
+		m.Features, m.W, m.B = feat, w, b
+		if avg {
+			m.Sum, m.SumB = sum, sumB
+		}
+		m.SumN += m.N + n
+		m.N, m.U, m.UB = 0, nil, nil
+		m.Updates = updates
+		return nil
+	}
 	w := slices.Clone(m.W)
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(w)/mixSplitMin))
 	var wg sync.WaitGroup

@@ -9,9 +9,11 @@ package engine
 //	offset  size        field
 //	0       4           magic "HPMX"
 //	4       2           format version (uint16, 1)
-//	6       2           flags (uint16): bit 0 sparse delta (Features
+//	6       2           flags (uint16): bit 0 sparse (Features
 //	                    listed), bit 1 accumulators U, UB present, bit 2
-//	                    history Sum, SumB present; others 0
+//	                    history Sum, SumB present, bit 3 (with bit 0) a
+//	                    sparse state rather than a delta (Mix.Sparse);
+//	                    others 0
 //	8       4           number of classes C (uint32)
 //	12      4           number of weight rows K (uint32; 1 if C = 2, else C)
 //	16      8           dim (uint64)
@@ -24,8 +26,9 @@ package engine
 //	        4·F         Features (int32), when flag bit 0 is set
 //	        4·F·K       W (float32 bits)
 //	        8·K, 8·F·K  UB, U (float64 bits), when flag bit 1 is set
-//	        8·K, 8·d·K  SumB, Sum (float64 bits, d = dim), when flag bit 2
-//	                    is set (never with bit 0)
+//	        8·K, 8·R·K  SumB, Sum (float64 bits; R = F for a sparse
+//	                    state, dim when dense), when flag bit 2 is set
+//	                    (never for a delta: bit 0 without bit 3)
 //	        4           CRC-32C (Castagnoli) of every byte before it
 
 import (
@@ -45,7 +48,8 @@ const (
 	mixFlagSparse = 1 << 0
 	mixFlagAcc    = 1 << 1
 	mixFlagSum    = 1 << 2
-	mixFlagsKnown = mixFlagSparse | mixFlagAcc | mixFlagSum
+	mixFlagState  = 1 << 3
+	mixFlagsKnown = mixFlagSparse | mixFlagAcc | mixFlagSum | mixFlagState
 )
 
 // mixFile is a Mix's part of its file: m, which passes check.
@@ -70,7 +74,7 @@ func (f mixFile) size() int64 {
 		n += 8*K + 8*F*K
 	}
 	if m.Sum != nil {
-		n += 8*K + 8*int64(m.Dim)*K
+		n += 8*K + 8*F*K
 	}
 	return n
 }
@@ -86,6 +90,9 @@ func (f mixFile) encode(e *modelEncoder) {
 	}
 	if m.Sum != nil {
 		flags |= mixFlagSum
+	}
+	if m.Sparse {
+		flags |= mixFlagState
 	}
 	e.header(mixMagic, mixFormatVersion, flags)
 	e.u32(uint32(len(m.Classes)))
@@ -119,7 +126,7 @@ func (m *Mix) file() (mixFile, error) {
 }
 
 // WriteTo writes m to w in the binary Mix format, version 1: a header
-// with the counts, the classes, biases, features (for a delta), weights,
+// with the counts, the classes, biases, features (when sparse), weights,
 // accumulators and history as raw little-endian bits, and a CRC-32C
 // checksum of it all, through a small buffer of its own. It returns the
 // number of bytes written; a Mix that fails its checks (wrong lengths,
@@ -168,6 +175,7 @@ func (d *modelDecoder) decodeMix(limit int64) (*Mix, error) {
 		return nil, err
 	}
 	m := &Mix{
+		Sparse:  flags&mixFlagState != 0,
 		Dim:     int(dim),
 		N:       math.Float64frombits(le.Uint64(b[20:])),
 		SumN:    math.Float64frombits(le.Uint64(b[28:])),
@@ -175,12 +183,15 @@ func (d *modelDecoder) decodeMix(limit int64) (*Mix, error) {
 	}
 	F := le.Uint64(b[44:])
 	sparse := flags&mixFlagSparse != 0
+	state := flags&mixFlagState != 0
 	switch {
 	case dim*uint64(K) > maxWeights:
 		return nil, modelErr("dim %d × %d rows is more weights than a model holds", dim, K)
 	case sparse && F > dim, !sparse && F != dim:
 		return nil, modelErr("%d features listed for dim %d", F, dim)
-	case sparse && flags&mixFlagSum != 0:
+	case state && !sparse:
+		return nil, modelErr("a sparse state that lists no features")
+	case sparse && !state && flags&mixFlagSum != 0:
 		return nil, modelErr("a sparse delta with a history")
 	case m.Updates < 0:
 		return nil, modelErr("update count %d", m.Updates)
@@ -195,7 +206,7 @@ func (d *modelDecoder) decodeMix(limit int64) (*Mix, error) {
 		need += 8*k + 8*f*k
 	}
 	if flags&mixFlagSum != 0 {
-		need += 8*k + 8*int64(dim)*k
+		need += 8*k + 8*f*k
 	}
 	if d.remain >= 0 && need > d.remain {
 		return nil, modelErr("truncated: the header asks for %d bytes, %d are left", need, d.remain)
@@ -231,7 +242,7 @@ func (d *modelDecoder) decodeMix(limit int64) (*Mix, error) {
 		if m.SumB, err = modelReadArray[float64](d, int(K), "bias sums"); err != nil {
 			return nil, err
 		}
-		if m.Sum, err = modelReadArray[float64](d, int(dim)*int(K), "sums"); err != nil {
+		if m.Sum, err = modelReadArray[float64](d, int(F)*int(K), "sums"); err != nil {
 			return nil, err
 		}
 	}

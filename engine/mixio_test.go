@@ -28,7 +28,11 @@ func mixSamples() []*Mix {
 		U: []float64{1, 2, 3, 4, 5, 6}, UB: []float64{0, 0, 1}, Updates: 4,
 	}
 	empty := &Mix{Classes: []float64{1, 2}, Dim: 1 << 24, Features: []int32{}, W: []float32{}, B: []float32{0}}
-	return []*Mix{avg, multi, delta, empty, fxZeroMix([]float64{0, 1}, 3)}
+	state := &Mix{
+		Classes: []float64{-1, 1}, Dim: 1 << 24, Features: []int32{5, 1 << 23}, Sparse: true,
+		W: []float32{1, -2}, B: []float32{0.5}, Sum: []float64{3, -7}, SumB: []float64{2}, SumN: 40, Updates: 6,
+	}
+	return []*Mix{avg, multi, delta, empty, fxZeroMix([]float64{0, 1}, 3), state}
 }
 
 // A Mix reads back as it was written, from memory and from a stream.
@@ -102,6 +106,14 @@ func TestMixCorrupt(t *testing.T) {
 		{"version 2", func() []byte { b := bytes.Clone(good); b[4] = 2; return mioFixCRC(b) }(), ErrFormat},
 		{"unknown flag", func() []byte { b := bytes.Clone(good); b[6] |= 0x80; return mioFixCRC(b) }(), ErrFormat},
 		{"not a mix", []byte("HPLM...."), ErrFormat},
+		// Flag bit 3 (a sparse state) needs bit 0 (features listed); a
+		// delta (bit 0 alone) carries no history.
+		{"state flag without features", func() []byte { b := bytes.Clone(good); b[6] |= mixFlagState; return mioFixCRC(b) }(), ErrFormat},
+		{"delta with a history", func() []byte {
+			b, _ := mixSamples()[5].MarshalBinary()
+			b[6] &^= mixFlagState
+			return mioFixCRC(b)
+		}(), ErrFormat},
 	} {
 		var m Mix
 		err := m.UnmarshalBinary(tc.b)

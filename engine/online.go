@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -88,6 +89,7 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 		st.start(s.Warm)
 	}
 	st.classWeights(nil)
+	st.touched = make([]uint64, (dim+63)/64)
 	return &Learner{st: st, rng: rng}, nil
 }
 
@@ -118,6 +120,52 @@ func (l *Learner) Mix() (*Mix, error) {
 		return nil, l.err
 	}
 	return l.st.mixOf(l.updates), nil
+}
+
+// Delta returns what the learner learned since it started, as a sparse
+// delta (see Mix) against the state it started from (NewLearnerFrom's
+// start; zero weights for NewLearner without InitScale): its biases,
+// counts and accumulators, and the weights and accumulators of every
+// feature of the rows it has learned. Only those features can have
+// changed, so Merge reads it as it reads the learner's Mix, bit for bit;
+// it may list features that Mix.Delta leaves out because their weights
+// came back to the same bits. It takes time proportional to those
+// features (and a scan of one bit per feature of the width), where
+// Mix.Delta compares all the weights. The voted perceptron and Pegasos
+// are refused, as Mix refuses them.
+func (l *Learner) Delta() (*Mix, error) {
+	s := &l.st.s
+	if s.Algorithm == Voted || s.Rule == Pegasos {
+		return nil, fmt.Errorf("%w: %v %v keeps state that a Mix does not hold", ErrConfig, s.Rule, s.Algorithm)
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	st := l.st
+	K := st.K
+	n := 0
+	for _, t := range st.touched {
+		n += bits.OnesCount64(t)
+	}
+	d := &Mix{
+		Classes: slices.Clone(st.classes), Dim: st.dim, Features: make([]int32, 0, n),
+		W: make([]float32, 0, n*K), B: slices.Clone(st.b), N: st.c, Updates: l.updates,
+	}
+	if st.u != nil {
+		d.U, d.UB = make([]float64, 0, n*K), slices.Clone(st.ub)
+	}
+	for i, t := range st.touched {
+		for t != 0 {
+			j := i*64 + bits.TrailingZeros64(t)
+			t &= t - 1
+			d.Features = append(d.Features, int32(j))
+			d.W = append(d.W, st.w[j*K:j*K+K]...)
+			if st.u != nil {
+				d.U = append(d.U, st.u[j*K:j*K+K]...)
+			}
+		}
+	}
+	return d, nil
 }
 
 // PartialFitCache makes one pass over the rows of the cache c, streamed
@@ -206,6 +254,7 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 	if st.s.Normalize {
 		sc = invNorm(x.Val)
 	}
+	st.markTouched(x.Ind)
 	o := st.step(x.Ind, x.Val, sc, c, float32(weight), -1)
 	if o.update {
 		l.updates++

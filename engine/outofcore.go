@@ -211,6 +211,7 @@ func (f *cacheFitter) epoch(ctx context.Context, e int, more bool) (EpochStats, 
 		cls = cls[:0]
 		sizes = sizes[:0]
 		for k, b := range win {
+			st.markTouched(b.X.Ind)
 			if s.Normalize && resident == nil {
 				if len(scales) <= k {
 					scales = append(scales, nil)

@@ -1,0 +1,226 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Sparse states: a Mix with Features and Sparse set holds the values of
+// the listed features only, every other feature being zero. After an
+// epoch in which the shards touched a small part of a wide model, the
+// state is mostly zero, and a driver that keeps and moves it sparse pays
+// for the features touched rather than for the width.
+
+// Compact returns state m as a sparse state listing the features whose
+// weights, accumulators or sums are not all +0 (a −0 is listed), with
+// copies of its values. m must be a state, dense or sparse.
+func (m *Mix) Compact() (*Mix, error) {
+	if err := m.checkState("Compact"); err != nil {
+		return nil, err
+	}
+	if m.Sparse {
+		c := *m
+		c.Features = slices.Clone(m.Features)
+		c.W, c.U, c.Sum = slices.Clone(m.W), slices.Clone(m.U), slices.Clone(m.Sum)
+		c.B, c.UB, c.SumB = slices.Clone(m.B), slices.Clone(m.UB), slices.Clone(m.SumB)
+		c.Classes = slices.Clone(m.Classes)
+		return &c, nil
+	}
+	K := m.NumRows()
+	feat := []int32{}
+	for j := range m.Dim {
+		for i := j * K; i < j*K+K; i++ {
+			if math.Float32bits(m.W[i]) != 0 || (m.U != nil && math.Float64bits(m.U[i]) != 0) ||
+				(m.Sum != nil && math.Float64bits(m.Sum[i]) != 0) {
+				feat = append(feat, int32(j))
+				break
+			}
+		}
+	}
+	c := &Mix{
+		Classes: slices.Clone(m.Classes), Dim: m.Dim, Features: feat, Sparse: true,
+		W: gather(m.W, feat, K), B: slices.Clone(m.B),
+		N: m.N, SumN: m.SumN, Updates: m.Updates,
+	}
+	if m.U != nil {
+		c.U, c.UB = gather(m.U, feat, K), slices.Clone(m.UB)
+	}
+	if m.Sum != nil {
+		c.Sum, c.SumB = gather(m.Sum, feat, K), slices.Clone(m.SumB)
+	}
+	return c, nil
+}
+
+// Dense returns state m with all Dim features: a copy of m when it is
+// dense already, its expansion when it is sparse. m must be a state, not
+// a delta.
+func (m *Mix) Dense() (*Mix, error) {
+	if err := m.checkState("Dense"); err != nil {
+		return nil, err
+	}
+	d := &Mix{
+		Classes: slices.Clone(m.Classes), Dim: m.Dim, B: slices.Clone(m.B),
+		N: m.N, SumN: m.SumN, Updates: m.Updates,
+		UB: slices.Clone(m.UB), SumB: slices.Clone(m.SumB),
+	}
+	if !m.Sparse {
+		d.W, d.U, d.Sum = slices.Clone(m.W), slices.Clone(m.U), slices.Clone(m.Sum)
+		return d, nil
+	}
+	K := m.NumRows()
+	d.W = make([]float32, m.Dim*K)
+	scatter(d.W, m.W, m.Features, K)
+	if m.U != nil {
+		d.U = make([]float64, m.Dim*K)
+		scatter(d.U, m.U, m.Features, K)
+	}
+	if m.Sum != nil {
+		d.Sum = make([]float64, m.Dim*K)
+		scatter(d.Sum, m.Sum, m.Features, K)
+	}
+	return d, nil
+}
+
+// WeightsAt returns the weights and biases of state m (dense or sparse)
+// at features (strictly increasing, in [0, Dim)) as a sparse state with
+// no examples: all that a learner needs to start from when it learns
+// rows of these features only, as a worker learning one shard does
+// (NewLearnerFrom). Features the state does not list weigh zero. It
+// takes time proportional to the features asked for and, for a sparse
+// m, the features m lists.
+func (m *Mix) WeightsAt(features []int32) (*Mix, error) {
+	if err := m.checkState("WeightsAt"); err != nil {
+		return nil, err
+	}
+	for i, j := range features {
+		if j < 0 || int(j) >= m.Dim || (i > 0 && j <= features[i-1]) {
+			return nil, fmt.Errorf("%w: mix: WeightsAt: features are not strictly increasing in [0, %d)", ErrConfig, m.Dim)
+		}
+	}
+	K := m.NumRows()
+	out := &Mix{
+		Classes: slices.Clone(m.Classes), Dim: m.Dim, Features: slices.Clone(features), Sparse: true,
+		B: slices.Clone(m.B),
+	}
+	if out.Features == nil {
+		out.Features = []int32{}
+	}
+	if !m.Sparse {
+		out.W = gather(m.W, features, K)
+		return out, nil
+	}
+	out.W = make([]float32, len(features)*K)
+	p := 0
+	for q, j := range features {
+		for p < len(m.Features) && m.Features[p] < j {
+			p++
+		}
+		if p < len(m.Features) && m.Features[p] == j {
+			copy(out.W[q*K:q*K+K], m.W[p*K:p*K+K])
+		}
+	}
+	return out, nil
+}
+
+// checkState checks m and that it is a state, not a delta.
+func (m *Mix) checkState(what string) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	if m.Features != nil && !m.Sparse {
+		return fmt.Errorf("%w: mix: %s of a delta", ErrConfig, what)
+	}
+	return nil
+}
+
+// mergeSparse is Merge into the sparse state m of shards that are all
+// deltas (views), with the shards' example shares frac of n examples:
+// the same sums as mixRange's, element by element in the same order, over
+// the features that m or some shard lists. Every other feature is +0 in
+// m and in every shard's weights, so mixRange would leave it +0 (each of
+// its sums starts from +0 and adds products of +0), and skipping it
+// changes no bit. A listed feature whose new weights and sums are all +0
+// is dropped. sum and sumB are m's folded history (foldSum), nil without
+// averaging.
+func (m *Mix) mergeSparse(views []shardView, frac []float64, n float64, sum []float64) (feat []int32, w []float32, outSum []float64) {
+	K := m.NumRows()
+	cur := make([]int, len(views))
+	base := 0
+	feat = []int32{}
+	for {
+		// The next feature listed anywhere.
+		j := int32(math.MaxInt32)
+		if base < len(m.Features) {
+			j = m.Features[base]
+		}
+		for k, v := range views {
+			if cur[k] < len(v.feat) {
+				j = min(j, v.feat[cur[k]])
+			}
+		}
+		if j == math.MaxInt32 {
+			break
+		}
+		inBase := base < len(m.Features) && m.Features[base] == j
+		keep := false
+		for c := range K {
+			var bw float32
+			var bs float64
+			if inBase {
+				bw = m.W[base*K+c]
+				if sum != nil {
+					bs = sum[base*K+c]
+				}
+			}
+			v := 0.0
+			s := 0.0
+			for k := range views {
+				vk := &views[k]
+				wk, uk := bw, 0.0
+				if p := cur[k]; p < len(vk.feat) && vk.feat[p] == j {
+					wk = vk.w[p*K+c]
+					if vk.u != nil {
+						uk = vk.u[p*K+c]
+					}
+				}
+				fk, fn := frac[k], frac[k]*n
+				v += fk * float64(wk)
+				if sum != nil {
+					s += fn*float64(wk) - uk
+				}
+			}
+			nw := float32(v)
+			w = append(w, nw)
+			keep = keep || math.Float32bits(nw) != 0
+			if sum != nil {
+				bs += s
+				outSum = append(outSum, bs)
+				keep = keep || math.Float64bits(bs) != 0
+			}
+		}
+		if keep {
+			feat = append(feat, j)
+		} else {
+			w = w[:len(w)-K]
+			if sum != nil {
+				outSum = outSum[:len(outSum)-K]
+			}
+		}
+		if inBase {
+			base++
+		}
+		for k, v := range views {
+			if cur[k] < len(v.feat) && v.feat[cur[k]] == j {
+				cur[k]++
+			}
+		}
+	}
+	if w == nil {
+		w = []float32{}
+	}
+	if sum != nil && outSum == nil {
+		outSum = []float64{}
+	}
+	return feat, w, outSum
+}

@@ -1,0 +1,285 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// fxSparseEpochs is fxShardEpochs the way a driver of a wide model runs
+// it: the state stays sparse (Compact), every learner starts from the
+// weights of its shard's features only (WeightsAt), returns its Delta
+// (through the binary form when wire is set), and the deltas merge into
+// the sparse state. It also runs the dense way alongside and fails t
+// unless the two states have the same bits after every epoch.
+func fxSparseEpochs(t *testing.T, X *sparse.CSR, y []float64, cfg Config, P, epochs int, wire bool) *Mix {
+	t.Helper()
+	classes, _ := classesOf(y, 1024)
+	dense := fxZeroMix(classes, X.Cols)
+	state, err := fxZeroMix(classes, X.Cols).Compact()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := X.Rows
+	ctx := context.Background()
+	for e := range epochs {
+		start := &Mix{Classes: dense.Classes, Dim: dense.Dim, W: dense.W, B: dense.B}
+		sparseShards := make([]*Mix, P)
+		denseShards := make([]*Mix, P)
+		for k := range P {
+			lo, hi := k*n/P, (k+1)*n/P
+			Xk := X.Slice(lo, hi)
+			feat := fxFeaturesOf(Xk)
+			from, err := state.WeightsAt(feat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := NewLearnerFrom(from, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.PartialFit(ctx, Xk, y[lo:hi]); err != nil {
+				t.Fatal(err)
+			}
+			d, err := l.Delta()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(d.Features, feat) {
+				t.Fatalf("Delta lists %d features, the shard has %d", len(d.Features), len(feat))
+			}
+			if wire {
+				var buf bytes.Buffer
+				if _, err := d.WriteTo(&buf); err != nil {
+					t.Fatal(err)
+				}
+				if d, err = ReadMix(&buf, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sparseShards[k] = d
+			ld, err := NewLearnerFrom(start, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ld.PartialFit(ctx, Xk, y[lo:hi]); err != nil {
+				t.Fatal(err)
+			}
+			if denseShards[k], err = ld.Mix(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := state.Merge(sparseShards); err != nil {
+			t.Fatal(err)
+		}
+		if err := dense.Merge(denseShards); err != nil {
+			t.Fatal(err)
+		}
+		if !state.Sparse || len(state.Features) > X.Cols {
+			t.Fatalf("epoch %d: the merged state is not sparse", e+1)
+		}
+		fxSameMixBits(t, "sparse against dense merge", state, dense)
+	}
+	return state
+}
+
+// fxFeaturesOf returns the features the rows of X use, ascending.
+func fxFeaturesOf(X *sparse.CSR) []int32 {
+	seen := make([]bool, X.Cols)
+	for _, j := range X.Ind {
+		seen[j] = true
+	}
+	out := []int32{}
+	for j, s := range seen {
+		if s {
+			out = append(out, int32(j))
+		}
+	}
+	return out
+}
+
+// fxSameMixBits fails t unless states a and b (either dense or sparse)
+// have the same weights, biases, accumulators, sums and counts, bit for
+// bit.
+func fxSameMixBits(t *testing.T, what string, a, b *Mix) {
+	t.Helper()
+	da, err := a.Dense()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := b.Dense()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if da.N != db.N || da.SumN != db.SumN || da.Updates != db.Updates || (da.Sum == nil) != (db.Sum == nil) || (da.U == nil) != (db.U == nil) {
+		t.Fatalf("%s: counts N %v/%v, SumN %v/%v, Updates %d/%d, sums %v/%v", what, da.N, db.N, da.SumN, db.SumN, da.Updates, db.Updates, da.Sum != nil, db.Sum != nil)
+	}
+	f32 := func(name string, x, y []float32) {
+		for i := range max(len(x), len(y)) {
+			if i >= len(x) || i >= len(y) || math.Float32bits(x[i]) != math.Float32bits(y[i]) {
+				t.Fatalf("%s: %s[%d] differs (%d and %d values)", what, name, i, len(x), len(y))
+			}
+		}
+	}
+	f64 := func(name string, x, y []float64) {
+		for i := range max(len(x), len(y)) {
+			if i >= len(x) || i >= len(y) || math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				t.Fatalf("%s: %s[%d] differs (%d and %d values)", what, name, i, len(x), len(y))
+			}
+		}
+	}
+	f32("W", da.W, db.W)
+	f32("B", da.B, db.B)
+	f64("U", da.U, db.U)
+	f64("UB", da.UB, db.UB)
+	f64("Sum", da.Sum, db.Sum)
+	f64("SumB", da.SumB, db.SumB)
+}
+
+// A sparse state, workers that start from their shard's weights only and
+// deltas from Learner.Delta give the bits of dense mixing after every
+// epoch (fxSparseEpochs checks), and so Fit's model with Workers.
+func TestSparseMixIsFitWorkers(t *testing.T) {
+	// Wide rows with few features each, so that shards touch a part of
+	// the width and the state stays mostly zero.
+	Xb, yb := fxIntBinary(41, 600, 900, 6, 0.1)
+	Xm, ym := fxIntMulti(42, 500, 700, 6, 4, 0.1)
+	for _, tc := range []struct {
+		name string
+		X    *sparse.CSR
+		y    []float64
+	}{{"binary", Xb, yb}, {"multiclass", Xm, ym}} {
+		for _, cfg := range []Config{
+			{NoShuffle: true},
+			{NoShuffle: true, Algorithm: Plain},
+			{NoShuffle: true, Rule: PA2, Normalize: true},
+			{NoShuffle: true, Margin: 0.5, LearningRate: 0.3, Bias: BiasAugmented, BiasScale: 2},
+		} {
+			for _, P := range []int{2, 3} {
+				const epochs = 3
+				fc := cfg
+				fc.Workers, fc.Epochs = P, epochs
+				want, _ := fxFit(t, tc.X, tc.y, fc)
+				for _, wire := range []bool{false, true} {
+					state := fxSparseEpochs(t, tc.X, tc.y, cfg, P, epochs, wire)
+					got, err := state.Model(cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					fxSameWeights(t, tc.name, want, got)
+				}
+			}
+		}
+	}
+}
+
+// The same on the interleaved layout of a wide binary averaged learner.
+func TestSparseMixInterleaved(t *testing.T) {
+	defer func(v int) { interleaveBytes = v }(interleaveBytes)
+	interleaveBytes = 64
+	X, y := fxIntBinary(43, 500, 800, 8, 0.1)
+	want, _ := fxFit(t, X, y, Config{NoShuffle: true, Workers: 2, Epochs: 3})
+	got, err := fxSparseEpochs(t, X, y, Config{NoShuffle: true}, 2, 3, false).Model(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxSameWeights(t, "interleaved", want, got)
+}
+
+// Learner.Delta after PartialFitCache lists the features of the cache's
+// rows and merges as the learner's Mix does.
+func TestLearnerDeltaCache(t *testing.T) {
+	X, y := fxIntBinary(44, 300, 500, 5, 0.1)
+	classes, _ := classesOf(y, 1024)
+	c, _ := fxCache(t, X, y, 2048)
+	base := fxZeroMix(classes, X.Cols)
+	l, err := NewLearnerFrom(base, Config{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.PartialFitCache(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	d, err := l.Delta()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Features, fxFeaturesOf(X)) {
+		t.Fatalf("Delta lists %d features, the rows use %d", len(d.Features), len(fxFeaturesOf(X)))
+	}
+	m, _ := l.Mix()
+	a, b := fxZeroMix(classes, X.Cols), fxZeroMix(classes, X.Cols)
+	if err := a.Merge([]*Mix{d}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Merge([]*Mix{m}); err != nil {
+		t.Fatal(err)
+	}
+	fxSameMixBits(t, "Delta against Mix", a, b)
+}
+
+// Compact, Dense and WeightsAt keep every bit, −0 included, and refuse
+// deltas; Merge into a sparse state refuses what is not a delta.
+func TestSparseStateConversions(t *testing.T) {
+	m := &Mix{
+		Classes: []float64{0, 1, 2}, Dim: 6,
+		W: []float32{0, 0, 0, 1, float32(math.Copysign(0, -1)), 2, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0},
+		B: []float32{1, 2, 3}, N: 4, U: make([]float64, 18), UB: []float64{0, 0, 1},
+		Sum: make([]float64, 18), SumB: []float64{1, 1, 1}, SumN: 10, Updates: 2,
+	}
+	m.U[15] = 0.5   // feature 5: an accumulator only
+	m.Sum[7] = -1.5 // feature 2: a sum only
+	c, err := m.Compact()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Features, []int32{1, 2, 4, 5}) || !c.Sparse {
+		t.Fatalf("Compact lists %v", c.Features)
+	}
+	fxSameMixBits(t, "Compact", c, m)
+	w, err := c.WeightsAt([]int32{0, 1, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(w.W, []float32{0, 0, 0, 1, float32(math.Copysign(0, -1)), 2, 3, 0, 0}) || w.N != 0 || w.U != nil || w.Sum != nil {
+		t.Fatalf("WeightsAt: %+v", w)
+	}
+	if math.Float32bits(w.W[4]) != math.Float32bits(float32(math.Copysign(0, -1))) {
+		t.Fatal("WeightsAt lost the sign of −0")
+	}
+	// A learner starts from a sparse state as from its dense form.
+	cfg := Config{Algorithm: Averaged}
+	a, err := NewLearnerFrom(c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewLearnerFrom(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxSameModel(t, "learner from a sparse state", a.Model(), b.Model())
+	ma, _ := c.Model(cfg)
+	mb, _ := m.Model(cfg)
+	fxSameWeights(t, "Model of a sparse state", ma, mb)
+
+	delta := &Mix{Classes: m.Classes, Dim: 6, Features: []int32{1}, W: []float32{1, 2, 3}, B: []float32{0, 0, 0}, N: 1}
+	for name, err := range map[string]error{
+		"Dense of a delta":                           func() error { _, err := delta.Dense(); return err }(),
+		"Compact of a delta":                         func() error { _, err := delta.Compact(); return err }(),
+		"WeightsAt of a delta":                       func() error { _, err := delta.WeightsAt(nil); return err }(),
+		"WeightsAt unsorted":                         func() error { _, err := c.WeightsAt([]int32{3, 1}); return err }(),
+		"WeightsAt past Dim":                         func() error { _, err := c.WeightsAt([]int32{6}); return err }(),
+		"Merge of a dense shard into a sparse state": c.Merge([]*Mix{m}),
+		"Merge of a sparse state":                    m.Merge([]*Mix{c}),
+		"Sparse without features":                    (&Mix{Classes: m.Classes, Dim: 1, Sparse: true, W: []float32{0, 0, 0}, B: []float32{0, 0, 0}}).check(),
+	} {
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: %v, want ErrConfig", name, err)
+		}
+	}
+}
