@@ -1241,3 +1241,42 @@ func TestMaxNNZ(t *testing.T) {
 		t.Fatalf("sparse.ReadFile of the file over the cap: err %v", err)
 	}
 }
+
+// Flush ends a block where the caller asks: rows written with a flush
+// after every third row read back in blocks of three, whatever BlockSize
+// says; a flush of an empty block writes nothing, and a closed writer
+// refuses it.
+func TestCacheWriterFlush(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, WriterOptions{Dim: 5, BlockSize: 1 << 30})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := w.Add(float64(i%2), []int32{int32(i % 5)}, []float32{1}); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 2 {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err == nil {
+		t.Fatal("Flush after Close: no error")
+	}
+	c, err := openCache(bytes.NewReader(buf.Bytes()), int64(buf.Len()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []int
+	for i := range c.NumBlocks() {
+		rows = append(rows, c.BlockInfo(i).Rows)
+	}
+	if fmt.Sprint(rows) != "[3 3 3 1]" {
+		t.Fatalf("blocks of %v rows, want [3 3 3 1]", rows)
+	}
+}

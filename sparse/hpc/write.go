@@ -172,6 +172,23 @@ func (w *Writer) add(label float64, qid int64, hasQID bool, ind []int32, val []f
 	return w.err
 }
 
+// Flush ends the block being filled, if it has rows, so that the next row
+// starts a new one, whatever BlockSize says. A program that rewrites a
+// cache row by row (changing its indices, say) and flushes where the
+// source's blocks end keeps its blocks, and with them the order in which
+// a learner shuffles them. It returns the first error of the underlying
+// writer, if any.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errWriterClosed
+	}
+	w.flush()
+	return w.err
+}
+
 // payloadSize returns the payload length of the block being filled.
 func (w *Writer) payloadSize() int64 {
 	l, _ := layoutOf(uint64(len(w.y)), uint64(len(w.ind)), w.q != nil)
