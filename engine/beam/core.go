@@ -1,11 +1,13 @@
 package beam
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"slices"
 	"strings"
@@ -38,13 +40,19 @@ func initState(st settings, h header) (*engine.Mix, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.Mix()
+	m, err := l.Mix()
+	if err != nil {
+		return nil, err
+	}
+	// Stored sparse: it lists no feature until the shards touch some.
+	return m.Compact()
 }
 
-// weightsOf is the part of a state that the workers read: classes, width,
-// weights and biases.
-func weightsOf(m *engine.Mix) *engine.Mix {
-	return &engine.Mix{Classes: m.Classes, Dim: m.Dim, W: m.W, B: m.B}
+// weightsOf is the part of a state that the workers of its next epoch
+// read, when they all read the same: every feature's weights (the state
+// is sparse, so only those not zero) and the biases.
+func weightsOf(m *engine.Mix) (*engine.Mix, error) {
+	return m.WeightsAt(m.Features)
 }
 
 // shardSeed is the seed of the shuffle of shard index in epoch e: every
@@ -56,34 +64,184 @@ func shardSeed(seed uint64, e, index int) uint64 {
 	return x ^ x>>29
 }
 
-// trainShard learns the shard at name for one epoch from the weights in
-// start and returns its delta against start.
-func trainShard(ctx context.Context, st settings, start *engine.Mix, name string, e, index int) (*engine.Mix, error) {
-	local, cleanup, err := localCopy(ctx, name)
-	if err != nil {
-		return nil, err
+// trainShard learns shard t.Index for one epoch from the weights in
+// start and returns its delta against start, which lists every feature
+// of the shard.
+//
+// The learner works over the shard's features alone, renumbered 0..n−1
+// in their order, so that an epoch costs what the shard holds and not the
+// model's width. Its arithmetic is the same, value by value in the same
+// order (a row's nonzeros keep their order, and the renumbered copy keeps
+// the shard's blocks, which its shuffle visits), so the delta has the
+// bits that a learner of the whole width would give. The first epoch
+// (start holds every feature's weights, all zero) renumbers the shard and
+// leaves the copy in the work directory; the later ones learn that copy,
+// from start holding the weights of the shard's features only, as the
+// mixing step wrote them from the shard's delta of the epoch before.
+func trainShard(ctx context.Context, st settings, start *engine.Mix, workdir string, t task) (*engine.Mix, error) {
+	var feat []int32
+	var compact *hpc.File
+	if t.Epoch == 0 {
+		local, cleanup, err := localCopy(ctx, t.Shard)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		c, err := hpc.Open(local, hpc.Options{ReadOptions: sparse.ReadOptions{Name: t.Shard}, Map: true})
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		if c.Cols() > start.Dim {
+			return nil, fmt.Errorf("%w: %s has %d columns, the model %d (did the shard change?)", ErrWeights, t.Shard, c.Cols(), start.Dim)
+		}
+		var path string
+		var done func()
+		if feat, path, done, err = renumber(c, t.Shard); err != nil {
+			return nil, err
+		}
+		defer done()
+		if err := copyTo(ctx, path, renumberedPath(workdir, t.Index)); err != nil {
+			return nil, err
+		}
+		if compact, err = hpc.Open(path, hpc.Options{ReadOptions: sparse.ReadOptions{Name: t.Shard}, Map: true}); err != nil {
+			return nil, err
+		}
+		w, err := start.WeightsAt(feat)
+		if err != nil {
+			return nil, err
+		}
+		start = w
+	} else {
+		name := renumberedPath(workdir, t.Index)
+		local, cleanup, err := localCopy(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		if compact, err = hpc.Open(local, hpc.Options{ReadOptions: sparse.ReadOptions{Name: name}, Map: true}); err != nil {
+			return nil, err
+		}
+		feat = start.Features
+		if compact.Cols() != len(feat) {
+			compact.Close()
+			return nil, fmt.Errorf("%w: %s holds %d features, its weights file %d (files of another run?)", ErrWeights, name, compact.Cols(), len(feat))
+		}
 	}
-	defer cleanup()
-	c, err := hpc.Open(local, hpc.Options{ReadOptions: sparse.ReadOptions{Name: name}, Map: true})
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
+	defer compact.Close()
+	from := &engine.Mix{Classes: start.Classes, Dim: len(feat), W: start.W, B: start.B}
 	cfg := st.config()
-	cfg.Seed = shardSeed(st.Seed, e, index)
-	l, err := engine.NewLearnerFrom(start, cfg)
+	cfg.Seed = shardSeed(st.Seed, t.Epoch, t.Index)
+	l, err := engine.NewLearnerFrom(from, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.PartialFitCache(ctx, c); err != nil {
+	if _, err := l.PartialFitCache(ctx, compact); err != nil {
 		return nil, err
 	}
-	m, err := l.Mix()
+	d, err := l.Delta()
 	if err != nil {
 		return nil, err
 	}
-	return m.Delta(start)
+	for i, j := range d.Features {
+		d.Features[i] = feat[j]
+	}
+	d.Dim = start.Dim
+	return d, nil
 }
+
+// copyTo copies the local file path to name on any Beam file system.
+func copyTo(ctx context.Context, path, name string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = writeWith(ctx, name, func(w io.Writer) error {
+		_, err := io.Copy(w, f)
+		return err
+	})
+	return err
+}
+
+// renumber returns the features of the rows of the cache c (of the shard
+// name), ascending, and the path of c rewritten with every index j
+// replaced by its place in that list, block by block as c's, in a
+// temporary file that done removes.
+func renumber(c *hpc.File, name string) (feat []int32, path string, done func(), err error) {
+	seen := make([]uint64, (c.Cols()+63)/64)
+	var b hpc.Block
+	for i := range c.NumBlocks() {
+		if err := c.ReadBlock(i, &b); err != nil {
+			return nil, "", nil, err
+		}
+		for _, j := range b.X.Ind {
+			seen[j>>6] |= 1 << (uint(j) & 63)
+		}
+	}
+	// below[i] counts the features before word i of seen.
+	below := make([]int32, len(seen))
+	n := 0
+	for i, w := range seen {
+		below[i] = int32(n)
+		n += bits.OnesCount64(w)
+	}
+	feat = make([]int32, 0, n)
+	for i, w := range seen {
+		for w != 0 {
+			feat = append(feat, int32(i*64+bits.TrailingZeros64(w)))
+			w &= w - 1
+		}
+	}
+	f, err := os.CreateTemp("", "hyperplane-renumbered-*.hpc")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	remove := func() { f.Close(); os.Remove(f.Name()) }
+	bw := bufio.NewWriterSize(f, 1<<20)
+	// Blocks end where c's end (Flush), not by size.
+	w := hpc.NewWriter(bw, hpc.WriterOptions{Dim: n, BlockSize: 1 << 30})
+	var ind []int32
+	for i := range c.NumBlocks() {
+		if err := c.ReadBlock(i, &b); err != nil {
+			remove()
+			return nil, "", nil, err
+		}
+		X := b.X
+		for r := range b.Rows() {
+			lo, hi := X.Indptr[r], X.Indptr[r+1]
+			ind = ind[:0]
+			for _, j := range X.Ind[lo:hi] {
+				ind = append(ind, below[j>>6]+int32(bits.OnesCount64(seen[j>>6]&(1<<(uint(j)&63)-1))))
+			}
+			if err := w.Add(b.Y[r], ind, X.Val[lo:hi]); err != nil {
+				remove()
+				return nil, "", nil, fmt.Errorf("%s: renumbering row %d: %w", name, b.Start+int64(r)+1, err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			remove()
+			return nil, "", nil, err
+		}
+	}
+	err = w.Close()
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
+		remove()
+		return nil, "", nil, fmt.Errorf("%s: renumbering: %w", name, err)
+	}
+	return feat, f.Name(), func() { os.Remove(f.Name()) }, nil
+}
+
+// ErrWeights is wrapped by the error of a shard whose weights file does
+// not match its features: the shard's file changed during training, or
+// the work directory holds files of another run.
+var ErrWeights = errors.New("beam: the weights do not cover the shard")
 
 // localCopy returns a local path holding the file name: name itself when
 // it is local, else a temporary copy that cleanup removes (a cache is
@@ -97,7 +255,7 @@ func localCopy(ctx context.Context, name string) (string, func(), error) {
 		return "", nil, err
 	}
 	cleanup := func() { f.Close(); os.Remove(f.Name()) }
-	err = readWith(ctx, name, func(r io.Reader) error {
+	_, err = readWith(ctx, name, func(r io.Reader) error {
 		_, err := io.Copy(f, r)
 		return err
 	})
@@ -122,13 +280,15 @@ func decodeMix(b []byte, name string) (*engine.Mix, error) {
 	return m, nil
 }
 
-// readMix reads and decodes the state file name.
-func readMix(ctx context.Context, name string) (*engine.Mix, error) {
-	b, err := readAll(ctx, name)
+// readMix reads and decodes the state file name, and returns the bytes
+// read.
+func readMix(ctx context.Context, name string) (*engine.Mix, int64, error) {
+	b, n, err := readAll(ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, n, err
 	}
-	return decodeMix(b, name)
+	m, err := decodeMix(b, name)
+	return m, n, err
 }
 
 var errNoParts = errors.New("beam: an epoch ended with no shard's delta")

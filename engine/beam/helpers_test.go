@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -77,9 +78,11 @@ func writeShards(t *testing.T, dir string, n, rowsPer, width, classes int, seed 
 	return filepath.Join(dir, "shard-*.hpc"), b.Build(), y
 }
 
-// mixInProcess is the pipeline's arithmetic without Beam: every epoch,
-// every shard learns from the mixed weights in this process, and the
-// deltas are merged in shard order.
+// mixInProcess is the pipeline's arithmetic without Beam and without its
+// sparse files, the plain way: every epoch, every shard learns from all
+// the mixed weights in this process, with a learner of the model's width
+// over the shard's own file, and the shards' dense states are merged in
+// shard order into a dense state.
 func mixInProcess(t *testing.T, glob string, opt Options) *engine.Model {
 	t.Helper()
 	ctx := context.Background()
@@ -95,19 +98,37 @@ func mixInProcess(t *testing.T, glob string, opt Options) *engine.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	state, err := initState(st, hd)
+	l, err := engine.NewLearner(hd.Labels, hd.Cols, st.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := l.Mix()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for e := range st.Epochs {
-		start := weightsOf(state)
-		deltas := make([]*engine.Mix, len(shards))
+		start := &engine.Mix{Classes: state.Classes, Dim: state.Dim, W: state.W, B: state.B}
+		mixes := make([]*engine.Mix, len(shards))
 		for i, s := range shards {
-			if deltas[i], err = trainShard(ctx, st, start, s, e, i); err != nil {
+			c, err := hpc.Open(s, hpc.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := st.config()
+			cfg.Seed = shardSeed(st.Seed, e, i)
+			l, err := engine.NewLearnerFrom(start, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.PartialFitCache(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			if mixes[i], err = l.Mix(); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := state.Merge(deltas); err != nil {
+		if err := state.Merge(mixes); err != nil {
 			t.Fatal(err)
 		}
 		if state.Updates == 0 {
@@ -121,8 +142,59 @@ func mixInProcess(t *testing.T, glob string, opt Options) *engine.Model {
 	return m
 }
 
+// writeWideShards writes n shards of rowsPer rows each in dir, of about
+// 8 features each drawn from width (wide, so that the shards touch a
+// small part of it and a learner of the whole width lays its weights out
+// as a wide one does), labelled −1/+1 by a hidden linear rule, and
+// returns the shards' glob.
+func writeWideShards(t *testing.T, dir string, n, rowsPer, width int, seed uint64) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 2))
+	hidden := func(j int32) float32 { return float32(int64(uint32(j)*2654435761)%7 - 3) }
+	for s := range n {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("wide-%03d.hpc", s)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := hpc.NewWriter(f, hpc.WriterOptions{Dim: width, BlockSize: 2048})
+		for range rowsPer {
+			// Features from a pool of 4000, spread over the width.
+			set := map[int32]bool{}
+			for range 8 {
+				set[int32(rng.IntN(4000))*int32(width/4000)] = true
+			}
+			var ind []int32
+			for j := range set {
+				ind = append(ind, j)
+			}
+			slices.Sort(ind)
+			val := make([]float32, len(ind))
+			var sc float32
+			for p, j := range ind {
+				val[p] = float32(rng.IntN(3) + 1)
+				sc += hidden(j) * val[p]
+			}
+			label := 1.0
+			if sc < 0 {
+				label = -1
+			}
+			if err := w.Add(label, ind, val); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "wide-*.hpc")
+}
+
 // sameWeights fails t unless a and b have the same classes and every
-// weight and bias within tol (relative to the larger magnitude, at least 1).
+// weight and bias within tol (relative to the larger magnitude, at least
+// 1); tol 0 asks for the same bits.
 func sameWeights(t *testing.T, what string, a, b *engine.Model, tol float64) {
 	t.Helper()
 	if fmt.Sprint(a.Classes) != fmt.Sprint(b.Classes) || a.NumRows() != b.NumRows() {
@@ -137,6 +209,9 @@ func sameWeights(t *testing.T, what string, a, b *engine.Model, tol float64) {
 			if x != 0 {
 				nonzero++
 			}
+			if tol == 0 && math.Float32bits(a.Weight(k, j)) != math.Float32bits(b.Weight(k, j)) {
+				t.Fatalf("%s: weight of feature %d, row %d: %g and %g differ in their bits", what, j, k, x, y)
+			}
 			d := math.Abs(x-y) / max(1, math.Abs(x), math.Abs(y))
 			if !(d <= tol) {
 				t.Fatalf("%s: weight of feature %d, row %d: %g and %g", what, j, k, x, y)
@@ -144,6 +219,9 @@ func sameWeights(t *testing.T, what string, a, b *engine.Model, tol float64) {
 			worst = max(worst, d)
 		}
 		x, y := float64(a.B[k]), float64(b.B[k])
+		if tol == 0 && math.Float32bits(a.B[k]) != math.Float32bits(b.B[k]) {
+			t.Fatalf("%s: bias of row %d: %g and %g differ in their bits", what, k, x, y)
+		}
 		if d := math.Abs(x-y) / max(1, math.Abs(x), math.Abs(y)); !(d <= tol) {
 			t.Fatalf("%s: bias of row %d: %g and %g", what, k, x, y)
 		}

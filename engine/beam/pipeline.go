@@ -26,12 +26,24 @@ func init() {
 
 // The files of the work directory, for the state after epoch e (0: the
 // start): the whole state, which only the mixing step reads; the weights
-// the workers start from; and the epoch's figures.
+// the workers start the next epoch from, of every feature after epoch 0
+// (all zero) and after that one file per shard, of its features only;
+// every shard's delta of epoch e (counted from 0); the epoch's figures;
+// and every shard's cache with its features renumbered (trainShard).
 func statePath(workdir string, e int) string {
 	return joinPath(workdir, fmt.Sprintf("state-%04d.hpmix", e))
 }
 func weightsPath(workdir string, e int) string {
 	return joinPath(workdir, fmt.Sprintf("weights-%04d.hpmix", e))
+}
+func shardWeightsPath(workdir string, e, index int) string {
+	return joinPath(workdir, fmt.Sprintf("weights-%04d-shard-%05d.hpmix", e, index))
+}
+func deltaPath(workdir string, e, index int) string {
+	return joinPath(workdir, fmt.Sprintf("delta-%04d-shard-%05d.hpmix", e, index))
+}
+func renumberedPath(workdir string, index int) string {
+	return joinPath(workdir, fmt.Sprintf("shard-%05d.hpc", index))
 }
 func statsPath(workdir string, e int) string {
 	return joinPath(workdir, fmt.Sprintf("epoch-%04d.json", e))
@@ -59,11 +71,13 @@ type task struct {
 	Shard string
 }
 
-// part is a shard's delta against the weights it started from (engine's
-// binary Mix), or nothing for a carry task.
+// part says that shard Index wrote its delta (Index −1: nothing, for a
+// carry task), and counts the bytes of weights it read. The deltas travel
+// as files, as the weights do: through the runner, every delta would be
+// encoded and copied at every step to the one mixing step.
 type part struct {
 	Index int
-	Delta []byte
+	Read  int64
 }
 
 // gathered holds an epoch's parts in the order they came.
@@ -102,12 +116,17 @@ func (f *trainFn) ProcessElement(ctx context.Context, t task) (part, error) {
 	if t.Index < 0 {
 		return part{Index: -1}, nil
 	}
-	name := weightsPath(f.Workdir, t.Epoch)
-	start, err := readMix(ctx, name)
+	// The first epoch starts from zero weights, which one file holds for
+	// every shard; later ones from the shard's own slice of the state.
+	name := shardWeightsPath(f.Workdir, t.Epoch, t.Index)
+	if t.Epoch == 0 {
+		name = weightsPath(f.Workdir, t.Epoch)
+	}
+	start, read, err := readMix(ctx, name)
 	if err != nil {
 		return part{}, err
 	}
-	d, err := trainShard(ctx, f.Settings, start, t.Shard, t.Epoch, t.Index)
+	d, err := trainShard(ctx, f.Settings, start, f.Workdir, t)
 	if err != nil {
 		return part{}, fmt.Errorf("epoch %d, shard %s: %w", t.Epoch+1, t.Shard, err)
 	}
@@ -115,7 +134,10 @@ func (f *trainFn) ProcessElement(ctx context.Context, t task) (part, error) {
 	if err != nil {
 		return part{}, err
 	}
-	return part{Index: t.Index, Delta: enc}, nil
+	if _, err := writeAll(ctx, deltaPath(f.Workdir, t.Epoch, t.Index), enc); err != nil {
+		return part{}, err
+	}
+	return part{Index: t.Index, Read: read}, nil
 }
 
 // gatherFn combines an epoch's parts into one value for the mixing step.
@@ -156,26 +178,18 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 	}
 	e := f.Epoch
 	from := statePath(f.Workdir, e)
-	b, err := readAll(ctx, from)
+	st, read, err := readMix(ctx, from)
 	if err != nil {
 		return stateRef{}, err
 	}
-	fig := Epoch{Epoch: e + 1, StateBytes: int64(len(b))}
-	st, err := decodeMix(b, from)
-	if err != nil {
-		return stateRef{}, err
-	}
+	fig := Epoch{Epoch: e + 1, StateBytes: read}
 	var deltas []*engine.Mix
 	if parts[0].Index < 0 {
 		// Converged: the weights no longer move, so every shard would
 		// learn its rows without an update. The averaged perceptron still
 		// counts those epochs' weight vectors, as Fit does after it stops.
 		if f.Settings.Algorithm != engine.Averaged {
-			w, err := readAll(ctx, weightsPath(f.Workdir, e))
-			if err != nil {
-				return stateRef{}, err
-			}
-			if err := f.write(ctx, e+1, b, w, fig); err != nil {
+			if err := f.write(ctx, e+1, st, nil, &fig); err != nil {
 				return stateRef{}, err
 			}
 			return stateRef{Epoch: e + 1, Converged: true}, nil
@@ -184,10 +198,12 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 	} else {
 		deltas = make([]*engine.Mix, len(parts))
 		for i, p := range parts {
-			if deltas[i], err = decodeMix(p.Delta, fmt.Sprintf("epoch %d, delta of shard %d", e+1, i)); err != nil {
+			var n int64
+			if deltas[i], n, err = readMix(ctx, deltaPath(f.Workdir, e, i)); err != nil {
 				return stateRef{}, err
 			}
-			fig.DeltaBytes += int64(len(p.Delta))
+			fig.DeltaBytes += n
+			fig.WeightsBytes += p.Read
 		}
 		fig.Shards = len(parts)
 	}
@@ -195,40 +211,59 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 		return stateRef{}, fmt.Errorf("epoch %d: %w", e+1, err)
 	}
 	fig.Updates = st.Updates
-	next, err := encodeMix(st)
-	if err != nil {
+	converged := st.Updates == 0
+	if converged {
+		// The epochs left carry the state over and read no weights.
+		deltas = nil
+	}
+	if err := f.write(ctx, e+1, st, deltas, &fig); err != nil {
 		return stateRef{}, err
 	}
-	w, err := encodeMix(weightsOf(st))
-	if err != nil {
-		return stateRef{}, err
-	}
-	if err := f.write(ctx, e+1, next, w, fig); err != nil {
-		return stateRef{}, err
-	}
-	return stateRef{Epoch: e + 1, Converged: st.Updates == 0}, nil
+	return stateRef{Epoch: e + 1, Converged: converged}, nil
 }
 
-// write writes the state, weights and figures after epoch e, and removes
-// the state and weights of epoch e−1, which nothing reads any more.
-func (f *advanceFn) write(ctx context.Context, e int, state, weights []byte, fig Epoch) error {
-	fig.WeightsBytes = int64(len(weights))
+// write writes the state after epoch e, the weights of every shard's
+// features from it (those its delta lists, which are all the shard's),
+// and the figures; and it removes the files of epoch e−2, which nothing
+// reads any more.
+func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*engine.Mix, fig *Epoch) error {
+	b, err := encodeMix(st)
+	if err != nil {
+		return err
+	}
+	if fig.StateWritten, err = writeAll(ctx, statePath(f.Workdir, e), b); err != nil {
+		return err
+	}
+	for i, d := range deltas {
+		w, err := st.WeightsAt(d.Features)
+		if err != nil {
+			return err
+		}
+		if b, err = encodeMix(w); err != nil {
+			return err
+		}
+		n, err := writeAll(ctx, shardWeightsPath(f.Workdir, e, i), b)
+		if err != nil {
+			return err
+		}
+		fig.WeightsWritten += n
+	}
 	js, err := json.Marshal(fig)
 	if err != nil {
 		return err
 	}
-	if err := writeAll(ctx, statePath(f.Workdir, e), state); err != nil {
-		return err
-	}
-	if err := writeAll(ctx, weightsPath(f.Workdir, e), weights); err != nil {
-		return err
-	}
-	if err := writeAll(ctx, statsPath(f.Workdir, e), js); err != nil {
+	if _, err := writeAll(ctx, statsPath(f.Workdir, e), js); err != nil {
 		return err
 	}
 	if e >= 2 {
 		removeFile(ctx, statePath(f.Workdir, e-2))
 		removeFile(ctx, weightsPath(f.Workdir, e-2))
+		for i := range f.Shards {
+			removeFile(ctx, shardWeightsPath(f.Workdir, e-2, i))
+			// The deltas that made the state after epoch e−1: deltaPath
+			// counts epochs from 0, the states from 1.
+			removeFile(ctx, deltaPath(f.Workdir, e-2, i))
+		}
 	}
 	return nil
 }
@@ -250,60 +285,91 @@ func epochs(s sdk.Scope, start sdk.PCollection, shards []string, rows []int64, w
 	return start
 }
 
-// readAll reads a whole file from any registered Beam file system.
-func readAll(ctx context.Context, name string) ([]byte, error) {
+// countReader and countWriter count the bytes that pass through them, so
+// that an epoch's figures are the bytes its files moved.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// readAll reads a whole file from any registered Beam file system, and
+// returns the bytes read.
+func readAll(ctx context.Context, name string) ([]byte, int64, error) {
 	var b []byte
-	err := readWith(ctx, name, func(r io.Reader) error {
+	n, err := readWith(ctx, name, func(r io.Reader) error {
 		var err error
 		b, err = io.ReadAll(r)
 		return err
 	})
-	return b, err
+	return b, n, err
 }
 
-func readWith(ctx context.Context, name string, read func(io.Reader) error) error {
+// readWith opens name for read and returns the bytes it read.
+func readWith(ctx context.Context, name string, read func(io.Reader) error) (int64, error) {
 	fs, err := filesystem.New(ctx, name)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer fs.Close()
 	r, err := fs.OpenRead(ctx, name)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	defer r.Close()
-	if err := read(r); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	c := &countReader{r: r}
+	if err := read(c); err != nil {
+		return c.n, fmt.Errorf("%s: %w", name, err)
 	}
-	return nil
+	return c.n, nil
 }
 
-// writeAll writes a whole file; object stores commit it on Close.
-func writeAll(ctx context.Context, name string, data []byte) error {
+// writeAll writes a whole file; object stores commit it on Close. It
+// returns the bytes written.
+func writeAll(ctx context.Context, name string, data []byte) (int64, error) {
 	return writeWith(ctx, name, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
 }
 
-func writeWith(ctx context.Context, name string, write func(io.Writer) error) error {
+// writeWith creates name, writes it with write and returns the bytes
+// written.
+func writeWith(ctx context.Context, name string, write func(io.Writer) error) (int64, error) {
 	fs, err := filesystem.New(ctx, name)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer fs.Close()
 	w, err := fs.OpenWrite(ctx, name)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := write(w); err != nil {
+	c := &countWriter{w: w}
+	if err := write(c); err != nil {
 		w.Close()
-		return fmt.Errorf("%s: %w", name, err)
+		return c.n, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := w.Close(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return c.n, fmt.Errorf("%s: %w", name, err)
 	}
-	return nil
+	return c.n, nil
 }
 
 // removeFile removes a file that is no longer needed, where the file

@@ -41,7 +41,9 @@ type Options struct {
 	// Shards).
 	Shards []string
 	// Workdir holds the mixed state after every epoch, state-NNNN.hpmix,
-	// which the workers read; it must be reachable from every worker.
+	// the weights the workers read and the deltas they write (of the last
+	// two epochs), and, while training runs, a copy of every shard with
+	// its features renumbered; it must be reachable from every worker.
 	Workdir string
 	// Runner is the Beam runner's name; "" means "prism", Beam's local
 	// runner in this process. Other runners take their settings from
@@ -73,11 +75,17 @@ type Epoch struct {
 	Updates int64
 	// Shards is the number of shards learned (0 after convergence).
 	Shards int
-	// WeightsBytes is the size of the weights file every shard read at the
-	// epoch's start; DeltaBytes the total of the shards' sparse deltas;
-	// StateBytes the size of the whole state the mixing step read (and,
-	// about, wrote).
+	// The bytes the epoch moved, counted as they were read and written:
+	// WeightsBytes the weights that the shards read at the epoch's start,
+	// all together; DeltaBytes the shards' sparse deltas, which the shards
+	// write and the mixing step reads; StateBytes the state that the
+	// mixing step read, StateWritten the state it wrote, and
+	// WeightsWritten the weights it wrote for the shards of the next
+	// epoch. The state is sparse and every shard reads the weights of its
+	// own features only, so all of them grow with the features the shards
+	// touch, not with the width.
 	WeightsBytes, DeltaBytes, StateBytes int64
+	StateWritten, WeightsWritten         int64
 }
 
 // Train learns a linear model from the shards by iterative parameter
@@ -119,6 +127,12 @@ func Train(ctx context.Context, opt Options) (*engine.Model, []Epoch, error) {
 		}
 		return nil
 	}
+	// The shards' renumbered copies (trainShard) serve this run only.
+	defer func() {
+		for i := range shards {
+			removeFile(ctx, renumberedPath(opt.Workdir, i))
+		}
+	}()
 	var figs []Epoch
 	done := func(e int) (*engine.Model, error) {
 		m, err := loadModel(ctx, statePath(opt.Workdir, e), st)
@@ -180,27 +194,32 @@ func Train(ctx context.Context, opt Options) (*engine.Model, []Epoch, error) {
 	return nil, nil, fmt.Errorf("%w: no epochs", ErrOptions)
 }
 
-// writeState writes the state after epoch e and the weights the workers
-// start the next epoch from.
+// writeState writes the state after epoch e and the weights that every
+// worker starts the next epoch from.
 func writeState(ctx context.Context, workdir string, e int, m *engine.Mix) error {
 	b, err := encodeMix(m)
 	if err != nil {
 		return err
 	}
-	if err := writeAll(ctx, statePath(workdir, e), b); err != nil {
+	if _, err := writeAll(ctx, statePath(workdir, e), b); err != nil {
 		return err
 	}
-	if b, err = encodeMix(weightsOf(m)); err != nil {
+	w, err := weightsOf(m)
+	if err != nil {
 		return err
 	}
-	return writeAll(ctx, weightsPath(workdir, e), b)
+	if b, err = encodeMix(w); err != nil {
+		return err
+	}
+	_, err = writeAll(ctx, weightsPath(workdir, e), b)
+	return err
 }
 
 // carried returns the model of the state after epoch e followed by n
 // epochs without an update.
 func carried(ctx context.Context, workdir string, e, n int, rows []int64, st settings) (*engine.Model, error) {
 	name := statePath(workdir, e)
-	mix, err := readMix(ctx, name)
+	mix, _, err := readMix(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +236,7 @@ func carried(ctx context.Context, workdir string, e, n int, rows []int64, st set
 // readFigures reads what the mixing step recorded of epoch e.
 func readFigures(ctx context.Context, workdir string, e int) (Epoch, error) {
 	var f Epoch
-	b, err := readAll(ctx, statsPath(workdir, e))
+	b, _, err := readAll(ctx, statsPath(workdir, e))
 	if err != nil {
 		return f, err
 	}
@@ -229,7 +248,7 @@ func readFigures(ctx context.Context, workdir string, e int) (Epoch, error) {
 
 // loadModel reads a state file and returns its model.
 func loadModel(ctx context.Context, name string, st settings) (*engine.Model, error) {
-	mix, err := readMix(ctx, name)
+	mix, _, err := readMix(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -404,8 +423,9 @@ func SaveModel(ctx context.Context, m *engine.Model, name string) error {
 			return err
 		})
 	}
-	return writeWith(ctx, name, func(w io.Writer) error {
+	_, err := writeWith(ctx, name, func(w io.Writer) error {
 		_, err := m.WriteTo(w)
 		return err
 	})
+	return err
 }

@@ -178,8 +178,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *verbose {
 		for _, f := range figs {
-			fmt.Fprintf(stderr, "epoch %d: %d updates over %d shards; weights %d bytes read by each shard, deltas %d bytes, state %d bytes\n",
-				f.Epoch, f.Updates, f.Shards, f.WeightsBytes, f.DeltaBytes, f.StateBytes)
+			fmt.Fprintf(stderr, "epoch %d: %d updates over %d shards; bytes: weights %d read by the shards, deltas %d, state %d read and %d written, next weights %d written\n",
+				f.Epoch, f.Updates, f.Shards, f.WeightsBytes, f.DeltaBytes, f.StateBytes, f.StateWritten, f.WeightsWritten)
 		}
 	}
 	fmt.Fprintf(stdout, "trained %d epochs on %s in %.1fs; model written to %s\n", len(figs), *shards, time.Since(t0).Seconds(), *out)

@@ -14,6 +14,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -32,8 +35,17 @@ func main() {
 	byteEpochs := flag.Int("byte-epochs", 2, "epochs of the runs that count bytes")
 	skipAcc := flag.Bool("skip-accuracy", false, "only count bytes")
 	skipBytes := flag.Bool("skip-bytes", false, "only measure accuracy and time")
+	bitsList := flag.String("bits", "20,24", "hashed widths of the byte runs, as `bits,...`")
+	shardList := flag.String("shards", "4,8", "shard counts of the byte runs, as `n,...`")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to `file`")
 	flag.Parse()
 	beam.Init()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
+	}
 	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "hyperplane-measure-")
 	check(err)
@@ -71,7 +83,7 @@ func main() {
 		}
 	}
 	if !*skipBytes {
-		for _, bits := range []int{20, 24} {
+		for _, bits := range ints(*bitsList) {
 			_, train, err := text.FitFile(filepath.Join(*data, "imdb.train.jsonl.gz"), text.ReadOptions{},
 				text.Config{NGrams: 2, TF: text.Log, IDF: true, Bits: bits})
 			check(err)
@@ -81,23 +93,44 @@ func main() {
 			_, _, err = engine.Fit(ctx, train.X, train.Y, c)
 			check(err)
 			memT := time.Since(t0).Seconds() / float64(c.Epochs)
-			for _, P := range []int{4, 8} {
+			for _, P := range ints(*shardList) {
 				glob := shards(train, P, filepath.Join(tmp, fmt.Sprint("text", bits, "-", P)))
+				cw := c
+				cw.Workers = P
 				t0 := time.Now()
-				_, figs, err := hpbeam.Train(ctx, hpbeam.Options{Shards: []string{glob}, Workdir: filepath.Join(tmp, "work"), Config: c})
+				_, _, err = engine.Fit(ctx, train.X, train.Y, cw)
+				check(err)
+				memP := time.Since(t0).Seconds() / float64(c.Epochs)
+				t0 = time.Now()
+				_, figs, err := hpbeam.Train(ctx, hpbeam.Options{Shards: []string{glob}, Workdir: filepath.Join(tmp, fmt.Sprint("work", bits, "-", P)), Config: c})
 				check(err)
 				per := time.Since(t0).Seconds() / float64(len(figs))
 				f := figs[len(figs)-1]
-				// Every shard reads the weights; the mixing step reads the
-				// deltas and the state and writes the state and weights.
-				read := int64(P)*f.WeightsBytes + f.DeltaBytes + f.StateBytes
-				written := f.DeltaBytes + f.StateBytes + f.WeightsBytes
-				fmt.Printf("2^%d features (%d wide), %d shards: weights %s, state %s, deltas %s (%.1f%% of %d dense weights files); per epoch read %s, written %s; %.2f s/epoch on Prism, %.2f s in memory\n",
-					bits, train.X.Cols, P, mib(f.WeightsBytes), mib(f.StateBytes), mib(f.DeltaBytes),
-					100*float64(f.DeltaBytes)/float64(int64(P)*f.WeightsBytes), P, mib(read), mib(written), per, memT)
+				// The shards read their weights; the mixing step reads the
+				// deltas and the state and writes the state and the next
+				// weights. All of it counted as it went through the files
+				// (the deltas as the bytes the shards emitted).
+				read := f.WeightsBytes + f.DeltaBytes + f.StateBytes
+				written := f.DeltaBytes + f.StateWritten + f.WeightsWritten
+				dense := int64(train.X.Cols) * 4
+				fmt.Printf("2^%d features (%d wide), %d shards, last of %d epochs: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.2f s/epoch on Prism, in memory %.2f s with %d workers, %.2f s with one\n",
+					bits, train.X.Cols, P, len(figs), mib(f.WeightsBytes), mib(f.StateBytes), mib(f.DeltaBytes),
+					100*float64(f.DeltaBytes)/float64(int64(P)*dense), P, mib(read), float64(read)/float64(f.DeltaBytes),
+					mib(written), float64(written)/float64(f.DeltaBytes), per, memP, P, memT)
 			}
 		}
 	}
+}
+
+// ints parses a comma-separated list of integers.
+func ints(s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		check(err)
+		out = append(out, n)
+	}
+	return out
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
