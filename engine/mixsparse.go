@@ -3,7 +3,9 @@ package engine
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // Sparse states: a Mix with Features and Sparse set holds the values of
@@ -141,25 +143,83 @@ func (m *Mix) checkState(what string) error {
 // m and in every shard's weights, so mixRange would leave it +0 (each of
 // its sums starts from +0 and adds products of +0), and skipping it
 // changes no bit. A listed feature whose new weights and sums are all +0
-// is dropped. sum and sumB are m's folded history (foldSum), nil without
-// averaging.
+// is dropped. sum is m's folded history (foldSum), nil without averaging.
+// The features are split into ranges merged in parallel; every feature's
+// sums are its own, so the split changes no bit either.
 func (m *Mix) mergeSparse(views []shardView, frac []float64, n float64, sum []float64) (feat []int32, w []float32, outSum []float64) {
+	total := len(m.Features)
+	for _, v := range views {
+		total += len(v.feat)
+	}
+	parts := min(runtime.GOMAXPROCS(0), max(1, total/mixSparseSplitMin))
+	// Split at features of the largest list, so that the parts are of
+	// about equal work.
+	longest := m.Features
+	for _, v := range views {
+		if len(v.feat) > len(longest) {
+			longest = v.feat
+		}
+	}
+	bounds := make([]int32, parts+1)
+	for p := 1; p < parts; p++ {
+		bounds[p] = longest[p*len(longest)/parts]
+	}
+	bounds[parts] = int32(m.Dim)
+	type out struct {
+		feat []int32
+		w    []float32
+		sum  []float64
+	}
+	outs := make([]out, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			o := &outs[p]
+			o.feat, o.w, o.sum = m.mergeSparseRange(views, frac, n, sum, bounds[p], bounds[p+1])
+		})
+	}
+	wg.Wait()
+	feat, w = []int32{}, []float32{}
+	if sum != nil {
+		outSum = []float64{}
+	}
+	for _, o := range outs {
+		feat = append(feat, o.feat...)
+		w = append(w, o.w...)
+		outSum = append(outSum, o.sum...)
+	}
+	return feat, w, outSum
+}
+
+// mixSparseSplitMin is the fewest listed features per goroutine that
+// mergeSparse splits its work into. (A variable so that tests can lower
+// it.)
+var mixSparseSplitMin = 1 << 16
+
+// mergeSparseRange is mergeSparse over the features in [lo, hi).
+func (m *Mix) mergeSparseRange(views []shardView, frac []float64, n float64, sum []float64, lo, hi int32) (feat []int32, w []float32, outSum []float64) {
 	K := m.NumRows()
+	first := func(list []int32) int {
+		i, _ := slices.BinarySearch(list, lo)
+		return i
+	}
 	cur := make([]int, len(views))
-	base := 0
-	feat = []int32{}
+	for k, v := range views {
+		cur[k] = first(v.feat)
+	}
+	base := first(m.Features)
 	for {
 		// The next feature listed anywhere.
-		j := int32(math.MaxInt32)
+		j := hi
 		if base < len(m.Features) {
-			j = m.Features[base]
+			j = min(j, m.Features[base])
 		}
 		for k, v := range views {
 			if cur[k] < len(v.feat) {
 				j = min(j, v.feat[cur[k]])
 			}
 		}
-		if j == math.MaxInt32 {
+		if j >= hi {
 			break
 		}
 		inBase := base < len(m.Features) && m.Features[base] == j
@@ -215,12 +275,6 @@ func (m *Mix) mergeSparse(views []shardView, frac []float64, n float64, sum []fl
 				cur[k]++
 			}
 		}
-	}
-	if w == nil {
-		w = []float32{}
-	}
-	if sum != nil && outSum == nil {
-		outSum = []float64{}
 	}
 	return feat, w, outSum
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -281,5 +282,18 @@ func TestSparseStateConversions(t *testing.T) {
 		if !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v, want ErrConfig", name, err)
 		}
+	}
+}
+
+// Merge into a sparse state split over goroutines, at features that cut
+// the lists anywhere, keeps the bits of the dense merge (fxSparseEpochs
+// checks every epoch).
+func TestSparseMergeSplit(t *testing.T) {
+	defer func(v int) { mixSparseSplitMin = v }(mixSparseSplitMin)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(7))
+	mixSparseSplitMin = 50
+	for _, K := range []int{2, 4} {
+		X, y := fxIntMulti(45, 500, 900, 6, K, 0.1)
+		fxSparseEpochs(t, X, y, Config{NoShuffle: true}, 3, 3, false)
 	}
 }
