@@ -47,6 +47,12 @@ type Mix struct {
 	// the learner started from, with U zero. Nil means W holds all Dim×K
 	// weights.
 	Features []int32
+	// Seen, for a delta, lists features that the learner saw and left as
+	// they were (weights of the base's bits, accumulators zero), strictly
+	// increasing and apart from Features: Merge reads them as features
+	// not listed, and a driver learns from them which features a shard
+	// holds at 4 bytes each (see Learner.Delta). Nil otherwise.
+	Seen []int32
 	// Sparse, with Features, makes the Mix a sparse state instead of a
 	// delta: every feature not listed has zero weights, accumulators and
 	// sums (bit for bit +0). A wide model of which the shards touch a few
@@ -116,6 +122,23 @@ func (m *Mix) check() error {
 		}
 		if !m.Sparse && (m.Sum != nil || m.SumB != nil) {
 			return bad("a sparse delta carries no Sum")
+		}
+	}
+	if m.Seen != nil {
+		if m.Features == nil || m.Sparse {
+			return bad("features seen without a change are listed for deltas only")
+		}
+		p := 0
+		for i, j := range m.Seen {
+			if j < 0 || int(j) >= m.Dim || (i > 0 && j <= m.Seen[i-1]) {
+				return bad("features seen are not strictly increasing in [0, %d)", m.Dim)
+			}
+			for p < len(m.Features) && m.Features[p] < j {
+				p++
+			}
+			if p < len(m.Features) && m.Features[p] == j {
+				return bad("feature %d is listed as changed and as seen", j)
+			}
 		}
 	}
 	n := rows * K

@@ -12,8 +12,9 @@ package engine
 //	6       2           flags (uint16): bit 0 sparse (Features
 //	                    listed), bit 1 accumulators U, UB present, bit 2
 //	                    history Sum, SumB present, bit 3 (with bit 0) a
-//	                    sparse state rather than a delta (Mix.Sparse);
-//	                    others 0
+//	                    sparse state rather than a delta (Mix.Sparse),
+//	                    bit 4 (with bit 0) features seen listed
+//	                    (Mix.Seen); others 0
 //	8       4           number of classes C (uint32)
 //	12      4           number of weight rows K (uint32; 1 if C = 2, else C)
 //	16      8           dim (uint64)
@@ -24,6 +25,7 @@ package engine
 //	56      8·C         classes (float64 bits)
 //	        4·K         B (float32 bits)
 //	        4·F         Features (int32), when flag bit 0 is set
+//	        8, 4·S      S (uint64) and Seen (int32), when flag bit 4 is set
 //	        4·F·K       W (float32 bits)
 //	        8·K, 8·F·K  UB, U (float64 bits), when flag bit 1 is set
 //	        8·K, 8·R·K  SumB, Sum (float64 bits; R = F for a sparse
@@ -49,7 +51,8 @@ const (
 	mixFlagAcc    = 1 << 1
 	mixFlagSum    = 1 << 2
 	mixFlagState  = 1 << 3
-	mixFlagsKnown = mixFlagSparse | mixFlagAcc | mixFlagSum | mixFlagState
+	mixFlagSeen   = 1 << 4
+	mixFlagsKnown = mixFlagSparse | mixFlagAcc | mixFlagSum | mixFlagState | mixFlagSeen
 )
 
 // mixFile is a Mix's part of its file: m, which passes check.
@@ -69,6 +72,9 @@ func (f mixFile) size() int64 {
 	n := int64(mixHeaderSize) + 8*int64(len(m.Classes)) + 4*K + 4*F*K + 4
 	if m.Features != nil {
 		n += 4 * F
+	}
+	if m.Seen != nil {
+		n += 8 + 4*int64(len(m.Seen))
 	}
 	if m.U != nil {
 		n += 8*K + 8*F*K
@@ -94,6 +100,9 @@ func (f mixFile) encode(e *modelEncoder) {
 	if m.Sparse {
 		flags |= mixFlagState
 	}
+	if m.Seen != nil {
+		flags |= mixFlagSeen
+	}
 	e.header(mixMagic, mixFormatVersion, flags)
 	e.u32(uint32(len(m.Classes)))
 	e.u32(uint32(m.NumRows()))
@@ -106,6 +115,10 @@ func (f mixFile) encode(e *modelEncoder) {
 	e.f32s(m.B)
 	if m.Features != nil {
 		e.i32s(m.Features)
+	}
+	if m.Seen != nil {
+		e.u64(uint64(len(m.Seen)))
+		e.i32s(m.Seen)
 	}
 	e.f32s(m.W)
 	if m.U != nil {
@@ -191,6 +204,8 @@ func (d *modelDecoder) decodeMix(limit int64) (*Mix, error) {
 		return nil, modelErr("%d features listed for dim %d", F, dim)
 	case state && !sparse:
 		return nil, modelErr("a sparse state that lists no features")
+	case flags&mixFlagSeen != 0 && (!sparse || state):
+		return nil, modelErr("features seen listed for a Mix that is no delta")
 	case sparse && !state && flags&mixFlagSum != 0:
 		return nil, modelErr("a sparse delta with a history")
 	case m.Updates < 0:
@@ -224,6 +239,21 @@ func (d *modelDecoder) decodeMix(limit int64) (*Mix, error) {
 	}
 	if sparse {
 		if m.Features, err = modelReadArray[int32](d, int(F), "features"); err != nil {
+			return nil, err
+		}
+	}
+	if flags&mixFlagSeen != 0 {
+		S, err := d.u64("count of features seen")
+		if err != nil {
+			return nil, err
+		}
+		if S > dim-F {
+			return nil, modelErr("%d features seen and %d changed for dim %d", S, F, dim)
+		}
+		if err := d.fits(S, 4, "features seen"); err != nil {
+			return nil, err
+		}
+		if m.Seen, err = modelReadArray[int32](d, int(S), "features seen"); err != nil {
 			return nil, err
 		}
 	}

@@ -32,7 +32,11 @@ func mixSamples() []*Mix {
 		Classes: []float64{-1, 1}, Dim: 1 << 24, Features: []int32{5, 1 << 23}, Sparse: true,
 		W: []float32{1, -2}, B: []float32{0.5}, Sum: []float64{3, -7}, SumB: []float64{2}, SumN: 40, Updates: 6,
 	}
-	return []*Mix{avg, multi, delta, empty, fxZeroMix([]float64{0, 1}, 3), state}
+	seen := &Mix{
+		Classes: []float64{-1, 1}, Dim: 100, Features: []int32{4, 50}, Seen: []int32{3, 5, 99},
+		W: []float32{1, 2}, B: []float32{0}, N: 3, U: []float64{1, 0}, UB: []float64{0}, Updates: 1,
+	}
+	return []*Mix{avg, multi, delta, empty, fxZeroMix([]float64{0, 1}, 3), state, seen}
 }
 
 // A Mix reads back as it was written, from memory and from a stream.
@@ -109,6 +113,24 @@ func TestMixCorrupt(t *testing.T) {
 		// Flag bit 3 (a sparse state) needs bit 0 (features listed); a
 		// delta (bit 0 alone) carries no history.
 		{"state flag without features", func() []byte { b := bytes.Clone(good); b[6] |= mixFlagState; return mioFixCRC(b) }(), ErrFormat},
+		{"features seen on a state", func() []byte {
+			b, _ := mixSamples()[5].MarshalBinary()
+			b[6] |= mixFlagSeen
+			return mioFixCRC(b)
+		}(), ErrFormat},
+		{"a feature changed and seen", func() []byte {
+			m := *mixSamples()[6]
+			m.Seen = []int32{4}
+			b, _ := (&Mix{Classes: m.Classes, Dim: m.Dim, Features: m.Features, W: m.W, B: m.B, N: m.N, U: m.U, UB: m.UB}).MarshalBinary()
+			// The sample without Seen, then the flag and a list of
+			// feature 4 spliced in after the features.
+			at := 56 + 8*2 + 4 + 4*2
+			ins := binary.LittleEndian.AppendUint64(nil, 1)
+			ins = binary.LittleEndian.AppendUint32(ins, 4)
+			b = append(b[:at:at], append(ins, b[at:]...)...)
+			b[6] |= mixFlagSeen
+			return mioFixCRC(b)
+		}(), ErrFormat},
 		{"delta with a history", func() []byte {
 			b, _ := mixSamples()[5].MarshalBinary()
 			b[6] &^= mixFlagState

@@ -51,9 +51,7 @@ func fxSparseEpochs(t *testing.T, X *sparse.CSR, y []float64, cfg Config, P, epo
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(d.Features, feat) {
-				t.Fatalf("Delta lists %d features, the shard has %d", len(d.Features), len(feat))
-			}
+			fxCheckLearnerDelta(t, l, d, from, feat)
 			if wire {
 				var buf bytes.Buffer
 				if _, err := d.WriteTo(&buf); err != nil {
@@ -87,6 +85,33 @@ func fxSparseEpochs(t *testing.T, X *sparse.CSR, y []float64, cfg Config, P, epo
 		fxSameMixBits(t, "sparse against dense merge", state, dense)
 	}
 	return state
+}
+
+// fxCheckLearnerDelta fails t unless d, the Delta of learner l started
+// from start, lists as changed the features that Mix.Delta of its Mix
+// lists, and the other features of feat (those of the rows it learned)
+// as seen.
+func fxCheckLearnerDelta(t *testing.T, l *Learner, d, start *Mix, feat []int32) {
+	t.Helper()
+	m, err := l.Mix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense, err := start.Dense()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := m.Delta(dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Features, want.Features) {
+		t.Fatalf("Learner.Delta lists %d features as changed, Mix.Delta %d", len(d.Features), len(want.Features))
+	}
+	all := slices.Sorted(slices.Values(append(slices.Clone(d.Features), d.Seen...)))
+	if !slices.Equal(all, feat) {
+		t.Fatalf("Learner.Delta lists %d features changed and %d seen; the rows have %d", len(d.Features), len(d.Seen), len(feat))
+	}
 }
 
 // fxFeaturesOf returns the features the rows of X use, ascending.
@@ -210,9 +235,7 @@ func TestLearnerDeltaCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(d.Features, fxFeaturesOf(X)) {
-		t.Fatalf("Delta lists %d features, the rows use %d", len(d.Features), len(fxFeaturesOf(X)))
-	}
+	fxCheckLearnerDelta(t, l, d, base, fxFeaturesOf(X))
 	m, _ := l.Mix()
 	a, b := fxZeroMix(classes, X.Cols), fxZeroMix(classes, X.Cols)
 	if err := a.Merge([]*Mix{d}); err != nil {

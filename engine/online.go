@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -27,6 +28,11 @@ type Learner struct {
 	passes int   // PartialFit and LearnFrom calls, for EpochStats.Epoch
 	// updates counts the examples that changed the weights (Mix.Updates).
 	updates int64
+	// base is the state the learner started from (Config.Warm), nil for
+	// zero weights or, with random, for InitScale's: Delta compares with
+	// it.
+	base   *Mix
+	random bool
 	// cf runs PartialFitCache's passes over the cache it last read, whose
 	// block order each pass shuffles further, as FitCache's epochs do.
 	cf *cacheFitter
@@ -90,7 +96,7 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 	}
 	st.classWeights(nil)
 	st.touched = make([]uint64, (dim+63)/64)
-	return &Learner{st: st, rng: rng}, nil
+	return &Learner{st: st, rng: rng, base: s.Warm, random: s.Warm == nil && s.InitScale > 0}, nil
 }
 
 // NewLearnerFrom returns a learner that starts from the state start: its
@@ -124,15 +130,17 @@ func (l *Learner) Mix() (*Mix, error) {
 
 // Delta returns what the learner learned since it started, as a sparse
 // delta (see Mix) against the state it started from (NewLearnerFrom's
-// start; zero weights for NewLearner without InitScale): its biases,
-// counts and accumulators, and the weights and accumulators of every
-// feature of the rows it has learned. Only those features can have
-// changed, so Merge reads it as it reads the learner's Mix, bit for bit;
-// it may list features that Mix.Delta leaves out because their weights
-// came back to the same bits. It takes time proportional to those
-// features (and a scan of one bit per feature of the width), where
-// Mix.Delta compares all the weights. The voted perceptron and Pegasos
-// are refused, as Mix refuses them.
+// start, or zero weights): its biases, counts and accumulators; the
+// weights and accumulators of the features of the rows it learned whose
+// weights differ from the start's bits or whose accumulators are not
+// zero; and, in Seen, the other features of those rows. Merge reads it as
+// it reads the learner's Mix, bit for bit, and a driver learns from
+// Features and Seen together which features the learner saw. It takes
+// time proportional to those features (and a scan of one bit per feature
+// of the width), where Mix.Delta compares all the weights. A learner
+// started from InitScale's random weights lists every feature it saw as
+// changed. The voted perceptron and Pegasos are refused, as Mix refuses
+// them.
 func (l *Learner) Delta() (*Mix, error) {
 	s := &l.st.s
 	if s.Algorithm == Voted || s.Rule == Pegasos {
@@ -143,21 +151,45 @@ func (l *Learner) Delta() (*Mix, error) {
 	}
 	st := l.st
 	K := st.K
-	n := 0
-	for _, t := range st.touched {
-		n += bits.OnesCount64(t)
-	}
 	d := &Mix{
-		Classes: slices.Clone(st.classes), Dim: st.dim, Features: make([]int32, 0, n),
-		W: make([]float32, 0, n*K), B: slices.Clone(st.b), N: st.c, Updates: l.updates,
+		Classes: slices.Clone(st.classes), Dim: st.dim, Features: []int32{},
+		W: []float32{}, B: slices.Clone(st.b), N: st.c, Updates: l.updates,
 	}
 	if st.u != nil {
-		d.U, d.UB = make([]float64, 0, n*K), slices.Clone(st.ub)
+		d.U, d.UB = []float64{}, slices.Clone(st.ub)
+	}
+	// bw returns the start's weight c of feature j; calls come in
+	// increasing j, so a sparse start is walked once.
+	b, bp := l.base, 0
+	bw := func(j, c int) float32 {
+		switch {
+		case b == nil || j >= b.Dim:
+			return 0
+		case b.Features == nil:
+			return b.W[j*K+c]
+		}
+		for bp < len(b.Features) && int(b.Features[bp]) < j {
+			bp++
+		}
+		if bp < len(b.Features) && int(b.Features[bp]) == j {
+			return b.W[bp*K+c]
+		}
+		return 0
 	}
 	for i, t := range st.touched {
 		for t != 0 {
 			j := i*64 + bits.TrailingZeros64(t)
 			t &= t - 1
+			changed := l.random
+			for c := range K {
+				if math.Float32bits(st.w[j*K+c]) != math.Float32bits(bw(j, c)) || (st.u != nil && math.Float64bits(st.u[j*K+c]) != 0) {
+					changed = true
+				}
+			}
+			if !changed {
+				d.Seen = append(d.Seen, int32(j))
+				continue
+			}
 			d.Features = append(d.Features, int32(j))
 			d.W = append(d.W, st.w[j*K:j*K+K]...)
 			if st.u != nil {

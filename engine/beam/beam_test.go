@@ -280,8 +280,8 @@ func TestWeightsMustMatchShard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Features) != 30 {
-		t.Fatalf("the delta lists %d features; the shard has all 30", len(d.Features))
+	if f := shardFeatures(d); len(f) != 30 {
+		t.Fatalf("the delta lists %d features; the shard has all 30", len(f))
 	}
 	few, err := state.WeightsAt([]int32{0, 1})
 	if err != nil {
@@ -291,7 +291,7 @@ func TestWeightsMustMatchShard(t *testing.T) {
 	if !errors.Is(err, ErrWeights) || !strings.Contains(err.Error(), renumberedPath(work, 0)) {
 		t.Fatalf("weights of 2 of the shard's 30 features: %v", err)
 	}
-	all, err := state.WeightsAt(d.Features)
+	all, err := state.WeightsAt(shardFeatures(d))
 	if err != nil {
 		t.Fatal(err)
 	}

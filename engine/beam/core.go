@@ -66,7 +66,7 @@ func shardSeed(seed uint64, e, index int) uint64 {
 
 // trainShard learns shard t.Index for one epoch from the weights in
 // start and returns its delta against start, which lists every feature
-// of the shard.
+// of the shard, as changed or as seen (engine.Learner.Delta).
 //
 // The learner works over the shard's features alone, renumbered 0..n−1
 // in their order, so that an epoch costs what the shard holds and not the
@@ -146,8 +146,26 @@ func trainShard(ctx context.Context, st settings, start *engine.Mix, workdir str
 	for i, j := range d.Features {
 		d.Features[i] = feat[j]
 	}
+	for i, j := range d.Seen {
+		d.Seen[i] = feat[j]
+	}
 	d.Dim = start.Dim
 	return d, nil
+}
+
+// shardFeatures returns the features of the shard whose delta is d: those
+// it changed and those it saw, ascending.
+func shardFeatures(d *engine.Mix) []int32 {
+	out := make([]int32, 0, len(d.Features)+len(d.Seen))
+	a, b := d.Features, d.Seen
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // copyTo copies the local file path to name on any Beam file system.

@@ -223,7 +223,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 }
 
 // write writes the state after epoch e, the weights of every shard's
-// features from it (those its delta lists, which are all the shard's),
+// features from it (its delta lists them all, changed or seen),
 // and the figures; and it removes the files of epoch e−2, which nothing
 // reads any more.
 func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*engine.Mix, fig *Epoch) error {
@@ -235,7 +235,7 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 		return err
 	}
 	for i, d := range deltas {
-		w, err := st.WeightsAt(d.Features)
+		w, err := st.WeightsAt(shardFeatures(d))
 		if err != nil {
 			return err
 		}
