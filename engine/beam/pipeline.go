@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"time"
 
 	sdk "github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -76,8 +77,9 @@ type task struct {
 // as files, as the weights do: through the runner, every delta would be
 // encoded and copied at every step to the one mixing step.
 type part struct {
-	Index int
-	Read  int64
+	Index   int
+	Read    int64
+	Seconds float64
 }
 
 // gathered holds an epoch's parts in the order they came.
@@ -116,6 +118,7 @@ func (f *trainFn) ProcessElement(ctx context.Context, t task) (part, error) {
 	if t.Index < 0 {
 		return part{Index: -1}, nil
 	}
+	t0 := time.Now()
 	// The first epoch starts from zero weights, which one file holds for
 	// every shard; later ones from the shard's own slice of the state.
 	name := shardWeightsPath(f.Workdir, t.Epoch, t.Index)
@@ -137,7 +140,7 @@ func (f *trainFn) ProcessElement(ctx context.Context, t task) (part, error) {
 	if _, err := writeAll(ctx, deltaPath(f.Workdir, t.Epoch, t.Index), enc); err != nil {
 		return part{}, err
 	}
-	return part{Index: t.Index, Read: read}, nil
+	return part{Index: t.Index, Read: read, Seconds: time.Since(t0).Seconds()}, nil
 }
 
 // gatherFn combines an epoch's parts into one value for the mixing step.
@@ -176,6 +179,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 	if err != nil {
 		return stateRef{}, err
 	}
+	t0 := time.Now()
 	e := f.Epoch
 	from := statePath(f.Workdir, e)
 	st, read, err := readMix(ctx, from)
@@ -189,7 +193,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 		// learn its rows without an update. The averaged perceptron still
 		// counts those epochs' weight vectors, as Fit does after it stops.
 		if f.Settings.Algorithm != engine.Averaged {
-			if err := f.write(ctx, e+1, st, nil, &fig); err != nil {
+			if err := f.write(ctx, e+1, st, nil, &fig, t0); err != nil {
 				return stateRef{}, err
 			}
 			return stateRef{Epoch: e + 1, Converged: true}, nil
@@ -204,6 +208,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 			}
 			fig.DeltaBytes += n
 			fig.WeightsBytes += p.Read
+			fig.ShardSeconds = max(fig.ShardSeconds, p.Seconds)
 		}
 		fig.Shards = len(parts)
 	}
@@ -216,7 +221,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 		// The epochs left carry the state over and read no weights.
 		deltas = nil
 	}
-	if err := f.write(ctx, e+1, st, deltas, &fig); err != nil {
+	if err := f.write(ctx, e+1, st, deltas, &fig, t0); err != nil {
 		return stateRef{}, err
 	}
 	return stateRef{Epoch: e + 1, Converged: converged}, nil
@@ -226,7 +231,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 // features from it (its delta lists them all, changed or seen),
 // and the figures; and it removes the files of epoch e−2, which nothing
 // reads any more.
-func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*engine.Mix, fig *Epoch) error {
+func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*engine.Mix, fig *Epoch, t0 time.Time) error {
 	b, err := encodeMix(st)
 	if err != nil {
 		return err
@@ -248,6 +253,7 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 		}
 		fig.WeightsWritten += n
 	}
+	fig.MixSeconds = time.Since(t0).Seconds()
 	js, err := json.Marshal(fig)
 	if err != nil {
 		return err

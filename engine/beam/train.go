@@ -86,6 +86,11 @@ type Epoch struct {
 	// touch, not with the width.
 	WeightsBytes, DeltaBytes, StateBytes int64
 	StateWritten, WeightsWritten         int64
+	// ShardSeconds is the time of the slowest shard's task, from reading
+	// its weights to writing its delta; MixSeconds that of the mixing
+	// step, from reading the state to writing the next (the figures file
+	// aside). The rest of an epoch's time is the runner's.
+	ShardSeconds, MixSeconds float64
 }
 
 // Train learns a linear model from the shards by iterative parameter
