@@ -92,8 +92,21 @@ func (m *Mix) Dense() (*Mix, error) {
 // takes time proportional to the features asked for and, for a sparse
 // m, the features m lists.
 func (m *Mix) WeightsAt(features []int32) (*Mix, error) {
-	if err := m.checkState("WeightsAt"); err != nil {
-		return nil, err
+	// Only what slicing relies on is checked here, in constant time: a
+	// driver slices one state for every shard, and the slices' values are
+	// checked when they are written or learned from.
+	if m == nil || len(m.Classes) < 2 || len(m.B) != m.NumRows() || (m.Sparse && m.Features == nil) {
+		return nil, fmt.Errorf("%w: mix: WeightsAt of a malformed state", ErrConfig)
+	}
+	if m.Features != nil && !m.Sparse {
+		return nil, fmt.Errorf("%w: mix: WeightsAt of a delta", ErrConfig)
+	}
+	rows := m.Dim
+	if m.Sparse {
+		rows = len(m.Features)
+	}
+	if len(m.W) != rows*m.NumRows() {
+		return nil, fmt.Errorf("%w: mix: WeightsAt of a state of %d weights for %d features", ErrConfig, len(m.W), rows)
 	}
 	for i, j := range features {
 		if j < 0 || int(j) >= m.Dim || (i > 0 && j <= features[i-1]) {
@@ -115,8 +128,22 @@ func (m *Mix) WeightsAt(features []int32) (*Mix, error) {
 	out.W = make([]float32, len(features)*K)
 	p := 0
 	for q, j := range features {
-		for p < len(m.Features) && m.Features[p] < j {
-			p++
+		// The next listed feature at or after j, by steps that double
+		// and then a search in the last one: about log of the gap, which
+		// is small when the state lists about the features asked for and
+		// large when it lists many more.
+		if p < len(m.Features) && m.Features[p] < j {
+			step := 1
+			for p+step < len(m.Features) && m.Features[p+step] < j {
+				p += step
+				step *= 2
+			}
+			if step == 1 {
+				p++
+			} else {
+				i, _ := slices.BinarySearch(m.Features[p+1:min(p+step+1, len(m.Features))], j)
+				p += 1 + i
+			}
 		}
 		if p < len(m.Features) && m.Features[p] == j {
 			copy(out.W[q*K:q*K+K], m.W[p*K:p*K+K])

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"testing"
@@ -318,5 +319,41 @@ func TestSparseMergeSplit(t *testing.T) {
 	for _, K := range []int{2, 4} {
 		X, y := fxIntMulti(45, 500, 900, 6, K, 0.1)
 		fxSparseEpochs(t, X, y, Config{NoShuffle: true}, 3, 3, false)
+	}
+}
+
+// WeightsAt of a sparse state gives the weights of the dense state, for
+// lists of features far sparser and far denser than the state's.
+func TestWeightsAtSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 1))
+	const dim = 5000
+	dense := fxZeroMix([]float64{0, 1, 2}, dim)
+	for i := range dense.W {
+		if r.IntN(10) == 0 {
+			dense.W[i] = float32(r.NormFloat64())
+		}
+	}
+	state, err := dense.Compact()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, every := range []int{1, 2, 7, 100, 3000} {
+		var feat []int32
+		for j := range dim {
+			if r.IntN(every) == 0 {
+				feat = append(feat, int32(j))
+			}
+		}
+		got, err := state.WeightsAt(feat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := dense.WeightsAt(feat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.W, want.W) || !slices.Equal(got.Features, want.Features) {
+			t.Fatalf("one feature in %d: the sparse state's weights differ from the dense one's", every)
+		}
 	}
 }

@@ -3,10 +3,13 @@ package beam
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -239,18 +242,34 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 	if fig.StateWritten, err = writeAll(ctx, statePath(f.Workdir, e), b); err != nil {
 		return err
 	}
+	// Every shard's weights, a few at a time: each is sliced, encoded and
+	// written apart from the others.
+	written := make([]int64, len(deltas))
+	errs := make([]error, len(deltas))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
 	for i, d := range deltas {
-		w, err := st.WeightsAt(shardFeatures(d))
-		if err != nil {
-			return err
-		}
-		if b, err = encodeMix(w); err != nil {
-			return err
-		}
-		n, err := writeAll(ctx, shardWeightsPath(f.Workdir, e, i), b)
-		if err != nil {
-			return err
-		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			w, err := st.WeightsAt(shardFeatures(d))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			b, err := encodeMix(w)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			written[i], errs[i] = writeAll(ctx, shardWeightsPath(f.Workdir, e, i), b)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, n := range written {
 		fig.WeightsWritten += n
 	}
 	fig.MixSeconds = time.Since(t0).Seconds()
