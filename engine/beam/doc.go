@@ -6,18 +6,31 @@
 // One epoch is one stage of the pipeline: the reference to the mixed
 // state fans out into one task per shard; Reshuffle lets the runner spread
 // the tasks over its workers; each worker learns its shard for one epoch
-// (engine.Learner.PartialFitCache, streamed), starting from the weights
-// it reads from the work directory; its sparse delta (engine.Mix.Delta:
-// only the features the shard touched) goes to a Combine, which gathers
-// the epoch's deltas; and the mixing step merges them in shard order
-// (engine.Mix.Merge) and writes the next state. Merging in shard order
-// makes the result independent of the runner and the order of its
-// bundles: without shuffling, the model is Fit's with as many Workers as
-// shards, bit for bit.
+// (engine.Learner.PartialFitCache, streamed), starting from the weights of
+// its shard's features, which it reads from the work directory, and
+// writes its sparse delta there (engine.Learner.Delta: the features it
+// changed, and those it only saw by index); a Combine gathers the
+// epoch's small references; and the mixing step merges the deltas in
+// shard order (engine.Mix.Merge) into the sparse state and writes the
+// next state and every shard's weights. Merging in shard order makes the
+// result independent of the runner and the order of its bundles: without
+// shuffling, the model is Fit's with as many Workers as shards, bit for
+// bit, and with shuffling it is that of the same mixing done densely in
+// one process.
 //
-// The weights travel as files, not as a side input: a side input is
-// re-materialized for every bundle, and a runner such as Dataflow caps
-// the size of a job's graph. All epochs run as one unrolled job by
+// Nothing of an epoch grows with the model's width: the state is kept
+// sparse (engine.Mix.Sparse), a shard reads the weights of its own
+// features only, and it learns with a learner over those features alone,
+// from a copy of its cache with the features renumbered 0..n−1 in their
+// order (made in the first epoch, kept in the work directory while
+// training runs). A row's nonzeros keep their order and the copy keeps
+// the cache's blocks, which the learner's shuffle visits, so the
+// arithmetic, and the bits, are those of a learner of the whole width.
+//
+// The weights and the deltas travel as files, not as a side input or as
+// elements: a side input is re-materialized for every bundle, a runner
+// such as Dataflow caps the size of a job's graph, and an element is
+// encoded and copied at every step on its way to the one mixing step. All epochs run as one unrolled job by
 // default, since a cluster runner takes minutes to start a job;
 // Options.PerEpochJobs runs one job per epoch, so that Options.OnEpoch
 // can watch (for instance, the accuracy on a validation set) and stop.
