@@ -203,13 +203,18 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 		}
 		deltas = unchanged(st, f.Rows)
 	} else {
+		// The deltas, a few at a time (on an object store a read is mostly
+		// waiting); they are merged in shard order all the same.
 		deltas = make([]*engine.Mix, len(parts))
+		read := make([]int64, len(parts))
+		if err := each(len(parts), func(i int) (err error) {
+			deltas[i], read[i], err = readMix(ctx, deltaPath(f.Workdir, e, i))
+			return err
+		}); err != nil {
+			return stateRef{}, err
+		}
 		for i, p := range parts {
-			var n int64
-			if deltas[i], n, err = readMix(ctx, deltaPath(f.Workdir, e, i)); err != nil {
-				return stateRef{}, err
-			}
-			fig.DeltaBytes += n
+			fig.DeltaBytes += read[i]
 			fig.WeightsBytes += p.Read
 			fig.ShardSeconds = max(fig.ShardSeconds, p.Seconds)
 		}
@@ -245,28 +250,18 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 	// Every shard's weights, a few at a time: each is sliced, encoded and
 	// written apart from the others.
 	written := make([]int64, len(deltas))
-	errs := make([]error, len(deltas))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, d := range deltas {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			w, err := st.WeightsAt(shardFeatures(d))
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			b, err := encodeMix(w)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			written[i], errs[i] = writeAll(ctx, shardWeightsPath(f.Workdir, e, i), b)
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := each(len(deltas), func(i int) error {
+		w, err := st.WeightsAt(shardFeatures(deltas[i]))
+		if err != nil {
+			return err
+		}
+		b, err := encodeMix(w)
+		if err != nil {
+			return err
+		}
+		written[i], err = writeAll(ctx, shardWeightsPath(f.Workdir, e, i), b)
+		return err
+	}); err != nil {
 		return err
 	}
 	for _, n := range written {
@@ -292,6 +287,27 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 	}
 	return nil
 }
+
+// each runs do(0) .. do(n−1), up to eachParallel at a time, and returns
+// their errors joined.
+func each(n int, do func(i int) error) error {
+	errs := make([]error, n)
+	sem := make(chan struct{}, eachParallel)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = do(i)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// eachParallel is how many files the mixing step reads or writes at a
+// time: enough to hide an object store's latency, few enough for memory.
+var eachParallel = max(8, runtime.GOMAXPROCS(0))
 
 // epochs adds epochs first..last−1 to the pipeline after start, which
 // holds the stateRef of the state before epoch first, and returns the
