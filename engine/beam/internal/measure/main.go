@@ -1,9 +1,13 @@
 // Command measure takes the figures of the Beam pipeline on imdb: test
 // accuracy against Fit with the same workers and with one, the time of an
 // epoch on Prism (one job, and one job per epoch) against an epoch in
-// memory, and the bytes an epoch moves at 2^20 and 2^24 hashed features.
+// memory, and, at the hashed widths and shard counts asked for, the
+// bytes an epoch reads and writes (as Train's figures count them), the
+// features the shards hold and the state lists, and the time of the
+// slowest shard and of the mixing step. The README's cost model comes
+// from
 //
-//	go run ./internal/measure -data ../shared/data/text/imdb
+//	go run ./internal/measure -data ../../../shared/data/text/imdb -skip-accuracy -byte-epochs 10 -bits 20,24 -shards 2,4,8,16
 package main
 
 import (
@@ -30,7 +34,7 @@ import (
 )
 
 func main() {
-	data := flag.String("data", "../shared/data/text/imdb", "the imdb `dir`")
+	data := flag.String("data", "../../../shared/data/text/imdb", "the imdb `dir`")
 	epochs := flag.Int("epochs", 10, "epochs of the accuracy runs")
 	byteEpochs := flag.Int("byte-epochs", 2, "epochs of the runs that count bytes")
 	skipAcc := flag.Bool("skip-accuracy", false, "only count bytes")
