@@ -47,7 +47,7 @@ func deltaPath(workdir string, e, index int) string {
 	return joinPath(workdir, fmt.Sprintf("delta-%04d-shard-%05d.hpmix", e, index))
 }
 func renumberedPath(workdir string, index int) string {
-	return joinPath(workdir, fmt.Sprintf("shard-%05d.hpc", index))
+	return joinPath(workdir, fmt.Sprintf("renumbered-%05d.hpc", index))
 }
 func statsPath(workdir string, e int) string {
 	return joinPath(workdir, fmt.Sprintf("epoch-%04d.json", e))

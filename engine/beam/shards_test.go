@@ -60,6 +60,10 @@ func TestWorkFile(t *testing.T) {
 		{statePath(wd, 3), true},
 		{weightsPath(wd, 0), true},
 		{statsPath(wd, 12), true},
+		{shardWeightsPath(wd, 2, 7), true},
+		{deltaPath(wd, 0, 12345), true},
+		{renumberedPath(wd, 3), true},
+		{filepath.Join(wd, "shard-00003.hpc"), false},
 		{filepath.Join(wd, "sub", "..", "state-0001.hpmix"), true},
 		{filepath.Join(wd, "model.hpm"), false},
 		{"state-0001.hpmix", false},
@@ -71,6 +75,22 @@ func TestWorkFile(t *testing.T) {
 	}
 	if !WorkFile("gs://b/wd/", "gs://b/wd/epoch-0002.json") || WorkFile("gs://b/wd", "gs://b/other/epoch-0002.json") {
 		t.Error("WorkFile on gs:// names")
+	}
+	// A shard that is one of those files is refused before anything is
+	// written: the job would overwrite it.
+	dir := t.TempDir()
+	glob, _, _ := writeShards(t, dir, 1, 20, 10, 2, 3)
+	shards, err := expand(context.Background(), []string{glob})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clash := renumberedPath(dir, 0)
+	if err := os.Rename(shards[0], clash); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Train(context.Background(), Options{Shards: []string{clash}, Workdir: dir})
+	if !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), clash) {
+		t.Errorf("a shard named as a work file: error %v, want ErrOptions naming it", err)
 	}
 }
 

@@ -107,6 +107,12 @@ func Train(ctx context.Context, opt Options) (*engine.Model, []Epoch, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, name := range shards {
+		// Training would overwrite it.
+		if WorkFile(opt.Workdir, name) {
+			return nil, nil, fmt.Errorf("%w: shard %s is a file the job writes in -workdir %s", ErrOptions, name, opt.Workdir)
+		}
+	}
 	hd, err := readHeaders(ctx, shards)
 	if err != nil {
 		return nil, nil, err
@@ -355,8 +361,9 @@ type localFile struct {
 func isRemote(name string) bool { return strings.Contains(name, "://") }
 
 // WorkFile reports whether name is one of the files Train writes in
-// workdir (the state, weights and figures of every epoch), which a caller
-// writing files of its own, a model beside them, must not choose.
+// workdir (the state, weights, deltas and figures of every epoch, and the
+// shards' renumbered copies), which a caller writing files of its own, a
+// model beside them, must not choose, nor a shard be.
 func WorkFile(workdir, name string) bool {
 	dir, base := path.Split(filepath.ToSlash(name))
 	if isRemote(name) || isRemote(workdir) {
@@ -369,8 +376,9 @@ func WorkFile(workdir, name string) bool {
 	return workName.MatchString(base)
 }
 
-// workName matches the names of statePath, weightsPath and statsPath.
-var workName = regexp.MustCompile(`^((state|weights)-[0-9]{4,}\.hpmix|epoch-[0-9]{4,}\.json)$`)
+// workName matches the names of statePath, weightsPath, shardWeightsPath,
+// deltaPath, renumberedPath and statsPath.
+var workName = regexp.MustCompile(`^((state|weights)-[0-9]{4,}\.hpmix|(weights|delta)-[0-9]{4,}-shard-[0-9]{5,}\.hpmix|renumbered-[0-9]{5,}\.hpc|epoch-[0-9]{4,}\.json)$`)
 
 // readHeaders reads every shard's header: the model's classes are the
 // union of the shards' labels, its width the widest shard's.
