@@ -41,9 +41,10 @@ type Options struct {
 	// Shards).
 	Shards []string
 	// Workdir holds the mixed state after every epoch, state-NNNN.hpmix,
-	// the weights the workers read and the deltas they write (of the last
-	// two epochs), and, while training runs, a copy of every shard with
-	// its features renumbered; it must be reachable from every worker.
+	// the weights the workers read and the deltas they write (the last
+	// epochs' are kept), and, while training runs, a copy of every shard
+	// with its features renumbered; it must be reachable from every
+	// worker.
 	Workdir string
 	// Runner is the Beam runner's name; "" means "prism", Beam's local
 	// runner in this process. Other runners take their settings from
