@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,6 +50,48 @@ func TestInterruptedEverywhere(t *testing.T) {
 		}
 		if m, _ := filepath.Glob(out + "*"); len(m) > 0 {
 			t.Errorf("%q left %v", args, m)
+		}
+	}
+}
+
+// TestTrainFromStdin: train - reads standard input, raw text or LIBSVM,
+// plain or gzip, told by its content, and -test - the same; the models
+// are those of the same data read from a file.
+func TestTrainFromStdin(t *testing.T) {
+	dir := t.TempDir()
+	txt := reviews(t, dir, "r.jsonl", 40)
+	svm := writeFile(t, dir, "s.svm", smallSVM)
+	for _, tc := range []struct {
+		file string
+		gz   bool
+	}{{txt, false}, {txt, true}, {svm, false}, {svm, true}} {
+		ext := ".hpm"
+		if tc.file == txt {
+			ext = ".hptm"
+		}
+		fromFile, fromStdin := filepath.Join(dir, "f"+ext), filepath.Join(dir, "s"+ext)
+		if code, _, e := runCmd("train", "-o", fromFile, tc.file); code != 0 {
+			t.Fatal(e)
+		}
+		data, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.gz {
+			data = gzipped(data)
+		}
+		code, out, e := runWith(context.Background(), bytes.NewReader(data), "train", "-o", fromStdin, "-")
+		if code != 0 {
+			t.Fatalf("%s (gzip %v) on standard input: %s", tc.file, tc.gz, e)
+		}
+		a, _ := os.ReadFile(fromFile)
+		b, _ := os.ReadFile(fromStdin)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s (gzip %v): the model from standard input differs from the file's (%s)", tc.file, tc.gz, out)
+		}
+		code, out, e = runWith(context.Background(), bytes.NewReader(data), "train", "-test", "-", tc.file)
+		if code != 0 || !strings.Contains(out, "test:") {
+			t.Errorf("%s: -test -: exit %d, %s %s", tc.file, code, out, e)
 		}
 	}
 }

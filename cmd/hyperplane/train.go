@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -115,6 +116,18 @@ seen; another -algo continues from its weights).`,
 			isText = true
 		case "", "libsvm", "cache":
 			isText = *from == "" && textNamed(args[0])
+			if *from == "" && args[0] == "-" {
+				// Standard input has no name: its first line tells, read
+				// through a buffer that the training then reads on from.
+				br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
+				kind, _, err := text.Sniff(br)
+				if err != nil {
+					return interrupted(ctx, &fileError{"standard input", err})
+				}
+				isText = kind == text.KindJSONL || kind == text.KindText
+				e := *env
+				e.Stdin, env = br, &e
+			}
 		default:
 			return usageError("-from %q (want text, libsvm or cache)", *from)
 		}
