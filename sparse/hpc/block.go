@@ -19,12 +19,11 @@ import (
 // block's largest index + 1).
 //
 // File.ReadBlock and Scanner fill a Block in place, reusing its
-// buffers. When the cache is memory-mapped, or the block was read into
-// its own buffer on a little-endian host, Y, QID and X's slices point into
-// the mapping or the buffer without copying: treat them as read-only (a
-// mapping is read-only: writing to it crashes the program), and do not
-// use them after the next fill of the same Block or, when mapped,
-// after File.Close. Use a Block through a pointer: X points into it.
+// buffers. The block is read (or copied out of a mapped file) into the
+// Block's own buffer and checked there; on a little-endian host Y, QID
+// and X's slices point into that buffer without decoding it. They stay
+// valid, and unchanged whatever happens to the file, until the next fill
+// of the same Block. Use a Block through a pointer: X points into it.
 type Block struct {
 	Index int         // the block's number in the file
 	Start int64       // the global index of the block's first row
@@ -130,10 +129,12 @@ type blockChecks struct {
 }
 
 // check verifies the block's content: always its row pointers (which
-// must be safe to slice with) and the MaxRowNNZ limit; with c.full also
-// finite labels in the label set, strictly increasing indices whose
-// largest is the header's, and finite values. The error's File and Block
-// are for the caller to set.
+// must be safe to slice with), the MaxRowNNZ limit and that every index
+// lies in [0, the header's largest] (which the caller has checked against
+// the columns), so that whatever the checksums say no kernel is handed an
+// index outside the model; with c.full also finite labels in the label
+// set, strictly increasing indices whose largest is the header's, and
+// finite values. The error's File and Block are for the caller to set.
 func (b *Block) check(c *blockChecks) *Error {
 	p := b.x.Indptr
 	rows := len(b.Y)
@@ -158,6 +159,10 @@ func (b *Block) check(c *blockChecks) *Error {
 		return cacheCorrupt("", -1, sparse.ErrShape, fmt.Sprintf("row pointers end at %d, not at nnz %d", p[rows], nnz))
 	}
 	if !c.full {
+		if k := indexAbove(b.x.Ind, b.max); k >= 0 {
+			r, _ := slices.BinarySearch(p[1:], int64(k)+1)
+			return cacheCorrupt("", -1, sparse.ErrIndexRange, fmt.Sprintf("row %d: index %d, the block header says the largest is %d", b.Start+int64(r), b.x.Ind[k], b.max))
+		}
 		return nil
 	}
 
@@ -261,6 +266,34 @@ func allFinite32(v []float32) bool {
 		acc |= uint64(math.Float32bits(v[len(v)-1])&0x7f800000 + 0x00800000)
 	}
 	return acc&0x8000000080000000 == 0
+}
+
+// indexAbove returns the position of the first index in ind that is
+// negative or above max, or -1 if there is none. It compares the indices
+// as unsigned numbers (a negative one is then above 2^31), eight at a
+// time, and ORs the borrows, so that the scan is one branch per eight.
+func indexAbove(ind []int32, max int32) int {
+	if max < 0 {
+		if len(ind) > 0 {
+			return 0
+		}
+		return -1
+	}
+	lim := int64(max)
+	k := 0
+	for ; k+8 <= len(ind); k += 8 {
+		q := ind[k : k+8 : k+8]
+		if (lim-int64(uint32(q[0])))|(lim-int64(uint32(q[1])))|(lim-int64(uint32(q[2])))|(lim-int64(uint32(q[3])))|
+			(lim-int64(uint32(q[4])))|(lim-int64(uint32(q[5])))|(lim-int64(uint32(q[6])))|(lim-int64(uint32(q[7]))) < 0 {
+			break
+		}
+	}
+	for ; k < len(ind); k++ {
+		if int64(uint32(ind[k])) > lim {
+			return k
+		}
+	}
+	return -1
 }
 
 // indexError describes the first bad index of row r.

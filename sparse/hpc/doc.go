@@ -12,8 +12,11 @@
 // engine.FitCache trains from a File out of core. Read and NewScanner read
 // a file from a stream.
 //
-// Every block is checked when read. A file that is not HPSC, is
-// truncated, corrupt or of a newer version gives a *Error wrapping
+// Every block is checked when read, in memory of its own: a block
+// handed out is never a view of the file, so a process that writes to
+// the file cannot change data already checked. A file that is not HPSC,
+// is truncated, corrupt or of a newer version gives a *Error wrapping
 // ErrFormat; one beyond a limit of sparse.ReadOptions wraps that limit's
-// sentinel.
+// sentinel; one that changes while a File has it open wraps ErrChanged
+// too.
 package hpc

@@ -80,12 +80,15 @@ package hpc
 // their rows and nnz must add up to the totals. A stream reader
 // (NewScanner, Read) reads the blocks in order, then checks the
 // footer against what it has seen, so a stream cut at a block boundary is
-// reported as truncated. Every block is checked on reading: its header's
+// reported as truncated. Every block is checked on reading, in private
+// memory (a mapped file's block is copied out first): its header's
 // and payload's checksums, its header against the index, its row pointers
-// (always) and, unless Options.SkipValueChecks, its labels (finite,
-// in the label set), indices (strictly increasing per row, largest equal
-// to the header's) and values (finite); a File value-checks each block on
-// its first read only, and relies on the checksum for later reads.
+// and the range of its indices (always) and, unless
+// Options.SkipValueChecks, its labels (finite, in the label set), indices
+// (strictly increasing per row, largest equal to the header's) and values
+// (finite); a File value-checks each block on its first read only, and
+// for later reads relies on the checksum, which must be the first read's
+// (else the file changed: ErrChanged).
 
 import (
 	"encoding/binary"
@@ -136,6 +139,14 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // *Error values that wrap it (and, for bad data inside a block, also
 // the sentinel of the broken invariant, such as sparse.ErrIndexOrder).
 var ErrFormat = errors.New("hpc: bad HPSC file")
+
+// ErrChanged reports a cache file that changed while it was open: its
+// size or modification time differ from those at Open, or a block reads
+// differently from its first read. It comes as a *Error that also wraps
+// ErrFormat and names the file and, where one was being read, the block.
+// Replacing the file by a rename (as atomicfile.Write does) is not a
+// change: the File keeps reading the file it opened.
+var ErrChanged = errors.New("hpc: cache file changed while in use")
 
 // Error describes a problem with a cache file. Its message names the file
 // and, when there is one, the block: "data.hpc: block 3: checksum

@@ -1107,54 +1107,6 @@ var (
 	_ rowSource = (*Scanner)(nil)
 )
 
-// TestCacheRewrittenInPlace: a block's value checks are skipped on later
-// reads only while its payload checksum is the one that passed them; a
-// file rewritten in place (same inode) with a sealed block that breaks
-// the invariants is caught, mapped or not.
-func TestCacheRewrittenInPlace(t *testing.T) {
-	d := &sparse.Dataset{X: &sparse.CSR{Rows: 2, Cols: 100, Indptr: []int64{0, 3, 5}, Ind: []int32{3, 5, 9, 0, 99}, Val: []float32{1, 2, 3, 4, 5}}, Y: []float64{1, -1}}
-	var buf bytes.Buffer
-	if err := Write(&buf, d); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
-	bad := slices.Clone(good)
-	k := bytes.Index(bad, []byte{3, 0, 0, 0, 5, 0, 0, 0, 9, 0, 0, 0})
-	if k < 0 {
-		t.Fatal("indices not found in the file")
-	}
-	bad[k+4] = 2 // row 0: 3, 2, 9
-	reseal(bad, spansOf(bad))
-	for _, mapped := range []bool{false, true} {
-		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "c.hpc")
-			if err := os.WriteFile(path, good, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			c, err := Open(path, Options{Map: mapped})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var blk Block
-			if err := c.ReadBlock(0, &blk); err != nil {
-				t.Fatalf("mapped %v: first read: %v", mapped, err)
-			}
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.WriteAt(bad, 0); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
-			if err := c.ReadBlock(0, &blk); !errors.Is(err, ErrFormat) {
-				t.Errorf("mapped %v: read after an in-place rewrite: %v (indices %v), want ErrFormat", mapped, err, blk.X.Ind)
-			}
-			c.Close()
-		})
-	}
-}
-
 // TestCacheCloseDuringLoad: Close while Load copies blocks out of the
 // mapping waits for the copy (no fault on unmapped memory); Load then
 // returns the data or the closed cache's error.

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
@@ -26,26 +27,30 @@ type Options struct {
 	sparse.ReadOptions
 
 	// Map memory-maps the file (read-only) on Linux and macOS, so that
-	// ReadBlock and Scanner view blocks in the mapping without
-	// reading or copying them. Elsewhere, or when mapping fails, the cache
-	// is read with ordinary reads (File.Mapped tells which). A mapped
-	// file truncated while it is open makes every later access to the
-	// lost pages fault: ReadBlock, and whatever runs under Guard (such as
-	// engine.FitCache), return an error then, while other code reading a
-	// block's views would be killed with SIGBUS. Replacing the file by a
-	// rename, as atomicfile.Write does, is safe.
+	// ReadBlock, Scanner and Load copy blocks out of the mapping instead
+	// of reading them with system calls. Elsewhere, or when mapping
+	// fails, the cache is read with ordinary reads (File.Mapped tells
+	// which). Either way a block is checked in private memory, and the
+	// Block handed out holds that copy, never a view of the mapping:
+	// another process that rewrites or truncates the file in place
+	// cannot change data that were checked, and a block read while it
+	// does so is an error (ErrChanged), not a crash. Replacing the file
+	// by a rename, as atomicfile.Write does, is safe.
 	Map bool
 
-	// SkipValueChecks skips the checks of the blocks' labels, indices and
-	// values; the checksums, the row pointers and MaxRowNNZ are still
-	// checked on every read. Without it a block is value-checked the first
-	// time it is read from this File; later reads (the next epochs) rely on
-	// its checksum being unchanged, and so cost only the checksum. The
-	// skipped checks guard against a file whose checksums are right but
-	// whose data break the invariants (one made by hand, or by a buggy
-	// writer): training on such a file panics in the SIMD kernels (which
-	// check every index) instead of failing with an error, so use this
-	// only for files this program wrote itself.
+	// SkipValueChecks skips the checks of the blocks' labels, the order
+	// of their indices and their values; the checksums, the row pointers,
+	// MaxRowNNZ and the range of every index (within the block's largest,
+	// and so within Cols) are still checked on every read, so that no
+	// kernel is ever handed an index outside the model. Without it a
+	// block is value-checked the first time it is read from this File;
+	// later reads (the next epochs) of the same bytes (the same checksum)
+	// cost only the checksum and the range check. The skipped checks
+	// guard against a file whose checksums are right but whose data break
+	// the invariants (one made by hand, or by a buggy writer): a learner
+	// then trains on unsorted indices, labels outside the label set or
+	// non-finite values, so use this only for files this program wrote
+	// itself.
 	SkipValueChecks bool
 }
 
@@ -59,10 +64,14 @@ type File struct {
 	data   []byte // the mapping, or nil
 	opt    Options
 	checks blockChecks
-	// verified[i] holds 1<<32 | the payload checksum of block i once it
-	// passed the value checks: a later read of a payload with the same
-	// checksum skips them (a file rewritten in place gets them again).
-	verified []atomic.Uint64
+	// stamp is the file's size and modification time at Open; a read
+	// that finds them changed fails with ErrChanged.
+	stamp fileStamp
+	// sums[i] holds 1<<32 | the payload checksum of block i once a read
+	// of it passed the checks: a later read of the same checksum skips
+	// the value checks, and one of another checksum is ErrChanged (the
+	// file was rewritten in place).
+	sums []atomic.Uint64
 
 	cols     int
 	rows     int64
@@ -120,6 +129,7 @@ func openFile(f *os.File, opt Options) (*File, error) {
 		return nil, err
 	}
 	c.f = f
+	c.stamp = stampOf(fi)
 	if opt.Map && mmapSupported && c.size <= math.MaxInt {
 		if data, err := mmapFile(f, c.size); err == nil {
 			c.data = data
@@ -278,7 +288,7 @@ func openCache(ra io.ReaderAt, size int64, opt Options) (*File, error) {
 	}
 	c.rows, c.nnz = rows, nnz
 	c.checks = blockChecks{maxRowNNZ: o.MaxRowNNZ, labels: c.labels, full: !opt.SkipValueChecks}
-	c.verified = make([]atomic.Uint64, nb)
+	c.sums = make([]atomic.Uint64, nb)
 	return c, nil
 }
 
@@ -337,12 +347,16 @@ var errCacheClosed = errors.New("sparse: cache is closed")
 
 // ReadBlock reads block i into dst, reusing dst's buffers (see
 // Block), and checks it: the block header against the index, the
-// payload's checksum, the row pointers and, unless
-// Options.SkipValueChecks, the labels, indices and values (on the
-// first read of the block only). When the
-// cache is memory-mapped or the host is little-endian, the arrays are
-// used as they are in the file, without any decoding. ReadBlock may be
-// called concurrently with distinct dst.
+// payload's checksum, the row pointers, the range of the indices and,
+// unless Options.SkipValueChecks, the labels, the order of the indices
+// and the values (on the first read of the block only). The block is
+// read (or copied out of the mapping) into dst's own memory before it
+// is checked, and dst's arrays view that copy, so that what was checked
+// is what its user reads, whatever happens to the file meanwhile. A file
+// that changed since Open (another size or modification time), or a
+// block that reads differently from its first read, is a *Error
+// wrapping ErrChanged. ReadBlock may be called concurrently with
+// distinct dst.
 func (c *File) ReadBlock(i int, dst *Block) error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -352,29 +366,95 @@ func (c *File) ReadBlock(i int, dst *Block) error {
 	if i < 0 || i >= len(c.blocks) {
 		return fmt.Errorf("sparse: %s: ReadBlock(%d): block out of range [0, %d)", c.name, i, len(c.blocks))
 	}
+	var err error
 	if c.data != nil {
-		return guardFault(c.name, func() error { return locate(c.readBlock(i, dst), c.name, i) })
+		err = guardFault(c.name, i, func() error { return c.readBlock(i, dst) })
+	} else {
+		err = c.readBlock(i, dst)
 	}
-	return locate(c.readBlock(i, dst), c.name, i)
+	return locate(c.changed(i, err), c.name, i)
 }
 
-// Guard runs f, which reads c's blocks, and returns its error. When c is
-// memory-mapped, a fault on the mapping in f's goroutine (the file was
-// truncated underneath, which would otherwise kill the program with
-// SIGBUS) stops f and is returned as a *Error wrapping ErrFormat.
-// Blocks read from a mapped cache view the mapping, so code that learns
-// from them runs under Guard too (engine.FitCache does); goroutines that
-// f starts need a Guard of their own.
+// CheckUnchanged returns a *Error wrapping ErrChanged if the file's size
+// or modification time differ from those at Open: it was truncated,
+// extended or written to. ReadBlock and Load check this themselves; a
+// caller that keeps blocks and uses them again (as engine.FitCache keeps
+// a small file's blocks from epoch to epoch) calls it to learn that the
+// file they came from has changed. A File opened from an io.ReaderAt
+// (as ReadInfo does) has nothing to compare and returns nil.
+func (c *File) CheckUnchanged() error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return errCacheClosed
+	}
+	return locate(c.statChanged(), c.name, -1)
+}
+
+// fileStamp is what a file's metadata says of its content.
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+}
+
+func stampOf(fi os.FileInfo) fileStamp { return fileStamp{fi.Size(), fi.ModTime()} }
+
+// statChanged returns ErrChanged, as a *Error without a name, if the
+// open file's size or modification time differ from c.stamp. Only writes
+// move them: a rename or a new link does not, nor does replacing the
+// file by a rename (the File keeps the one it opened).
+func (c *File) statChanged() error {
+	if c.f == nil {
+		return nil
+	}
+	fi, err := c.f.Stat()
+	if err != nil {
+		return readopt.ReadErr(c.name, err)
+	}
+	now := stampOf(fi)
+	switch {
+	case now.size != c.stamp.size:
+		return cacheCorrupt("", -1, ErrChanged, fmt.Sprintf("the file changed while in use: %d bytes, %d when opened", now.size, c.stamp.size))
+	case !now.mtime.Equal(c.stamp.mtime):
+		return cacheCorrupt("", -1, ErrChanged, fmt.Sprintf("the file changed while in use: modified %s, after it was opened", now.mtime.UTC().Format(time.RFC3339Nano)))
+	}
+	return nil
+}
+
+// changed returns what a read of block i that gave err reports. The
+// file's size and modification time are looked at after the read, so
+// that a write that reached the bytes read has moved them: if they
+// moved, the file changed, which explains any error. Else a block whose
+// earlier read passed and that now fails its checks changed in place too.
+func (c *File) changed(i int, err error) error {
+	if serr := c.statChanged(); serr != nil {
+		return serr
+	}
+	var ce *Error
+	if err != nil && c.sums[i].Load() != 0 && errors.As(err, &ce) && ce.Err != ErrChanged {
+		return cacheCorrupt("", -1, ErrChanged, "the file changed while in use: the block passed its checks when first read, now: "+ce.Msg)
+	}
+	return err
+}
+
+// Guard runs f and returns its error. When c is memory-mapped, a fault on
+// the mapping in f's goroutine (the file was truncated underneath, which
+// would otherwise kill the program with SIGBUS) stops f and is returned
+// as a *Error wrapping ErrChanged.
+//
+// Deprecated: blocks are copied out of the mapping, under a guard of
+// their own, before anyone sees them, so code that uses them cannot
+// fault; there is nothing left to guard.
 func (c *File) Guard(f func() error) error {
 	if !c.Mapped() {
 		return f()
 	}
-	return guardFault(c.name, f)
+	return guardFault(c.name, -1, f)
 }
 
-// guardFault runs f, turning a memory fault in it into an error about the
-// mapped file name.
-func guardFault(name string, f func() error) (err error) {
+// guardFault runs f, turning a memory fault in it (on the mapping of the
+// file name, while reading block, or -1) into an error.
+func guardFault(name string, block int, f func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		r := recover()
@@ -384,20 +464,44 @@ func guardFault(name string, f func() error) (err error) {
 		if _, ok := r.(interface{ Addr() uintptr }); !ok {
 			panic(r)
 		}
-		err = cacheCorrupt(name, -1, nil, "the mapped file changed while in use (truncated or rewritten in place)")
+		err = cacheCorrupt(name, block, ErrChanged, "the file changed while in use: the mapping faulted (truncated underneath)")
 	}()
 	return f()
 }
 
+// copyChunk is the piece copyChecksum copies before it checksums it: the
+// checksum reads it back from the cache, not from memory.
+const copyChunk = 32 << 10
+
+// copyChecksum copies src into dst, which is as long, a chunk at a time,
+// and returns the CRC-32C of the copy. The checksum is of what landed in
+// dst: if src changes meanwhile, dst and its checksum still agree.
+func copyChecksum(dst, src []byte) uint32 {
+	var crc uint32
+	for len(src) > 0 {
+		k := copy(dst, src[:min(len(src), copyChunk)])
+		crc = crc32.Update(crc, castagnoli, dst[:k])
+		dst, src = dst[k:], src[k:]
+	}
+	return crc
+}
+
+// readBlock reads block i into dst's own buffer, from the mapping or the
+// file, and checks it there.
 func (c *File) readBlock(i int, dst *Block) error {
 	e := &c.blocks[i]
 	lay, _ := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
 	n := cacheBlockHdr + lay.size
-	var raw []byte
+	raw := dst.buffer(int(n))
+	var crc uint32
 	if c.data != nil {
-		raw = c.data[e.off : e.off+n]
+		// Another process may write to the file at any moment, and a
+		// view of the mapping would show its writes: checked there, the
+		// block could differ by the time it is used. So it is copied
+		// first, and everything below reads the copy.
+		copy(raw[:cacheBlockHdr], c.data[e.off:])
+		crc = copyChecksum(raw[cacheBlockHdr:], c.data[e.off+cacheBlockHdr:e.off+n])
 	} else {
-		raw = dst.buffer(int(n))
 		k, err := c.ra.ReadAt(raw, e.off)
 		if k < len(raw) {
 			if err == nil || errors.Is(err, io.EOF) {
@@ -405,33 +509,40 @@ func (c *File) readBlock(i int, dst *Block) error {
 			}
 			return readopt.ReadErr(c.name, err)
 		}
+		crc = crc32.Checksum(raw[cacheBlockHdr:], castagnoli)
 	}
 	h, err := checkAgainstIndex(raw, e, &lay)
 	if err != nil {
 		return err
 	}
-	payload := raw[cacheBlockHdr:]
-	if crc32.Checksum(payload, castagnoli) != h.payloadCRC {
+	if crc != h.payloadCRC {
 		return cacheCorrupt("", -1, nil, "checksum mismatch")
 	}
 	dst.Index, dst.Start = i, c.starts[i]
-	dst.fill(payload, &lay, e.maxIdx, c.cols, true)
-	return c.checkBlock(i, dst, h.payloadCRC)
+	dst.fill(raw[cacheBlockHdr:], &lay, e.maxIdx, c.cols, true)
+	return c.checkBlock(i, dst, crc)
 }
 
-// checkBlock runs the checks on block i, whose payload has checksum crc;
-// the value checks only until a payload with that checksum passed them.
+// checkBlock runs the checks on block i, read into private memory, whose
+// payload has checksum crc. The first read that passes records crc; a
+// later read of the same crc skips the value checks (not the range
+// checks), and one of another crc is ErrChanged.
 func (c *File) checkBlock(i int, b *Block, crc uint32) error {
 	ck := c.checks
 	seal := 1<<32 | uint64(crc)
-	if ck.full && c.verified[i].Load() == seal {
+	switch first := c.sums[i].Load(); first {
+	case seal:
 		ck.full = false
+	case 0:
+	default:
+		return cacheCorrupt("", -1, ErrChanged, fmt.Sprintf("the file changed while in use: payload checksum %08x, %08x when first read", crc, uint32(first)))
 	}
 	if ce := b.check(&ck); ce != nil {
 		return ce
 	}
-	if ck.full {
-		c.verified[i].Store(seal)
+	if !c.sums[i].CompareAndSwap(0, seal) && c.sums[i].Load() != seal {
+		// Another goroutine's first read of the block saw other bytes.
+		return cacheCorrupt("", -1, ErrChanged, fmt.Sprintf("the file changed while in use: payload checksum %08x, %08x when first read", crc, uint32(c.sums[i].Load())))
 	}
 	return nil
 }
@@ -457,13 +568,18 @@ type loadScratch struct {
 	pad [8]byte
 }
 
-// loadDirect reads block i of an unmapped cache on a little-endian host
-// straight into its place in d, array by array, without an intermediate
-// buffer, and checks it there.
+// loadDirect reads (or copies out of the mapping) block i of a cache on
+// a little-endian host straight into its place in d, array by array,
+// without an intermediate buffer, and checks it there: in d, which no
+// other process can write to.
 func (c *File) loadDirect(i int, d *sparse.Dataset, s *loadScratch) error {
 	e := &c.blocks[i]
 	lay, _ := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
 	readAt := func(b []byte, off int64) error {
+		if c.data != nil {
+			copy(b, c.data[off:off+int64(len(b))])
+			return nil
+		}
 		k, err := c.ra.ReadAt(b, off)
 		if k < len(b) {
 			if err == nil || errors.Is(err, io.EOF) {
@@ -539,10 +655,12 @@ func (c *File) loadDirect(i int, d *sparse.Dataset, s *loadScratch) error {
 func (c *File) Load() (*sparse.Dataset, error) {
 	c.mu.RLock()
 	closed := c.closed
-	// Unmapped on a little-endian host, blocks are read straight into
-	// place; otherwise they are read (or viewed in the mapping) and copied.
+	// On a little-endian host, blocks are read (or copied out of the
+	// mapping) straight into place and checked there; otherwise they are
+	// read into a Block, checked, and decoded into place.
 	// (Close clears c.data: look at it under the lock.)
-	direct := c.data == nil && canView(nil, 8)
+	direct := canView(nil, 8)
+	mapped := c.data != nil
 	c.mu.RUnlock()
 	if closed {
 		return nil, errCacheClosed
@@ -584,21 +702,25 @@ func (c *File) Load() (*sparse.Dataset, error) {
 		go func() {
 			defer wg.Done()
 			s := new(loadScratch)
-			blk := &s.blk
 			for !failed.Load() {
 				i := int(next.Add(1) - 1)
 				if i >= len(c.blocks) {
 					return
 				}
-				if direct {
-					if err := c.loadBlockDirect(i, d, s); err != nil {
-						errs[i] = err
-						failed.Store(true)
-						return
+				load := func() error {
+					if direct {
+						return c.loadBlockDirect(i, d, s)
 					}
-					continue
+					return c.loadBlockCopy(i, d, &s.blk)
 				}
-				if err := c.loadBlockCopy(i, d, blk); err != nil {
+				var err error
+				if mapped {
+					// A fault is this goroutine's: guard it here.
+					err = guardFault(c.name, i, load)
+				} else {
+					err = load()
+				}
+				if err != nil {
 					errs[i] = err
 					failed.Store(true)
 					return
@@ -612,11 +734,21 @@ func (c *File) Load() (*sparse.Dataset, error) {
 			return nil, err
 		}
 	}
+	// The blocks were checked as copied; a file whose size or time moved
+	// meanwhile was written to while they were (see changed).
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return nil, errCacheClosed
+	}
+	if err := c.statChanged(); err != nil {
+		return nil, locate(err, c.name, -1)
+	}
 	return d, nil
 }
 
 // loadBlockCopy reads block i into blk and copies it into place in d,
-// all under the read lock: blk may view the mapping, which Close unmaps.
+// under the read lock (Close unmaps the mapping readBlock copies from).
 func (c *File) loadBlockCopy(i int, d *sparse.Dataset, blk *Block) error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -624,7 +756,7 @@ func (c *File) loadBlockCopy(i int, d *sparse.Dataset, blk *Block) error {
 		return errCacheClosed
 	}
 	if err := c.readBlock(i, blk); err != nil {
-		return locate(err, c.name, i)
+		return locate(c.changed(i, err), c.name, i)
 	}
 	r0, n0 := c.starts[i], c.nnzStart[i]
 	copy(d.Y[r0:], blk.Y)
@@ -648,7 +780,7 @@ func (c *File) loadBlockDirect(i int, d *sparse.Dataset, s *loadScratch) error {
 	if c.closed {
 		return errCacheClosed
 	}
-	return locate(c.loadDirect(i, d, s), c.name, i)
+	return locate(c.changed(i, c.loadDirect(i, d, s)), c.name, i)
 }
 
 // Close stops the cache's scanners, unmaps and closes the file. Blocks
