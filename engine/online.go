@@ -222,7 +222,7 @@ func (l *Learner) PartialFitCache(ctx context.Context, c *hpc.File) (EpochStats,
 	}
 	l.passes++
 	var es EpochStats
-	err := c.Guard(func() error {
+	err := func() error {
 		if l.cf == nil || l.cf.c != c {
 			cf, err := newCacheFitter(l.st, c, l.rng)
 			if err != nil {
@@ -233,7 +233,7 @@ func (l *Learner) PartialFitCache(ctx context.Context, c *hpc.File) (EpochStats,
 		var err error
 		es, err = l.cf.epoch(ctx, l.passes, false)
 		return err
-	})
+	}()
 	l.updates += int64(es.Updates)
 	if cerr := l.st.check(l.passes); cerr != nil {
 		l.err = fmt.Errorf("%w; the learner is unusable", cerr)

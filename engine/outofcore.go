@@ -28,21 +28,14 @@ import (
 // Validation, Balanced, SampleWeight and TrainLoss need the whole data set
 // in memory and are refused with ErrConfig. Stopping, cancellation, OnEpoch and
 // the statistics behave as in Fit. A block that fails its checks (a
-// corrupt or truncated file) stops training with its error, returned with
-// the model as it stood then, as for a cancelled context.
-func FitCache(ctx context.Context, c *hpc.File, cfg Config) (m *Model, stats []EpochStats, err error) {
-	// A mapped cache's blocks view the mapping: if the file is truncated
-	// underneath, the learner's reads fault, and Guard turns that into an
-	// error instead of a crash (the model is then lost with the data).
-	err = c.Guard(func() error {
-		var err error
-		m, stats, err = fitCache(ctx, c, cfg)
-		return err
-	})
-	return m, stats, err
-}
-
-func fitCache(ctx context.Context, c *hpc.File, cfg Config) (*Model, []EpochStats, error) {
+// corrupt or truncated file, or one that changed while training read it:
+// hpc.ErrChanged) or a read error stops training with its error, returned
+// with the model as it stood then, as for a cancelled context; stats then
+// hold the epochs finished. Every block is checked in memory of its own
+// before it is learned (see hpc.File.ReadBlock), so a process that
+// rewrites the file meanwhile cannot make the learner read unchecked
+// data.
+func FitCache(ctx context.Context, c *hpc.File, cfg Config) (*Model, []EpochStats, error) {
 	s, err := cfg.settle()
 	if err == nil {
 		err = s.fitOnly("FitCache")
@@ -170,10 +163,17 @@ func (f *cacheFitter) epoch(ctx context.Context, e int, more bool) (EpochStats, 
 	blocks, window, free, resident := f.blocks, f.window, f.free, f.resident
 	order, sizes, cls, scales := f.order, f.sizes, f.cls, f.scales
 	defer func() { f.order, f.sizes, f.cls, f.scales = order, sizes, cls, scales }()
+	var es EpochStats
+	if resident != nil {
+		// The blocks kept are copies, safe whatever the file does, but
+		// a file that changed since is no longer what they hold.
+		if err := c.CheckUnchanged(); err != nil {
+			return es, err
+		}
+	}
 	if !s.NoShuffle {
 		shuffle(rng, blocks)
 	}
-	var es EpochStats
 	var loss float64
 	var rd *blockReader
 	if resident == nil {
@@ -386,7 +386,7 @@ func readBlocks(ctx context.Context, c *hpc.File, order []int, free chan *hpc.Bl
 	go func() {
 		defer close(r.exited)
 		defer close(r.out)
-		r.err = c.Guard(func() error { return r.read(c, order, free) })
+		r.err = r.read(c, order, free)
 	}()
 	return r
 }

@@ -3,13 +3,17 @@ package engine
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
@@ -261,9 +265,9 @@ func TestFitCacheHugeEpochs(t *testing.T) {
 }
 
 // A memory-mapped cache truncated while FitCache trains from it must end
-// training with an error, not kill the program with SIGBUS: both when its
-// blocks are read once and kept (a small file) and when they are streamed
-// every epoch.
+// training with an error, not kill the program with SIGBUS, and return
+// the model so far: both when its blocks are read once and kept (a small
+// file) and when they are streamed every epoch.
 func TestFitCacheTruncatedWhileMapped(t *testing.T) {
 	X, y := fxIntMulti(57, 3000, 50, 7, 3, 0.1)
 	for _, c := range []struct {
@@ -289,10 +293,106 @@ func TestFitCacheTruncatedWhileMapped(t *testing.T) {
 				}
 				return nil
 			}}
-			_, st, err := FitCache(context.Background(), mc, cfg)
-			if !errors.Is(err, hpc.ErrFormat) || !strings.Contains(err.Error(), "changed while in use") {
+			m, st, err := FitCache(context.Background(), mc, cfg)
+			if !errors.Is(err, hpc.ErrChanged) || !errors.Is(err, hpc.ErrFormat) || !strings.Contains(err.Error(), "changed while in use") {
 				t.Fatalf("after %d epochs: %v", len(st), err)
 			}
+			if m == nil || len(st) != 1 {
+				t.Fatalf("%d epochs, model %v: want the model of epoch 1 with the error", len(st), m != nil)
+			}
 		})
+	}
+}
+
+// fxRewriteBad rewrites the cache at path in place, same size: in every
+// block, row 0's last index becomes one far beyond the columns, and the
+// block's checksums are recomputed so that it verifies.
+func fxRewriteBad(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	castagnoli := crc32.MakeTable(crc32.Castagnoli)
+	footer := int(le.Uint64(b[len(b)-24:]))
+	for off := 16; off < footer; {
+		h := b[off : off+40]
+		rows, n := int(le.Uint32(h[8:])), int(le.Uint64(h[24:]))
+		payload := b[off+40 : off+40+n]
+		p := 8 * rows
+		if le.Uint32(h[4:])&1 != 0 {
+			p += 8 * rows
+		}
+		ind := p + 8*(rows+1)
+		if end := int(le.Uint64(payload[p+8:])); end > 0 {
+			le.PutUint32(payload[ind+4*(end-1):], 1<<20)
+		}
+		le.PutUint32(h[32:], crc32.Checksum(payload, castagnoli))
+		le.PutUint32(h[36:], crc32.Checksum(h[:36], castagnoli))
+		off += 40 + n
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A cache rewritten in place between two epochs (same size, every block
+// still verifying, an index beyond the columns in each) stops FitCache
+// with hpc.ErrChanged and the model of the epoch before, both when its
+// blocks are kept (a small file) and when they are streamed. Kept blocks
+// used to view the mapping, so that the next epoch fed the new index to
+// a SIMD kernel, which panicked; streamed ones were read again and failed
+// as corrupt, not as changed.
+func TestFitCacheRewrittenInPlace(t *testing.T) {
+	X, y := fxIntMulti(58, 3000, 50, 7, 3, 0.1)
+	for _, c := range []struct {
+		name  string
+		block int
+	}{{"resident", 16000}, {"streamed", 1500}} {
+		for _, mapped := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/mapped=%v", c.name, mapped), func(t *testing.T) {
+				orig, path := fxCache(t, X, y, c.block)
+				want, _, err := FitCache(context.Background(), orig, Config{Epochs: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// A file made a while ago, as caches are: the rewrite then
+				// moves its time, whatever the clock's granularity.
+				old := time.Now().Add(-time.Hour)
+				if err := os.Chtimes(path, old, old); err != nil {
+					t.Fatal(err)
+				}
+				mc, err := hpc.Open(path, hpc.Options{Map: mapped})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer mc.Close()
+				if resident := mc.NumBlocks() <= CacheWindow; resident != (c.name == "resident") {
+					t.Fatalf("%d blocks for the %s case", mc.NumBlocks(), c.name)
+				}
+				cfg := Config{Epochs: 5, OnEpoch: func(es EpochStats) error {
+					if es.Epoch == 1 {
+						fxRewriteBad(t, path)
+					}
+					return nil
+				}}
+				m, st, err := FitCache(context.Background(), mc, cfg)
+				if !errors.Is(err, hpc.ErrChanged) || !errors.Is(err, hpc.ErrFormat) || !strings.HasPrefix(err.Error(), path+": ") {
+					t.Fatalf("after %d epochs: %v, want hpc.ErrChanged naming the file", len(st), err)
+				}
+				if len(st) != 1 || m == nil {
+					t.Fatalf("%d epochs, model %v: want the model of epoch 1", len(st), m != nil)
+				}
+				fxSameModel(t, "the model so far vs one epoch", m, want)
+			})
+		}
 	}
 }
