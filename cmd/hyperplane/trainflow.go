@@ -168,6 +168,10 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 	}
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
+	if err != nil && o.ctx.Err() == nil && f.model != nil {
+		r.fromStats(f.stats, cfg)
+		return r.failed(f.saved, o, inFile(path, warmMismatch(o.warm, err)))
+	}
 	if err := fitFailed(o.ctx, path, warmMismatch(o.warm, err), f.model != nil); err != nil {
 		return err
 	}
@@ -251,6 +255,26 @@ func (r *trainResult) crossValidateWith(o trainOpts, cv func() (*cvJSON, error))
 		return false, nil
 	}
 	return true, r.print(o.env.Stdout, o)
+}
+
+// failed reports err, which stopped training after r.Epochs epochs
+// with saved the model of that moment (a cache that changed or went bad
+// under -stream, a read error). What the epochs learned is kept as an
+// interrupt keeps it: with -o the model so far is saved, atomically, and
+// the error says so; then the command fails. A model of no finished
+// epoch is not saved: it would replace the file -o names with one that
+// learned next to nothing.
+func (r *trainResult) failed(saved io.WriterTo, o trainOpts, err error) error {
+	switch {
+	case o.out == "":
+		return err
+	case r.Epochs == 0:
+		return fmt.Errorf("%w\ntraining stopped before its first epoch ended: no model saved (%s is left as it was)", err, o.out)
+	}
+	if serr := o.save(saved); serr != nil {
+		return fmt.Errorf("%w\nsaving the partial model: %v", err, serr)
+	}
+	return fmt.Errorf("%w\ntraining stopped in epoch %d: the partial model (as of the end of epoch %d, plus what epoch %d had learned) was saved to %s", err, r.Epochs+1, r.Epochs, r.Epochs+1, o.out)
 }
 
 // finish does what follows training: the margins (with -margins), the
