@@ -47,10 +47,16 @@ type Block struct {
 func (b *Block) Rows() int { return len(b.Y) }
 
 // buffer returns b's own buffer resized to n bytes, 8-byte aligned.
-func (b *Block) buffer(n int) []byte {
+func (b *Block) buffer(n int) []byte { return b.bufferFor(n, n) }
+
+// bufferFor is buffer for a Block that will be filled again with up to
+// most bytes: when it must grow it grows to most at once, so that a
+// Block reused for blocks of a file (whose sizes differ by a row or so)
+// is allocated once rather than at every slightly larger block.
+func (b *Block) bufferFor(n, most int) []byte {
 	words := (n + 7) / 8
 	if cap(b.buf) < words {
-		b.buf = make([]uint64, words)
+		b.buf = make([]uint64, (max(n, most)+7)/8)
 	}
 	b.buf = b.buf[:words]
 	if words == 0 {

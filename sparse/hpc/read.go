@@ -79,6 +79,7 @@ type File struct {
 	hasQID   bool
 	labels   []float64 // nil without a label set
 	blocks   []indexEntry
+	maxBlock int     // bytes of the largest block, header included
 	starts   []int64 // first row of each block, then rows
 	nnzStart []int64 // first nonzero of each block, then nnz
 
@@ -244,6 +245,7 @@ func openCache(ra io.ReaderAt, size int64, opt Options) (*File, error) {
 			return nil, cacheLimit(name, i, sparse.ErrRowTooLong, "block too large for this platform")
 		}
 		next += cacheBlockHdr + lay.size
+		c.maxBlock = max(c.maxBlock, int(cacheBlockHdr+lay.size))
 		if next > int64(footOff) {
 			return nil, cacheCorrupt(name, i, nil, fmt.Sprintf("block extends past the footer at %d: truncated or corrupt", footOff))
 		}
@@ -492,7 +494,7 @@ func (c *File) readBlock(i int, dst *Block) error {
 	e := &c.blocks[i]
 	lay, _ := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
 	n := cacheBlockHdr + lay.size
-	raw := dst.buffer(int(n))
+	raw := dst.bufferFor(int(n), c.maxBlock)
 	var crc uint32
 	if c.data != nil {
 		// Another process may write to the file at any moment, and a
