@@ -42,8 +42,10 @@ a second file, with -o it saves the model (written atomically), with
 -margins it reports the margin diagnostics on the training rows. Two
 distinct labels give a binary model, more a multiclass one. Ctrl-C (or
 SIGTERM, SIGHUP) stops after the current epoch's check and still saves
-the model so far when -o is given. The -o file is checked before the data
-are read, and may not be one of the files read.
+the model so far when -o is given; so does an error after the first epoch
+(a -stream cache that changed or went bad, a read error), which then says
+that the model saved is partial and exits 1. The -o file is checked before
+the data are read, and may not be one of the files read.
 
 With -kernel it trains the dual (kernel) perceptron instead: -kernel
 rbf:gamma=2, poly:degree=2,gamma=1,coef0=1, sigmoid:gamma=0.01,coef0=0,
