@@ -301,3 +301,48 @@ func TestCacheChangedStamp(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheBlockBufferGrowsOnce: a Block that reads a file's blocks one
+// after another, each a little larger than the last, allocates its
+// buffer once, at the size of the largest. It used to reallocate at every
+// larger block, so that streamed epochs churned block-sized buffers.
+func TestCacheBlockBufferGrowsOnce(t *testing.T) {
+	// Rows of growing length, a few to a block: every block is larger
+	// than the one before.
+	var bl []int32
+	d := &sparse.Dataset{X: &sparse.CSR{Cols: 4000, Indptr: []int64{0}}}
+	for r := range 400 {
+		bl = bl[:0]
+		for k := range 10 + 5*r {
+			bl = append(bl, int32(k))
+		}
+		d.X.Ind = append(d.X.Ind, bl...)
+		for range bl {
+			d.X.Val = append(d.X.Val, 1)
+		}
+		d.X.Indptr = append(d.X.Indptr, int64(len(d.X.Ind)))
+		d.X.Rows++
+		d.Y = append(d.Y, float64(r%2))
+	}
+	c, err := openCacheBytes(cacheBytes(t, d, 64<<10), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NumBlocks() < 10 {
+		t.Fatalf("%d blocks: the test wants many", c.NumBlocks())
+	}
+	var blk Block
+	var errs []error
+	got := cacheAllocDuring(func() {
+		for i := range c.NumBlocks() {
+			errs = append(errs, c.ReadBlock(i, &blk))
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	// One buffer of the largest block, and change for the rest.
+	if most := uint64(c.maxBlock); got > most+most/4 {
+		t.Fatalf("reading %d blocks, the largest %d bytes, allocated %d bytes", c.NumBlocks(), most, got)
+	}
+}
