@@ -127,8 +127,8 @@ func stats(ctx context.Context, env *Env, path string, asJSON bool) error {
 			return err
 		}
 		s.Bytes = fi.Size()
-		if err := scanStats(path, &s, &lc); err != nil {
-			return err
+		if err := scanStats(ctx, path, &s, &lc); err != nil {
+			return interrupted(ctx, err)
 		}
 	}
 	s.Labels = lc.labels()
@@ -195,7 +195,7 @@ func scanLIBSVM(r io.Reader, opt sparse.ReadOptions, s *fileStats, lc *labelCoun
 	return sc.Err()
 }
 
-func scanStats(path string, s *fileStats, lc *labelCounter) error {
+func scanStats(ctx context.Context, path string, s *fileStats, lc *labelCounter) error {
 	format, err := sparse.SniffFile(path)
 	if err != nil {
 		return err
@@ -223,5 +223,6 @@ func scanStats(path string, s *fileStats, lc *labelCounter) error {
 		return err
 	}
 	defer f.Close()
-	return scanLIBSVM(f, sparse.ReadOptions{Name: path}, s, lc)
+	// Through ctx, so that a signal stops the scan at its next buffer.
+	return scanLIBSVM(ctxReader{ctx, f}, sparse.ReadOptions{Name: path}, s, lc)
 }
