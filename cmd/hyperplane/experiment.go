@@ -342,10 +342,10 @@ func variants(ctx context.Context, stdout io.Writer, dir, trainPath, testPath st
 		te = &sparse.Dataset{X: d.X.SelectRows(perm[:nTest]), Y: pick(d.Y, perm[:nTest])}
 	} else {
 		var err error
-		if tr, err = sparse.ReadFile(trainPath, sparse.ReadOptions{}); err != nil {
+		if tr, err = readDataPath(ctx, trainPath); err != nil {
 			return err
 		}
-		if te, err = sparse.ReadFile(testPath, sparse.ReadOptions{}); err != nil {
+		if te, err = readDataPath(ctx, testPath); err != nil {
 			return err
 		}
 		if te.X.Rows == 0 {
@@ -427,4 +427,19 @@ func outDir(dir string) error {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
 	return p.Cleanup()
+}
+
+// readDataPath reads the LIBSVM or cache file at path as sparse.ReadFile
+// does, but through ctx, so that a signal stops a long parse.
+func readDataPath(ctx context.Context, path string) (*sparse.Dataset, error) {
+	in, err := openData(ctx, &Env{Stdin: os.Stdin}, path)
+	if err != nil {
+		return nil, interrupted(ctx, err)
+	}
+	defer in.close()
+	d, err := readData(in)
+	if err == nil {
+		err = ctx.Err()
+	}
+	return d, interrupted(ctx, err)
 }

@@ -250,7 +250,9 @@ of the files read; an -o that is not a regular file (/dev/stdout,
 		}
 		rank := newRanker(m, tm, *proba)
 		write := func(w io.Writer) error {
-			bw := bufio.NewWriterSize(w, 64<<10)
+			// (Through ctx: a signal stops the writing at the next
+			// buffer.)
+			bw := bufio.NewWriterSize(ctxWriter{ctx, w}, 64<<10)
 			var b []byte
 			for i, p := range pred {
 				b = b[:0]
@@ -300,10 +302,10 @@ of the files read; an -o that is not a regular file (/dev/stdout,
 			return bw.Flush()
 		}
 		if len(outs) == 0 {
-			return write(stdout)
+			return interrupted(ctx, write(stdout))
 		}
 		if err := write(w.writer(*out)); err != nil {
-			return err
+			return interrupted(ctx, err)
 		}
 		return w.commit()
 	}
