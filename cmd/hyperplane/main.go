@@ -190,8 +190,13 @@ func runEnv(ctx context.Context, env *Env, args []string) int {
 		return 0
 	case errors.Is(err, budget.ErrExceeded):
 		hint := memHint
-		if name == "gen" {
+		switch name {
+		case "gen":
 			hint = "hint: ask for fewer -rows, a smaller -dim or -nnz, or raise the budget with -mem"
+		case "predict", "eval", "inspect":
+			// The model file is valid; reading it needs more memory
+			// than the budget allows.
+			hint = "hint: the file is not damaged: raise the memory budget with -mem (it is " + budget.Format(budget.Default()) + ")"
 		}
 		fmt.Fprintf(env.Stderr, "hyperplane %s: %v\n%s\n", name, err, hint)
 		return 1
