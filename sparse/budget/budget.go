@@ -159,3 +159,34 @@ func Parse(s string) (int64, error) {
 	}
 	return int64(v * mult), nil
 }
+
+// A Meter counts what a decoder builds against a budget as it builds it:
+// each Take adds to the bytes taken before, and fails once their sum
+// would pass the limit, before the allocation it stands for is made. A
+// decoder sizes what it takes by what the structures cost in memory
+// (string headers and bytes, slice elements, index slots), not by the
+// bytes of the input that describe them, so that a small input listing
+// millions of tiny entries is refused as early as a large one. A Meter is
+// not safe for concurrent use.
+type Meter struct {
+	limit, used int64
+}
+
+// NewMeter returns a Meter of limit bytes, 0 meaning Default.
+func NewMeter(limit int64) *Meter { return &Meter{limit: Resolve(limit)} }
+
+// Take counts n more bytes for what. It returns nil when the bytes taken
+// so far fit the limit, and otherwise an error wrapping ErrExceeded that
+// names what, the total and the limit; the bytes are then not counted.
+func (m *Meter) Take(n int64, what string) error {
+	used := Add(m.used, max(n, 0))
+	if used > m.limit {
+		return fmt.Errorf("%w: %s needs %s, with what was read before it %s, the budget is %s",
+			ErrExceeded, what, Format(max(n, 0)), Format(used), Format(m.limit))
+	}
+	m.used = used
+	return nil
+}
+
+// Used returns the bytes taken so far.
+func (m *Meter) Used() int64 { return m.used }

@@ -73,3 +73,28 @@ func TestParseFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestMeter(t *testing.T) {
+	m := NewMeter(100)
+	if err := m.Take(60, "a"); err != nil {
+		t.Fatal(err)
+	}
+	err := m.Take(50, "the terms")
+	if !errors.Is(err, ErrExceeded) || !strings.Contains(err.Error(), "the terms needs 50 B, with what was read before it 110 B, the budget is 100 B") {
+		t.Fatalf("got %v", err)
+	}
+	if m.Used() != 60 {
+		t.Fatalf("a refused Take counted: %d", m.Used())
+	}
+	if err := m.Take(40, "b"); err != nil || m.Used() != 100 {
+		t.Fatalf("Take to the limit: %v, %d", err, m.Used())
+	}
+	if err := m.Take(math.MaxInt64, "c"); !errors.Is(err, ErrExceeded) {
+		t.Fatalf("a huge Take: %v", err)
+	}
+	prev := Set(1 << 20)
+	defer Set(prev)
+	if NewMeter(0).limit != 1<<20 {
+		t.Fatal("NewMeter(0) is not the Default budget")
+	}
+}

@@ -303,7 +303,13 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	if h > uint64(len(p)) {
 		return bad("truncated header")
 	}
-	doc, err := decodeHeader(p[:h])
+	// What is decoded is counted against the budget with data, which is
+	// held meanwhile.
+	meter := budget.NewMeter(0)
+	if err := meter.Take(int64(len(data)), "the featurizer's bytes"); err != nil {
+		return nil, nil, err
+	}
+	doc, err := decodeHeader(p[:h], meter)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -335,7 +341,7 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 			return bad("truncated in the directory")
 		}
 		var err error
-		if dir, err = parseDirectory(p[:r], n, block, doc.Vocabulary != nil); err != nil {
+		if dir, err = parseDirectory(p[:r], n, block, doc.Vocabulary != nil, meter); err != nil {
 			return nil, nil, err
 		}
 		p = p[r:]
@@ -352,13 +358,13 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 		// form would list them.
 		var vocab []string
 		var err error
-		if vocab, kept, p, err = subsetVocabulary(p, n, total, dir, docTerms(docs, doc.NGrams)); err != nil {
+		if vocab, kept, p, err = subsetVocabulary(p, n, total, dir, docTerms(docs, doc.NGrams), meter); err != nil {
 			return nil, nil, err
 		}
 		doc.Vocabulary = &vocab
 	} else if version >= 2 {
 		var err error
-		if pre, p, err = decodeVocabulary(p, n, total, dir, doc.Vocabulary != nil, doc.NGrams); err != nil {
+		if pre, p, err = decodeVocabulary(p, n, total, dir, doc.Vocabulary != nil, doc.NGrams, meter); err != nil {
 			return nil, nil, err
 		}
 	} else if doc.Vocabulary != nil {
@@ -369,7 +375,7 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 		if n > uint64(len(p))/2 {
 			return bad("%d vocabulary terms in %d bytes", n, len(p))
 		}
-		if err := budget.Check(0, budget.Mul(int64(n), 24)+int64(total), fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
+		if err := meter.Take(budget.Add(budget.Mul(int64(n), 24), int64(total)), fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
 			return nil, nil, err
 		}
 		all := make([]byte, 0, min(total, uint64(len(p))))
@@ -420,6 +426,9 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	if dir != nil && kind != 1 && slices.ContainsFunc(dir.dfStarts, func(s int) bool { return s != 0 }) {
 		return bad("directory: offsets of document frequencies that are not dense")
 	}
+	if err := meter.Take(budget.Mul(int64(d), 4*int64(kind)), fmt.Sprintf("%d document frequencies", d)); err != nil {
+		return nil, nil, err
+	}
 	switch kind {
 	case 1:
 		// Read for some documents, a vocabulary keeps the frequencies
@@ -442,24 +451,22 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	if len(p) != 0 {
 		return bad("%d bytes after the document frequencies", len(p))
 	}
-	f, err := build(&doc, pre)
+	f, err := build(&doc, pre, meter)
 	return f, kept, err
 }
 
 // decodeHeader decodes the JSON header of the binary form, which holds no
 // tables.
-func decodeHeader(p []byte) (fileJSON, error) {
-	var doc fileJSON
+func decodeHeader(p []byte, meter *budget.Meter) (fileJSON, error) {
 	bad := func(format string, a ...any) (fileJSON, error) {
-		return doc, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+		return fileJSON{}, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
-	dec := json.NewDecoder(bytes.NewReader(p))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
+	doc, err := decodeDoc(p, meter)
+	if errors.Is(err, ErrFormat) {
 		return bad("header: %v", err)
 	}
-	if dec.More() {
-		return bad("header: data after its JSON document")
+	if err != nil {
+		return doc, err
 	}
 	if doc.DF != nil || doc.DFSparse != nil || doc.Vocabulary != nil && len(*doc.Vocabulary) != 0 {
 		return bad("header holds the tables")
@@ -508,7 +515,7 @@ func (v frontCoded) strings() []string {
 // decodeVocabulary reads the terms part and the index part of version 2
 // or 3 (with its directory dir) of n terms of total bytes from p (nothing
 // but two zero lengths with hashing) and returns them and the rest of p.
-func decodeVocabulary(p []byte, n, total uint64, dir *termDir, vocab bool, ngrams int) (*prebuilt, []byte, error) {
+func decodeVocabulary(p []byte, n, total uint64, dir *termDir, vocab bool, ngrams int, meter *budget.Meter) (*prebuilt, []byte, error) {
 	bad := func(format string, a ...any) (*prebuilt, []byte, error) {
 		return nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -522,7 +529,7 @@ func decodeVocabulary(p []byte, n, total uint64, dir *termDir, vocab bool, ngram
 		}
 		return nil, p, nil
 	}
-	fc, err := inflateTerms(terms, index, n, total, dir)
+	fc, err := inflateTerms(terms, index, n, total, dir, meter)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -565,7 +572,7 @@ func vocabularyParts(p []byte) (terms, index, rest []byte, ok bool) {
 // directory (version 3) the terms part is a frame a block, inflated one
 // after another; where each block begins among the inflated terms goes
 // to dir.raw, for the terms to be checked against it.
-func inflateTerms(terms, index []byte, n, total uint64, dir *termDir) ([]byte, error) {
+func inflateTerms(terms, index []byte, n, total uint64, dir *termDir, meter *budget.Meter) ([]byte, error) {
 	bad := func(format string, a ...any) ([]byte, error) {
 		return nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -588,7 +595,7 @@ func inflateTerms(terms, index []byte, n, total uint64, dir *termDir) ([]byte, e
 		return bad("terms part of %d bytes for %d terms of %d bytes (%v)", fcLen, n, total, err)
 	}
 	slots := slotsFor(int(n))
-	if err := budget.Check(0, budget.Add(budget.Add(int64(fcLen), int64(total)), budget.Add(budget.Mul(int64(n), 36), budget.Mul(int64(slots), 4))),
+	if err := meter.Take(budget.Add(budget.Add(int64(fcLen), int64(total)), budget.Add(budget.Mul(int64(n), 36), budget.Mul(int64(slots), 4))),
 		fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
 		return nil, err
 	}
@@ -735,7 +742,7 @@ func blockSizes(terms []byte, dir *termDir, limit uint64) ([]int, uint64, error)
 // and returns those of its terms that are in cands (sorted and distinct)
 // with their features, and what follows the vocabulary. It checks what
 // hashTerms checks of the front coding and the order, but hashes nothing.
-func subsetVocabulary(p []byte, n, total uint64, dir *termDir, cands []string) (vocab []string, kept []int32, rest []byte, err error) {
+func subsetVocabulary(p []byte, n, total uint64, dir *termDir, cands []string, meter *budget.Meter) (vocab []string, kept []int32, rest []byte, err error) {
 	bad := func(format string, a ...any) ([]string, []int32, []byte, error) {
 		return nil, nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -743,7 +750,7 @@ func subsetVocabulary(p []byte, n, total uint64, dir *termDir, cands []string) (
 	if !ok {
 		return bad("terms or index part truncated")
 	}
-	fc, err := inflateTerms(terms, index, n, total, dir)
+	fc, err := inflateTerms(terms, index, n, total, dir, meter)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -810,7 +817,7 @@ type termDir struct {
 // it can alone: the number of entries, offsets that increase, and first
 // terms sorted and distinct. The terms and the document frequencies are
 // checked against it as they are read.
-func parseDirectory(p []byte, n, block uint64, vocab bool) (*termDir, error) {
+func parseDirectory(p []byte, n, block uint64, vocab bool, meter *budget.Meter) (*termDir, error) {
 	bad := func(format string, a ...any) (*termDir, error) {
 		return nil, fmt.Errorf("%w: binary form: directory: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -828,7 +835,7 @@ func parseDirectory(p []byte, n, block uint64, vocab bool) (*termDir, error) {
 	if nb > uint64(len(p))/3 && nb > 0 || nb == 0 && len(p) != 0 {
 		return bad("%d blocks in %d bytes", nb, len(p))
 	}
-	if err := budget.Check(0, budget.Mul(int64(nb), 40)+int64(len(p)), fmt.Sprintf("a directory of %d blocks", nb)); err != nil {
+	if err := meter.Take(budget.Add(budget.Mul(int64(nb), 40), int64(len(p))), fmt.Sprintf("a directory of %d blocks", nb)); err != nil {
 		return nil, err
 	}
 	d := &termDir{block: int(block), starts: make([]int, nb), dfStarts: make([]int, nb), first: make([]string, nb)}

@@ -77,7 +77,9 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 	if err != nil {
 		return nil, nil, err
 	}
-	doc, err := decodeHeader(hb)
+	// What is read and decoded is counted against the budget.
+	meter := budget.NewMeter(0)
+	doc, err := decodeHeader(hb, meter)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,7 +99,7 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 	if err != nil {
 		return nil, nil, err
 	}
-	dir, err := parseDirectory(db, n, block, true)
+	dir, err := parseDirectory(db, n, block, true, meter)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,7 +291,7 @@ func ReadFeaturizerFor(r io.ReaderAt, size int64, docs []string) (f *Featurizer,
 			doc.DF = []int32{}
 		}
 	}
-	if f, err = build(&doc, nil); err != nil {
+	if f, err = build(&doc, nil, meter); err != nil {
 		return nil, nil, err
 	}
 	return f, kept, nil

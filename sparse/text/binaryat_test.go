@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -83,7 +84,7 @@ func dirAt(t *testing.T, data []byte) (int, int, *termDir) {
 	le := binary.LittleEndian
 	off := 12 + int(le.Uint32(data[8:]))
 	n, block, dl := le.Uint64(data[off:]), le.Uint64(data[off+16:]), int(le.Uint64(data[off+24:]))
-	d, err := parseDirectory(data[off+32:off+32+dl], n, block, true)
+	d, err := parseDirectory(data[off+32:off+32+dl], n, block, true, budget.NewMeter(0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,24 @@ func (f *Featurizer) overBudget(err error) error {
 // Every array sized by the number of features is checked against the
 // memory budget first. Most frequencies are small, so the weights of the
 // first ones are tabulated rather than each computed with a logarithm.
-func (f *Featurizer) setIDF() error {
+func (f *Featurizer) setIDF() error { return f.setIDFOn(nil) }
+
+// setIDFOn is setIDF counting what it makes on meter, which holds the
+// document frequencies already, or, with meter nil, checking each array
+// with the frequencies against the budget on its own.
+func (f *Featurizer) setIDFOn(meter *budget.Meter) error {
+	check := func(need int64, what string) error {
+		var err error
+		if meter != nil {
+			err = meter.Take(need-f.df.bytes(), what)
+		} else {
+			err = budget.Check(0, need, what)
+		}
+		if err != nil {
+			return f.overBudget(err)
+		}
+		return nil
+	}
 	if !f.cfg.IDF {
 		return nil
 	}
@@ -193,15 +210,15 @@ func (f *Featurizer) setIDF() error {
 		// place of theirs.
 		if !f.df.sparse && !f.cfg.Vocabulary && int64(f.dim)*4 > denseFloorBytes {
 			if n := f.df.nnz(f.dim / 8); n <= f.dim/8 {
-				if err := budget.Check(0, budget.Add(f.df.bytes(), budget.Mul(int64(n), 8)), fmt.Sprintf("the document frequencies of %d features", n)); err != nil {
-					return f.overBudget(err)
+				if err := check(budget.Add(f.df.bytes(), budget.Mul(int64(n), 8)), fmt.Sprintf("the document frequencies of %d features", n)); err != nil {
+					return err
 				}
 				f.df = f.df.toSparse(n)
 			}
 		}
 		need := budget.Add(f.df.bytes(), budget.Mul(int64(f.dim), 4))
-		if err := budget.Check(0, need, fmt.Sprintf("the idf weights of %d features", f.dim)); err != nil {
-			return f.overBudget(err)
+		if err := check(need, fmt.Sprintf("the idf weights of %d features", f.dim)); err != nil {
+			return err
 		}
 		idf := make([]float32, f.dim)
 		if f.df.sparse {
@@ -221,8 +238,8 @@ func (f *Featurizer) setIDF() error {
 	}
 	size := slotsFor(nnz)
 	need := budget.Add(f.df.bytes(), budget.Mul(int64(nnz), 8), budget.Mul(int64(size), 8))
-	if err := budget.Check(0, need, fmt.Sprintf("the idf weights of %d features", nnz)); err != nil {
-		return f.overBudget(err)
+	if err := check(need, fmt.Sprintf("the idf weights of %d features", nnz)); err != nil {
+		return err
 	}
 	if !f.df.sparse {
 		f.df = f.df.toSparse(nnz)

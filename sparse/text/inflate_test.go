@@ -30,7 +30,7 @@ func TestInflateStatedSize(t *testing.T) {
 	const stated = 1<<31 - 256
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := inflateTerms(lyingFrame(stated), make([]byte, 1), 1, stated-10, nil)
+	_, err := inflateTerms(lyingFrame(stated), make([]byte, 1), 1, stated-10, nil, budget.NewMeter(0))
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "but its blocks hold 5 at most") {
 		t.Errorf("error %v, want ErrFormat saying its blocks hold 5 bytes", err)

@@ -1,7 +1,6 @@
 package text
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -202,39 +201,22 @@ func ReadFeaturizer(r io.Reader) (*Featurizer, error) {
 	return decode(data)
 }
 
-// decode parses and checks a saved featurizer.
+// decode parses and checks a saved featurizer. What it builds, data
+// included, is counted against the memory budget as it is built.
 func decode(data []byte) (*Featurizer, error) {
-	bad := func(format string, a ...any) (*Featurizer, error) {
-		return nil, fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
-	}
-	// What decoding builds is counted before it is built: every string
-	// (at most half the quotes) as its header, the slice's room to grow
-	// and the index and hash a vocabulary term gets next, 64 bytes; every
-	// other array element (at most one more than the commas) as a number
-	// and its room to grow, 16; the strings' bytes take no more than the
-	// data. A featurizer that lists millions of one-letter terms is small
-	// as JSON, and many times that decoded.
-	strs := int64(bytes.Count(data, []byte{'"'})) / 2
-	elems := int64(bytes.Count(data, []byte{','})) + 1
-	if err := budget.Check(0, budget.Add(int64(len(data)), budget.Mul(strs, 64), budget.Mul(elems, 16)), fmt.Sprintf("decoding a featurizer of %d strings and %d values", strs, elems)); err != nil {
+	meter := budget.NewMeter(0)
+	doc, err := decodeDoc(data, meter)
+	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var doc fileJSON
-	if err := dec.Decode(&doc); err != nil {
-		return bad("%v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return bad("data after the JSON document")
-	}
-	return build(&doc, nil)
+	return build(&doc, nil, meter)
 }
 
 // build checks a decoded document and makes its featurizer; pre, when not
 // nil, is its vocabulary as version 2 of the binary form holds it, with
-// its index (the document then lists no terms).
-func build(doc *fileJSON, pre *prebuilt) (*Featurizer, error) {
+// its index (the document then lists no terms). What it makes is counted
+// on meter, which holds what decoding doc took.
+func build(doc *fileJSON, pre *prebuilt, meter *budget.Meter) (*Featurizer, error) {
 	bad := func(format string, a ...any) (*Featurizer, error) {
 		return nil, fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
 	}
@@ -286,7 +268,7 @@ func build(doc *fileJSON, pre *prebuilt) (*Featurizer, error) {
 		}
 		f.vocab = vocab
 		f.dim = len(vocab)
-		if err := budget.Check(0, budget.Mul(int64(len(vocab)), 4*4+8), fmt.Sprintf("the index of a vocabulary of %d terms", len(vocab))); err != nil {
+		if err := meter.Take(budget.Mul(int64(len(vocab)), 4*4+8), fmt.Sprintf("the index of a vocabulary of %d terms", len(vocab))); err != nil {
 			return nil, err
 		}
 		// The terms' hashes first, then the index in one pass over
@@ -369,7 +351,7 @@ func build(doc *fileJSON, pre *prebuilt) (*Featurizer, error) {
 		}
 		f.df = dfTable{sparse: true, ind: ds.Features, cnt: ds.Counts}
 	}
-	if err := f.setIDF(); err != nil {
+	if err := f.setIDFOn(meter); err != nil {
 		return nil, err
 	}
 
