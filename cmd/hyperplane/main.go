@@ -194,9 +194,9 @@ func runEnv(ctx context.Context, env *Env, args []string) int {
 		case "gen":
 			hint = "hint: ask for fewer -rows, a smaller -dim or -nnz, or raise the budget with -mem"
 		case "predict", "eval", "inspect":
-			// The model file is valid; reading it needs more memory
-			// than the budget allows.
-			hint = "hint: the file is not damaged: raise the memory budget with -mem (it is " + budget.Format(budget.Default()) + ")"
+			// Refused for the budget, not as a bad file: reading the
+			// model needs more memory than the budget allows.
+			hint = "hint: reading the model needs more memory than the budget (" + budget.Format(budget.Default()) + "): raise it with -mem"
 		}
 		fmt.Fprintf(env.Stderr, "hyperplane %s: %v\n%s\n", name, err, hint)
 		return 1

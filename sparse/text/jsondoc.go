@@ -50,7 +50,9 @@ func decodeDoc(data []byte, meter *budget.Meter) (fileJSON, error) {
 	var in docIn
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := meter.Take(int64(len(data)), "the featurizer's arrays as read"); err != nil {
+	// The decoder's copy of the document, and the arrays kept raw, at
+	// most the document's size each.
+	if err := meter.Take(budget.Mul(int64(len(data)), 2), "decoding the featurizer"); err != nil {
 		return doc, err
 	}
 	if err := dec.Decode(&in); err != nil {
