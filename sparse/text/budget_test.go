@@ -247,8 +247,8 @@ func TestLoadOverBudget(t *testing.T) {
 		t.Fatalf("in a large budget: %v", err)
 	}
 	// (Load checks the file against the budget first.) The bytes (twice:
-	// the decoder copies them) and the
-	// two arrays of 2^15 frequencies fit; the weights do not.
+	// the decoder copies them) and the two arrays of 2^15 frequencies
+	// fit; the weights do not.
 	budget.Set(2*int64(len(data)) + 256<<10 + 64<<10)
 	if _, err := decode(data); !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "idf") {
 		t.Errorf("idf table over the budget: %v", err)
