@@ -7,6 +7,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 )
 
 // mixSamples returns Mix values of every form: dense plain, averaged
@@ -174,6 +176,8 @@ func FuzzReadMix(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		var m Mix
 		err := m.UnmarshalBinary(data)
 		sm, serr := ReadMix(mioOnlyReader{bytes.NewReader(data)}, 1<<26)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 )
 
 // mioSeeds are the inputs FuzzUnmarshalBinary starts from, besides the
@@ -116,6 +117,8 @@ func FuzzUnmarshalBinary(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		mioFuzzCheck(t, data)
 		mioFuzzCheck(t, mioFixCRC(data))
 	})
@@ -205,6 +208,8 @@ func FuzzUnmarshalKernelModel(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		kmioFuzzCheck(t, data)
 		kmioFuzzCheck(t, mioFixCRC(data))
 	})

@@ -3,6 +3,8 @@ package kernels
 import (
 	"math"
 	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 )
 
 // FuzzParse: any kernel spec either fails with ErrKernel or gives a kernel
@@ -18,6 +20,8 @@ func FuzzParse(f *testing.F) {
 	x := []float32{0.5, -1, 2}
 	z := []float32{1, 0.25, -0.5}
 	f.Fuzz(func(t *testing.T, spec string) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		k, err := Parse(spec)
 		if err != nil {
 			return

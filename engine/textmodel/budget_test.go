@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/klauspost/compress/flate"
+
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -69,4 +73,56 @@ func TestBudgetRefusalIsNotFormat(t *testing.T) {
 			t.Errorf("version %d: the default budget refuses the file: %v", v, err)
 		}
 	}
+}
+
+// hostileV2 returns a text model file of version 2 (its featurizer a
+// DEFLATE-compressed JSON document) whose featurizer inflates to about
+// size bytes listing one-letter terms, from the current file cur.
+func hostileV2(t testing.TB, cur []byte, size int) []byte {
+	t.Helper()
+	v2 := oldVersion(t, cur, 2)
+	flen := binary.LittleEndian.Uint64(v2[8:])
+	var doc bytes.Buffer
+	doc.WriteString(`{"format":"hyperplane.text.Featurizer","version":1,"hash":"xxh64-gram1","ngrams":1,"tf":"count","idf":false,"normalize":true,"docs":1,"labels":{"numeric":false,"names":["a","b"]},"vocabulary":["a"`)
+	for doc.Len() < size {
+		doc.WriteString(`,"a"`)
+	}
+	doc.WriteString("]}")
+	var feat bytes.Buffer
+	fw, err := flate.NewWriter(&feat, flate.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(doc.Bytes())
+	fw.Close()
+	out := slices.Clone(v2[:16])
+	binary.LittleEndian.PutUint64(out[8:], uint64(feat.Len()))
+	out = append(out, feat.Bytes()...)
+	out = append(out, v2[16+flen:]...)
+	return withChecksum(out)
+}
+
+// A version 2 file of a few KB whose featurizer inflates to a quarter of
+// the budget, listing a million one-letter terms, is refused for the
+// budget without allocating more than twice the budget: the terms are
+// counted before they are made (decoded, they would take several times
+// the budget in string headers).
+func TestHostileOldTermList(t *testing.T) {
+	const limit = 16 << 20
+	var cur bytes.Buffer
+	if _, err := fit(t).WriteTo(&cur); err != nil {
+		t.Fatal(err)
+	}
+	b := hostileV2(t, cur.Bytes(), limit/4-4096)
+	path := filepath.Join(t.TempDir(), "hostile.hptm")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := budgettest.Within(t, limit)
+	_, err := Load(path)
+	done()
+	if !errors.Is(err, budget.ErrExceeded) || errors.Is(err, ErrFormat) {
+		t.Fatalf("got %v, want a refusal for the budget", err)
+	}
+	t.Logf("%d bytes: %v", len(b), err)
 }

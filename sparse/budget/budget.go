@@ -181,7 +181,7 @@ func NewMeter(limit int64) *Meter { return &Meter{limit: Resolve(limit)} }
 func (m *Meter) Take(n int64, what string) error {
 	used := Add(m.used, max(n, 0))
 	if used > m.limit {
-		return fmt.Errorf("%w: %s needs %s, with what was read before it %s, the budget is %s",
+		return fmt.Errorf("%w: %s needs %s (%s with what was taken before it), the budget is %s",
 			ErrExceeded, what, Format(max(n, 0)), Format(used), Format(m.limit))
 	}
 	m.used = used

@@ -80,7 +80,7 @@ func TestMeter(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := m.Take(50, "the terms")
-	if !errors.Is(err, ErrExceeded) || !strings.Contains(err.Error(), "the terms needs 50 B, with what was read before it 110 B, the budget is 100 B") {
+	if !errors.Is(err, ErrExceeded) || !strings.Contains(err.Error(), "the terms needs 50 B (110 B with what was taken before it), the budget is 100 B") {
 		t.Fatalf("got %v", err)
 	}
 	if m.Used() != 60 {

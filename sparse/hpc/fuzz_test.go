@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 )
 
 // The seed corpus lives in testdata/fuzz/FuzzReadCache: valid files (empty,
@@ -44,6 +45,8 @@ func cacheFuzzAllocBound(size int) uint64 { return 8<<20 + 64*uint64(size) }
 
 func FuzzReadCache(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		// The checksums stop almost every mutation at once; the resealed
 		// copy, with every checksum recomputed, lets the fuzzer reach the
 		// structural checks behind them.

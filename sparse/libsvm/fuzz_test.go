@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
@@ -229,6 +230,8 @@ func checkDataset(t *testing.T, who string, in fuzzInput, opt sparse.ReadOptions
 
 func FuzzReadLIBSVM(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		in := describeInput(data)
 		for _, opt := range []sparse.ReadOptions{{}, fuzzRestricted} {
 			var d1 *sparse.Dataset
@@ -337,6 +340,8 @@ func checkBudget(t *testing.T, in fuzzInput, data []byte, opt sparse.ReadOptions
 // checks each row as it comes, then compares with Read.
 func FuzzScanner(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		in := describeInput(data)
 		for _, opt := range []sparse.ReadOptions{{}, fuzzRestricted} {
 			type variant struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 )
 
 // FuzzReadTSV: label<TAB>text input read whole and by the Scanner gives
@@ -23,6 +24,8 @@ func FuzzReadTSV(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		for _, opt := range []ReadOptions{{Format: TSV, Name: "fuzz.tsv"}, {Format: TSV, MaxLineBytes: 16}} {
 			c, err := Read(bytes.NewReader(data), opt)
 			sc := NewScanner(bytes.NewReader(data), opt)
@@ -96,6 +99,8 @@ func FuzzLoadFeaturizer(f *testing.F) {
 	f.Add([]byte("{}"))
 	f.Add([]byte("not json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		p := filepath.Join(t.TempDir(), "f.json")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 )
 
 // The seed corpus lives in testdata/fuzz/FuzzReadJSONL: valid lines (field
@@ -95,6 +96,8 @@ func jsonlOracle(data []byte, opt ReadOptions) oracleResult {
 func FuzzReadJSONL(f *testing.F) {
 	f.Add([]byte(`{"label":"pos","text":"good"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		gzipped := len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b
 		for _, opt := range fuzzOptions {
 			c, err := Read(bytes.NewReader(data), opt)
@@ -182,6 +185,8 @@ func FuzzTransform(f *testing.F) {
 		f.Add(s, uint8(2))
 	}
 	f.Fuzz(func(t *testing.T, s string, mode uint8) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		if !slices.Equal(Tokenize(s), refTokenize(s)) {
 			t.Fatalf("Tokenize(%q) = %q, want %q", s, Tokenize(s), refTokenize(s))
 		}

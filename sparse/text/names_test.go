@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 )
 
 // namesOracle names features from the Terms of every document: per
@@ -312,6 +313,8 @@ func FuzzNamesUnmarshal(f *testing.F) {
 	f.Add([]byte(namesMagic))
 	f.Add([]byte(namesMagic + "\x01\xff\xff\xff\xff\x0f\x01"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Under a small budget, within twice it (see budgettest.Within).
+		defer budgettest.Within(t, 64<<20)()
 		var n Names
 		err := n.UnmarshalBinary(data)
 		if err != nil {
