@@ -66,6 +66,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 const (
@@ -358,6 +359,20 @@ type modelDecoder struct {
 	// kept rows are read from it (ReadClassifierFeaturesAt), the rest of
 	// the weights and the checksum not at all.
 	at *io.SectionReader
+	// meter, when not nil, counts the arrays the decoder makes against
+	// the memory budget before it makes them (linear and kernel models;
+	// a Mix checks its own limit once from its header).
+	meter *budget.Meter
+}
+
+// charge counts n bytes that the decoder is about to allocate for what
+// against its meter, if it has one: an error wraps ErrMemory
+// (budget.ErrExceeded), not ErrFormat, since the file may be sound.
+func (d *modelDecoder) charge(n int64, what string) error {
+	if d.meter == nil {
+		return nil
+	}
+	return d.meter.Take(n, "reading the model's "+what)
 }
 
 // readerDecoder returns a decoder of r, which knows the input's size when
@@ -575,15 +590,25 @@ func modelReadArray[T modelElem](d *modelDecoder, n int, what string) ([]T, erro
 	if err := d.fits(uint64(n), size, what); err != nil {
 		return nil, err
 	}
+	// The array is counted against the budget whole when the input is
+	// known to hold it, else chunk by chunk as the data arrive, so that a
+	// stream claiming more than it holds ends as truncated.
 	c := n
 	if d.remain < 0 {
 		c = min(n, modelChunk/size)
+	} else if err := d.charge(budget.Mul(int64(n), int64(size)), what); err != nil {
+		return nil, err
 	}
 	out := make([]T, 0, c)
 	for len(out) < n {
 		k := min(n-len(out), modelChunk/size)
 		if d.r == nil {
 			k = n - len(out)
+		}
+		if d.remain < 0 {
+			if err := d.charge(int64(k*size), what); err != nil {
+				return nil, err
+			}
 		}
 		b, err := d.take(k*size, what)
 		if err != nil {
@@ -715,6 +740,9 @@ func (d *modelDecoder) weights(n int, sparse bool, what string) ([]float32, erro
 		return nil, err
 	}
 	nb := (n + 7) / 8
+	if err := d.charge(budget.Mul(int64(n), 4), what); err != nil {
+		return nil, err
+	}
 	w := make([]float32, n)
 	// The values are read in pieces of whole bitmap bytes, each as many
 	// bytes as take at most modelChunk/4 values (all of them from

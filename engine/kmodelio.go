@@ -60,6 +60,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 const (
@@ -289,6 +290,9 @@ func (d *modelDecoder) decodeKernel() (*KernelModel, error) {
 
 // decodeKernelAfterMagic is decodeKernel past the magic.
 func (d *modelDecoder) decodeKernelAfterMagic() (*KernelModel, error) {
+	if d.meter == nil {
+		d.meter = budget.NewMeter(0)
+	}
 	b, flags, err := d.header(kmodelHeaderSize, kmodelFormatVersion, kmodelFlagsKnown)
 	if err != nil {
 		return nil, err

@@ -64,6 +64,7 @@ import (
 	"math"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 const (
@@ -248,6 +249,9 @@ func (d *modelDecoder) decodeLinear() (*Model, error) {
 
 // decodeLinearAfterMagic is decodeLinear past the magic.
 func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
+	if d.meter == nil {
+		d.meter = budget.NewMeter(0)
+	}
 	b, flags, err := d.header(modelHeaderSize, modelFormatVersion, modelFlagsKnown)
 	if err != nil {
 		return nil, err
