@@ -11,25 +11,17 @@ import (
 
 // docIn is fileJSON as it is read: its arrays are kept raw until their
 // elements are counted against the memory budget, and then decoded into
-// slices made at their final size.
+// slices made at their final size. The raw fields shadow fileJSON's of
+// the same names (encoding/json prefers the shallower field); every other
+// field, one added later included, is decoded into fileJSON itself.
 type docIn struct {
-	Format      string          `json:"format"`
-	Version     int             `json:"version"`
-	Hash        string          `json:"hash"`
-	NGrams      int             `json:"ngrams"`
-	Bits        int             `json:"bits,omitempty"`
-	Vocabulary  json.RawMessage `json:"vocabulary,omitempty"`
-	MinDF       int             `json:"min_df,omitempty"`
-	MaxFeatures int             `json:"max_features,omitempty"`
-	TF          string          `json:"tf"`
-	IDF         bool            `json:"idf"`
-	Normalize   bool            `json:"normalize"`
-	Docs        int             `json:"docs"`
-	DF          json.RawMessage `json:"df,omitempty"`
-	DFSparse    json.RawMessage `json:"df_sparse,omitempty"`
-	Labels      struct {
-		Numeric bool            `json:"numeric"`
-		Names   json.RawMessage `json:"names"`
+	fileJSON
+	Vocabulary json.RawMessage `json:"vocabulary,omitempty"`
+	DF         json.RawMessage `json:"df,omitempty"`
+	DFSparse   json.RawMessage `json:"df_sparse,omitempty"`
+	Labels     struct {
+		labelsJSON
+		Names json.RawMessage `json:"names"`
 	} `json:"labels"`
 }
 
@@ -61,9 +53,10 @@ func decodeDoc(data []byte, meter *budget.Meter) (fileJSON, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return doc, fmt.Errorf("%w: data after the JSON document", ErrFormat)
 	}
-	doc = fileJSON{Format: in.Format, Version: in.Version, Hash: in.Hash, NGrams: in.NGrams, Bits: in.Bits,
-		MinDF: in.MinDF, MaxFeatures: in.MaxFeatures, TF: in.TF, IDF: in.IDF, Normalize: in.Normalize,
-		Docs: in.Docs, Labels: labelsJSON{Numeric: in.Labels.Numeric}}
+	doc = in.fileJSON
+	doc.Vocabulary, doc.DF, doc.DFSparse = nil, nil, nil
+	doc.Labels = in.Labels.labelsJSON
+	doc.Labels.Names = nil
 	var err error
 	if !isNull(in.Vocabulary) {
 		var v []string
