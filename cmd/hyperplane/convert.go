@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -54,7 +57,9 @@ With -shards N, OUT (a name ending in .hpc) names N cache files,
 OUT-00000-of-0000N.hpc and on, that share the rows dealt at random (a
 random permutation drawn from -seed, cut into N pieces of equal size):
 the shards of training on several machines, each with a mix of every
-class even when IN is sorted by label. They all have IN's width.
+class even when IN is sorted by label. They all have IN's width. OUT's
+folder is created if it is missing (and removed again if the command
+fails).
 
   hyperplane convert -shards 4 -seed 1 train.svm shards/train.hpc`,
 	}
@@ -67,7 +72,7 @@ class even when IN is sorted by label. They all have IN's width.
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	shards := fs.Int("shards", 0, "deal the rows at random into `N` cache files OUT-00000-of-0000N.hpc (OUT ends in .hpc)")
 	seed := fs.Uint64("seed", 0, "-shards: seed of the random dealing")
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
+	c.Run = func(ctx context.Context, env *Env, args []string) (err error) {
 		out := env.Stdout
 		if len(args) != 2 {
 			return usageError("convert takes IN and OUT")
@@ -118,6 +123,18 @@ class even when IN is sorted by label. They all have IN's width.
 		// and the featurizer that made them always agree.
 		outArgs := []arg{{"OUT", dst}}
 		if *shards > 0 {
+			// The shards' folder is made when missing (convert -shards 4
+			// IN shards/train.hpc), and removed again if no shard is
+			// written into it.
+			made, err := makeParents(filepath.Dir(dst))
+			if err != nil {
+				return err
+			}
+			defer func() {
+				if err != nil {
+					removeMade(made)
+				}
+			}()
 			outArgs = outArgs[:0]
 			for _, p := range shardPaths(dst, *shards) {
 				outArgs = append(outArgs, arg{"shard", p})
@@ -326,6 +343,47 @@ func labelList(names []string, values []float64) string {
 		}
 	}
 	return b.String()
+}
+
+// makeParents creates dir and those of its parents that do not exist,
+// one os.Mkdir each, top down, and returns the folders it created, the
+// deepest last. A folder that appears meanwhile (made by another
+// process) is taken as it is and not listed. Nothing that existed is
+// changed: a path component that is a file stops it with Mkdir's error.
+func makeParents(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	var made []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		err := os.Mkdir(missing[i], 0o777)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			removeMade(made)
+			return nil, err
+		}
+		made = append(made, missing[i])
+	}
+	return made, nil
+}
+
+// removeMade removes the folders makeParents made, deepest first; a
+// folder no longer empty (something else wrote into it) stays.
+func removeMade(made []string) {
+	for i := len(made) - 1; i >= 0; i-- {
+		os.Remove(made[i])
+	}
 }
 
 // maxShards bounds convert -shards: every shard is a file open at once.

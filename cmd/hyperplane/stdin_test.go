@@ -66,3 +66,36 @@ func TestTrainReadsStdin(t *testing.T) {
 		})
 	}
 }
+
+// TestConvertShardsMakesFolder: convert -shards creates OUT's missing
+// folders, and removes them again when the command fails.
+func TestConvertShardsMakesFolder(t *testing.T) {
+	svm, _ := stdinData()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "d.svm")
+	os.WriteFile(in, []byte(svm), 0o644)
+	out := filepath.Join(dir, "new", "shards", "train.hpc")
+	if code, _, errOut := runCmd("convert", "-shards", "4", in, out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, p := range shardPaths(out, 4) {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := filepath.Join(dir, "gone", "deep", "train.hpc")
+	if code, _, _ := runCmd("convert", "-shards", "4", filepath.Join(dir, "missing.svm"), bad); code == 0 {
+		t.Fatal("convert of a missing file succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gone")); !os.IsNotExist(err) {
+		t.Fatalf("the folders made for a failed convert remain: %v", err)
+	}
+	// A file where a folder is needed is an error, and is left as it was.
+	os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644)
+	if code, _, _ := runCmd("convert", "-shards", "4", in, filepath.Join(dir, "file", "train.hpc")); code == 0 {
+		t.Fatal("convert into a file's path succeeded")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "file")); string(b) != "x" {
+		t.Fatalf("the file became %q", b)
+	}
+}
