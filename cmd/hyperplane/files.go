@@ -10,6 +10,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 // arg is a file named on the command line, with what named it (a flag,
@@ -209,4 +210,21 @@ func writeData(w io.Writer, path string, d *sparse.Dataset) error {
 func isCache(br *bufio.Reader) bool {
 	f, _ := sparse.Sniff(br)
 	return f == hpc.Name
+}
+
+// fileIsText reports whether the regular file at path holds labelled raw
+// text by its first line (text.Sniff): what train goes by when the name
+// does not say (fastText's cooking.train). A file that cannot be read,
+// or a pipe, which would lose what is read, is not.
+func fileIsText(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	kind, _, err := text.Sniff(bufio.NewReaderSize(f, 1<<16))
+	return err == nil && (kind == text.KindJSONL || kind == text.KindText)
 }

@@ -99,3 +99,37 @@ func TestConvertShardsMakesFolder(t *testing.T) {
 		t.Fatalf("the file became %q", b)
 	}
 }
+
+// TestTrainFastText: fastText's format trains by its content, whatever
+// the file's name, from a file or standard input, with the label prefix
+// settable; it gives the JSONL's accuracy on the same documents.
+func TestTrainFastText(t *testing.T) {
+	_, jsonl := stdinData()
+	var ft, hashed strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(jsonl), "\n") {
+		label := "pos"
+		if strings.Contains(l, `"neg"`) {
+			label = "neg"
+		}
+		txt := l[strings.Index(l, `"text": "`)+9 : len(l)-2]
+		fmt.Fprintf(&ft, "__label__%s %s\n", label, txt)
+		fmt.Fprintf(&hashed, "#%s %s\n", label, txt)
+	}
+	dir := t.TempDir()
+	ftFile, hashFile := filepath.Join(dir, "cooking.train"), filepath.Join(dir, "h.txt")
+	os.WriteFile(ftFile, []byte(ft.String()), 0o644)
+	os.WriteFile(hashFile, []byte(hashed.String()), 0o644)
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"train", "-epochs", "2", "-no-calibrate", "-test", ftFile, ftFile}},
+		{ft.String(), []string{"train", "-epochs", "2", "-no-calibrate", "-test", ftFile, "-"}},
+		{"", []string{"train", "-epochs", "2", "-no-calibrate", "-label-prefix", "#", "-test", hashFile, hashFile}},
+	} {
+		code, out, errOut := runWith(context.Background(), strings.NewReader(c.stdin), c.args...)
+		if code != 0 || !strings.Contains(out, "accuracy 1.0000") || !strings.Contains(out, "60 rows") {
+			t.Errorf("%v: exit %d:\n%s%s", c.args, code, out, errOut)
+		}
+	}
+}

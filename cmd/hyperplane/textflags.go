@@ -12,6 +12,7 @@ import (
 type textFlags struct {
 	cfg                       text.Config
 	tf, labelField, textField *string
+	labelPrefix               *string
 	fitting, all              []string // the flag names: those that fit, and all
 }
 
@@ -32,11 +33,12 @@ func addTextFlags(fs *flag.FlagSet, def text.Config, normalize bool) *textFlags 
 	}
 	t.labelField = fs.String("label-field", "label", "text, JSONL: the label field")
 	t.textField = fs.String("text-field", "text", "text, JSONL: the text field")
+	t.labelPrefix = fs.String("label-prefix", text.DefaultLabelPrefix, "text, fastText: what starts a label token (__label__pos great movie)")
 	t.fitting = []string{"ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf"}
 	if normalize {
 		t.fitting = append(t.fitting, "no-normalize")
 	}
-	t.all = append([]string{"label-field", "text-field"}, t.fitting...)
+	t.all = append([]string{"label-field", "text-field", "label-prefix"}, t.fitting...)
 	return t
 }
 
@@ -75,5 +77,5 @@ func (t *textFlags) config(fs *flag.FlagSet) (text.Config, error) {
 // readOptions returns how to read labelled text named name (a path, or
 // "standard input"), its format by textFormat.
 func (t *textFlags) readOptions(name string) text.ReadOptions {
-	return text.ReadOptions{LabelField: *t.labelField, TextField: *t.textField, Name: name, Format: textFormat(name, "")}
+	return text.ReadOptions{LabelField: *t.labelField, TextField: *t.textField, LabelPrefix: *t.labelPrefix, Name: name, Format: textFormat(name, "")}
 }

@@ -129,6 +129,10 @@ seen; another -algo continues from its weights).`,
 				isText = kind == text.KindJSONL || kind == text.KindText
 				e := *env
 				e.Stdin, env = br, &e
+			} else if *from == "" && !isText {
+				// A name that does not say (fastText's cooking.train):
+				// the first line tells.
+				isText = fileIsText(args[0])
 			}
 		default:
 			return usageError("-from %q (want text, libsvm or cache)", *from)

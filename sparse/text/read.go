@@ -27,7 +27,8 @@ type Format uint8
 
 const (
 	// Auto picks JSONL if the first non-blank character of the input is
-	// '{', else TSV.
+	// '{', FastText if the first non-blank line starts with the label
+	// prefix, else TSV.
 	Auto Format = iota
 	// JSONL holds one JSON object per line, with a label field (a string
 	// or a number) and a text field (a string); other fields are checked
@@ -43,11 +44,17 @@ const (
 	// written a line per document line up with the input. Only with
 	// ReadOptions.Documents.
 	Lines
+	// FastText is fastText's own format: one document per line, its
+	// label a whitespace-separated token made of the label prefix
+	// (ReadOptions.LabelPrefix, "__label__" by default) and the label's
+	// name, usually first (__label__pos great movie), the rest of the
+	// line the text. Every prefixed token of a line is a label.
+	FastText
 )
 
-var formatNames = [...]string{"auto", "jsonl", "tsv", "lines"}
+var formatNames = [...]string{"auto", "jsonl", "tsv", "lines", "fasttext"}
 
-// String returns "auto", "jsonl", "tsv" or "lines".
+// String returns "auto", "jsonl", "tsv", "lines" or "fasttext".
 func (f Format) String() string {
 	if int(f) < len(formatNames) {
 		return formatNames[f]
@@ -89,6 +96,13 @@ type ReadOptions struct {
 	LabelField string
 	// TextField is the JSONL field holding the text; "" means "text".
 	TextField string
+	// LabelPrefix marks the labels of the FastText format; "" means
+	// DefaultLabelPrefix.
+	LabelPrefix string
+	// MultiLabel accepts FastText lines with several labels (see
+	// Scanner.Labels); by default such a line is an error wrapping
+	// ErrMultiLabel.
+	MultiLabel bool
 	// MaxLineBytes limits the length of a line, not counting its '\n'
 	// (ErrLineTooLong beyond it), and so the memory a Scanner uses. 0
 	// means DefaultMaxLineBytes.
@@ -100,7 +114,7 @@ type ReadOptions struct {
 
 func (o ReadOptions) normalize() (ReadOptions, error) {
 	switch {
-	case o.Format > Lines:
+	case o.Format > FastText:
 		return o, fmt.Errorf("%w: unknown Format %d", ErrConfig, o.Format)
 	case o.Format == Lines && !o.Documents:
 		return o, fmt.Errorf("%w: Format Lines holds no labels: it is read with Documents only", ErrConfig)
@@ -118,6 +132,9 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 	}
 	if o.MaxLineBytes == 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.LabelPrefix == "" {
+		o.LabelPrefix = DefaultLabelPrefix
 	}
 	return o, nil
 }
@@ -215,8 +232,10 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 // (ErrMissingField); a label that is not a string or number, or a text
 // that is not a string (ErrFieldType); an empty label, or one holding a
 // control character such as a tab, a line end, NEL or U+2028 (ErrLabel); a line
-// longer than MaxLineBytes (ErrLineTooLong); a NUL byte in TSV or Lines
-// (ErrSyntax); with Format Auto, a first line of LIBSVM or a cache file
+// longer than MaxLineBytes (ErrLineTooLong); a NUL byte in TSV, Lines or
+// FastText (ErrSyntax); a FastText line without a label
+// (ErrMissingField), with a bare prefix (ErrLabel) or, unless
+// MultiLabel, with a second label (ErrMultiLabel); with Format Auto, a first line of LIBSVM or a cache file
 // (ErrNotText). A failed read of the input is returned as the reader's
 // error, wrapped, and never as a parse error of the part of a line read
 // before it. Reading stops at the first error.
@@ -233,6 +252,7 @@ type Scanner struct {
 	line   int
 	doc    Doc
 	labels map[string]string // interned label strings
+	ft     fastText
 	err    error
 	// blanks counts the blank lines before the first non-blank one, while
 	// the format is not settled: if it becomes Lines, each is a document,
@@ -252,6 +272,7 @@ func NewScanner(r io.Reader, opt ReadOptions) *Scanner {
 	s.jp.textKey = []byte(o.TextField)
 	s.jp.noLabel = o.Documents
 	s.labels = make(map[string]string)
+	s.ft.prefix = []byte(o.LabelPrefix)
 	return s
 }
 
@@ -336,12 +357,16 @@ func (s *Scanner) parseLine(ln []byte) (label, text []byte, labelCol int, blank 
 			s.format = JSONL
 		default:
 			s.format = TSV
-			if s.opt.Documents && !s.tsvLabel(ln) {
+			if s.isFastText(ln, i) {
+				s.format = FastText
+			} else if s.opt.Documents && !s.tsvLabel(ln) {
 				s.format = Lines
 			}
 		}
 	}
 	switch s.format {
+	case FastText:
+		return s.parseFastText(ln)
 	case JSONL:
 		d, blank, le := s.jp.parse(ln)
 		return d.label, d.text, d.labelCol, blank, le
@@ -385,7 +410,7 @@ func parseTSV(ln []byte) (label, text []byte, labelCol int, blank bool, le *line
 	}
 	tab := bytes.IndexByte(ln, '\t')
 	if tab < 0 {
-		return nil, nil, 0, false, errAt(0, ErrMissingField, "no tab between the label and the text")
+		return nil, nil, 0, false, errAt(0, ErrMissingField, "no tab between the label and the text (TSV is LABEL<TAB>TEXT; fastText lines start with __label__)")
 	}
 	a, b := 0, tab
 	for a < b && ln[a] == ' ' {
