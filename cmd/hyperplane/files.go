@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
@@ -203,6 +204,12 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 // LIBSVM.
 func writeData(w io.Writer, path string, d *sparse.Dataset) error {
 	return sparse.Write(w, path, d)
+}
+
+// csvNamed reports whether path names a CSV table of numbers (.csv,
+// .csv.gz), read by sparse/csv with a header when it has one.
+func csvNamed(path string) bool {
+	return strings.HasSuffix(path, ".csv") || strings.HasSuffix(path, ".csv.gz")
 }
 
 // isCache reports whether br starts with a cache file's magic bytes,

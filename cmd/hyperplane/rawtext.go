@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/csv"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -119,6 +120,9 @@ func openData(ctx context.Context, env *Env, path string) (*input, error) {
 // isText reports whether in holds raw text: JSONL, or a line plainly not
 // LIBSVM; a first line that tells neither (a lone word) goes by the name.
 func (in *input) isText() bool {
+	if csvNamed(in.path) {
+		return false // a CSV header reads as a line of words
+	}
 	switch in.kind {
 	case text.KindJSONL, text.KindText:
 		return true
@@ -159,6 +163,14 @@ func short(s string) string {
 // readData reads in, a cache or LIBSVM file (gzip too), as
 // sparse.ReadFile does; standard input is read from what was sniffed.
 func readData(in *input) (*sparse.Dataset, error) {
+	if csvNamed(in.path) {
+		// A table of numbers (sparse/csv), as the rows of a LIBSVM file.
+		t, err := csv.Read(in.br, csv.Options{Name: in.name})
+		if err != nil {
+			return nil, err
+		}
+		return t.Dataset(), nil
+	}
 	if in.path != "-" && in.kind == text.KindCache {
 		return sparse.ReadFile(in.path, sparse.ReadOptions{})
 	}

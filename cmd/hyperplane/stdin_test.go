@@ -133,3 +133,38 @@ func TestTrainFastText(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainCSV: a CSV table with a header trains as the LIBSVM file of
+// the same rows does, to the same figures.
+func TestTrainCSV(t *testing.T) {
+	svm, _ := stdinData()
+	var tab strings.Builder
+	tab.WriteString("f1,f2,f3,f4,target\n")
+	for _, l := range strings.Split(strings.TrimSpace(svm), "\n") {
+		v := []string{"0", "0", "0", "0"}
+		p := strings.Fields(l)
+		for _, kv := range p[1:] {
+			v[kv[0]-'1'] = kv[2:]
+		}
+		fmt.Fprintf(&tab, "%s,%s\n", strings.Join(v, ","), p[0])
+	}
+	dir := t.TempDir()
+	svmFile, csvFile := filepath.Join(dir, "d.svm"), filepath.Join(dir, "d.csv")
+	os.WriteFile(svmFile, []byte(svm), 0o644)
+	os.WriteFile(csvFile, []byte(tab.String()), 0o644)
+	var outs []string
+	for _, f := range []string{svmFile, csvFile} {
+		code, out, errOut := runCmd("train", "-cv", "3", "-test", f, f)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", f, code, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "cv:") || strings.HasPrefix(l, "test:") {
+				outs = append(outs, strings.SplitN(strings.ReplaceAll(l, f, "F"), " (", 2)[0])
+			}
+		}
+	}
+	if len(outs) != 4 || outs[0] != outs[2] || outs[1] != outs[3] {
+		t.Fatalf("LIBSVM then CSV: %q", outs)
+	}
+}

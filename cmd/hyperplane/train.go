@@ -129,7 +129,7 @@ seen; another -algo continues from its weights).`,
 				isText = kind == text.KindJSONL || kind == text.KindText
 				e := *env
 				e.Stdin, env = br, &e
-			} else if *from == "" && !isText {
+			} else if *from == "" && !isText && !csvNamed(args[0]) {
 				// A name that does not say (fastText's cooking.train):
 				// the first line tells.
 				isText = fileIsText(args[0])
