@@ -21,7 +21,7 @@ same data on any machine of the same architecture, whatever -threads.
 popularity follows Zipf's law with exponent -zipf, scattered over the
 index range as hashing would; about -nnz distinct features a row; labels
 from a planted linear rule (-classes of them; ±1 for two), each replaced
-by another with probability -noise. Issue 5's scale test is
+by another with probability -noise. A corpus for a scale test:
 'gen -rows 10000000 big.hpc'.
 
 -kind separable: -rows points uniform in the ball of radius -radius in

@@ -127,6 +127,9 @@ func stats(ctx context.Context, env *Env, path string, asJSON bool) error {
 			return err
 		}
 		s.Bytes = fi.Size()
+		if err := statsRefuses(path); err != nil {
+			return err
+		}
 		if err := scanStats(ctx, path, &s, &lc); err != nil {
 			return interrupted(ctx, err)
 		}
@@ -193,6 +196,21 @@ func scanLIBSVM(r io.Reader, opt sparse.ReadOptions, s *fileStats, lc *labelCoun
 		s.Cols = max(s.Cols, x.Dim)
 	}
 	return sc.Err()
+}
+
+// statsRefuses says what to run instead when path holds what stats does
+// not describe: a model (inspect), labelled raw text or a CSV table
+// (train -cv reads them). nil for anything else, which stats parses.
+func statsRefuses(path string) error {
+	switch {
+	case isTextModel(path):
+		return fmt.Errorf("%s is a text model, not data: 'hyperplane inspect %s' describes it", path, path)
+	case csvNamed(path):
+		return fmt.Errorf("%s is a CSV table: stats describes LIBSVM and cache files; train, eval and convert read it as it is", path)
+	case fileIsText(path):
+		return fmt.Errorf("%s is labelled raw text: stats describes LIBSVM and cache files; train reads it as it is ('hyperplane train -cv 5 %s')", path, path)
+	}
+	return nil
 }
 
 func scanStats(ctx context.Context, path string, s *fileStats, lc *labelCounter) error {

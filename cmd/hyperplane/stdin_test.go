@@ -168,3 +168,33 @@ func TestTrainCSV(t *testing.T) {
 		t.Fatalf("LIBSVM then CSV: %q", outs)
 	}
 }
+
+// TestWordings: the messages say what a command-line user can act on.
+func TestWordings(t *testing.T) {
+	_, jsonl := stdinData()
+	dir := t.TempDir()
+	textFile, model := filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "m.hptm")
+	os.WriteFile(textFile, []byte(jsonl), 0o644)
+	if code, _, errOut := runCmd("train", "-epochs", "1", "-no-calibrate", "-o", model, textFile); code != 0 {
+		t.Fatal(errOut)
+	}
+	svm, _ := stdinData()
+	svmFile, cache := filepath.Join(dir, "d.svm"), filepath.Join(dir, "d.hpc")
+	os.WriteFile(svmFile, []byte(svm), 0o644)
+	if code, _, errOut := runCmd("convert", svmFile, cache); code != 0 {
+		t.Fatal(errOut)
+	}
+	check := func(args []string, want, not string) {
+		t.Helper()
+		_, out, errOut := runCmd(args...)
+		all := out + errOut
+		if !strings.Contains(all, want) || (not != "" && strings.Contains(all, not)) {
+			t.Errorf("%v: want %q without %q in:\n%s", args, want, not, all)
+		}
+	}
+	check([]string{"stats", textFile}, "is labelled raw text", "missing")
+	check([]string{"stats", model}, "'hyperplane inspect "+model+"'", "NUL")
+	check([]string{"help", "gen"}, "A corpus for a scale test", "Issue")
+	check([]string{"help", "train"}, "of TRAIN's kind", "LIBSVM `file`")
+	check([]string{"train", "-stream", "-threads", "2", cache}, "(drop -stream)", "use Fit")
+}

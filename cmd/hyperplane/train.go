@@ -23,7 +23,7 @@ import (
 func newTrainCmd() *Command {
 	c := &Command{
 		UsageLine: "train TRAIN",
-		Short:     "train a linear or kernel classifier on a LIBSVM file",
+		Short:     "train a linear or kernel classifier on LIBSVM, CSV, a cache or raw text",
 		Long: `Train reads a LIBSVM/SVMlight file (gzip too), trains a linear
 classifier and prints the training time. The default learner is the
 averaged passive-aggressive PA-II (-C sets its aggressiveness); -algo picks
@@ -93,7 +93,7 @@ seen; another -algo continues from its weights).`,
 	fs.IntVar(&cfg.Patience, "patience", 5, "epochs without improvement before early stopping")
 	fs.BoolVar(&cfg.Balanced, "balanced", false, "weigh classes by n/(k·n_class)")
 	cw := fs.String("class-weight", "", "per-class weights, `LABEL:W,...`")
-	test := fs.String("test", "", "evaluate on this LIBSVM `file`")
+	test := fs.String("test", "", "evaluate on this `file`, of TRAIN's kind (LIBSVM, CSV or a cache; labelled text for text); - reads standard input")
 	out := fs.String("o", "", "save the model to this `file`")
 	margins := fs.Bool("margins", false, "report margins, radius and the mistake bound on the training rows")
 	report := fs.Bool("report", false, "with -test: print per-class precision, recall, F1 and the confusion matrix")

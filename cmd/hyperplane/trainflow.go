@@ -157,7 +157,9 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 			m, f.stats, err = engine.FitCache(o.ctx, c, cfg)
 			inMemory := cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)
 			if errors.Is(err, engine.ErrConfig) && inMemory {
-				err = fmt.Errorf("%w\nhint: -stream trains the averaged or plain perceptron on one core; -threads, -validation and -balanced need the data in memory (drop -stream)", err)
+				// The library's message names its own API (Fit); the
+				// command line's user needs the flags.
+				err = usageError("-stream trains the averaged or plain perceptron on one core; -threads, -validation, -balanced and the other learners need the data in memory (drop -stream)")
 			}
 		} else {
 			m, f.stats, err = engine.Fit(o.ctx, d.X, d.Y, cfg)
