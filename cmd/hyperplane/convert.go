@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/csv"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
@@ -232,6 +233,13 @@ fails).
 			if d, err = hpc.Read(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
 				return interrupted(ctx, err)
 			}
+		case "csv":
+			// A table's rows, as LIBSVM or a cache by OUT's name.
+			t, err := csv.Read(src, csv.Options{Name: name})
+			if err != nil {
+				return interrupted(ctx, err)
+			}
+			d = t.Dataset()
 		}
 		if *shards > 0 {
 			if err := writeShards(ctx, outs, shardPaths(dst, *shards), d, *seed); err != nil {
@@ -466,6 +474,9 @@ func inputKind(src *bufio.Reader, path, from string) (string, error) {
 	}
 	if textNamed(path) {
 		return "text", nil
+	}
+	if csvNamed(path) {
+		return "csv", nil
 	}
 	return "libsvm", nil
 }

@@ -167,6 +167,14 @@ func TestTrainCSV(t *testing.T) {
 	if len(outs) != 4 || outs[0] != outs[2] || outs[1] != outs[3] {
 		t.Fatalf("LIBSVM then CSV: %q", outs)
 	}
+	// convert writes the table's rows as LIBSVM: the file they came from.
+	back := filepath.Join(dir, "back.svm")
+	if code, _, errOut := runCmd("convert", csvFile, back); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(back); string(b) != svm {
+		t.Fatalf("convert of the CSV wrote\n%s\nwant\n%s", b, svm)
+	}
 }
 
 // TestWordings: the messages say what a command-line user can act on.
