@@ -26,11 +26,12 @@ func TestModelWeightsCountedAgainstBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	const limit = 4 << 20
-	done := budgettest.Within(t, limit)
-	_, lerr := Load(path)
-	_, rerr := ReadModel(bytes.NewReader(b))
-	uerr := new(Model).UnmarshalBinary(b)
-	done()
+	var lerr, rerr, uerr error
+	budgettest.Run(t, limit, func() {
+		_, lerr = Load(path)
+		_, rerr = ReadModel(bytes.NewReader(b))
+		uerr = new(Model).UnmarshalBinary(b)
+	})
 	for what, err := range map[string]error{"Load": lerr, "ReadModel": rerr, "UnmarshalBinary": uerr} {
 		if !errors.Is(err, ErrMemory) || errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "weights") {
 			t.Errorf("%s of %d bytes under a budget of %d: %v", what, len(b), limit, err)

@@ -118,9 +118,8 @@ func TestHostileOldTermList(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	done := budgettest.Within(t, limit)
-	_, err := Load(path)
-	done()
+	var err error
+	budgettest.Run(t, limit, func() { _, err = Load(path) })
 	if !errors.Is(err, budget.ErrExceeded) || errors.Is(err, ErrFormat) {
 		t.Fatalf("got %v, want a refusal for the budget", err)
 	}

@@ -34,14 +34,14 @@ func TestHostileTermListWithinBudget(t *testing.T) {
 	doc := hostileVocabulary(limit/4 - 1024) // what ReadFeaturizer takes in
 	for _, name := range []string{"ReadFeaturizer", "decode"} {
 		t.Run(name, func(t *testing.T) {
-			done := budgettest.Within(t, limit)
 			var err error
-			if name == "ReadFeaturizer" {
-				_, err = ReadFeaturizer(bytes.NewReader(doc))
-			} else {
-				_, err = decode(doc)
-			}
-			done()
+			budgettest.Run(t, limit, func() {
+				if name == "ReadFeaturizer" {
+					_, err = ReadFeaturizer(bytes.NewReader(doc))
+				} else {
+					_, err = decode(doc)
+				}
+			})
 			if !errors.Is(err, budget.ErrExceeded) || errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "vocabulary") {
 				t.Fatalf("got %v, want a refusal of the vocabulary for the budget", err)
 			}
