@@ -84,7 +84,7 @@ func TestTrainSignalSavesModel(t *testing.T) {
 		if !sent {
 			t.Fatalf("%v: training ended before the signal: %v\n%s", sig, err, errOut.String())
 		}
-		if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(errOut.String(), "interrupted after") || !strings.Contains(errOut.String(), "model saved: true") {
+		if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(errOut.String(), "interrupted after") || !strings.Contains(errOut.String(), "the model so far was saved to") {
 			t.Fatalf("%v: %v; stderr ends %q", sig, err, tail(errOut.String()))
 		}
 		if _, err := engine.Load(model); err != nil {

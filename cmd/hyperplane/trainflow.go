@@ -288,7 +288,10 @@ func (r *trainResult) finish(m engine.Classifier, saved io.WriterTo, te *sparse.
 		if err := o.save(saved); err != nil {
 			return err
 		}
-		return fmt.Errorf("interrupted after %d epochs (model saved: %v): %w", r.Epochs, o.out != "", interrupted)
+		if o.out == "" {
+			return stopped{fmt.Sprintf("interrupted after %d epochs (no -o: nothing saved)", r.Epochs), interrupted}
+		}
+		return stopped{fmt.Sprintf("interrupted after %d epochs: the model so far was saved to %s", r.Epochs, o.out), interrupted}
 	}
 	if margins != nil {
 		ms, err := margins()
@@ -359,3 +362,14 @@ func isTerminal(w io.Writer) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
+
+// stopped is the error of an interrupted training: its message says what
+// was kept in the user's words, without the "context canceled" of the
+// cause, which it still wraps so that errors.Is sees the interrupt.
+type stopped struct {
+	msg   string
+	cause error
+}
+
+func (e stopped) Error() string { return e.msg }
+func (e stopped) Unwrap() error { return e.cause }
