@@ -71,6 +71,7 @@ fails).
 	load := fs.String("featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
 	dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	labelCol := labelColFlag(fs)
 	shards := fs.Int("shards", 0, "deal the rows at random into `N` cache files OUT-00000-of-0000N.hpc (OUT ends in .hpc)")
 	seed := fs.Uint64("seed", 0, "-shards: seed of the random dealing")
 	c.Run = func(ctx context.Context, env *Env, args []string) (err error) {
@@ -100,6 +101,9 @@ fails).
 		kind, err := inputKind(src, in, *from)
 		if err != nil {
 			return err
+		}
+		if *labelCol != "" && kind != "csv" {
+			return usageError("-label-col %q: %s is not a CSV table (.csv, .csv.gz)", *labelCol, in)
 		}
 		fitting := tfl.fitting
 		textFlags := append([]string{"save-featurizer", "featurizer"}, tfl.all...)
@@ -235,7 +239,7 @@ fails).
 			}
 		case "csv":
 			// A table's rows, as LIBSVM or a cache by OUT's name.
-			t, err := csv.Read(src, csv.Options{Name: name})
+			t, err := csv.Read(src, csv.Options{Name: name, Label: *labelCol})
 			if err != nil {
 				return interrupted(ctx, err)
 			}

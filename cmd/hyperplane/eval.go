@@ -39,6 +39,7 @@ model of numbered features without -featurizer is refused.`,
 	fs := &c.Flag
 	model := fs.String("model", "", "the model `file`")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	labelCol := labelColFlag(fs)
 	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
 	feat := fs.String("featurizer", "", "name the labels by this text featurizer `file` (see convert), and read labelled raw text with it")
 	ff := addFieldFlags(fs)
@@ -80,7 +81,7 @@ model of numbered features without -featurizer is refused.`,
 		case len(ff.set()) > 0:
 			return usageError("-%s: the field flags apply to raw text", ff.set()[0])
 		default:
-			d, err = readData(in)
+			d, err = readData(in, *labelCol)
 		}
 		if err == nil {
 			// (The parse may have read its input ahead of the signal.)

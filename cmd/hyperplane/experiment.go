@@ -437,7 +437,7 @@ func readDataPath(ctx context.Context, path string) (*sparse.Dataset, error) {
 		return nil, interrupted(ctx, err)
 	}
 	defer in.close()
-	d, err := readData(in)
+	d, err := readData(in, "")
 	if err == nil {
 		err = ctx.Err()
 	}

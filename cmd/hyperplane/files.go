@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"strings"
@@ -234,4 +235,10 @@ func fileIsText(path string) bool {
 	}
 	kind, _, err := text.Sniff(bufio.NewReaderSize(f, 1<<16))
 	return err == nil && (kind == text.KindJSONL || kind == text.KindText)
+}
+
+// labelColFlag adds -label-col to fs: the label column of a CSV table, by
+// its header name or 1-based position (sparse/csv's Options.Label).
+func labelColFlag(fs *flag.FlagSet) *string {
+	return fs.String("label-col", "", "CSV input: the label column, a header `name` or a 1-based position (default: a column named label, target, class or y, else the first)")
 }

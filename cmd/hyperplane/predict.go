@@ -73,6 +73,7 @@ of the files read; an -o that is not a regular file (/dev/stdout,
 	fs := &c.Flag
 	model := fs.String("model", "", "the model `file`")
 	scores := fs.Bool("scores", false, "write the decision value after each label")
+	labelCol := labelColFlag(fs)
 	out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")
 	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
 	feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert), and read raw text with it")
@@ -226,7 +227,7 @@ of the files read; an -o that is not a regular file (/dev/stdout,
 		} else if *explain > 0 {
 			return usageError("-explain reads raw text")
 		} else {
-			d, err = readData(in)
+			d, err = readData(in, *labelCol)
 		}
 		if err != nil {
 			return interrupted(ctx, inFile(args[0], err))

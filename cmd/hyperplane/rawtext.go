@@ -162,10 +162,16 @@ func short(s string) string {
 
 // readData reads in, a cache or LIBSVM file (gzip too), as
 // sparse.ReadFile does; standard input is read from what was sniffed.
-func readData(in *input) (*sparse.Dataset, error) {
+// label is -label-col, a CSV table's label column (a header name or a
+// 1-based position; "" for the default); it is refused for other input,
+// which has no columns to pick from.
+func readData(in *input, label string) (*sparse.Dataset, error) {
+	if label != "" && !csvNamed(in.path) {
+		return nil, usageError("-label-col %q: %s is not a CSV table (.csv, .csv.gz)", label, in.path)
+	}
 	if csvNamed(in.path) {
 		// A table of numbers (sparse/csv), as the rows of a LIBSVM file.
-		t, err := csv.Read(in.br, csv.Options{Name: in.name})
+		t, err := csv.Read(in.br, csv.Options{Name: in.name, Label: label})
 		if err != nil {
 			return nil, err
 		}

@@ -24,6 +24,7 @@ type trainOpts struct {
 	test, out                              string
 	margins, report, verbose, json, stream bool
 	cv                                     int              // -cv folds, 0 without
+	labelCol                               string           // -label-col: a CSV table's label column
 	outs                                   *outputs         // -o, created before the data are read
 	text                                   *textmodel.Model // the text model trained, for its probabilities
 	scale                                  scaleOpts        // -scale
@@ -207,7 +208,7 @@ func readTest(o trainOpts, train string) (*sparse.Dataset, error) {
 	if in.isText() {
 		return nil, in.notNumbered("the model of " + train)
 	}
-	d, err := readData(in)
+	d, err := readData(in, o.labelCol)
 	return d, interrupted(o.ctx, err)
 }
 
@@ -219,7 +220,7 @@ func readTrain(o trainOpts, path string) (*sparse.Dataset, error) {
 		return nil, interrupted(o.ctx, err)
 	}
 	defer in.close()
-	d, err := readData(in)
+	d, err := readData(in, o.labelCol)
 	if err == nil {
 		err = o.ctx.Err() // (the parse may have read ahead of a signal)
 	}
