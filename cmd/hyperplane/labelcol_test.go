@@ -47,11 +47,13 @@ func TestLabelCol(t *testing.T) {
 		t.Errorf("train -label-col nope: exit %d, %q; want the missing column named", code, e)
 	}
 	svm := writeFile(t, dir, "s.svm", smallSVM)
+	txt := reviews(t, dir, "r.jsonl", 10)
 	for _, args := range [][]string{
 		{"train", "-label-col", "2", svm},
+		{"train", "-label-col", "2", txt},
 		{"convert", "-label-col", "2", svm, filepath.Join(dir, "x.hpc")},
 	} {
-		if code, _, e := runCmd(args...); code != 2 || !strings.Contains(e, "not a CSV table") {
+		if code, _, e := runCmd(args...); code != 2 || !strings.Contains(e, "a CSV table") {
 			t.Errorf("%q: exit %d, %q; want a usage error", args, code, e)
 		}
 	}

@@ -282,6 +282,9 @@ seen; another -algo continues from its weights).`,
 		defer outs.cleanup()
 		o.outs = outs
 		if tt != nil {
+			if *labelCol != "" {
+				return usageError("-label-col %q: %s is raw text, not a CSV table (.csv, .csv.gz)", *labelCol, args[0])
+			}
 			return trainText(args[0], cfg, *tt, o)
 		}
 		return trainModel(args[0], cfg, kern, o)
