@@ -72,6 +72,7 @@ fails).
 	dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	labelCol := labelColFlag(fs)
+	showProgress := progressFlag(fs)
 	shards := fs.Int("shards", 0, "deal the rows at random into `N` cache files OUT-00000-of-0000N.hpc (OUT ends in .hpc)")
 	seed := fs.Uint64("seed", 0, "-shards: seed of the random dealing")
 	c.Run = func(ctx context.Context, env *Env, args []string) (err error) {
@@ -93,6 +94,7 @@ fails).
 		if err != nil {
 			return err
 		}
+		env.progress = *showProgress
 		src, name, closeIn, err := openInput(ctx, env, in)
 		if err != nil {
 			return err
@@ -447,7 +449,8 @@ func isCachePath(p string) bool { return sparse.FormatForName(p) == hpc.Name }
 // errors use and the function that closes the file.
 func openInput(ctx context.Context, env *Env, path string) (*bufio.Reader, string, func(), error) {
 	if path == "-" {
-		return bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16), "standard input", func() {}, nil
+		m := newMeter(env, env.progress, "reading standard input", "bytes", 0)
+		return bufio.NewReaderSize(meterReader{ctxReader{ctx, env.Stdin}, m}, 1<<16), "standard input", m.end, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -460,7 +463,8 @@ func openInput(ctx context.Context, env *Env, path string) (*bufio.Reader, strin
 	// A read blocked on a pipe or FIFO that has gone quiet ends when ctx
 	// is cancelled (regular files need not: their reads return).
 	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
-	return bufio.NewReaderSize(ctxReader{ctx, f}, 1<<16), path, func() { stop(); f.Close() }, nil
+	m := newMeter(env, env.progress, "reading "+path, "bytes", fileSize(path))
+	return bufio.NewReaderSize(meterReader{ctxReader{ctx, f}, m}, 1<<16), path, func() { m.end(); stop(); f.Close() }, nil
 }
 
 // inputKind tells what IN holds, peeking at src without consuming it: a

@@ -75,6 +75,9 @@ func (c *Command) Name() string {
 type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// progress is -progress: show reading progress (see openInput) on
+	// Stderr even when it is not a terminal.
+	progress bool
 }
 
 // warn writes a warning line on the standard error.

@@ -96,6 +96,7 @@ seen; another -algo continues from its weights).`,
 	test := fs.String("test", "", "evaluate on this `file`, of TRAIN's kind (LIBSVM, CSV or a cache; labelled text for text); - reads standard input")
 	out := fs.String("o", "", "save the model to this `file`")
 	labelCol := labelColFlag(fs)
+	showProgress := progressFlag(fs)
 	margins := fs.Bool("margins", false, "report margins, radius and the mistake bound on the training rows")
 	report := fs.Bool("report", false, "with -test: print per-class precision, recall, F1 and the confusion matrix")
 	verbose := fs.Bool("v", false, "print every epoch's statistics on stderr")
@@ -185,6 +186,7 @@ seen; another -algo continues from its weights).`,
 		// refuses -normalize when it is asked for.
 		cfg.Normalize = *normalize && *kernel == "" && (cfg.Algorithm != engine.Voted || len(setAmong(fs, "normalize")) > 0)
 		o := trainOpts{ctx: ctx, env: env, test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream, cv: *cv, labelCol: *labelCol}
+		env.progress = *showProgress
 		o.scale = scaleOpts{mode: strings.ToLower(*scale), normalize: *normalize && len(setAmong(fs, "normalize")) > 0}
 		switch o.scale.mode {
 		case "auto", "none":
