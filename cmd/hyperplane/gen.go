@@ -46,6 +46,7 @@ error.`,
 	seed := fs.Uint64("seed", 0, "seed")
 	threads := fs.Int("threads", 0, "goroutines (0: all cores); the data do not depend on it")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	showProgress := progressFlag(fs)
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		stdout := env.Stdout
 		if len(args) != 1 {
@@ -106,7 +107,12 @@ error.`,
 			return usageError("-kind %q (want text or separable)", *kind)
 		}
 		genSecs := time.Since(t0).Seconds()
-		if err := writeData(ctxWriter{ctx, w.writer(args[0])}, args[0], d); err != nil {
+		// The rows are generated in one library call; their writing,
+		// the longer part for a big file, shows its progress in bytes.
+		m := newMeter(env, *showProgress, "writing "+args[0], "bytes", 0)
+		err = writeData(meterWriter{ctxWriter{ctx, w.writer(args[0])}, m}, args[0], d)
+		m.end()
+		if err != nil {
 			return interrupted(ctx, err)
 		}
 		if err := ctx.Err(); err != nil {

@@ -116,3 +116,15 @@ func fileSize(path string) int64 {
 	}
 	return fi.Size()
 }
+
+// meterWriter counts the bytes written through it on its meter.
+type meterWriter struct {
+	w io.Writer
+	m *meter
+}
+
+func (w meterWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	w.m.add(int64(n))
+	return n, err
+}

@@ -20,7 +20,8 @@ func fakeProgressClock(t *testing.T) {
 }
 
 // TestProgress: with -progress, convert and train show reading progress
-// (bytes, rate, percentage and ETA of a file) on standard error; without
+// (bytes, rate, percentage and ETA of a file) and gen its writing on
+// standard error; without
 // it, on a standard error that is no terminal, they show none; standard
 // output is the same either way.
 func TestProgress(t *testing.T) {
@@ -30,14 +31,19 @@ func TestProgress(t *testing.T) {
 	for _, args := range [][]string{
 		{"convert", svm, filepath.Join(dir, "o.hpc")},
 		{"train", "-epochs", "2", svm},
+		{"gen", "-rows", "50", filepath.Join(dir, "g.svm")},
 	} {
 		with := append([]string{args[0], "-progress"}, args[1:]...)
 		code, out, e := runWith(context.Background(), strings.NewReader(""), with...)
-		if code != 0 || !strings.Contains(e, "\rreading "+svm+": ") || !strings.Contains(e, "MB/s, 100%") {
+		want := []string{"\rreading " + svm + ": ", "MB/s, 100%"}
+		if args[0] == "gen" {
+			want = []string{"\rwriting " + args[len(args)-1] + ": ", "MB/s"}
+		}
+		if code != 0 || !strings.Contains(e, want[0]) || !strings.Contains(e, want[1]) {
 			t.Fatalf("%q: exit %d, stderr %q; want reading progress", with, code, e)
 		}
 		code, plain, e2 := runWith(context.Background(), strings.NewReader(""), args...)
-		if code != 0 || strings.Contains(e2, "reading") {
+		if code != 0 || strings.Contains(e2, "\r") {
 			t.Errorf("%q: exit %d, stderr %q; want no progress off a terminal", args, code, e2)
 		}
 		if !sameOutput(out, plain) {
