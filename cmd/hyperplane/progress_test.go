@@ -31,6 +31,7 @@ func TestProgress(t *testing.T) {
 	for _, args := range [][]string{
 		{"convert", svm, filepath.Join(dir, "o.hpc")},
 		{"train", "-epochs", "2", svm},
+		{"train", "-cv", "2", svm},
 		{"gen", "-rows", "50", filepath.Join(dir, "g.svm")},
 	} {
 		with := append([]string{args[0], "-progress"}, args[1:]...)
