@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -43,10 +44,14 @@ model of numbered features without -featurizer is refused.`,
 	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
 	feat := fs.String("featurizer", "", "name the labels by this text featurizer `file` (see convert), and read labelled raw text with it")
 	ff := addFieldFlags(fs)
+	mlReport := fs.Bool("report", false, "multi-label text models: also print every label's precision, recall and F1")
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		out := env.Stdout
 		if len(args) != 1 || *model == "" {
 			return usageError("eval needs -model MODEL and one FILE")
+		}
+		if textmodel.IsMultiLabelFile(*model) {
+			return evalMultiLabelCmd(ctx, env, *model, args[0], ff, *asJSON, *mlReport)
 		}
 		m, tm, err := loadModel(*model)
 		if err != nil {

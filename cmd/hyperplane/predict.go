@@ -111,6 +111,25 @@ of the files read; an -o that is not a regular file (/dev/stdout,
 			return usageError("-from %q (want text, jsonl, tsv, lines, libsvm or cache)", *from)
 		}
 		fromText := *from != "libsvm" && *from != "cache"
+		if textmodel.IsMultiLabelFile(*model) {
+			if !fromText || *feat != "" {
+				return usageError("%s is a multi-label text model: it reads raw text and holds its featurizer", *model)
+			}
+			textFrom := *from
+			if textFrom == "text" {
+				textFrom = ""
+			}
+			write := func(dst io.Writer) error {
+				return predictMultiLabel(ctx, env, dst, *model, args[0], textFrom, ff, *topK, *scores, *proba, *explain)
+			}
+			if len(outs) == 0 {
+				return write(stdout)
+			}
+			if err := write(w.writer(*out)); err != nil {
+				return err
+			}
+			return w.commit()
+		}
 		if *feat != "" && isTextModel(*model) {
 			return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
 		}

@@ -110,6 +110,7 @@ seen; another -algo continues from its weights).`,
 	tfl := addTextFlags(fs, trainTextDefaults, false)
 	initial := fs.String("i", "", "continue training the model in this `file` (linear, or a text model on raw text) on TRAIN: its learner, bias, row normalization, scaling and featurizer, starting from its weights; TRAIN's labels must be among its classes and its features no more than its")
 	noCalib := fs.Bool("no-calibrate", false, "text: do not calibrate the probabilities (by default a tenth of the training text is held out to fit them)")
+	multilabel := fs.Bool("multilabel", false, "text: every document has a list of labels (a JSONL array, or comma-separated in TSV); the default for a JSONL file whose first label is an array")
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		if len(args) != 1 {
 			return usageError("train takes one TRAIN file")
@@ -152,6 +153,10 @@ seen; another -algo continues from its weights).`,
 			if len(setAmong(fs, f.name)) > 0 && !(f.v > 0) {
 				return usageError("-%s %v: the value must be positive", f.name, f.v)
 			}
+		}
+		if isText && (*multilabel || firstLabelIsList(args[0], tfl.readOptions(args[0]))) {
+			return runTrainMultiLabel(ctx, env, fs, args[0], *algo, cfg.C, cfg.Epochs, tfl, *normalize,
+				trainOpts{ctx: ctx, env: env, test: *test, out: *out, json: *asJSON})
 		}
 		var err error
 		learner := *algo

@@ -37,6 +37,7 @@ var strPlain = func() (t [256]bool) {
 type jsonParser struct {
 	labelKey, textKey []byte
 	noLabel           bool   // documents without labels: the label is a member like any other
+	multi             bool   // a label may be an array of labels (ReadOptions.MultiLabel)
 	keyBuf            []byte // unescaped key
 	labelBuf, textBuf []byte // unescaped values
 	stack             []byte // open containers while skipping a value
@@ -47,6 +48,10 @@ type jsonParser struct {
 type jsonDoc struct {
 	label, text []byte
 	labelCol    int // 1-based column of the label value
+	// labels holds the labels of an array label (MultiLabel), list set;
+	// an empty array is a document with no label.
+	labels []string
+	list   bool
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
@@ -133,12 +138,23 @@ func (p *jsonParser) parse(line []byte) (d jsonDoc, blank bool, le *lineError) {
 					}
 					d.label = line[i:end]
 					i = end
+				case c == '[' && p.multi:
+					end, labels, le := p.parseLabelList(line, i)
+					if le != nil {
+						return d, false, le
+					}
+					d.label, d.labels, d.list = nil, labels, true
+					i = end
 				default:
 					end, le := p.skipValue(line, i)
 					if le != nil {
 						return d, false, le
 					}
-					labelErr = errAt(i, ErrFieldType, "label field "+strconv.Quote(string(p.labelKey))+" must be a string or a number")
+					msg := "label field " + strconv.Quote(string(p.labelKey)) + " must be a string or a number"
+					if c == '[' {
+						msg += "; an array of labels is a multi-label document (train -multilabel, ReadOptions.MultiLabel)"
+					}
+					labelErr = errAt(i, ErrFieldType, msg)
 					i = end
 				}
 				haveLabel = true

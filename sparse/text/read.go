@@ -110,6 +110,13 @@ type ReadOptions struct {
 	// Name names the input in errors and becomes the Corpus name;
 	// ReadFile defaults it to the path.
 	Name string
+	// MultiLabel reads every document's labels into Doc.Labels: a JSONL
+	// label may then be an array of strings or numbers (an empty array
+	// is a document with no label, not an error), a single label is a
+	// list of one, and a TSV label field is a list separated by commas
+	// (empty or "-" for none). Doc.Label then holds a string label, ""
+	// for an array.
+	MultiLabel bool
 }
 
 func (o ReadOptions) normalize() (ReadOptions, error) {
@@ -146,6 +153,10 @@ type Doc struct {
 	// Line is the 1-based line the document was read from, for error
 	// messages; 0 for a document that was not read from an input.
 	Line int
+	// Labels are the document's labels when it was read with
+	// ReadOptions.MultiLabel (non-nil, empty for a document with no
+	// label); nil otherwise.
+	Labels []string
 }
 
 // Corpus is a named list of documents, as read from one input.
@@ -189,6 +200,9 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 	for s.Scan() {
 		d := s.doc
 		held += int64(len(d.Text) + len(d.Label))
+		for _, l := range d.Labels {
+			held += int64(len(l)) + 16
+		}
 		if len(c.Docs) == cap(c.Docs) || held >= next {
 			// append may double the slice of documents.
 			docs := budget.Mul(int64(max(2*cap(c.Docs), 8)), int64(unsafe.Sizeof(Doc{})))
@@ -259,6 +273,8 @@ type Scanner struct {
 	// given out before held, the document of the line that settled it.
 	blanks int
 	held   *Doc
+	// list holds the labels of the line just parsed, with MultiLabel.
+	list []string
 }
 
 // NewScanner returns a Scanner reading r. With invalid options Scan
@@ -271,6 +287,7 @@ func NewScanner(r io.Reader, opt ReadOptions) *Scanner {
 	s.jp.labelKey = []byte(o.LabelField)
 	s.jp.textKey = []byte(o.TextField)
 	s.jp.noLabel = o.Documents
+	s.jp.multi = o.MultiLabel && !o.Documents
 	s.labels = make(map[string]string)
 	s.ft.prefix = []byte(o.LabelPrefix)
 	return s
@@ -311,10 +328,16 @@ func (s *Scanner) Scan() bool {
 		settling := s.format == Auto
 		label, text, labelCol, blank, le := s.parseLine(ln)
 		if le == nil && !blank && !s.opt.Documents {
-			if len(label) == 0 {
+			switch k, r := controlChar(label); {
+			case len(label) == 0 && s.list == nil:
 				le = &lineError{col: labelCol, msg: "empty label", err: ErrLabel}
-			} else if k, r := controlChar(label); k >= 0 {
+			case k >= 0:
 				le = &lineError{col: labelCol, msg: fmt.Sprintf("label %q holds a control character (%U): a label is one field of one output line", label, r), err: ErrLabel}
+			}
+			for _, l := range s.list {
+				if k, r := controlChar([]byte(l)); k >= 0 && le == nil {
+					le = &lineError{col: labelCol, msg: fmt.Sprintf("label %q holds a control character (%U): a label is one field of one output line", l, r), err: ErrLabel}
+				}
 			}
 		}
 		if le != nil {
@@ -330,6 +353,12 @@ func (s *Scanner) Scan() bool {
 		d := Doc{Text: string(text), Line: s.line}
 		if !s.opt.Documents {
 			d.Label = s.intern(label)
+			if s.opt.MultiLabel {
+				d.Labels = s.list
+				if d.Labels == nil {
+					d.Labels = []string{d.Label}
+				}
+			}
 		}
 		if settling && s.format == Lines && s.blanks > 0 {
 			s.held = &d
@@ -364,16 +393,28 @@ func (s *Scanner) parseLine(ln []byte) (label, text []byte, labelCol int, blank 
 			}
 		}
 	}
+	s.list = nil
 	switch s.format {
 	case FastText:
 		return s.parseFastText(ln)
 	case JSONL:
 		d, blank, le := s.jp.parse(ln)
+		if d.list && le == nil {
+			s.list = d.labels
+			if s.list == nil {
+				s.list = []string{}
+			}
+		}
 		return d.label, d.text, d.labelCol, blank, le
 	case Lines:
 		return parseLines(ln)
 	}
-	return parseTSV(ln)
+	label, text, labelCol, blank, le = parseTSV(ln)
+	if s.opt.MultiLabel && !s.opt.Documents && le == nil && !blank {
+		s.list = splitLabelList(string(label))
+		label = nil
+	}
+	return label, text, labelCol, blank, le
 }
 
 // tsvLabel reports whether ln holds a tab after a label IsLabel accepts.

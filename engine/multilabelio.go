@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+)
+
+// The multi-label model's binary form, version 1, little-endian:
+//
+//	offset  size  field
+//	0       4     magic "HPML"
+//	4       2     version (uint16, 1)
+//	6       2     flags (uint16): bit 0, per-class Platt scaling follows
+//	8       8     classes K (uint64)
+//	16      8     features D (uint64)
+//	24      4·D·K the weights, feature-major (float32)
+//	        4·K   the biases (float32)
+//	        4·K   the thresholds (float32)
+//	        16·K  with flag bit 0: Platt's a and b of each class (float64)
+//	        4     CRC-32C of every byte before it
+//
+// A reader checks that K·D fits the bytes that follow and the memory
+// budget before it allocates anything sized by them.
+
+var mlMagic = [4]byte{'H', 'P', 'M', 'L'}
+
+const mlVersion = 1
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// MarshalBinary encodes m in the form described above.
+func (m *MultiLabelModel) MarshalBinary() ([]byte, error) {
+	K, D := m.classes, m.dim
+	n := 24 + 4*D*K + 8*K + 4
+	if m.plattA != nil {
+		n += 16 * K
+	}
+	b := make([]byte, 0, n)
+	b = append(b, mlMagic[:]...)
+	b = binary.LittleEndian.AppendUint16(b, mlVersion)
+	var flags uint16
+	if m.plattA != nil {
+		flags |= 1
+	}
+	b = binary.LittleEndian.AppendUint16(b, flags)
+	b = binary.LittleEndian.AppendUint64(b, uint64(K))
+	b = binary.LittleEndian.AppendUint64(b, uint64(D))
+	for _, s := range [][]float32{m.w, m.bias, m.thresholds} {
+		for _, v := range s {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+	}
+	if m.plattA != nil {
+		for c := range K {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.plattA[c]))
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.plattB[c]))
+		}
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+}
+
+// UnmarshalMultiLabel decodes a model MarshalBinary encoded. A buffer
+// that is not one, is cut short, corrupt or of another version is an
+// error wrapping ErrFormat; a model larger than the memory budget one
+// wrapping ErrMemory.
+func UnmarshalMultiLabel(b []byte) (*MultiLabelModel, error) {
+	bad := func(msg string) error { return fmt.Errorf("%w: multi-label model: %s", ErrFormat, msg) }
+	if len(b) < 28 || [4]byte(b[:4]) != mlMagic {
+		return nil, bad("no HPML magic")
+	}
+	if v := binary.LittleEndian.Uint16(b[4:]); v != mlVersion {
+		return nil, bad(fmt.Sprintf("version %d, this build reads %d", v, mlVersion))
+	}
+	flags := binary.LittleEndian.Uint16(b[6:])
+	if flags&^1 != 0 {
+		return nil, bad(fmt.Sprintf("unknown flags %#x", flags))
+	}
+	K64, D64 := binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
+	rest := uint64(len(b) - 28)
+	per := uint64(8)
+	if flags&1 != 0 {
+		per += 16
+	}
+	// K and D are checked against the bytes there before their product
+	// sizes anything.
+	if K64 == 0 || K64 > rest/per || D64 > rest/4 || D64 > math.MaxInt32 {
+		return nil, bad(fmt.Sprintf("%d classes and %d features do not fit %d bytes", K64, D64, len(b)))
+	}
+	K, D := int(K64), int(D64)
+	if uint64(D)*uint64(K) > (rest-per*K64)/4 || 4*D*K+int(per)*K != int(rest) {
+		return nil, bad(fmt.Sprintf("%d classes and %d features do not fit %d bytes", K, D, len(b)))
+	}
+	if err := budget.Check(0, budget.Mul(4, int64(D), int64(K)), "a multi-label model"); err != nil {
+		return nil, err
+	}
+	if got, want := crc32.Checksum(b[:len(b)-4], castagnoli), binary.LittleEndian.Uint32(b[len(b)-4:]); got != want {
+		return nil, bad("checksum mismatch (corrupt or truncated)")
+	}
+	p := b[24:]
+	f32 := func(n int) []float32 {
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
+		}
+		p = p[4*n:]
+		return out
+	}
+	m := &MultiLabelModel{classes: K, dim: D}
+	m.w, m.bias, m.thresholds = f32(D*K), f32(K), f32(K)
+	if flags&1 != 0 {
+		m.plattA, m.plattB = make([]float64, K), make([]float64, K)
+		for c := range K {
+			m.plattA[c] = math.Float64frombits(binary.LittleEndian.Uint64(p[16*c:]))
+			m.plattB[c] = math.Float64frombits(binary.LittleEndian.Uint64(p[16*c+8:]))
+		}
+	}
+	for _, s := range [][]float32{m.w, m.bias, m.thresholds} {
+		for _, v := range s {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, bad("a weight, bias or threshold is not finite")
+			}
+		}
+	}
+	return m, nil
+}
+
+// Save writes m to path atomically (see sparse/atomicfile).
+func (m *MultiLabelModel) Save(path string) error {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// LoadMultiLabel reads a model Save wrote.
+func LoadMultiLabel(path string) (*MultiLabelModel, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := budget.Check(0, fi.Size(), "the multi-label model "+path); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, fi.Size()+1))
+	if err != nil {
+		return nil, err
+	}
+	m, err := UnmarshalMultiLabel(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}

@@ -1,0 +1,220 @@
+package textmodel
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
+)
+
+// The multi-label text model file, version 1, little-endian:
+//
+//	offset  size  field
+//	0       4     magic "HPTL"
+//	4       2     format version (uint16, 1)
+//	6       2     flags (uint16, 0)
+//	8       8     featurizer length F (uint64)
+//	16      F     the featurizer, as text.Featurizer.MarshalBinary writes it
+//	        8     label count K (uint64)
+//	        K×    each label: length (uint32), then its UTF-8 bytes
+//	        8     model length M (uint64)
+//	        M     the model, as engine.MultiLabelModel.MarshalBinary writes it
+//	        4     CRC-32C of every byte before it
+//
+// Every length is checked against the bytes that follow before anything
+// is allocated by it.
+
+// MultiLabelMagic starts a multi-label text model file.
+const MultiLabelMagic = "HPTL"
+
+const multiLabelVersion = 1
+
+// MarshalBinary encodes m as the file described above.
+func (m *MultiLabel) MarshalBinary() ([]byte, error) {
+	fb, err := m.featurizer.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	mb, err := m.model.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	b := []byte(MultiLabelMagic)
+	b = binary.LittleEndian.AppendUint16(b, multiLabelVersion)
+	b = binary.LittleEndian.AppendUint16(b, 0)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(fb)))
+	b = append(b, fb...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(m.names)))
+	for _, n := range m.names {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(n)))
+		b = append(b, n...)
+	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(mb)))
+	b = append(b, mb...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable)), nil
+}
+
+// Save writes m to path atomically (see sparse/atomicfile).
+func (m *MultiLabel) Save(path string) error {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// UnmarshalMultiLabel decodes a model MarshalBinary encoded. Anything
+// but one is an error wrapping engine.ErrFormat.
+func UnmarshalMultiLabel(b []byte) (*MultiLabel, error) {
+	bad := func(msg string) error { return fmt.Errorf("%w: multi-label text model: %s", engine.ErrFormat, msg) }
+	if len(b) < 12 || string(b[:4]) != MultiLabelMagic {
+		return nil, bad("no " + MultiLabelMagic + " magic")
+	}
+	if v := binary.LittleEndian.Uint16(b[4:]); v != multiLabelVersion {
+		return nil, bad(fmt.Sprintf("version %d, this build reads %d", v, multiLabelVersion))
+	}
+	if got, want := crc32.Checksum(b[:len(b)-4], crcTable), binary.LittleEndian.Uint32(b[len(b)-4:]); got != want {
+		return nil, bad("checksum mismatch (corrupt or truncated)")
+	}
+	p := b[8 : len(b)-4]
+	part := func(what string) ([]byte, error) {
+		if len(p) < 8 {
+			return nil, bad("cut short before the " + what)
+		}
+		n := binary.LittleEndian.Uint64(p)
+		p = p[8:]
+		if n > uint64(len(p)) {
+			return nil, bad(fmt.Sprintf("the %s claims %d bytes, %d are left", what, n, len(p)))
+		}
+		out := p[:n]
+		p = p[n:]
+		return out, nil
+	}
+	fb, err := part("featurizer")
+	if err != nil {
+		return nil, err
+	}
+	f := new(text.Featurizer)
+	if err := f.UnmarshalBinary(fb); err != nil {
+		return nil, err
+	}
+	if len(p) < 8 {
+		return nil, bad("cut short before the labels")
+	}
+	k := binary.LittleEndian.Uint64(p)
+	p = p[8:]
+	if k > uint64(len(p))/4 {
+		return nil, bad(fmt.Sprintf("%d labels do not fit %d bytes", k, len(p)))
+	}
+	names := make([]string, 0, k)
+	for range k {
+		if len(p) < 4 {
+			return nil, bad("cut short in the labels")
+		}
+		n := binary.LittleEndian.Uint32(p)
+		p = p[4:]
+		if uint64(n) > uint64(len(p)) || n == 0 || !utf8.Valid(p[:n]) {
+			return nil, bad("a bad label")
+		}
+		names = append(names, string(p[:n]))
+		p = p[n:]
+	}
+	mb, err := part("model")
+	if err != nil {
+		return nil, err
+	}
+	if len(p) != 0 {
+		return nil, bad(fmt.Sprintf("%d bytes after the model", len(p)))
+	}
+	lm, err := engine.UnmarshalMultiLabel(mb)
+	if err != nil {
+		return nil, err
+	}
+	m, err := NewMultiLabel(f, lm, names)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", engine.ErrFormat, err)
+	}
+	return m, nil
+}
+
+// LoadMultiLabel reads a model Save wrote; errors name the file.
+func LoadMultiLabel(path string) (*MultiLabel, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := budget.Check(0, 2*fi.Size(), "the multi-label text model "+path); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, fi.Size()+1))
+	if err != nil {
+		return nil, err
+	}
+	m, err := UnmarshalMultiLabel(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// IsMultiLabelFile reports whether the file at path starts with the
+// multi-label text model's magic.
+func IsMultiLabelFile(path string) bool {
+	fh, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	var b [4]byte
+	_, err = io.ReadFull(fh, b[:])
+	return err == nil && string(b[:]) == MultiLabelMagic
+}
+
+// VectorizeCorpus featurizes the documents of c (read with
+// text.ReadOptions.MultiLabel) in parallel and returns their rows and
+// classes; a label the model does not know is dropped from its document
+// and counted in unknown, as scikit-learn's MultiLabelBinarizer drops
+// the classes it was not fitted on.
+func (m *MultiLabel) VectorizeCorpus(c *text.Corpus) (X *sparse.CSR, Y [][]int, unknown int, err error) {
+	fc := *c
+	fc.Docs = make([]text.Doc, len(c.Docs))
+	for i, d := range c.Docs {
+		fc.Docs[i] = text.Doc{Text: d.Text, Label: placeholder, Line: d.Line}
+	}
+	d, err := m.featurizer.Vectorize(&fc)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	idx := make(map[string]int, len(m.names))
+	for i, n := range m.names {
+		idx[n] = i
+	}
+	Y = make([][]int, len(c.Docs))
+	for i, doc := range c.Docs {
+		Y[i] = []int{}
+		for _, l := range doc.Labels {
+			if k, ok := idx[l]; ok {
+				Y[i] = append(Y[i], k)
+			} else {
+				unknown++
+			}
+		}
+	}
+	return d.X, Y, unknown, nil
+}
