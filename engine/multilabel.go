@@ -258,6 +258,8 @@ func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows 
 	order := slices.Clone(rows)
 	s := make([]float32, K)
 	tau := make([]float64, K) // each class's signed step on this row
+	tau32 := make([]float32, K)
+	active := make([]int, 0, K)
 	rel := make([]bool, K)
 	t := 1.0
 	for ep := 0; ep < cfg.Epochs; ep++ {
@@ -319,16 +321,30 @@ func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows 
 				}
 			}
 			if any {
+				active = active[:0]
+				for c, a := range tau {
+					tau32[c] = float32(a)
+					if a != 0 {
+						active = append(active, c)
+					}
+				}
+				// Each feature's K weights lie together: with many
+				// classes to move, two dense axpys over them; with few,
+				// those classes alone.
+				dense := 4*len(active) >= K
 				for k, j := range ind {
 					row := w[int(j)*K : int(j)*K+K]
 					urow := u[int(j)*K : int(j)*K+K]
-					v := float64(val[k])
-					for c, a := range tau {
-						if a != 0 {
-							d := a * v
-							row[c] += float32(d)
-							urow[c] += float32(t * d)
-						}
+					v := val[k]
+					if dense {
+						asm.AxpyF32(v, tau32, row)
+						asm.AxpyF32(float32(t)*v, tau32, urow)
+						continue
+					}
+					for _, c := range active {
+						d := tau32[c] * v
+						row[c] += d
+						urow[c] += float32(t) * d
 					}
 				}
 				for c, a := range tau {
