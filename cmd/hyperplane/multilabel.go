@@ -437,7 +437,7 @@ func predictMultiLabel(ctx context.Context, env *Env, w io.Writer, model, path, 
 
 // runTrainMultiLabel is train for multi-label text: the flags that apply
 // to it, its outputs prepared before the data are read.
-func runTrainMultiLabel(ctx context.Context, env *Env, fs *flag.FlagSet, path, algo string, c float64, epochs int, tfl *textFlags, normalize bool, o trainOpts) error {
+func runTrainMultiLabel(ctx context.Context, env *Env, fs *flag.FlagSet, path, algo string, cfg engine.Config, tfl *textFlags, normalize bool, o trainOpts) error {
 	if bad := setAmong(fs, "no-average", "alpha", "lr", "bias", "bias-scale", "init", "margin", "no-shuffle", "stream", "threads",
 		"validation", "patience", "balanced", "class-weight", "margins", "report", "kernel", "budget", "gram-mb", "precompute-gram", "cv", "no-calibrate"); len(bad) > 0 {
 		return usageError("%s: not available for multi-label text", bad[0])
@@ -446,10 +446,11 @@ func runTrainMultiLabel(ctx context.Context, env *Env, fs *flag.FlagSet, path, a
 	if ranking {
 		algo = ""
 	}
-	mc, err := multiLabelRule(algo, c, epochs, ranking)
+	mc, err := multiLabelRule(algo, cfg.C, cfg.Epochs, ranking)
 	if err != nil {
 		return usageError("%v", err)
 	}
+	mc.Seed = cfg.Seed
 	tcfg, err := tfl.config(fs)
 	if err != nil {
 		return err

@@ -155,7 +155,7 @@ seen; another -algo continues from its weights).`,
 			}
 		}
 		if isText && (*multilabel || firstLabelIsList(args[0], tfl.readOptions(args[0]))) {
-			return runTrainMultiLabel(ctx, env, fs, args[0], *algo, cfg.C, cfg.Epochs, tfl, *normalize,
+			return runTrainMultiLabel(ctx, env, fs, args[0], *algo, cfg, tfl, *normalize,
 				trainOpts{ctx: ctx, env: env, test: *test, out: *out, json: *asJSON})
 		}
 		var err error
