@@ -43,8 +43,7 @@ func firstLabelIsList(path string, opt text.ReadOptions) bool {
 	if !sc.Scan() {
 		return false
 	}
-	d := sc.Doc()
-	return d.Label == "" && d.Labels != nil
+	return sc.Doc().Label == "" && sc.Labels() != nil
 }
 
 // multiLabelRule maps train's -algo to a multi-label learner: the
@@ -106,8 +105,8 @@ func trainMultiLabelText(path string, mc engine.MultiLabelConfig, tc text.Config
 	if mc.Ranking {
 		r.Rule = "ranking"
 	}
-	for _, d := range c.Docs {
-		if len(d.Labels) == 0 {
+	for _, ls := range c.Labels {
+		if len(ls) == 0 {
 			r.Unlabelled++
 		}
 	}

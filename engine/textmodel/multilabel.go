@@ -48,20 +48,23 @@ func FitMultiLabel(ctx context.Context, docs []string, labels [][]string, cfg Mu
 	if len(docs) != len(labels) {
 		return nil, fmt.Errorf("%w: %d documents, %d label lists", engine.ErrLabels, len(docs), len(labels))
 	}
-	c := &text.Corpus{Docs: make([]text.Doc, len(docs))}
+	c := &text.Corpus{Docs: make([]text.Doc, len(docs)), Labels: labels}
 	for i := range docs {
-		c.Docs[i] = text.Doc{Text: docs[i], Labels: labels[i]}
+		c.Docs[i] = text.Doc{Text: docs[i]}
 	}
 	return FitMultiLabelCorpus(ctx, c, cfg)
 }
 
 // FitMultiLabelCorpus is FitMultiLabel on a corpus read with
-// text.ReadOptions.MultiLabel: each document's labels are its Labels.
+// text.ReadOptions.MultiLabel: c.Labels[i] are the labels of c.Docs[i].
 func FitMultiLabelCorpus(ctx context.Context, c *text.Corpus, cfg MultiLabelConfig) (*MultiLabel, error) {
 	if c == nil || len(c.Docs) == 0 {
 		return nil, engine.ErrNoData
 	}
-	names, Y := labelIndex(c.Docs)
+	if len(c.Labels) != len(c.Docs) {
+		return nil, fmt.Errorf("%w: %d documents, %d label lists (read the corpus with text.ReadOptions.MultiLabel)", engine.ErrLabels, len(c.Docs), len(c.Labels))
+	}
+	names, Y := labelIndex(c.Labels)
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%w: no document has a label", engine.ErrLabels)
 	}
@@ -85,12 +88,12 @@ func FitMultiLabelCorpus(ctx context.Context, c *text.Corpus, cfg MultiLabelConf
 	return NewMultiLabel(f, lm, names)
 }
 
-// labelIndex returns the sorted distinct labels of docs and each
-// document's classes.
-func labelIndex(docs []text.Doc) ([]string, [][]int) {
+// labelIndex returns the sorted distinct labels and each document's
+// classes.
+func labelIndex(labels [][]string) ([]string, [][]int) {
 	seen := map[string]bool{}
-	for _, d := range docs {
-		for _, l := range d.Labels {
+	for _, ls := range labels {
+		for _, l := range ls {
 			seen[l] = true
 		}
 	}
@@ -99,11 +102,13 @@ func labelIndex(docs []text.Doc) ([]string, [][]int) {
 		names = append(names, l)
 	}
 	slices.Sort(names)
-	Y := make([][]int, len(docs))
-	for i, d := range docs {
-		for _, l := range d.Labels {
+	Y := make([][]int, len(labels))
+	for i, ls := range labels {
+		for _, l := range ls {
 			k, _ := slices.BinarySearch(names, l)
-			Y[i] = append(Y[i], k)
+			if !slices.Contains(Y[i], k) {
+				Y[i] = append(Y[i], k)
+			}
 		}
 	}
 	return names, Y

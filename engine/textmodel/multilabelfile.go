@@ -205,10 +205,13 @@ func (m *MultiLabel) VectorizeCorpus(c *text.Corpus) (X *sparse.CSR, Y [][]int, 
 	for i, n := range m.names {
 		idx[n] = i
 	}
+	if len(c.Labels) != len(c.Docs) {
+		return nil, nil, 0, fmt.Errorf("%w: %d documents, %d label lists (read the corpus with text.ReadOptions.MultiLabel)", engine.ErrLabels, len(c.Docs), len(c.Labels))
+	}
 	Y = make([][]int, len(c.Docs))
-	for i, doc := range c.Docs {
+	for i := range c.Docs {
 		Y[i] = []int{}
-		for _, l := range doc.Labels {
+		for _, l := range c.Labels[i] {
 			if k, ok := idx[l]; ok {
 				Y[i] = append(Y[i], k)
 			} else {

@@ -153,10 +153,6 @@ type Doc struct {
 	// Line is the 1-based line the document was read from, for error
 	// messages; 0 for a document that was not read from an input.
 	Line int
-	// Labels are the document's labels when it was read with
-	// ReadOptions.MultiLabel (non-nil, empty for a document with no
-	// label); nil otherwise.
-	Labels []string
 }
 
 // Corpus is a named list of documents, as read from one input.
@@ -169,6 +165,10 @@ type Corpus struct {
 	// them in the Featurizer, so that its test text is read alike (see
 	// Featurizer.ReadOptions).
 	LabelField, TextField string
+	// Labels, when the corpus was read with ReadOptions.MultiLabel,
+	// holds the labels of each document, Labels[i] those of Docs[i]
+	// (empty for a document with no label); nil otherwise.
+	Labels [][]string
 }
 
 // docErr reports a bad label of document i.
@@ -200,7 +200,7 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 	for s.Scan() {
 		d := s.doc
 		held += int64(len(d.Text) + len(d.Label))
-		for _, l := range d.Labels {
+		for _, l := range s.Labels() {
 			held += int64(len(l)) + 16
 		}
 		if len(c.Docs) == cap(c.Docs) || held >= next {
@@ -212,6 +212,9 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 			next = held + readCheckBytes
 		}
 		c.Docs = append(c.Docs, d)
+		if s.opt.MultiLabel && !s.opt.Documents {
+			c.Labels = append(c.Labels, s.Labels())
+		}
 	}
 	if err := s.Err(); err != nil {
 		return nil, err
@@ -353,11 +356,8 @@ func (s *Scanner) Scan() bool {
 		d := Doc{Text: string(text), Line: s.line}
 		if !s.opt.Documents {
 			d.Label = s.intern(label)
-			if s.opt.MultiLabel {
-				d.Labels = s.list
-				if d.Labels == nil {
-					d.Labels = []string{d.Label}
-				}
+			if s.opt.MultiLabel && s.list == nil {
+				s.list = []string{d.Label}
 			}
 		}
 		if settling && s.format == Lines && s.blanks > 0 {
@@ -512,6 +512,18 @@ func controlChar(label []byte) (int, rune) {
 
 // Doc returns the current document.
 func (s *Scanner) Doc() Doc { return s.doc }
+
+// Labels returns the current document's labels when the input is read
+// with ReadOptions.MultiLabel: a JSONL array's labels (none for an empty
+// one), a single label as a list of one, a TSV field's comma-separated
+// labels. It returns nil without MultiLabel or with Documents. The
+// slice is the caller's to keep.
+func (s *Scanner) Labels() []string {
+	if !s.opt.MultiLabel || s.opt.Documents {
+		return nil
+	}
+	return s.list
+}
 
 // Err returns the error that stopped Scan, or nil at a clean end of input.
 func (s *Scanner) Err() error { return s.err }
