@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+)
+
+const (
+	mlTrain = "testdata/topics.train.jsonl"
+	mlTest  = "testdata/topics.test.jsonl"
+)
+
+// TestMultiLabelTrainEvalPredict trains the shipped topic set, then
+// checks eval's figures against ones counted here, by hand, from
+// predict's output and the test file's labels.
+func TestMultiLabelTrainEvalPredict(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "m.hptl")
+	if code, _, e := runCmd("train", "-o", model, mlTrain); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, e)
+	}
+	if !textmodel.IsMultiLabelFile(model) {
+		t.Fatal("a JSONL file with label arrays did not give a multi-label model")
+	}
+	code, out, e := runCmd("eval", "-json", "-model", model, mlTest)
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, e)
+	}
+	var r mlEvalResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("eval -json: %v\n%s", err, out)
+	}
+	code, out, e = runCmd("predict", "-model", model, mlTest)
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, e)
+	}
+	pred := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	data, _ := os.ReadFile(mlTest)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(pred) != len(lines) {
+		t.Fatalf("%d predictions for %d documents", len(pred), len(lines))
+	}
+	labels := []string{"politics", "sports", "tech"}
+	tp, fp, fn := map[string]int{}, map[string]int{}, map[string]int{}
+	wrong, exact := 0, 0
+	for i, ln := range lines {
+		var d struct{ Label []string }
+		if err := json.Unmarshal([]byte(ln), &d); err != nil {
+			t.Fatal(err)
+		}
+		var p []string
+		if pred[i] != "" {
+			p = strings.Split(pred[i], ",")
+		}
+		diff := 0
+		for _, l := range labels {
+			inT, inP := slices.Contains(d.Label, l), slices.Contains(p, l)
+			switch {
+			case inT && inP:
+				tp[l]++
+			case inP:
+				fp[l]++
+				diff++
+			case inT:
+				fn[l]++
+				diff++
+			}
+		}
+		wrong += diff
+		if diff == 0 {
+			exact++
+		}
+	}
+	var TP, FP, FN int
+	var macro float64
+	for _, l := range labels {
+		TP, FP, FN = TP+tp[l], FP+fp[l], FN+fn[l]
+		if d := 2*tp[l] + fp[l] + fn[l]; d > 0 {
+			macro += float64(2*tp[l]) / float64(d) / 3
+		}
+	}
+	micro := float64(2*TP) / float64(2*TP+FP+FN)
+	n := float64(len(lines))
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"micro-F1", r.MicroF1, micro}, {"macro-F1", r.MacroF1, macro},
+		{"micro precision", r.MicroP, float64(TP) / float64(TP+FP)}, {"micro recall", r.MicroR, float64(TP) / float64(TP+FN)},
+		{"Hamming loss", r.Hamming, float64(wrong) / (3 * n)}, {"subset accuracy", r.Subset, float64(exact) / n},
+	} {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s: eval %v, counted %v", c.name, c.got, c.want)
+		}
+	}
+	if r.MicroF1 < 0.6 || r.Rows != 35 || r.Labels != 3 {
+		t.Errorf("eval: %+v", r)
+	}
+	// -k 1 writes one label a line, -proba a probability after each.
+	code, out, _ = runCmd("predict", "-k", "1", "-proba", "-model", model, mlTest)
+	for _, ln := range strings.Split(strings.TrimSpace(out), "\n") {
+		if code != 0 || strings.Count(ln, ":") != 1 || strings.Contains(ln, ",") {
+			t.Fatalf("predict -k 1 -proba: exit %d, line %q", code, ln)
+		}
+	}
+}
+
+func TestMultiLabelSingleLabelJSONLUnchanged(t *testing.T) {
+	// A JSONL file with string labels still trains a single-label text
+	// model.
+	dir := t.TempDir()
+	in := filepath.Join(dir, "s.jsonl")
+	var b strings.Builder
+	for i := range 20 {
+		l := []string{"a", "b"}[i%2]
+		b.WriteString(`{"label":"` + l + `","text":"word` + l + ` filler"}` + "\n")
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	model := filepath.Join(dir, "m")
+	if code, _, e := runCmd("train", "-o", model, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	if textmodel.IsMultiLabelFile(model) {
+		t.Error("string labels gave a multi-label model")
+	}
+}
+
+func TestMultiLabelTSVFlag(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "t.tsv")
+	var b strings.Builder
+	for i := range 30 {
+		b.WriteString([]string{"x,y\tapple banana", "x\tapple cherry", "\tcherry plum"}[i%3] + "\n")
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	model := filepath.Join(dir, "m")
+	if code, _, e := runCmd("train", "-multilabel", "-o", model, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	m, err := textmodel.LoadMultiLabel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Labels(); !slices.Equal(got, []string{"x", "y"}) {
+		t.Errorf("labels %q", got)
+	}
+	if got := m.Predict("apple banana"); !slices.Equal(got, []string{"x", "y"}) {
+		t.Errorf("apple banana: %q", got)
+	}
+}
+
+func TestMultiLabelRefusals(t *testing.T) {
+	for _, args := range [][]string{
+		{"train", "-algo", "pegasos", mlTrain},
+		{"train", "-kernel", "rbf:gamma=1", mlTrain},
+		{"train", "-cv", "3", mlTrain},
+	} {
+		if code, _, e := runCmd(args...); code == 0 || !strings.Contains(e, "multi-label") {
+			t.Errorf("%q: exit %d, %q", args, code, e)
+		}
+	}
+	// A label array in a later line of a single-label file names the
+	// line and the way out.
+	dir := t.TempDir()
+	in := filepath.Join(dir, "mixed.jsonl")
+	os.WriteFile(in, []byte(`{"label":"a","text":"x"}`+"\n"+`{"label":["a"],"text":"y"}`+"\n"), 0o644)
+	if code, _, e := runCmd("train", in); code == 0 || !strings.Contains(e, ":2:") || !strings.Contains(e, "-multilabel") {
+		t.Errorf("mixed labels: exit %d, %q", code, e)
+	}
+}
