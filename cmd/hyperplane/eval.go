@@ -35,7 +35,14 @@ A model trained on features that convert made from text reports its
 labels by name with -featurizer, the featurizer convert saved, and then
 also reads labelled raw text (told from LIBSVM by its first line), which
 the featurizer turns into features as convert would. Raw text given to a
-model of numbered features without -featurizer is refused.`,
+model of numbered features without -featurizer is refused.
+
+A multi-label text model (train on JSONL whose labels are arrays, or
+-multilabel) reads labelled text whose labels are lists and prints micro-
+and macro-averaged precision, recall and F1 (over the model's labels; test
+labels it does not know are dropped and counted), Hamming loss, subset
+accuracy, P@k and R@k, and the F1s other decision rules would have given;
+-report adds every label's figures, -json all of them.`,
 	}
 	fs := &c.Flag
 	model := fs.String("model", "", "the model `file`")

@@ -68,7 +68,13 @@ without -featurizer is refused. The labels in FILE are not used.
 FILE - reads standard input. Output goes to standard output, or
 atomically to the -o file (- is standard output), which must not be one
 of the files read; an -o that is not a regular file (/dev/stdout,
-/dev/fd/N, a device, a FIFO) is written as a stream, never replaced.`,
+/dev/fd/N, a device, a FIFO) is written as a stream, never replaced.
+
+A multi-label text model writes, for each document, every label whose
+score reaches its threshold, separated by commas (an empty line for a
+document with none), each followed by ':' and its score or probability
+with -scores or -proba; -k N writes the N best labels instead; -explain N
+adds, for each label written, a tab, the label and its N heaviest terms.`,
 	}
 	fs := &c.Flag
 	model := fs.String("model", "", "the model `file`")
