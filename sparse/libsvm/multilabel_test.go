@@ -28,8 +28,8 @@ func TestReadMultiLabel(t *testing.T) {
 
 func TestReadMultiLabelErrors(t *testing.T) {
 	for _, tc := range []struct {
-		in       string
-		want     error
+		in        string
+		want      error
 		line, col int
 	}{
 		{"1,,3 1:1\n", sparse.ErrSyntax, 1, 3},
