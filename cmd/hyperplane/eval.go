@@ -60,6 +60,13 @@ accuracy, P@k and R@k, and the F1s other decision rules would have given;
 		if textmodel.IsMultiLabelFile(*model) {
 			return evalMultiLabelCmd(ctx, env, *model, args[0], ff, *asJSON, *mlReport)
 		}
+		if isNumberedMultiLabel(*model) {
+			m, err := engine.LoadMultiLabel(*model)
+			if err != nil {
+				return err
+			}
+			return evalNumberedMultiLabel(env, m, args[0], *asJSON, *mlReport)
+		}
 		m, tm, err := loadModel(*model)
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -172,5 +173,52 @@ func TestMultiLabelRefusals(t *testing.T) {
 	os.WriteFile(in, []byte(`{"label":"a","text":"x"}`+"\n"+`{"label":["a"],"text":"y"}`+"\n"), 0o644)
 	if code, _, e := runCmd("train", in); code == 0 || !strings.Contains(e, ":2:") || !strings.Contains(e, "-multilabel") {
 		t.Errorf("mixed labels: exit %d, %q", code, e)
+	}
+}
+
+func TestMultiLabelLIBSVM(t *testing.T) {
+	// Rows whose classes are the features 1-3 they hold; a leading
+	// blank is a row with no label.
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 120 {
+		var ls, fs []string
+		for c := range 3 {
+			if (i>>c)&1 == 1 {
+				ls = append(ls, strconv.Itoa(c))
+				fs = append(fs, strconv.Itoa(c+1)+":1")
+			}
+		}
+		fs = append(fs, strconv.Itoa(4+i%5)+":0.5")
+		b.WriteString(strings.Join(ls, ",") + " " + strings.Join(fs, " ") + "\n")
+	}
+	in := filepath.Join(dir, "m.svm")
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	model := filepath.Join(dir, "m.hpml")
+	// The first row has no label: -multilabel says what the file is.
+	if code, _, e := runCmd("train", "-o", model, in); code == 0 {
+		t.Errorf("a multi-label file not told multi-label trained: %s", e)
+	}
+	if code, _, e := runCmd("train", "-multilabel", "-o", model, in); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, e)
+	}
+	code, out, e := runCmd("eval", "-json", "-model", model, in)
+	var r mlEvalResult
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("eval: exit %d: %s %s", code, out, e)
+	}
+	if r.MicroF1 != 1 || r.Subset != 1 || r.Rows != 120 || r.Labels != 3 {
+		t.Errorf("eval on separable rows: %+v", r)
+	}
+	code, out, _ = runCmd("predict", "-model", model, in)
+	lines := strings.Split(out, "\n")
+	if code != 0 || lines[0] != "" || lines[7] != "0,1,2" || lines[5] != "0,2" {
+		t.Errorf("predict: exit %d, lines %q", code, lines[:8])
+	}
+	// A file whose first label is a list is told by it.
+	in2 := filepath.Join(dir, "m2.svm")
+	os.WriteFile(in2, []byte("0,1 1:1 2:1\n"+b.String()), 0o644)
+	if code, _, e := runCmd("train", "-o", model, in2); code != 0 {
+		t.Fatalf("train on a list label: exit %d: %s", code, e)
 	}
 }

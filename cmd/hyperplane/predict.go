@@ -117,6 +117,23 @@ adds, for each label written, a tab, the label and its N heaviest terms.`,
 			return usageError("-from %q (want text, jsonl, tsv, lines, libsvm or cache)", *from)
 		}
 		fromText := *from != "libsvm" && *from != "cache"
+		if isNumberedMultiLabel(*model) {
+			m, err := engine.LoadMultiLabel(*model)
+			if err != nil {
+				return err
+			}
+			if *explain > 0 || *feat != "" {
+				return usageError("%s is a multi-label model of numbered features: -explain and -featurizer take text models", *model)
+			}
+			write := func(dst io.Writer) error { return predictNumberedMultiLabel(dst, m, args[0], *topK, *scores, *proba) }
+			if len(outs) == 0 {
+				return write(stdout)
+			}
+			if err := write(w.writer(*out)); err != nil {
+				return err
+			}
+			return w.commit()
+		}
 		if textmodel.IsMultiLabelFile(*model) {
 			if !fromText || *feat != "" {
 				return usageError("%s is a multi-label text model: it reads raw text and holds its featurizer", *model)

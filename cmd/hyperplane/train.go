@@ -158,6 +158,10 @@ seen; another -algo continues from its weights).`,
 			return runTrainMultiLabel(ctx, env, fs, args[0], *algo, cfg, tfl, *normalize,
 				trainOpts{ctx: ctx, env: env, test: *test, out: *out, json: *asJSON})
 		}
+		if !isText && *from != "cache" && args[0] != "-" && (*multilabel || libsvmLabelIsList(args[0])) {
+			return runTrainMultiLabelNumbered(ctx, env, fs, args[0], *algo, cfg,
+				trainOpts{ctx: ctx, env: env, test: *test, out: *out, json: *asJSON})
+		}
 		var err error
 		learner := *algo
 		if learner == "" {

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
+)
+
+// Multi-label LIBSVM: a file whose first row's label holds a comma
+// ("1,3,5 2:0.5 ...") trains a multi-label model of numbered features
+// (.hpml), as does any LIBSVM file with -multilabel. Label L is class L
+// of the model: the multi-label LIBSVM sets number their labels from 0
+// or 1, and a model's width in classes is its largest label plus one.
+
+// maxNumberedLabel bounds the labels of a multi-label LIBSVM file, as the
+// model holds a weight per feature for every class up to the largest.
+const maxNumberedLabel = 1 << 16
+
+// libsvmLabelIsList reports whether the first row of the LIBSVM file at
+// path has a comma in its label.
+func libsvmLabelIsList(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return false
+		}
+		r = gz
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		ln := bytes.TrimRight(sc.Bytes(), "\r")
+		t := bytes.TrimLeft(ln, " \t")
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		if len(t) < len(ln) {
+			return false // a row with no label: it does not tell
+		}
+		tok, _, _ := bytes.Cut(t, []byte(" "))
+		tok, _, _ = bytes.Cut(tok, []byte("\t"))
+		return bytes.IndexByte(tok, ',') >= 0
+	}
+	return false
+}
+
+// readNumberedMultiLabel reads a multi-label LIBSVM file and its classes.
+func readNumberedMultiLabel(path string) (*sparse.CSR, [][]int, int, error) {
+	d, err := libsvm.ReadMultiLabelFile(path, sparse.ReadOptions{})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	K := 0
+	for i, ls := range d.Labels {
+		for _, l := range ls {
+			if l >= maxNumberedLabel {
+				return nil, nil, 0, fmt.Errorf("%s: row %d: label %d: multi-label LIBSVM labels are class numbers below %d", path, i+1, l, maxNumberedLabel)
+			}
+			K = max(K, l+1)
+		}
+	}
+	return d.X, d.Labels, K, nil
+}
+
+// runTrainMultiLabelNumbered is train for a multi-label LIBSVM file.
+func runTrainMultiLabelNumbered(ctx context.Context, env *Env, fs *flag.FlagSet, path, algo string, cfg engine.Config, o trainOpts) error {
+	if bad := setAmong(fs, "no-average", "alpha", "lr", "bias", "bias-scale", "init", "margin", "no-shuffle", "stream", "threads",
+		"validation", "patience", "balanced", "class-weight", "margins", "report", "kernel", "budget", "gram-mb", "precompute-gram", "cv", "no-calibrate", "normalize"); len(bad) > 0 {
+		return usageError("%s: not available for multi-label data", bad[0])
+	}
+	ranking := algo == "ranking"
+	if ranking {
+		algo = ""
+	}
+	mc, err := multiLabelRule(algo, cfg.C, cfg.Epochs, ranking)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	mc.Seed = cfg.Seed
+	outs, err := prepareTrain(fs, env.Stdout, path, o)
+	if err != nil {
+		return err
+	}
+	defer outs.cleanup()
+	X, Y, K, err := readNumberedMultiLabel(path)
+	if err != nil {
+		return err
+	}
+	if K == 0 {
+		return fmt.Errorf("%s: no row has a label", path)
+	}
+	if err := budget.Check(0, budget.Mul(8, int64(K), int64(X.Cols)), "a multi-label model of "+strconv.Itoa(K)+" classes"); err != nil {
+		return err
+	}
+	m, err := engine.FitMultiLabel(ctx, X, Y, K, mc)
+	if err != nil {
+		return interrupted(ctx, err)
+	}
+	if o.out != "" {
+		b, err := m.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		if _, err := outs.writer(o.out).Write(b); err != nil {
+			return err
+		}
+		if err := outs.commit(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.Stdout, "multi-label: %d rows, %d classes, %d features\n", X.Rows, K, X.Cols)
+	if o.test != "" {
+		return evalNumberedMultiLabel(env, m, o.test, o.json, false)
+	}
+	return nil
+}
+
+// evalNumberedMultiLabel evaluates m on the multi-label LIBSVM file path.
+func evalNumberedMultiLabel(env *Env, m *engine.MultiLabelModel, path string, asJSON, report bool) error {
+	X, Y, _, err := readNumberedMultiLabel(path)
+	if err != nil {
+		return err
+	}
+	if X.Rows == 0 {
+		return fmt.Errorf("%s: no rows", path)
+	}
+	unknown := 0
+	for i, ls := range Y {
+		kept := ls[:0]
+		for _, l := range ls {
+			if l < m.Classes() {
+				kept = append(kept, l)
+			} else {
+				unknown++
+			}
+		}
+		Y[i] = kept
+	}
+	names := make([]string, m.Classes())
+	for c := range names {
+		names[c] = strconv.Itoa(c)
+	}
+	r, err := evalMultiLabel(m, names, X, Y, path, unknown)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if !report {
+			r.PerLabel = nil
+		}
+		return json.NewEncoder(env.Stdout).Encode(r)
+	}
+	return r.write(env.Stdout, report)
+}
+
+// isNumberedMultiLabel reports whether path starts with the multi-label
+// model's magic.
+func isNumberedMultiLabel(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [4]byte
+	_, err = io.ReadFull(f, b[:])
+	return err == nil && string(b[:]) == "HPML"
+}
+
+// predictNumberedMultiLabel writes, for every row of the LIBSVM file
+// path (its labels, if any, unused), the classes m gives it, as
+// predictMultiLabel writes labels.
+func predictNumberedMultiLabel(w io.Writer, m *engine.MultiLabelModel, path string, k int, scores, proba bool) error {
+	X, _, _, err := readNumberedMultiLabel(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	thr := m.Thresholds()
+	var s []float32
+	var p []float64
+	for i := range X.Rows {
+		s = m.Scores(X.Row(i), s)
+		var chosen []int
+		if k > 0 {
+			chosen = rankScores(s, k)
+		} else {
+			for c, v := range s {
+				if v >= thr[c] {
+					chosen = append(chosen, c)
+				}
+			}
+		}
+		if proba {
+			p = m.ProbaOfScores(s, p)
+		}
+		var b []byte
+		for n, c := range chosen {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(c), 10)
+			switch {
+			case scores:
+				b = append(b, ':')
+				b = strconv.AppendFloat(b, float64(s[c]), 'g', 6, 32)
+			case proba:
+				b = append(b, ':')
+				b = strconv.AppendFloat(b, p[c], 'f', 4, 64)
+			}
+		}
+		b = append(b, '\n')
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
