@@ -438,7 +438,7 @@ func predictMultiLabel(ctx context.Context, env *Env, w io.Writer, model, path, 
 // to it, its outputs prepared before the data are read.
 func runTrainMultiLabel(ctx context.Context, env *Env, fs *flag.FlagSet, path, algo string, cfg engine.Config, tfl *textFlags, normalize bool, o trainOpts) error {
 	if bad := setAmong(fs, "no-average", "alpha", "lr", "bias", "bias-scale", "init", "margin", "no-shuffle", "stream", "threads",
-		"validation", "patience", "balanced", "class-weight", "margins", "report", "kernel", "budget", "gram-mb", "precompute-gram", "cv", "no-calibrate", "i"); len(bad) > 0 {
+		"validation", "patience", "balanced", "class-weight", "margins", "report", "kernel", "budget", "gram-mb", "precompute-gram", "cv", "no-calibrate", "i", "scale", "v"); len(bad) > 0 {
 		return usageError("%s: not available for multi-label text", bad[0])
 	}
 	ranking := algo == "ranking"
