@@ -289,9 +289,9 @@ func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows 
 			for _, c := range Y[i] {
 				rel[c] = true
 			}
-			any := false
+			moved := false
 			if cfg.Ranking {
-				any = rankingSteps(s, rel, tau)
+				moved = rankingSteps(s, rel, tau)
 			} else {
 				var sq float64
 				if cfg.Rule != Perceptron {
@@ -325,11 +325,11 @@ func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows 
 						}
 					}
 					if tau[c] != 0 {
-						any = true
+						moved = true
 					}
 				}
 			}
-			if any {
+			if moved {
 				active = active[:0]
 				for c, a := range tau {
 					tau32[c] = float32(a)
