@@ -249,3 +249,20 @@ func ExampleFitMultiLabel() {
 	// [0 1]
 	// []
 }
+
+func TestFitThresholdsBounds(t *testing.T) {
+	// One feature, rows of values 2, 2, 1, 1, the first two positive
+	// for classes 0 and 1. Class 0 (weight 1) scores them 2, 2, 1, 1:
+	// its F1-best cut is 1.5, above 0, kept at 0. Class 1 (weight -1,
+	// bias -2) scores them -4, -4, -3, -3: its best cut takes every
+	// row, at -4, below the floor, raised to it. Class 2 has no
+	// held-out positive: 0.
+	m := &MultiLabelModel{classes: 3, dim: 1, w: []float32{1, -1, 1}, bias: []float32{0, -2, 0}, thresholds: make([]float32, 3)}
+	vals := []float32{2, 2, 1, 1}
+	X := &sparse.CSR{Rows: 4, Cols: 1, Indptr: []int64{0, 1, 2, 3, 4}, Ind: []int32{0, 0, 0, 0}, Val: vals}
+	Y := [][]int{{0, 1}, {0, 1}, {}, {}}
+	thr, _, _ := fitThresholds(m, X, Y, []int{0, 1, 2, 3})
+	if want := []float32{0, ThresholdFloor, 0}; !slices.Equal(thr, want) {
+		t.Errorf("thresholds %v, want %v", thr, want)
+	}
+}
