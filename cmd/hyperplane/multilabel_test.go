@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -220,5 +221,50 @@ func TestMultiLabelLIBSVM(t *testing.T) {
 	os.WriteFile(in2, []byte("0,1 1:1 2:1\n"+b.String()), 0o644)
 	if code, _, e := runCmd("train", "-o", model, in2); code != 0 {
 		t.Fatalf("train on a list label: exit %d: %s", code, e)
+	}
+}
+
+func TestMultiLabelFastTextSameModelAsJSONL(t *testing.T) {
+	// The topic set's labelled documents as fastText lines (several
+	// __label__ tokens, then the text) train, with -multilabel, the
+	// same model file byte for byte as the JSONL.
+	data, _ := os.ReadFile(mlTrain)
+	var js, ft strings.Builder
+	for _, ln := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var d struct {
+			Label []string
+			Text  string
+		}
+		if err := json.Unmarshal([]byte(ln), &d); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Label) == 0 {
+			continue // a fastText line needs a label
+		}
+		js.WriteString(ln + "\n")
+		for _, l := range d.Label {
+			ft.WriteString("__label__" + l + " ")
+		}
+		ft.WriteString(d.Text + "\n")
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte(js.String()), 0o644)
+	os.WriteFile(b, []byte(ft.String()), 0o644)
+	ma, mb := filepath.Join(dir, "a.hptl"), filepath.Join(dir, "b.hptl")
+	if code, _, e := runCmd("train", "-o", ma, a); code != 0 {
+		t.Fatalf("JSONL: %s", e)
+	}
+	if code, _, e := runCmd("train", "-multilabel", "-o", mb, b); code != 0 {
+		t.Fatalf("fastText: %s", e)
+	}
+	x, _ := os.ReadFile(ma)
+	y, _ := os.ReadFile(mb)
+	if !bytes.Equal(x, y) {
+		t.Error("fastText lines and JSONL of the same documents train different models")
+	}
+	// Without -multilabel a second label names the way out.
+	if code, _, e := runCmd("train", b); code == 0 || !strings.Contains(e, "-multilabel") {
+		t.Errorf("fastText multi-label without -multilabel: exit %d, %q", code, e)
 	}
 }

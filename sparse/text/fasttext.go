@@ -77,7 +77,7 @@ func (s *Scanner) parseFastText(ln []byte) (label, text []byte, labelCol int, bl
 		if len(s.ft.labels) == 0 {
 			label, labelCol = name, i+len(p)+1
 		} else if !s.opt.MultiLabel {
-			return nil, nil, 0, false, errAt(i, ErrMultiLabel, "a second label "+strconv.Quote(string(tok))+": several labels per line (multi-label) are not supported yet")
+			return nil, nil, 0, false, errAt(i, ErrMultiLabel, "a second label "+strconv.Quote(string(tok))+": several labels per line are a multi-label document (train -multilabel, ReadOptions.MultiLabel)")
 		}
 		s.ft.labels = append(s.ft.labels, s.intern(name))
 		i = j
@@ -99,11 +99,15 @@ func (s *Scanner) parseFastText(ln []byte) (label, text []byte, labelCol int, bl
 
 // Labels returns the labels of the current document: in the FastText
 // format every labelled token of its line, in order (more than one only
-// with ReadOptions.MultiLabel); in the other formats its one label. The
-// slice is valid until the next call to Scan.
+// with ReadOptions.MultiLabel); with MultiLabel, a JSONL array's labels
+// (none for an empty one) or a TSV field's comma-separated labels; else
+// its one label. The slice is valid until the next call to Scan.
 func (s *Scanner) Labels() []string {
-	if s.format == FastText {
+	switch {
+	case s.format == FastText:
 		return s.ft.labels
+	case s.list != nil:
+		return s.list
 	}
 	return []string{s.doc.Label}
 }

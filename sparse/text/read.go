@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/lineio"
 	"io"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -99,9 +100,14 @@ type ReadOptions struct {
 	// LabelPrefix marks the labels of the FastText format; "" means
 	// DefaultLabelPrefix.
 	LabelPrefix string
-	// MultiLabel accepts FastText lines with several labels (see
-	// Scanner.Labels); by default such a line is an error wrapping
-	// ErrMultiLabel.
+	// MultiLabel reads documents with any number of labels (see
+	// Scanner.Labels and Corpus.Labels): FastText lines with several
+	// labels (by default such a line is an error wrapping
+	// ErrMultiLabel); a JSONL label that is an array of strings or
+	// numbers (an empty array is a document with no label, not an
+	// error; Doc.Label is then ""); a TSV label field read as a list
+	// separated by commas (empty or "-" for none). A single label is a
+	// list of one.
 	MultiLabel bool
 	// MaxLineBytes limits the length of a line, not counting its '\n'
 	// (ErrLineTooLong beyond it), and so the memory a Scanner uses. 0
@@ -110,13 +116,6 @@ type ReadOptions struct {
 	// Name names the input in errors and becomes the Corpus name;
 	// ReadFile defaults it to the path.
 	Name string
-	// MultiLabel reads every document's labels into Doc.Labels: a JSONL
-	// label may then be an array of strings or numbers (an empty array
-	// is a document with no label, not an error), a single label is a
-	// list of one, and a TSV label field is a list separated by commas
-	// (empty or "-" for none). Doc.Label then holds a string label, ""
-	// for an array.
-	MultiLabel bool
 }
 
 func (o ReadOptions) normalize() (ReadOptions, error) {
@@ -213,7 +212,7 @@ func Read(r io.Reader, opt ReadOptions) (*Corpus, error) {
 		}
 		c.Docs = append(c.Docs, d)
 		if s.opt.MultiLabel && !s.opt.Documents {
-			c.Labels = append(c.Labels, s.Labels())
+			c.Labels = append(c.Labels, slices.Clone(s.Labels()))
 		}
 	}
 	if err := s.Err(); err != nil {
@@ -512,18 +511,6 @@ func controlChar(label []byte) (int, rune) {
 
 // Doc returns the current document.
 func (s *Scanner) Doc() Doc { return s.doc }
-
-// Labels returns the current document's labels when the input is read
-// with ReadOptions.MultiLabel: a JSONL array's labels (none for an empty
-// one), a single label as a list of one, a TSV field's comma-separated
-// labels. It returns nil without MultiLabel or with Documents. The
-// slice is the caller's to keep.
-func (s *Scanner) Labels() []string {
-	if !s.opt.MultiLabel || s.opt.Documents {
-		return nil
-	}
-	return s.list
-}
 
 // Err returns the error that stopped Scan, or nil at a clean end of input.
 func (s *Scanner) Err() error { return s.err }
