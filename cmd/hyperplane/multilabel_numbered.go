@@ -58,7 +58,13 @@ func libsvmLabelIsList(path string) bool {
 		}
 		tok, _, _ := bytes.Cut(t, []byte(" "))
 		tok, _, _ = bytes.Cut(tok, []byte("\t"))
-		return bytes.IndexByte(tok, ',') >= 0
+		// Class numbers and commas, then features or nothing: a CSV
+		// header or row has commas too, but no index:value pair.
+		if bytes.IndexByte(tok, ',') < 0 || len(bytes.Trim(tok, "0123456789,")) > 0 {
+			return false
+		}
+		rest := bytes.TrimLeft(t[len(tok):], " \t")
+		return len(rest) == 0 || rest[0] == '#' || bytes.IndexByte(rest, ':') > 0
 	}
 	return false
 }

@@ -158,7 +158,7 @@ seen; another -algo continues from its weights).`,
 			return runTrainMultiLabel(ctx, env, fs, args[0], *algo, cfg, tfl, *normalize,
 				trainOpts{ctx: ctx, env: env, test: *test, out: *out, json: *asJSON})
 		}
-		if !isText && *from != "cache" && args[0] != "-" && (*multilabel || libsvmLabelIsList(args[0])) {
+		if !isText && (*from == "" || *from == "libsvm") && args[0] != "-" && !csvNamed(args[0]) && (*multilabel || libsvmLabelIsList(args[0])) {
 			return runTrainMultiLabelNumbered(ctx, env, fs, args[0], *algo, cfg,
 				trainOpts{ctx: ctx, env: env, test: *test, out: *out, json: *asJSON})
 		}
