@@ -396,3 +396,61 @@ func TestFitCacheRewrittenInPlace(t *testing.T) {
 		}
 	}
 }
+
+// A Learner keeps a cache's File from one PartialFitCache call to the
+// next (the Beam layer's workers make their epochs so), and a small
+// file's blocks with it. A file rewritten in place between two calls (an
+// index beyond the columns in every block, each block resealed) is
+// reported by the next call as hpc.ErrChanged naming the file, never a
+// panic, and learns nothing from it: the learner stays the one of the
+// first pass, kept blocks or streamed, mapped or not.
+func TestPartialFitCacheRewrittenInPlace(t *testing.T) {
+	X, y := fxIntMulti(59, 3000, 50, 7, 3, 0.1)
+	for _, c := range []struct {
+		name  string
+		block int
+	}{{"resident", 16000}, {"streamed", 1500}} {
+		for _, mapped := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/mapped=%v", c.name, mapped), func(t *testing.T) {
+				orig, path := fxCache(t, X, y, c.block)
+				want, err := NewLearner(orig.Labels(), orig.Cols(), Config{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := want.PartialFitCache(context.Background(), orig); err != nil {
+					t.Fatal(err)
+				}
+				old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+				if err := os.Chtimes(path, old, old); err != nil {
+					t.Fatal(err)
+				}
+				mc, err := hpc.Open(path, hpc.Options{Map: mapped})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer mc.Close()
+				if resident := mc.NumBlocks() <= CacheWindow; resident != (c.name == "resident") {
+					t.Fatalf("%d blocks for the %s case", mc.NumBlocks(), c.name)
+				}
+				l, err := NewLearner(mc.Labels(), mc.Cols(), Config{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := l.PartialFitCache(context.Background(), mc); err != nil {
+					t.Fatal(err)
+				}
+				fxRewriteBad(t, path)
+				for pass := 2; pass <= 3; pass++ {
+					es, err := l.PartialFitCache(context.Background(), mc)
+					if !errors.Is(err, hpc.ErrChanged) || !strings.HasPrefix(err.Error(), path+": ") {
+						t.Fatalf("pass %d over the rewritten file: %v, want hpc.ErrChanged naming %s", pass, err, path)
+					}
+					if es.Rows != 0 {
+						t.Fatalf("pass %d learned %d rows of the rewritten file", pass, es.Rows)
+					}
+				}
+				fxSameModel(t, "after the rewrite vs one pass", l.Model(), want.Model())
+			})
+		}
+	}
+}
