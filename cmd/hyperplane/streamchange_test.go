@@ -114,3 +114,85 @@ func TestTrainStreamFileChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainStreamPartialModelBits: the partial model that train -stream
+// saves when the cache changes under it after epoch 1 is, bit for bit,
+// the model of one epoch on the file as it was (its blocks, kept in
+// memory, are checked copies, and the change is found before epoch 2
+// learns anything); and it replaces the file -o named, atomically.
+func TestTrainStreamPartialModelBits(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.svm")
+	cache, clean := filepath.Join(dir, "d.hpc"), filepath.Join(dir, "clean.hpc")
+	for _, args := range [][]string{
+		{"gen", "-rows", "3000", "-dim", "500", "-noise", "0.2", data},
+		{"convert", data, cache},
+		{"convert", data, clean},
+	} {
+		if code, _, errOut := runCmd(args...); code != 0 {
+			t.Fatalf("%q: %s", args, errOut)
+		}
+	}
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(cache, old, old); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.hpm")
+	if err := os.WriteFile(model, []byte("an earlier model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr := &onLine{trigger: "epoch 1:", f: func() { rewriteCacheBad(t, cache) }}
+	code := runEnv(context.Background(), &Env{Stdout: new(bytes.Buffer), Stderr: stderr},
+		[]string{"train", "-stream", "-v", "-epochs", "5", "-o", model, cache})
+	if errOut := stderr.buf.String(); code != 1 || !strings.Contains(errOut, "saved to "+model) {
+		t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut))
+	}
+	one := filepath.Join(dir, "one.hpm")
+	if code, _, errOut := runCmd("train", "-stream", "-epochs", "1", "-o", one, clean); code != 0 {
+		t.Fatal(errOut)
+	}
+	got, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("the partial model differs from one epoch on the unchanged file")
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, ".*")); len(names) > 0 {
+		t.Errorf("temporary files left: %v", names)
+	}
+}
+
+// TestTrainStreamFirstEpochError: a cache that fails in the first epoch
+// (here a block rewritten, resealed, before training) leaves the file -o
+// names as it was, and says so: a model of no finished epoch is not worth
+// replacing it with.
+func TestTrainStreamFirstEpochError(t *testing.T) {
+	dir := t.TempDir()
+	data, cache := filepath.Join(dir, "d.svm"), filepath.Join(dir, "d.hpc")
+	for _, args := range [][]string{
+		{"gen", "-rows", "500", "-dim", "100", data},
+		{"convert", data, cache},
+	} {
+		if code, _, errOut := runCmd(args...); code != 0 {
+			t.Fatalf("%q: %s", args, errOut)
+		}
+	}
+	rewriteCacheBad(t, cache)
+	model := filepath.Join(dir, "m.hpm")
+	const earlier = "an earlier model"
+	if err := os.WriteFile(model, []byte(earlier), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd("train", "-stream", "-o", model, cache)
+	if code != 1 || !strings.Contains(errOut, cache+": block 0: ") || !strings.Contains(errOut, "no model saved ("+model+" is left as it was)") {
+		t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut))
+	}
+	if b, err := os.ReadFile(model); err != nil || string(b) != earlier {
+		t.Fatalf("the -o file now holds %q (%v)", b, err)
+	}
+}
