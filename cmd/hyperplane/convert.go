@@ -489,26 +489,16 @@ func inputKind(src *bufio.Reader, path, from string) (string, error) {
 	return "libsvm", nil
 }
 
-// fitText fits a featurizer on the text of src and vectorizes it. A
-// regular file goes through text.FitFile, which with hashing tokenizes
-// each document once while reading and keeps none (opening the file a
-// second time is harmless where the file is regular); anything else (a
-// pipe, standard input) is read once from src, the documents kept for
-// the fit.
+// fitText fits a featurizer on the text of src and vectorizes it,
+// tokenizing each document once while reading and keeping none. A
+// regular file goes through text.FitFile (opening the file a second time
+// is harmless where the file is regular); anything else (a pipe,
+// standard input) is read once from src.
 func fitText(ctx context.Context, src io.Reader, path string, opt text.ReadOptions, cfg text.Config) (*text.Featurizer, *sparse.Dataset, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != "-" {
 		return text.FitFileContext(ctx, path, opt, cfg)
 	}
-	c, err := text.Read(src, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := text.FitContext(ctx, c, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	d, err := f.VectorizeContext(ctx, c)
-	return f, d, err
+	return text.FitReaderContext(ctx, src, opt, cfg)
 }
 
 // writeFeaturizer writes f to w as f.Save writes it to a file.

@@ -53,7 +53,9 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 		// -i: the model's own featurizer, as it was fitted.
 		f = o.warm.text.Featurizer()
 		d, err = f.VectorizeReader(ctxReader{o.ctx, src}, tt.read(name))
-	} else if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() && path != "-" {
+	} else if fi, serr := os.Stat(path); (serr == nil && fi.Mode().IsRegular() && path != "-") || (tt.cfg.Vocabulary && o.cv == 0) {
+		// A stream is kept only where it will be wanted again: for the
+		// names of a hashed model's features, or for -cv.
 		f, d, err = fitText(o.ctx, src, path, tt.read(name), tt.cfg)
 	} else if corpus, err = text.Read(src, tt.read(name)); err == nil {
 		if f, err = text.FitContext(o.ctx, corpus, tt.cfg); err == nil {

@@ -248,12 +248,15 @@ func sortKeys(a, tmp []uint32) []uint32 {
 // Vocabulary fitting.
 
 // termStat counts one vocabulary candidate.
+// It holds no pointer, so that a counter of millions of terms costs the
+// garbage collector nothing to scan: its text is in its counter's arena.
 type termStat struct {
 	h       uint64
-	df      int64 // documents holding the term
 	cf      int64 // occurrences in all documents
-	lastDoc int   // the last document counted in df
-	term    string
+	off     int64 // the term's text: text[off : off+n] of its counter
+	df      int32 // documents holding the term (a corpus has at most MaxInt32)
+	lastDoc int32 // the last document counted in df
+	n       int32
 }
 
 // termCounter counts the terms of a set of documents.
@@ -262,11 +265,37 @@ type termCounter struct {
 	stats   []termStat
 	acct    *vocabBudget // where the memory is counted; nil for none
 	pending int64        // bytes not counted in acct yet
+	docs    int32        // documents counted by countRow
+	text    []byte       // the terms' texts, back to back
+}
+
+// term returns the text of term i.
+func (tc *termCounter) term(i int32) string {
+	st := &tc.stats[i]
+	return string(tc.text[st.off : st.off+int64(st.n)])
+}
+
+// add adds the term with hash h, whose text is the n tokens of e's arena
+// ending with token end, to tc, uncounted, and returns its number.
+func (tc *termCounter) add(h uint64, e *Encoder, end int32, n int) int32 {
+	idx := int32(len(tc.stats))
+	tc.at.put(h, idx)
+	off := len(tc.text)
+	tc.text = e.toks.appendText(tc.text, end, n)
+	tc.stats = append(tc.stats, termStat{h: h, lastDoc: -1, off: int64(off), n: int32(len(tc.text) - off)})
+	tc.pending += termBytes(len(tc.text) - off)
+	return idx
+}
+
+// termBytes is the memory a counted term takes: its statistic, two index
+// slots and its text.
+func termBytes(n int) int64 {
+	return int64(unsafe.Sizeof(termStat{})) + 2*int64(unsafe.Sizeof(hashSlot{})) + int64(n)
 }
 
 // countTerms adds the terms of text, document doc of the corpus, to tc.
 // The error refuses the memory the new terms would take.
-func (e *Encoder) countTerms(s string, doc int, tc *termCounter) error {
+func (e *Encoder) countTerms(s string, doc int32, tc *termCounter) error {
 	w := &e.w
 	w.seen = 0
 	e.toks.reset()
@@ -307,14 +336,10 @@ type gramRef struct {
 
 // countTerm counts one occurrence of the n-gram with hash h made of the n
 // tokens ending with token end.
-func (e *Encoder) countTerm(tc *termCounter, h uint64, end int32, n, doc int) {
+func (e *Encoder) countTerm(tc *termCounter, h uint64, end int32, n int, doc int32) {
 	idx, ok := tc.at.get(h)
 	if !ok {
-		idx = int32(len(tc.stats))
-		tc.at.put(h, idx)
-		tc.stats = append(tc.stats, termStat{h: h, lastDoc: -1, term: e.toks.text(end, n)})
-		// The statistic, two index slots, the term's text.
-		tc.pending += int64(unsafe.Sizeof(termStat{})) + 2*int64(unsafe.Sizeof(hashSlot{})) + int64(len(tc.stats[idx].term))
+		idx = tc.add(h, e, end, n)
 	}
 	st := &tc.stats[idx]
 	st.cf++
@@ -332,6 +357,9 @@ func (tc *termCounter) merge(o *termCounter) {
 			tc.stats[idx].cf += st.cf
 		} else {
 			tc.at.put(st.h, int32(len(tc.stats)))
+			off := len(tc.text)
+			tc.text = append(tc.text, o.text[st.off:st.off+int64(st.n)]...)
+			st.off = int64(off)
 			tc.stats = append(tc.stats, st)
 		}
 	}

@@ -349,7 +349,7 @@ func (f *Featurizer) fitVocabulary(ctx context.Context, docs []Doc) error {
 			mu.Unlock()
 		}
 		for i := chunks[k].lo; i < chunks[k].hi; i++ {
-			if err := e.countTerms(docs[i].Text, i, e.tc); err != nil {
+			if err := e.countTerms(docs[i].Text, int32(i), e.tc); err != nil {
 				return err
 			}
 		}
@@ -358,12 +358,22 @@ func (f *Featurizer) fitVocabulary(ctx context.Context, docs []Doc) error {
 	if err != nil {
 		return err
 	}
+	return f.chooseVocabulary(counters, acct)
+}
+
+// chooseVocabulary merges the term counters (into the largest of them,
+// emptying the others) and keeps the terms in at least MinDF documents, the MaxFeatures most
+// frequent of those if set, sorted by their text: f's vocabulary, its
+// index and, with IDF, its document frequencies.
+func (f *Featurizer) chooseVocabulary(counters []*termCounter, acct *vocabBudget) error {
 	all := &termCounter{}
 	if len(counters) > 0 {
-		slices.SortFunc(counters, func(a, b *termCounter) int { return cmp.Compare(len(b.stats), len(a.stats)) })
+		counters = slices.Clone(counters)
+		slices.SortStableFunc(counters, func(a, b *termCounter) int { return cmp.Compare(len(b.stats), len(a.stats)) })
 		all = counters[0]
 		for _, tc := range counters[1:] {
 			all.merge(tc)
+			tc.at, tc.stats = hashIndex{}, nil // merged: its memory can go
 		}
 	}
 	// Sort small references rather than the statistics themselves.
@@ -378,8 +388,8 @@ func (f *Featurizer) fitVocabulary(ctx context.Context, docs []Doc) error {
 	}
 	kept := make([]ref, 0, len(all.stats))
 	for i, st := range all.stats {
-		if st.df >= int64(f.cfg.MinDF) {
-			kept = append(kept, ref{st.term, int32(i)})
+		if int(st.df) >= f.cfg.MinDF {
+			kept = append(kept, ref{all.term(int32(i)), int32(i)})
 		}
 	}
 	if f.cfg.MaxFeatures > 0 && len(kept) > f.cfg.MaxFeatures {
@@ -397,7 +407,7 @@ func (f *Featurizer) fitVocabulary(ctx context.Context, docs []Doc) error {
 	}
 	for i, r := range kept {
 		st := &all.stats[r.i]
-		f.vocab[i] = st.term
+		f.vocab[i] = r.term
 		hs[i] = st.h
 		if f.cfg.IDF {
 			f.df.dense[i] = int32(st.df)

@@ -132,6 +132,23 @@ func (tw *termWalker) walk(s string, fn func(h uint64, end int32, n int)) {
 	}
 }
 
+// appendText appends the text of the n-gram of the n tokens ending with
+// token end to dst: the tokens joined by spaces.
+func (ta *tokenArena) appendText(dst []byte, end int32, n int) []byte {
+	first := end - int32(n) + 1
+	for t := first; t <= end; t++ {
+		if t > first {
+			dst = append(dst, ' ')
+		}
+		a := int32(0)
+		if t > 0 {
+			a = ta.end[t-1]
+		}
+		dst = append(dst, ta.buf[a:ta.end[t]]...)
+	}
+	return dst
+}
+
 // text returns the text of the n-gram of the n tokens ending with token
 // end: the tokens joined by spaces.
 func (ta *tokenArena) text(end int32, n int) string {

@@ -148,10 +148,11 @@ type piece struct {
 	ind    []int32
 	val    []float32
 	y      []float64
-	labels []string // label names, when the classes are not known yet
-	bad    int      // chunk-relative index of a document with a bad label, or -1
-	msg    string   // what is wrong with it
-	err    error    // the error to report for it, when known
+	labels []string     // label names, when the classes are not known yet
+	bad    int          // chunk-relative index of a document with a bad label, or -1
+	msg    string       // what is wrong with it
+	err    error        // the error to report for it, when known
+	tc     *termCounter // the counter whose term numbers ind holds, when fitting a vocabulary
 }
 
 // newPiece returns an empty piece with room for docs.
@@ -278,9 +279,8 @@ func assemble(pieces []piece, cols, workers int) *sparse.Dataset {
 // gives the same result as ReadFile, Fit and Vectorize in turn, faster
 // and in less memory: with hashing, the documents are tokenized once,
 // while the file is still being read, and are not kept; the labels and
-// the idf are fitted at the end and applied to the counts. (With
-// Vocabulary the documents are kept and tokenized twice, once to build
-// the vocabulary.) Errors are those of ReadFile and Fit.
+// the idf (and with Vocabulary the vocabulary) are fitted at the end and
+// applied to the counts. Errors are those of ReadFile and Fit.
 func FitFile(path string, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
 	return FitFileContext(context.Background(), path, opt, cfg)
 }
@@ -295,21 +295,6 @@ func FitFileContext(ctx context.Context, path string, opt ReadOptions, cfg Confi
 	if opt.Documents {
 		return nil, nil, fmt.Errorf("%w: ReadOptions.Documents: a featurizer is fitted on labelled documents", ErrConfig)
 	}
-	if ncfg.Vocabulary {
-		c, err := readopt.ReadFile(path, &opt.Name, func(r io.Reader) (*Corpus, error) { return Read(ctxReader{ctx, r}, opt) })
-		if err != nil {
-			return nil, nil, err
-		}
-		f, err := FitContext(ctx, c, cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		d, err := f.VectorizeContext(ctx, c)
-		if err != nil {
-			return nil, nil, err
-		}
-		return f, d, nil
-	}
 	var f *Featurizer
 	d, err := readopt.ReadFile(path, &opt.Name, func(r io.Reader) (d *sparse.Dataset, err error) {
 		f, d, err = fitReader(ctxReader{ctx, r}, opt, ncfg)
@@ -318,17 +303,47 @@ func FitFileContext(ctx context.Context, path string, opt ReadOptions, cfg Confi
 	return f, d, err
 }
 
-// fitReader is FitFile with hashing, on a reader.
+// FitReader reads training documents from r, as Read does, and fits a
+// Featurizer on them and vectorizes them at once, as FitFile does for a
+// file: the documents are tokenized once, while r is still being read,
+// and are not kept.
+func FitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
+	return FitReaderContext(context.Background(), r, opt, cfg)
+}
+
+// FitReaderContext is FitReader that stops soon after ctx is done,
+// returning ctx.Err().
+func FitReaderContext(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
+	ncfg, err := cfg.normalize()
+	if err != nil {
+		return nil, nil, err
+	}
+	if opt.Documents {
+		return nil, nil, fmt.Errorf("%w: ReadOptions.Documents: a featurizer is fitted on labelled documents", ErrConfig)
+	}
+	return fitReader(ctxReader{ctx, r}, opt, ncfg)
+}
+
+// fitReader is FitFile on a reader.
 func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
-	f := &Featurizer{cfg: cfg, dim: 1 << cfg.Bits}
-	f.mask = uint64(f.dim - 1)
+	f := &Featurizer{cfg: cfg}
+	if !cfg.Vocabulary {
+		f.dim = 1 << cfg.Bits
+		f.mask = uint64(f.dim - 1)
+	}
 	var dfc *dfCounter
-	if cfg.IDF {
+	if cfg.IDF && !cfg.Vocabulary {
 		dfc = newDFCounter(f, cfg.workers())
 	}
+	acct := &vocabBudget{f: f}
 	sc := NewScanner(r, opt)
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
-	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece { return e.countPiece(docs, dfc) })
+	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece {
+		if cfg.Vocabulary {
+			return e.termPiece(docs, acct)
+		}
+		return e.countPiece(docs, dfc)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -355,6 +370,12 @@ func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.D
 			pc.y[i], _ = f.labels.value(l)
 		}
 		pc.labels = nil
+	}
+	if cfg.Vocabulary {
+		if err := f.vocabularyOf(pieces, acct); err != nil {
+			return nil, nil, err
+		}
+		return f, assemble(pieces, f.dim, cfg.workers()), nil
 	}
 	d := assemble(pieces, f.dim, cfg.workers())
 

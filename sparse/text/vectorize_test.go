@@ -69,6 +69,9 @@ func TestFitFileMatchesFitVectorize(t *testing.T) {
 		{NGrams: 2, Bits: 14, IDF: true, TF: Log},
 		{NGrams: 2, Bits: 10, IDF: true, TF: Binary, NoNormalize: true, Workers: 3},
 		{Vocabulary: true, NGrams: 2, IDF: true},
+		{Vocabulary: true, NGrams: 2, IDF: true, TF: Log, MinDF: 2, Workers: 3},
+		{Vocabulary: true, NGrams: 3, TF: Binary, MinDF: 3, MaxFeatures: 500, NoNormalize: true},
+		{Vocabulary: true, IDF: true, MaxFeatures: 50, Workers: 1},
 	} {
 		t.Run(fmt.Sprintf("ngrams=%d/bits=%d/vocabulary=%v/workers=%d", cfg.NGrams, cfg.Bits, cfg.Vocabulary, cfg.Workers), func(t *testing.T) {
 			for _, limit := range []int64{old, 0} { // per-goroutine arrays, then atomics
@@ -85,7 +88,7 @@ func TestFitFileMatchesFitVectorize(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !sameDataset(d1, d2) || !slices.Equal(f1.dfs(), f2.dfs()) || !slices.Equal(f1.idfs(), f2.idfs()) || f1.Config() != f2.Config() {
+				if !sameDataset(d1, d2) || !slices.Equal(f1.dfs(), f2.dfs()) || !slices.Equal(f1.idfs(), f2.idfs()) || f1.Config() != f2.Config() || !slices.Equal(f1.Vocabulary(), f2.Vocabulary()) {
 					t.Errorf("%+v (df arrays up to %d bytes): FitFile differs from Fit + Vectorize", cfg, limit)
 				}
 				d3, err := f2.VectorizeFile(path, ReadOptions{})
