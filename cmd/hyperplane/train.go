@@ -109,7 +109,8 @@ seen; another -algo continues from its weights).`,
 	from := fs.String("from", "", "what TRAIN holds: text (labelled raw text), libsvm or cache (default: by its content and name)")
 	tfl := addTextFlags(fs, trainTextDefaults, false)
 	initial := fs.String("i", "", "continue training the model in this `file` (linear, or a text model on raw text) on TRAIN: its learner, bias, row normalization, scaling and featurizer, starting from its weights; TRAIN's labels must be among its classes and its features no more than its")
-	noCalib := fs.Bool("no-calibrate", false, "text: do not calibrate the probabilities (by default a tenth of the training text is held out to fit them)")
+	noCalib := fs.Bool("no-calibrate", false, "text: do not calibrate the probabilities (by default a fortieth of the training text, 250 to 5,000 documents, is held out to fit them on and not learned from)")
+	refit := fs.Bool("refit", false, "text: learn from every document and calibrate on a second model trained without the held-out tenth (a second training)")
 	multilabel := fs.Bool("multilabel", false, "text: every document has a list of labels (a JSONL array, or comma-separated in TSV); the default for a JSONL file whose first label is an array")
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
 		if len(args) != 1 {
@@ -140,7 +141,7 @@ seen; another -algo continues from its weights).`,
 		default:
 			return usageError("-from %q (want text, libsvm or cache)", *from)
 		}
-		if set := setAmong(fs, append(tfl.all, "no-calibrate")...); !isText && len(set) > 0 {
+		if set := setAmong(fs, append(tfl.all, "no-calibrate", "refit")...); !isText && len(set) > 0 {
 			return usageError("%s: the text flags apply to raw text (a TRAIN named .jsonl, .json, .tsv, .txt, or -from text)", set[0])
 		}
 		// The library reads 0 as its default: a flag written as 0 asks
@@ -284,7 +285,7 @@ seen; another -algo continues from its weights).`,
 			// none, and the learner's scaling, which unit rows make a
 			// no-op.
 			tcfg.NoNormalize = !*normalize
-			tt = &textTrain{cfg: tcfg, read: tfl.readOptions, noCalib: *noCalib, kernel: kern}
+			tt = &textTrain{cfg: tcfg, read: tfl.readOptions, noCalib: *noCalib, refit: *refit, kernel: kern}
 		}
 		outs, err := prepareTrain(fs, env.Stdout, args[0], o, *initial)
 		if err != nil {
@@ -364,8 +365,11 @@ type trainResult struct {
 	Labels             []string `json:"labels,omitempty"`
 	Calibration        string   `json:"calibration,omitempty"`
 	CalibrationSeconds float64  `json:"calibration_seconds,omitempty"`
-	TestLogLoss        *float64 `json:"test_log_loss,omitempty"`
-	TestECE            *float64 `json:"test_ece,omitempty"`
+	// CalibrationRows is how many training rows were held out of the
+	// model to fit its calibration on (0: none, or -refit's second model).
+	CalibrationRows int      `json:"calibration_rows,omitempty"`
+	TestLogLoss     *float64 `json:"test_log_loss,omitempty"`
+	TestECE         *float64 `json:"test_ece,omitempty"`
 	// announced: the data line went out before training (see announce).
 	announced bool
 	// Kernel perceptron only.
@@ -569,7 +573,11 @@ func (r *trainResult) print(stdout io.Writer, o trainOpts) error {
 			ms.Functional, ms.Geometric, ms.Radius, ms.Separable, ms.Errors, ms.Bound)
 	}
 	if r.Calibration != "" {
-		fmt.Fprintf(stdout, "calibration: %s, fitted on held-out training rows in %.1f ms\n", r.Calibration, 1e3*r.CalibrationSeconds)
+		if r.CalibrationRows > 0 {
+			fmt.Fprintf(stdout, "calibration: %s, fitted on %s training rows held out of the model in %.1f ms\n", r.Calibration, commas(int64(r.CalibrationRows)), 1e3*r.CalibrationSeconds)
+		} else {
+			fmt.Fprintf(stdout, "calibration: %s, fitted on held-out training rows in %.1f ms\n", r.Calibration, 1e3*r.CalibrationSeconds)
+		}
 	}
 	if r.TestAccuracy != nil {
 		fmt.Fprintf(stdout, "test:     %s: accuracy %.4f (%s rows predicted in %.1f ms)\n", r.Test, *r.TestAccuracy, commas(int64(r.TestRows)), 1e3*r.TestSeconds)

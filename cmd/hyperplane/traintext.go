@@ -30,6 +30,7 @@ type textTrain struct {
 	cfg     text.Config
 	read    func(name string) text.ReadOptions
 	noCalib bool
+	refit   bool // train on every document and calibrate a second model
 	holdout float64
 	kernel  *kernelOpts // -kernel: a kernel model instead of a linear one
 }
@@ -106,8 +107,24 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	if show != nil {
 		cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
 	}
+	// The model learns from all but the documents held out to calibrate
+	// it on (unless -no-calibrate or -refit); its rows go to -margins
+	// all the same.
+	tc := textmodel.Config{Learner: cfg, NoCalibration: true, Holdout: tt.holdout}
+	X, Y := d.X, d.Y
+	var held []int
+	if !tt.noCalib {
+		var rows []int
+		tc.Refit = tt.refit
+		if rows, held, err = textmodel.HeldOut(d.Y, tc); err != nil {
+			return err
+		}
+		if held != nil {
+			X, Y = d.X.SelectRows(rows), pick(d.Y, rows)
+			r.CalibrationRows = len(held)
+		}
+	}
 	t1 := time.Now()
-	tc := textmodel.Config{Learner: cfg, NoCalibration: true}
 	var m *textmodel.Model
 	var stats []engine.EpochStats
 	if tt.kernel != nil {
@@ -115,7 +132,7 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 		tc.Kernel = &kc
 		var km *engine.KernelModel
 		var ks []engine.KernelEpochStats
-		if km, ks, err = engine.FitKernel(o.ctx, d.X, d.Y, kc); km != nil {
+		if km, ks, err = engine.FitKernel(o.ctx, X, Y, kc); km != nil {
 			r.Kernel, r.SupportVectors = km.Kernel.String(), km.NumSV()
 			var err2 error
 			if m, err2 = textmodel.New(f, km); err2 != nil {
@@ -130,15 +147,19 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 			r.Gram = &g
 		}
 	} else {
-		m, stats, err = textmodel.FitFeatures(o.ctx, f, d, tc)
+		m, stats, err = textmodel.FitFeatures(o.ctx, f, &sparse.Dataset{X: X, Y: Y}, tc)
 	}
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	err = warmMismatch(o.warm, err)
 	if err == nil && !tt.noCalib {
 		t2 := time.Now()
-		tc.NoCalibration, tc.Holdout = false, tt.holdout
-		err = m.CalibrateHoldout(o.ctx, d.X, d.Y, tc)
+		if held != nil {
+			err = m.Calibrate(d.X.SelectRows(held), pick(d.Y, held))
+		} else {
+			tc.NoCalibration, tc.Refit = false, true
+			err = m.CalibrateHoldout(o.ctx, d.X, d.Y, tc)
+		}
 		r.CalibrationSeconds = time.Since(t2).Seconds()
 	}
 	if err := fitFailed(o.ctx, path, err, m != nil); err != nil {

@@ -243,3 +243,37 @@ func TestSubsetLimit(t *testing.T) {
 		t.Errorf("no model file: limit %d, want 0", got)
 	}
 }
+
+// From 4,000 training documents up, train calibrates a text model on
+// documents held out of it, and says how many; -refit learns from every
+// document and calibrates a second model, holding none out of the model.
+func TestTrainCalibrationRows(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 2100) // 4,200 documents
+	for _, c := range []struct {
+		args []string
+		rows int
+	}{
+		{nil, 250},
+		{[]string{"-refit"}, 0},
+	} {
+		args := append([]string{"train", "-json", "-o", filepath.Join(dir, "m.hptm")}, c.args...)
+		code, out, e := runCmd(append(args, tr)...)
+		if code != 0 {
+			t.Fatalf("%v: %s", c.args, e)
+		}
+		var r struct {
+			Calibration string `json:"calibration"`
+			Rows        int    `json:"calibration_rows"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		if r.Rows < c.rows-10 || r.Rows > c.rows+10 || !strings.HasPrefix(r.Calibration, "platt(") {
+			t.Errorf("%v: calibration %q on %d rows held out of the model, want about %d", c.args, r.Calibration, r.Rows, c.rows)
+		}
+	}
+	if code, _, e := runCmd("train", "-refit", "-o", filepath.Join(dir, "n.hpm"), writeFile(t, dir, "d.svm", "1 1:1\n-1 2:1\n")); code != 2 || !strings.Contains(e, "refit") {
+		t.Errorf("-refit on numbered features: exit %d: %s", code, e)
+	}
+}
