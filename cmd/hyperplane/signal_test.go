@@ -246,6 +246,8 @@ func TestSignalStopsLongCommands(t *testing.T) {
 		{"eval", "-model", tm, big},
 		{"train", "-epochs", "1", "-o", out + ".hptm", big},
 		{"train", "-epochs", "1", "-bits", "18", "-o", out + ".hptm", big},
+		{"train", "-stream", "-epochs", "1", "-o", out + ".hptm", big},
+		{"train", "-stream", "-epochs", "1", "-bits", "18", "-o", out + ".hptm", big},
 		{"convert", big, out + ".hpc"},
 		{"convert", "-vocab", big, out + ".hpc"},
 		{"convert", "-bits", "18", "-idf", big, out + ".hpc"},

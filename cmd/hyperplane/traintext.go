@@ -67,21 +67,9 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	if err != nil {
 		return interrupted(o.ctx, err)
 	}
-	var te *sparse.Dataset
-	if o.test != "" {
-		// The test text is read as eval reads it: by the same reader,
-		// with the fields of the training text.
-		in, err := openData(o.ctx, o.env, o.test)
-		if err != nil {
-			return inFile(o.test, err)
-		}
-		opt := tt.read(in.name)
-		opt.Format = textFormat(o.test, "")
-		te, err = readLabelledText(in, f, opt)
-		in.close()
-		if err != nil {
-			return interrupted(o.ctx, notText(inFile(o.test, err), "the model of "+path))
-		}
+	te, err := readTextTest(o, f, tt, path)
+	if err != nil {
+		return err
 	}
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(), Normalize: cfg.Normalize,
 		Workers: max(1, min(cfg.Workers, d.X.Rows)), ReadSeconds: time.Since(t0).Seconds(), Labels: f.Labels()}
@@ -217,4 +205,24 @@ func featurizerLine(f *text.Featurizer) string {
 		s += ", unit rows"
 	}
 	return s
+}
+
+// readTextTest reads train's -test file, if any, as eval reads it: by
+// the same reader, with the fields of the training text, featurized by f.
+func readTextTest(o trainOpts, f *text.Featurizer, tt textTrain, path string) (*sparse.Dataset, error) {
+	if o.test == "" {
+		return nil, nil
+	}
+	in, err := openData(o.ctx, o.env, o.test)
+	if err != nil {
+		return nil, inFile(o.test, err)
+	}
+	opt := tt.read(in.name)
+	opt.Format = textFormat(o.test, "")
+	te, err := readLabelledText(in, f, opt)
+	in.close()
+	if err != nil {
+		return nil, interrupted(o.ctx, notText(inFile(o.test, err), "the model of "+path))
+	}
+	return te, nil
 }

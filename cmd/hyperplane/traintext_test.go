@@ -106,7 +106,7 @@ func TestTrainRawText(t *testing.T) {
 		{[]string{"predict", "-model", model, "-featurizer", model, "x.txt"}, 2, "holds its featurizer"},
 		{[]string{"predict", "-model", model, "-proba", "-scores", "x.txt"}, 2, "give one"},
 		{[]string{"inspect", writeFile(t, dir, "x.hpm", "")}, 1, "x.hpm"},
-		{[]string{"train", "-stream", tr}, 2, "raw text trains in memory"},
+		{[]string{"train", "-stream", "-refit", tr}, 2, "-stream on raw text trains a new linear model"},
 		{[]string{"train", "-ngrams", "3", writeFile(t, dir, "d.svm", "1 1:1\n-1 2:1\n")}, 2, "the text flags apply to raw text"},
 		{[]string{"train", "-vocab=false", "-min-df", "2", tr}, 2, "MinDF and MaxFeatures need Vocabulary"},
 		{[]string{"train", "-cv", "1", tr}, 2, "1 folds"},

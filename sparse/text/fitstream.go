@@ -142,6 +142,8 @@ func (f *Featurizer) featureMap(hs []uint64) []int32 {
 type featureScratch struct {
 	dense     []float32
 	keys, tmp []uint32
+	rowInd    []int32 // a row being weighed, for FitCache
+	rowVal    []float32
 }
 
 // toFeatures rewrites the rows of pc from term numbers to the features

@@ -469,6 +469,27 @@ func (f *Featurizer) VectorizeReader(r io.Reader, opt ReadOptions) (*sparse.Data
 // piece's (which stops the reading) or the scanner's, whichever comes
 // first in the input.
 func (f *Featurizer) stream(sc *Scanner, work func(e *Encoder, docs []Doc) piece) ([]piece, error) {
+	var pieces []piece
+	var held int64 // bytes of the pieces
+	err := f.streamOrdered(sc, work, func(pc *piece) error {
+		pieces = append(pieces, *pc)
+		held += pc.bytes()
+		// Assembling copies the pieces into one matrix, freeing each once
+		// copied: at most twice their size.
+		return budget.Check(0, budget.Mul(held, 2), "the rows of "+describeInput(sc.opt.Name))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pieces, nil
+}
+
+// streamOrdered is stream handing each piece, in input order, to emit as
+// soon as it and those before it are done, instead of keeping them: the
+// reader runs at most a few chunks ahead of emit. The first error of
+// emit stops the reading and is returned, unless an error earlier in the
+// input comes first.
+func (f *Featurizer) streamOrdered(sc *Scanner, work func(e *Encoder, docs []Doc) piece, emit func(pc *piece) error) error {
 	type job struct {
 		seq  int
 		docs []Doc
@@ -528,37 +549,41 @@ func (f *Featurizer) stream(sc *Scanner, work func(e *Encoder, docs []Doc) piece
 		wg.Wait()
 		close(results)
 	}()
-	var pieces []piece
-	var held int64 // bytes of the pieces
-	var overErr error
+	// Pieces done out of order wait for those before them.
+	waiting := map[int]piece{}
+	next := 0
+	var pieceErr, emitErr error
 	for res := range results {
-		for len(pieces) <= res.seq {
-			pieces = append(pieces, piece{})
-		}
-		pieces[res.seq] = res.pc
-		held += res.pc.bytes()
-		// Assembling copies the pieces into one matrix, freeing each once
-		// copied: at most twice their size.
-		if overErr == nil {
-			if overErr = budget.Check(0, budget.Mul(held, 2), "the rows of "+describeInput(sc.opt.Name)); overErr != nil {
-				firstBad.Store(-1) // no more reading or work
+		waiting[res.seq] = res.pc
+		for {
+			pc, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			switch {
+			case pieceErr != nil || emitErr != nil:
+			case pc.err != nil:
+				// Every job before a failed one was worked on and
+				// emitted: this is the first error in the input.
+				pieceErr = pc.err
+				firstBad.Store(-1)
+			default:
+				if emitErr = emit(&pc); emitErr != nil {
+					firstBad.Store(-1) // no more reading or work
+				}
 			}
 		}
 	}
-	if overErr != nil {
-		return nil, overErr
+	if pieceErr != nil {
+		return pieceErr
 	}
-	// Every job before a failed one was worked on; the scanner stopped at
-	// its error, after every job it sent.
-	for k := range pieces {
-		if pieces[k].err != nil {
-			return nil, pieces[k].err
-		}
+	// The scanner stopped at its error, after every job it sent.
+	if err := sc.Err(); err != nil && emitErr == nil {
+		return err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return pieces, nil
+	return emitErr
 }
 
 // ctxReader reads from r until ctx is done, then fails with ctx.Err(),

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
+)
+
+// streamHeldOut picks the documents train -stream holds out of the model
+// to calibrate it on: every 40th, at most 5,000 (the number of documents
+// is not known until the end, so the share is fixed rather than sized).
+func streamHeldOut(doc int64) bool { return doc%40 == 39 && doc < 40*5000 }
+
+// cacheDir is where train -stream keeps its working files: beside the
+// model it writes (a folder the user chose and can write, and on a disk
+// rather than in memory more often than TMPDIR), else TMPDIR.
+func cacheDir(out string) string {
+	if out == "" || out == "-" || isDevice(out) {
+		return os.TempDir()
+	}
+	return filepath.Dir(out)
+}
+
+// isDevice reports whether path names something other than a regular
+// file or nothing (the standard output, a FIFO).
+func isDevice(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.Mode().IsRegular()
+}
+
+// trainTextStream is train -stream on raw text: the text is read once,
+// its rows written to a cache file beside the model (see cacheDir) as
+// the featurizer is fitted, and the learner's epochs read that cache a
+// block at a time, so that neither the corpus nor its rows need fit in
+// memory. The cache is removed however the command ends.
+func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) error {
+	t0 := time.Now()
+	src, name, closeIn, err := openInput(o.ctx, o.env, path)
+	if err != nil {
+		return err
+	}
+	dir := cacheDir(o.out)
+	cf, err := os.CreateTemp(dir, ".hyperplane-cache-*.hpc")
+	if err != nil {
+		closeIn()
+		return err
+	}
+	defer os.Remove(cf.Name())
+	co := text.CacheOptions{TempDir: dir}
+	if !tt.noCalib {
+		co.Hold = streamHeldOut
+	}
+	res, err := text.FitCache(o.ctx, src, tt.read(name), tt.cfg, cf, co)
+	closeIn()
+	if cerr := cf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return interrupted(o.ctx, err)
+	}
+	f := res.Featurizer
+	c, err := hpc.Open(cf.Name(), hpc.Options{SkipValueChecks: true})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	te, err := readTextTest(o, f, tt, path)
+	if err != nil {
+		return err
+	}
+	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(), Normalize: cfg.Normalize,
+		Workers: 1, ReadSeconds: time.Since(t0).Seconds(), Labels: f.Labels(), Streamed: true}
+	r.Rows, r.Features, r.NNZ = int(c.Rows()), c.Cols(), c.NNZ()
+	r.Text = featurizerLine(f)
+	classes := len(f.Labels())
+	r.announce(o.env.Stdout, o, classes)
+	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
+	if show != nil {
+		cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
+	}
+	t1 := time.Now()
+	lm, stats, err := engine.FitCache(o.ctx, c, cfg)
+	endProgress()
+	r.TrainSeconds = time.Since(t1).Seconds()
+	if errors.Is(err, engine.ErrConfig) {
+		return usageError("-stream trains the averaged or plain perceptron on one core; -threads, -validation, -balanced and the other learners need the data in memory (drop -stream)")
+	}
+	var m *textmodel.Model
+	if lm != nil {
+		if m, err = textmodel.New(f, lm); err != nil {
+			return err
+		}
+	}
+	if err := fitFailed(o.ctx, path, err, m != nil); err != nil {
+		return err
+	}
+	interrupted := err
+	if err == nil && res.Held != nil {
+		t2 := time.Now()
+		if err := m.Calibrate(res.Held.X, res.Held.Y); err != nil {
+			return err
+		}
+		r.CalibrationSeconds = time.Since(t2).Seconds()
+		r.CalibrationRows = res.Held.X.Rows
+	}
+	if err == nil && f.Config().Vocabulary {
+		// A vocabulary names its features; hashed buckets would need a
+		// second read of the text, which a stream may not allow.
+		if err := m.NameFeatures(nil, namesPerLabel, 3); err != nil {
+			return err
+		}
+	}
+	r.fromStats(stats, cfg)
+	if cal, ok := m.Calibration(); ok {
+		r.Calibration = cal.String()
+	}
+	o.text = m
+	return r.finish(m.Classifier(), m, te, o, nil, interrupted)
+}

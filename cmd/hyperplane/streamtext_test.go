@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// train -stream on raw text trains from a cache written beside the model
+// while the text is read, holds every 40th document out of the model to
+// calibrate it on, and leaves nothing but the model behind, whether it
+// succeeds or fails; the model classifies as the in-memory one does on
+// easy text.
+func TestTrainStreamText(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, filepath.Join(dir), "train.jsonl", 400) // 800 documents
+	te := reviews(t, dir, "test.jsonl", 20)
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"-stream"}, {"-stream", "-bits", "16"}, {"-stream", "-no-calibrate"}} {
+		model := filepath.Join(out, "m.hptm")
+		args := append(append([]string{"train", "-json", "-test", te, "-o", model}, flags...), tr)
+		code, stdout, e := runCmd(args...)
+		if code != 0 {
+			t.Fatalf("%v: %s", flags, e)
+		}
+		var r struct {
+			Streamed bool    `json:"streamed"`
+			Rows     int     `json:"rows"`
+			Held     int     `json:"calibration_rows"`
+			Acc      float64 `json:"test_accuracy"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("%v: %v\n%s", flags, err, stdout)
+		}
+		held := 20
+		if flags[len(flags)-1] == "-no-calibrate" {
+			held = 0
+		}
+		if !r.Streamed || r.Held != held || r.Rows != 800-held || r.Acc != 1 {
+			t.Errorf("%v: %+v, want streamed, %d held out, %d rows, accuracy 1", flags, r, held, 800-held)
+		}
+		if code, pred, e := runCmd("predict", "-model", model, te); code != 0 || strings.Count(pred, "pos\n") != 20 {
+			t.Errorf("%v: predict: %s %s", flags, pred, e)
+		}
+		if names, _ := os.ReadDir(out); len(names) != 1 {
+			t.Errorf("%v: the output folder holds %v, want the model only", flags, names)
+		}
+		os.Remove(model)
+	}
+	// A bad line after many good ones: an error naming it, and nothing
+	// left behind.
+	bad := filepath.Join(dir, "bad.jsonl")
+	body, _ := os.ReadFile(tr)
+	os.WriteFile(bad, append(body, []byte("{\"label\": \"pos\", \"text\": 3}\n")...), 0o644)
+	code, _, e := runCmd("train", "-stream", "-o", filepath.Join(out, "m.hptm"), bad)
+	if code == 0 || !strings.Contains(e, "bad.jsonl:801") {
+		t.Errorf("bad line: exit %d: %s", code, e)
+	}
+	if names, _ := os.ReadDir(out); len(names) != 0 {
+		t.Errorf("after a failure the output folder holds %v", names)
+	}
+	for _, flags := range [][]string{{"-kernel", "rbf"}, {"-refit"}} {
+		if code, _, e := runCmd(append(append([]string{"train", "-stream"}, flags...), tr)...); code != 2 || !strings.Contains(e, "-stream") {
+			t.Errorf("%v: exit %d: %s", flags, code, e)
+		}
+	}
+}
