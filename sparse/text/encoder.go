@@ -247,26 +247,46 @@ func sortKeys(a, tmp []uint32) []uint32 {
 
 // Vocabulary fitting.
 
-// termStat counts one vocabulary candidate.
-// It holds no pointer, so that a counter of millions of terms costs the
-// garbage collector nothing to scan: its text is in its counter's arena.
+// termStat describes one vocabulary candidate. It holds no pointer, so
+// that a counter of millions of terms costs the garbage collector nothing
+// to scan: its text is in its counter's arena. What every occurrence
+// updates is apart, in termHot, so that counting touches 8 bytes of a
+// term rather than its whole statistic.
 type termStat struct {
-	h       uint64
-	cf      int64 // occurrences in all documents
-	off     int64 // the term's text: text[off : off+n] of its counter
+	h   uint64
+	cf  int64 // occurrences in all documents, counted only with countCF
+	off int64 // the term's text: text[off : off+n] of its counter
+	n   int32
+}
+
+// termHot is what counting a term's occurrence updates.
+type termHot struct {
 	df      int32 // documents holding the term (a corpus has at most MaxInt32)
 	lastDoc int32 // the last document counted in df
-	n       int32
 }
 
 // termCounter counts the terms of a set of documents.
 type termCounter struct {
 	at      hashIndex // hash → index in stats
 	stats   []termStat
+	hot     []termHot    // by index in stats
+	countCF bool         // count the occurrences (MaxFeatures ranks by them)
 	acct    *vocabBudget // where the memory is counted; nil for none
 	pending int64        // bytes not counted in acct yet
 	docs    int32        // documents counted by countRow
 	text    []byte       // the terms' texts, back to back
+}
+
+// count counts an occurrence of term idx in document doc.
+func (tc *termCounter) count(idx, doc int32) {
+	h := &tc.hot[idx]
+	if h.lastDoc != doc {
+		h.lastDoc = doc
+		h.df++
+	}
+	if tc.countCF {
+		tc.stats[idx].cf++
+	}
 }
 
 // term returns the text of term i.
@@ -282,7 +302,8 @@ func (tc *termCounter) add(h uint64, e *Encoder, end int32, n int) int32 {
 	tc.at.put(h, idx)
 	off := len(tc.text)
 	tc.text = e.toks.appendText(tc.text, end, n)
-	tc.stats = append(tc.stats, termStat{h: h, lastDoc: -1, off: int64(off), n: int32(len(tc.text) - off)})
+	tc.stats = append(tc.stats, termStat{h: h, off: int64(off), n: int32(len(tc.text) - off)})
+	tc.hot = append(tc.hot, termHot{lastDoc: -1})
 	tc.pending += termBytes(len(tc.text) - off)
 	return idx
 }
@@ -290,7 +311,7 @@ func (tc *termCounter) add(h uint64, e *Encoder, end int32, n int) int32 {
 // termBytes is the memory a counted term takes: its statistic, two index
 // slots and its text.
 func termBytes(n int) int64 {
-	return int64(unsafe.Sizeof(termStat{})) + 2*int64(unsafe.Sizeof(hashSlot{})) + int64(n)
+	return int64(unsafe.Sizeof(termStat{})+unsafe.Sizeof(termHot{})) + 2*int64(unsafe.Sizeof(hashSlot{})) + int64(n)
 }
 
 // countTerms adds the terms of text, document doc of the corpus, to tc.
@@ -341,19 +362,14 @@ func (e *Encoder) countTerm(tc *termCounter, h uint64, end int32, n int, doc int
 	if !ok {
 		idx = tc.add(h, e, end, n)
 	}
-	st := &tc.stats[idx]
-	st.cf++
-	if st.lastDoc != doc {
-		st.lastDoc = doc
-		st.df++
-	}
+	tc.count(idx, doc)
 }
 
 // merge adds the counts of o to tc.
 func (tc *termCounter) merge(o *termCounter) {
-	for _, st := range o.stats {
+	for i, st := range o.stats {
 		if idx, ok := tc.at.get(st.h); ok {
-			tc.stats[idx].df += st.df
+			tc.hot[idx].df += o.hot[i].df
 			tc.stats[idx].cf += st.cf
 		} else {
 			tc.at.put(st.h, int32(len(tc.stats)))
@@ -361,6 +377,7 @@ func (tc *termCounter) merge(o *termCounter) {
 			tc.text = append(tc.text, o.text[st.off:st.off+int64(st.n)]...)
 			st.off = int64(off)
 			tc.stats = append(tc.stats, st)
+			tc.hot = append(tc.hot, o.hot[i])
 		}
 	}
 }

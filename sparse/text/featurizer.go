@@ -343,7 +343,7 @@ func (f *Featurizer) fitVocabulary(ctx context.Context, docs []Doc) error {
 	acct := &vocabBudget{f: f}
 	err := runChunksErr(ctx, f, chunks, func(e *Encoder, k int) error {
 		if e.tc == nil {
-			e.tc = &termCounter{acct: acct}
+			e.tc = &termCounter{acct: acct, countCF: f.cfg.MaxFeatures > 0}
 			mu.Lock()
 			counters = append(counters, e.tc)
 			mu.Unlock()
@@ -387,8 +387,8 @@ func (f *Featurizer) chooseVocabulary(counters []*termCounter, acct *vocabBudget
 		return f.overBudget(err)
 	}
 	kept := make([]ref, 0, len(all.stats))
-	for i, st := range all.stats {
-		if int(st.df) >= f.cfg.MinDF {
+	for i := range all.stats {
+		if int(all.hot[i].df) >= f.cfg.MinDF {
 			kept = append(kept, ref{all.term(int32(i)), int32(i)})
 		}
 	}
@@ -410,7 +410,7 @@ func (f *Featurizer) chooseVocabulary(counters []*termCounter, acct *vocabBudget
 		f.vocab[i] = r.term
 		hs[i] = st.h
 		if f.cfg.IDF {
-			f.df.dense[i] = int32(st.df)
+			f.df.dense[i] = all.hot[r.i].df
 		}
 	}
 	f.index, _ = buildVocabIndex(hs) // the terms are distinct, and so are their hashes

@@ -21,7 +21,7 @@ import (
 // (made on first use, its memory counted in acct), sorted by term number.
 func (e *Encoder) termPiece(docs []Doc, acct *vocabBudget) piece {
 	if e.tc == nil {
-		e.tc = &termCounter{acct: acct}
+		e.tc = &termCounter{acct: acct, countCF: e.f.cfg.MaxFeatures > 0}
 	}
 	pc := e.newPiece(docs)
 	pc.tc = e.tc
@@ -92,12 +92,7 @@ func (e *Encoder) countRow(s string) error {
 		if !ok {
 			idx = tc.add(g.h, e, g.end, int(g.n))
 		}
-		st := &tc.stats[idx]
-		st.cf++
-		if st.lastDoc != doc {
-			st.lastDoc = doc
-			st.df++
-		}
+		tc.count(idx, doc)
 		keys = append(keys, uint32(idx))
 	}
 	e.keys = keys
