@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
@@ -17,6 +18,39 @@ import (
 // to calibrate it on: every 40th, at most 5,000 (the number of documents
 // is not known until the end, so the share is fixed rather than sized).
 func streamHeldOut(doc int64) bool { return doc%40 == 39 && doc < 40*5000 }
+
+// autoStreamBytes is the size of text (uncompressed) from which train
+// streams it by default: held in memory its rows and term counts take
+// five to eight times the text.
+var autoStreamBytes int64 = 256 << 20 // a variable that tests lower
+
+// textSize estimates the bytes of text in the file at path: its size, or
+// four times that for a compressed file; 0 for anything but a regular
+// file.
+func textSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".gz", ".zst":
+		return 4 * fi.Size()
+	}
+	return fi.Size()
+}
+
+// streamsByDefault reports whether train should stream the text at path
+// without being asked: a big file, and nothing asked for that streaming
+// cannot do.
+func streamsByDefault(path string, cfg engine.Config, tt textTrain, o trainOpts, initial string) bool {
+	if path == "-" || textSize(path) < autoStreamBytes {
+		return false
+	}
+	linear := cfg.Algorithm == engine.Averaged || cfg.Algorithm == engine.Plain
+	inMemory := tt.kernel != nil || initial != "" || tt.refit || o.cv != 0 || o.margins || cfg.Workers > 1 ||
+		cfg.Validation != 0 || cfg.Balanced || cfg.SampleWeight != nil || cfg.TrainLoss
+	return linear && !inMemory
+}
 
 // cacheDir is where train -stream keeps its working files: beside the
 // model it writes (a folder the user chose and can write, and on a disk

@@ -70,3 +70,45 @@ func TestTrainStreamText(t *testing.T) {
 		}
 	}
 }
+
+// A text file over autoStreamBytes is streamed without -stream, with a
+// warning that says so and how to keep it in memory; -stream=false does,
+// and so does a flag streaming cannot honour (-cv).
+func TestTrainStreamsBigText(t *testing.T) {
+	old := autoStreamBytes
+	defer func() { autoStreamBytes = old }()
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 100)
+	fi, err := os.Stat(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	autoStreamBytes = fi.Size()
+	for _, c := range []struct {
+		flags    []string
+		streamed bool
+	}{
+		{nil, true},
+		{[]string{"-stream=false"}, false},
+		{[]string{"-balanced"}, false},
+	} {
+		args := append(append([]string{"train", "-json", "-o", filepath.Join(dir, "m.hptm")}, c.flags...), tr)
+		code, out, e := runCmd(args...)
+		if code != 0 {
+			t.Fatalf("%v: %s", c.flags, e)
+		}
+		var r struct {
+			Streamed bool `json:"streamed"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Streamed != c.streamed || strings.Contains(e, "-stream=false keeps") != c.streamed {
+			t.Errorf("%v: streamed %v, stderr %q; want streamed %v", c.flags, r.Streamed, e, c.streamed)
+		}
+	}
+	autoStreamBytes = fi.Size() + 1
+	if code, out, e := runCmd("train", "-json", "-o", filepath.Join(dir, "m.hptm"), tr); code != 0 || strings.Contains(out, `"streamed"`) || e != "" {
+		t.Errorf("a file under the size: exit %d, %s %s", code, out, e)
+	}
+}

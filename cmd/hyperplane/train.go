@@ -297,6 +297,10 @@ seen; another -algo continues from its weights).`,
 			if *labelCol != "" {
 				return usageError("-label-col %q: %s is raw text, not a CSV table (.csv, .csv.gz)", *labelCol, args[0])
 			}
+			if !*stream && len(setAmong(fs, "stream")) == 0 && streamsByDefault(args[0], cfg, *tt, o, *initial) {
+				env.warn("%s holds about %s MB of text: training from a cache written while it is read, as -stream does (-stream=false keeps its rows in memory)", args[0], commas(textSize(args[0])>>20))
+				*stream = true
+			}
 			if *stream {
 				return trainTextStream(args[0], cfg, *tt, o)
 			}

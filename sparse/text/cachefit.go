@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
@@ -117,7 +118,8 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 			}
 			a, b := pc.indptr[i], pc.indptr[i+1]
 			if co.Hold != nil && co.Hold(doc) {
-				held = append(held, piece{indptr: []int64{0, b - a}, ind: pc.ind[a:b:b], val: pc.val[a:b:b], y: []float64{float64(k)}, tc: pc.tc})
+				// A copy: a slice of the piece would keep all of it.
+				held = append(held, piece{indptr: []int64{0, b - a}, ind: slices.Clone(pc.ind[a:b]), val: slices.Clone(pc.val[a:b]), y: []float64{float64(k)}})
 				heldCounter = append(heldCounter, qid)
 			} else if err := raw.AddWithQID(float64(k), int64(qid), pc.ind[a:b], pc.val[a:b]); err != nil {
 				return err
@@ -167,7 +169,7 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 			return CacheResult{}, err
 		}
 		for _, tc := range counters {
-			tc.at, tc.stats, tc.text = hashIndex{}, nil, nil
+			*tc = termCounter{}
 		}
 		maps = make([][]int32, len(counters))
 		for n, hs := range hashes {

@@ -373,7 +373,7 @@ func (f *Featurizer) chooseVocabulary(counters []*termCounter, acct *vocabBudget
 		all = counters[0]
 		for _, tc := range counters[1:] {
 			all.merge(tc)
-			tc.at, tc.stats = hashIndex{}, nil // merged: its memory can go
+			*tc = termCounter{} // merged: its memory can go
 		}
 	}
 	// Sort small references rather than the statistics themselves.

@@ -202,7 +202,7 @@ func (f *Featurizer) vocabularyOf(pieces []piece, acct *vocabBudget) error {
 		return err
 	}
 	for _, tc := range counters {
-		tc.at, tc.stats = hashIndex{}, nil
+		*tc = termCounter{}
 	}
 	if err := f.setIDF(); err != nil {
 		return err
