@@ -52,7 +52,9 @@ accuracy, P@k and R@k, and the F1s other decision rules would have given;
 	feat := fs.String("featurizer", "", "name the labels by this text featurizer `file` (see convert), and read labelled raw text with it")
 	ff := addFieldFlags(fs)
 	mlReport := fs.Bool("report", false, "multi-label text models: also print every label's precision, recall and F1")
+	showProgress := progressFlag(fs)
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		env.progress = *showProgress
 		out := env.Stdout
 		if len(args) != 1 || *model == "" {
 			return usageError("eval needs -model MODEL and one FILE")

@@ -88,7 +88,9 @@ adds, for each label written, a tab, the label and its N heaviest terms.`,
 	proba := fs.Bool("proba", false, "text models: write the label's probability after it (with -k, each label's)")
 	topK := fs.Int("k", 0, "write the `N` most likely labels, best first (0: the predicted label only)")
 	explain := fs.Int("explain", 0, "text models: after the label, the `N` terms of the document that weigh most in its label's score, with their contributions")
+	showProgress := progressFlag(fs)
 	c.Run = func(ctx context.Context, env *Env, args []string) error {
+		env.progress = *showProgress
 		stdout := env.Stdout
 		if len(args) != 1 || *model == "" {
 			return usageError("predict needs -model MODEL and one FILE")

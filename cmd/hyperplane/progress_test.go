@@ -19,7 +19,7 @@ func fakeProgressClock(t *testing.T) {
 	progressClock = func() time.Time { at = at.Add(time.Second); return at }
 }
 
-// TestProgress: with -progress, convert and train show reading progress
+// TestProgress: with -progress, convert, train, eval and predict show reading progress
 // (bytes, rate, percentage and ETA of a file) and gen its writing on
 // standard error; without
 // it, on a standard error that is no terminal, they show none; standard
@@ -28,11 +28,17 @@ func TestProgress(t *testing.T) {
 	fakeProgressClock(t)
 	dir := t.TempDir()
 	svm := writeFile(t, dir, "s.svm", smallSVM)
+	model := filepath.Join(dir, "m.hpm")
+	if code, _, e := runCmd("train", "-o", model, svm); code != 0 {
+		t.Fatal(e)
+	}
 	for _, args := range [][]string{
 		{"convert", svm, filepath.Join(dir, "o.hpc")},
 		{"train", "-epochs", "2", svm},
 		{"train", "-cv", "2", svm},
 		{"gen", "-rows", "50", filepath.Join(dir, "g.svm")},
+		{"eval", "-model", model, svm},
+		{"predict", "-model", model, svm},
 	} {
 		with := append([]string{args[0], "-progress"}, args[1:]...)
 		code, out, e := runWith(context.Background(), strings.NewReader(""), with...)
