@@ -104,7 +104,7 @@ for s in "${sets[@]}"; do
   read -r name tr te <<<"$s"
   if [ "$name" = 20ng_text ]; then
     # Raw text through the featurizer: word unigrams and bigrams, log TF, IDF.
-    "$tmp/hyperplane" convert -ngrams 2 -tf log -idf -save-featurizer "$tmp/f.json" "$tr" "$tmp/tr.hpc" >/dev/null
+    "$tmp/hyperplane" convert -vocab=false -ngrams 2 -tf log -idf -save-featurizer "$tmp/f.json" "$tr" "$tmp/tr.hpc" >/dev/null
     "$tmp/hyperplane" convert -featurizer "$tmp/f.json" "$te" "$tmp/te.hpc" >/dev/null
     tr=$tmp/tr.hpc te=$tmp/te.hpc
   fi

@@ -186,7 +186,7 @@ func TestTrainOptionsCheckedByTheLibraryFirst(t *testing.T) {
 	// The featurizer's settings too, checked by the text package.
 	for _, args := range [][]string{
 		{"train", "-o", out, "-vocab", "-bits", "10", filepath.Join(dir, "missing.jsonl")},
-		{"convert", "-from", "text", "-min-df", "2", missing, filepath.Join(dir, "out.svm")},
+		{"convert", "-from", "text", "-vocab=false", "-min-df", "2", missing, filepath.Join(dir, "out.svm")},
 	} {
 		code, _, e := runCmd(args...)
 		if code != 2 || !strings.Contains(e, text.ErrConfig.Error()) {

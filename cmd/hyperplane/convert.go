@@ -45,12 +45,14 @@ OUT (and -save-featurizer) may not be a file read, and are replaced
 together once all is done, or not at all.
 
 Text is tokenized (Unicode letters and digits, lowercased), cut into word
-n-grams, hashed into 2^bits signed buckets (or indexed by a vocabulary),
-weighted and L2-normalized. Fit the featurizer on the training text and
-save it with -save-featurizer; convert the test text with -featurizer, so
-that both share buckets, IDF and label numbers:
+n-grams and featurized as train featurizes it: by default words and pairs
+of words, indexed by a vocabulary of the terms found in at least two
+training documents, log tf, IDF, rows of unit L2 norm (-bits N hashes
+into 2^N signed buckets instead). Fit the featurizer on the training text
+and save it with -save-featurizer; convert the test text with
+-featurizer, so that both share features, IDF and label numbers:
 
-  hyperplane convert -ngrams 2 -idf -save-featurizer imdb.feat imdb.train.jsonl.gz train.hpc
+  hyperplane convert -save-featurizer imdb.feat imdb.train.jsonl.gz train.hpc
   hyperplane convert -featurizer imdb.feat imdb.test.jsonl.gz test.hpc
   hyperplane train -test test.hpc train.hpc
 
@@ -66,7 +68,7 @@ fails).
 	}
 	fs := &c.Flag
 	from := fs.String("from", "", "force the input kind: libsvm, cache or text (default: by content and name)")
-	tfl := addTextFlags(fs, text.Config{}, true)
+	tfl := addTextFlags(fs, trainTextDefaults, true)
 	save := fs.String("save-featurizer", "", "text: save the featurizer fitted on IN to this `file`")
 	load := fs.String("featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
 	dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 // TestConvertTextCacheStream: raw JSONL text becomes features (the test
@@ -151,5 +154,43 @@ func TestConvertKeepsFeaturizerOnFailure(t *testing.T) {
 	}
 	if code, _, errOut := runCmd("convert", "-dim", "10", in, filepath.Join(dir, "x.svm")); code != 2 || !strings.Contains(errOut, "-dim") {
 		t.Fatalf("convert -dim on text: exit %d, %q; want 2", code, errOut)
+	}
+}
+
+// convert featurizes text as train does unless told otherwise, and
+// spells row normalization as train does (-normalize=false), the former
+// -no-normalize still meaning the same.
+func TestConvertTextDefaultsAreTrains(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 50)
+	model := filepath.Join(dir, "m.hptm")
+	if code, _, e := runCmd("train", "-o", model, tr); code != 0 {
+		t.Fatal(e)
+	}
+	m, err := textmodel.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, flags := range [][]string{nil, {"-normalize=false"}, {"-no-normalize"}} {
+		feat := filepath.Join(dir, "f.json")
+		args := append(append([]string{"convert", "-save-featurizer", feat}, flags...), tr, filepath.Join(dir, "o.svm"))
+		if code, _, e := runCmd(args...); code != 0 {
+			t.Fatalf("%v: %s", flags, e)
+		}
+		f, err := text.Load(feat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := m.Featurizer().Config()
+		want.NoNormalize = flags != nil
+		if got := f.Config(); got != want {
+			t.Errorf("convert %v: featurizer %+v, want train's %+v", flags, got, want)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "o.svm"))
+		out[strings.Join(flags, " ")] = string(b)
+	}
+	if out["-normalize=false"] != out["-no-normalize"] || out["-normalize=false"] == out[""] {
+		t.Error("-normalize=false and -no-normalize differ, or match the normalized rows")
 	}
 }

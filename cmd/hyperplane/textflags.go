@@ -13,11 +13,12 @@ type textFlags struct {
 	cfg                       text.Config
 	tf, labelField, textField *string
 	labelPrefix               *string
+	normalize, noNormalize    *bool    // convert's; train has one -normalize of its own
 	fitting, all              []string // the flag names: those that fit, and all
 }
 
 // addTextFlags registers the text flags on fs with def's settings as
-// their defaults (def.TF as -tf's); -no-normalize only with normalize
+// their defaults (def.TF as -tf's); -normalize only with normalize
 // (train has one -normalize flag for featurizer and learner alike).
 func addTextFlags(fs *flag.FlagSet, def text.Config, normalize bool) *textFlags {
 	t := &textFlags{cfg: def}
@@ -29,14 +30,15 @@ func addTextFlags(fs *flag.FlagSet, def text.Config, normalize bool) *textFlags 
 	t.tf = fs.String("tf", def.TF.String(), "text: term weight: count, binary or log")
 	fs.BoolVar(&t.cfg.IDF, "idf", def.IDF, "text: multiply by the inverse document frequency of the training text")
 	if normalize {
-		fs.BoolVar(&t.cfg.NoNormalize, "no-normalize", def.NoNormalize, "text: do not scale rows to unit L2 norm")
+		t.normalize = fs.Bool("normalize", !def.NoNormalize, "text: scale rows to unit L2 norm")
+		t.noNormalize = fs.Bool("no-normalize", false, "text: the former spelling of -normalize=false")
 	}
 	t.labelField = fs.String("label-field", "label", "text, JSONL: the label field")
 	t.textField = fs.String("text-field", "text", "text, JSONL: the text field")
 	t.labelPrefix = fs.String("label-prefix", text.DefaultLabelPrefix, "text, fastText: what starts a label token (__label__pos great movie)")
 	t.fitting = []string{"ngrams", "bits", "vocab", "min-df", "max-features", "tf", "idf"}
 	if normalize {
-		t.fitting = append(t.fitting, "no-normalize")
+		t.fitting = append(t.fitting, "normalize", "no-normalize")
 	}
 	t.all = append([]string{"label-field", "text-field", "label-prefix"}, t.fitting...)
 	return t
@@ -50,6 +52,9 @@ func addTextFlags(fs *flag.FlagSet, def text.Config, normalize bool) *textFlags 
 // where a vocabulary is the default.
 func (t *textFlags) config(fs *flag.FlagSet) (text.Config, error) {
 	cfg := t.cfg
+	if t.normalize != nil {
+		cfg.NoNormalize = !*t.normalize || *t.noNormalize
+	}
 	var err error
 	if cfg.TF, err = text.ParseTF(*t.tf); err != nil {
 		return cfg, usageError("-tf: %v", err)
