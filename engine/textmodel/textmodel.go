@@ -61,6 +61,14 @@ type worker struct {
 // featurizer's and the learner's own defaults, the model trained on all
 // but a fortieth of the training documents (250 to 5,000 of them) and
 // calibrated on its own scores of those.
+//
+// The command line's train chooses otherwise, by measurement on the
+// shared text sets: words and pairs of words indexed by a vocabulary of
+// the terms in at least two documents, log tf and IDF (text.Config{NGrams:
+// 2, TF: text.Log, IDF: true, Vocabulary: true, MinDF: 2}), learned by
+// the averaged PA-II on unit rows (engine.Config{Rule: engine.PA2,
+// Normalize: true}). Set Text and Learner so for its models; the zero
+// values stay the library's own simplest defaults.
 type Config struct {
 	// Text fits the featurizer; Learner trains the linear model.
 	Text    text.Config
