@@ -131,9 +131,51 @@ const (
 	// updates begin to round away (after 10^7 examples at λ = 1 the
 	// weights were a few per cent off the exact ones).
 	Pegasos
+	// Logistic is logistic regression (see logistic.go): the regularized
+	// log loss by Pegasos's steps, schedule and averaging.
+	Logistic
+	// ModifiedHuber is the regularized modified Huber loss (see
+	// modhuber.go) by Pegasos's steps, schedule and averaging.
+	ModifiedHuber
 )
 
-var ruleNames = [...]string{"perceptron", "pa", "pa1", "pa2", "pegasos"}
+// ruleNames are the rules' names, as ParseRule reads them (the new
+// losses' are scikit-learn's).
+var ruleNames = [...]string{"perceptron", "pa", "pa1", "pa2", "pegasos", "logistic", "modified_huber"}
+
+// lastRule is the highest Rule value.
+const lastRule = Rule(len(ruleNames) - 1)
+
+// ruleSpecs holds what the learners ask of a rule beyond the
+// passive-aggressive steps: one entry per rule, indexed by it.
+var ruleSpecs = [len(ruleNames)]ruleSpec{Pegasos: {sgd: true}, Logistic: logisticSpec, ModifiedHuber: modifiedHuberSpec}
+
+// ruleSpec is what a learner asks of a rule of regularized stochastic
+// gradient descent (sgd): the rules that keep Pegasos's scaled weights,
+// schedule and averaging clock and differ in their loss.
+type ruleSpec struct {
+	// sgd: the rule minimizes λ/2·‖w‖² plus the mean of a loss by the
+	// step η = 1/(λ(t+t0)) (see Pegasos).
+	sgd bool
+	// gain, when not nil, is the multiple of the row an example of margin
+	// z = y·(w·x+b) adds to v: the loss's −ℓ'(z). Pegasos has none: its
+	// test of the margin against 1 is made in v's units.
+	gain func(z float64) float64
+	// softmax: a multiclass learner moves every class k by
+	// ([k = y] − p_k)·x, p the softmax of the scores (the multinomial log
+	// loss), rather than the true class and the best other.
+	softmax bool
+	// proba: the model's scores are log-odds, so the logistic of a binary
+	// score and the softmax of multiclass scores are its probabilities.
+	proba bool
+}
+
+// SGD reports whether r is a rule of regularized stochastic gradient
+// descent (pegasos, logistic, modified_huber): its weights shrink with
+// every example and its steps follow the number of examples seen, which a
+// model does not keep, so it trains sequentially and does not start from
+// a model or a Mix.
+func (r Rule) SGD() bool { return int(r) < len(ruleSpecs) && ruleSpecs[r].sgd }
 
 // String returns the name ParseRule reads.
 func (r Rule) String() string {
@@ -143,22 +185,24 @@ func (r Rule) String() string {
 	return fmt.Sprintf("Rule(%d)", r)
 }
 
-// ParseRule reads "perceptron", "pa", "pa1", "pa2" or "pegasos".
+// ParseRule reads "perceptron", "pa", "pa1", "pa2", "pegasos", "logistic"
+// or "modified_huber".
 func ParseRule(s string) (Rule, error) {
 	for i, n := range ruleNames {
 		if strings.EqualFold(s, n) {
 			return Rule(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown rule %q (want perceptron, pa, pa1, pa2 or pegasos)", ErrConfig, s)
+	return 0, fmt.Errorf("%w: unknown rule %q (want %s)", ErrConfig, s, strings.Join(ruleNames[:], ", "))
 }
 
 // DefaultC is the aggressiveness parameter of PA1 and PA2 when Config.C is
 // 0, as scikit-learn's PassiveAggressiveClassifier and LIBLINEAR default.
 const DefaultC = 1.0
 
-// DefaultAlpha is Pegasos's regularization λ when Config.Alpha is 0, as
-// scikit-learn's SGDClassifier defaults its alpha.
+// DefaultAlpha is the regularization λ of Pegasos and the other SGD rules
+// (Rule.SGD) when Config.Alpha is 0, as scikit-learn's SGDClassifier
+// defaults its alpha.
 const DefaultAlpha = 1e-4
 
 // BiasMode says how the model gets its bias (intercept).
@@ -208,16 +252,17 @@ type Config struct {
 	Algorithm Algorithm
 	// Rule is the update rule; the zero value is Perceptron. The other
 	// rules take Algorithm Averaged or Plain, no LearningRate, Margin or
-	// InitScale (their steps are set by the loss), and Pegasos trains
-	// sequentially (Workers at most 1).
+	// InitScale (their steps are set by the loss), and the SGD rules
+	// (Rule.SGD) train sequentially (Workers at most 1).
 	Rule Rule
 	// C is the aggressiveness of PA1 and PA2 (as scikit-learn and
 	// LIBLINEAR name it): the larger, the bigger the steps on noisy
 	// examples. 0 means DefaultC. Class and sample weights multiply it
 	// (for PA, which has no C, they multiply the step).
 	C float64
-	// Alpha is Pegasos's regularization λ (scikit-learn's alpha; LIBLINEAR's
-	// C is 1/(λn) for n rows). 0 means DefaultAlpha.
+	// Alpha is the regularization λ of the SGD rules (Rule.SGD;
+	// scikit-learn's alpha; LIBLINEAR's C is 1/(λn) for n rows). 0 means
+	// DefaultAlpha.
 	Alpha float64
 	// Normalize scales every row to unit Euclidean norm, in training and
 	// in the model's predictions (Model.Normalize), as TF-IDF features
@@ -319,7 +364,7 @@ type Config struct {
 	// model averages them with those of the new epochs. Its classes are
 	// the model's (every label must be one of them) and its Dim the
 	// model's width (no row may be wider). Fit, FitDense, FitCache and
-	// NewLearner take it; Voted, Pegasos and InitScale refuse it. A
+	// NewLearner take it; Voted, the SGD rules and InitScale refuse it. A
 	// state of zero weights and no examples trains exactly as a cold
 	// start. Training does not change the Mix.
 	Warm *Mix
@@ -381,8 +426,9 @@ type settings struct {
 	maxClass  int
 	maxDim    int
 	cAgg      float32 // C of PA1 and PA2
-	lambda    float64 // λ of Pegasos
-	t0        float64 // Pegasos's step offset
+	lambda    float64 // λ of the SGD rules
+	t0        float64 // their step offset
+	spec      ruleSpec
 }
 
 // Check reports whether Fit, FitDense, FitCache and NewLearner accept c,
@@ -438,7 +484,7 @@ func (c Config) settle() (settings, error) {
 		return bad("Scale replaces Normalize, and the voted perceptron learns from raw rows: set one")
 	case c.Workers > 1 && c.Algorithm == Voted:
 		return bad("the voted perceptron cannot mix parameters (Workers %d); use Averaged", c.Workers)
-	case c.Rule > Pegasos:
+	case int(c.Rule) >= len(ruleNames):
 		return bad("unknown rule %d", c.Rule)
 	case !(c.C >= 0) || c.C > 1e30 || (c.C > 0 && c.C < 1e-30):
 		// (Below that, PA-II's 1/(2C) leaves float32's range.)
@@ -449,12 +495,12 @@ func (c Config) settle() (settings, error) {
 		return bad("rule %v needs Algorithm Averaged or Plain, not %v", c.Rule, c.Algorithm)
 	case c.Rule != Perceptron && (c.LearningRate != 0 || c.Margin != 0 || c.InitScale != 0):
 		return bad("rule %v sets its own steps and margin: LearningRate, Margin and InitScale must be 0", c.Rule)
-	case c.Rule == Pegasos && c.Workers > 1:
-		return bad("Pegasos trains sequentially (Workers %d); use PA1 to mix parameters", c.Workers)
+	case c.Rule.SGD() && c.Workers > 1:
+		return bad("rule %v trains sequentially (Workers %d); use PA1 to mix parameters", c.Rule, c.Workers)
 	case c.C != 0 && c.Rule != PA1 && c.Rule != PA2:
 		return bad("C is the parameter of rules PA1 and PA2, not %v", c.Rule)
-	case c.Alpha != 0 && c.Rule != Pegasos:
-		return bad("Alpha is the parameter of rule Pegasos, not %v", c.Rule)
+	case c.Alpha != 0 && !c.Rule.SGD():
+		return bad("Alpha is the parameter of rules pegasos, logistic and modified_huber, not %v", c.Rule)
 	}
 	for k, v := range c.ClassWeight {
 		if !(v >= 0) || v > 1e30 {
@@ -492,6 +538,7 @@ func (c Config) settle() (settings, error) {
 		s.lambda = DefaultAlpha
 	}
 	s.t0 = math.Pow(s.lambda, -0.75)
+	s.spec = ruleSpecs[c.Rule]
 	switch c.Bias {
 	case BiasSeparate:
 		s.biasScale = 1
@@ -518,8 +565,8 @@ func (s *settings) fitOnly(who string) error {
 
 // converged reports whether an epoch left the learner where it was, so
 // that further epochs would change nothing but the average: an epoch
-// without updates. Pegasos's weights shrink with every example, updated
-// or not, so for it no epoch is the last.
+// without updates. The SGD rules' weights shrink with every example,
+// updated or not, so for them no epoch is the last.
 func (s *settings) converged(es EpochStats) bool {
-	return es.Updates == 0 && s.Rule != Pegasos
+	return es.Updates == 0 && !s.Rule.SGD()
 }

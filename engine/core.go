@@ -29,8 +29,10 @@ type state struct {
 	ub      []float64
 	c       float64 // examples seen
 	// h is Σ_{t≤c} 1/(t+t0), the harmonic number H_c shifted by
-	// Pegasos's offset t0: its averaging clock (see clock).
-	h      float64
+	// the SGD rules' offset t0: their averaging clock (see clock).
+	h float64
+	// grad is the softmax rule's scratch: a step per class.
+	grad   []float32
 	bb     float32 // biasScale², the bias gain of an update
 	cw     []float32
 	scores []float32 // K scratch
@@ -198,13 +200,16 @@ func (st *state) step(ind []int32, val []float32, sc float32, cls int, weight fl
 		}
 		r := bestOther(s, cls)
 		var a float32
-		if st.s.Rule == Perceptron {
+		switch {
+		case st.s.Rule == Perceptron:
 			o = st.decide(s[cls]-s[r], weight, svRow)
 			a = st.s.eta * weight
-		} else {
+		case st.s.spec.softmax:
+			o = st.softmaxStep(ind, val, sc, cls, r, weight, svRow)
+		default:
 			o, a = st.hinge(s[cls]-s[r], val, sc, 2, weight, svRow)
 		}
-		if o.update {
+		if o.update && !st.s.spec.softmax {
 			// Class cls gains a·x and class r loses it: one pass over the
 			// row moves both classes' weights and accumulators, whose
 			// elements for a feature lie side by side. The biases move by
@@ -227,6 +232,88 @@ func (st *state) step(ind []int32, val []float32, sc float32, cls int, weight fl
 	}
 	st.tick()
 	return o
+}
+
+// softmaxStep learns a multiclass example by the multinomial log loss,
+// for an SGD rule with softmax: st.scores holds the row's scores in v's
+// units (see hinge), r is the best other class. Every class k gains
+// weight·([k = cls] − p_k)·x in v, p the softmax of the real scores (the
+// scores over λ(c+t0)), with the averaging accumulators moved as step
+// moves them.
+func (st *state) softmaxStep(ind []int32, val []float32, sc float32, cls, r int, weight float32, svRow int) outcome {
+	var o outcome
+	s := st.scores
+	d := st.s.lambda * (st.c + st.s.t0)
+	if m := s[cls] - s[r]; m <= 0 {
+		o.mistake, o.loss = true, float32(-float64(m)/d)
+		if traceMistake != nil {
+			traceMistake(svRow)
+		}
+	}
+	if !(weight > 0) {
+		return o
+	}
+	K := st.K
+	if len(st.grad) != 2*K {
+		st.grad = make([]float32, 2*K)
+	}
+	a, ax := st.grad[:K], st.grad[K:]
+	softmaxGrad(s, d, cls, weight, a)
+	for k := range a {
+		ax[k] = st.rowStep(a[k], sc)
+	}
+	clk := st.clock()
+	ind = ind[:len(val)]
+	if st.u == nil {
+		for i, x := range val {
+			j := int(ind[i]) * K
+			w := st.w[j : j+K]
+			for k := range w {
+				w[k] += ax[k] * x
+			}
+		}
+	} else {
+		for i, x := range val {
+			j := int(ind[i]) * K
+			w, u := st.w[j:j+K], st.u[j:j+K]
+			for k := range w {
+				w[k] += ax[k] * x
+				u[k] += clk * float64(ax[k]) * float64(x)
+			}
+		}
+	}
+	for k := range a {
+		st.b[k] += a[k] * st.bb
+		if st.u != nil {
+			st.ub[k] += clk * float64(a[k]) * float64(st.bb)
+		}
+	}
+	o.update = true
+	return o
+}
+
+// softmaxGrad writes into a the step of every class for an example of
+// class cls and weight weight whose scores are s/d: weight·([k = cls] −
+// p_k), p = softmax(s/d), computed in float64 from the largest score so
+// that no exponential overflows.
+func softmaxGrad(s []float32, d float64, cls int, weight float32, a []float32) {
+	hi := s[0]
+	for _, v := range s[1:] {
+		hi = max(hi, v)
+	}
+	var z float64
+	for k, v := range s {
+		e := math.Exp((float64(v) - float64(hi)) / d)
+		a[k] = float32(e)
+		z += e
+	}
+	for k := range a {
+		p := float64(a[k]) / z
+		if k == cls {
+			p--
+		}
+		a[k] = float32(-float64(weight) * p)
+	}
 }
 
 // rowStep is the step of the weights for a step a of the bias: a·sc for
@@ -277,25 +364,35 @@ func (st *state) judge(dot float32, val []float32, sc float32, cls int, weight f
 func (st *state) hinge(m float32, val []float32, sc float32, n float32, weight float32, svRow int) (outcome, float32) {
 	var o outcome
 	s := &st.s
-	// Pegasos keeps w = v/(λ(c+t0)) in st.w as v: its margin below 1 is
-	// m below λ(c+t0). (Before the first example w = v = 0.)
+	// The SGD rules keep w = v/(λ(c+t0)) in st.w as v: Pegasos's margin
+	// below 1 is m below λ(c+t0). (Before the first example w = v = 0.)
 	thr := float32(1)
-	if s.Rule == Pegasos {
+	if s.spec.sgd {
 		thr = float32(s.lambda * (st.c + s.t0))
 	}
 	if m <= 0 {
 		o.mistake, o.loss = true, -m
-		if s.Rule == Pegasos && thr > 0 {
+		if s.spec.sgd && thr > 0 {
 			o.loss = -m / thr
 		}
 		if traceMistake != nil {
 			traceMistake(svRow)
 		}
 	}
+	if g := s.spec.gain; g != nil {
+		// v gains the loss's gain at the margin of w times y·x (the step
+		// 1/(λt) is in the scale).
+		if !(weight > 0) {
+			return o, 0
+		}
+		a := weight * float32(g(float64(m)/(s.lambda*(st.c+s.t0))))
+		o.update = a > 0
+		return o, a
+	}
 	if !(m <= thr && weight > 0) {
 		return o, 0
 	}
-	if s.Rule == Pegasos {
+	if s.spec.sgd {
 		// v gains y·x (the step 1/(λt) is in the scale).
 		o.update = true
 		return o, weight
@@ -339,10 +436,10 @@ func paStep(rule Rule, l, q, c float32) float32 {
 
 // clock is the weight of an update in the averaging accumulator u: the
 // examples seen before it, c, for the rules whose weights are st.w; h for
-// Pegasos, whose weights after example t are v/(λ(t+t0)), so that the sum
-// of the weights after examples 1…T is (h_T·v − u)/λ.
+// the SGD rules, whose weights after example t are v/(λ(t+t0)), so that
+// the sum of the weights after examples 1…T is (h_T·v − u)/λ.
 func (st *state) clock() float64 {
-	if st.s.Rule == Pegasos {
+	if st.s.spec.sgd {
 		return st.h
 	}
 	return st.c
@@ -384,7 +481,7 @@ func (st *state) update1(ind []int32, val []float32, a, ax float32, svRow int) {
 // tick counts an example seen.
 func (st *state) tick() {
 	st.c++
-	if st.s.Rule == Pegasos {
+	if st.s.spec.sgd {
 		st.h += 1 / (st.c + st.s.t0)
 	}
 	if v := st.votes; v != nil {
@@ -440,8 +537,8 @@ func (st *state) model() *Model {
 	// divider). They write every weight,
 	// so only a model that is not averaged copies w.
 	switch {
-	case st.s.Rule == Pegasos:
-		st.pegasosModel(m)
+	case st.s.spec.sgd:
+		st.sgdModel(m)
 	case st.hist && st.c > 0:
 		st.histModel(m)
 	case st.sum != nil && st.sumN > 0:
@@ -476,10 +573,10 @@ func (st *state) model() *Model {
 	return m
 }
 
-// pegasosModel sets m's weights from Pegasos's state: w = v/(λ(c+t0))
+// sgdModel sets m's weights from an SGD rule's state: w = v/(λ(c+t0))
 // after c examples, or with averaging the mean of the weights after each
 // example, (h·v − u)/(λc) (see clock). Before any example they are 0.
-func (st *state) pegasosModel(m *Model) {
+func (st *state) sgdModel(m *Model) {
 	if st.c == 0 {
 		return
 	}

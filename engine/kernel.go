@@ -150,8 +150,8 @@ func (cfg KernelConfig) settle() (settings, error) {
 		return settings{}, fmt.Errorf("%w: Normalize, InitScale, Validation, SampleWeight, TrainLoss, Workers, Warm and Scale have no kernel form here", ErrConfig)
 	case cfg.Algorithm == Batch:
 		return settings{}, fmt.Errorf("%w: the batch perceptron has no kernel form here", ErrConfig)
-	case cfg.Rule == Pegasos:
-		return settings{}, fmt.Errorf("%w: Pegasos has no kernel form here; use PA1 or PA2", ErrConfig)
+	case cfg.Rule.SGD():
+		return settings{}, fmt.Errorf("%w: rule %v has no kernel form here; use PA1 or PA2", ErrConfig, cfg.Rule)
 	case cfg.MaxSupportVectors < 0:
 		return settings{}, fmt.Errorf("%w: MaxSupportVectors %d < 0 (the most support vectors to keep; 0 for no cap)", ErrConfig, cfg.MaxSupportVectors)
 	case cfg.MaxSupportVectors > 0 && cfg.Algorithm != Plain:

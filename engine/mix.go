@@ -222,7 +222,7 @@ func (s *settings) checkWarm(m *Mix) error {
 	switch {
 	case m.Features != nil && !m.Sparse:
 		return bad("a sparse delta is no state to start from; Merge it into the state it was taken against")
-	case s.Algorithm == Voted || s.Rule == Pegasos:
+	case s.Algorithm == Voted || s.Rule.SGD():
 		return bad("%v %v keeps state that a Mix does not hold", s.Rule, s.Algorithm)
 	case s.InitScale != 0:
 		return bad("InitScale draws the start weights, Warm gives them: set one")

@@ -221,7 +221,7 @@ func (m *Model) Check() error {
 		}
 		return bad("weight of feature %d in row %d is not finite", f, i%k)
 	}
-	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > Pegasos {
+	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > lastRule {
 		return bad("unknown algorithm %d, bias mode %d or rule %d", m.Algorithm, m.Bias, m.Rule)
 	}
 	if m.Rule != Perceptron && m.Algorithm != Averaged && m.Algorithm != Plain {

@@ -272,7 +272,7 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 	if b[7] != 0 {
 		return nil, modelErr("reserved header byte is not zero")
 	}
-	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > Pegasos {
+	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > lastRule {
 		return nil, modelErr("unknown algorithm %d, bias mode %d or rule %d", b[4], b[5], b[6])
 	}
 	if m.Rule != Perceptron && m.Algorithm != Averaged && m.Algorithm != Plain {
@@ -587,7 +587,7 @@ func (m *Model) UnmarshalJSON(data []byte) error {
 	if null, err := jsonOpen(data, &jm, &jm.jsonHead, modelJSONFormat, "model", modelJSONVersion); null || err != nil {
 		return err
 	}
-	alg, bias, rule, err := jsonEnums(jm.Algorithm, jm.BiasMode, jm.Rule, Pegasos)
+	alg, bias, rule, err := jsonEnums(jm.Algorithm, jm.BiasMode, jm.Rule, lastRule)
 	if err != nil {
 		return err
 	}

@@ -115,11 +115,11 @@ func NewLearnerFrom(start *Mix, cfg Config) (*Learner, error) {
 // and history), to be merged with other learners' (Mix.Merge) or to
 // start another learner or fit from (Config.Warm). Its N counts the
 // examples learned since the learner started (and Updates their updates).
-// The voted perceptron and Pegasos keep state that a Mix does not hold,
-// and are refused.
+// The voted perceptron and the SGD rules (Rule.SGD) keep state that a
+// Mix does not hold, and are refused.
 func (l *Learner) Mix() (*Mix, error) {
 	s := &l.st.s
-	if s.Algorithm == Voted || s.Rule == Pegasos {
+	if s.Algorithm == Voted || s.Rule.SGD() {
 		return nil, fmt.Errorf("%w: %v %v keeps state that a Mix does not hold", ErrConfig, s.Rule, s.Algorithm)
 	}
 	if l.err != nil {
@@ -139,11 +139,11 @@ func (l *Learner) Mix() (*Mix, error) {
 // time proportional to those features (and a scan of one bit per feature
 // of the width), where Mix.Delta compares all the weights. A learner
 // started from InitScale's random weights lists every feature it saw as
-// changed. The voted perceptron and Pegasos are refused, as Mix refuses
-// them.
+// changed. The voted perceptron and the SGD rules are refused, as Mix
+// refuses them.
 func (l *Learner) Delta() (*Mix, error) {
 	s := &l.st.s
-	if s.Algorithm == Voted || s.Rule == Pegasos {
+	if s.Algorithm == Voted || s.Rule.SGD() {
 		return nil, fmt.Errorf("%w: %v %v keeps state that a Mix does not hold", ErrConfig, s.Rule, s.Algorithm)
 	}
 	if l.err != nil {

@@ -29,8 +29,9 @@ text model trained from raw text) and writes one line per row of FILE
 tab and the decision value (for a binary model w·x+b, > 0 meaning the
 larger label; for a multiclass model the winning class's score); with
 -proba a tab and the label's probability (text models, which hold their
-calibration; a model of numbered features holds none, and -proba with it
-is refused rather than passing raw margins off as probabilities); with -k N the N most likely labels, best first, each with
+calibration, and logistic regression models, whose scores are log-odds;
+another model of numbered features holds none, and -proba with it is
+refused rather than passing raw margins off as probabilities); with -k N the N most likely labels, best first, each with
 its score or probability after a tab when -scores or -proba asks; with
 -explain N (text models) a tab and the N terms of the document that
 weigh most in its label's score, each quoted and followed by its
@@ -209,7 +210,7 @@ adds, for each label written, a tab, the label and its N heaviest terms.`,
 				return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
 			}
 			names = tm.Featurizer()
-		} else if *proba || *explain > 0 {
+		} else if (*proba && !nativeProba(m)) || *explain > 0 {
 			return usageError("-proba and -explain need a text model (train on raw text -o M.hptm), which holds its calibration and its terms; %s is a model of numbered features, with neither (-scores gives its raw scores)", *model)
 		}
 		if *feat != "" {
@@ -412,11 +413,23 @@ type ranked struct {
 
 func newRanker(m engine.Classifier, tm *textmodel.Model, proba bool) *ranker {
 	r := &ranker{sc: m, classes: m.ClassValues()}
-	if proba && tm != nil {
+	switch {
+	case proba && tm != nil:
 		c, _ := tm.Calibration()
 		r.cal = &c
+	case proba:
+		// A model whose scores are log-odds (nativeProba): the zero
+		// calibration's logistic or softmax is its own probability.
+		r.cal = &calibrate.Calibration{}
 	}
 	return r
+}
+
+// nativeProba reports whether m is a linear model whose scores are
+// log-odds (engine.Model.Probabilistic), with probabilities of its own.
+func nativeProba(m engine.Classifier) bool {
+	lm, ok := m.(*engine.Model)
+	return ok && lm.Probabilistic()
 }
 
 // values returns the value of every class for x: its score (a binary

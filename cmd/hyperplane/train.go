@@ -28,8 +28,11 @@ func newTrainCmd() *Command {
 classifier and prints the training time. The default learner is the
 averaged passive-aggressive PA-II (-C sets its aggressiveness); -algo picks
 another: the perceptrons (averaged, plain, voted, batch), pa and pa1
-(passive-aggressive), or pegasos (a linear SVM by stochastic sub-gradient
-steps; -alpha sets its regularization). Rows are scaled to unit length in
+(passive-aggressive), pegasos (a linear SVM by stochastic sub-gradient
+steps), logistic (logistic regression, softmax for multiclass, whose
+scores are log-odds: predict -proba gives its probabilities) or
+modified_huber (scikit-learn's loss of that name), the last three by
+averaged SGD with -alpha as their regularization. Rows are scaled to unit length in
 training and in the model's predictions unless -normalize=false (the voted
 perceptron and kernel models use the raw rows). Dense numeric data whose
 columns are on very different scales (columns' largest values 100-fold
@@ -68,15 +71,16 @@ bias, row normalization and scaling are the model's unless flags set
 them, the weights start from its own, and TRAIN's labels must be among
 its classes. The new epochs average from the model's weights (a model
 keeps its average, not the vectors it averaged). Kernel and voted
-models do not continue, nor Pegasos (its steps follow the examples
-seen; another -algo continues from its weights).`,
+models do not continue, nor pegasos, logistic and modified_huber (their
+steps follow the examples seen; another -algo continues from the
+weights).`,
 	}
 	fs := &c.Flag
 	var cfg engine.Config
-	algo := fs.String("algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive) or pegasos (linear SVM), averaged unless -no-average (default pa2; averaged with -kernel)")
-	noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2 or pegasos: keep the last weights instead of their average")
+	algo := fs.String("algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive), pegasos (linear SVM), logistic or modified_huber, averaged unless -no-average (default pa2; averaged with -kernel)")
+	noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2, pegasos, logistic or modified_huber: keep the last weights instead of their average")
 	fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
-	fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (default 1e-4)")
+	fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos, logistic and modified_huber (default 1e-4)")
 	normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
 	scale := fs.String("scale", "auto", "feature scaling, fitted on the training rows and folded into the model: standard (mean 0, sd 1; rows become dense), maxabs (into [-1, 1], zeros kept), none, or auto: standard for dense numeric data whose columns' scales differ 100-fold or more, said in the output, else none")
 	fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
@@ -645,13 +649,13 @@ const (
 func parseLearner(name string, noAverage bool) (engine.Algorithm, engine.Rule, error) {
 	if alg, err := engine.ParseAlgorithm(name); err == nil {
 		if noAverage {
-			return 0, 0, fmt.Errorf("-no-average is for pa, pa1, pa2 and pegasos (use -algo plain)")
+			return 0, 0, fmt.Errorf("-no-average is for pa, pa1, pa2, pegasos, logistic and modified_huber (use -algo plain)")
 		}
 		return alg, engine.Perceptron, nil
 	}
 	rule, err := engine.ParseRule(name)
 	if err != nil || rule == engine.Perceptron {
-		return 0, 0, fmt.Errorf("unknown algorithm %q (want averaged, plain, voted, batch, pa, pa1, pa2 or pegasos)", name)
+		return 0, 0, fmt.Errorf("unknown algorithm %q (want averaged, plain, voted, batch, pa, pa1, pa2, pegasos, logistic or modified_huber)", name)
 	}
 	if noAverage {
 		return engine.Plain, rule, nil
@@ -671,6 +675,10 @@ func learnerName(algorithm, rule string) string {
 		return algorithm + " PA-II"
 	case engine.Pegasos.String():
 		return algorithm + " Pegasos (linear SVM)"
+	case "logistic":
+		return algorithm + " logistic regression"
+	case "modified_huber":
+		return algorithm + " modified Huber"
 	}
 	return algorithm + " " + strings.ToUpper(rule)
 }

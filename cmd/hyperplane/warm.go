@@ -69,8 +69,8 @@ func (w *warmStart) config(fs *flag.FlagSet, cfg engine.Config) (engine.Config, 
 			cfg.LearningRate = 0
 		}
 	}
-	if cfg.Rule == engine.Pegasos {
-		return cfg, usageError("-i %s: Pegasos's steps follow the number of examples seen, which a model does not keep; -algo pa2 or averaged continues from its weights", w.path)
+	if cfg.Rule.SGD() {
+		return cfg, usageError("-i %s: %s's steps follow the number of examples seen, which a model does not keep; -algo pa2 or averaged continues from its weights", w.path, cfg.Rule)
 	}
 	if len(setAmong(fs, "bias", "bias-scale")) == 0 {
 		cfg.Bias, cfg.BiasScale = m.Bias, float64(m.BiasScale)

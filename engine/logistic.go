@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// The rule Logistic is logistic regression: it minimizes the regularized
+// log loss
+//
+//	λ/2·‖w‖² + mean(log(1 + exp(−y·(w·x+b))))
+//
+// by stochastic gradient descent with Pegasos's step η = 1/(λ(t+t0)),
+// t0 = λ^(−3/4) (scikit-learn's "optimal" schedule), scaled weights and
+// averaging: at example t, w ← (1 − λη)·w + η·g·y·x with
+// g = 1/(1 + exp(y·(w·x+b))), so every example moves the weights, by
+// less the better it is already classified. Alpha is λ, the bias is
+// regularized like a weight, and Algorithm Averaged (the default)
+// returns the average of the weights after every example, as
+// scikit-learn's SGDClassifier(loss="log_loss", average=True).
+//
+// Multiclass data is learned by the multinomial (softmax) log loss: with
+// p the softmax of the class scores, every class k moves by
+// η·([k = y] − p_k)·x. One-vs-rest would train K binary models whose
+// probabilities do not sum to one; the softmax gives the model's
+// probabilities directly, at the same cost per row as one-vs-rest (every
+// class moves on every row), and is what LogisticRegression fits.
+//
+// A model of this rule has probabilities of its own (Model.Proba): the
+// logistic of a binary model's score, the softmax of a multiclass model's
+// scores. They are the zero calibrate.Calibration's map, which is what
+// scores turn into when no calibration was fitted.
+var logisticSpec = ruleSpec{sgd: true, gain: logisticGain, softmax: true, proba: true}
+
+// logisticGain is −ℓ'(z) of the log loss ℓ(z) = log(1 + exp(−z)):
+// 1/(1 + exp(z)), in (0, 1).
+func logisticGain(z float64) float64 { return 1 / (1 + math.Exp(z)) }
+
+// ErrNoProba: a model's scores are not probabilities (Model.Proba); only
+// logistic regression's are. Calibrate the scores instead
+// (engine/calibrate).
+var ErrNoProba = errors.New("engine: the model's scores are not probabilities")
+
+// Probabilistic reports whether m's scores are log-odds, so that Proba
+// gives its probabilities: whether it is a logistic regression model.
+func (m *Model) Probabilistic() bool {
+	return int(m.Rule) < len(ruleSpecs) && ruleSpecs[m.Rule].proba && m.Votes == nil
+}
+
+// Proba writes into dst (grown if needed) the probability of every class
+// of m, in the order of m.Classes, for x, and returns it: for a binary
+// model [1 − σ(s), σ(s)] with s = Decision(x) and σ the logistic
+// function; for a multiclass one the softmax of Scores(x). A model that
+// is not Probabilistic returns ErrNoProba.
+func (m *Model) Proba(x sparse.Vector, dst []float64) ([]float64, error) {
+	if !m.Probabilistic() {
+		return dst, fmt.Errorf("%w: rule %v", ErrNoProba, m.Rule)
+	}
+	var buf [maxStack]float32
+	s := m.Scores(x, buf[:0])
+	return calibrate.Calibration{}.Proba(s, dst), nil
+}

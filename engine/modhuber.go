@@ -1,0 +1,27 @@
+package engine
+
+// The rule ModifiedHuber minimizes the regularized modified Huber loss
+//
+//	λ/2·‖w‖² + mean(ℓ(y·(w·x+b))),
+//	ℓ(z) = max(0, 1 − z)² for z ≥ −1, −4z below,
+//
+// (Zhang 2004; scikit-learn's loss="modified_huber") by Pegasos's steps,
+// schedule and averaging: at example t, w ← (1 − λη)·w + η·g·y·x with
+// g = −ℓ'(z) = 2(1 − z) for z in [−1, 1), 4 below and 0 from 1 on. It is
+// the squared hinge near the margin, which steps less than the hinge on
+// rows barely inside it, and linear far from it, which caps the step of
+// an outlier as the hinge does. Multiclass data is learned as Pegasos
+// learns it: the true class and the best other move, on the loss of
+// their score difference (Crammer and Singer's form).
+var modifiedHuberSpec = ruleSpec{sgd: true, gain: modifiedHuberGain}
+
+// modifiedHuberGain is −ℓ'(z) of the modified Huber loss.
+func modifiedHuberGain(z float64) float64 {
+	switch {
+	case z >= 1:
+		return 0
+	case z >= -1:
+		return 2 * (1 - z)
+	}
+	return 4
+}
