@@ -229,7 +229,7 @@ func TestNormalizeEdges(t *testing.T) {
 	}
 	ty := []float64{1, 1, -1, -1}
 	TX := tiny.Build()
-	for r := Perceptron; r <= Pegasos; r++ {
+	for r := Perceptron; r <= lastRule; r++ {
 		t.Run(r.String(), func(t *testing.T) {
 			m, _ := fxFit(t, TX, ty, Config{Rule: r, Normalize: true, Epochs: 3})
 			for i := range 4 {

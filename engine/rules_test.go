@@ -472,7 +472,7 @@ func TestRuleConfig(t *testing.T) {
 		{Rule: PA1, C: math.NaN()},
 		{Rule: Pegasos, Alpha: -1},
 		{Rule: Pegasos, Alpha: math.Inf(1)},
-		{Rule: Pegasos + 1},
+		{Rule: lastRule + 1},
 	} {
 		if _, _, err := Fit(context.Background(), X, y, cfg); !errors.Is(err, ErrConfig) {
 			t.Errorf("Fit(%+v) = %v, want ErrConfig", cfg, err)
@@ -486,7 +486,7 @@ func TestRuleConfig(t *testing.T) {
 	if err != nil || s.lambda != DefaultAlpha {
 		t.Fatalf("Pegasos's λ %v (%v), want %v", s.lambda, err, DefaultAlpha)
 	}
-	for r := Perceptron; r <= Pegasos; r++ {
+	for r := Perceptron; r <= lastRule; r++ {
 		if got, err := ParseRule(r.String()); err != nil || got != r {
 			t.Errorf("ParseRule(%q) = %v, %v", r.String(), got, err)
 		}
@@ -501,7 +501,7 @@ func TestRuleConfig(t *testing.T) {
 // JSON leaves the rule out as files did before it was recorded.
 func TestRuleModelFiles(t *testing.T) {
 	X, y := fxIntMulti(5, 120, 12, 4, 3, 0.1)
-	for r := Perceptron; r <= Pegasos; r++ {
+	for r := Perceptron; r <= lastRule; r++ {
 		t.Run(r.String(), func(t *testing.T) {
 			m, _ := fxFit(t, X, y, Config{Rule: r, Epochs: 3})
 			bin, err := m.MarshalBinary()

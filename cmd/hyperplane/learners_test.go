@@ -29,6 +29,8 @@ func TestTrainLearners(t *testing.T) {
 		{[]string{"-algo", "pa1", "-C", "0.1"}, "averaged", "pa1", true},
 		{[]string{"-algo", "pa2", "-no-average"}, "plain", "pa2", true},
 		{[]string{"-algo", "pegasos", "-alpha", "0.01"}, "averaged", "pegasos", true},
+		{[]string{"-algo", "logistic", "-alpha", "0.01"}, "averaged", "logistic", true},
+		{[]string{"-algo", "modified_huber", "-no-average"}, "plain", "modified_huber", true},
 		{[]string{"-kernel", "rbf:gamma=0.5"}, "averaged", "perceptron", false},
 		{[]string{"-kernel", "rbf:gamma=0.5", "-algo", "pa1"}, "averaged", "pa1", false},
 		{[]string{"-kernel", "rbf:gamma=0.5", "-normalize=false"}, "averaged", "perceptron", false},
