@@ -148,7 +148,7 @@ const lastRule = Rule(len(ruleNames) - 1)
 
 // ruleSpecs holds what the learners ask of a rule beyond the
 // passive-aggressive steps: one entry per rule, indexed by it.
-var ruleSpecs = [len(ruleNames)]ruleSpec{Pegasos: {sgd: true}, Logistic: logisticSpec, ModifiedHuber: modifiedHuberSpec}
+var ruleSpecs = [len(ruleNames)]ruleSpec{Pegasos: pegasosSpec, Logistic: logisticSpec, ModifiedHuber: modifiedHuberSpec}
 
 // ruleSpec is what a learner asks of a rule of regularized stochastic
 // gradient descent (sgd): the rules that keep Pegasos's scaled weights,
@@ -157,10 +157,10 @@ type ruleSpec struct {
 	// sgd: the rule minimizes λ/2·‖w‖² plus the mean of a loss by the
 	// step η = 1/(λ(t+t0)) (see Pegasos).
 	sgd bool
-	// gain, when not nil, is the multiple of the row an example of margin
-	// z = y·(w·x+b) adds to v: the loss's −ℓ'(z). Pegasos has none: its
-	// test of the margin against 1 is made in v's units.
-	gain func(z float64) float64
+	// gain is the multiple of the row an example adds to v: the loss's
+	// −ℓ'(z) at its margin z = y·(w·x+b) = m/d, given as m, the margin
+	// in v's units, and d = λ(c+t0).
+	gain func(m float32, d float64) float32
 	// softmax: a multiclass learner moves every class k by
 	// ([k = y] − p_k)·x, p the softmax of the scores (the multinomial log
 	// loss), rather than the true class and the best other.
@@ -168,6 +168,8 @@ type ruleSpec struct {
 	// proba: the model's scores are log-odds, so the logistic of a binary
 	// score and the softmax of multiclass scores are its probabilities.
 	proba bool
+	// alpha is the rule's λ when Config.Alpha is 0.
+	alpha float64
 }
 
 // SGD reports whether r is a rule of regularized stochastic gradient
@@ -200,9 +202,10 @@ func ParseRule(s string) (Rule, error) {
 // 0, as scikit-learn's PassiveAggressiveClassifier and LIBLINEAR default.
 const DefaultC = 1.0
 
-// DefaultAlpha is the regularization λ of Pegasos and the other SGD rules
-// (Rule.SGD) when Config.Alpha is 0, as scikit-learn's SGDClassifier
-// defaults its alpha.
+// DefaultAlpha is Pegasos's regularization λ when Config.Alpha is 0, as
+// scikit-learn's SGDClassifier defaults its alpha. The other SGD rules
+// have defaults of their own (DefaultLogisticAlpha,
+// DefaultModifiedHuberAlpha).
 const DefaultAlpha = 1e-4
 
 // BiasMode says how the model gets its bias (intercept).
@@ -262,7 +265,8 @@ type Config struct {
 	C float64
 	// Alpha is the regularization λ of the SGD rules (Rule.SGD;
 	// scikit-learn's alpha; LIBLINEAR's C is 1/(λn) for n rows). 0 means
-	// DefaultAlpha.
+	// the rule's default: DefaultAlpha for Pegasos, DefaultLogisticAlpha
+	// and DefaultModifiedHuberAlpha for the others.
 	Alpha float64
 	// Normalize scales every row to unit Euclidean norm, in training and
 	// in the model's predictions (Model.Normalize), as TF-IDF features
@@ -536,6 +540,9 @@ func (c Config) settle() (settings, error) {
 	s.lambda = c.Alpha
 	if c.Alpha == 0 {
 		s.lambda = DefaultAlpha
+		if a := ruleSpecs[c.Rule].alpha; a > 0 {
+			s.lambda = a
+		}
 	}
 	s.t0 = math.Pow(s.lambda, -0.75)
 	s.spec = ruleSpecs[c.Rule]

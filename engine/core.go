@@ -364,15 +364,15 @@ func (st *state) judge(dot float32, val []float32, sc float32, cls int, weight f
 func (st *state) hinge(m float32, val []float32, sc float32, n float32, weight float32, svRow int) (outcome, float32) {
 	var o outcome
 	s := &st.s
-	// The SGD rules keep w = v/(λ(c+t0)) in st.w as v: Pegasos's margin
-	// below 1 is m below λ(c+t0). (Before the first example w = v = 0.)
-	thr := float32(1)
+	// The SGD rules keep w = v/(λ(c+t0)) in st.w as v: the margin of w
+	// is m/d. (Before the first example w = v = 0.)
+	var d float64
 	if s.spec.sgd {
-		thr = float32(s.lambda * (st.c + s.t0))
+		d = s.lambda * (st.c + s.t0)
 	}
 	if m <= 0 {
 		o.mistake, o.loss = true, -m
-		if s.spec.sgd && thr > 0 {
+		if thr := float32(d); thr > 0 {
 			o.loss = -m / thr
 		}
 		if traceMistake != nil {
@@ -385,17 +385,12 @@ func (st *state) hinge(m float32, val []float32, sc float32, n float32, weight f
 		if !(weight > 0) {
 			return o, 0
 		}
-		a := weight * float32(g(float64(m)/(s.lambda*(st.c+s.t0))))
+		a := weight * g(m, d)
 		o.update = a > 0
 		return o, a
 	}
-	if !(m <= thr && weight > 0) {
+	if !(m <= 1 && weight > 0) {
 		return o, 0
-	}
-	if s.spec.sgd {
-		// v gains y·x (the step 1/(λt) is in the scale).
-		o.update = true
-		return o, weight
 	}
 	l := 1 - m
 	var xx float32 // ‖x‖² of the row the learner sees

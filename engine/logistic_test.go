@@ -282,6 +282,11 @@ func TestSGDRulesRefusals(t *testing.T) {
 			t.Errorf("%v: kernel gave %v", r, err)
 		}
 	}
+	for r, want := range map[Rule]float64{Pegasos: DefaultAlpha, Logistic: DefaultLogisticAlpha, ModifiedHuber: DefaultModifiedHuberAlpha} {
+		if s, err := (Config{Rule: r}).settle(); err != nil || s.lambda != want {
+			t.Errorf("%v: default λ %v (%v), want %v", r, s.lambda, err, want)
+		}
+	}
 	for _, r := range []Rule{Perceptron, PA, PA1, PA2} {
 		if r.SGD() {
 			t.Errorf("%v is SGD", r)
@@ -315,12 +320,12 @@ func TestSGDRulesLearn(t *testing.T) {
 // its three pieces and at their joins, where it is continuous.
 func TestModifiedHuberGain(t *testing.T) {
 	for _, c := range [][2]float64{{2, 0}, {1, 0}, {0.5, 1}, {0, 2}, {-0.5, 3}, {-1, 4}, {-3, 4}} {
-		if g := modifiedHuberGain(c[0]); g != c[1] {
+		if g := float64(modifiedHuberGain(float32(c[0]), 1)); g != c[1] {
 			t.Errorf("gain(%v) = %v, want %v", c[0], g, c[1])
 		}
 	}
 	for _, c := range [][2]float64{{0, 0.5}, {math.Log(3), 0.25}, {-800, 1}, {800, 0}} {
-		if g := logisticGain(c[0]); math.Abs(g-c[1]) > 1e-15 {
+		if g := float64(logisticGain(float32(c[0]), 1)); math.Abs(g-c[1]) > 1e-7 {
 			t.Errorf("logistic gain(%v) = %v, want %v", c[0], g, c[1])
 		}
 	}

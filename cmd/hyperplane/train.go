@@ -80,7 +80,7 @@ weights).`,
 	algo := fs.String("algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive), pegasos (linear SVM), logistic or modified_huber, averaged unless -no-average (default pa2; averaged with -kernel)")
 	noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2, pegasos, logistic or modified_huber: keep the last weights instead of their average")
 	fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
-	fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos, logistic and modified_huber (default 1e-4)")
+	fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (default 1e-4), logistic and modified_huber (default 1e-6)")
 	normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
 	scale := fs.String("scale", "auto", "feature scaling, fitted on the training rows and folded into the model: standard (mean 0, sd 1; rows become dense), maxabs (into [-1, 1], zeros kept), none, or auto: standard for dense numeric data whose columns' scales differ 100-fold or more, said in the output, else none")
 	fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
