@@ -170,6 +170,9 @@ type ruleSpec struct {
 	proba bool
 	// alpha is the rule's λ when Config.Alpha is 0.
 	alpha float64
+	// t0Scale, when not 0, multiplies the step offset t0 = λ^(−3/4), so
+	// that the first step 1/(λ·t0) is smaller by that factor.
+	t0Scale float64
 }
 
 // SGD reports whether r is a rule of regularized stochastic gradient
@@ -545,6 +548,9 @@ func (c Config) settle() (settings, error) {
 		}
 	}
 	s.t0 = math.Pow(s.lambda, -0.75)
+	if f := ruleSpecs[c.Rule].t0Scale; f != 0 {
+		s.t0 *= f
+	}
 	s.spec = ruleSpecs[c.Rule]
 	switch c.Bias {
 	case BiasSeparate:

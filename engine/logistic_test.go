@@ -27,23 +27,24 @@ func sgdWant(t *testing.T, what string, m *Model, w0, w1, b float64) {
 	}
 }
 
-// TestLogisticStepByHand follows two steps of logistic regression:
+// TestLogisticStepByHand follows two steps of logistic regression, whose
+// offset is t0 = 10·λ^(−3/4) = 10 at λ = 1, so η1 = 1/11 and η2 = 1/12:
 //
-//	t = 1: margin 0, g = σ(0) = 1/2, w1 = η1·g·x1 = (1/2, 0), b1 = 1/4
-//	t = 2: margin −(w1·x2 + b1) = −1/4, g = 1/(1 + e^(−1/4)),
-//	       w2 = (1 − λη2)·w1 − η2·g·x2 = (1/3, −g/3),
-//	       b2 = (2/3)·b1 − g/3
+//	t = 1: margin 0, g = σ(0) = 1/2, w1 = η1·g·x1 = (1/11, 0), b1 = 1/22
+//	t = 2: margin −(w1·x2 + b1) = −1/22, g = 1/(1 + e^(−1/22)),
+//	       w2 = (1 − λη2)·w1 − η2·g·x2 = (1/12, −g/12),
+//	       b2 = (11/12)·b1 − g/12 = 1/24 − g/12
 //
 // and the average of w1 and w2 for the averaged model.
 func TestLogisticStepByHand(t *testing.T) {
 	X, y := sgdTiny()
-	g := 1 / (1 + math.Exp(-0.25))
+	g := 1 / (1 + math.Exp(-1.0/22))
 	cfg := Config{Rule: Logistic, Alpha: 1, Epochs: 1, NoShuffle: true, Algorithm: Plain}
 	m, _ := fxFit(t, X, y, cfg)
-	sgdWant(t, "plain", m, 1.0/3, -g/3, 2.0/3*0.25-g/3)
+	sgdWant(t, "plain", m, 1.0/12, -g/12, 1.0/24-g/12)
 	cfg.Algorithm = Averaged
 	m, _ = fxFit(t, X, y, cfg)
-	sgdWant(t, "averaged", m, (0.5+1.0/3)/2, -g/6, (0.25+2.0/3*0.25-g/3)/2)
+	sgdWant(t, "averaged", m, (1.0/11+1.0/12)/2, -g/24, (1.0/22+1.0/24-g/12)/2)
 }
 
 // TestModifiedHuberStepByHand follows two steps of the modified Huber
@@ -67,8 +68,9 @@ func TestModifiedHuberStepByHand(t *testing.T) {
 }
 
 // TestLogisticSoftmaxStep checks the multiclass step by hand: the first
-// example scores every class 0, so p = (1/3, 1/3, 1/3), and with η1 = 1/2
-// the true class gains η1·(2/3)·x and the others lose η1·(1/3)·x.
+// example scores every class 0, so p = (1/3, 1/3, 1/3), and with η1 = 1/11
+// (λ = 1, t0 = 10) the true class gains η1·(2/3)·x and the others lose
+// η1·(1/3)·x.
 func TestLogisticSoftmaxStep(t *testing.T) {
 	X := sparse.FromDense([][]float32{{3, 0}})
 	L, err := NewLearner([]float64{1, 2, 3}, 2, Config{Rule: Logistic, Alpha: 1, Algorithm: Plain})
@@ -80,15 +82,15 @@ func TestLogisticSoftmaxStep(t *testing.T) {
 	}
 	m := L.Model()
 	// Feature-major: W[j·K+k].
-	want := []float64{-0.5, 1, -0.5, 0, 0, 0}
+	want := []float64{-1.0 / 11, 2.0 / 11, -1.0 / 11, 0, 0, 0}
 	for i, w := range want {
 		if math.Abs(float64(m.W[i])-w) > 1e-6 {
 			t.Fatalf("W = %v, want %v", m.W, want)
 		}
 	}
-	for k, b := range []float64{-1.0 / 6, 1.0 / 3, -1.0 / 6} {
+	for k, b := range []float64{-1.0 / 33, 2.0 / 33, -1.0 / 33} {
 		if math.Abs(float64(m.B[k])-b) > 1e-6 {
-			t.Fatalf("B = %v, want -1/6, 1/3, -1/6", m.B)
+			t.Fatalf("B = %v, want -1/33, 2/33, -1/33", m.B)
 		}
 	}
 }
@@ -110,7 +112,7 @@ func TestLogisticMatchesDirectSGD(t *testing.T) {
 		dim := X.Cols
 		w := make([]float64, (dim+1)*R) // the last row: the biases
 		avg := make([]float64, len(w))
-		t0 := math.Pow(lambda, -0.75)
+		t0 := 10 * math.Pow(lambda, -0.75) // logistic regression's offset
 		n := 0
 		for range 2 {
 			for i := range X.Rows {
