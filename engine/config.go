@@ -131,11 +131,16 @@ const (
 	// updates begin to round away (after 10^7 examples at λ = 1 the
 	// weights were a few per cent off the exact ones).
 	Pegasos
-	// Logistic is logistic regression (see logistic.go): the regularized
-	// log loss by Pegasos's steps, schedule and averaging.
+	// Logistic is logistic regression: the L2-regularized log loss by
+	// Pegasos's stochastic steps, scaled weights and averaging, with λ
+	// DefaultLogisticAlpha unless Alpha is set; the multinomial (softmax)
+	// loss for multiclass data. Its scores are log-odds, so its models
+	// have probabilities of their own (Model.Proba).
 	Logistic
-	// ModifiedHuber is the regularized modified Huber loss (see
-	// modhuber.go) by Pegasos's steps, schedule and averaging.
+	// ModifiedHuber is the L2-regularized modified Huber loss
+	// (scikit-learn's "modified_huber"), quadratic near the margin and
+	// linear far from it, by the same steps and averaging, with λ
+	// DefaultModifiedHuberAlpha unless Alpha is set.
 	ModifiedHuber
 )
 
