@@ -198,7 +198,7 @@ func TestModelBinaryHeaderErrors(t *testing.T) {
 		{"normalized-voted", withCRC(mioHeader(1, 5, 2, 0, 2, 1, 0)), "a voted model does not normalize rows"},
 		{"start-without-votes", withCRC(mioHeader(1, 2, 0, 0, 2, 1, 0)), "start weights flagged without votes"},
 		{"reserved", patch(11, 1), "reserved header byte is not zero"},
-		{"rule", patch(10, 5), "rule 5"},
+		{"rule", patch(10, byte(lastRule+1)), fmt.Sprintf("rule %d", lastRule+1)},
 		{"rule-voted", patch(10, 1), "rule pa with algorithm voted"},
 		{"algorithm", withCRC(mioHeader(1, 0, 9, 0, 2, 1, 0)), "unknown algorithm 9"},
 		{"bias", withCRC(mioHeader(1, 0, 0, 3, 2, 1, 0)), "bias mode 3"},

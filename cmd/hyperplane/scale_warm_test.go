@@ -131,7 +131,7 @@ func TestTrainContinue(t *testing.T) {
 	}{
 		{[]string{"-i", first, newClass}, 1, "label 3 of row 0 is none of the warm start's classes"},
 		{[]string{"-i", kern, b}, 2, "a kernel model"},
-		{[]string{"-i", peg, b}, 2, "Pegasos's steps"},
+		{[]string{"-i", peg, b}, 2, "pegasos's steps"},
 		{[]string{"-i", first, "-normalize", b}, 2, "-normalize=true: the model"},
 		{[]string{"-i", first, "-scale", "maxabs", b}, 2, "-i continues with the scaling"},
 		{[]string{"-i", first, "-cv", "3", b}, 2, "not with -kernel or -cv"},
