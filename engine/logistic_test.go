@@ -332,3 +332,18 @@ func TestModifiedHuberGain(t *testing.T) {
 		}
 	}
 }
+
+// TestSGDRulesInterleaved: a binary averaged learner of a new rule trains
+// on the interleaved layout (stepWU) to the model of the separate arrays
+// (step), bit for bit, as the other rules do.
+func TestSGDRulesInterleaved(t *testing.T) {
+	defer func(v int) { interleaveBytes = v }(interleaveBytes)
+	X, y := fxIntBinary(43, 400, 3000, 20, 0.1)
+	for _, cfg := range []Config{{Rule: Logistic}, {Rule: Logistic, Normalize: true}, {Rule: ModifiedHuber, Alpha: 1e-3}} {
+		interleaveBytes = 1 << 62
+		ref, _ := fxFit(t, X, y, cfg)
+		interleaveBytes = 0
+		got, _ := fxFit(t, X, y, cfg)
+		fxSameModel(t, cfg.Rule.String(), ref, got)
+	}
+}
