@@ -99,7 +99,7 @@ func (f *fitter) binaryPass(ctx context.Context, st *state, order []int32, ext [
 // whose packed kernels give the unpacked bits (AxpyAvgP32F32 for the
 // averaged learner, AxpyIndP32F32 for the plain one): the Perceptron
 // rule, or the passive-aggressive rules on normalized rows, where ‖x‖² is
-// 1 and not summed from the values. (Pegasos scales its weights
+// 1 and not summed from the values. (The SGD rules scale their weights
 // otherwise.)
 func (st *state) packedBinary(sw []float64) bool {
 	s := &st.s

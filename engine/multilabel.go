@@ -19,9 +19,9 @@ import (
 // thresholds and probabilities fitted on a fifth of the rows held out.
 type MultiLabelConfig struct {
 	// Rule is each class's binary update rule: Perceptron (the zero
-	// value), PA, PA1 or PA2 (with C). Pegasos is refused: its steps
-	// depend on a regularization that one-vs-rest would share across
-	// classes of very different sizes.
+	// value), PA, PA1 or PA2 (with C). The SGD rules (Rule.SGD) are
+	// refused: their steps depend on a regularization that one-vs-rest
+	// would share across classes of very different sizes.
 	Rule Rule
 	// C is the PA rules' aggressiveness; 0 means 1.
 	C float64

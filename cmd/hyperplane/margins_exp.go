@@ -162,7 +162,7 @@ func marginRuns(ctx context.Context, s *synth.SeparableData, y []float64, sweep 
 		if l.rule == engine.PA1 || l.rule == engine.PA2 {
 			cfg.C = marginC
 		}
-		if l.rule == engine.Pegasos && passes > 1 {
+		if l.rule.SGD() && passes > 1 {
 			cfg.Epochs = 20
 		}
 		m, stats, err := engine.Fit(ctx, X, y, cfg)
@@ -178,7 +178,7 @@ func marginRuns(ctx context.Context, s *synth.SeparableData, y []float64, sweep 
 			return nil, err
 		}
 		r.margin = ms.Geometric
-		if l.rule != engine.Pegasos {
+		if !l.rule.SGD() {
 			r.bound = mistakeBound(l.rule, X, y, s.U, s.R, r.passes)
 		}
 		out = append(out, r)
