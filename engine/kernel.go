@@ -24,8 +24,9 @@ type KernelConfig struct {
 	// dual forms (Batch has none here); Rule is Perceptron or, with
 	// Averaged or Plain, the passive-aggressive PA, PA1 and PA2 in their
 	// dual forms, where ‖x‖² is the kernel's K(x, x) plus the bias's
-	// BiasScale² (the SGD rules have none here); BiasAugmented adds BiasScale² to
-	// every kernel value, which is the same as learning b with that gain;
+	// BiasScale² (the SGD rules have none here); BiasAugmented adds
+	// BiasScale² to every kernel value, which is the same as learning b
+	// with that gain;
 	// Epochs, C, LearningRate, Margin, NoShuffle, Seed, ClassWeight,
 	// Balanced, MaxClasses and MemoryBudget as in Fit. OnEpoch is called
 	// after every epoch with its EpochStats (OnKernelEpoch has the kernel
