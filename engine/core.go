@@ -379,13 +379,19 @@ func (st *state) hinge(m float32, val []float32, sc float32, n float32, weight f
 			traceMistake(svRow)
 		}
 	}
-	if g := s.spec.gain; g != nil {
+	if s.spec.sgd {
 		// v gains the loss's gain at the margin of w times y·x (the step
 		// 1/(λt) is in the scale).
 		if !(weight > 0) {
 			return o, 0
 		}
-		a := weight * g(m, d)
+		var g float32
+		if s.spec.gain == nil {
+			g = hingeGain(m, d)
+		} else {
+			g = s.spec.gain(m, d)
+		}
+		a := weight * g
 		o.update = a > 0
 		return o, a
 	}
