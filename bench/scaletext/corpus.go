@@ -84,8 +84,8 @@ const guideBits = 16
 // two roundings, about 2^-50 per word.
 type Corpus struct {
 	p      Params
-	cdf    []uint64 // cdf[r]: 2^64·P(rank ≤ r), the last one 2^64−1
-	guide  []uint32 // guide[j]: the smallest r with cdf[r] > j·2^(64−guideBits)
+	cdf    []uint64 // cdf[unit]: 2^64·P(rank ≤ the unit's last rank), the last one 2^64−1
+	guide  []uint32 // guide[j]: the smallest unit with cdf[unit] > j·2^(64−guideBits)
 	lens   []uint16
 	weight []int16     // the planted rule's weight of ranks below sentEnd
 	lex    [2][]int32  // the sentiment words' ranks, negative [0] and positive [1]
@@ -262,7 +262,7 @@ type Doc struct {
 // syllable is consonants then vowels, so a word splits into its syllables
 // in one way only (before each consonant that follows a vowel), and two
 // ranks never give the same word. The first syllables, those of the most
-// frequent words, are the shortest; the text's words average about 4.2
+// frequent words, are the shortest; the text's words average about 4.0
 // letters (imdb's tokens 4.3).
 var syllables, codas = makeSyllables()
 

@@ -18,7 +18,7 @@
 // words log-normal with -len-mu and -len-sigma (by default imdb train's);
 // sentences with commas, capitals, '.', '!' and '?', and paragraph
 // breaks written "<br /><br />" as in imdb. The labels: a planted linear
-// rule over a few thousand words with signed weights (see corpus.go), each
+// rule over about 1,300 words with signed weights (see corpus.go), each
 // label then flipped with probability -noise, so the best accuracy any
 // classifier can expect is 1 − noise; the summary gives the rule's own
 // accuracy on the test file, the ceiling for that file.
