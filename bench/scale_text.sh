@@ -29,6 +29,7 @@
 # accuracy there (the best a classifier can expect, 1 − NOISE).
 # hyperplane is built from this checkout. Extra flags after -- go to
 # hyperplane train, e.g. -- -vocab=false or -- -epochs 1 -no-calibrate.
+# Each step's output stays in WORKDIR/SIZE/STEP.log until the next run.
 #
 # -ci: the small version for continuous integration: SIZE 200MB in a
 # temporary folder under WORKDIR's parent, removed at the end, no
@@ -55,6 +56,7 @@ while [ $# -gt 0 ]; do
     -clean) clean=1; shift ;;
     -no-fasttext) use_ft=0; shift ;;
     -ci) ci=1; shift ;;
+    --) break ;;
     -h|-help|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "scale_text.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -90,7 +92,7 @@ if [ "$(stat -f -c %T "$W")" = tmpfs ] || [ "$(stat -f -c %T "$W")" = ramfs ]; t
   echo "warning: $W is in memory ($(stat -f -c %T "$W")): the corpus takes RAM and the page cache numbers mean little; set SCALE_TEXT_DIR or WORKDIR to a disk folder" >&2
 fi
 cleanup() {
-  rm -f "$W/hyperplane" "$W/scaletext" "$W/time" "$W/model.hptm" "$W/ft.bin" "$W/ft.vec" "$W"/*.log "$W"/*.times "$W"/*.acc
+  rm -f "$W/hyperplane" "$W/scaletext" "$W/time" "$W/model.hptm" "$W/ft.bin" "$W/ft.vec"
   if [ $clean = 1 ]; then rm -rf "$W"; [ $ci = 0 ] || rmdir "$base" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
@@ -142,7 +144,7 @@ timed() {
   fi
   tail -1 "$W/time" >>"$W/$name.times"
 }
-rm -f "$W"/*.times "$W"/*.acc
+rm -f "$W"/*.times "$W"/*.acc "$W"/*.log
 for run in $(seq "$runs"); do
   timed wc wc -w "$W/train.jsonl"
   timed train "$hp" train -o "$W/model.hptm" "${extra[@]}" "$W/train.jsonl"
@@ -176,7 +178,7 @@ row() { # name times-file [acc-file] [bytes for MB/s]
 }
 echo
 echo "runs: $runs; median (min-max) where more than one; train.jsonl is $bytes bytes"
-printf '| %-28s | %-22s | %8s | %8s | %8s | %-8s |\n' "step" "seconds" "MB/s" "RSS MB" "÷ wc -w" "accuracy"
+printf '| %-28s | %-22s | %8s | %8s | %8s | %-8s |\n' "step" "seconds" "MB/s" "RSS MiB" "÷ wc -w" "accuracy"
 printf '|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..30})" "$(printf -- '-%.0s' {1..24})" "----------" "----------" "----------" "----------"
 row "wc -w train.jsonl" "$W/wc.times" "" "$bytes"
 row "hyperplane train" "$W/train.times" "$W/train.acc" "$bytes"
