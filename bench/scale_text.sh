@@ -196,5 +196,26 @@ if [ $ci = 1 ]; then
   if [ -n "${SCALE_TEXT_MAX_RSS_MB:-}" ] && [ "$rss" -gt "$SCALE_TEXT_MAX_RSS_MB" ]; then
     echo "FAIL: train's peak RSS $rss MB over SCALE_TEXT_MAX_RSS_MB=$SCALE_TEXT_MAX_RSS_MB" >&2; exit 1
   fi
-  echo "ci: ok (accuracy $acc, peak RSS $rss MB)"
+  # Training through a cache (-stream, or a big file by default) leaves
+  # no file behind: after success, after a bad line, and after SIGINT.
+  leftovers() { find "$W" -maxdepth 1 -name '.hyperplane-*' | head -3; }
+  [ -z "$(leftovers)" ] || { echo "FAIL: left after success: $(leftovers)" >&2; exit 1; }
+  head -c 20000000 "$W/train.jsonl" | sed '$d' >"$W/bad.jsonl"
+  echo '{"label": "pos", "text": 3}' >>"$W/bad.jsonl"
+  if "$hp" train -stream -o "$W/model.hptm" "$W/bad.jsonl" >"$W/bad.log" 2>&1; then
+    echo "FAIL: a bad line trained" >&2; exit 1
+  fi
+  grep -q 'bad.jsonl:[0-9]' "$W/bad.log" || { echo "FAIL: the error names no line: $(cat "$W/bad.log")" >&2; exit 1; }
+  [ -z "$(leftovers)" ] || { echo "FAIL: left after a failure: $(leftovers)" >&2; exit 1; }
+  "$hp" train -stream -o "$W/model.hptm" "${extra[@]}" "$W/train.jsonl" >"$W/int.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do [ -n "$(leftovers)" ] && break; sleep 0.1; done
+  [ -n "$(leftovers)" ] || { echo "FAIL: no cache file appeared under train -stream" >&2; exit 1; }
+  sleep 1
+  kill -INT $pid
+  code=0; wait $pid || code=$?
+  [ $code = 1 ] && grep -q interrupted "$W/int.log" || { echo "FAIL: train after SIGINT: exit $code: $(tail -2 "$W/int.log")" >&2; exit 1; }
+  [ -z "$(leftovers)" ] || { echo "FAIL: left after SIGINT: $(leftovers)" >&2; exit 1; }
+  rm -f "$W/bad.jsonl"
+  echo "ci: ok (accuracy $acc, peak RSS $rss MB; no cache file left after success, failure or SIGINT)"
 fi
