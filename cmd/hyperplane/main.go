@@ -227,8 +227,8 @@ func usageLine(c *Command) string {
 var memUsage = "the memory `budget` for allocations sized by the input, e.g. 4GiB (default: half of this machine's memory, " + budget.Format(budget.Default()) + ")"
 
 // memHint follows an over-budget error: what a user can do about it.
-const memHint = `hint: hash text into fewer buckets (-bits), cap the vocabulary (-vocab), train fewer classes,
-      stream the data from a cache (convert to .hpc, then train -stream), or raise the budget with -mem`
+const memHint = `hint: hash text (-bits N) rather than count a vocabulary, or into fewer buckets; count words only (-ngrams 1);
+      train fewer classes; stream the data (train -stream, or a cache from convert); or raise the budget with -mem`
 
 // globalsAfterCommand moves the flags every command takes (-simd, -mem)
 // from before the command name to after it, so that "hyperplane -simd
