@@ -2,6 +2,7 @@ package text
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,14 +10,16 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
 // FuzzFitReader: fitting while reading (FitReader) gives the featurizer
 // and the rows that Read, Fit and Vectorize give in turn, bit for bit, in
-// vocabulary and hashing mode alike, whatever the text; and fails where
-// they fail.
+// vocabulary and hashing mode alike, whatever the text, and FitCache
+// writes those rows; and FitReader fails where they fail.
 //
 //	go test -run '^$' -fuzz '^FuzzFitReader$' -fuzztime 60s ./sparse/text/
 func FuzzFitReader(f *testing.F) {
@@ -53,6 +56,32 @@ func FuzzFitReader(f *testing.F) {
 				}
 				if !sameDataset(d1, d2) || !slices.Equal(f1.Vocabulary(), f2.Vocabulary()) || !slices.Equal(f1.dfs(), f2.dfs()) || f1.Dim() != f2.Dim() || !slices.Equal(f1.Labels(), f2.Labels()) {
 					t.Fatalf("%+v: FitReader differs from Read, Fit and Vectorize", cfg)
+				}
+				// FitCache writes the same rows, holding every third
+				// document out.
+				var buf bytes.Buffer
+				hold := func(doc int64) bool { return doc%3 == 1 }
+				res, err := FitCache(context.Background(), bytes.NewReader(data), opt, cfg, &buf, CacheOptions{TempDir: t.TempDir(), Hold: hold})
+				if err != nil {
+					t.Fatalf("%+v: FitCache: %v", cfg, err)
+				}
+				d3, err := hpc.Read(&buf, sparse.ReadOptions{})
+				if err != nil {
+					t.Fatalf("%+v: the cache FitCache wrote: %v", cfg, err)
+				}
+				var kept, held []int
+				for i := range d1.X.Rows {
+					if hold(int64(i)) {
+						held = append(held, i)
+					} else {
+						kept = append(kept, i)
+					}
+				}
+				if !sameRows(&sparse.Dataset{X: d1.X.SelectRows(kept), Y: pickRows(d1.Y, kept)}, d3) || res.Featurizer.Dim() != f1.Dim() {
+					t.Fatalf("%+v: FitCache's rows differ from FitReader's", cfg)
+				}
+				if len(held) > 0 && !sameRows(&sparse.Dataset{X: d1.X.SelectRows(held), Y: pickRows(d1.Y, held)}, res.Held) {
+					t.Fatalf("%+v: FitCache's held rows differ from FitReader's", cfg)
 				}
 				return
 			}
