@@ -32,7 +32,11 @@ Of a model of numbered features (train on LIBSVM data -o) it prints the
 settings, labels and number of features, and, for a linear model, the -n
 features of largest weight toward and against each label by their LIBSVM
 index (the file's, counted from 1); for a kernel model, the kernel and the
-number of support vectors.`,
+number of support vectors.
+
+Of a multi-label model (.hptl from text, .hpml from LIBSVM) it prints,
+for every label, its decision threshold and the -n features of largest
+weight toward and against it.`,
 	}
 	fs := &c.Flag
 	n := fs.Int("n", 10, "terms to show toward and against each label")
@@ -44,6 +48,20 @@ number of support vectors.`,
 		}
 		if *n < 1 {
 			return usageError("-n %d: show at least 1 term", *n)
+		}
+		if textmodel.IsMultiLabelFile(args[0]) {
+			m, err := textmodel.LoadMultiLabel(args[0])
+			if err != nil {
+				return err
+			}
+			return inspectMultiLabel(stdout, args[0], m.Model(), m, *n, *asJSON)
+		}
+		if isNumberedMultiLabel(args[0]) {
+			m, err := engine.LoadMultiLabel(args[0])
+			if err != nil {
+				return err
+			}
+			return inspectMultiLabel(stdout, args[0], m, nil, *n, *asJSON)
 		}
 		if !isTextModel(args[0]) {
 			c, err := engine.LoadClassifier(args[0])

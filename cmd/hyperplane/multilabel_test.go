@@ -268,3 +268,74 @@ func TestMultiLabelFastTextSameModelAsJSONL(t *testing.T) {
 		t.Errorf("fastText multi-label without -multilabel: exit %d, %q", code, e)
 	}
 }
+
+// inspect reads multi-label models, of text and of numbered features:
+// every label with its threshold and its heaviest features, named by
+// their terms (or LIBSVM index).
+func TestInspectMultiLabel(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.hptl")
+	if code, _, e := runCmd("train", "-o", model, mlTrain); code != 0 {
+		t.Fatalf("train: %s", e)
+	}
+	code, out, e := runCmd("inspect", "-json", "-n", "3", model)
+	if code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, e)
+	}
+	var r struct {
+		Featurizer string
+		Labels     int
+		Weights    []struct {
+			Label     string
+			Threshold float32
+			Toward    []textmodel.Weighted
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Labels != 3 || len(r.Weights) != 3 || r.Featurizer == "" {
+		t.Fatalf("inspect: %s", out)
+	}
+	m, err := textmodel.LoadMultiLabel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := m.Model().Thresholds()
+	for c, w := range r.Weights {
+		if w.Label != m.Labels()[c] || w.Threshold != th[c] || len(w.Toward) == 0 || len(w.Toward) > 3 {
+			t.Errorf("label %d: %+v", c, w)
+			continue
+		}
+		for k, f := range w.Toward {
+			if f.Term == "" || f.Weight <= 0 || f.Weight != m.Model().Weight(c, int(f.Feature)) || (k > 0 && f.Weight > w.Toward[k-1].Weight) {
+				t.Errorf("label %s: %+v is not its heaviest terms, heaviest first", w.Label, w.Toward)
+			}
+		}
+	}
+	if code, out, _ := runCmd("inspect", model); code != 0 || !strings.Contains(out, "multi-label, one-vs-rest, 3 labels") || !strings.Contains(out, "(threshold ") {
+		t.Errorf("inspect: %s", out)
+	}
+	// Numbered features: separable rows, class c held by feature c+1.
+	var b strings.Builder
+	for i := range 60 {
+		var ls, fs []string
+		for c := range 3 {
+			if (i>>c)&1 == 1 {
+				ls = append(ls, strconv.Itoa(c))
+				fs = append(fs, strconv.Itoa(c+1)+":1")
+			}
+		}
+		b.WriteString(strings.Join(ls, ",") + " " + strings.Join(append(fs, "9:0.5"), " ") + "\n")
+	}
+	in := filepath.Join(dir, "m.svm")
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	nm := filepath.Join(dir, "m.hpml")
+	if code, _, e := runCmd("train", "-multilabel", "-o", nm, in); code != 0 {
+		t.Fatal(e)
+	}
+	code, out, e = runCmd("inspect", "-n", "1", nm)
+	if code != 0 || !strings.Contains(out, "\n0 (threshold ") || !strings.Contains(out, "toward:  1 +") || !strings.Contains(out, "toward:  3 +") {
+		t.Errorf("inspect of numbered features: exit %d: %s %s", code, out, e)
+	}
+}
