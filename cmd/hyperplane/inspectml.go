@@ -31,7 +31,9 @@ func topOfClass(m *engine.MultiLabelModel, c, n int, name func(j int) string) (t
 			all = append(all, textmodel.Weighted{Feature: int32(j), Term: name(j), Weight: w})
 		}
 	}
-	slices.SortFunc(all, func(a, b textmodel.Weighted) int { return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Feature, b.Feature)) })
+	slices.SortFunc(all, func(a, b textmodel.Weighted) int {
+		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(a.Feature, b.Feature))
+	})
 	for _, w := range all[:min(n, len(all))] {
 		if w.Weight > 0 {
 			toward = append(toward, w)
