@@ -182,6 +182,35 @@ fails).
 					topt.TextField = fo.TextField
 				}
 				d, err = f.VectorizeReader(src, topt)
+			} else if isCachePath(dst) && *shards == 0 {
+				// Text to a cache: the rows go to OUT as they are
+				// made, never all in memory (text.FitCache).
+				var w io.Writer = ctxWriter{ctx, outs.writer(dst)}
+				var info <-chan cacheInfo
+				if outs.stream(dst) {
+					tw, c := countCache(w)
+					defer tw.Close()
+					w, info = tw, c
+				}
+				r, err := text.FitCache(ctx, src, topt, cfg, w, text.CacheOptions{TempDir: cacheDir(dst)})
+				if err != nil {
+					return interrupted(ctx, err)
+				}
+				f = r.Featurizer
+				res.Labels = f.Labels()
+				for _, n := range res.Labels {
+					v, _ := f.Label(n)
+					res.Values = append(res.Values, v)
+				}
+				if *save != "" {
+					if err := writeFeaturizer(ctxWriter{ctx, outs.writer(*save)}, f); err != nil {
+						return interrupted(ctx, err)
+					}
+				}
+				if err := finishCache(ctx, outs, dst, w, info, &res); err != nil {
+					return err
+				}
+				return res.print(report, t0, *asJSON)
 			} else {
 				f, d, err = fitText(ctx, src, in, topt, cfg)
 			}
@@ -209,29 +238,9 @@ fails).
 				if err := hpc.ConvertLIBSVM(w, src, ropt, hpc.WriterOptions{}); err != nil {
 					return interrupted(ctx, err)
 				}
-				if err := ctx.Err(); err != nil {
-					return interrupted(ctx, err)
-				}
-				if err := outs.commit(); err != nil {
+				if err := finishCache(ctx, outs, dst, w, info, &res); err != nil {
 					return err
 				}
-				var hi hpc.Info
-				if info != nil {
-					w.(io.Closer).Close() // the end of the copy
-					r := <-info
-					if r.err != nil {
-						return r.err
-					}
-					hi = r.info
-				} else {
-					c, err := hpc.Open(dst, hpc.Options{})
-					if err != nil {
-						return err
-					}
-					hi = c.Info()
-					c.Close()
-				}
-				res.Rows, res.Cols, res.NNZ = int(hi.Rows), hi.Cols, hi.NNZ
 				return res.print(report, t0, *asJSON)
 			}
 			if d, err = libsvm.Read(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
@@ -272,6 +281,36 @@ fails).
 		return res.print(report, t0, *asJSON)
 	}
 	return c
+}
+
+// finishCache commits the cache written to dst through w and puts its
+// rows, columns and nonzeros in res: counted from the copy countCache
+// made of a stream (info), or read from the file.
+func finishCache(ctx context.Context, outs *outputs, dst string, w io.Writer, info <-chan cacheInfo, res *convertResult) error {
+	if err := ctx.Err(); err != nil {
+		return interrupted(ctx, err)
+	}
+	if err := outs.commit(); err != nil {
+		return err
+	}
+	var hi hpc.Info
+	if info != nil {
+		w.(io.Closer).Close() // the end of the copy
+		r := <-info
+		if r.err != nil {
+			return r.err
+		}
+		hi = r.info
+	} else {
+		c, err := hpc.Open(dst, hpc.Options{})
+		if err != nil {
+			return err
+		}
+		hi = c.Info()
+		c.Close()
+	}
+	res.Rows, res.Cols, res.NNZ = int(hi.Rows), hi.Cols, hi.NNZ
+	return nil
 }
 
 // cacheInfo is what countCache found.

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -192,5 +197,47 @@ func TestConvertTextDefaultsAreTrains(t *testing.T) {
 	}
 	if out["-normalize=false"] != out["-no-normalize"] || out["-normalize=false"] == out[""] {
 		t.Error("-normalize=false and -no-normalize differ, or match the normalized rows")
+	}
+}
+
+// convert of text to a cache streams the rows to it (text.FitCache)
+// rather than holding them; they are the rows convert writes as LIBSVM,
+// and the featurizer saved is the same.
+func TestConvertTextToCacheStreams(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 300)
+	for _, flags := range [][]string{nil, {"-vocab=false", "-idf"}} {
+		hpcOut, svmOut := filepath.Join(dir, "o.hpc"), filepath.Join(dir, "o.svm")
+		fa, fb := filepath.Join(dir, "a.feat"), filepath.Join(dir, "b.feat")
+		if code, _, e := runCmd(append(append([]string{"convert", "-save-featurizer", fa}, flags...), tr, hpcOut)...); code != 0 {
+			t.Fatal(e)
+		}
+		if code, _, e := runCmd(append(append([]string{"convert", "-save-featurizer", fb}, flags...), tr, svmOut)...); code != 0 {
+			t.Fatal(e)
+		}
+		a, err := hpc.ReadFile(hpcOut, sparse.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := libsvm.ReadFile(svmOut, sparse.ReadOptions{Dim: a.X.Cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.X.Rows != 600 || !slices.Equal(a.Y, b.Y) || !slices.Equal(a.X.Ind, b.X.Ind) || !slices.Equal(a.X.Indptr, b.X.Indptr) {
+			t.Errorf("%v: the cache's rows differ from the LIBSVM file's", flags)
+		}
+		for i := range a.X.Val {
+			if d := a.X.Val[i] - b.X.Val[i]; d > 1e-6 || d < -1e-6 { // LIBSVM text rounds the values
+				t.Fatalf("%v: value %d: %v against %v", flags, i, a.X.Val[i], b.X.Val[i])
+			}
+		}
+		ba, _ := os.ReadFile(fa)
+		bb, _ := os.ReadFile(fb)
+		if !bytes.Equal(ba, bb) {
+			t.Errorf("%v: the featurizers saved differ", flags)
+		}
+		if names, _ := filepath.Glob(filepath.Join(dir, ".*")); len(names) > 0 {
+			t.Errorf("%v: left %v", flags, names)
+		}
 	}
 }
