@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -100,6 +102,13 @@ func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) 
 		return interrupted(o.ctx, err)
 	}
 	f := res.Featurizer
+	if res.Pruned > 0 {
+		docs := "one document"
+		if res.Pruned > 1 {
+			docs = fmt.Sprintf("up to %d documents", res.Pruned)
+		}
+		o.env.warn("the vocabulary's term counts reached a quarter of the memory budget (-mem %s): terms counted in %s were dropped while the text was read, so the rarest terms kept have approximate counts (hashing, -vocab=false, counts nothing)", budget.Format(budget.Resolve(0)), docs)
+	}
 	c, err := hpc.Open(cf.Name(), hpc.Options{SkipValueChecks: true})
 	if err != nil {
 		return err
@@ -112,6 +121,7 @@ func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) 
 	r := trainResult{Train: path, Test: o.test, Tier: asm.Active().String(), Algorithm: cfg.Algorithm.String(), Rule: cfg.Rule.String(), Normalize: cfg.Normalize,
 		Workers: 1, ReadSeconds: time.Since(t0).Seconds(), Labels: f.Labels(), Streamed: true}
 	r.Rows, r.Features, r.NNZ = int(c.Rows()), c.Cols(), c.NNZ()
+	r.VocabPruned = res.Pruned
 	r.Text = featurizerLine(f)
 	classes := len(f.Labels())
 	r.announce(o.env.Stdout, o, classes)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +111,43 @@ func TestTrainStreamsBigText(t *testing.T) {
 	autoStreamBytes = fi.Size() + 1
 	if code, out, e := runCmd("train", "-json", "-o", filepath.Join(dir, "m.hptm"), tr); code != 0 || strings.Contains(out, `"streamed"`) || e != "" {
 		t.Errorf("a file under the size: exit %d, %s %s", code, out, e)
+	}
+}
+
+// Under a memory budget too small for the vocabulary's counts, train
+// -stream drops the rarest terms as it reads, says so on standard error
+// and in -json, and still trains.
+func TestTrainStreamPrunesVocabulary(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 3000 {
+		label, word := "pos", "good"
+		if i%2 == 1 {
+			label, word = "neg", "bad"
+		}
+		fmt.Fprintf(&b, "{\"label\": %q, \"text\": \"%s film", label, word)
+		for k := range 20 {
+			fmt.Fprintf(&b, " u%dx%d", i, k) // words of this document only
+		}
+		b.WriteString("\"}\n")
+	}
+	tr := writeFile(t, dir, "train.jsonl", b.String())
+	code, out, e := runCmd("train", "-stream", "-json", "-mem", "4MiB", "-o", filepath.Join(dir, "m.hptm"), tr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var r struct {
+		Pruned   int     `json:"vocab_pruned"`
+		Features int     `json:"features"`
+		Acc      float64 `json:"train_accuracy"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Pruned < 1 || !strings.Contains(e, "were dropped while the text was read") {
+		t.Errorf("pruned %d, stderr %q", r.Pruned, e)
+	}
+	if code, out, _ := runCmd("predict", "-model", filepath.Join(dir, "m.hptm"), writeFile(t, dir, "t.txt", "a good film\na bad film\n")); code != 0 || out != "pos\nneg\n" {
+		t.Errorf("predict: %q", out)
 	}
 }

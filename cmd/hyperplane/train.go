@@ -378,9 +378,13 @@ type trainResult struct {
 	CalibrationSeconds float64  `json:"calibration_seconds,omitempty"`
 	// CalibrationRows is how many training rows were held out of the
 	// model to fit its calibration on (0: none, or -refit's second model).
-	CalibrationRows int      `json:"calibration_rows,omitempty"`
-	TestLogLoss     *float64 `json:"test_log_loss,omitempty"`
-	TestECE         *float64 `json:"test_ece,omitempty"`
+	CalibrationRows int `json:"calibration_rows,omitempty"`
+	// VocabPruned, for text read with -stream, is how many documents a
+	// term could be in and still be dropped while the text was read, to
+	// keep the vocabulary's counts within the memory budget (0: none).
+	VocabPruned int      `json:"vocab_pruned,omitempty"`
+	TestLogLoss *float64 `json:"test_log_loss,omitempty"`
+	TestECE     *float64 `json:"test_ece,omitempty"`
 	// announced: the data line went out before training (see announce).
 	announced bool
 	// Kernel perceptron only.

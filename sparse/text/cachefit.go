@@ -1,7 +1,6 @@
 package text
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
@@ -25,6 +25,17 @@ type CacheOptions struct {
 	// from 0, that FitCache returns in memory instead of writing them:
 	// a held-out set, for a calibration say.
 	Hold func(doc int64) bool
+	// VocabBytes bounds the memory of a vocabulary's term counts: once
+	// they reach it, each worker drops the terms it has counted in the
+	// fewest documents (one, then two, and so on, the floor rising as
+	// need be and never falling) until the counts take half of it, and
+	// counts a dropped term afresh if it comes again. A term is thus
+	// dropped only while its count is at most the floor, and its
+	// document frequency is low by at most the counts it lost that way;
+	// terms never dropped are counted exactly. 0 means a quarter of the
+	// memory budget (budget.Resolve), which the counts' own overheads
+	// bring near the whole of it.
+	VocabBytes int64
 }
 
 // CacheResult is what FitCache made besides the cache.
@@ -37,6 +48,11 @@ type CacheResult struct {
 	Held *sparse.Dataset
 	// Rows is the number of rows written to the cache.
 	Rows int64
+	// Pruned, with a vocabulary, is 0 when every term was counted
+	// exactly; else the term counts reached CacheOptions.VocabBytes and
+	// terms counted in up to Pruned documents were dropped to make room
+	// (see CacheOptions.VocabBytes).
+	Pruned int
 }
 
 // FitCache reads labelled documents from r, as Read does, fits a
@@ -44,13 +60,15 @@ type CacheResult struct {
 // (sparse/hpc), the rows FitReader would return, in input order, without
 // holding the corpus or its rows in memory: so that a corpus larger
 // than memory can be trained on (engine.FitCache). The documents are
-// tokenized once, while r is read, and their raw counts written to a
-// temporary file; once the vocabulary (or with hashing the document
-// frequencies) is known, that file is read back, its rows weighed and
-// written to w. Memory holds the term counts of a vocabulary (bounded by
-// the memory budget like Fit's) or the document frequencies of the
-// buckets, and a few chunks of documents. Errors are those of FitReader,
-// or of writing.
+// tokenized once, while r is read, and their raw counts, keyed by term
+// hash or bucket, written to a temporary file; once the vocabulary (or
+// with hashing the document frequencies) is known, that file is read
+// back, its rows weighed and written to w. Memory holds a few chunks of
+// documents and, with hashing, the buckets' document frequencies, or
+// with a vocabulary the term counts, bounded by CacheOptions.VocabBytes:
+// past it the rarest terms are dropped (CacheResult.Pruned), and the
+// vocabulary then is an approximation of FitReader's. Errors are those of
+// FitReader, or of writing.
 func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w io.Writer, co CacheOptions) (CacheResult, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
@@ -59,7 +77,7 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	if opt.Documents {
 		return CacheResult{}, fmt.Errorf("%w: ReadOptions.Documents: a featurizer is fitted on labelled documents", ErrConfig)
 	}
-	tmp, err := os.CreateTemp(co.TempDir, ".hyperplane-counts-*.hpc")
+	tmp, err := os.CreateTemp(co.TempDir, ".hyperplane-counts-*")
 	if err != nil {
 		return CacheResult{}, err
 	}
@@ -76,38 +94,36 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	if cfg.IDF && !cfg.Vocabulary {
 		dfc = newDFCounter(f, cfg.workers())
 	}
-	acct := &vocabBudget{f: f}
+	acct := &vocabBudget{f: f, workers: cfg.workers()}
+	if cfg.Vocabulary {
+		acct.soft = co.VocabBytes
+		if acct.soft == 0 {
+			acct.soft = budget.Resolve(0) / 4
+		}
+	}
 	sc := NewScanner(ctxReader{ctx, r}, opt)
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
 
-	// The first pass: raw counts to the temporary file, each row's label
-	// as its number among the labels seen so far and, with a vocabulary,
-	// the number of the counter its term numbers belong to as its query
-	// id. Held documents stay in memory, as pieces.
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	raw := hpc.NewWriter(bw, hpc.WriterOptions{})
+	// The first pass: raw counts to the temporary file, keyed by term
+	// hash (or bucket), each row's label as its number among the labels
+	// seen so far. Held documents stay in memory, as pieces.
+	raw := newRawWriter(tmp)
 	labelNum := map[string]int{}
 	var labelNames []string
-	counterNum := map[*termCounter]int{}
+	counterSeen := map[*termCounter]bool{}
 	var counters []*termCounter
 	var held []piece
-	var heldCounter []int
-	doc := int64(0)
+	doc, maxEntries := int64(0), 0
+	keys := []uint64(nil)
 	err = f.streamOrdered(sc, func(e *Encoder, docs []Doc) piece {
 		if cfg.Vocabulary {
-			return e.termPiece(docs, acct)
+			return e.termPiece(docs, acct, true)
 		}
 		return e.countPiece(docs, dfc)
 	}, func(pc *piece) error {
-		qid := 0
-		if pc.tc != nil {
-			n, ok := counterNum[pc.tc]
-			if !ok {
-				n = len(counters)
-				counterNum[pc.tc] = n
-				counters = append(counters, pc.tc)
-			}
-			qid = n
+		if pc.tc != nil && !counterSeen[pc.tc] {
+			counterSeen[pc.tc] = true
+			counters = append(counters, pc.tc)
 		}
 		for i, l := range pc.labels {
 			k, ok := labelNum[l]
@@ -117,11 +133,19 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 				labelNames = append(labelNames, l)
 			}
 			a, b := pc.indptr[i], pc.indptr[i+1]
+			if pc.hs != nil {
+				keys = pc.hs[a:b]
+			} else {
+				keys = keys[:0]
+				for _, j := range pc.ind[a:b] {
+					keys = append(keys, uint64(j))
+				}
+			}
+			maxEntries = max(maxEntries, int(b-a))
 			if co.Hold != nil && co.Hold(doc) {
-				// A copy: a slice of the piece would keep all of it.
-				held = append(held, piece{indptr: []int64{0, b - a}, ind: slices.Clone(pc.ind[a:b]), val: slices.Clone(pc.val[a:b]), y: []float64{float64(k)}})
-				heldCounter = append(heldCounter, qid)
-			} else if err := raw.AddWithQID(float64(k), int64(qid), pc.ind[a:b], pc.val[a:b]); err != nil {
+				// Copies: slices of the piece would keep all of it.
+				held = append(held, piece{hs: slices.Clone(keys), val: slices.Clone(pc.val[a:b]), y: []float64{float64(k)}})
+			} else if err := raw.add(k, keys, pc.val[a:b]); err != nil {
 				return err
 			}
 			doc++
@@ -129,10 +153,7 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 		return nil
 	})
 	if err == nil {
-		err = raw.Close()
-	}
-	if err == nil {
-		err = bw.Flush()
+		err = raw.flush()
 	}
 	if err != nil {
 		return CacheResult{}, err
@@ -155,26 +176,16 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	}
 
 	// The vocabulary or the document frequencies, and the weights.
-	var maps [][]int32 // by counter: term number → feature, or −1
+	var pruned int32
 	if cfg.Vocabulary {
-		hashes := make([][]uint64, len(counters))
-		for n, tc := range counters {
-			hs := make([]uint64, len(tc.stats))
-			for i := range tc.stats {
-				hs[i] = tc.stats[i].h
-			}
-			hashes[n] = hs
+		for _, tc := range counters {
+			pruned = max(pruned, tc.floor)
 		}
 		if err := f.chooseVocabulary(counters, acct); err != nil {
 			return CacheResult{}, err
 		}
 		for _, tc := range counters {
 			*tc = termCounter{}
-		}
-		maps = make([][]int32, len(counters))
-		for n, hs := range hashes {
-			maps[n] = f.featureMap(hs)
-			hashes[n] = nil
 		}
 	} else if cfg.IDF {
 		if f.df, err = dfc.total(); err != nil {
@@ -185,50 +196,78 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 		return CacheResult{}, err
 	}
 
-	// The second pass: the raw rows back, weighed, to w.
+	// The second pass: the raw rows back, as features, weighed, to w.
 	var sc2 featureScratch
-	weighRow := func(qid int, ind []int32, val []float32) ([]int32, []float32) {
-		pc := piece{indptr: []int64{0, int64(len(ind))}, ind: append(sc2.rowInd[:0], ind...), val: append(sc2.rowVal[:0], val...)}
+	if cfg.Vocabulary {
+		sc2.dense = make([]float32, f.dim)
+	}
+	weighRow := func(keys []uint64, counts []float32) ([]int32, []float32) {
+		ind, val := sc2.rowInd[:0], sc2.rowVal[:0]
 		switch {
 		case cfg.Vocabulary:
-			f.toFeatures(&pc, maps[qid], &sc2)
-		case cfg.IDF:
-			f.weigh(pc.ind, pc.val)
+			// Terms to features (a term left out has none), sorted.
+			ks := sc2.keys[:0]
+			for i, h := range keys {
+				if j, ok := f.index.get(h); ok {
+					ks = append(ks, uint32(j))
+					sc2.dense[j] = counts[i]
+				}
+			}
+			if len(sc2.tmp) < len(ks) {
+				sc2.tmp = make([]uint32, cap(ks))
+			}
+			for _, j := range sortKeys(ks, sc2.tmp[:len(ks)]) {
+				ind, val = append(ind, int32(j)), append(val, sc2.dense[j])
+				sc2.dense[j] = 0
+			}
+			sc2.keys = ks
+			f.weigh(ind, val)
+		default:
+			for i, j := range keys {
+				ind, val = append(ind, int32(j)), append(val, counts[i])
+			}
+			if cfg.IDF {
+				f.weigh(ind, val)
+			}
+			// (Hashed without IDF, countPiece weighed the rows already.)
 		}
-		// (Hashed without IDF, countPiece weighed the rows already.)
-		sc2.rowInd, sc2.rowVal = pc.ind, pc.val
-		return pc.ind, pc.val
+		sc2.rowInd, sc2.rowVal = ind, val
+		return ind, val
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return CacheResult{}, err
 	}
-	in := hpc.NewScanner(bufio.NewReaderSize(tmp, 1<<20), sparse.ReadOptions{Name: tmp.Name()})
-	defer in.Close()
+	rr := newRawReader(tmp)
 	out := hpc.NewWriter(w, hpc.WriterOptions{Dim: f.dim})
-	for in.Scan() {
+	for {
+		k, err := rr.next(maxEntries)
+		if err == io.EOF {
+			break
+		}
+		if err == nil && k >= len(classOf) {
+			err = fmt.Errorf("%w: label number %d", errRawRows, k)
+		}
+		if err != nil {
+			return CacheResult{}, err
+		}
 		if err := ctx.Err(); err != nil {
 			return CacheResult{}, err
 		}
-		k, x := in.Row()
-		qid, _ := in.QID()
-		ind, val := weighRow(int(qid), x.Ind, x.Val)
-		if err := out.Add(classOf[int(k)], ind, val); err != nil {
+		ind, val := weighRow(rr.keys, rr.counts)
+		if err := out.Add(classOf[k], ind, val); err != nil {
 			return CacheResult{}, err
 		}
-	}
-	if err := in.Err(); err != nil {
-		return CacheResult{}, fmt.Errorf("reading back the counts of the first pass: %w", err)
 	}
 	if err := out.Close(); err != nil {
 		return CacheResult{}, err
 	}
-	res := CacheResult{Featurizer: f, Rows: out.Rows()}
+	res := CacheResult{Featurizer: f, Rows: out.Rows(), Pruned: int(pruned)}
 	if len(held) > 0 {
 		b := sparse.NewBuilder(f.dim)
 		var y []float64
 		for i := range held {
 			pc := &held[i]
-			ind, val := weighRow(heldCounter[i], pc.ind, pc.val)
+			ind, val := weighRow(pc.hs, pc.val)
 			if err := b.Add(ind, val); err != nil {
 				return CacheResult{}, err
 			}

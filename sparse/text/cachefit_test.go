@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
@@ -125,5 +126,70 @@ func TestFitCacheErrorsLeaveNothing(t *testing.T) {
 				t.Errorf("%q: left %v", c.in, left)
 			}
 		}
+	}
+}
+
+// With term counts bounded (CacheOptions.VocabBytes), FitCache drops the
+// rarest terms as it goes and says so (Pruned): every term it keeps is
+// in the exact vocabulary, its document frequency is never above the
+// exact one, and the common terms are all kept, counted within the
+// floor's error.
+func TestFitCachePrunesTheRarest(t *testing.T) {
+	var in strings.Builder
+	words := 3000
+	for i := range 4000 {
+		// A Zipf-like mix: word w in about 1/w of the documents, plus
+		// a pair of rare words.
+		var b strings.Builder
+		for w := 1; w <= words; w++ {
+			if (i*7919+w*104729)%(w*3) == 0 {
+				fmt.Fprintf(&b, " w%d", w)
+			}
+		}
+		fmt.Fprintf(&in, "%d\tcommon%s r%d s%d\n", i%2, b.String(), i, i/2)
+	}
+	cfg := Config{Vocabulary: true, IDF: true, Workers: 2}
+	opt := ReadOptions{Format: TSV}
+	exact, _, err := FitReader(strings.NewReader(in.String()), opt, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	res, err := FitCache(context.Background(), strings.NewReader(in.String()), opt, cfg, &buf, CacheOptions{TempDir: t.TempDir(), VocabBytes: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pruned < 1 {
+		t.Fatalf("Pruned %d: the counts were never bounded", res.Pruned)
+	}
+	f := res.Featurizer
+	if f.Dim() >= exact.Dim() || f.Dim() == 0 {
+		t.Errorf("%d terms kept of %d", f.Dim(), exact.Dim())
+	}
+	exactDF := map[string]int32{}
+	for j, term := range exact.Vocabulary() {
+		exactDF[term] = exact.df.dense[j]
+	}
+	for j, term := range f.Vocabulary() {
+		want, ok := exactDF[term]
+		if !ok || f.df.dense[j] > want {
+			t.Fatalf("%q: df %d, exact %d (in the exact vocabulary: %v)", term, f.df.dense[j], want, ok)
+		}
+	}
+	for term, df := range exactDF {
+		if df < 400 {
+			continue
+		}
+		j, ok := f.index.get(xxhash.Sum64String(term))
+		if !ok {
+			t.Errorf("%q, in %d documents, was dropped", term, df)
+		} else if got := f.df.dense[j]; float64(df-got) > 0.1*float64(df) {
+			t.Errorf("%q: df %d, exact %d", term, got, df)
+		}
+	}
+	// The rows are still the cache's, in the pruned vocabulary's terms.
+	d, err := hpc.Read(&buf, sparse.ReadOptions{})
+	if err != nil || d.X.Rows != 4000 {
+		t.Fatalf("%v rows: %v", d.X.Rows, err)
 	}
 }

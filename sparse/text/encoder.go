@@ -275,6 +275,38 @@ type termCounter struct {
 	pending int64        // bytes not counted in acct yet
 	docs    int32        // documents counted by countRow
 	text    []byte       // the terms' texts, back to back
+	bytes   int64        // what its terms take, as termBytes counts
+	floor   int32        // terms in at most this many documents were dropped (see prune)
+}
+
+// prune drops the terms counted in at most maxDF documents (since they
+// were last added) and returns the bytes they took, as termBytes counts
+// them. A term dropped and seen again is counted afresh.
+func (tc *termCounter) prune(maxDF int32) int64 {
+	var freed int64
+	var stats []termStat
+	var hot []termHot
+	var text []byte
+	for i, st := range tc.stats {
+		if tc.hot[i].df <= maxDF {
+			freed += termBytes(int(st.n))
+			continue
+		}
+		off := len(text)
+		text = append(text, tc.text[st.off:st.off+int64(st.n)]...)
+		st.off = int64(off)
+		stats = append(stats, st)
+		hot = append(hot, tc.hot[i])
+	}
+	tc.stats, tc.hot, tc.text = stats, hot, text
+	tc.at = hashIndex{}
+	tc.at.resize(len(stats))
+	for i := range stats {
+		tc.at.put(stats[i].h, int32(i))
+	}
+	tc.bytes -= freed
+	tc.floor = max(tc.floor, maxDF)
+	return freed
 }
 
 // count counts an occurrence of term idx in document doc.
@@ -305,6 +337,7 @@ func (tc *termCounter) add(h uint64, e *Encoder, end int32, n int) int32 {
 	tc.stats = append(tc.stats, termStat{h: h, off: int64(off), n: int32(len(tc.text) - off)})
 	tc.hot = append(tc.hot, termHot{lastDoc: -1})
 	tc.pending += termBytes(len(tc.text) - off)
+	tc.bytes += termBytes(len(tc.text) - off)
 	return idx
 }
 
@@ -340,7 +373,7 @@ func (e *Encoder) countTerms(s string, doc int32, tc *termCounter) error {
 	for _, g := range e.grams {
 		e.countTerm(tc, g.h, g.end, int(g.n), doc)
 	}
-	if tc.acct != nil && tc.pending >= vocabCheckBytes {
+	if tc.acct != nil && tc.pending >= tc.acct.step() {
 		n := tc.pending
 		tc.pending = 0
 		return tc.acct.add(n)

@@ -422,10 +422,39 @@ func (f *Featurizer) chooseVocabulary(counters []*termCounter, acct *vocabBudget
 type vocabBudget struct {
 	f    *Featurizer
 	used atomic.Int64
+	// soft, when above 0, is what the counters may take before each
+	// drops its rarest terms (see termCounter.prune) down to its share of
+	// half of it, workers sharing it; the budget itself is then not met.
+	soft    int64
+	workers int
+}
+
+// pruneIfFull drops tc's rarest terms if the counters have reached the
+// soft limit: those in the fewest documents, a document more at a time,
+// until tc takes its share of half the limit.
+func (b *vocabBudget) pruneIfFull(tc *termCounter) {
+	if b.soft <= 0 || b.used.Load() <= b.soft {
+		return
+	}
+	target := b.soft / int64(2*max(1, b.workers))
+	var freed int64
+	for tc.bytes > target && len(tc.stats) > 0 {
+		freed += tc.prune(tc.floor + 1)
+	}
+	b.used.Add(-freed)
 }
 
 // vocabCheckBytes is how much a term counter grows between checks.
 const vocabCheckBytes = 1 << 20
+
+// step is how much a term counter grows between checks against b:
+// vocabCheckBytes, or less under a small soft limit.
+func (b *vocabBudget) step() int64 {
+	if b.soft > 0 {
+		return min(vocabCheckBytes, max(b.soft/16, 1))
+	}
+	return vocabCheckBytes
+}
 
 // add counts n more bytes, or returns the error that refuses them.
 func (b *vocabBudget) add(n int64) error {

@@ -19,19 +19,33 @@ import (
 // termPiece turns a run of documents into a piece holding their label
 // names and, for each, its raw counts by the term numbers of e's counter
 // (made on first use, its memory counted in acct), sorted by term number.
-func (e *Encoder) termPiece(docs []Doc, acct *vocabBudget) piece {
+//
+// With hashes, a row holds its terms' hashes (pc.hs) instead of their
+// numbers, so that the counter may drop terms as acct asks (see
+// vocabBudget.pruneIfFull) between documents.
+func (e *Encoder) termPiece(docs []Doc, acct *vocabBudget, hashes bool) piece {
 	if e.tc == nil {
 		e.tc = &termCounter{acct: acct, countCF: e.f.cfg.MaxFeatures > 0}
 	}
+	tc := e.tc
 	pc := e.newPiece(docs)
-	pc.tc = e.tc
+	pc.tc = tc
 	pc.labels = make([]string, 0, len(docs))
 	for i := range docs {
 		if err := e.countRow(docs[i].Text); err != nil {
 			pc.err = err
 			return pc
 		}
-		pc.add(e)
+		if hashes {
+			for _, idx := range e.ind {
+				pc.hs = append(pc.hs, tc.stats[idx].h)
+			}
+			pc.val = append(pc.val, e.val...)
+			pc.indptr = append(pc.indptr, int64(len(pc.val)))
+			acct.pruneIfFull(tc)
+		} else {
+			pc.add(e)
+		}
 		pc.labels = append(pc.labels, docs[i].Label)
 	}
 	e.noteSize(docs, &pc)
@@ -110,7 +124,7 @@ func (e *Encoder) countRow(s string) error {
 		val = append(val, float32(j-n))
 	}
 	e.ind, e.val = ind, val
-	if tc.acct != nil && tc.pending >= vocabCheckBytes {
+	if tc.acct != nil && tc.pending >= tc.acct.step() {
 		n := tc.pending
 		tc.pending = 0
 		return tc.acct.add(n)

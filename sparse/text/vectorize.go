@@ -153,6 +153,7 @@ type piece struct {
 	msg    string       // what is wrong with it
 	err    error        // the error to report for it, when known
 	tc     *termCounter // the counter whose term numbers ind holds, when fitting a vocabulary
+	hs     []uint64     // the terms' hashes instead, for FitCache
 }
 
 // newPiece returns an empty piece with room for docs.
@@ -177,7 +178,7 @@ func (e *Encoder) newPiece(docs []Doc) piece {
 
 // bytes returns the memory pc holds.
 func (pc *piece) bytes() int64 {
-	b := 8*cap(pc.indptr) + 4*cap(pc.ind) + 4*cap(pc.val) + 8*cap(pc.y) + int(unsafe.Sizeof(""))*cap(pc.labels)
+	b := 8*cap(pc.indptr) + 4*cap(pc.ind) + 4*cap(pc.val) + 8*cap(pc.hs) + 8*cap(pc.y) + int(unsafe.Sizeof(""))*cap(pc.labels)
 	for _, l := range pc.labels {
 		b += len(l)
 	}
@@ -340,7 +341,7 @@ func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.D
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
 	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece {
 		if cfg.Vocabulary {
-			return e.termPiece(docs, acct)
+			return e.termPiece(docs, acct, false)
 		}
 		return e.countPiece(docs, dfc)
 	})
