@@ -58,8 +58,10 @@ func (r FoldResult) Accuracy() float64 { return float64(r.Correct) / float64(r.R
 // CrossValidate runs k-fold cross-validation of cfg on X and y: for each
 // fold of Folds(y, k, cfg.Seed) it trains on the other folds and predicts
 // the fold's rows. Folds train concurrently, up to GOMAXPROCS at a time
-// (each with cfg.Workers; cfg.OnEpoch is not called). A fold whose
-// training rows hold a single class is an error, as Fit gives it.
+// (each with cfg.Workers), so cfg.OnEpoch, when set, is called for the
+// epochs of every fold from their goroutines at once: it must be safe
+// for concurrent use (EpochStats.Epoch counts within a fold). A fold
+// whose training rows hold a single class is an error, as Fit gives it.
 func CrossValidate(ctx context.Context, X *sparse.CSR, y []float64, cfg Config, k int) ([]FoldResult, error) {
 	if X == nil || X.Rows == 0 {
 		return nil, ErrNoData
@@ -71,7 +73,6 @@ func CrossValidate(ctx context.Context, X *sparse.CSR, y []float64, cfg Config, 
 	if err != nil {
 		return nil, err
 	}
-	cfg.OnEpoch = nil
 	res := make([]FoldResult, k)
 	errs := make([]error, k)
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/max(1, cfg.Workers)))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -26,8 +27,28 @@ type cvJSON struct {
 // which prints them with the rest). Each fold trains on one core unless
 // -threads asks for more; the folds run side by side on the cores.
 func crossValidate(d *sparse.Dataset, cfg engine.Config, o trainOpts) (*cvJSON, error) {
-	cfg.OnEpoch = nil
+	var end func()
+	cfg.OnEpoch, end = foldProgress(o, cfg.Epochs)
+	defer end()
 	return runFolds(o, func() ([]engine.FoldResult, error) { return engine.CrossValidate(o.ctx, d.X, d.Y, cfg, o.cv) })
+}
+
+// foldProgress returns what -cv's folds call after each epoch to show
+// how far they are, the epochs of all folds together (an upper bound: a
+// fold may stop early), and what ends the meter's line; or nil and a
+// no-op off a terminal without -progress.
+func foldProgress(o trainOpts, epochs int) (func(engine.EpochStats) error, func()) {
+	m := newMeter(o.env, o.env.progress, fmt.Sprintf("cross-validating, %d folds", o.cv), "epochs", int64(o.cv*max(epochs, 1)))
+	if m == nil {
+		return nil, func() {}
+	}
+	var mu sync.Mutex
+	return func(engine.EpochStats) error {
+		mu.Lock()
+		m.add(1)
+		mu.Unlock()
+		return nil
+	}, m.end
 }
 
 // crossValidateText runs train -cv on raw labelled text: each fold fits
@@ -38,6 +59,9 @@ func crossValidateText(c *text.Corpus, tcfg text.Config, cfg engine.Config, o tr
 	for i, d := range c.Docs {
 		docs[i], labels[i] = d.Text, d.Label
 	}
+	var end func()
+	cfg.OnEpoch, end = foldProgress(o, cfg.Epochs)
+	defer end()
 	return runFolds(o, func() ([]engine.FoldResult, error) {
 		return textmodel.CrossValidate(o.ctx, docs, labels, textmodel.Config{Text: tcfg, Learner: cfg}, o.cv)
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,8 @@ func fakeProgressClock(t *testing.T) {
 	progressClock = func() time.Time { at = at.Add(time.Second); return at }
 }
 
-// TestProgress: with -progress, convert, train, eval and predict show reading progress
+// TestProgress: with -progress, convert, train, eval and predict show reading progress (and
+// train -cv its folds' epochs)
 // (bytes, rate, percentage and ETA of a file) and gen its writing on
 // standard error; without
 // it, on a standard error that is no terminal, they show none; standard
@@ -48,6 +50,9 @@ func TestProgress(t *testing.T) {
 		}
 		if code != 0 || !strings.Contains(e, want[0]) || !strings.Contains(e, want[1]) {
 			t.Fatalf("%q: exit %d, stderr %q; want reading progress", with, code, e)
+		}
+		if slices.Contains(args, "-cv") && !strings.Contains(e, "\rcross-validating, 2 folds: ") {
+			t.Errorf("%q: stderr %q; want the folds' progress", with, e)
 		}
 		code, plain, e2 := runWith(context.Background(), strings.NewReader(""), args...)
 		if code != 0 || strings.Contains(e2, "\r") {

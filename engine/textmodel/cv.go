@@ -20,8 +20,9 @@ import (
 // classifier, as when a text pipeline is refitted for each fold; a term
 // found only in the held-out fold has no feature there. No calibration is
 // fitted: it does not change the labels. Folds run concurrently as those
-// of engine.CrossValidate do; a fold's Correct counts the documents whose
-// label Classify gives.
+// of engine.CrossValidate do (cfg.Learner.OnEpoch, when set, is called
+// from them at once); a fold's Correct counts the documents whose label
+// Classify gives.
 func CrossValidate(ctx context.Context, docs, labels []string, cfg Config, k int) ([]engine.FoldResult, error) {
 	if len(docs) != len(labels) {
 		return nil, fmt.Errorf("%w: %d documents and %d labels", engine.ErrLabels, len(docs), len(labels))
@@ -42,7 +43,6 @@ func CrossValidate(ctx context.Context, docs, labels []string, cfg Config, k int
 	if err != nil {
 		return nil, err
 	}
-	cfg.Learner.OnEpoch = nil
 	if cfg.Kernel != nil {
 		kc := *cfg.Kernel
 		kc.OnEpoch, kc.OnKernelEpoch = nil, nil
