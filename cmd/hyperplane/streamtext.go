@@ -138,8 +138,9 @@ func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) 
 	}
 	var m *textmodel.Model
 	if lm != nil {
-		if m, err = textmodel.New(f, lm); err != nil {
-			return err
+		var err2 error
+		if m, err2 = textmodel.New(f, lm); err2 != nil {
+			return err2
 		}
 	}
 	if err := fitFailed(o.ctx, path, err, m != nil); err != nil {

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 )
 
 // train -stream on raw text trains from a cache written beside the model
@@ -149,5 +155,49 @@ func TestTrainStreamPrunesVocabulary(t *testing.T) {
 	}
 	if code, out, _ := runCmd("predict", "-model", filepath.Join(dir, "m.hptm"), writeFile(t, dir, "t.txt", "a good film\na bad film\n")); code != 0 || out != "pos\nneg\n" {
 		t.Errorf("predict: %q", out)
+	}
+}
+
+// SIGTERM during train -stream's epochs stops it after the current one
+// with the model so far saved and its cache removed, as in memory.
+func TestTrainStreamSignalSavesModel(t *testing.T) {
+	dir := t.TempDir()
+	// Labels the words do not tell: training never runs out of mistakes.
+	var b strings.Builder
+	x := uint32(1)
+	for i := range 3000 {
+		fmt.Fprintf(&b, "{\"label\": \"%d\", \"text\": \"", i%2)
+		for range 8 {
+			x = x*1664525 + 1013904223
+			fmt.Fprintf(&b, " w%d", x>>22)
+		}
+		b.WriteString("\"}\n")
+	}
+	tr := writeFile(t, dir, "train.jsonl", b.String())
+	model := filepath.Join(dir, "m.hptm")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd, lines := startHelper(t, ctx, "train", "-stream", "-v", "-algo", "averaged", "-epochs", "1000000", "-o", model, tr)
+	var errOut bytes.Buffer
+	sent := false
+	for l := range lines {
+		errOut.WriteString(l + "\n")
+		if !sent && strings.HasPrefix(l, "epoch 2:") {
+			cmd.Process.Signal(syscall.SIGTERM)
+			sent = true
+		}
+	}
+	err := cmd.Wait()
+	if !sent {
+		t.Fatalf("training ended before the signal: %v\n%s", err, errOut.String())
+	}
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(errOut.String(), "the model so far was saved to") {
+		t.Fatalf("%v; stderr ends %q", err, tail(errOut.String()))
+	}
+	if _, err := textmodel.Load(model); err != nil {
+		t.Fatalf("the model saved does not load: %v", err)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, ".*")); len(names) > 0 {
+		t.Errorf("left %v", names)
 	}
 }
