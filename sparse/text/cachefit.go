@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
@@ -197,66 +198,12 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	}
 
 	// The second pass: the raw rows back, as features, weighed, to w.
-	var sc2 featureScratch
-	if cfg.Vocabulary {
-		sc2.dense = make([]float32, f.dim)
-	}
-	weighRow := func(keys []uint64, counts []float32) ([]int32, []float32) {
-		ind, val := sc2.rowInd[:0], sc2.rowVal[:0]
-		switch {
-		case cfg.Vocabulary:
-			// Terms to features (a term left out has none), sorted.
-			ks := sc2.keys[:0]
-			for i, h := range keys {
-				if j, ok := f.index.get(h); ok {
-					ks = append(ks, uint32(j))
-					sc2.dense[j] = counts[i]
-				}
-			}
-			if len(sc2.tmp) < len(ks) {
-				sc2.tmp = make([]uint32, cap(ks))
-			}
-			for _, j := range sortKeys(ks, sc2.tmp[:len(ks)]) {
-				ind, val = append(ind, int32(j)), append(val, sc2.dense[j])
-				sc2.dense[j] = 0
-			}
-			sc2.keys = ks
-			f.weigh(ind, val)
-		default:
-			for i, j := range keys {
-				ind, val = append(ind, int32(j)), append(val, counts[i])
-			}
-			if cfg.IDF {
-				f.weigh(ind, val)
-			}
-			// (Hashed without IDF, countPiece weighed the rows already.)
-		}
-		sc2.rowInd, sc2.rowVal = ind, val
-		return ind, val
-	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return CacheResult{}, err
 	}
-	rr := newRawReader(tmp)
 	out := hpc.NewWriter(w, hpc.WriterOptions{Dim: f.dim})
-	for {
-		k, err := rr.next(maxEntries)
-		if err == io.EOF {
-			break
-		}
-		if err == nil && k >= len(classOf) {
-			err = fmt.Errorf("%w: label number %d", errRawRows, k)
-		}
-		if err != nil {
-			return CacheResult{}, err
-		}
-		if err := ctx.Err(); err != nil {
-			return CacheResult{}, err
-		}
-		ind, val := weighRow(rr.keys, rr.counts)
-		if err := out.Add(classOf[k], ind, val); err != nil {
-			return CacheResult{}, err
-		}
+	if err := f.secondPass(ctx, newRawReader(tmp), maxEntries, classOf, out); err != nil {
+		return CacheResult{}, err
 	}
 	if err := out.Close(); err != nil {
 		return CacheResult{}, err
@@ -265,9 +212,10 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	if len(held) > 0 {
 		b := sparse.NewBuilder(f.dim)
 		var y []float64
+		var sc featureScratch
 		for i := range held {
 			pc := &held[i]
-			ind, val := weighRow(pc.hs, pc.val)
+			ind, val := f.weighRaw(pc.hs, pc.val, &sc)
 			if err := b.Add(ind, val); err != nil {
 				return CacheResult{}, err
 			}
@@ -276,4 +224,154 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 		res.Held = &sparse.Dataset{X: b.Build(), Y: y}
 	}
 	return res, nil
+}
+
+// weighRaw turns a row of raw counts keyed by term hash or bucket into
+// the featurizer's row: features (a term the vocabulary left out has
+// none), sorted, weighed. The slices are sc's, overwritten by the next
+// call.
+func (f *Featurizer) weighRaw(keys []uint64, counts []float32, sc *featureScratch) ([]int32, []float32) {
+	ind, val := sc.rowInd[:0], sc.rowVal[:0]
+	if f.cfg.Vocabulary {
+		if len(sc.dense) < f.dim {
+			sc.dense = make([]float32, f.dim)
+		}
+		ks := sc.keys[:0]
+		for i, h := range keys {
+			if j, ok := f.index.get(h); ok {
+				ks = append(ks, uint32(j))
+				sc.dense[j] = counts[i]
+			}
+		}
+		if len(sc.tmp) < len(ks) {
+			sc.tmp = make([]uint32, cap(ks))
+		}
+		for _, j := range sortKeys(ks, sc.tmp[:len(ks)]) {
+			ind, val = append(ind, int32(j)), append(val, sc.dense[j])
+			sc.dense[j] = 0
+		}
+		sc.keys = ks
+		f.weigh(ind, val)
+	} else {
+		for i, j := range keys {
+			ind, val = append(ind, int32(j)), append(val, counts[i])
+		}
+		if f.cfg.IDF {
+			f.weigh(ind, val)
+		}
+		// (Hashed without IDF, countPiece weighed the rows already.)
+	}
+	sc.rowInd, sc.rowVal = ind, val
+	return ind, val
+}
+
+// rawBatch is a run of the first pass's rows on their way through the
+// second: read, then weighed by a worker, then written in order.
+type rawBatch struct {
+	seq    int
+	labels []int
+	keys   []uint64
+	counts []float32
+	ptr    []int // row r is [ptr[r], ptr[r+1]) of keys and counts, then of ind and val
+	ind    []int32
+	val    []float32
+	err    error
+}
+
+// rawBatchEntries is about how many entries a batch of the second pass
+// holds.
+const rawBatchEntries = 1 << 18
+
+// secondPass reads the first pass's rows from rr, has them weighed on
+// f's number of goroutines and writes them to out in their order.
+func (f *Featurizer) secondPass(ctx context.Context, rr *rawReader, maxEntries int, classOf []float64, out *hpc.Writer) error {
+	workers := f.cfg.workers()
+	jobs := make(chan *rawBatch, workers)
+	results := make(chan *rawBatch, workers)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(jobs)
+		for seq := 0; ; seq++ {
+			b := &rawBatch{seq: seq, ptr: []int{0}}
+			for len(b.keys) < rawBatchEntries {
+				k, err := rr.next(maxEntries)
+				if err == io.EOF {
+					break
+				}
+				if err == nil && k >= len(classOf) {
+					err = fmt.Errorf("%w: label number %d", errRawRows, k)
+				}
+				if err == nil {
+					err = ctx.Err()
+				}
+				if err != nil {
+					b.err = err
+					break
+				}
+				b.labels = append(b.labels, k)
+				b.keys = append(b.keys, rr.keys...)
+				b.counts = append(b.counts, rr.counts...)
+				b.ptr = append(b.ptr, len(b.keys))
+			}
+			if len(b.labels) == 0 && b.err == nil {
+				return
+			}
+			select {
+			case jobs <- b:
+			case <-stop:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sc featureScratch
+			for b := range jobs {
+				if b.err == nil {
+					b.ind, b.val = make([]int32, 0, len(b.keys)), make([]float32, 0, len(b.keys))
+					for r := range b.labels {
+						ind, val := f.weighRaw(b.keys[b.ptr[r]:b.ptr[r+1]], b.counts[b.ptr[r]:b.ptr[r+1]], &sc)
+						b.ptr[r] = len(b.ind)
+						b.ind, b.val = append(b.ind, ind...), append(b.val, val...)
+					}
+					b.ptr[len(b.labels)] = len(b.ind)
+					b.keys, b.counts = nil, nil
+				}
+				select {
+				case results <- b:
+				case <-stop:
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	waiting := map[int]*rawBatch{}
+	next := 0
+	for b := range results {
+		waiting[b.seq] = b
+		for b, ok := waiting[next]; ok; b, ok = waiting[next] {
+			delete(waiting, next)
+			next++
+			if b.err != nil {
+				return b.err
+			}
+			for r, k := range b.labels {
+				if err := out.Add(classOf[k], b.ind[b.ptr[r]:b.ptr[r+1]], b.val[b.ptr[r]:b.ptr[r+1]]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return ctx.Err()
 }
