@@ -37,10 +37,12 @@ type MultiLabelConfig struct {
 	// label moves every class scored above 0 down.
 	Ranking bool
 	// Holdout is the fraction of the rows the thresholds and the
-	// probabilities are fitted on, by a model trained on the others,
-	// before the final model is trained on all of them; 0 means 0.2. A
-	// negative Holdout fits none: every threshold is 0 and Proba is the
-	// logistic of the score.
+	// probabilities are fitted on; 0 means 0.2. They are the last rows
+	// of the first epoch's shuffled order, scored by the averaged model
+	// of the rows before them, before they are learned in their turn:
+	// one training gives the thresholds and the model, trained on all
+	// the rows. A negative Holdout fits none: every threshold is 0 and
+	// Proba is the logistic of the score.
 	Holdout float64
 }
 
@@ -186,12 +188,11 @@ func (m *MultiLabelModel) ProbaOfScores(s []float32, dst []float64) []float64 {
 // no label, a negative for every class. Each class is learned one
 // against the rest by cfg.Rule on the same pass over the rows (every
 // class scored at once), or all together by the ranking perceptron.
-// Then, unless cfg.Holdout is negative, a model trained the same way on
-// all but a held-out part of the rows fits each class's threshold (the
-// one that maximizes its F1 on the held-out rows; 0 for a class with no
-// held-out row), kept where it is below 0 but not below ThresholdFloor,
-// and its Platt scaling, which the final model, trained
-// on all rows, keeps.
+// Unless cfg.Holdout is negative, a part of the rows is held out in the
+// first epoch (see MultiLabelConfig.Holdout) and each class's threshold
+// fitted on their scores (the one that maximizes its F1 on them; 0 for a
+// class with no held-out positive), kept where it is below 0 but not
+// below ThresholdFloor, and its Platt scaling, which the model keeps.
 //
 // Errors wrap ErrNoData, ErrLabels (a class out of range), ErrConfig or
 // ErrMemory.
@@ -215,6 +216,9 @@ func FitMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, classes int, c
 			}
 		}
 	}
+	if X.Rows > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: %d rows, more than multi-label training takes (%d)", ErrConfig, X.Rows, math.MaxInt32)
+	}
 	if err := budget.Check(0, budget.Mul(2*4, int64(X.Cols), int64(classes)), "a multi-label model's weights"); err != nil {
 		return nil, err
 	}
@@ -228,55 +232,64 @@ func FitMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, classes int, c
 		cfg.Holdout = 0.2
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d6c))
-	all := make([]int, X.Rows)
-	for i := range all {
-		all[i] = i
-	}
-	var thr []float32
-	var pa, pb []float64
+	nh := 0
 	if cfg.Holdout > 0 && X.Rows >= 10 {
-		perm := slices.Clone(all)
-		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		nh := max(1, int(cfg.Holdout*float64(X.Rows)))
-		held, rest := perm[:nh], perm[nh:]
-		slices.Sort(rest)
-		m, err := trainMultiLabel(ctx, X, Y, classes, rest, cfg, rng)
-		if err != nil {
-			return nil, err
-		}
-		thr, pa, pb = fitThresholds(m, X, Y, held)
+		nh = max(1, int(cfg.Holdout*float64(X.Rows)))
 	}
-	m, err := trainMultiLabel(ctx, X, Y, classes, all, cfg, rng)
+	m, held, err := trainMultiLabel(ctx, X, Y, classes, cfg, nh, rng)
 	if err != nil {
 		return nil, err
 	}
-	if thr != nil {
-		m.thresholds, m.plattA, m.plattB = thr, pa, pb
+	if held != nil {
+		m.thresholds, m.plattA, m.plattB = fitThresholds(held.scores, held.rows, Y, classes)
 	}
 	return m, nil
 }
 
-// trainMultiLabel runs the epochs over the rows rows of X and returns
-// the averaged model, thresholds 0.
-func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows []int, cfg MultiLabelConfig, rng *rand.Rand) (*MultiLabelModel, error) {
+// heldOut holds the scores of the rows thresholds are fitted on:
+// scores[k*K+c] is class c's score of row rows[k].
+type heldOut struct {
+	rows   []int
+	scores []float32
+}
+
+// trainMultiLabel runs cfg.Epochs shuffled epochs over the rows of X and
+// returns the averaged model, thresholds 0. With nh > 0 the last nh rows
+// of the first epoch's order are held out until the rest of that epoch
+// has been learned: the averaged model at that point, the one a first
+// epoch over the other rows gives, scores them (these scores are
+// returned for the thresholds), and then they are learned like the
+// others, in that epoch and the next. So the thresholds come from the
+// one training, at the cost of scoring a fifth of the rows once more.
+//
+// Every class is scored in one pass over each row (asm.AddScoresF32 over
+// the weights, stored feature-major). The running sums behind the
+// average (see mlLog) are not kept beside the weights but replayed class
+// by class at the end.
+func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, cfg MultiLabelConfig, nh int, rng *rand.Rand) (*MultiLabelModel, *heldOut, error) {
 	D := X.Cols
 	w := make([]float32, D*K)
-	u := make([]float32, D*K) // Σ t·Δw: the average is w - u/t
 	b := make([]float64, K)
 	ub := make([]float64, K)
-	order := slices.Clone(rows)
+	order := make([]int, X.Rows)
+	for i := range order {
+		order[i] = i
+	}
 	s := make([]float32, K)
 	tau := make([]float64, K) // each class's signed step on this row
-	tau32 := make([]float32, K)
-	active := make([]int, 0, K)
 	rel := make([]bool, K)
+	lg := newMLLog(D, K)
+	var held *heldOut
 	t := 1.0
 	for ep := 0; ep < cfg.Epochs; ep++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, i := range order {
+		for p, i := range order {
+			if ep == 0 && nh > 0 && p == len(order)-nh {
+				held = lg.scoreAveraged(X, order[p:], w, b, ub, t)
+			}
 			lo, hi := X.Indptr[i], X.Indptr[i+1]
 			ind, val := X.Ind[lo:hi], X.Val[lo:hi]
 			for c := range s {
@@ -293,90 +306,251 @@ func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows 
 			if cfg.Ranking {
 				moved = rankingSteps(s, rel, tau)
 			} else {
-				var sq float64
-				if cfg.Rule != Perceptron {
-					sq = 1 // the bias's feature
-					for _, v := range val {
-						sq += float64(v) * float64(v)
-					}
-				}
-				for c := range s {
-					y := -1.0
-					if rel[c] {
-						y = 1
-					}
-					tau[c] = 0
-					m := y * float64(s[c])
-					switch cfg.Rule {
-					case Perceptron:
-						if m <= 0 {
-							tau[c] = y
-						}
-					default:
-						if loss := 1 - m; loss > 0 && sq > 0 {
-							step := loss / sq
-							switch cfg.Rule {
-							case PA1:
-								step = min(cfg.C, step)
-							case PA2:
-								step = loss / (sq + 1/(2*cfg.C))
-							}
-							tau[c] = y * step
-						}
-					}
-					if tau[c] != 0 {
-						moved = true
-					}
-				}
+				moved = oneVsRestSteps(s, rel, val, cfg, tau)
 			}
 			if moved {
-				active = active[:0]
+				tt := float32(t)
 				for c, a := range tau {
-					tau32[c] = float32(a)
-					if a != 0 {
-						active = append(active, c)
-					}
-				}
-				// Each feature's K weights lie together: with many
-				// classes to move, two dense axpys over them; with few,
-				// those classes alone.
-				dense := 4*len(active) >= K
-				for k, j := range ind {
-					row := w[int(j)*K : int(j)*K+K]
-					urow := u[int(j)*K : int(j)*K+K]
-					v := val[k]
-					if dense {
-						asm.AxpyF32(v, tau32, row)
-						asm.AxpyF32(float32(t)*v, tau32, urow)
+					if a == 0 {
 						continue
 					}
-					for _, c := range active {
-						d := tau32[c] * v
-						row[c] += d
-						urow[c] += float32(t) * d
+					// Every product is rounded before it is added (the
+					// conversion keeps the compiler from fusing them),
+					// so that the weights are the same on every CPU.
+					a32 := float32(a)
+					for k, j := range ind {
+						w[int(j)*K+c] += float32(a32 * val[k])
 					}
-				}
-				for c, a := range tau {
 					b[c] += a
 					ub[c] += t * a
+					lg.add(X, c, i, tt, a32)
 				}
 			}
 			t++
 		}
 	}
-	m := &MultiLabelModel{classes: K, dim: D, w: w, bias: make([]float32, K), thresholds: make([]float32, K)}
-	for k := range w {
-		w[k] -= float32(float64(u[k]) / t)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
+	lg.average(X, w, t)
+	m := &MultiLabelModel{classes: K, dim: D, w: w, bias: make([]float32, K), thresholds: make([]float32, K)}
 	for c := range b {
 		m.bias[c] = float32(b[c] - ub[c]/t)
 	}
 	for _, v := range w {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, ErrDiverged
+			return nil, nil, ErrDiverged
 		}
 	}
-	return m, nil
+	return m, held, nil
+}
+
+// oneVsRestSteps sets tau to each class's step on a row with values val
+// (scores s, relevant classes rel) by its own binary rule, cfg.Rule, and
+// reports whether any step is not 0.
+func oneVsRestSteps(s []float32, rel []bool, val []float32, cfg MultiLabelConfig, tau []float64) bool {
+	sq := 1.0 // the bias's feature
+	if cfg.Rule != Perceptron {
+		for _, v := range val {
+			sq += float64(v) * float64(v)
+		}
+	}
+	moved := false
+	for c := range s {
+		y := -1.0
+		if rel[c] {
+			y = 1
+		}
+		tau[c] = 0
+		m := y * float64(s[c])
+		switch cfg.Rule {
+		case Perceptron:
+			if m <= 0 {
+				tau[c] = y
+			}
+		default:
+			if loss := 1 - m; loss > 0 {
+				step := loss / sq
+				switch cfg.Rule {
+				case PA1:
+					step = min(cfg.C, step)
+				case PA2:
+					step = loss / (sq + 1/(2*cfg.C))
+				}
+				tau[c] = y * step
+			}
+		}
+		if tau[c] != 0 {
+			moved = true
+		}
+	}
+	return moved
+}
+
+// mlLogCap is the number of updates an mlLog keeps before it adds them
+// to a dense array of running sums. (A variable so that tests can lower
+// it.)
+var mlLogCap = 1 << 20
+
+// mlLog keeps what the averaged weights need: the running sum
+// u[j·K+c] = Σ t·Δw[j·K+c] over the steps t, the average being w - u/t.
+// Adding to u at every update, beside the weights, costs a cache miss
+// per feature of the row whenever the K weights of every feature are
+// larger than the caches; updates are rare next to the rows scored (a
+// few classes of a row, fewer every epoch), so the log records them
+// (class, row, step, step size) and replays them class by class, the
+// sums of one class in a dense array of D that the caches hold. Each
+// u[j·K+c] receives the same terms in the same order as it would beside
+// the weights, so the average is the same to the bit. Past mlLogCap
+// updates the log is added to a dense u, allocated then.
+type mlLog struct {
+	D, K    int
+	entries []mlEntry
+	u       []float32 // dense running sums, nil until the log overflows
+	buf     []float32 // one class's sums
+}
+
+type mlEntry struct {
+	class, row int32
+	t, a       float32
+}
+
+func newMLLog(D, K int) *mlLog { return &mlLog{D: D, K: K} }
+
+// add records that class c moved by a on row i at step t.
+func (l *mlLog) add(X *sparse.CSR, c, i int, t, a float32) {
+	if len(l.entries) >= mlLogCap {
+		l.spill(X)
+	}
+	l.entries = append(l.entries, mlEntry{class: int32(c), row: int32(i), t: t, a: a})
+}
+
+// byClass returns the entries grouped by class, in the order of the
+// steps within each class, and the start of each class's group.
+func (l *mlLog) byClass() ([]mlEntry, []int) {
+	start := make([]int, l.K+1)
+	for _, e := range l.entries {
+		start[e.class+1]++
+	}
+	for c := range l.K {
+		start[c+1] += start[c]
+	}
+	out := make([]mlEntry, len(l.entries))
+	next := slices.Clone(start[:l.K])
+	for _, e := range l.entries {
+		out[next[e.class]] = e
+		next[e.class]++
+	}
+	return out, start
+}
+
+// term adds to sums the terms t·(a·v) of entry e, for the features j of
+// its row at sums[j·stride+off].
+func term(X *sparse.CSR, e mlEntry, sums []float32, stride, off int) {
+	lo, hi := X.Indptr[e.row], X.Indptr[e.row+1]
+	for k, j := range X.Ind[lo:hi] {
+		d := float32(e.a * X.Val[lo+int64(k)])
+		sums[int(j)*stride+off] += float32(e.t * d)
+	}
+}
+
+// spill adds the logged updates to the dense u and empties the log.
+func (l *mlLog) spill(X *sparse.CSR) {
+	if l.u == nil {
+		l.u = make([]float32, l.D*l.K)
+	}
+	es, start := l.byClass()
+	for c := range l.K {
+		for _, e := range es[start[c]:start[c+1]] {
+			term(X, e, l.u, l.K, c)
+		}
+	}
+	l.entries = l.entries[:0]
+}
+
+// classSums calls f for each class with its running sums in a dense
+// array of D (what the dense u holds of it plus the log) and the
+// features whose sums may not be 0 (every feature with a dense u: nil),
+// a feature possibly more than once. f must leave sums[j] at 0 for every
+// j of touched.
+func (l *mlLog) classSums(X *sparse.CSR, f func(c int, sums []float32, touched []int32)) {
+	if l.buf == nil {
+		l.buf = make([]float32, l.D)
+	}
+	es, start := l.byClass()
+	var touched []int32
+	for c := range l.K {
+		if l.u != nil {
+			for j := range l.D {
+				l.buf[j] = l.u[j*l.K+c]
+			}
+			for _, e := range es[start[c]:start[c+1]] {
+				term(X, e, l.buf, 1, 0)
+			}
+			f(c, l.buf, nil)
+			continue
+		}
+		// A sum at 0 before a term is added is new, or back at 0: its
+		// feature is listed again, which f's reset makes harmless.
+		touched = touched[:0]
+		for _, e := range es[start[c]:start[c+1]] {
+			lo, hi := X.Indptr[e.row], X.Indptr[e.row+1]
+			for k, j := range X.Ind[lo:hi] {
+				if l.buf[j] == 0 {
+					touched = append(touched, j)
+				}
+				d := float32(e.a * X.Val[lo+int64(k)])
+				l.buf[j] += float32(e.t * d)
+			}
+		}
+		f(c, l.buf, touched)
+	}
+	if l.u != nil {
+		clear(l.buf)
+	}
+}
+
+// average turns w into the averaged weights w - u/t.
+func (l *mlLog) average(X *sparse.CSR, w []float32, t float64) {
+	K := l.K
+	l.classSums(X, func(c int, sums []float32, touched []int32) {
+		if touched == nil {
+			for j, v := range sums {
+				w[j*K+c] -= float32(float64(v) / t)
+			}
+			return
+		}
+		for _, j := range touched {
+			w[int(j)*K+c] -= float32(float64(sums[j]) / t)
+			sums[j] = 0
+		}
+	})
+}
+
+// scoreAveraged returns the scores of the rows rows by the averaged
+// model at step t, weights w and biases b with running sums ub.
+func (l *mlLog) scoreAveraged(X *sparse.CSR, rows []int, w []float32, b, ub []float64, t float64) *heldOut {
+	K := l.K
+	h := &heldOut{rows: slices.Clone(rows), scores: make([]float32, len(rows)*K)}
+	for k, i := range rows {
+		lo, hi := X.Indptr[i], X.Indptr[i+1]
+		asm.AddScoresF32(w, X.Ind[lo:hi], X.Val[lo:hi], h.scores[k*K:(k+1)*K])
+	}
+	l.classSums(X, func(c int, sums []float32, touched []int32) {
+		bias := float32(b[c] - ub[c]/t)
+		for k, i := range rows {
+			var su float32
+			lo, hi := X.Indptr[i], X.Indptr[i+1]
+			for q, j := range X.Ind[lo:hi] {
+				su += float32(X.Val[lo+int64(q)] * sums[j])
+			}
+			h.scores[k*K+c] += bias - float32(float64(su)/t)
+		}
+		for _, j := range touched {
+			sums[j] = 0
+		}
+	})
+	return h
 }
 
 // rankingSteps sets tau to the ranking perceptron's steps for one row:
@@ -425,24 +599,21 @@ func rankingSteps(s []float32, rel []bool, tau []float64) bool {
 	return true
 }
 
-// fitThresholds scores the held-out rows with m and returns each class's
-// F1-maximizing threshold and Platt scaling (a, b).
-func fitThresholds(m *MultiLabelModel, X *sparse.CSR, Y [][]int, held []int) ([]float32, []float64, []float64) {
-	K := m.classes
-	scores := make([][]float32, K)
+// fitThresholds returns each class's F1-maximizing threshold and Platt
+// scaling (a, b) from the scores of the held-out rows.
+func fitThresholds(scores []float32, held []int, Y [][]int, K int) ([]float32, []float64, []float64) {
+	byClass := make([][]float32, K)
 	pos := make([][]bool, K)
-	s := make([]float32, K)
 	rel := make([]bool, K)
-	for _, i := range held {
-		s = m.Scores(X.Row(i), s)
+	for k, i := range held {
 		for c := range rel {
 			rel[c] = false
 		}
 		for _, c := range Y[i] {
 			rel[c] = true
 		}
-		for c := range s {
-			scores[c] = append(scores[c], s[c])
+		for c := range K {
+			byClass[c] = append(byClass[c], scores[k*K+c])
 			pos[c] = append(pos[c], rel[c])
 		}
 	}
@@ -456,9 +627,9 @@ func fitThresholds(m *MultiLabelModel, X *sparse.CSR, Y [][]int, held []int) ([]
 		// often falls far among the negatives, and such cuts cost
 		// more on new rows (many false positives of that class) than
 		// they gain.
-		thr[c] = max(min(bestF1Threshold(scores[c], pos[c]), 0), ThresholdFloor)
+		thr[c] = max(min(bestF1Threshold(byClass[c], pos[c]), 0), ThresholdFloor)
 		pa[c], pb[c] = -1, 0
-		if cal, err := calibrate.FitPlatt(scores[c], pos[c]); err == nil {
+		if cal, err := calibrate.FitPlatt(byClass[c], pos[c]); err == nil {
 			if a, b, ok := cal.Platt(); ok {
 				pa[c], pb[c] = a, b
 			}

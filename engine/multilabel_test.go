@@ -261,7 +261,11 @@ func TestFitThresholdsBounds(t *testing.T) {
 	vals := []float32{2, 2, 1, 1}
 	X := &sparse.CSR{Rows: 4, Cols: 1, Indptr: []int64{0, 1, 2, 3, 4}, Ind: []int32{0, 0, 0, 0}, Val: vals}
 	Y := [][]int{{0, 1}, {0, 1}, {}, {}}
-	thr, _, _ := fitThresholds(m, X, Y, []int{0, 1, 2, 3})
+	var scores []float32
+	for i := range X.Rows {
+		scores = append(scores, m.Scores(X.Row(i), nil)...)
+	}
+	thr, _, _ := fitThresholds(scores, []int{0, 1, 2, 3}, Y, 3)
 	if want := []float32{0, ThresholdFloor, 0}; !slices.Equal(thr, want) {
 		t.Errorf("thresholds %v, want %v", thr, want)
 	}
