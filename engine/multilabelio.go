@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
@@ -53,9 +54,7 @@ func (m *MultiLabelModel) MarshalBinary() ([]byte, error) {
 	b = binary.LittleEndian.AppendUint64(b, uint64(K))
 	b = binary.LittleEndian.AppendUint64(b, uint64(D))
 	for _, s := range [][]float32{m.w, m.bias, m.thresholds} {
-		for _, v := range s {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-		}
+		b = appendF32s(b, s)
 	}
 	if m.plattA != nil {
 		for c := range K {
@@ -106,9 +105,7 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabelModel, error) {
 	p := b[24:]
 	f32 := func(n int) []float32 {
 		out := make([]float32, n)
-		for i := range out {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
-		}
+		readF32s(out, p)
 		p = p[4*n:]
 		return out
 	}
@@ -157,7 +154,7 @@ func LoadMultiLabel(path string) (*MultiLabelModel, error) {
 	if err := budget.Check(0, fi.Size(), "the multi-label model "+path); err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(f, fi.Size()+1))
+	b, err := readSized(f, fi.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -166,4 +163,48 @@ func LoadMultiLabel(path string) (*MultiLabelModel, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
+}
+
+// littleEndian reports whether the machine stores numbers little-endian,
+// as the model files do: then a slice of float32 is its own encoding.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// appendF32s appends the little-endian bytes of s to b: one copy of
+// s's memory where the machine is little-endian (a model's weights are
+// tens of megabytes), else float by float.
+func appendF32s(b []byte, s []float32) []byte {
+	if littleEndian {
+		return append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s))...)
+	}
+	for _, v := range s {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+	}
+	return b
+}
+
+// readF32s decodes the first 4·len(dst) bytes of p, little-endian
+// float32, into dst.
+func readF32s(dst []float32, p []byte) {
+	p = p[:4*len(dst)]
+	if littleEndian {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 4*len(dst)), p)
+		return
+	}
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
+	}
+}
+
+// readSized reads up to size+1 bytes of r, a file of size bytes when it
+// was opened, into one buffer: io.ReadAll's growing buffer would copy a
+// model of tens of megabytes several times over. A byte beyond size (the
+// file grew) is kept, for the decoder to refuse, as io.ReadAll on
+// io.LimitReader(r, size+1) would.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, size+1)
+	n, err := io.ReadFull(r, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return b[:n], err
 }

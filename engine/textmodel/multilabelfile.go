@@ -47,7 +47,14 @@ func (m *MultiLabel) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := []byte(MultiLabelMagic)
+	n := 4 + 2 + 2 + 8 + len(fb) + 8 + 8 + len(mb) + 4
+	for _, l := range m.names {
+		n += 4 + len(l)
+	}
+	// One buffer of the file's size: the model is tens of megabytes,
+	// which a growing buffer would copy more than once.
+	b := make([]byte, 0, n)
+	b = append(b, MultiLabelMagic...)
 	b = binary.LittleEndian.AppendUint16(b, multiLabelVersion)
 	b = binary.LittleEndian.AppendUint16(b, 0)
 	b = binary.LittleEndian.AppendUint64(b, uint64(len(fb)))
@@ -162,11 +169,15 @@ func LoadMultiLabel(path string) (*MultiLabel, error) {
 	if err := budget.Check(0, 2*fi.Size(), "the multi-label text model "+path); err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(fh, fi.Size()+1))
-	if err != nil {
+	// One buffer of the file's size (and a byte more, to see a file
+	// that grew): io.ReadAll's growing buffer would copy the model's
+	// tens of megabytes more than once.
+	b := make([]byte, fi.Size()+1)
+	n, err := io.ReadFull(fh, b)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, err
 	}
-	m, err := UnmarshalMultiLabel(b)
+	m, err := UnmarshalMultiLabel(b[:n])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
