@@ -37,12 +37,15 @@ type MultiLabelConfig struct {
 	// label moves every class scored above 0 down.
 	Ranking bool
 	// Holdout is the fraction of the rows the thresholds and the
-	// probabilities are fitted on; 0 means 0.2. They are the last rows
-	// of the first epoch's shuffled order, scored by the averaged model
-	// of the rows before them, before they are learned in their turn:
-	// one training gives the thresholds and the model, trained on all
-	// the rows. A negative Holdout fits none: every threshold is 0 and
-	// Proba is the logistic of the score.
+	// probabilities are fitted on; 0 means 0.2. With a PA rule they are
+	// the last rows of the first epoch's shuffled order, scored by the
+	// averaged model of the rows before them, before they are learned
+	// in their turn: one training gives the thresholds and the model,
+	// trained on all the rows. The perceptron's and the ranking
+	// perceptron's scores grow with the epochs, so theirs are scored by
+	// a model trained with every epoch on the other rows, before the
+	// final model is trained on all of them. A negative Holdout fits
+	// none: every threshold is 0 and Proba is the logistic of the score.
 	Holdout float64
 }
 
@@ -188,8 +191,8 @@ func (m *MultiLabelModel) ProbaOfScores(s []float32, dst []float64) []float64 {
 // no label, a negative for every class. Each class is learned one
 // against the rest by cfg.Rule on the same pass over the rows (every
 // class scored at once), or all together by the ranking perceptron.
-// Unless cfg.Holdout is negative, a part of the rows is held out in the
-// first epoch (see MultiLabelConfig.Holdout) and each class's threshold
+// Unless cfg.Holdout is negative, a part of the rows is held out (see
+// MultiLabelConfig.Holdout) and each class's threshold
 // fitted on their scores (the one that maximizes its F1 on them; 0 for a
 // class with no held-out positive), kept where it is below 0 but not
 // below ThresholdFloor, and its Platt scaling, which the model keeps.
@@ -236,7 +239,36 @@ func FitMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, classes int, c
 	if cfg.Holdout > 0 && X.Rows >= 10 {
 		nh = max(1, int(cfg.Holdout*float64(X.Rows)))
 	}
-	m, held, err := trainMultiLabel(ctx, X, Y, classes, cfg, nh, rng)
+	all := make([]int, X.Rows)
+	for i := range all {
+		all[i] = i
+	}
+	if nh > 0 && (cfg.Ranking || cfg.Rule == Perceptron) {
+		// The perceptrons' scores grow with the epochs (nothing ties
+		// them to a margin), so a first epoch's scores would put the
+		// thresholds on another scale than the model's: a model
+		// trained with every epoch on the other rows scores the
+		// held-out ones, and the model is trained again on all.
+		perm := slices.Clone(all)
+		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		held, rest := perm[:nh], perm[nh:]
+		slices.Sort(rest)
+		m, _, err := trainMultiLabel(ctx, X, Y, classes, rest, cfg, 0, rng)
+		if err != nil {
+			return nil, err
+		}
+		scores := make([]float32, nh*classes)
+		for k, i := range held {
+			m.Scores(X.Row(i), scores[k*classes:(k+1)*classes])
+		}
+		thr, pa, pb := fitThresholds(scores, held, Y, classes)
+		if m, _, err = trainMultiLabel(ctx, X, Y, classes, all, cfg, 0, rng); err != nil {
+			return nil, err
+		}
+		m.thresholds, m.plattA, m.plattB = thr, pa, pb
+		return m, nil
+	}
+	m, held, err := trainMultiLabel(ctx, X, Y, classes, all, cfg, nh, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -253,9 +285,9 @@ type heldOut struct {
 	scores []float32
 }
 
-// trainMultiLabel runs cfg.Epochs shuffled epochs over the rows of X and
-// returns the averaged model, thresholds 0. With nh > 0 the last nh rows
-// of the first epoch's order are held out until the rest of that epoch
+// trainMultiLabel runs cfg.Epochs shuffled epochs over the rows rows of
+// X and returns the averaged model, thresholds 0. With nh > 0 the last
+// nh rows of the first epoch's order are held out until the rest of that epoch
 // has been learned: the averaged model at that point, the one a first
 // epoch over the other rows gives, scores them (these scores are
 // returned for the thresholds), and then they are learned like the
@@ -266,15 +298,12 @@ type heldOut struct {
 // the weights, stored feature-major). The running sums behind the
 // average (see mlLog) are not kept beside the weights but replayed class
 // by class at the end.
-func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, cfg MultiLabelConfig, nh int, rng *rand.Rand) (*MultiLabelModel, *heldOut, error) {
+func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows []int, cfg MultiLabelConfig, nh int, rng *rand.Rand) (*MultiLabelModel, *heldOut, error) {
 	D := X.Cols
 	w := make([]float32, D*K)
 	b := make([]float64, K)
 	ub := make([]float64, K)
-	order := make([]int, X.Rows)
-	for i := range order {
-		order[i] = i
-	}
+	order := slices.Clone(rows)
 	s := make([]float32, K)
 	tau := make([]float64, K) // each class's signed step on this row
 	rel := make([]bool, K)

@@ -112,7 +112,7 @@ func TestOneVsRestMatchesPerClass(t *testing.T) {
 		mlLogCap = cap
 		for _, rule := range []Rule{Perceptron, PA1} {
 			cfg := MultiLabelConfig{Rule: rule, Epochs: 4, C: 0.5, Seed: 11}
-			m, held, err := trainMultiLabel(context.Background(), X, Y, 6, cfg, 0, rand.New(rand.NewPCG(cfg.Seed, 0x6d6c)))
+			m, held, err := trainMultiLabel(context.Background(), X, Y, 6, allRows(X.Rows), cfg, 0, rand.New(rand.NewPCG(cfg.Seed, 0x6d6c)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func TestHeldOutScoresUnseen(t *testing.T) {
 		}
 	}
 	const nh = 12
-	m, held, err := trainMultiLabel(context.Background(), X, Y, K, MultiLabelConfig{Rule: PA1, C: 1, Epochs: 3}, nh, rand.New(rand.NewPCG(1, 2)))
+	m, held, err := trainMultiLabel(context.Background(), X, Y, K, allRows(X.Rows), MultiLabelConfig{Rule: PA1, C: 1, Epochs: 3}, nh, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestHeldOutScoresAveraged(t *testing.T) {
 	defer func(c int) { mlLogCap = c }(mlLogCap)
 	for _, cap := range []int{1 << 20, 5} {
 		mlLogCap = cap
-		_, held, err := trainMultiLabel(context.Background(), X, Y, 4, cfg, nh, rand.New(rand.NewPCG(cfg.Seed, 0x6d6c)))
+		_, held, err := trainMultiLabel(context.Background(), X, Y, 4, allRows(X.Rows), cfg, nh, rand.New(rand.NewPCG(cfg.Seed, 0x6d6c)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,6 +296,45 @@ func TestF32sEncoding(t *testing.T) {
 	for i := range s {
 		if math.Float32bits(back[i]) != math.Float32bits(s[i]) {
 			t.Fatalf("float %d decodes to %#x, want %#x", i, math.Float32bits(back[i]), math.Float32bits(s[i]))
+		}
+	}
+}
+
+func allRows(n int) []int {
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	return rows
+}
+
+// TestPerceptronThresholdsFromFullTraining: the perceptrons' thresholds
+// and Platt scaling come from a model trained with every epoch on the rows not held out
+// (their scores grow with the epochs), not from the first epoch's.
+func TestPerceptronThresholdsFromFullTraining(t *testing.T) {
+	X, Y := mlNoisy(7, 200, 25, 4)
+	for _, cfg := range []MultiLabelConfig{{Rule: Perceptron, Epochs: 4, Seed: 5}, {Ranking: true, Epochs: 4, Seed: 5}} {
+		m, err := FitMultiLabel(context.Background(), X, Y, 4, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d6c))
+		perm := allRows(X.Rows)
+		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		held, rest := perm[:40], slices.Clone(perm[40:])
+		slices.Sort(rest)
+		cfg.C = 1
+		ref, _, err := trainMultiLabel(context.Background(), X, Y, 4, rest, cfg, 0, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scores []float32
+		for _, i := range held {
+			scores = append(scores, ref.Scores(X.Row(i), nil)...)
+		}
+		want, pa, pb := fitThresholds(scores, held, Y, 4)
+		if got := m.Thresholds(); !slices.Equal(got, want) || !slices.Equal(m.plattA, pa) || !slices.Equal(m.plattB, pb) {
+			t.Errorf("%+v: thresholds %v and Platt scaling %v %v, want %v, %v %v from a model trained on the other rows", cfg, got, m.plattA, m.plattB, want, pa, pb)
 		}
 	}
 }
