@@ -287,9 +287,9 @@ type heldOut struct {
 
 // trainMultiLabel runs cfg.Epochs shuffled epochs over the rows rows of
 // X and returns the averaged model, thresholds 0. With nh > 0 the last
-// nh rows of the first epoch's order are held out until the rest of that epoch
-// has been learned: the averaged model at that point, the one a first
-// epoch over the other rows gives, scores them (these scores are
+// nh rows of the first epoch's order are held out until the rest of
+// that epoch has been learned: the averaged model at that point, the one
+// a first epoch over the other rows gives, scores them (these scores are
 // returned for the thresholds), and then they are learned like the
 // others, in that epoch and the next. So the thresholds come from the
 // one training, at the cost of scoring a fifth of the rows once more.
