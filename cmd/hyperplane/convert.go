@@ -185,13 +185,8 @@ fails).
 			} else if isCachePath(dst) && *shards == 0 {
 				// Text to a cache: the rows go to OUT as they are
 				// made, never all in memory (text.FitCache).
-				var w io.Writer = ctxWriter{ctx, outs.writer(dst)}
-				var info <-chan cacheInfo
-				if outs.stream(dst) {
-					tw, c := countCache(w)
-					defer tw.Close()
-					w, info = tw, c
-				}
+				w, info, closeCount := cacheWriter(ctx, outs, dst)
+				defer closeCount()
 				r, err := text.FitCache(ctx, src, topt, cfg, w, text.CacheOptions{TempDir: cacheDir(dst)})
 				if err != nil {
 					return interrupted(ctx, err)
@@ -226,15 +221,8 @@ fails).
 			if isCachePath(dst) && *shards == 0 {
 				// Row by row, in bounded memory.
 				ropt := sparse.ReadOptions{Dim: *dim, Name: name}
-				var w io.Writer = ctxWriter{ctx, outs.writer(dst)}
-				var info <-chan cacheInfo
-				if outs.stream(dst) {
-					// A stream cannot be opened again to count what it
-					// got: a copy of the bytes is counted as they go.
-					tw, c := countCache(w)
-					defer tw.Close()
-					w, info = tw, c
-				}
+				w, info, closeCount := cacheWriter(ctx, outs, dst)
+				defer closeCount()
 				if err := hpc.ConvertLIBSVM(w, src, ropt, hpc.WriterOptions{}); err != nil {
 					return interrupted(ctx, err)
 				}
@@ -281,6 +269,20 @@ fails).
 		return res.print(report, t0, *asJSON)
 	}
 	return c
+}
+
+// cacheWriter returns where convert writes the cache OUT (dst): the
+// output's writer, through a counter of what it gets when OUT is a
+// stream (which cannot be opened again to count it: a copy of the bytes
+// is counted as they go, the count coming on info), and what closes that
+// counter (a no-op otherwise).
+func cacheWriter(ctx context.Context, outs *outputs, dst string) (w io.Writer, info <-chan cacheInfo, closeCount func()) {
+	w = ctxWriter{ctx, outs.writer(dst)}
+	if !outs.stream(dst) {
+		return w, nil, func() {}
+	}
+	tw, c := countCache(w)
+	return tw, c, func() { tw.Close() }
 }
 
 // finishCache commits the cache written to dst through w and puts its

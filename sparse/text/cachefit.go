@@ -86,16 +86,7 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 		tmp.Close()
 		os.Remove(tmp.Name())
 	}()
-	f := &Featurizer{cfg: cfg}
-	if !cfg.Vocabulary {
-		f.dim = 1 << cfg.Bits
-		f.mask = uint64(f.dim - 1)
-	}
-	var dfc *dfCounter
-	if cfg.IDF && !cfg.Vocabulary {
-		dfc = newDFCounter(f, cfg.workers())
-	}
-	acct := &vocabBudget{f: f, workers: cfg.workers()}
+	f, dfc, acct := newStreamFit(cfg)
 	if cfg.Vocabulary {
 		acct.soft = co.VocabBytes
 		if acct.soft == 0 {

@@ -325,8 +325,10 @@ func FitReaderContext(ctx context.Context, r io.Reader, opt ReadOptions, cfg Con
 	return fitReader(ctxReader{ctx, r}, opt, ncfg)
 }
 
-// fitReader is FitFile on a reader.
-func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
+// newStreamFit returns the featurizer a fit while reading fills in, with
+// its width set when hashing, and what counts its terms: the buckets'
+// document frequencies (hashing with IDF) and the vocabulary's memory.
+func newStreamFit(cfg Config) (*Featurizer, *dfCounter, *vocabBudget) {
 	f := &Featurizer{cfg: cfg}
 	if !cfg.Vocabulary {
 		f.dim = 1 << cfg.Bits
@@ -336,7 +338,12 @@ func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.D
 	if cfg.IDF && !cfg.Vocabulary {
 		dfc = newDFCounter(f, cfg.workers())
 	}
-	acct := &vocabBudget{f: f}
+	return f, dfc, &vocabBudget{f: f, workers: cfg.workers()}
+}
+
+// fitReader is FitFile on a reader.
+func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
+	f, dfc, acct := newStreamFit(cfg)
 	sc := NewScanner(r, opt)
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
 	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece {
