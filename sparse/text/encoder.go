@@ -68,31 +68,12 @@ func (e *Encoder) counts(s string) {
 	keys, hashes := e.keys[:0], e.hashes[:0]
 	w := &e.w
 	w.seen = 0
-	for i := 0; i < len(s); {
-		c := byteClass[s[i]]
-		if c == sep {
-			i++
-			continue
+	for i := 0; ; {
+		h, _, next, _, ok := w.tok.nextHashed(s, i)
+		if !ok {
+			break
 		}
-		// Inline fast path for a token of lowercase ASCII letters and
-		// digits, the bulk of most text; the tokenizer does the rest.
-		j := i
-		if c == word {
-			for j++; j < len(s) && byteClass[s[j]] == word; j++ {
-			}
-		}
-		var h uint64
-		if j > i && (j == len(s) || byteClass[s[j]] == sep) {
-			h = xxhash.Sum64String(s[i:j])
-			i = j
-		} else {
-			a, b, lowered, ok := w.tok.next(s, i)
-			if !ok {
-				break
-			}
-			h = w.tok.hash(s, a, b, lowered)
-			i = b
-		}
+		i = next
 		// The n-grams ending with this token; hashing with unigrams or
 		// bigrams, the common cases, is spelled out.
 		switch {
@@ -197,6 +178,33 @@ func (f *Featurizer) weigh(ind []int32, val []float32) {
 			}
 		}
 	}
+}
+
+// nextHashed finds the first token of s at or after byte i, as next
+// does, and returns its hash, where it starts, where it ends, whether
+// t.buf holds it lowered, and false when there is none. A token of
+// lowercase ASCII letters and digits, the bulk of most text, takes a
+// fast path of its own; the tokenizer does the rest.
+func (t *tokenizer) nextHashed(s string, i int) (h uint64, a, b int, lowered, ok bool) {
+	for i < len(s) && byteClass[s[i]] == sep {
+		i++
+	}
+	if i == len(s) {
+		return 0, 0, 0, false, false
+	}
+	j := i
+	if byteClass[s[i]] == word {
+		for j++; j < len(s) && byteClass[s[j]] == word; j++ {
+		}
+	}
+	if j > i && (j == len(s) || byteClass[s[j]] == sep) {
+		return xxhash.Sum64String(s[i:j]), i, j, false, true
+	}
+	a, b, lowered, ok = t.next(s, i)
+	if !ok {
+		return 0, 0, 0, false, false
+	}
+	return t.hash(s, a, b, lowered), a, b, lowered, true
 }
 
 // sortKeys sorts a in increasing order, using tmp (len(tmp) == len(a)) as

@@ -3,8 +3,6 @@ package text
 import (
 	"sync"
 	"sync/atomic"
-
-	"github.com/cespare/xxhash/v2"
 )
 
 // Fitting a vocabulary while the text streams by: every worker counts the
@@ -66,33 +64,13 @@ func (e *Encoder) countRow(s string) error {
 	// own: its lookups are independent of one another, so the processor
 	// can wait for several cache misses at once.
 	grams := e.grams[:0]
-	for i := 0; i < len(s); {
-		c := byteClass[s[i]]
-		if c == sep {
-			i++
-			continue
+	for i := 0; ; {
+		h, a, b, lowered, ok := w.tok.nextHashed(s, i)
+		if !ok {
+			break
 		}
-		// The same fast path for lowercase ASCII tokens as counts.
-		j := i
-		if c == word {
-			for j++; j < len(s) && byteClass[s[j]] == word; j++ {
-			}
-		}
-		var h uint64
-		var t int32
-		if j > i && (j == len(s) || byteClass[s[j]] == sep) {
-			h = xxhash.Sum64String(s[i:j])
-			t = e.toks.add(&w.tok, s, i, j, false)
-			i = j
-		} else {
-			a, b, lowered, ok := w.tok.next(s, i)
-			if !ok {
-				break
-			}
-			h = w.tok.hash(s, a, b, lowered)
-			t = e.toks.add(&w.tok, s, a, b, lowered)
-			i = b
-		}
+		t := e.toks.add(&w.tok, s, a, b, lowered)
+		i = b
 		win := w.push(h)
 		grams = append(grams, gramRef{h, t, 1})
 		for n := 2; n <= len(win); n++ {
