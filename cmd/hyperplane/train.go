@@ -73,7 +73,20 @@ its classes. The new epochs average from the model's weights (a model
 keeps its average, not the vectors it averaged). Kernel and voted
 models do not continue, nor pegasos, logistic and modified_huber (their
 steps follow the examples seen; another -algo continues from the
-weights).`,
+weights).
+
+On labelled raw text (JSONL, label<TAB>text, fastText's __label__ lines,
+plain or gzip) train fits the featurizer itself (words and pairs of
+words in at least two documents, log tf, IDF, unless the text flags say
+otherwise) and writes one text model. From 4,000 documents up, a
+fortieth of them (250 to 5,000) is held out of the model to calibrate
+its probabilities on; -refit learns from every document and calibrates a
+second model instead, as smaller sets always are; -no-calibrate skips
+it. With -stream the text is read once, its rows written to a cache
+beside -o (else in TMPDIR) and the epochs read that cache a block at a
+time, so that neither the text nor its rows need fit in memory; the
+cache is removed however train ends. A text file of over 256 MB streams
+so by default (-stream=false keeps it in memory).`,
 	}
 	fs := &c.Flag
 	var cfg engine.Config
