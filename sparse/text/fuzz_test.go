@@ -88,6 +88,14 @@ func jsonlOracle(data []byte, opt ReadOptions) oracleResult {
 		if label == "" {
 			return fail(line, ErrLabel)
 		}
+		// A label is one field of one output line: no control
+		// characters (C0, DEL, C1, the Unicode line and paragraph
+		// separators).
+		for _, r := range label {
+			if r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 {
+				return fail(line, ErrLabel)
+			}
+		}
 		res.docs = append(res.docs, Doc{Label: label, Text: text, Line: line})
 	}
 	return res
