@@ -130,16 +130,7 @@ func (m *MultiLabelModel) Scores(x sparse.Vector, dst []float32) []float32 {
 func (m *MultiLabelModel) Predict(x sparse.Vector, dst []int) []int {
 	var buf [64]float32
 	s := m.Scores(x, buf[:0])
-	return m.decide(s, dst)
-}
-
-func (m *MultiLabelModel) decide(s []float32, dst []int) []int {
-	for c, v := range s {
-		if v >= m.thresholds[c] {
-			dst = append(dst, c)
-		}
-	}
-	return dst
+	return m.Decide(s, 0, dst)
 }
 
 // TopK appends to dst the k classes of x with the highest scores, best
@@ -147,6 +138,22 @@ func (m *MultiLabelModel) decide(s []float32, dst []int) []int {
 func (m *MultiLabelModel) TopK(x sparse.Vector, k int, dst []int) []int {
 	s := m.Scores(x, nil)
 	return appendTopK(s, k, dst)
+}
+
+// Decide appends to dst the classes that the scores s (from Scores)
+// give, and returns it: with k > 0 the k of the highest scores, best
+// first (ties by class), as TopK; else those whose scores reach their
+// thresholds, by class, as Predict.
+func (m *MultiLabelModel) Decide(s []float32, k int, dst []int) []int {
+	if k > 0 {
+		return appendTopK(s, k, dst)
+	}
+	for c, v := range s {
+		if v >= m.thresholds[c] {
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 func appendTopK(s []float32, k int, dst []int) []int {

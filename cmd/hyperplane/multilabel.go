@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"time"
 
@@ -222,7 +221,6 @@ func evalMultiLabelFile(ctx context.Context, env *Env, m *textmodel.MultiLabel, 
 // evalMultiLabel scores the rows of X against Y with lm.
 func evalMultiLabel(lm *engine.MultiLabelModel, names []string, X *sparse.CSR, Y [][]int, path string, unknown int) (*mlEvalResult, error) {
 	K := lm.Classes()
-	thr := lm.Thresholds()
 	pred := make([][]int, X.Rows)
 	zero := make([][]int, X.Rows)
 	atLeast1 := make([][]int, X.Rows)
@@ -230,11 +228,9 @@ func evalMultiLabel(lm *engine.MultiLabelModel, names []string, X *sparse.CSR, Y
 	var s []float32
 	for i := range X.Rows {
 		s = lm.Scores(X.Row(i), s)
-		ranked[i] = rankScores(s, 5)
+		ranked[i] = lm.Decide(s, 5, nil)
+		pred[i] = lm.Decide(s, 0, nil)
 		for c, v := range s {
-			if v >= thr[c] {
-				pred[i] = append(pred[i], c)
-			}
 			if v >= 0 {
 				zero[i] = append(zero[i], c)
 			}
@@ -289,22 +285,44 @@ func evalMultiLabel(lm *engine.MultiLabelModel, names []string, X *sparse.CSR, Y
 	return r, nil
 }
 
-// rankScores returns the indices of the k highest scores, best first.
-func rankScores(s []float32, k int) []int {
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
+// mlLine writes predict's lines for a multi-label model: the labels of
+// each row, chosen as the model decides (see engine.MultiLabelModel.
+// Decide), each with its score or probability when asked. Its buffers
+// serve every row.
+type mlLine struct {
+	m             *engine.MultiLabelModel
+	k             int
+	scores, proba bool
+	chosen        []int
+	p             []float64
+	b             []byte
+}
+
+// line returns the line for the scores s (without its end), the labels
+// named by name, and the classes chosen; both are overwritten by the
+// next call.
+func (l *mlLine) line(s []float32, name func(b []byte, c int) []byte) ([]byte, []int) {
+	l.chosen = l.m.Decide(s, l.k, l.chosen[:0])
+	if l.proba {
+		l.p = l.m.ProbaOfScores(s, l.p)
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case s[a] > s[b]:
-			return -1
-		case s[a] < s[b]:
-			return 1
+	b := l.b[:0]
+	for n, c := range l.chosen {
+		if n > 0 {
+			b = append(b, ',')
 		}
-		return 0
-	})
-	return idx[:min(k, len(idx))]
+		b = name(b, c)
+		switch {
+		case l.scores:
+			b = append(b, ':')
+			b = strconv.AppendFloat(b, float64(s[c]), 'g', 6, 32)
+		case l.proba:
+			b = append(b, ':')
+			b = strconv.AppendFloat(b, l.p[c], 'f', 4, 64)
+		}
+	}
+	l.b = b
+	return b, l.chosen
 }
 
 // write prints r; with report, the table of every label too.
@@ -374,39 +392,12 @@ func predictMultiLabel(ctx context.Context, env *Env, w io.Writer, model, path, 
 	bw := bufio.NewWriter(w)
 	sc := text.NewScanner(src, opt)
 	var s []float32
-	var p []float64
-	thr := m.Model().Thresholds()
+	ml := &mlLine{m: m.Model(), k: k, scores: scores, proba: proba}
+	label := func(b []byte, c int) []byte { return append(b, names[c]...) }
 	for sc.Scan() {
 		doc := sc.Doc().Text
 		s = m.Scores(doc, s)
-		var chosen []int
-		if k > 0 {
-			chosen = rankScores(s, k)
-		} else {
-			for c, v := range s {
-				if v >= thr[c] {
-					chosen = append(chosen, c)
-				}
-			}
-		}
-		if proba {
-			p = m.Model().ProbaOfScores(s, p)
-		}
-		var b []byte
-		for n, c := range chosen {
-			if n > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, names[c]...)
-			switch {
-			case scores:
-				b = append(b, ':')
-				b = strconv.AppendFloat(b, float64(s[c]), 'g', 6, 32)
-			case proba:
-				b = append(b, ':')
-				b = strconv.AppendFloat(b, p[c], 'f', 4, 64)
-			}
-		}
+		b, chosen := ml.line(s, label)
 		if explain > 0 {
 			for _, c := range chosen {
 				_, terms, err := m.Explain(doc, names[c], explain)

@@ -200,39 +200,12 @@ func predictNumberedMultiLabel(w io.Writer, m *engine.MultiLabelModel, path stri
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	thr := m.Thresholds()
 	var s []float32
-	var p []float64
+	ml := &mlLine{m: m, k: k, scores: scores, proba: proba}
+	class := func(b []byte, c int) []byte { return strconv.AppendInt(b, int64(c), 10) }
 	for i := range X.Rows {
 		s = m.Scores(X.Row(i), s)
-		var chosen []int
-		if k > 0 {
-			chosen = rankScores(s, k)
-		} else {
-			for c, v := range s {
-				if v >= thr[c] {
-					chosen = append(chosen, c)
-				}
-			}
-		}
-		if proba {
-			p = m.ProbaOfScores(s, p)
-		}
-		var b []byte
-		for n, c := range chosen {
-			if n > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(c), 10)
-			switch {
-			case scores:
-				b = append(b, ':')
-				b = strconv.AppendFloat(b, float64(s[c]), 'g', 6, 32)
-			case proba:
-				b = append(b, ':')
-				b = strconv.AppendFloat(b, p[c], 'f', 4, 64)
-			}
-		}
+		b, _ := ml.line(s, class)
 		b = append(b, '\n')
 		if _, err := bw.Write(b); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -245,15 +246,31 @@ func (m *Model) Explain(doc string, n int) (label string, bias float64, terms []
 			scale = 1 / math.Sqrt(ss)
 		}
 	}
+	terms = contributions(e, doc, x, n, func(j int32) float64 { return scale * float64(weight(lm, i, int(j))) })
+	bias = float64(lm.B[0])
+	if lm.Binary() && i == 0 {
+		bias = -bias
+	} else if !lm.Binary() {
+		bias = float64(lm.B[i])
+	}
+	return label, bias, terms, nil
+}
+
+// contributions returns the n terms of doc (all with n < 0) that weigh
+// most in a score whose weight for feature j is w(j), x being e's vector
+// of doc, largest first: each feature's value times its weight, shared
+// among the terms that land in it in proportion to their signed counts.
+func contributions(e *text.Encoder, doc string, x sparse.Vector, n int, w func(j int32) float64) []Contribution {
 	value := make(map[int32]float64, len(x.Ind))
 	for k, j := range x.Ind {
-		value[j] = float64(x.Val[k]) * scale * float64(weight(lm, i, int(j)))
+		value[j] = float64(x.Val[k]) * w(j)
 	}
 	ts := e.Terms(doc, nil)
 	share := make(map[int32]float64, len(ts))
 	for _, t := range ts {
 		share[t.Feature] += float64(t.Sign) * float64(t.Count)
 	}
+	var terms []Contribution
 	for _, t := range ts {
 		if s := share[t.Feature]; s != 0 && value[t.Feature] != 0 {
 			terms = append(terms, Contribution{Term: t.Text, Feature: t.Feature, Value: value[t.Feature] * float64(t.Sign) * float64(t.Count) / s})
@@ -263,11 +280,5 @@ func (m *Model) Explain(doc string, n int) (label string, bias float64, terms []
 	if n >= 0 && len(terms) > n {
 		terms = terms[:n]
 	}
-	bias = float64(lm.B[0])
-	if lm.Binary() && i == 0 {
-		bias = -bias
-	} else if !lm.Binary() {
-		bias = float64(lm.B[i])
-	}
-	return label, bias, terms, nil
+	return terms
 }

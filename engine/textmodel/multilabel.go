@@ -1,11 +1,9 @@
 package textmodel
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 
@@ -157,35 +155,20 @@ func (m *MultiLabel) Vector(doc string) sparse.Vector {
 func (m *MultiLabel) Predict(doc string) []string {
 	s := m.Scores(doc, nil)
 	var out []string
-	for _, c := range m.decide(s) {
+	for _, c := range m.model.Decide(s, 0, nil) {
 		out = append(out, m.names[c])
-	}
-	return out
-}
-
-func (m *MultiLabel) decide(s []float32) []int {
-	t := m.model.Thresholds()
-	var out []int
-	for c, v := range s {
-		if v >= t[c] {
-			out = append(out, c)
-		}
 	}
 	return out
 }
 
 // TopK returns the k labels of doc with the highest scores, best first.
 func (m *MultiLabel) TopK(doc string, k int) []string {
-	s := m.Scores(doc, nil)
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
+	out := []string{}
+	if k <= 0 {
+		return out
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(s[b], s[a]) })
-	k = min(max(k, 0), len(s))
-	out := make([]string, k)
-	for i := range out {
-		out[i] = m.names[idx[i]]
+	for _, c := range m.model.Decide(m.Scores(doc, nil), k, nil) {
+		out = append(out, m.names[c])
 	}
 	return out
 }
@@ -208,23 +191,6 @@ func (m *MultiLabel) Explain(doc, label string, n int) (bias float64, terms []Co
 	}
 	e := m.featurizer.NewEncoder()
 	x := e.Transform(doc)
-	value := make(map[int32]float64, len(x.Ind))
-	for k, j := range x.Ind {
-		value[j] = float64(x.Val[k]) * float64(m.model.Weight(c, int(j)))
-	}
-	ts := e.Terms(doc, nil)
-	share := make(map[int32]float64, len(ts))
-	for _, t := range ts {
-		share[t.Feature] += float64(t.Sign) * float64(t.Count)
-	}
-	for _, t := range ts {
-		if s := share[t.Feature]; s != 0 && value[t.Feature] != 0 {
-			terms = append(terms, Contribution{Term: t.Text, Feature: t.Feature, Value: value[t.Feature] * float64(t.Sign) * float64(t.Count) / s})
-		}
-	}
-	slices.SortStableFunc(terms, func(a, b Contribution) int { return cmp.Compare(math.Abs(b.Value), math.Abs(a.Value)) })
-	if n >= 0 && len(terms) > n {
-		terms = terms[:n]
-	}
+	terms = contributions(e, doc, x, n, func(j int32) float64 { return float64(m.model.Weight(c, int(j))) })
 	return float64(m.model.Bias(c)), terms, nil
 }
