@@ -47,8 +47,8 @@ type state struct {
 	// learner that is not mixing; the model is then
 	// (sum + c·w − u)/(sumN + c).
 	hist bool
-	// ext is a pass's scratch: the extents of its rows in visiting order.
-	ext []int64
+	// batch is a pass's rows in visiting order (see learnPass).
+	batch rowBatch
 	// wu holds w and u interleaved during a pass of a binary averaged
 	// learner with large weights (see interleaved): feature j's weight is
 	// wu[4j] and its accumulator wu64[2j+1], one 16-byte slot. wu is a
@@ -648,6 +648,12 @@ func (st *state) finiteAt(ind []int32) bool {
 		}
 	}
 	return true
+}
+
+// divergedAt is the online Learner's error once an update has made a
+// weight or bias not finite (see finiteAt).
+func (st *state) divergedAt() error {
+	return fmt.Errorf("%w: after example %d (lower the learning rate or scale the features); the learner is unusable", ErrDiverged, int64(st.c))
 }
 
 // check returns ErrDiverged if a weight or bias is not finite after

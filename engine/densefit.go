@@ -142,46 +142,6 @@ var denseKernels = true
 // epochs of 256-wide rows were clearly slower that way than with 2 or 3.
 const densePrefetchAhead = 2
 
-// passDense is pass over dense rows: a row ahead is prefetched whole and
-// the weights need no gather.
-func (f *fitter) passDense(ctx context.Context, st *state, order []int32) (passStats, error) {
-	D, ind := f.D, f.all
-	sw := st.s.SampleWeight
-	fast := st.K == 1
-	var ps passStats
-	for p, i := range order {
-		if q := p + densePrefetchAhead; q < len(order) {
-			asm.PrefetchRow(ind, D.Row(int(order[q])))
-		}
-		if err := cancelledAt(ctx, p); err != nil {
-			return ps, err
-		}
-		x := D.Row(int(i))
-		weight := float32(1)
-		if sw != nil {
-			weight = float32(sw[i])
-		}
-		sc := float32(1)
-		if f.scale != nil {
-			sc = f.scale[i]
-		}
-		var o outcome
-		if fast {
-			o = st.stepDense(ind, x, sc, int(f.cls[i]), weight, int(i))
-		} else {
-			o = st.step(ind, x, sc, int(f.cls[i]), weight, int(i))
-		}
-		if o.mistake {
-			ps.mistakes++
-			ps.loss += float64(o.loss)
-		}
-		if o.update {
-			ps.updates++
-		}
-	}
-	return ps, nil
-}
-
 // stepDense is step for a binary learner on a dense row x of the
 // learner's width (ind is 0 to len(x)−1): the dot product runs on the
 // dense kernel, and the judgement is step's, so that the rules, the

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"runtime"
 	"sort"
 	"sync"
@@ -12,84 +11,19 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
-// fusedBinary turns binaryPass on. (A variable so that tests can compare
+// fusedBinary turns binaryRows on. (A variable so that tests can compare
 // it with the general pass.)
 var fusedBinary = true
 
 // plainBinary reports whether st's steps are those of the plain binary
 // perceptron rule with nothing else to do per example: one weight vector,
 // the Perceptron rule, no row normalization, no sample or class weights,
-// no voted log and no mistake trace. Such a learner's pass can run as
-// binaryPass.
+// no voted log and no mistake trace. Such a learner's pass can run
+// binaryRows.
 func (st *state) plainBinary(sw []float64) bool {
 	s := &st.s
 	return fusedBinary && st.K == 1 && s.Rule == Perceptron && !s.Normalize && sw == nil && st.cw == nil &&
 		st.votes == nil && traceMistake == nil
-}
-
-// binaryPass is pass for a learner for which plainBinary holds: the row
-// loop, the margin, the decision, the update and the clock in one loop,
-// without the per-example calls of step (or of stepWU on the interleaved
-// layout, ilv, whose slots passLayout has filled). Every example does the
-// arithmetic step does, in the same order (with weight 1, step's
-// eta·weight·y is eta·y exactly), so the model is bit-identical.
-func (f *fitter) binaryPass(ctx context.Context, st *state, order []int32, ext []int64, gather, ilv bool) (passStats, error) {
-	var ps passStats
-	ind, val := f.X.Ind, f.X.Val
-	cls := f.cls
-	w, u := st.w, st.u
-	gw, stride := w, 1
-	if ilv {
-		gw, stride = st.wu, 4
-	}
-	eta, tau, bb := st.s.eta, st.s.tau, st.bb
-	bias := st.b[0]
-	// The bias lives in a local for the loop and goes back on every exit.
-	defer func() { st.b[0] = bias }()
-	for p, i := range order {
-		if q := p + prefetchAhead; q < len(order) {
-			lo, hi := ext[2*q], ext[2*q+1]
-			asm.PrefetchRow(ind[lo:hi], val[lo:hi])
-		}
-		if q := p + gatherAhead; gather && q < len(order) {
-			asm.PrefetchGather(ind[ext[2*q]:ext[2*q+1]], gw, stride)
-		}
-		if err := cancelledAt(ctx, p); err != nil {
-			return ps, err
-		}
-		lo, hi := ext[2*p], ext[2*p+1]
-		ri, rv := ind[lo:hi], val[lo:hi]
-		y := labelSign(cls[i])
-		var dot float32
-		if ilv {
-			dot = asm.DotInd4F32(rv, ri, gw)
-		} else {
-			dot = asm.DotIndF32(rv, ri, w)
-		}
-		m := y * (dot + bias)
-		if m <= 0 {
-			ps.mistakes++
-			ps.loss += float64(-m)
-		}
-		if m <= tau {
-			a := eta * y
-			bias += a * bb
-			if ilv {
-				c := st.c
-				asm.AxpyAvg4F32(a, c*float64(a), rv, ri, st.wu64)
-				st.ub[0] += c * float64(a) * float64(bb)
-			} else if u != nil {
-				c := st.c
-				asm.AxpyAvgF32(a, c*float64(a), rv, ri, w, u)
-				st.ub[0] += c * float64(a) * float64(bb)
-			} else {
-				asm.AxpyIndF32(a, rv, ri, w)
-			}
-			ps.updates++
-		}
-		st.c++
-	}
-	return ps, nil
 }
 
 // packedBinary reports whether st's steps can read packed rows: a binary
@@ -275,97 +209,3 @@ var p32Passes atomic.Int64
 // packing turns packRows on. (A variable so that tests can compare the
 // packed passes with the unpacked ones.)
 var packing = true
-
-// binaryPassP32 is binaryPass over the packed rows f.p32 (see packRows):
-// the same arithmetic on the same values in the same order.
-func (f *fitter) binaryPassP32(ctx context.Context, st *state, order []int32, ext []int64) (passStats, error) {
-	p32Passes.Add(1)
-	var ps passStats
-	p, kp := f.p32, asm.NewP32(f.p32Shift)
-	cls := f.cls
-	w, u := st.w, st.u
-	eta, tau, bb := st.s.eta, st.s.tau, st.bb
-	bias := st.b[0]
-	defer func() { st.b[0] = bias }()
-	for k, i := range order {
-		if q := k + prefetchAhead; q < len(order) {
-			asm.PrefetchP32(p[ext[2*q]:ext[2*q+1]])
-		}
-		if err := cancelledAt(ctx, k); err != nil {
-			return ps, err
-		}
-		row := p[ext[2*k]:ext[2*k+1]]
-		y := labelSign(cls[i])
-		m := y * (kp.Dot(row, w) + bias)
-		if m <= 0 {
-			ps.mistakes++
-			ps.loss += float64(-m)
-		}
-		if m <= tau {
-			a := eta * y
-			bias += a * bb
-			if u != nil {
-				c := st.c
-				kp.AxpyAvg(a, c*float64(a), row, w, u)
-				st.ub[0] += c * float64(a) * float64(bb)
-			} else {
-				kp.Axpy(a, row, w)
-			}
-			ps.updates++
-		}
-		st.c++
-	}
-	return ps, nil
-}
-
-// rulePassP32 is pass over the packed rows f.p32 for a learner for which
-// packedBinary holds but plainBinary does not (a passive-aggressive rule
-// or the perceptron on normalized rows): step's and update1's arithmetic
-// for a binary averaged learner, in their order, with the row's values
-// read through the packed kernels.
-func (f *fitter) rulePassP32(ctx context.Context, st *state, order []int32, ext []int64) (passStats, error) {
-	p32Passes.Add(1)
-	var ps passStats
-	p, kp := f.p32, asm.NewP32(f.p32Shift)
-	w, u := st.w, st.u
-	for k, i := range order {
-		if q := k + prefetchAhead; q < len(order) {
-			asm.PrefetchP32(p[ext[2*q]:ext[2*q+1]])
-		}
-		if err := cancelledAt(ctx, k); err != nil {
-			return ps, err
-		}
-		row := p[ext[2*k]:ext[2*k+1]]
-		sc := float32(1)
-		if f.scale != nil {
-			sc = f.scale[i]
-		}
-		dot := kp.Dot(row, w)
-		if st.s.Normalize {
-			dot *= sc
-		}
-		// judge reads the values only to sum their squares, which a
-		// normalized learner does not.
-		o, a := st.judge(dot, nil, sc, int(f.cls[i]), 1, int(i))
-		if o.update {
-			st.b[0] += a * st.bb
-			ax := st.rowStep(a, sc)
-			if u != nil {
-				ca := st.clock() * float64(ax)
-				kp.AxpyAvg(ax, ca, row, w, u)
-				st.ub[0] += st.clock() * float64(a) * float64(st.bb)
-			} else {
-				kp.Axpy(ax, row, w)
-			}
-		}
-		st.tick()
-		if o.mistake {
-			ps.mistakes++
-			ps.loss += float64(o.loss)
-		}
-		if o.update {
-			ps.updates++
-		}
-	}
-	return ps, nil
-}

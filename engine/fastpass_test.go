@@ -374,12 +374,10 @@ func TestPackedPassPastCheckEvery(t *testing.T) {
 	}
 	defer f.releaseRows()
 	order := make([]int32, Xc.Rows)
-	ext := make([]int64, 2*Xc.Rows)
 	for i := range order {
 		order[i] = int32(i)
-		ext[2*i], ext[2*i+1] = Xc.Indptr[i], Xc.Indptr[i+1]
 	}
-	ps, err := f.binaryPassP32(ctx, st, order, ext)
+	ps, err := f.pass(ctx, st, order)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled pass: error %v", err)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -264,22 +265,47 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 	if l.err != nil {
 		return outcome{}, l.err
 	}
-	st := l.st
-	c := classIndex(st.classes, y+0)
-	if c < 0 {
-		return outcome{}, fmt.Errorf("%w: %v (classes %v)", ErrUnknownLabel, y, st.classes)
-	}
 	if !(weight >= 0) || weight > 1e30 {
 		return outcome{}, fmt.Errorf("%w: sample weight %v", ErrConfig, weight)
 	}
+	c, sc, err := l.admit(x, y, valid)
+	if err != nil {
+		return outcome{}, err
+	}
+	st := l.st
+	o := st.step(x.Ind, x.Val, sc, c, float32(weight), -1)
+	if o.update {
+		l.updates++
+		if !st.finiteAt(x.Ind) {
+			// A NaN weight would make every later comparison false, and the
+			// learner would silently stop learning: stop it loudly instead.
+			l.err = st.divergedAt()
+			return o, l.err
+		}
+	}
+	return o, nil
+}
+
+// admit readies the learner for row x of label y before it is learned:
+// it returns the label's class index and the row's scale (see
+// state.step), having checked the row (unless valid says the caller has),
+// widened the learner to it and marked its features touched. A label
+// outside the classes, a bad row or a row too wide is an error, and
+// changes nothing.
+func (l *Learner) admit(x sparse.Vector, y float64, valid bool) (int, float32, error) {
+	st := l.st
+	c := classIndex(st.classes, y+0)
+	if c < 0 {
+		return 0, 0, fmt.Errorf("%w: %v (classes %v)", ErrUnknownLabel, y, st.classes)
+	}
 	if !valid {
 		if err := x.Validate(); err != nil {
-			return outcome{}, dataErr(err)
+			return 0, 0, dataErr(err)
 		}
 	}
 	if n := len(x.Ind); n > 0 && int(x.Ind[n-1]) >= st.dim {
 		if err := l.widen(int(x.Ind[n-1]) + 1); err != nil {
-			return outcome{}, err
+			return 0, 0, err
 		}
 	}
 	sc := float32(1)
@@ -287,17 +313,7 @@ func (l *Learner) learn(x sparse.Vector, y float64, weight float64, valid bool) 
 		sc = invNorm(x.Val)
 	}
 	st.markTouched(x.Ind)
-	o := st.step(x.Ind, x.Val, sc, c, float32(weight), -1)
-	if o.update {
-		l.updates++
-	}
-	if o.update && !st.finiteAt(x.Ind) {
-		// A NaN weight would make every later comparison false, and the
-		// learner would silently stop learning: stop it loudly instead.
-		l.err = fmt.Errorf("%w: after example %d (lower the learning rate or scale the features); the learner is unusable", ErrDiverged, int64(st.c))
-		return o, l.err
-	}
-	return o, nil
+	return c, sc, nil
 }
 
 // widen grows the learner to need features if it is narrower.
@@ -350,39 +366,115 @@ func (l *Learner) PartialFit(ctx context.Context, X *sparse.CSR, y []float64) (E
 	if !l.st.s.NoShuffle {
 		shuffle(l.rng, order)
 	}
-	l.passes++
-	var t passStats
-	for p, i := range order {
-		if err := cancelledAt(ctx, p); err != nil {
-			return l.stats(t), err
-		}
-		o, err := l.learn(X.Row(i), y[i], 1, true)
-		if err != nil {
-			return l.stats(t), fmt.Errorf("row %d: %w", i, err)
-		}
-		t.add(o)
-	}
-	return l.stats(t), nil
+	return l.pass(ctx, &matrixRows{l: l, X: X, y: y, order: order}, func(k int) string { return fmt.Sprintf("row %d", order[k]) })
 }
 
 // LearnFrom learns every row of src, in stream order, and returns the
 // statistics of the pass. Memory stays bounded by the model, whatever the
 // length of the stream. It checks ctx every 65536 rows.
 func (l *Learner) LearnFrom(ctx context.Context, src RowSource) (EpochStats, error) {
-	l.passes++
-	var t passStats
-	for src.Scan() {
-		if err := cancelledAt(ctx, t.rows); err != nil {
-			return l.stats(t), err
-		}
-		y, x := src.Row()
-		o, err := l.learn(x, y, 1, false)
-		if err != nil {
-			return l.stats(t), fmt.Errorf("row %d of the stream: %w", t.rows+1, err)
-		}
-		t.add(o)
+	return l.pass(ctx, &streamRows{l: l, src: src}, func(k int) string { return fmt.Sprintf("row %d of the stream", k+1) })
+}
+
+// pass makes one of the learner's passes over the rows of src: rows whose
+// label, values or width the learner refuses end it with that error, as
+// does an update that makes a weight not finite; the rows before either
+// stay learned. name names the pass's row k in an error.
+func (l *Learner) pass(ctx context.Context, src rowSource, name func(k int) string) (EpochStats, error) {
+	if l.err != nil {
+		return EpochStats{}, l.err
 	}
-	return l.stats(t), src.Err()
+	l.passes++
+	t, err := l.st.learnPass(ctx, src, passMode{guard: true})
+	l.updates += int64(t.updates)
+	if errors.Is(err, ErrDiverged) {
+		// The row that diverged is the last one counted.
+		l.err = err
+		err = fmt.Errorf("%s: %w", name(t.rows-1), err)
+	}
+	return l.stats(t), err
+}
+
+// matrixRows is the source of Learner.PartialFit: the rows of X with
+// labels y, in the order order.
+type matrixRows struct {
+	l     *Learner
+	X     *sparse.CSR
+	y     []float64
+	order []int
+	next  int // the position in order of the next row
+}
+
+func (r *matrixRows) fill(b *rowBatch) (bool, error) {
+	b.reset(false, r.l.st.s.Normalize, false)
+	for ; r.next < len(r.order) && len(b.cls) < passBatch; r.next++ {
+		i := r.order[r.next]
+		x := r.X.Row(i)
+		c, sc, err := r.l.admit(x, r.y[i], true)
+		if err != nil {
+			return false, fmt.Errorf("row %d: %w", i, err)
+		}
+		b.add(x, c, sc)
+	}
+	return r.next < len(r.order), nil
+}
+
+// streamRows is the source of Learner.LearnFrom: the rows of src, copied
+// (src's row is valid only until its next Scan).
+type streamRows struct {
+	l    *Learner
+	src  RowSource
+	n    int // rows read
+	ind  []int32
+	val  []float32
+	done bool
+}
+
+func (r *streamRows) fill(b *rowBatch) (bool, error) {
+	b.reset(false, r.l.st.s.Normalize, false)
+	if r.done {
+		return false, nil
+	}
+	// The rows of a batch are copied into one buffer, in place of the
+	// last batch's, and sliced out of it once it has stopped growing.
+	r.ind, r.val = r.ind[:0], r.val[:0]
+	var ends []int
+	for len(b.cls) < passBatch {
+		if !r.src.Scan() {
+			r.done = true
+			break
+		}
+		y, x := r.src.Row()
+		r.n++
+		c, sc, err := r.l.admit(x, y, false)
+		if err != nil {
+			r.done = true
+			r.cut(b, ends)
+			return false, fmt.Errorf("row %d of the stream: %w", r.n, err)
+		}
+		r.ind = append(r.ind, x.Ind...)
+		r.val = append(r.val, x.Val...)
+		ends = append(ends, len(r.ind))
+		b.cls = append(b.cls, int32(c))
+		if b.scale != nil {
+			b.scale = append(b.scale, sc)
+		}
+	}
+	r.cut(b, ends)
+	if r.done {
+		return false, r.src.Err()
+	}
+	return true, nil
+}
+
+// cut slices the batch's rows out of the buffer, row k ending at ends[k].
+func (r *streamRows) cut(b *rowBatch, ends []int) {
+	lo := 0
+	for _, hi := range ends {
+		b.ind = append(b.ind, r.ind[lo:hi:hi])
+		b.val = append(b.val, r.val[lo:hi:hi])
+		lo = hi
+	}
 }
 
 // Model returns a snapshot of the model so far (averaged, or with its

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 )
 
@@ -159,148 +158,155 @@ func newCacheFitter(st *state, c *hpc.File, rng *rand.Rand) (*cacheFitter, error
 
 // epoch is one pass over the cache's rows, window by window.
 func (f *cacheFitter) epoch(ctx context.Context, e int, more bool) (EpochStats, error) {
-	st, s, c, rng, classes := f.st, &f.st.s, f.c, f.rng, f.classes
-	blocks, window, free, resident := f.blocks, f.window, f.free, f.resident
-	order, sizes, cls, scales := f.order, f.sizes, f.cls, f.scales
-	defer func() { f.order, f.sizes, f.cls, f.scales = order, sizes, cls, scales }()
-	var es EpochStats
-	if resident != nil {
+	st, c := f.st, f.c
+	if f.resident != nil {
 		// The blocks kept are copies, safe whatever the file does, but
 		// a file that changed since is no longer what they hold.
 		if err := c.CheckUnchanged(); err != nil {
-			return es, err
+			return EpochStats{}, err
 		}
 	}
-	if !s.NoShuffle {
-		shuffle(rng, blocks)
+	if !st.s.NoShuffle {
+		shuffle(f.rng, f.blocks)
 	}
-	var loss float64
-	var rd *blockReader
-	if resident == nil {
-		rd = readBlocks(ctx, c, blocks, free)
+	f.order = f.order[:0]
+	src := &windowRows{f: f}
+	if f.resident == nil {
+		src.rd = readBlocks(ctx, c, f.blocks, f.free)
 	}
-	var err error
-	gather := st.gatherWeights()
-	gw, stride, ilv := st.passLayout()
-	for done := false; !done; {
-		// Gather a window of blocks and learn their rows in one
-		// shuffled order, so that a file sorted by label still
-		// alternates classes.
-		var win []*hpc.Block
-		if resident != nil {
-			scales = scales[:0]
-			for _, i := range blocks {
-				win = append(win, resident[i])
-				if s.Normalize {
-					scales = append(scales, f.resScales[i])
-				}
-			}
-			done = true
-		} else {
-			for len(win) < window {
-				b, ok := <-rd.out
-				if !ok {
-					break
-				}
-				win = append(win, b)
-			}
-		}
-		if len(win) == 0 {
-			break
-		}
-		cls = cls[:0]
-		sizes = sizes[:0]
-		for k, b := range win {
-			st.markTouched(b.X.Ind)
-			if s.Normalize && resident == nil {
-				if len(scales) <= k {
-					scales = append(scales, nil)
-				}
-				X := b.X
-				scales[k] = slices.Grow(scales[k][:0], X.Rows)[:X.Rows]
-				for i := range X.Rows {
-					scales[k][i] = invNorm(X.Val[X.Indptr[i]:X.Indptr[i+1]])
-				}
-			}
-			cb := make([]int32, b.Rows())
-			for i := range cb {
-				j := classIndex(classes, b.Y[i]+0)
-				if j < 0 && err == nil {
-					err = fmt.Errorf("%w: %s: row %d has label %v, not in the file's label set", ErrLabels, c.Name(), b.Start+int64(i)+1, b.Y[i])
-				}
-				cb[i] = int32(j)
-			}
-			cls = append(cls, cb)
-			sizes = append(sizes, b.Rows())
-		}
-		if err != nil {
-			break
-		}
-		if s.NoShuffle {
-			order = order[:0]
-			for k, n := range sizes {
-				for i := range n {
-					order = append(order, rowRef{int32(k), int32(i)})
-				}
-			}
-		} else {
-			order = interleave(order[:0], sizes, rng, &f.seqBuf)
-		}
-		for p, ref := range order {
-			if q := p + prefetchAhead; q < len(order) {
-				r := order[q]
-				X := win[r.blk].X
-				lo, hi := X.Indptr[r.row], X.Indptr[r.row+1]
-				asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
-			}
-			if q := p + gatherAhead; gather && q < len(order) {
-				r := order[q]
-				X := win[r.blk].X
-				asm.PrefetchGather(X.Ind[X.Indptr[r.row]:X.Indptr[r.row+1]], gw, stride)
-			}
-			if err = cancelledAt(ctx, es.Rows); err != nil {
-				break
-			}
-			X := win[ref.blk].X
-			lo, hi := X.Indptr[ref.row], X.Indptr[ref.row+1]
-			sc := float32(1)
-			if s.Normalize {
-				sc = scales[ref.blk][ref.row]
-			}
-			var o outcome
-			if ilv {
-				o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], sc, int(cls[ref.blk][ref.row]), 1, -1)
-			} else {
-				o = st.step(X.Ind[lo:hi], X.Val[lo:hi], sc, int(cls[ref.blk][ref.row]), 1, -1)
-			}
-			es.Rows++
-			if o.mistake {
-				es.Mistakes++
-				loss += float64(o.loss)
-			}
-			if o.update {
-				es.Updates++
-			}
-		}
-		if resident == nil {
-			for _, b := range win {
-				free <- b
-			}
-		}
-		if err != nil {
-			break
-		}
-	}
-	if ilv {
+	var m passMode
+	m.gw, m.stride, m.ilv = st.passLayout()
+	m.gather = st.gatherWeights()
+	m.fused = st.plainBinary(nil)
+	ps, err := st.learnPass(ctx, src, m)
+	src.release()
+	if m.ilv {
 		st.unpackWU()
 	}
-	if rd != nil {
-		if rerr := rd.stop(free); err == nil {
+	if src.rd != nil {
+		if rerr := src.rd.stop(f.free); err == nil {
 			err = rerr
 		}
 	}
-	es.Loss = loss / float64(max(1, es.Rows))
-	return es, err
+	return ps.stats(ps.rows), err
+}
+
+// windowRows is the source of a pass of a cacheFitter: the rows of a
+// window of blocks at a time, learned in one shuffled order, so that a
+// file sorted by label still alternates classes.
+type windowRows struct {
+	f   *cacheFitter
+	rd  *blockReader // nil when the blocks are resident
+	win []*hpc.Block
+	// next is the position in f.order of the window's next row.
+	next int
+	done bool
+}
+
+func (r *windowRows) fill(b *rowBatch) (bool, error) {
+	f := r.f
+	b.reset(false, f.st.s.Normalize, false)
+	if r.next == len(f.order) {
+		if r.done {
+			return false, nil
+		}
+		if err := r.nextWindow(); err != nil || len(f.order) == 0 {
+			return false, err
+		}
+	}
+	refs := f.order[r.next:min(len(f.order), r.next+passBatch)]
+	r.next += len(refs)
+	for _, ref := range refs {
+		X := r.win[ref.blk].X
+		lo, hi := X.Indptr[ref.row], X.Indptr[ref.row+1]
+		b.ind = append(b.ind, X.Ind[lo:hi])
+		b.val = append(b.val, X.Val[lo:hi])
+		b.cls = append(b.cls, f.cls[ref.blk][ref.row])
+	}
+	if b.scale != nil {
+		for _, ref := range refs {
+			b.scale = append(b.scale, f.scales[ref.blk][ref.row])
+		}
+	}
+	return r.next < len(f.order) || !r.done, nil
+}
+
+// nextWindow gives the blocks of the window learned back to the reader
+// and gathers the next window: its blocks, their rows' classes and
+// scales, and the window's visiting order in f.order (empty when no
+// block is left). A label outside the classes is an error.
+func (r *windowRows) nextWindow() error {
+	f, s := r.f, &r.f.st.s
+	r.release()
+	r.win = r.win[:0]
+	f.order, r.next = f.order[:0], 0
+	if f.resident != nil {
+		f.scales = f.scales[:0]
+		for _, i := range f.blocks {
+			r.win = append(r.win, f.resident[i])
+			if s.Normalize {
+				f.scales = append(f.scales, f.resScales[i])
+			}
+		}
+		r.done = true
+	} else {
+		for len(r.win) < f.window {
+			b, ok := <-r.rd.out
+			if !ok {
+				r.done = true
+				break
+			}
+			r.win = append(r.win, b)
+		}
+	}
+	if len(r.win) == 0 {
+		return nil
+	}
+	f.cls, f.sizes = f.cls[:0], f.sizes[:0]
+	for k, b := range r.win {
+		f.st.markTouched(b.X.Ind)
+		if s.Normalize && f.resident == nil {
+			if len(f.scales) <= k {
+				f.scales = append(f.scales, nil)
+			}
+			X := b.X
+			f.scales[k] = slices.Grow(f.scales[k][:0], X.Rows)[:X.Rows]
+			for i := range X.Rows {
+				f.scales[k][i] = invNorm(X.Val[X.Indptr[i]:X.Indptr[i+1]])
+			}
+		}
+		cb := make([]int32, b.Rows())
+		for i := range cb {
+			j := classIndex(f.classes, b.Y[i]+0)
+			if j < 0 {
+				return fmt.Errorf("%w: %s: row %d has label %v, not in the file's label set", ErrLabels, f.c.Name(), b.Start+int64(i)+1, b.Y[i])
+			}
+			cb[i] = int32(j)
+		}
+		f.cls = append(f.cls, cb)
+		f.sizes = append(f.sizes, b.Rows())
+	}
+	if s.NoShuffle {
+		for k, n := range f.sizes {
+			for i := range n {
+				f.order = append(f.order, rowRef{int32(k), int32(i)})
+			}
+		}
+	} else {
+		f.order = interleave(f.order, f.sizes, f.rng, &f.seqBuf)
+	}
+	return nil
+}
+
+// release gives the blocks of the window back to the reader, unless they
+// are resident.
+func (r *windowRows) release() {
+	if r.f.resident == nil {
+		for _, b := range r.win {
+			r.f.free <- b
+		}
+	}
+	r.win = r.win[:0]
 }
 
 func (f *cacheFitter) check(e int) error {

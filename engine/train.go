@@ -529,73 +529,80 @@ func windowShuffle(rows []int32, rng pcgRand, dst []int32) []int32 {
 
 // pass runs st's online learner over the training rows in order.
 func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats, error) {
-	if f.D != nil {
-		return f.passDense(ctx, st, order)
+	src := &fitRows{f: f, order: order, weights: st.s.SampleWeight}
+	var m passMode
+	switch {
+	case f.D != nil:
+		m.dense = true
+	case f.p32 != nil && st.packedBinary(src.weights):
+		src.packed = true
+		m.kp = asm.NewP32(f.p32Shift)
+		m.fused = st.plainBinary(src.weights)
+		p32Passes.Add(1)
+	default:
+		m.gw, m.stride, m.ilv = st.passLayout()
+		if m.ilv {
+			defer st.unpackWU()
+		}
+		m.gather = st.gatherWeights()
+		m.fused = st.plainBinary(src.weights)
 	}
-	X := f.X
-	sw := st.s.SampleWeight
-	var ps passStats
+	return st.learnPass(ctx, src, m)
+}
+
+// fitRows is the source of a pass of Fit: the rows of f.X (packed, with
+// packed set), or of f.D, in the order order.
+type fitRows struct {
+	f       *fitter
+	order   []int32
+	weights []float64
+	packed  bool
+}
+
+func (r *fitRows) fill(b *rowBatch) (bool, error) {
+	f := r.f
+	n := min(passBatch, len(r.order))
+	rows := r.order[:n]
+	r.order = r.order[n:]
+	b.reset(r.weights != nil, f.scale != nil, true)
 	// The rows' extents in visiting order first: in shuffled order every
 	// lookup of the row pointers is a cache miss (and, on a large matrix,
 	// a TLB miss), and here the misses overlap instead of each stalling
 	// the learner.
-	if cap(st.ext) < 2*len(order) {
-		st.ext = make([]int64, 2*len(order))
-	}
-	ext := st.ext[:2*len(order)]
-	indptr := X.Indptr
-	for p, i := range order {
-		ext[2*p], ext[2*p+1] = indptr[i], indptr[i+1]
-	}
-	if f.p32 != nil && st.packedBinary(sw) {
-		if st.plainBinary(sw) {
-			return f.binaryPassP32(ctx, st, order, ext)
+	switch {
+	case f.D != nil:
+		for _, i := range rows {
+			b.ind = append(b.ind, f.all)
+			b.val = append(b.val, f.D.Row(int(i)))
 		}
-		return f.rulePassP32(ctx, st, order, ext)
-	}
-	gather := st.gatherWeights()
-	gw, stride, ilv := st.passLayout()
-	if ilv {
-		defer st.unpackWU()
-	}
-	if st.plainBinary(sw) {
-		return f.binaryPass(ctx, st, order, ext, gather, ilv)
-	}
-	for p, i := range order {
-		if q := p + prefetchAhead; q < len(order) {
-			lo, hi := ext[2*q], ext[2*q+1]
-			asm.PrefetchRow(X.Ind[lo:hi], X.Val[lo:hi])
+	case r.packed:
+		indptr := f.X.Indptr
+		for _, i := range rows {
+			b.p32 = append(b.p32, f.p32[indptr[i]:indptr[i+1]])
 		}
-		if q := p + gatherAhead; gather && q < len(order) {
-			asm.PrefetchGather(X.Ind[ext[2*q]:ext[2*q+1]], gw, stride)
-		}
-		if err := cancelledAt(ctx, p); err != nil {
-			return ps, err
-		}
-		lo, hi := ext[2*p], ext[2*p+1]
-		weight := float32(1)
-		if sw != nil {
-			weight = float32(sw[i])
-		}
-		sc := float32(1)
-		if f.scale != nil {
-			sc = f.scale[i]
-		}
-		var o outcome
-		if ilv {
-			o = st.stepWU(X.Ind[lo:hi], X.Val[lo:hi], sc, int(f.cls[i]), weight, int(i))
-		} else {
-			o = st.step(X.Ind[lo:hi], X.Val[lo:hi], sc, int(f.cls[i]), weight, int(i))
-		}
-		if o.mistake {
-			ps.mistakes++
-			ps.loss += float64(o.loss)
-		}
-		if o.update {
-			ps.updates++
+	default:
+		X := f.X
+		for _, i := range rows {
+			lo, hi := X.Indptr[i], X.Indptr[i+1]
+			b.ind = append(b.ind, X.Ind[lo:hi])
+			b.val = append(b.val, X.Val[lo:hi])
 		}
 	}
-	return ps, nil
+	for _, i := range rows {
+		b.cls = append(b.cls, f.cls[i])
+		b.id = append(b.id, i)
+	}
+	if b.weight != nil {
+		for _, i := range rows {
+			b.weight = append(b.weight, float32(r.weights[i]))
+		}
+	}
+	if b.scale != nil {
+		for _, i := range rows {
+			b.scale = append(b.scale, f.scale[i])
+		}
+	}
+	return len(r.order) > 0, nil
 }
 
 // mixedEpoch is one epoch of iterative parameter mixing: the shuffled rows
