@@ -38,25 +38,38 @@ type rowBatch struct {
 	id     []int32
 }
 
-// reset empties b, keeping its memory, for a source with or without
-// sample weights, scales and ids.
+// reset empties b, keeping its memory, for a source that appends its
+// rows (add), with or without sample weights, scales and ids.
 func (b *rowBatch) reset(weights, scales, ids bool) {
 	b.ind, b.val, b.p32, b.cls = b.ind[:0], b.val[:0], b.p32[:0], b.cls[:0]
-	b.weight = keep(b.weight, weights)
-	b.scale = keep(b.scale, scales)
-	b.id = keep(b.id, ids)
+	b.weight = batchSlice(b.weight, 0, weights)
+	b.scale = batchSlice(b.scale, 0, scales)
+	b.id = batchSlice(b.id, 0, ids)
 }
 
-// keep returns s emptied, or nil when on is false (with its memory kept in
-// neither case that matters: a nil slice's absence is what the loops read).
-func keep[T any](s []T, on bool) []T {
+// size readies b for a source that writes its n rows in place: the rows
+// (packed or not), classes, and the weights, scales and ids asked for,
+// each of length n; the slices not asked for are empty or nil.
+func (b *rowBatch) size(n int, packed, weights, scales, ids bool) {
+	b.ind, b.val, b.p32 = batchSlice(b.ind, n, !packed), batchSlice(b.val, n, !packed), batchSlice(b.p32, n, packed)
+	b.cls = batchSlice(b.cls, n, true)
+	b.weight = batchSlice(b.weight, n, weights)
+	b.scale = batchSlice(b.scale, n, scales)
+	b.id = batchSlice(b.id, n, ids)
+}
+
+// batchSlice returns s with length n, grown to passBatch at least when it
+// must grow, or nil when on is false: the loops read a nil weight, scale
+// or id slice as every row's default, and no rows of a kind (packed or
+// not) from an empty one.
+func batchSlice[T any](s []T, n int, on bool) []T {
 	if !on {
 		return nil
 	}
-	if s == nil {
-		return make([]T, 0, passBatch)
+	if cap(s) < n || s == nil {
+		s = make([]T, max(n, passBatch))
 	}
-	return s[:0]
+	return s[:n]
 }
 
 // add appends row x of class index c and scale sc to b (the scale kept

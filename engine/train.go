@@ -564,42 +564,45 @@ func (r *fitRows) fill(b *rowBatch) (bool, error) {
 	n := min(passBatch, len(r.order))
 	rows := r.order[:n]
 	r.order = r.order[n:]
-	b.reset(r.weights != nil, f.scale != nil, true)
+	// Only the voted log and the mistake trace read a row's id.
+	ids := f.st.votes != nil || traceMistake != nil
+	b.size(n, r.packed, r.weights != nil, f.scale != nil, ids)
 	// The rows' extents in visiting order first: in shuffled order every
 	// lookup of the row pointers is a cache miss (and, on a large matrix,
 	// a TLB miss), and here the misses overlap instead of each stalling
 	// the learner.
+	cls := b.cls[:len(rows)]
 	switch {
 	case f.D != nil:
-		for _, i := range rows {
-			b.ind = append(b.ind, f.all)
-			b.val = append(b.val, f.D.Row(int(i)))
+		ind, val := b.ind[:len(rows)], b.val[:len(rows)]
+		for k, i := range rows {
+			ind[k], val[k], cls[k] = f.all, f.D.Row(int(i)), f.cls[i]
 		}
 	case r.packed:
-		indptr := f.X.Indptr
-		for _, i := range rows {
-			b.p32 = append(b.p32, f.p32[indptr[i]:indptr[i+1]])
+		dst, indptr, p32 := b.p32[:len(rows)], f.X.Indptr, f.p32
+		for k, i := range rows {
+			dst[k], cls[k] = p32[indptr[i]:indptr[i+1]], f.cls[i]
 		}
 	default:
 		X := f.X
-		for _, i := range rows {
+		ind, val := b.ind[:len(rows)], b.val[:len(rows)]
+		for k, i := range rows {
 			lo, hi := X.Indptr[i], X.Indptr[i+1]
-			b.ind = append(b.ind, X.Ind[lo:hi])
-			b.val = append(b.val, X.Val[lo:hi])
+			ind[k], val[k], cls[k] = X.Ind[lo:hi], X.Val[lo:hi], f.cls[i]
 		}
 	}
-	for _, i := range rows {
-		b.cls = append(b.cls, f.cls[i])
-		b.id = append(b.id, i)
+	if ids {
+		copy(b.id, rows)
 	}
 	if b.weight != nil {
-		for _, i := range rows {
-			b.weight = append(b.weight, float32(r.weights[i]))
+		for k, i := range rows {
+			b.weight[k] = float32(r.weights[i])
 		}
 	}
 	if b.scale != nil {
-		for _, i := range rows {
-			b.scale = append(b.scale, f.scale[i])
+		sc := b.scale[:len(rows)]
+		for k, i := range rows {
+			sc[k] = f.scale[i]
 		}
 	}
 	return len(r.order) > 0, nil
