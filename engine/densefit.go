@@ -189,28 +189,25 @@ func (st *state) updateDense(ind []int32, x []float32, a, ax float32, svRow int)
 // (grown if needed) and returns it, on GOMAXPROCS goroutines. As for
 // DecisionDense, X may be narrower or wider than Dim.
 func (m *Model) DecisionDenseBatch(X *dense.Matrix[float32], dst []float32) []float32 {
-	if cap(dst) < X.Rows {
-		dst = make([]float32, X.Rows)
-	}
-	dst = dst[:X.Rows]
-	parallelRows(X.Rows, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			dst[i] = m.DecisionDense(X.Row(i))
-		}
-	})
-	return dst
+	return denseRowsOf(X, dst, m.DecisionDense)
 }
 
 // PredictDenseBatch writes PredictDense of every row of X into dst (grown
 // if needed) and returns it, on GOMAXPROCS goroutines.
 func (m *Model) PredictDenseBatch(X *dense.Matrix[float32], dst []float64) []float64 {
+	return denseRowsOf(X, dst, m.PredictDense)
+}
+
+// denseRowsOf writes f of every row of X into dst (grown if needed) and
+// returns it, on GOMAXPROCS goroutines.
+func denseRowsOf[T any](X *dense.Matrix[float32], dst []T, f func([]float32) T) []T {
 	if cap(dst) < X.Rows {
-		dst = make([]float64, X.Rows)
+		dst = make([]T, X.Rows)
 	}
 	dst = dst[:X.Rows]
 	parallelRows(X.Rows, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			dst[i] = m.PredictDense(X.Row(i))
+			dst[i] = f(X.Row(i))
 		}
 	})
 	return dst

@@ -151,6 +151,9 @@ func (st *state) ruleRows(ctx context.Context, b *rowBatch, m passMode, ps *pass
 		ahead = densePrefetchAhead
 	}
 	for p := range n {
+		// The prefetches and the check of ctx are written out here and in
+		// binaryRows rather than called: a call per row costs a few
+		// percent of an epoch over short rows.
 		if q := p + ahead; q < n {
 			if packed {
 				asm.PrefetchP32(b.p32[q])
