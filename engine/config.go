@@ -152,13 +152,20 @@ var ruleNames = [...]string{"perceptron", "pa", "pa1", "pa2", "pegasos", "logist
 const lastRule = Rule(len(ruleNames) - 1)
 
 // ruleSpecs holds what the learners ask of a rule beyond the
-// passive-aggressive steps: one entry per rule, indexed by it.
-var ruleSpecs = [len(ruleNames)]ruleSpec{Pegasos: pegasosSpec, Logistic: logisticSpec, ModifiedHuber: modifiedHuberSpec}
+// passive-aggressive steps, and which options it takes: one entry per
+// rule, indexed by it.
+var ruleSpecs = [len(ruleNames)]ruleSpec{
+	PA1: {takesC: true}, PA2: {takesC: true},
+	Pegasos: pegasosSpec, Logistic: logisticSpec, ModifiedHuber: modifiedHuberSpec,
+}
 
-// ruleSpec is what a learner asks of a rule of regularized stochastic
-// gradient descent (sgd): the rules that keep Pegasos's scaled weights,
-// schedule and averaging clock and differ in their loss.
+// ruleSpec is what a learner asks of a rule: whether it takes C, and the
+// loss of a rule of regularized stochastic gradient descent (sgd), the
+// rules that keep Pegasos's scaled weights, schedule and averaging clock
+// and differ in their loss.
 type ruleSpec struct {
+	// takesC: the rule takes Config.C, its aggressiveness (PA1, PA2).
+	takesC bool
 	// sgd: the rule minimizes λ/2·‖w‖² plus the mean of a loss by the
 	// step η = 1/(λ(t+t0)) (see Pegasos).
 	sgd bool
@@ -463,72 +470,125 @@ func (c Config) Check() error {
 	return err
 }
 
+// settle checks c and fills in its defaults. The checks run in a fixed
+// order, so that a Config with several bad options always names the same
+// one: the ranges of the options, then the algorithm's, the rule's and
+// the weights' refusals.
 func (c Config) settle() (settings, error) {
-	s := settings{Config: c, epochs: c.Epochs, patience: c.Patience, maxClass: c.MaxClasses, maxDim: c.MaxDim}
-	bad := func(format string, a ...any) (settings, error) {
-		return settings{}, fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
+	for _, check := range [...]func() error{c.checkRanges, c.checkAlgorithm, c.checkRule, c.checkWeights} {
+		if err := check(); err != nil {
+			return settings{}, err
+		}
 	}
+	s := settings{Config: c}
+	s.setLimits()
+	s.setSteps()
+	s.setRule()
+	s.setBias()
+	return s, nil
+}
+
+// badConfig is an error wrapping ErrConfig with a message of format.
+func badConfig(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
+}
+
+// checkRanges refuses an option out of its range: an unknown algorithm or
+// bias mode, a negative count, a step size, scale or margin that is not
+// finite, past 1e30 or too small for float32.
+func (c Config) checkRanges() error {
 	switch {
 	case c.Algorithm > Batch:
-		return bad("unknown algorithm %d", c.Algorithm)
+		return badConfig("unknown algorithm %d", c.Algorithm)
 	case c.Bias > NoBias:
-		return bad("unknown bias mode %d", c.Bias)
+		return badConfig("unknown bias mode %d", c.Bias)
 	case c.Epochs < 0:
-		return bad("Epochs %d < 0", c.Epochs)
+		return badConfig("Epochs %d < 0", c.Epochs)
 	case !(c.LearningRate >= 0) || c.LearningRate > 1e30:
-		return bad("LearningRate %v", c.LearningRate)
+		return badConfig("LearningRate %v", c.LearningRate)
 	case !(c.BiasScale >= 0) || c.BiasScale > 1e15:
-		return bad("BiasScale %v", c.BiasScale)
+		return badConfig("BiasScale %v", c.BiasScale)
 	case c.LearningRate > 0 && float32(c.LearningRate) == 0, c.BiasScale > 0 && float32(c.BiasScale*c.BiasScale) == 0:
 		// The updates are made in float32: such a value would be 0 there
 		// (and 0 means the default), and training would silently not move.
-		return bad("LearningRate %v or BiasScale %v is too small for float32", c.LearningRate, c.BiasScale)
+		return badConfig("LearningRate %v or BiasScale %v is too small for float32", c.LearningRate, c.BiasScale)
 	case !(c.InitScale >= 0) || c.InitScale > 1e30:
-		return bad("InitScale %v", c.InitScale)
+		return badConfig("InitScale %v", c.InitScale)
 	case !(c.Margin >= 0) || c.Margin > 1e30:
-		return bad("Margin %v", c.Margin)
+		return badConfig("Margin %v", c.Margin)
 	case !(c.Validation >= 0 && c.Validation < 1):
-		return bad("Validation %v is not in [0, 1)", c.Validation)
+		return badConfig("Validation %v is not in [0, 1)", c.Validation)
 	case c.Patience < 0, c.MaxClasses < 0, c.MaxDim < 0, c.MemoryBudget < 0:
-		return bad("negative Patience, MaxClasses, MaxDim or MemoryBudget")
+		return badConfig("negative Patience, MaxClasses, MaxDim or MemoryBudget")
 	case c.Workers < 0 || c.Workers > MaxWorkers:
-		return bad("Workers %d is not in [0, %d]", c.Workers, MaxWorkers)
+		return badConfig("Workers %d is not in [0, %d]", c.Workers, MaxWorkers)
+	}
+	return nil
+}
+
+// checkAlgorithm refuses what the algorithm cannot do: the voted
+// perceptron learns sequentially from raw rows, and a scaling replaces
+// Normalize.
+func (c Config) checkAlgorithm() error {
+	switch {
 	case c.Normalize && c.Algorithm == Voted:
-		return bad("the voted perceptron does not normalize rows")
+		return badConfig("the voted perceptron does not normalize rows")
 	case c.Scale > MaxAbs:
-		return bad("unknown scaling %d", c.Scale)
+		return badConfig("unknown scaling %d", c.Scale)
 	case (c.Scale != NoScale || c.Scaling != nil) && (c.Normalize || c.Algorithm == Voted):
-		return bad("Scale replaces Normalize, and the voted perceptron learns from raw rows: set one")
+		return badConfig("Scale replaces Normalize, and the voted perceptron learns from raw rows: set one")
 	case c.Workers > 1 && c.Algorithm == Voted:
-		return bad("the voted perceptron cannot mix parameters (Workers %d); use Averaged", c.Workers)
+		return badConfig("the voted perceptron cannot mix parameters (Workers %d); use Averaged", c.Workers)
+	}
+	return nil
+}
+
+// checkRule refuses an unknown rule, a C or Alpha out of range or given
+// to a rule that does not take it (ruleSpec.takesC, Rule.SGD), and the
+// perceptron's options given to a rule that sets its own steps.
+func (c Config) checkRule() error {
+	switch {
 	case int(c.Rule) >= len(ruleNames):
-		return bad("unknown rule %d", c.Rule)
+		return badConfig("unknown rule %d", c.Rule)
 	case !(c.C >= 0) || c.C > 1e30 || (c.C > 0 && c.C < 1e-30):
 		// (Below that, PA-II's 1/(2C) leaves float32's range.)
-		return bad("C %v", c.C)
+		return badConfig("C %v", c.C)
 	case !(c.Alpha >= 0) || c.Alpha > 1e30 || (c.Alpha > 0 && c.Alpha < 1e-30):
-		return bad("Alpha %v", c.Alpha)
+		return badConfig("Alpha %v", c.Alpha)
 	case c.Rule != Perceptron && c.Algorithm != Averaged && c.Algorithm != Plain:
-		return bad("rule %v needs Algorithm Averaged or Plain, not %v", c.Rule, c.Algorithm)
+		return badConfig("rule %v needs Algorithm Averaged or Plain, not %v", c.Rule, c.Algorithm)
 	case c.Rule != Perceptron && (c.LearningRate != 0 || c.Margin != 0 || c.InitScale != 0):
-		return bad("rule %v sets its own steps and margin: LearningRate, Margin and InitScale must be 0", c.Rule)
+		return badConfig("rule %v sets its own steps and margin: LearningRate, Margin and InitScale must be 0", c.Rule)
 	case c.Rule.SGD() && c.Workers > 1:
-		return bad("rule %v trains sequentially (Workers %d); use PA1 to mix parameters", c.Rule, c.Workers)
-	case c.C != 0 && c.Rule != PA1 && c.Rule != PA2:
-		return bad("C is the parameter of rules PA1 and PA2, not %v", c.Rule)
+		return badConfig("rule %v trains sequentially (Workers %d); use PA1 to mix parameters", c.Rule, c.Workers)
+	case c.C != 0 && !ruleSpecs[c.Rule].takesC:
+		return badConfig("C is the parameter of rules PA1 and PA2, not %v", c.Rule)
 	case c.Alpha != 0 && !c.Rule.SGD():
-		return bad("Alpha is the parameter of rules pegasos, logistic and modified_huber, not %v", c.Rule)
+		return badConfig("Alpha is the parameter of rules pegasos, logistic and modified_huber, not %v", c.Rule)
 	}
+	return nil
+}
+
+// checkWeights refuses a class weight that is negative, not finite or
+// past 1e30, and a given Scaling that is not one.
+func (c Config) checkWeights() error {
 	for k, v := range c.ClassWeight {
 		if !(v >= 0) || v > 1e30 {
-			return bad("ClassWeight[%v] = %v", k, v)
+			return badConfig("ClassWeight[%v] = %v", k, v)
 		}
 	}
 	if sc := c.Scaling; sc != nil {
 		if err := sc.check(len(sc.Factor)); err != nil {
-			return bad("Scaling: %v", err)
+			return badConfig("Scaling: %v", err)
 		}
 	}
+	return nil
+}
+
+// setLimits fills in the defaults of the counts and caps: 10 epochs, a
+// patience of 5, 1024 classes, a width of 1<<27.
+func (s *settings) setLimits() {
+	s.epochs, s.patience, s.maxClass, s.maxDim = s.Epochs, s.Patience, s.MaxClasses, s.MaxDim
 	if s.epochs == 0 {
 		s.epochs = 10
 	}
@@ -541,37 +601,52 @@ func (c Config) settle() (settings, error) {
 	if s.maxDim == 0 {
 		s.maxDim = 1 << 27
 	}
-	s.eta = float32(c.LearningRate)
-	if c.LearningRate == 0 {
+}
+
+// setSteps fills in the perceptron's learning rate (1 by default) and
+// margin, in float32, the precision of the updates.
+func (s *settings) setSteps() {
+	s.eta = float32(s.LearningRate)
+	if s.LearningRate == 0 {
 		s.eta = 1
 	}
-	s.tau = float32(c.Margin)
-	s.cAgg = float32(c.C)
-	if c.C == 0 {
+	s.tau = float32(s.Margin)
+}
+
+// setRule fills in the rule's parameters: PA's C (DefaultC by default),
+// the SGD rules' λ (the rule's default) and step offset t0, and the
+// rule's spec.
+func (s *settings) setRule() {
+	s.spec = ruleSpecs[s.Rule]
+	s.cAgg = float32(s.C)
+	if s.C == 0 {
 		s.cAgg = DefaultC
 	}
-	s.lambda = c.Alpha
-	if c.Alpha == 0 {
+	s.lambda = s.Alpha
+	if s.Alpha == 0 {
 		s.lambda = DefaultAlpha
-		if a := ruleSpecs[c.Rule].alpha; a > 0 {
+		if a := s.spec.alpha; a > 0 {
 			s.lambda = a
 		}
 	}
 	s.t0 = math.Pow(s.lambda, -0.75)
-	if f := ruleSpecs[c.Rule].t0Scale; f != 0 {
+	if f := s.spec.t0Scale; f != 0 {
 		s.t0 *= f
 	}
-	s.spec = ruleSpecs[c.Rule]
-	switch c.Bias {
+}
+
+// setBias fills in the value of the bias's constant feature: 1 for
+// BiasSeparate, BiasScale (1 by default) for BiasAugmented, 0 for NoBias.
+func (s *settings) setBias() {
+	switch s.Bias {
 	case BiasSeparate:
 		s.biasScale = 1
 	case BiasAugmented:
-		s.biasScale = float32(c.BiasScale)
-		if c.BiasScale == 0 {
+		s.biasScale = float32(s.BiasScale)
+		if s.BiasScale == 0 {
 			s.biasScale = 1
 		}
 	}
-	return s, nil
 }
 
 // scaled reports whether s asks Fit to scale the rows (Config.Scale or
