@@ -514,6 +514,28 @@ func (d *modelDecoder) header(size int, newest, known uint16) (b []byte, flags u
 	return b, flags, nil
 }
 
+// meteredHeader is header for a linear or kernel model: it first gives
+// the decoder a meter of the default memory budget if it has none, which
+// counts the arrays it makes from then on.
+func (d *modelDecoder) meteredHeader(size int, newest, known uint16) ([]byte, uint16, error) {
+	if d.meter == nil {
+		d.meter = budget.NewMeter(0)
+	}
+	return d.header(size, newest, known)
+}
+
+// classesBiases reads the classes, nc of them, and the biases of K rows,
+// which follow each other in a linear model's file and a Mix's.
+func (d *modelDecoder) classesBiases(nc, K int) (classes []float64, B []float32, err error) {
+	if classes, err = modelReadArray[float64](d, nc, "classes"); err != nil {
+		return nil, nil, err
+	}
+	if B, err = modelReadArray[float32](d, K, "biases"); err != nil {
+		return nil, nil, err
+	}
+	return classes, B, nil
+}
+
 // checkShape checks a header's number of classes nc, of rows K (rows
 // names them in errors: a linear model's weight rows, a kernel model's
 // functions) and dim.

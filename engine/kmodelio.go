@@ -60,7 +60,6 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 const (
@@ -290,10 +289,7 @@ func (d *modelDecoder) decodeKernel() (*KernelModel, error) {
 
 // decodeKernelAfterMagic is decodeKernel past the magic.
 func (d *modelDecoder) decodeKernelAfterMagic() (*KernelModel, error) {
-	if d.meter == nil {
-		d.meter = budget.NewMeter(0)
-	}
-	b, flags, err := d.header(kmodelHeaderSize, kmodelFormatVersion, kmodelFlagsKnown)
+	b, flags, err := d.meteredHeader(kmodelHeaderSize, kmodelFormatVersion, kmodelFlagsKnown)
 	if err != nil {
 		return nil, err
 	}

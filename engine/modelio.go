@@ -64,7 +64,6 @@ import (
 	"math"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
 const (
@@ -247,85 +246,25 @@ func (d *modelDecoder) decodeLinear() (*Model, error) {
 	return d.decodeLinearAfterMagic()
 }
 
-// decodeLinearAfterMagic is decodeLinear past the magic.
+// decodeLinearAfterMagic is decodeLinear past the magic: the header,
+// the classes and biases, the weights (of the kept features only, when
+// the decoder keeps some), the votes and scaling sections, and the
+// checksum.
 func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
-	if d.meter == nil {
-		d.meter = budget.NewMeter(0)
-	}
-	b, flags, err := d.header(modelHeaderSize, modelFormatVersion, modelFlagsKnown)
+	m, h, err := d.linearHeader()
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case flags&modelFlagStart != 0 && flags&modelFlagVotes == 0:
-		return nil, modelErr("start weights flagged without votes")
-	case flags&modelFlagCols != 0 && flags&modelFlagVotes != 0:
-		return nil, modelErr("a voted model keeps all its columns")
-	}
-	if d.keep != nil && flags&(modelFlagVotes|modelFlagScale) != 0 {
-		return nil, ErrNoSubset
-	}
-	m := &Model{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[6]), Normalize: flags&modelFlagNorm != 0}
-	if m.Normalize && m.Algorithm == Voted {
-		return nil, modelErr("a voted model does not normalize rows")
-	}
-	if b[7] != 0 {
-		return nil, modelErr("reserved header byte is not zero")
-	}
-	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > lastRule {
-		return nil, modelErr("unknown algorithm %d, bias mode %d or rule %d", b[4], b[5], b[6])
-	}
-	if m.Rule != Perceptron && m.Algorithm != Averaged && m.Algorithm != Plain {
-		return nil, modelErr("rule %v with algorithm %v", m.Rule, m.Algorithm)
-	}
-	if (m.Algorithm == Voted) != (flags&modelFlagVotes != 0) {
-		return nil, modelErr("votes present only and always for the voted algorithm")
-	}
-	le := binary.LittleEndian
-	m.BiasScale = math.Float32frombits(le.Uint32(b[8:]))
-	nc, K, dim := le.Uint32(b[12:]), le.Uint32(b[16:]), le.Uint64(b[20:])
-	if err := checkShape(nc, K, dim, "weight rows"); err != nil {
+	flags, dim := h.flags, uint64(m.Dim)
+	if m.Classes, m.B, err = d.classesBiases(h.nc, h.K); err != nil {
 		return nil, err
 	}
-	if dim*uint64(K) > modelMaxElems {
-		return nil, modelErr("dim %d × %d rows is beyond any model", dim, K)
-	}
-	m.Dim = int(dim)
-	wn := int(dim) * int(K)
-	if m.Classes, err = modelReadArray[float64](d, int(nc), "classes"); err != nil {
-		return nil, err
-	}
-	if m.B, err = modelReadArray[float32](d, int(K), "biases"); err != nil {
-		return nil, err
-	}
-	if flags&modelFlagCols != 0 {
-		n, err := d.u64("columns")
-		if err != nil {
-			return nil, err
-		}
-		if n > dim {
-			return nil, modelErr("%d columns for dim %d", n, dim)
-		}
-		if m.Cols, err = modelReadArray[int32](d, int(n), "columns"); err != nil {
-			return nil, err
-		}
-		wn = int(n) * int(K)
-	}
-	sparseW := flags&modelFlagSparse != 0
-	if d.keep != nil {
-		rows, cols, err := d.keptRows(m.Dim, m.Cols)
-		if err != nil {
-			return nil, err
-		}
-		if m.W, err = d.weightRows(wn, int(K), rows, sparseW, "weights"); err != nil {
-			return nil, err
-		}
-		m.Dim, m.Cols = len(d.keep), cols
-	} else if m.W, err = d.weights(wn, sparseW, "weights"); err != nil {
+	wn, err := d.linearWeights(m, flags, h.K)
+	if err != nil {
 		return nil, err
 	}
 	if flags&modelFlagVotes != 0 {
-		if m.Votes, err = d.votes(flags&modelFlagStart != 0, sparseW, wn, int(K), dim); err != nil {
+		if m.Votes, err = d.votes(flags&modelFlagStart != 0, flags&modelFlagSparse != 0, wn, h.K, dim); err != nil {
 			return nil, err
 		}
 	}
@@ -334,15 +273,7 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 			return nil, err
 		}
 	}
-	if d.at != nil {
-		// The checksum is not read: the file must end with it.
-		switch {
-		case d.remain < 4:
-			return nil, modelTruncated("checksum")
-		case d.remain > 4:
-			return nil, modelErr("%d bytes of trailing data after the model", d.remain-4)
-		}
-	} else if err := d.checksum(); err != nil {
+	if err := d.linearEnd(); err != nil {
 		return nil, err
 	}
 	if err := m.Check(); err != nil {
@@ -350,6 +281,121 @@ func (d *modelDecoder) decodeLinearAfterMagic() (*Model, error) {
 	}
 	m.index()
 	return m, nil
+}
+
+// linearHead is what a linear model's header gives beyond the Model's
+// own fields: its flags and the numbers of classes and of weight rows.
+type linearHead struct {
+	flags uint16
+	nc, K int
+}
+
+// linearHeader reads and checks a linear model's header. It returns the
+// model with its algorithm, bias, rule, Normalize, BiasScale and Dim set,
+// and the rest of the header.
+func (d *modelDecoder) linearHeader() (*Model, linearHead, error) {
+	b, flags, err := d.meteredHeader(modelHeaderSize, modelFormatVersion, modelFlagsKnown)
+	if err != nil {
+		return nil, linearHead{}, err
+	}
+	switch {
+	case flags&modelFlagStart != 0 && flags&modelFlagVotes == 0:
+		return nil, linearHead{}, modelErr("start weights flagged without votes")
+	case flags&modelFlagCols != 0 && flags&modelFlagVotes != 0:
+		return nil, linearHead{}, modelErr("a voted model keeps all its columns")
+	}
+	if d.keep != nil && flags&(modelFlagVotes|modelFlagScale) != 0 {
+		return nil, linearHead{}, ErrNoSubset
+	}
+	m := &Model{Algorithm: Algorithm(b[4]), Bias: BiasMode(b[5]), Rule: Rule(b[6]), Normalize: flags&modelFlagNorm != 0}
+	if err := m.checkHeaderKinds(b, flags); err != nil {
+		return nil, linearHead{}, err
+	}
+	le := binary.LittleEndian
+	m.BiasScale = math.Float32frombits(le.Uint32(b[8:]))
+	nc, K, dim := le.Uint32(b[12:]), le.Uint32(b[16:]), le.Uint64(b[20:])
+	if err := checkShape(nc, K, dim, "weight rows"); err != nil {
+		return nil, linearHead{}, err
+	}
+	if dim*uint64(K) > modelMaxElems {
+		return nil, linearHead{}, modelErr("dim %d × %d rows is beyond any model", dim, K)
+	}
+	m.Dim = int(dim)
+	return m, linearHead{flags, int(nc), int(K)}, nil
+}
+
+// checkHeaderKinds checks the algorithm, bias mode and rule that m has
+// from the header b, and that they agree with the flags.
+func (m *Model) checkHeaderKinds(b []byte, flags uint16) error {
+	if m.Normalize && m.Algorithm == Voted {
+		return modelErr("a voted model does not normalize rows")
+	}
+	if b[7] != 0 {
+		return modelErr("reserved header byte is not zero")
+	}
+	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > lastRule {
+		return modelErr("unknown algorithm %d, bias mode %d or rule %d", b[4], b[5], b[6])
+	}
+	if m.Rule != Perceptron && m.Algorithm != Averaged && m.Algorithm != Plain {
+		return modelErr("rule %v with algorithm %v", m.Rule, m.Algorithm)
+	}
+	if (m.Algorithm == Voted) != (flags&modelFlagVotes != 0) {
+		return modelErr("votes present only and always for the voted algorithm")
+	}
+	return nil
+}
+
+// linearWeights reads a linear model's columns, when flagged, and its
+// weights, only the rows of the kept features when the decoder keeps
+// some (m.Dim and m.Cols then become those of the kept features). It
+// returns the number of weights in the file, which the start weights of
+// the votes section share.
+func (d *modelDecoder) linearWeights(m *Model, flags uint16, K int) (wn int, err error) {
+	wn = m.Dim * K
+	if flags&modelFlagCols != 0 {
+		n, err := d.u64("columns")
+		if err != nil {
+			return 0, err
+		}
+		if n > uint64(m.Dim) {
+			return 0, modelErr("%d columns for dim %d", n, m.Dim)
+		}
+		if m.Cols, err = modelReadArray[int32](d, int(n), "columns"); err != nil {
+			return 0, err
+		}
+		wn = int(n) * K
+	}
+	sparseW := flags&modelFlagSparse != 0
+	if d.keep == nil {
+		m.W, err = d.weights(wn, sparseW, "weights")
+		return wn, err
+	}
+	rows, cols, err := d.keptRows(m.Dim, m.Cols)
+	if err != nil {
+		return 0, err
+	}
+	if m.W, err = d.weightRows(wn, K, rows, sparseW, "weights"); err != nil {
+		return 0, err
+	}
+	m.Dim, m.Cols = len(d.keep), cols
+	return wn, nil
+}
+
+// linearEnd reads the checksum that ends a linear model's file. A
+// decoder that reads the kept rows at their offsets (at) has not read
+// all that came before, so it only checks that the input ends with the
+// checksum.
+func (d *modelDecoder) linearEnd() error {
+	if d.at == nil {
+		return d.checksum()
+	}
+	switch {
+	case d.remain < 4:
+		return modelTruncated("checksum")
+	case d.remain > 4:
+		return modelErr("%d bytes of trailing data after the model", d.remain-4)
+	}
+	return nil
 }
 
 // scaling reads the scaling section of a model of dim features.
