@@ -178,103 +178,15 @@ func (d *modelDecoder) decodeMix(limit int64) (*Mix, error) {
 	if err := d.expectMagic(mixMagic, "mix"); err != nil {
 		return nil, err
 	}
-	b, flags, err := d.header(mixHeaderSize, mixFormatVersion, mixFlagsKnown)
+	m, h, err := d.mixHeader()
 	if err != nil {
 		return nil, err
 	}
-	le := binary.LittleEndian
-	nc, K, dim := le.Uint32(b[4:]), le.Uint32(b[8:]), le.Uint64(b[12:])
-	if err := checkShape(nc, K, dim, "weight rows"); err != nil {
+	if err := d.mixFits(h, limit); err != nil {
 		return nil, err
 	}
-	m := &Mix{
-		Sparse:  flags&mixFlagState != 0,
-		Dim:     int(dim),
-		N:       math.Float64frombits(le.Uint64(b[20:])),
-		SumN:    math.Float64frombits(le.Uint64(b[28:])),
-		Updates: int64(le.Uint64(b[36:])),
-	}
-	F := le.Uint64(b[44:])
-	sparse := flags&mixFlagSparse != 0
-	state := flags&mixFlagState != 0
-	switch {
-	case dim*uint64(K) > maxWeights:
-		return nil, modelErr("dim %d × %d rows is more weights than a model holds", dim, K)
-	case sparse && F > dim, !sparse && F != dim:
-		return nil, modelErr("%d features listed for dim %d", F, dim)
-	case state && !sparse:
-		return nil, modelErr("a sparse state that lists no features")
-	case flags&mixFlagSeen != 0 && (!sparse || state):
-		return nil, modelErr("features seen listed for a Mix that is no delta")
-	case sparse && !state && flags&mixFlagSum != 0:
-		return nil, modelErr("a sparse delta with a history")
-	case m.Updates < 0:
-		return nil, modelErr("update count %d", m.Updates)
-	}
-	// What the arrays take, checked before any of them is allocated.
-	k, f := int64(K), int64(F)
-	need := 8*int64(nc) + 4*k + 4*f*k
-	if sparse {
-		need += 4 * f
-	}
-	if flags&mixFlagAcc != 0 {
-		need += 8*k + 8*f*k
-	}
-	if flags&mixFlagSum != 0 {
-		need += 8*k + 8*f*k
-	}
-	if d.remain >= 0 && need > d.remain {
-		return nil, modelErr("truncated: the header asks for %d bytes, %d are left", need, d.remain)
-	}
-	if limit != 0 || d.r != nil {
-		if err := budget.Check(budget.Resolve(limit), need, "reading a mix"); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMemory, err)
-		}
-	}
-	if m.Classes, err = modelReadArray[float64](d, int(nc), "classes"); err != nil {
+	if err := d.mixArrays(m, h); err != nil {
 		return nil, err
-	}
-	if m.B, err = modelReadArray[float32](d, int(K), "biases"); err != nil {
-		return nil, err
-	}
-	if sparse {
-		if m.Features, err = modelReadArray[int32](d, int(F), "features"); err != nil {
-			return nil, err
-		}
-	}
-	if flags&mixFlagSeen != 0 {
-		S, err := d.u64("count of features seen")
-		if err != nil {
-			return nil, err
-		}
-		if S > dim-F {
-			return nil, modelErr("%d features seen and %d changed for dim %d", S, F, dim)
-		}
-		if err := d.fits(S, 4, "features seen"); err != nil {
-			return nil, err
-		}
-		if m.Seen, err = modelReadArray[int32](d, int(S), "features seen"); err != nil {
-			return nil, err
-		}
-	}
-	if m.W, err = modelReadArray[float32](d, int(F)*int(K), "weights"); err != nil {
-		return nil, err
-	}
-	if flags&mixFlagAcc != 0 {
-		if m.UB, err = modelReadArray[float64](d, int(K), "bias accumulators"); err != nil {
-			return nil, err
-		}
-		if m.U, err = modelReadArray[float64](d, int(F)*int(K), "accumulators"); err != nil {
-			return nil, err
-		}
-	}
-	if flags&mixFlagSum != 0 {
-		if m.SumB, err = modelReadArray[float64](d, int(K), "bias sums"); err != nil {
-			return nil, err
-		}
-		if m.Sum, err = modelReadArray[float64](d, int(F)*int(K), "sums"); err != nil {
-			return nil, err
-		}
 	}
 	if err := d.checksum(); err != nil {
 		return nil, err
@@ -283,4 +195,137 @@ func (d *modelDecoder) decodeMix(limit int64) (*Mix, error) {
 		return nil, modelErr("%v", err)
 	}
 	return m, nil
+}
+
+// mixHead is what a Mix's header gives beyond the Mix's own fields: the
+// numbers of classes and of weight rows, the dim, F, the features whose
+// rows the file holds, and what the flags say follows.
+type mixHead struct {
+	nc, K  uint32
+	dim, F uint64
+	sparse bool // the features are listed (flag bit 0)
+	acc    bool // the accumulators U, UB (flag bit 1)
+	sum    bool // the history Sum, SumB (flag bit 2)
+	seen   bool // the features seen (flag bit 4)
+}
+
+// mixHeader reads and checks a Mix's header. It returns the Mix with
+// its counts set, and the rest of the header.
+func (d *modelDecoder) mixHeader() (*Mix, mixHead, error) {
+	b, flags, err := d.header(mixHeaderSize, mixFormatVersion, mixFlagsKnown)
+	if err != nil {
+		return nil, mixHead{}, err
+	}
+	le := binary.LittleEndian
+	h := mixHead{
+		nc: le.Uint32(b[4:]), K: le.Uint32(b[8:]), dim: le.Uint64(b[12:]), F: le.Uint64(b[44:]),
+		sparse: flags&mixFlagSparse != 0, acc: flags&mixFlagAcc != 0, sum: flags&mixFlagSum != 0, seen: flags&mixFlagSeen != 0,
+	}
+	if err := checkShape(h.nc, h.K, h.dim, "weight rows"); err != nil {
+		return nil, mixHead{}, err
+	}
+	m := &Mix{
+		Sparse:  flags&mixFlagState != 0,
+		Dim:     int(h.dim),
+		N:       math.Float64frombits(le.Uint64(b[20:])),
+		SumN:    math.Float64frombits(le.Uint64(b[28:])),
+		Updates: int64(le.Uint64(b[36:])),
+	}
+	state := m.Sparse
+	switch {
+	case h.dim*uint64(h.K) > maxWeights:
+		return nil, mixHead{}, modelErr("dim %d × %d rows is more weights than a model holds", h.dim, h.K)
+	case h.sparse && h.F > h.dim, !h.sparse && h.F != h.dim:
+		return nil, mixHead{}, modelErr("%d features listed for dim %d", h.F, h.dim)
+	case state && !h.sparse:
+		return nil, mixHead{}, modelErr("a sparse state that lists no features")
+	case h.seen && (!h.sparse || state):
+		return nil, mixHead{}, modelErr("features seen listed for a Mix that is no delta")
+	case h.sparse && !state && h.sum:
+		return nil, mixHead{}, modelErr("a sparse delta with a history")
+	case m.Updates < 0:
+		return nil, mixHead{}, modelErr("update count %d", m.Updates)
+	}
+	return m, h, nil
+}
+
+// mixFits checks, before any array is allocated, that the arrays the
+// header h asks for fit the input where its length is known, and the
+// memory budget limit (see decodeMix).
+func (d *modelDecoder) mixFits(h mixHead, limit int64) error {
+	k, f := int64(h.K), int64(h.F)
+	need := 8*int64(h.nc) + 4*k + 4*f*k
+	if h.sparse {
+		need += 4 * f
+	}
+	if h.acc {
+		need += 8*k + 8*f*k
+	}
+	if h.sum {
+		need += 8*k + 8*f*k
+	}
+	if d.remain >= 0 && need > d.remain {
+		return modelErr("truncated: the header asks for %d bytes, %d are left", need, d.remain)
+	}
+	if limit != 0 || d.r != nil {
+		if err := budget.Check(budget.Resolve(limit), need, "reading a mix"); err != nil {
+			return fmt.Errorf("%w: %w", ErrMemory, err)
+		}
+	}
+	return nil
+}
+
+// mixArrays reads the arrays of a Mix whose header is h into m.
+func (d *modelDecoder) mixArrays(m *Mix, h mixHead) (err error) {
+	K, F, FK := int(h.K), int(h.F), int(h.F)*int(h.K)
+	if m.Classes, m.B, err = d.classesBiases(int(h.nc), K); err != nil {
+		return err
+	}
+	if h.sparse {
+		if m.Features, err = modelReadArray[int32](d, F, "features"); err != nil {
+			return err
+		}
+	}
+	if h.seen {
+		if m.Seen, err = d.mixSeen(h); err != nil {
+			return err
+		}
+	}
+	if m.W, err = modelReadArray[float32](d, FK, "weights"); err != nil {
+		return err
+	}
+	if h.acc {
+		if m.UB, err = modelReadArray[float64](d, K, "bias accumulators"); err != nil {
+			return err
+		}
+		if m.U, err = modelReadArray[float64](d, FK, "accumulators"); err != nil {
+			return err
+		}
+	}
+	if h.sum {
+		if m.SumB, err = modelReadArray[float64](d, K, "bias sums"); err != nil {
+			return err
+		}
+		if m.Sum, err = modelReadArray[float64](d, FK, "sums"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mixSeen reads the features seen of a delta whose header is h: their
+// count, at most the features of dim it does not list as changed, and
+// the features.
+func (d *modelDecoder) mixSeen(h mixHead) ([]int32, error) {
+	S, err := d.u64("count of features seen")
+	if err != nil {
+		return nil, err
+	}
+	if S > h.dim-h.F {
+		return nil, modelErr("%d features seen and %d changed for dim %d", S, h.F, h.dim)
+	}
+	if err := d.fits(S, 4, "features seen"); err != nil {
+		return nil, err
+	}
+	return modelReadArray[int32](d, int(S), "features seen")
 }
