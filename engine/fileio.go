@@ -997,39 +997,53 @@ func (d *modelDecoder) weightRows(n, K int, rows []int, sparse bool, what string
 	if d.at != nil {
 		return d.weightRowsAt(n, K, rows, sparse, what)
 	}
+	if !sparse {
+		return d.denseWeightRows(n, K, rows, what)
+	}
+	return d.sparseWeightRows(n, K, rows, what)
+}
+
+// denseWeightRows is weightRows for dense weights: it reads them in
+// chunks and copies the kept rows' values out of each.
+func (d *modelDecoder) denseWeightRows(n, K int, rows []int, what string) ([]float32, error) {
+	if err := d.fits(uint64(n), 4, what); err != nil {
+		return nil, err
+	}
 	out := make([]float32, len(rows)*K)
 	le := binary.LittleEndian
-	if !sparse {
-		if err := d.fits(uint64(n), 4, what); err != nil {
+	next := 0
+	for e := 0; e < n; {
+		k := min(n-e, modelChunk/4)
+		b, err := d.take(4*k, what)
+		if err != nil {
 			return nil, err
 		}
-		next := 0
-		for e := 0; e < n; {
-			k := min(n-e, modelChunk/4)
-			b, err := d.take(4*k, what)
-			if err != nil {
-				return nil, err
+		for ; next < len(rows); next++ {
+			r0 := rows[next] * K
+			if r0 >= e+k {
+				break
 			}
-			for ; next < len(rows); next++ {
-				r0 := rows[next] * K
-				if r0 >= e+k {
-					break
-				}
-				for x := max(r0, e); x < min(r0+K, e+k); x++ {
-					out[next*K+x-r0] = math.Float32frombits(le.Uint32(b[4*(x-e):]))
-				}
-				if r0+K > e+k {
-					break
-				}
+			for x := max(r0, e); x < min(r0+K, e+k); x++ {
+				out[next*K+x-r0] = math.Float32frombits(le.Uint32(b[4*(x-e):]))
 			}
-			e += k
+			if r0+K > e+k {
+				break
+			}
 		}
-		return out, nil
+		e += k
 	}
+	return out, nil
+}
+
+// sparseWeightRows is weightRows for sparse weights: it reads the bitmap
+// whole, then the values in chunks, keeping those of the kept rows.
+func (d *modelDecoder) sparseWeightRows(n, K int, rows []int, what string) ([]float32, error) {
 	bm, nnz, err := d.bitmap(n, what)
 	if err != nil {
 		return nil, err
 	}
+	out := make([]float32, len(rows)*K)
+	le := binary.LittleEndian
 	// The values stream in chunks; rank counts the set bits before bit
 	// pos, so that a kept weight's value is value number rank.
 	pos, rank := 0, 0
