@@ -138,11 +138,8 @@ func (m *KernelModel) Check() error {
 		return bad("votes present only and always for the voted algorithm")
 	}
 	if v := m.Votes; v != nil {
-		for i, st := range v.Steps {
-			if st.Row < 0 || int(st.Row) >= m.SV.Rows || st.Up < 0 || int(st.Up) >= K ||
-				st.Down < -1 || int(st.Down) >= K || (K > 1) != (st.Down >= 0) || st.Count < 0 || !finite32s([]float32{st.A}) {
-				return bad("vote step %d out of range or not finite", i)
-			}
+		if err := checkVoteSteps(v.Steps, m.SV.Rows, K); err != nil {
+			return err
 		}
 		switch {
 		case v.Count0 < 0:

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -172,46 +171,67 @@ func (m *Model) index() {
 // WriteTo and MarshalBinary check before they write anything. Among the
 // rest, every weight and bias must be finite.
 func (m *Model) Check() error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+	for _, check := range [...]func() error{m.checkClasses, m.checkCols, m.checkWeights, m.checkKinds, m.checkVotes} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// checkClasses checks that there are two classes or more, strictly
+// ascending and finite.
+func (m *Model) checkClasses() error {
 	if len(m.Classes) < 2 {
-		return bad("%d classes", len(m.Classes))
+		return modelErr("%d classes", len(m.Classes))
 	}
 	for i, c := range m.Classes {
 		if i > 0 && !(c > m.Classes[i-1]) || math.IsNaN(c) {
-			return bad("classes not strictly ascending at %d", i)
+			return modelErr("classes not strictly ascending at %d", i)
 		}
 	}
 	for i, c := range m.Classes {
 		if math.IsInf(c, 0) {
-			return bad("class %d is not finite", i)
+			return modelErr("class %d is not finite", i)
 		}
 	}
+	return nil
+}
+
+// checkCols checks the columns of a model that lists them: not voted,
+// not empty, strictly increasing below Dim, and the column index, when
+// built, of Dim entries.
+func (m *Model) checkCols() error {
+	if m.Cols == nil {
+		return nil
+	}
+	if m.Votes != nil {
+		return modelErr("a voted model keeps all its columns")
+	}
+	if len(m.Cols) == 0 {
+		return modelErr("an empty column list (a model with every column has Cols nil)")
+	}
+	for i, j := range m.Cols {
+		if j < 0 || int(j) >= m.Dim || (i > 0 && j <= m.Cols[i-1]) {
+			return modelErr("column %d (%d) is not increasing in [0, %d)", i, j, m.Dim)
+		}
+	}
+	if m.pos != nil && len(m.pos) != m.Dim {
+		return modelErr("column index of %d for dim %d", len(m.pos), m.Dim)
+	}
+	return nil
+}
+
+// checkWeights checks the lengths of the weights and biases, and that
+// they are finite: a NaN or infinite weight would make every score NaN
+// or ±Inf, though Decision promises neither for finite rows.
+func (m *Model) checkWeights() error {
 	k := m.NumRows()
-	if m.Cols != nil {
-		if m.Votes != nil {
-			return bad("a voted model keeps all its columns")
-		}
-		if len(m.Cols) == 0 {
-			return bad("an empty column list (a model with every column has Cols nil)")
-		}
-		for i, j := range m.Cols {
-			if j < 0 || int(j) >= m.Dim || (i > 0 && j <= m.Cols[i-1]) {
-				return bad("column %d (%d) is not increasing in [0, %d)", i, j, m.Dim)
-			}
-		}
-		if m.pos != nil && len(m.pos) != m.Dim {
-			return bad("column index of %d for dim %d", len(m.pos), m.Dim)
-		}
-	}
 	if n := m.stored(); m.Dim < 0 || int64(len(m.W)) != int64(n)*int64(k) || len(m.B) != k {
-		return bad("%d weights and %d biases for %d features and %d rows", len(m.W), len(m.B), n, k)
+		return modelErr("%d weights and %d biases for %d features and %d rows", len(m.W), len(m.B), n, k)
 	}
-	// A NaN or infinite weight would make every score NaN or ±Inf, though
-	// Decision promises neither for finite rows.
 	if !finite32s(m.B) {
-		return bad("a bias is not finite (%v)", m.B)
+		return modelErr("a bias is not finite (%v)", m.B)
 	}
 	if !finite32s(m.W) {
 		i := firstNonFinite(m.W)
@@ -219,49 +239,73 @@ func (m *Model) Check() error {
 		if m.Cols != nil {
 			f = int(m.Cols[f])
 		}
-		return bad("weight of feature %d in row %d is not finite", f, i%k)
+		return modelErr("weight of feature %d in row %d is not finite", f, i%k)
 	}
+	return nil
+}
+
+// checkKinds checks the algorithm, bias mode and rule, that votes come
+// with the voted algorithm alone, and what a voted, normalizing or
+// scaled model cannot be at once; and the scaling.
+func (m *Model) checkKinds() error {
 	if m.Algorithm > Batch || m.Bias > NoBias || m.Rule > lastRule {
-		return bad("unknown algorithm %d, bias mode %d or rule %d", m.Algorithm, m.Bias, m.Rule)
+		return modelErr("unknown algorithm %d, bias mode %d or rule %d", m.Algorithm, m.Bias, m.Rule)
 	}
 	if m.Rule != Perceptron && m.Algorithm != Averaged && m.Algorithm != Plain {
-		return bad("rule %v with algorithm %v", m.Rule, m.Algorithm)
+		return modelErr("rule %v with algorithm %v", m.Rule, m.Algorithm)
 	}
 	if (m.Algorithm == Voted) != (m.Votes != nil) {
-		return bad("votes present only and always for the voted algorithm")
+		return modelErr("votes present only and always for the voted algorithm")
 	}
 	if m.Normalize && m.Votes != nil {
-		return bad("a voted model does not normalize rows")
+		return modelErr("a voted model does not normalize rows")
 	}
 	if sc := m.Scaling; sc != nil {
 		if m.Votes != nil || m.Normalize {
-			return bad("a scaled model neither votes nor normalizes rows")
+			return modelErr("a scaled model neither votes nor normalizes rows")
 		}
 		if err := sc.check(m.Dim); err != nil {
-			return bad("%v", err)
+			return modelErr("%v", err)
 		}
 	}
-	if v := m.Votes; v != nil {
-		if v.SV == nil {
-			return bad("voted model without its rows")
-		}
-		if err := v.SV.Validate(); err != nil {
-			return bad("voted rows: %v", err)
-		}
-		if v.SV.Cols > m.Dim {
-			return bad("voted rows are %d wide, model %d", v.SV.Cols, m.Dim)
-		}
-		if (v.W0 == nil) != (v.B0 == nil) || (v.W0 != nil && (len(v.W0) != len(m.W) || len(v.B0) != k)) {
-			return bad("start weights do not match the model")
-		}
-		if !finite32s(v.W0) || !finite32s(v.B0) {
-			return bad("a start weight is not finite")
-		}
-		for i, s := range v.Steps {
-			if s.Row < 0 || int(s.Row) >= v.SV.Rows || s.Up < 0 || int(s.Up) >= k ||
-				s.Down < -1 || int(s.Down) >= k || (k == 1) != (s.Down == -1) || s.Count < 0 || !finite32s([]float32{s.A}) {
-				return bad("vote step %d out of range or not finite", i)
-			}
+	return nil
+}
+
+// checkVotes checks a voted model's record: its rows, no wider than the
+// model, its start weights, of the model's shape and finite, and its
+// steps.
+func (m *Model) checkVotes() error {
+	v := m.Votes
+	if v == nil {
+		return nil
+	}
+	if v.SV == nil {
+		return modelErr("voted model without its rows")
+	}
+	if err := v.SV.Validate(); err != nil {
+		return modelErr("voted rows: %v", err)
+	}
+	if v.SV.Cols > m.Dim {
+		return modelErr("voted rows are %d wide, model %d", v.SV.Cols, m.Dim)
+	}
+	k := m.NumRows()
+	if (v.W0 == nil) != (v.B0 == nil) || (v.W0 != nil && (len(v.W0) != len(m.W) || len(v.B0) != k)) {
+		return modelErr("start weights do not match the model")
+	}
+	if !finite32s(v.W0) || !finite32s(v.B0) {
+		return modelErr("a start weight is not finite")
+	}
+	return checkVoteSteps(v.Steps, v.SV.Rows, k)
+}
+
+// checkVoteSteps checks the steps of a voted model of K weight rows (or
+// functions) whose votes record rows rows: every step's row, classes and
+// count in range, and its A finite.
+func checkVoteSteps(steps []VoteStep, rows, K int) error {
+	for i, s := range steps {
+		if s.Row < 0 || int(s.Row) >= rows || s.Up < 0 || int(s.Up) >= K ||
+			s.Down < -1 || int(s.Down) >= K || (K == 1) != (s.Down == -1) || s.Count < 0 || !finite32s([]float32{s.A}) {
+			return modelErr("vote step %d out of range or not finite", i)
 		}
 	}
 	return nil
