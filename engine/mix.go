@@ -449,35 +449,10 @@ func (m *Mix) Merge(shards []*Mix) error {
 	if len(shards) == 0 {
 		return fmt.Errorf("%w: mix: no shard to merge", ErrNoData)
 	}
-	avg := m.averaging()
-	var n float64
-	var updates int64
-	for k, sh := range shards {
-		if err := sh.check(); err != nil {
-			return fmt.Errorf("shard %d: %w", k, err)
-		}
-		if err := sameShape(m, sh); err != nil {
-			return fmt.Errorf("shard %d: %w", k, err)
-		}
-		if k == 0 && m.Sum == nil && m.U == nil {
-			avg = sh.U != nil
-		}
-		if (sh.U != nil) != avg {
-			return fmt.Errorf("%w: mix: shard %d averages and the state does not, or the other way round", ErrConfig, k)
-		}
-		if m.Sparse && (sh.Features == nil || sh.Sparse) {
-			return fmt.Errorf("%w: mix: shard %d is no delta to merge into a sparse state (Dense makes the state dense)", ErrConfig, k)
-		}
-		if sh.Sparse {
-			return fmt.Errorf("%w: mix: shard %d is a sparse state, not a delta or a learner's state", ErrConfig, k)
-		}
-		n += sh.N
-		updates += sh.Updates
+	avg, n, updates, err := m.checkShards(shards)
+	if err != nil {
+		return err
 	}
-	if n == 0 {
-		return fmt.Errorf("%w: mix: the shards learned no example", ErrNoData)
-	}
-	K := m.NumRows()
 	var sum, sumB []float64
 	if avg {
 		sum, sumB = foldSum(m, len(m.W))
@@ -487,72 +462,16 @@ func (m *Mix) Merge(shards []*Mix) error {
 		views[k] = shardView{w: sh.W, b: sh.B, u: sh.U, ub: sh.UB, n: sh.N, feat: sh.Features}
 	}
 	frac := shardFracs(views, n)
+	var feat []int32
+	var w []float32
 	if m.Sparse {
-		feat, w, sum := m.mergeSparse(views, frac, n, sum)
-		b := slices.Clone(m.B)
-		mixBiases(b, sumB, frac, n, views)
-		m.Features, m.W, m.B = feat, w, b
-		if avg {
-			m.Sum, m.SumB = sum, sumB
-		}
-		m.SumN += m.N + n
-		m.N, m.U, m.UB = 0, nil, nil
-		m.Updates = updates
-		return nil
+		feat, w, sum = m.mergeSparse(views, frac, n, sum)
+	} else {
+		w = m.mergeDense(views, frac, n, sum)
 	}
-	w := slices.Clone(m.W)
-	parts := min(runtime.GOMAXPROCS(0), max(1, len(w)/mixSplitMin))
-	var wg sync.WaitGroup
-	for p := range parts {
-		lo, hi := p*len(w)/parts, (p+1)*len(w)/parts
-		wg.Go(func() {
-			var scratch []float32
-			var uscratch []float64
-			cur := make([]int, len(views))
-			for k, v := range views {
-				if v.feat != nil {
-					cur[k], _ = slices.BinarySearch(v.feat, int32(lo/K))
-				}
-			}
-			mixRange(lo, hi, frac, n, w, sum, func(k, a, b int) ([]float32, []float64) {
-				v := &views[k]
-				if v.feat == nil {
-					if v.u == nil {
-						return v.w[a:b], nil
-					}
-					return v.w[a:b], v.u[a:b]
-				}
-				// A delta: the base's weights and zero accumulators but
-				// where it lists a feature.
-				scratch = append(scratch[:0], m.W[a:b]...)
-				if v.u != nil {
-					uscratch = append(uscratch[:0], make([]float64, b-a)...)
-				}
-				for p := cur[k]; p < len(v.feat) && int(v.feat[p])*K < b; p++ {
-					j := int(v.feat[p])
-					for c := range K {
-						if i := j*K + c; i >= a && i < b {
-							scratch[i-a] = v.w[p*K+c]
-							if v.u != nil {
-								uscratch[i-a] = v.u[p*K+c]
-							}
-						}
-					}
-					if (j+1)*K <= b {
-						cur[k] = p + 1
-					}
-				}
-				if v.u == nil {
-					return scratch, nil
-				}
-				return scratch, uscratch
-			}, nil)
-		})
-	}
-	wg.Wait()
 	b := slices.Clone(m.B)
 	mixBiases(b, sumB, frac, n, views)
-	m.W, m.B = w, b
+	m.Features, m.W, m.B = feat, w, b
 	if avg {
 		m.Sum, m.SumB = sum, sumB
 	}
@@ -560,6 +479,112 @@ func (m *Mix) Merge(shards []*Mix) error {
 	m.N, m.U, m.UB = 0, nil, nil
 	m.Updates = updates
 	return nil
+}
+
+// checkShards checks that the shards can merge into m: each sound, of
+// m's shape, averaging as m does (as the first shard does when m has no
+// history yet), and a delta when m is a sparse state; and that they
+// learned some example. It returns whether the merge averages, the
+// shards' examples and their updates.
+func (m *Mix) checkShards(shards []*Mix) (avg bool, n float64, updates int64, err error) {
+	avg = m.averaging()
+	for k, sh := range shards {
+		if err := sh.check(); err != nil {
+			return false, 0, 0, fmt.Errorf("shard %d: %w", k, err)
+		}
+		if err := sameShape(m, sh); err != nil {
+			return false, 0, 0, fmt.Errorf("shard %d: %w", k, err)
+		}
+		if k == 0 && m.Sum == nil && m.U == nil {
+			avg = sh.U != nil
+		}
+		if (sh.U != nil) != avg {
+			return false, 0, 0, fmt.Errorf("%w: mix: shard %d averages and the state does not, or the other way round", ErrConfig, k)
+		}
+		if m.Sparse && (sh.Features == nil || sh.Sparse) {
+			return false, 0, 0, fmt.Errorf("%w: mix: shard %d is no delta to merge into a sparse state (Dense makes the state dense)", ErrConfig, k)
+		}
+		if sh.Sparse {
+			return false, 0, 0, fmt.Errorf("%w: mix: shard %d is a sparse state, not a delta or a learner's state", ErrConfig, k)
+		}
+		n += sh.N
+		updates += sh.Updates
+	}
+	if n == 0 {
+		return false, 0, 0, fmt.Errorf("%w: mix: the shards learned no example", ErrNoData)
+	}
+	return avg, n, updates, nil
+}
+
+// mergeDense is Merge's mix of a dense state's weights: it returns the
+// new weights and adds to sum, when not nil, the shards' history. The
+// weights are cut into parts mixed in parallel.
+func (m *Mix) mergeDense(views []shardView, frac []float64, n float64, sum []float64) []float32 {
+	K := m.NumRows()
+	w := slices.Clone(m.W)
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(w)/mixSplitMin))
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(w)/parts, (p+1)*len(w)/parts
+		wg.Go(func() {
+			r := shardRanges{base: m.W, K: K, cur: make([]int, len(views))}
+			for k, v := range views {
+				if v.feat != nil {
+					r.cur[k], _ = slices.BinarySearch(v.feat, int32(lo/K))
+				}
+			}
+			mixRange(lo, hi, frac, n, w, sum, func(k, a, b int) ([]float32, []float64) {
+				return r.get(&views[k], k, a, b)
+			}, nil)
+		})
+	}
+	wg.Wait()
+	return w
+}
+
+// shardRanges gives mixRange the shards' weights and accumulators of
+// one part of a dense merge, range after increasing range.
+type shardRanges struct {
+	base     []float32 // the state's weights
+	K        int       // weight rows
+	cur      []int     // per shard, its first listed feature not yet passed
+	scratch  []float32
+	uscratch []float64
+}
+
+// get returns shard k's weights and accumulators (nil without averaging)
+// of [a, b): a dense shard's own, a delta's expanded into the state's
+// weights and zero accumulators but where it lists a feature.
+func (r *shardRanges) get(v *shardView, k, a, b int) ([]float32, []float64) {
+	if v.feat == nil {
+		if v.u == nil {
+			return v.w[a:b], nil
+		}
+		return v.w[a:b], v.u[a:b]
+	}
+	K := r.K
+	r.scratch = append(r.scratch[:0], r.base[a:b]...)
+	if v.u != nil {
+		r.uscratch = append(r.uscratch[:0], make([]float64, b-a)...)
+	}
+	for p := r.cur[k]; p < len(v.feat) && int(v.feat[p])*K < b; p++ {
+		j := int(v.feat[p])
+		for c := range K {
+			if i := j*K + c; i >= a && i < b {
+				r.scratch[i-a] = v.w[p*K+c]
+				if v.u != nil {
+					r.uscratch[i-a] = v.u[p*K+c]
+				}
+			}
+		}
+		if (j+1)*K <= b {
+			r.cur[k] = p + 1
+		}
+	}
+	if v.u == nil {
+		return r.scratch, nil
+	}
+	return r.scratch, r.uscratch
 }
 
 // shardView is what mixing reads of one shard's state: weights (of the
