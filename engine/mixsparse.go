@@ -225,83 +225,123 @@ var mixSparseSplitMin = 1 << 16
 
 // mergeSparseRange is mergeSparse over the features in [lo, hi).
 func (m *Mix) mergeSparseRange(views []shardView, frac []float64, n float64, sum []float64, lo, hi int32) (feat []int32, w []float32, outSum []float64) {
-	K := m.NumRows()
 	first := func(list []int32) int {
 		i, _ := slices.BinarySearch(list, lo)
 		return i
 	}
-	cur := make([]int, len(views))
+	r := sparseMerge{m: m, K: m.NumRows(), views: views, frac: frac, n: n, sum: sum, cur: make([]int, len(views))}
 	for k, v := range views {
-		cur[k] = first(v.feat)
+		r.cur[k] = first(v.feat)
 	}
-	base := first(m.Features)
+	r.base = first(m.Features)
 	for {
-		// The next feature listed anywhere.
-		j := hi
-		if base < len(m.Features) {
-			j = min(j, m.Features[base])
-		}
-		for k, v := range views {
-			if cur[k] < len(v.feat) {
-				j = min(j, v.feat[cur[k]])
-			}
-		}
+		j := r.next(hi)
 		if j >= hi {
 			break
 		}
-		inBase := base < len(m.Features) && m.Features[base] == j
-		keep := false
-		for c := range K {
-			var bw float32
-			var bs float64
-			if inBase {
-				bw = m.W[base*K+c]
-				if sum != nil {
-					bs = sum[base*K+c]
-				}
-			}
-			v := 0.0
-			s := 0.0
-			for k := range views {
-				vk := &views[k]
-				wk, uk := bw, 0.0
-				if p := cur[k]; p < len(vk.feat) && vk.feat[p] == j {
-					wk = vk.w[p*K+c]
-					if vk.u != nil {
-						uk = vk.u[p*K+c]
-					}
-				}
-				fk, fn := frac[k], frac[k]*n
-				v += fk * float64(wk)
-				if sum != nil {
-					s += fn*float64(wk) - uk
-				}
-			}
-			nw := float32(v)
-			w = append(w, nw)
-			keep = keep || math.Float32bits(nw) != 0
-			if sum != nil {
-				bs += s
-				outSum = append(outSum, bs)
-				keep = keep || math.Float64bits(bs) != 0
-			}
-		}
-		if keep {
-			feat = append(feat, j)
-		} else {
-			w = w[:len(w)-K]
-			if sum != nil {
-				outSum = outSum[:len(outSum)-K]
-			}
-		}
-		if inBase {
-			base++
-		}
-		for k, v := range views {
-			if cur[k] < len(v.feat) && v.feat[cur[k]] == j {
-				cur[k]++
-			}
+		r.mixFeature(j)
+		r.pass(j)
+	}
+	return r.feat, r.w, r.outSum
+}
+
+// sparseMerge is the walk of mergeSparseRange over the features that
+// the state or a delta lists, in increasing order, and what it has
+// merged so far.
+type sparseMerge struct {
+	m     *Mix
+	K     int
+	views []shardView
+	frac  []float64
+	n     float64
+	sum   []float64 // the state's folded history, nil without averaging
+	// base and cur[k] are the positions of the next feature in the
+	// state's list and in delta k's.
+	base int
+	cur  []int
+	// The merged features, their weights and their history.
+	feat   []int32
+	w      []float32
+	outSum []float64
+}
+
+// next returns the next feature listed anywhere, hi when there is none
+// below hi.
+func (r *sparseMerge) next(hi int32) int32 {
+	j := hi
+	if r.base < len(r.m.Features) {
+		j = min(j, r.m.Features[r.base])
+	}
+	for k, v := range r.views {
+		if r.cur[k] < len(v.feat) {
+			j = min(j, v.feat[r.cur[k]])
 		}
 	}
-	return feat, w, outSum
+	return j
+}
+
+// mixFeature mixes feature j: every shard's weights of it, a delta's own
+// where it lists j and the state's otherwise, by mixRange's sums. It
+// appends j and its weights and history to the merged ones unless they
+// are all +0.
+func (r *sparseMerge) mixFeature(j int32) {
+	m, K, sum, views := r.m, r.K, r.sum, r.views
+	base := r.base
+	inBase := base < len(m.Features) && m.Features[base] == j
+	keep := false
+	for c := range K {
+		var bw float32
+		var bs float64
+		if inBase {
+			bw = m.W[base*K+c]
+			if sum != nil {
+				bs = sum[base*K+c]
+			}
+		}
+		v := 0.0
+		s := 0.0
+		for k := range views {
+			vk := &views[k]
+			wk, uk := bw, 0.0
+			if p := r.cur[k]; p < len(vk.feat) && vk.feat[p] == j {
+				wk = vk.w[p*K+c]
+				if vk.u != nil {
+					uk = vk.u[p*K+c]
+				}
+			}
+			fk, fn := r.frac[k], r.frac[k]*r.n
+			v += fk * float64(wk)
+			if sum != nil {
+				s += fn*float64(wk) - uk
+			}
+		}
+		nw := float32(v)
+		r.w = append(r.w, nw)
+		keep = keep || math.Float32bits(nw) != 0
+		if sum != nil {
+			bs += s
+			r.outSum = append(r.outSum, bs)
+			keep = keep || math.Float64bits(bs) != 0
+		}
+	}
+	if keep {
+		r.feat = append(r.feat, j)
+	} else {
+		r.w = r.w[:len(r.w)-K]
+		if sum != nil {
+			r.outSum = r.outSum[:len(r.outSum)-K]
+		}
+	}
+}
+
+// pass moves the walk past feature j in the lists that hold it.
+func (r *sparseMerge) pass(j int32) {
+	if r.base < len(r.m.Features) && r.m.Features[r.base] == j {
+		r.base++
+	}
+	for k, v := range r.views {
+		if r.cur[k] < len(v.feat) && v.feat[r.cur[k]] == j {
+			r.cur[k]++
+		}
+	}
 }
