@@ -178,11 +178,8 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 	if err != nil {
 		return nil, nil, err
 	}
-	if X == nil || X.Rows == 0 {
-		return nil, nil, ErrNoData
-	}
-	if len(y) != X.Rows {
-		return nil, nil, fmt.Errorf("%w: %d labels for %d rows", ErrLabels, len(y), X.Rows)
+	if err := checkLabeledRows(X, y); err != nil {
+		return nil, nil, err
 	}
 	if X.Rows > math.MaxInt32 {
 		return nil, nil, fmt.Errorf("%w: %d rows", ErrDim, X.Rows)
@@ -190,18 +187,9 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 	if err := checkData(X); err != nil {
 		return nil, nil, err
 	}
-	k := cfg.Kernel
-	if k == nil {
-		g := ScaleGamma(X)
-		if !(g <= kernels.MaxParam) {
-			// The default kernel is the data's doing, not the caller's:
-			// say so, rather than report a gamma nobody set.
-			return nil, nil, fmt.Errorf("%w: the default RBF gamma 1/(features·variance) is %.3g for these rows, past kernels.MaxParam = %g: their values are too small (variance %.3g); scale the features or set Kernel", ErrConfig, g, kernels.MaxParam, 1/(g*float64(X.Cols)))
-		}
-		k = kernels.RBF{Gamma: g}
-	}
-	if err := kernels.Check(k); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	k, err := cfg.kernelFor(X)
+	if err != nil {
+		return nil, nil, err
 	}
 	classes, err := classesOf(y, s.maxClass)
 	if err != nil {
@@ -215,20 +203,68 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 	for i, v := range y {
 		cls[i] = int32(classIndex(classes, v+0))
 	}
+	d, err := newDual(s, cfg, k, X, classes, cls)
+	if err != nil {
+		return nil, nil, err
+	}
+	kf := &kernelFitter{d: d, X: X, classes: classes, onEpoch: cfg.OnKernelEpoch,
+		rng: rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15)), order: make([]int32, n)}
+	for i := range kf.order {
+		kf.order[i] = int32(i)
+	}
+	m, _, err := drive(ctx, &d.s, kf)
+	return m, kf.stats, err
+}
+
+// checkLabeledRows checks that X has rows and y a label for each.
+func checkLabeledRows(X *sparse.CSR, y []float64) error {
+	if X == nil || X.Rows == 0 {
+		return ErrNoData
+	}
+	if len(y) != X.Rows {
+		return fmt.Errorf("%w: %d labels for %d rows", ErrLabels, len(y), X.Rows)
+	}
+	return nil
+}
+
+// kernelFor returns the kernel to train with on X: cfg.Kernel, or by
+// default the RBF kernel of gamma ScaleGamma(X), checked.
+func (cfg KernelConfig) kernelFor(X *sparse.CSR) (kernels.Kernel, error) {
+	k := cfg.Kernel
+	if k == nil {
+		g := ScaleGamma(X)
+		if !(g <= kernels.MaxParam) {
+			// The default kernel is the data's doing, not the caller's:
+			// say so, rather than report a gamma nobody set.
+			return nil, fmt.Errorf("%w: the default RBF gamma 1/(features·variance) is %.3g for these rows, past kernels.MaxParam = %g: their values are too small (variance %.3g); scale the features or set Kernel", ErrConfig, g, kernels.MaxParam, 1/(g*float64(X.Cols)))
+		}
+		k = kernels.RBF{Gamma: g}
+	}
+	if err := kernels.Check(k); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return k, nil
+}
+
+// newDual returns the zero dual of the kernel learner of s for the rows
+// of X with class indices cls of classes: its Gram matrix, its
+// coefficients and scores, with averaging their sums, and the class
+// weights, after checking their memory against the budget.
+func newDual(s settings, cfg KernelConfig, k kernels.Kernel, X *sparse.CSR, classes []float64, cls []int32) (*dual, error) {
 	// The dual holds, per row and weight vector, α, the scores F and
 	// with averaging their sums, beside the Gram matrix's own budget.
-	K := weightRows(classes)
+	n, K := X.Rows, weightRows(classes)
 	gb := cfg.Gram.Budget
 	if gb <= 0 {
 		gb = kernels.DefaultBudget
 	}
 	need := budget.Add(budget.Mul(int64(n), int64(K), 16), budget.Mul(int64(n), 8), gb)
 	if err := budget.Check(s.MemoryBudget, need, fmt.Sprintf("the dual of %d rows × %d weight vectors and a Gram matrix of %s", n, K, budget.Format(gb))); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrMemory, err)
+		return nil, fmt.Errorf("%w: %w", ErrMemory, err)
 	}
 	gram, err := kernels.NewGram(k, kernels.NewData(X), cfg.Gram)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	d := &dual{
 		s: s, kern: k, gram: gram, n: n, K: K, cls: cls,
@@ -249,13 +285,7 @@ func FitKernel(ctx context.Context, X *sparse.CSR, y []float64, cfg KernelConfig
 		d.u = make([]float64, n*K)
 		d.ub = make([]float64, K)
 	}
-	kf := &kernelFitter{d: d, X: X, classes: classes, onEpoch: cfg.OnKernelEpoch,
-		rng: rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15)), order: make([]int32, n)}
-	for i := range kf.order {
-		kf.order[i] = int32(i)
-	}
-	m, _, err := drive(ctx, &d.s, kf)
-	return m, kf.stats, err
+	return d, nil
 }
 
 // kernelFitter runs the epochs of FitKernel.
