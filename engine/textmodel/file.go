@@ -236,103 +236,174 @@ func Read(r io.Reader) (*Model, error) {
 // engine.ErrNoSubset.
 func read(r io.Reader, size int64, docs []string) (*Model, error) {
 	sum := &fileSum{whole: true, pages: true}
-	tr := io.TeeReader(r, sum)
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+	sf := &streamFile{r: r, tr: io.TeeReader(r, sum), sum: sum, left: size - 16}
+	flen, err := sf.header()
+	if err != nil {
+		return nil, err
 	}
+	feat, err := sf.part(flen, "featurizer")
+	if err != nil {
+		return nil, err
+	}
+	fd, err := sf.startFeaturizer(feat, docs)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { <-fd.done }()
+	c, err := sf.classifier(fd.kept)
+	if err != nil {
+		return nil, err
+	}
+	var cal, names []byte
+	if sf.version >= 2 {
+		if cal, names, err = sf.calibrationNames(); err != nil {
+			return nil, err
+		}
+	}
+	if err := sf.checksums(); err != nil {
+		return nil, err
+	}
+	f, err := sf.featurizer(fd, feat)
+	if err != nil {
+		return nil, err
+	}
+	if fd.kept != nil {
+		// Names are by the whole vocabulary's features; a model read
+		// for some documents names its features by its own terms.
+		names = nil
+	}
+	return assemble(f, c, cal, names)
+}
+
+// formatErr returns an error wrapping ErrFormat.
+func formatErr(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+}
+
+// streamFile is a text model file that read reads in one pass.
+type streamFile struct {
+	r    io.Reader // the input: the checksums at its end are read from it
+	tr   io.Reader // the input through sum, for all before them
+	sum  *fileSum
+	left int64 // bytes known to be left; < 0: unknown
+	// version and flags are the header's.
+	version, flags uint16
+}
+
+// header reads and checks the header, sets the checksum the version
+// calls for, and returns the length of the featurizer part.
+func (sf *streamFile) header() (uint64, error) {
 	var hdr [16]byte
-	if _, err := io.ReadFull(tr, hdr[:]); err != nil {
-		return nil, bad("header: %v", err)
+	if _, err := io.ReadFull(sf.tr, hdr[:]); err != nil {
+		return 0, formatErr("header: %v", err)
 	}
-	left := size - 16 // bytes known to be left; < 0: unknown
 	version, flags := binary.LittleEndian.Uint16(hdr[4:]), binary.LittleEndian.Uint16(hdr[6:])
 	switch {
 	case string(hdr[:4]) != fileMagic:
-		return nil, bad("not a text model file (magic %q, want %q)", hdr[:4], fileMagic)
+		return 0, formatErr("not a text model file (magic %q, want %q)", hdr[:4], fileMagic)
 	case version < 1 || version > fileVersion:
-		return nil, bad("format version %d, this build reads 1 to %d", version, fileVersion)
+		return 0, formatErr("format version %d, this build reads 1 to %d", version, fileVersion)
 	case flags&^flagDeflate != 0 || (version == 1 || version >= 4) && flags != 0:
-		return nil, bad("unknown flags %#x", flags)
+		return 0, formatErr("unknown flags %#x", flags)
 	}
-	sum.whole, sum.pages = version < 5, version >= 5
-	part := func(n uint64, what string) ([]byte, error) {
-		if left >= 0 && n > uint64(left) {
-			return nil, bad("%s: %d bytes, %d left", what, n, left)
+	sf.version, sf.flags = version, flags
+	sf.sum.whole, sf.sum.pages = version < 5, version >= 5
+	return binary.LittleEndian.Uint64(hdr[8:]), nil
+}
+
+// part reads the next part, of n bytes: at once where the input is known
+// to hold them, otherwise as they arrive, so that a short input claiming
+// a large part allocates no more than it holds.
+func (sf *streamFile) part(n uint64, what string) ([]byte, error) {
+	if sf.left >= 0 && n > uint64(sf.left) {
+		return nil, formatErr("%s: %d bytes, %d left", what, n, sf.left)
+	}
+	if err := budget.Check(0, int64(min(n, 1<<62)), "reading the "+what); err != nil {
+		return nil, err
+	}
+	if sf.left >= 0 && n <= uint64(sf.left) {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(sf.tr, b); err != nil {
+			return nil, formatErr("%s: truncated: %v", what, err)
 		}
-		if err := budget.Check(0, int64(min(n, 1<<62)), "reading the "+what); err != nil {
-			return nil, err
-		}
-		var b []byte
-		if left >= 0 && n <= uint64(left) {
-			b = make([]byte, n)
-			if _, err := io.ReadFull(tr, b); err != nil {
-				return nil, bad("%s: truncated: %v", what, err)
-			}
-			left -= int64(n)
-			return b, nil
-		}
-		b, err := io.ReadAll(io.LimitReader(tr, int64(n)))
-		if err != nil {
-			return nil, err
-		}
-		if uint64(len(b)) != n {
-			return nil, bad("%s: truncated: %d of %d bytes", what, len(b), n)
-		}
+		sf.left -= int64(n)
 		return b, nil
 	}
-	length := func(what string) (uint64, error) {
-		var n [8]byte
-		if _, err := io.ReadFull(tr, n[:]); err != nil {
-			return 0, bad("%s length: %v", what, err)
-		}
-		left -= 8
-		return binary.LittleEndian.Uint64(n[:]), nil
-	}
-	feat, err := part(binary.LittleEndian.Uint64(hdr[8:]), "featurizer")
+	b, err := io.ReadAll(io.LimitReader(sf.tr, int64(n)))
 	if err != nil {
 		return nil, err
 	}
-	// A featurizer form that needs no inflating is decoded while the rest
-	// is read and the classifier decoded; a checksum mismatch found after
-	// both still refuses the file (the decoders check what they read,
-	// whatever it is).
-	var f *text.Featurizer
-	var ferr error
-	var kept []int32 // the features kept of a vocabulary, reading for docs
-	fdone := make(chan struct{})
-	if docs != nil && version >= 4 {
-		// The classifier's features to keep are known only once the
-		// featurizer is decoded.
-		f = new(text.Featurizer)
-		if kept, ferr = f.UnmarshalBinaryFor(feat, docs); ferr == nil && kept == nil {
+	if uint64(len(b)) != n {
+		return nil, formatErr("%s: truncated: %d of %d bytes", what, len(b), n)
+	}
+	return b, nil
+}
+
+// length reads the length of the part what.
+func (sf *streamFile) length(what string) (uint64, error) {
+	var n [8]byte
+	if _, err := io.ReadFull(sf.tr, n[:]); err != nil {
+		return 0, formatErr("%s length: %v", what, err)
+	}
+	sf.left -= 8
+	return binary.LittleEndian.Uint64(n[:]), nil
+}
+
+// featDecode is the decoding of the featurizer part, which may run while
+// the rest of the file is read: done is closed once f and err are set.
+// kept are the features kept of a vocabulary read for some documents.
+type featDecode struct {
+	f    *text.Featurizer
+	err  error
+	kept []int32
+	done chan struct{}
+}
+
+// startFeaturizer starts decoding feat, the featurizer part. A form that
+// needs no inflating (version 4 on) is decoded while the rest is read
+// and the classifier decoded; a checksum mismatch found after both still
+// refuses the file (the decoders check what they read, whatever it is).
+// Read for docs, it is decoded at once, since the classifier's features
+// to keep are known only then; a file that cannot be read so gives
+// engine.ErrNoSubset. Older forms are decoded by featurizer.
+func (sf *streamFile) startFeaturizer(feat []byte, docs []string) (*featDecode, error) {
+	fd := &featDecode{done: make(chan struct{})}
+	switch {
+	case docs != nil && sf.version >= 4:
+		fd.f = new(text.Featurizer)
+		if fd.kept, fd.err = fd.f.UnmarshalBinaryFor(feat, docs); fd.err == nil && fd.kept == nil {
 			return nil, engine.ErrNoSubset
 		}
-		close(fdone)
-	} else if docs != nil {
+		close(fd.done)
+	case docs != nil:
 		return nil, engine.ErrNoSubset
-	} else if version >= 4 {
+	case sf.version >= 4:
 		go func() {
-			defer close(fdone)
-			f = new(text.Featurizer)
-			ferr = f.UnmarshalBinary(feat)
+			defer close(fd.done)
+			fd.f = new(text.Featurizer)
+			fd.err = fd.f.UnmarshalBinary(feat)
 		}()
-	} else {
-		close(fdone)
+	default:
+		close(fd.done)
 	}
-	defer func() { <-fdone }()
-	mlen, err := length("model")
+	return fd, nil
+}
+
+// classifier reads the model part, of the features kept only when kept
+// is not nil. The classifier is decoded as it streams by, not copied
+// whole first: it has its own checksum and memory budget checks, and its
+// weights are the bulk of the file.
+func (sf *streamFile) classifier(kept []int32) (engine.Classifier, error) {
+	mlen, err := sf.length("model")
 	if err != nil {
 		return nil, err
 	}
-	// The classifier is decoded as it streams by, not copied whole
-	// first: it has its own checksum and memory budget checks, and its
-	// weights are the bulk of the file.
 	if err := budget.Check(0, int64(min(mlen, 1<<62)), "reading the model"); err != nil {
 		return nil, err
 	}
-	mr := &io.LimitedReader{R: tr, N: int64(min(mlen, 1<<62))}
+	mr := &io.LimitedReader{R: sf.tr, N: int64(min(mlen, 1<<62))}
 	var cr io.Reader = mr
-	if left >= 0 && mlen <= uint64(left) {
+	if sf.left >= 0 && mlen <= uint64(sf.left) {
 		// The file holds the whole part: the decoder, told its size,
 		// sizes each array once instead of growing it as data arrive.
 		cr = sizedReader{mr}
@@ -350,83 +421,101 @@ func read(r io.Reader, size int64, docs []string) (*Model, error) {
 		return nil, partErr("model", err)
 	}
 	if k, _ := io.Copy(io.Discard, mr); k != 0 {
-		return nil, bad("model: %d bytes after it", k)
+		return nil, formatErr("model: %d bytes after it", k)
 	}
-	left -= int64(min(mlen, 1<<62))
-	var cal, names []byte
-	if version >= 2 {
-		l, err := length("calibration")
-		if err != nil {
-			return nil, err
-		}
-		if l > maxCalibration {
-			return nil, bad("calibration of %d bytes (at most %d)", l, maxCalibration)
-		}
-		if cal, err = part(l, "calibration"); err != nil {
-			return nil, err
-		}
-		if l, err = length("names"); err != nil {
-			return nil, err
-		}
-		if names, err = part(l, "feature names"); err != nil {
-			return nil, err
-		}
+	sf.left -= int64(min(mlen, 1<<62))
+	return c, nil
+}
+
+// calibrationNames reads the calibration and feature names parts
+// (version 2 on).
+func (sf *streamFile) calibrationNames() (cal, names []byte, err error) {
+	l, err := sf.length("calibration")
+	if err != nil {
+		return nil, nil, err
 	}
-	if version >= 5 {
-		d := sum.sums.total
-		sums := sum.sums.finish()
+	if l > maxCalibration {
+		return nil, nil, formatErr("calibration of %d bytes (at most %d)", l, maxCalibration)
+	}
+	if cal, err = sf.part(l, "calibration"); err != nil {
+		return nil, nil, err
+	}
+	if l, err = sf.length("names"); err != nil {
+		return nil, nil, err
+	}
+	if names, err = sf.part(l, "feature names"); err != nil {
+		return nil, nil, err
+	}
+	return cal, names, nil
+}
+
+// checksums reads the checksums that end the file, the pages' (version
+// 5 on) or the CRC-32C of every byte, and compares them with those of
+// what was read.
+func (sf *streamFile) checksums() error {
+	if sf.version >= 5 {
+		d := sf.sum.sums.total
+		sums := sf.sum.sums.finish()
 		trailer := make([]byte, trailerSize(uint64(d)))
-		if _, err := io.ReadFull(r, trailer); err != nil {
-			return nil, bad("page checksums: %v", err)
+		if _, err := io.ReadFull(sf.r, trailer); err != nil {
+			return formatErr("page checksums: %v", err)
 		}
 		if !slices.Equal(trailer, appendTrailer(nil, sums, d)) {
-			return nil, bad("page checksums do not match: the file is corrupt")
+			return formatErr("page checksums do not match: the file is corrupt")
 		}
-	} else {
-		var b [4]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, bad("checksum: %v", err)
-		}
-		if binary.LittleEndian.Uint32(b[:]) != sum.crc {
-			return nil, bad("checksum mismatch: the file is corrupt")
-		}
+		return nil
 	}
-	<-fdone
-	if version >= 4 {
-		if ferr != nil {
-			return nil, partErr("featurizer", ferr)
+	var b [4]byte
+	if _, err := io.ReadFull(sf.r, b[:]); err != nil {
+		return formatErr("checksum: %v", err)
+	}
+	if binary.LittleEndian.Uint32(b[:]) != sf.sum.crc {
+		return formatErr("checksum mismatch: the file is corrupt")
+	}
+	return nil
+}
+
+// featurizer returns the featurizer of part feat: fd's, once it is
+// decoded, or for a file before version 4 decoded now, from its binary
+// form version 1 (version 3) or its JSON (versions 1 and 2), inflated
+// when flagged.
+func (sf *streamFile) featurizer(fd *featDecode, feat []byte) (*text.Featurizer, error) {
+	<-fd.done
+	if sf.version >= 4 {
+		if fd.err != nil {
+			return nil, partErr("featurizer", fd.err)
 		}
-	} else {
-		var fr io.Reader = bytes.NewReader(feat)
-		if flags&flagDeflate != 0 {
-			// The featurizer's reader checks what it allocates against
-			// the memory budget as it reads; the stream is cut there too.
-			zr := flate.NewReader(fr)
-			defer zr.Close()
-			fr = io.LimitReader(zr, budget.Default())
-		}
-		if version == 3 {
-			fb := feat
-			if flags&flagDeflate != 0 {
-				fb, err = readAllSized(fr, uint64(len(feat)))
-			}
-			if err == nil {
-				f = new(text.Featurizer)
-				err = f.UnmarshalBinary(fb)
-			}
-			if err != nil {
-				return nil, partErr("featurizer", err)
-			}
-		} else if f, err = text.ReadFeaturizer(fr); err != nil {
+		return fd.f, nil
+	}
+	var fr io.Reader = bytes.NewReader(feat)
+	if sf.flags&flagDeflate != 0 {
+		// The featurizer's reader checks what it allocates against
+		// the memory budget as it reads; the stream is cut there too.
+		zr := flate.NewReader(fr)
+		defer zr.Close()
+		fr = io.LimitReader(zr, budget.Default())
+	}
+	if sf.version != 3 {
+		f, err := text.ReadFeaturizer(fr)
+		if err != nil {
 			return nil, partErr("featurizer", err)
 		}
+		return f, nil
 	}
-	if kept != nil {
-		// Names are by the whole vocabulary's features; a model read
-		// for some documents names its features by its own terms.
-		names = nil
+	fb := feat
+	var err error
+	if sf.flags&flagDeflate != 0 {
+		fb, err = readAllSized(fr, uint64(len(feat)))
 	}
-	return assemble(f, c, cal, names)
+	var f *text.Featurizer
+	if err == nil {
+		f = new(text.Featurizer)
+		err = f.UnmarshalBinary(fb)
+	}
+	if err != nil {
+		return nil, partErr("featurizer", err)
+	}
+	return f, nil
 }
 
 // assemble returns the model of f and c read from a file, with the
