@@ -667,17 +667,63 @@ func loadPart(path string, docs []string) (*Model, error) {
 // its checksum, and the checksums against theirs. A model that cannot be
 // read in part gives engine.ErrNoSubset.
 func readPart(r io.ReaderAt, size int64, docs []string) (*Model, error) {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+	pr, err := readPageSums(r, size)
+	if err != nil {
+		return nil, err
 	}
+	pf := &pagedFile{pr: pr, off: 16}
+	hdr, err := pf.at(0, 16, "header")
+	if err != nil {
+		return nil, err
+	}
+	if v, fl := binary.LittleEndian.Uint16(hdr[4:]), binary.LittleEndian.Uint16(hdr[6:]); string(hdr[:4]) != fileMagic || v < 5 || v > fileVersion || fl != 0 {
+		return nil, formatErr("magic %q, format version %d, flags %#x: not a text model file of version 5 to %d", hdr[:4], v, fl, fileVersion)
+	}
+	flen := binary.LittleEndian.Uint64(hdr[8:])
+	fo, err := pf.next(flen, "featurizer")
+	if err != nil {
+		return nil, err
+	}
+	f, kept, err := text.ReadFeaturizerFor(io.NewSectionReader(pr, fo, int64(flen)), int64(flen), docs)
+	if err != nil {
+		return nil, partErr("featurizer", err)
+	}
+	if kept == nil {
+		return nil, engine.ErrNoSubset
+	}
+	c, err := pf.classifier(kept)
+	if err != nil {
+		return nil, err
+	}
+	cal, err := pf.calibration()
+	if err != nil {
+		return nil, err
+	}
+	l, err := pf.length("names")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pf.next(l, "feature names"); err != nil {
+		return nil, err
+	}
+	if pf.off != pr.size {
+		return nil, formatErr("%d bytes after the feature names", pr.size-pf.off)
+	}
+	return assemble(f, c, cal, nil)
+}
+
+// readPageSums reads and checks the page checksums that end the size
+// bytes of r, a file of version 5 or later, and returns the reader of
+// the bytes before them that verifies them.
+func readPageSums(r io.ReaderAt, size int64) (*pageReader, error) {
 	if size < 16+12 {
-		return nil, bad("truncated: %d bytes", size)
+		return nil, formatErr("truncated: %d bytes", size)
 	}
 	// A short read of the input is a truncated file.
 	readAt := func(b []byte, off int64) error {
 		if k, err := r.ReadAt(b, off); k < len(b) {
 			if err == nil || err == io.EOF {
-				return bad("truncated at byte %d", off+int64(k))
+				return formatErr("truncated at byte %d", off+int64(k))
 			}
 			return err
 		}
@@ -689,7 +735,7 @@ func readPart(r io.ReaderAt, size int64, docs []string) (*Model, error) {
 	}
 	d := binary.LittleEndian.Uint64(foot[:])
 	if d >= uint64(size) || trailerSize(d) != uint64(size)-d {
-		return nil, bad("%d bytes before the page checksums in a file of %d bytes", d, size)
+		return nil, formatErr("%d bytes before the page checksums in a file of %d bytes", d, size)
 	}
 	if err := budget.Check(0, int64(trailerSize(d)), "reading the page checksums"); err != nil {
 		return nil, err
@@ -700,102 +746,96 @@ func readPart(r io.ReaderAt, size int64, docs []string) (*Model, error) {
 	}
 	t := trailer[:len(trailer)-4]
 	if crc32.Checksum(t, crcTable) != binary.LittleEndian.Uint32(trailer[len(t):]) {
-		return nil, bad("checksum of the page checksums mismatch: the file is corrupt")
+		return nil, formatErr("checksum of the page checksums mismatch: the file is corrupt")
 	}
 	pr := &pageReader{r: r, size: int64(d), sums: make([]uint32, len(t)/4-2), got: make(map[int64][]byte)}
 	for i := range pr.sums {
 		pr.sums[i] = binary.LittleEndian.Uint32(t[4*i:])
 	}
-	var b [16]byte
-	at := func(off int64, n int, what string) ([]byte, error) {
-		if _, err := pr.ReadAt(b[:n], off); err != nil {
-			if err == io.EOF {
-				return nil, bad("truncated in the %s", what)
-			}
-			return nil, err
-		}
-		return b[:n], nil
-	}
-	hdr, err := at(0, 16, "header")
-	if err != nil {
-		return nil, err
-	}
-	if v, fl := binary.LittleEndian.Uint16(hdr[4:]), binary.LittleEndian.Uint16(hdr[6:]); string(hdr[:4]) != fileMagic || v < 5 || v > fileVersion || fl != 0 {
-		return nil, bad("magic %q, format version %d, flags %#x: not a text model file of version 5 to %d", hdr[:4], v, fl, fileVersion)
-	}
+	return pr, nil
+}
+
+// pagedFile is a text model file that readPart reads by pages.
+type pagedFile struct {
+	pr *pageReader
 	// off is where the next part begins; each part's length is checked
 	// to lie within the bytes before the page checksums.
-	off := int64(16)
-	next := func(n uint64, what string) (int64, error) {
-		if n > uint64(pr.size-off) {
-			return 0, bad("%s: %d bytes, %d left", what, n, pr.size-off)
+	off int64
+	b   [16]byte
+}
+
+// at reads the n ≤ 16 bytes of what at off; they are valid until the
+// next call.
+func (pf *pagedFile) at(off int64, n int, what string) ([]byte, error) {
+	if _, err := pf.pr.ReadAt(pf.b[:n], off); err != nil {
+		if err == io.EOF {
+			return nil, formatErr("truncated in the %s", what)
 		}
-		start := off
-		off += int64(n)
-		return start, nil
+		return nil, err
 	}
-	length := func(what string) (uint64, error) {
-		if _, err := next(8, what+" length"); err != nil {
-			return 0, err
-		}
-		b, err := at(off-8, 8, what+" length")
-		if err != nil {
-			return 0, err
-		}
-		return binary.LittleEndian.Uint64(b), nil
+	return pf.b[:n], nil
+}
+
+// next passes over the next part, of n bytes, and returns its offset.
+func (pf *pagedFile) next(n uint64, what string) (int64, error) {
+	if n > uint64(pf.pr.size-pf.off) {
+		return 0, formatErr("%s: %d bytes, %d left", what, n, pf.pr.size-pf.off)
 	}
-	flen := binary.LittleEndian.Uint64(hdr[8:])
-	fo, err := next(flen, "featurizer")
+	start := pf.off
+	pf.off += int64(n)
+	return start, nil
+}
+
+// length reads the length of the part what.
+func (pf *pagedFile) length(what string) (uint64, error) {
+	if _, err := pf.next(8, what+" length"); err != nil {
+		return 0, err
+	}
+	b, err := pf.at(pf.off-8, 8, what+" length")
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+// classifier reads the model part for the features kept.
+func (pf *pagedFile) classifier(kept []int32) (engine.Classifier, error) {
+	mlen, err := pf.length("model")
 	if err != nil {
 		return nil, err
 	}
-	f, kept, err := text.ReadFeaturizerFor(io.NewSectionReader(pr, fo, int64(flen)), int64(flen), docs)
-	if err != nil {
-		return nil, partErr("featurizer", err)
-	}
-	if kept == nil {
-		return nil, engine.ErrNoSubset
-	}
-	mlen, err := length("model")
+	mo, err := pf.next(mlen, "model")
 	if err != nil {
 		return nil, err
 	}
-	mo, err := next(mlen, "model")
-	if err != nil {
-		return nil, err
-	}
-	c, err := engine.ReadClassifierFeaturesAt(io.NewSectionReader(pr, mo, int64(mlen)), int64(mlen), kept)
+	c, err := engine.ReadClassifierFeaturesAt(io.NewSectionReader(pf.pr, mo, int64(mlen)), int64(mlen), kept)
 	if errors.Is(err, engine.ErrNoSubset) {
 		return nil, err
 	}
 	if err != nil {
 		return nil, partErr("model", err)
 	}
-	l, err := length("calibration")
+	return c, nil
+}
+
+// calibration reads the calibration part.
+func (pf *pagedFile) calibration() ([]byte, error) {
+	l, err := pf.length("calibration")
 	if err != nil {
 		return nil, err
 	}
 	if l > maxCalibration {
-		return nil, bad("calibration of %d bytes (at most %d)", l, maxCalibration)
+		return nil, formatErr("calibration of %d bytes (at most %d)", l, maxCalibration)
 	}
-	co, err := next(l, "calibration")
+	co, err := pf.next(l, "calibration")
 	if err != nil {
 		return nil, err
 	}
 	cal := make([]byte, l)
-	if _, err := pr.ReadAt(cal, co); err != nil {
+	if _, err := pf.pr.ReadAt(cal, co); err != nil {
 		return nil, err
 	}
-	if l, err = length("names"); err != nil {
-		return nil, err
-	}
-	if _, err := next(l, "feature names"); err != nil {
-		return nil, err
-	}
-	if off != pr.size {
-		return nil, bad("%d bytes after the feature names", pr.size-off)
-	}
-	return assemble(f, c, cal, nil)
+	return cal, nil
 }
 
 // pageReader reads the first size bytes of r, whose pages have the
