@@ -100,78 +100,112 @@ type Epoch struct {
 // the next state, as engine.Fit does with Workers goroutines. The result
 // is an ordinary model, which Save writes as the hyperplane CLI's .hpm.
 func Train(ctx context.Context, opt Options) (*engine.Model, []Epoch, error) {
-	st, err := settle(opt)
+	j, err := newTrainJob(ctx, opt)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The shards' renumbered copies (trainShard) serve this run only.
+	defer func() {
+		for i := range j.shards {
+			removeFile(ctx, renumberedPath(opt.Workdir, i))
+		}
+	}()
+	if !opt.PerEpochJobs {
+		return j.allEpochs()
+	}
+	return j.epochByEpoch()
+}
+
+// trainJob is one Train: its options and settings, the shards and their
+// headers.
+type trainJob struct {
+	ctx    context.Context
+	opt    Options
+	st     settings
+	shards []string
+	hd     header
+	runner string
+}
+
+// newTrainJob checks opt, lists the shards and reads their headers, and
+// writes the starting state in the work directory.
+func newTrainJob(ctx context.Context, opt Options) (*trainJob, error) {
+	st, err := settle(opt)
+	if err != nil {
+		return nil, err
+	}
 	shards, err := expand(ctx, opt.Shards)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, name := range shards {
 		// Training would overwrite it.
 		if WorkFile(opt.Workdir, name) {
-			return nil, nil, fmt.Errorf("%w: shard %s is a file the job writes in -workdir %s", ErrOptions, name, opt.Workdir)
+			return nil, fmt.Errorf("%w: shard %s is a file the job writes in -workdir %s", ErrOptions, name, opt.Workdir)
 		}
 	}
 	hd, err := readHeaders(ctx, shards)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	start, err := initState(st, hd)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := writeState(ctx, opt.Workdir, 0, start); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	runner := opt.Runner
 	if runner == "" {
 		runner = "prism"
 	}
-	E := st.Epochs
-	run := func(first, last int) error {
-		p, s := sdk.NewPipelineWithRoot()
-		in := sdk.Create(s, stateRef{Epoch: first})
-		epochs(s, in, shards, hd.ShardRows, opt.Workdir, st, first, last)
-		if _, err := sdk.Run(ctx, runner, p); err != nil {
-			return fmt.Errorf("beam: epochs %d to %d: %w", first+1, last, err)
-		}
-		return nil
+	return &trainJob{ctx: ctx, opt: opt, st: st, shards: shards, hd: hd, runner: runner}, nil
+}
+
+// run runs epochs first+1 to last as one pipeline.
+func (j *trainJob) run(first, last int) error {
+	p, s := sdk.NewPipelineWithRoot()
+	in := sdk.Create(s, stateRef{Epoch: first})
+	epochs(s, in, j.shards, j.hd.ShardRows, j.opt.Workdir, j.st, first, last)
+	if _, err := sdk.Run(j.ctx, j.runner, p); err != nil {
+		return fmt.Errorf("beam: epochs %d to %d: %w", first+1, last, err)
 	}
-	// The shards' renumbered copies (trainShard) serve this run only.
-	defer func() {
-		for i := range shards {
-			removeFile(ctx, renumberedPath(opt.Workdir, i))
-		}
-	}()
+	return nil
+}
+
+// model loads the model of the state after epoch e.
+func (j *trainJob) model(e int) (*engine.Model, error) {
+	return loadModel(j.ctx, statePath(j.opt.Workdir, e), j.st)
+}
+
+// allEpochs runs every epoch in one pipeline.
+func (j *trainJob) allEpochs() (*engine.Model, []Epoch, error) {
+	E := j.st.Epochs
+	if err := j.run(0, E); err != nil {
+		return nil, nil, err
+	}
 	var figs []Epoch
-	done := func(e int) (*engine.Model, error) {
-		m, err := loadModel(ctx, statePath(opt.Workdir, e), st)
+	for e := 1; e <= E; e++ {
+		f, err := readFigures(j.ctx, j.opt.Workdir, e)
 		if err != nil {
-			return nil, err
-		}
-		return m, nil
-	}
-	if !opt.PerEpochJobs {
-		if err := run(0, E); err != nil {
 			return nil, nil, err
 		}
-		for e := 1; e <= E; e++ {
-			f, err := readFigures(ctx, opt.Workdir, e)
-			if err != nil {
-				return nil, nil, err
-			}
-			figs = append(figs, f)
-		}
-		m, err := done(E)
-		return m, figs, err
+		figs = append(figs, f)
 	}
+	m, err := j.model(E)
+	return m, figs, err
+}
+
+// epochByEpoch runs a pipeline per epoch (Options.PerEpochJobs), calls
+// OnEpoch after each, and stops after an epoch without updates.
+func (j *trainJob) epochByEpoch() (*engine.Model, []Epoch, error) {
+	E := j.st.Epochs
+	var figs []Epoch
 	for e := range E {
-		if err := run(e, e+1); err != nil {
+		if err := j.run(e, e+1); err != nil {
 			return nil, figs, err
 		}
-		f, err := readFigures(ctx, opt.Workdir, e+1)
+		f, err := readFigures(j.ctx, j.opt.Workdir, e+1)
 		if err != nil {
 			return nil, figs, err
 		}
@@ -179,20 +213,20 @@ func Train(ctx context.Context, opt Options) (*engine.Model, []Epoch, error) {
 		// As Fit does, stop after an epoch without updates, and count the
 		// epochs left in the average as the weights would stay.
 		last := e+1 == E || f.Updates == 0
-		if opt.OnEpoch == nil && !last {
+		if j.opt.OnEpoch == nil && !last {
 			continue
 		}
 		var m *engine.Model
 		if f.Updates == 0 && e+1 < E {
-			m, err = carried(ctx, opt.Workdir, e+1, E-e-1, hd.ShardRows, st)
+			m, err = carried(j.ctx, j.opt.Workdir, e+1, E-e-1, j.hd.ShardRows, j.st)
 		} else {
-			m, err = done(e + 1)
+			m, err = j.model(e + 1)
 		}
 		if err != nil {
 			return nil, figs, err
 		}
-		if opt.OnEpoch != nil {
-			if err := opt.OnEpoch(e+1, m); err != nil {
+		if j.opt.OnEpoch != nil {
+			if err := j.opt.OnEpoch(e+1, m); err != nil {
 				if errors.Is(err, ErrStop) {
 					return m, figs, nil
 				}
