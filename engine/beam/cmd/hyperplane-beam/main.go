@@ -88,10 +88,55 @@ func init() {
 	flag.Uint64Var(&cfg.Seed, "seed", 0, "seed for every shard's shuffle")
 }
 
-// run parses the command line. A remote runner starts this binary again
-// as a worker with Beam's flags only (--worker, --id, ...): then there is
-// no subcommand, and beam.Init serves the worker and does not return.
+// run runs the command line args: it checks the files, trains, writes
+// the model and reports.
 func run(args []string, stdout, stderr io.Writer) error {
+	if err := parse(args, stderr); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	// The files are checked, and a local model file created, before the
+	// work: a model written over a shard or the test file destroyed it.
+	if _, err := checkFiles(ctx, *out, *test, *workdir, strings.Split(*shards, ",")); err != nil {
+		return err
+	}
+	var model *atomicfile.File
+	if !isRemote(*out) {
+		var err error
+		if model, err = atomicfile.Create(*out); err != nil {
+			return err
+		}
+		defer model.Cleanup()
+		if writesStdout(stdout, *out) {
+			stdout = stderr // standard output carries the model
+		}
+	}
+	t0 := time.Now()
+	m, figs, err := hpbeam.Train(ctx, options(stderr))
+	if err != nil {
+		return err
+	}
+	if err := writeModel(ctx, m, model); err != nil {
+		return err
+	}
+	if *verbose {
+		for _, f := range figs {
+			fmt.Fprintf(stderr, "epoch %d: %d updates over %d shards; bytes: weights %d read by the shards, deltas %d, state %d read and %d written, next weights %d written\n",
+				f.Epoch, f.Updates, f.Shards, f.WeightsBytes, f.DeltaBytes, f.StateBytes, f.StateWritten, f.WeightsWritten)
+		}
+	}
+	fmt.Fprintf(stdout, "trained %d epochs on %s in %.1fs; model written to %s\n", len(figs), *shards, time.Since(t0).Seconds(), *out)
+	if *test != "" {
+		return testAccuracy(stdout, m)
+	}
+	return nil
+}
+
+// parse parses the command line into the flags and cfg. A remote runner
+// starts this binary again as a worker with Beam's flags only (--worker,
+// --id, ...): then there is no subcommand, and beam.Init serves the
+// worker and does not return.
+func parse(args []string, stderr io.Writer) error {
 	fs := flag.CommandLine
 	fs.SetOutput(stderr)
 	// Every run starts from the defaults of this command's flags (the
@@ -131,22 +176,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Normalize = *normalize
-	ctx := context.Background()
-	// The files are checked, and a local model file created, before the
-	// work: a model written over a shard or the test file destroyed it.
-	if _, err := checkFiles(ctx, *out, *test, *workdir, strings.Split(*shards, ",")); err != nil {
-		return err
-	}
-	var model *atomicfile.File
-	if !isRemote(*out) {
-		if model, err = atomicfile.Create(*out); err != nil {
-			return err
-		}
-		defer model.Cleanup()
-		if writesStdout(stdout, *out) {
-			stdout = stderr // standard output carries the model
-		}
-	}
+	return nil
+}
+
+// options returns Train's options of the flags; with -v and
+// -per-epoch-jobs, OnEpoch reports on stderr when each epoch is done.
+func options(stderr io.Writer) hpbeam.Options {
 	opt := hpbeam.Options{
 		Shards:       strings.Split(*shards, ","),
 		Workdir:      *workdir,
@@ -161,39 +196,35 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return nil
 		}
 	}
-	t0 := time.Now()
-	m, figs, err := hpbeam.Train(ctx, opt)
+	return opt
+}
+
+// writeModel writes m to the local model file model, or when that is
+// nil to the remote -o.
+func writeModel(ctx context.Context, m *engine.Model, model *atomicfile.File) error {
+	if model == nil {
+		return hpbeam.SaveModel(ctx, m, *out)
+	}
+	if _, err := m.WriteTo(model); err != nil {
+		return fmt.Errorf("%s: %w", *out, err)
+	}
+	if err := model.CloseAtomicallyReplace(); err != nil {
+		return fmt.Errorf("%s: %w", *out, err)
+	}
+	return nil
+}
+
+// testAccuracy reports m's accuracy on the -test file.
+func testAccuracy(stdout io.Writer, m *engine.Model) error {
+	d, err := sparse.ReadFile(*test, sparse.ReadOptions{})
 	if err != nil {
 		return err
 	}
-	if model != nil {
-		if _, err := m.WriteTo(model); err != nil {
-			return fmt.Errorf("%s: %w", *out, err)
-		}
-		if err := model.CloseAtomicallyReplace(); err != nil {
-			return fmt.Errorf("%s: %w", *out, err)
-		}
-	} else if err := hpbeam.SaveModel(ctx, m, *out); err != nil {
-		return err
+	acc, err := metrics.Accuracy(d.Y, m.PredictBatch(d.X, nil))
+	if err != nil {
+		return fmt.Errorf("%s: %w", *test, err)
 	}
-	if *verbose {
-		for _, f := range figs {
-			fmt.Fprintf(stderr, "epoch %d: %d updates over %d shards; bytes: weights %d read by the shards, deltas %d, state %d read and %d written, next weights %d written\n",
-				f.Epoch, f.Updates, f.Shards, f.WeightsBytes, f.DeltaBytes, f.StateBytes, f.StateWritten, f.WeightsWritten)
-		}
-	}
-	fmt.Fprintf(stdout, "trained %d epochs on %s in %.1fs; model written to %s\n", len(figs), *shards, time.Since(t0).Seconds(), *out)
-	if *test != "" {
-		d, err := sparse.ReadFile(*test, sparse.ReadOptions{})
-		if err != nil {
-			return err
-		}
-		acc, err := metrics.Accuracy(d.Y, m.PredictBatch(d.X, nil))
-		if err != nil {
-			return fmt.Errorf("%s: %w", *test, err)
-		}
-		fmt.Fprintf(stdout, "test accuracy %.4f on %s\n", acc, *test)
-	}
+	fmt.Fprintf(stdout, "test accuracy %.4f on %s\n", acc, *test)
 	return nil
 }
 
