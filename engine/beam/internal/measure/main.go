@@ -57,81 +57,95 @@ func main() {
 	cfg := engine.Config{Algorithm: engine.Averaged, Rule: engine.PA2, Normalize: true, Epochs: *epochs}
 
 	if !*skipAcc {
-		train, err := sparse.ReadFile(filepath.Join(*data, "imdb.train.svm.gz"), sparse.ReadOptions{})
-		check(err)
-		test, err := sparse.ReadFile(filepath.Join(*data, "imdb.test.svm.gz"), sparse.ReadOptions{})
-		check(err)
-		t0 := time.Now()
-		one, _, err := engine.Fit(ctx, train.X, train.Y, cfg)
-		check(err)
-		fmt.Printf("imdb Fit, 1 worker: accuracy %.4f, %.3f s/epoch\n", acc(one, test), time.Since(t0).Seconds()/float64(*epochs))
-		for _, P := range []int{4, 8} {
-			glob := shards(train, P, filepath.Join(tmp, fmt.Sprint("imdb", P)))
-			c := cfg
-			c.Workers = P
-			t0 := time.Now()
-			fit, _, err := engine.Fit(ctx, train.X, train.Y, c)
-			check(err)
-			fitT := time.Since(t0).Seconds() / float64(*epochs)
-			for _, per := range []bool{false, true} {
-				t0 = time.Now()
-				m, figs, err := hpbeam.Train(ctx, hpbeam.Options{Shards: []string{glob}, Workdir: filepath.Join(tmp, "work"), Config: cfg, PerEpochJobs: per})
-				check(err)
-				what := "one job"
-				if per {
-					what = "a job per epoch"
-				}
-				fmt.Printf("imdb %d shards, Prism, %s: accuracy %.4f (Fit with %d workers %.4f, %.3f s/epoch), %.3f s/epoch over %d epochs\n",
-					P, what, acc(m, test), P, acc(fit, test), fitT, time.Since(t0).Seconds()/float64(len(figs)), len(figs))
-			}
-		}
+		accuracy(ctx, *data, tmp, cfg)
 	}
 	if !*skipBytes {
+		c := cfg
+		c.Epochs = *byteEpochs
 		for _, bits := range ints(*bitsList) {
-			_, train, err := text.FitFile(filepath.Join(*data, "imdb.train.jsonl.gz"), text.ReadOptions{},
-				text.Config{NGrams: 2, TF: text.Log, IDF: true, Bits: bits})
-			check(err)
-			c := cfg
-			c.Epochs = *byteEpochs
-			t0 := time.Now()
-			_, _, err = engine.Fit(ctx, train.X, train.Y, c)
-			check(err)
-			memT := time.Since(t0).Seconds() / float64(c.Epochs)
-			for _, P := range ints(*shardList) {
-				glob := shards(train, P, filepath.Join(tmp, fmt.Sprint("text", bits, "-", P)))
-				cw := c
-				cw.Workers = P
-				t0 := time.Now()
-				_, _, err = engine.Fit(ctx, train.X, train.Y, cw)
-				check(err)
-				memP := time.Since(t0).Seconds() / float64(c.Epochs)
-				t0 = time.Now()
-				_, figs, err := hpbeam.Train(ctx, hpbeam.Options{Shards: []string{glob}, Workdir: filepath.Join(tmp, fmt.Sprint("work", bits, "-", P)), Config: c})
-				check(err)
-				per := time.Since(t0).Seconds() / float64(len(figs))
-				f := figs[len(figs)-1]
-				// The shards read their weights; the mixing step reads the
-				// deltas and the state and writes the state and the next
-				// weights. All of it counted as it went through the files
-				// (the deltas as the bytes the shards emitted).
-				read := f.WeightsBytes + f.DeltaBytes + f.StateBytes
-				written := f.DeltaBytes + f.StateWritten + f.WeightsWritten
-				dense := int64(train.X.Cols) * 4
-				// Binary averaged: a shard's weights file holds 8 bytes a
-				// feature, the state 16, each after a header of 72.
-				var shardS, mixS float64
-				for _, f := range figs {
-					shardS += f.ShardSeconds / float64(len(figs))
-					mixS += f.MixSeconds / float64(len(figs))
-				}
-				fmt.Printf("  rows %d, nonzeros %d; features the shards hold, summed %.2fM; in the state %.2fM; mean of epochs: slowest shard %.3f s, mixing step %.3f s\n",
-					train.X.Rows, train.X.NNZ(), float64(f.WeightsBytes-int64(P)*72)/8/1e6, float64(f.StateBytes-72)/16/1e6, shardS, mixS)
-				fmt.Printf("2^%d features (%d wide), %d shards, last of %d epochs: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.2f s/epoch on Prism, in memory %.2f s with %d workers, %.2f s with one\n",
-					bits, train.X.Cols, P, len(figs), mib(f.WeightsBytes), mib(f.StateBytes), mib(f.DeltaBytes),
-					100*float64(f.DeltaBytes)/float64(int64(P)*dense), P, mib(read), float64(read)/float64(f.DeltaBytes),
-					mib(written), float64(written)/float64(f.DeltaBytes), per, memP, P, memT)
-			}
+			byteRuns(ctx, *data, tmp, c, bits, ints(*shardList))
 		}
+	}
+}
+
+// accuracy prints the test accuracy and time per epoch of Fit with one
+// worker, and of Fit with P workers and Train on P shards, one job and a
+// job per epoch, for P of 4 and 8.
+func accuracy(ctx context.Context, data, tmp string, cfg engine.Config) {
+	train, err := sparse.ReadFile(filepath.Join(data, "imdb.train.svm.gz"), sparse.ReadOptions{})
+	check(err)
+	test, err := sparse.ReadFile(filepath.Join(data, "imdb.test.svm.gz"), sparse.ReadOptions{})
+	check(err)
+	t0 := time.Now()
+	one, _, err := engine.Fit(ctx, train.X, train.Y, cfg)
+	check(err)
+	fmt.Printf("imdb Fit, 1 worker: accuracy %.4f, %.3f s/epoch\n", acc(one, test), time.Since(t0).Seconds()/float64(cfg.Epochs))
+	for _, P := range []int{4, 8} {
+		glob := shards(train, P, filepath.Join(tmp, fmt.Sprint("imdb", P)))
+		c := cfg
+		c.Workers = P
+		t0 := time.Now()
+		fit, _, err := engine.Fit(ctx, train.X, train.Y, c)
+		check(err)
+		fitT := time.Since(t0).Seconds() / float64(cfg.Epochs)
+		for _, per := range []bool{false, true} {
+			t0 = time.Now()
+			m, figs, err := hpbeam.Train(ctx, hpbeam.Options{Shards: []string{glob}, Workdir: filepath.Join(tmp, "work"), Config: cfg, PerEpochJobs: per})
+			check(err)
+			what := "one job"
+			if per {
+				what = "a job per epoch"
+			}
+			fmt.Printf("imdb %d shards, Prism, %s: accuracy %.4f (Fit with %d workers %.4f, %.3f s/epoch), %.3f s/epoch over %d epochs\n",
+				P, what, acc(m, test), P, acc(fit, test), fitT, time.Since(t0).Seconds()/float64(len(figs)), len(figs))
+		}
+	}
+}
+
+// byteRuns prints, for imdb hashed to 2^bits features and every shard
+// count P of shardCounts, the bytes and times of Train's last epoch (of
+// c.Epochs) against Fit's epochs in memory.
+func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, shardCounts []int) {
+	_, train, err := text.FitFile(filepath.Join(data, "imdb.train.jsonl.gz"), text.ReadOptions{},
+		text.Config{NGrams: 2, TF: text.Log, IDF: true, Bits: bits})
+	check(err)
+	t0 := time.Now()
+	_, _, err = engine.Fit(ctx, train.X, train.Y, c)
+	check(err)
+	memT := time.Since(t0).Seconds() / float64(c.Epochs)
+	for _, P := range shardCounts {
+		glob := shards(train, P, filepath.Join(tmp, fmt.Sprint("text", bits, "-", P)))
+		cw := c
+		cw.Workers = P
+		t0 := time.Now()
+		_, _, err = engine.Fit(ctx, train.X, train.Y, cw)
+		check(err)
+		memP := time.Since(t0).Seconds() / float64(c.Epochs)
+		t0 = time.Now()
+		_, figs, err := hpbeam.Train(ctx, hpbeam.Options{Shards: []string{glob}, Workdir: filepath.Join(tmp, fmt.Sprint("work", bits, "-", P)), Config: c})
+		check(err)
+		per := time.Since(t0).Seconds() / float64(len(figs))
+		f := figs[len(figs)-1]
+		// The shards read their weights; the mixing step reads the
+		// deltas and the state and writes the state and the next
+		// weights. All of it counted as it went through the files
+		// (the deltas as the bytes the shards emitted).
+		read := f.WeightsBytes + f.DeltaBytes + f.StateBytes
+		written := f.DeltaBytes + f.StateWritten + f.WeightsWritten
+		dense := int64(train.X.Cols) * 4
+		// Binary averaged: a shard's weights file holds 8 bytes a
+		// feature, the state 16, each after a header of 72.
+		var shardS, mixS float64
+		for _, f := range figs {
+			shardS += f.ShardSeconds / float64(len(figs))
+			mixS += f.MixSeconds / float64(len(figs))
+		}
+		fmt.Printf("  rows %d, nonzeros %d; features the shards hold, summed %.2fM; in the state %.2fM; mean of epochs: slowest shard %.3f s, mixing step %.3f s\n",
+			train.X.Rows, train.X.NNZ(), float64(f.WeightsBytes-int64(P)*72)/8/1e6, float64(f.StateBytes-72)/16/1e6, shardS, mixS)
+		fmt.Printf("2^%d features (%d wide), %d shards, last of %d epochs: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.2f s/epoch on Prism, in memory %.2f s with %d workers, %.2f s with one\n",
+			bits, train.X.Cols, P, len(figs), mib(f.WeightsBytes), mib(f.StateBytes), mib(f.DeltaBytes),
+			100*float64(f.DeltaBytes)/float64(int64(P)*dense), P, mib(read), float64(read)/float64(f.DeltaBytes),
+			mib(written), float64(written)/float64(f.DeltaBytes), per, memP, P, memT)
 	}
 }
 
