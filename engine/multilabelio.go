@@ -4,12 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"math"
-	"os"
 	"unsafe"
 
-	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+	"github.com/hyperplane-ml/hyperplane/engine/internal/wholefile"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
@@ -129,40 +127,11 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabelModel, error) {
 }
 
 // Save writes m to path atomically (see sparse/atomicfile).
-func (m *MultiLabelModel) Save(path string) error {
-	b, err := m.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
-}
+func (m *MultiLabelModel) Save(path string) error { return wholefile.Save(path, m.MarshalBinary) }
 
 // LoadMultiLabel reads a model Save wrote.
 func LoadMultiLabel(path string) (*MultiLabelModel, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := budget.Check(0, fi.Size(), "the multi-label model "+path); err != nil {
-		return nil, err
-	}
-	b, err := readSized(f, fi.Size())
-	if err != nil {
-		return nil, err
-	}
-	m, err := UnmarshalMultiLabel(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return wholefile.Load(path, 1, "the multi-label model", UnmarshalMultiLabel)
 }
 
 // littleEndian reports whether the machine stores numbers little-endian,
@@ -193,18 +162,4 @@ func readF32s(dst []float32, p []byte) {
 	for i := range dst {
 		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
 	}
-}
-
-// readSized reads up to size+1 bytes of r, a file of size bytes when it
-// was opened, into one buffer: io.ReadAll's growing buffer would copy a
-// model of tens of megabytes several times over. A byte beyond size (the
-// file grew) is kept, for the decoder to refuse, as io.ReadAll on
-// io.LimitReader(r, size+1) would.
-func readSized(r io.Reader, size int64) ([]byte, error) {
-	b := make([]byte, size+1)
-	n, err := io.ReadFull(r, b)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	return b[:n], err
 }

@@ -9,9 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/internal/wholefile"
 	"github.com/hyperplane-ml/hyperplane/sparse"
-	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
-	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -70,16 +69,7 @@ func (m *MultiLabel) MarshalBinary() ([]byte, error) {
 }
 
 // Save writes m to path atomically (see sparse/atomicfile).
-func (m *MultiLabel) Save(path string) error {
-	b, err := m.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
-}
+func (m *MultiLabel) Save(path string) error { return wholefile.Save(path, m.MarshalBinary) }
 
 // UnmarshalMultiLabel decodes a model MarshalBinary encoded. Anything
 // but one is an error wrapping engine.ErrFormat.
@@ -157,31 +147,7 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabel, error) {
 
 // LoadMultiLabel reads a model Save wrote; errors name the file.
 func LoadMultiLabel(path string) (*MultiLabel, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := budget.Check(0, 2*fi.Size(), "the multi-label text model "+path); err != nil {
-		return nil, err
-	}
-	// One buffer of the file's size (and a byte more, to see a file
-	// that grew): io.ReadAll's growing buffer would copy the model's
-	// tens of megabytes more than once.
-	b := make([]byte, fi.Size()+1)
-	n, err := io.ReadFull(fh, b)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, err
-	}
-	m, err := UnmarshalMultiLabel(b[:n])
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return wholefile.Load(path, 2, "the multi-label text model", UnmarshalMultiLabel)
 }
 
 // IsMultiLabelFile reports whether the file at path starts with the
