@@ -242,7 +242,13 @@ func (m *KernelModel) evalDense(x []float32) (*kprep, *kscratch) {
 func (m *KernelModel) Decision(x sparse.Vector) float32 {
 	mustVector("KernelModel.Decision", x)
 	p, sc := m.evalSparse(x)
-	r := m.decide(p, sc)
+	return kernelRow(m, p, sc, (*KernelModel).decide)
+}
+
+// kernelRow returns f of one row's kernel values in sc and hands sc back to
+// its pool.
+func kernelRow[T float32 | float64](m *KernelModel, p *kprep, sc *kscratch, f func(*KernelModel, *kprep, *kscratch) T) T {
+	r := f(m, p, sc)
 	p.pool.Put(sc)
 	return r
 }
@@ -270,9 +276,7 @@ func (m *KernelModel) Scores(x sparse.Vector, dst []float32) []float32 {
 func (m *KernelModel) Predict(x sparse.Vector) float64 {
 	mustVector("KernelModel.Predict", x)
 	p, sc := m.evalSparse(x)
-	r := m.label(p, sc)
-	p.pool.Put(sc)
-	return r
+	return kernelRow(m, p, sc, (*KernelModel).label)
 }
 
 func (m *KernelModel) label(p *kprep, sc *kscratch) float64 {
@@ -287,17 +291,13 @@ func (m *KernelModel) label(p *kprep, sc *kscratch) float64 {
 // than Dim (missing features are zero; extra ones count in ‖x‖²).
 func (m *KernelModel) PredictDense(x []float32) float64 {
 	p, sc := m.evalDense(x)
-	r := m.label(p, sc)
-	p.pool.Put(sc)
-	return r
+	return kernelRow(m, p, sc, (*KernelModel).label)
 }
 
 // DecisionDense is Decision for a dense row.
 func (m *KernelModel) DecisionDense(x []float32) float32 {
 	p, sc := m.evalDense(x)
-	r := m.decide(p, sc)
-	p.pool.Put(sc)
-	return r
+	return kernelRow(m, p, sc, (*KernelModel).decide)
 }
 
 // kblock is the number of rows PredictBatch computes kernel blocks for at
