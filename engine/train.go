@@ -53,11 +53,8 @@ func Fit(ctx context.Context, X *sparse.CSR, y []float64, cfg Config) (*Model, [
 	if err != nil {
 		return nil, nil, err
 	}
-	if X == nil || X.Rows == 0 {
-		return nil, nil, ErrNoData
-	}
-	if len(y) != X.Rows {
-		return nil, nil, fmt.Errorf("%w: %d labels for %d rows", ErrLabels, len(y), X.Rows)
+	if err := checkLabeledRows(X, y); err != nil {
+		return nil, nil, err
 	}
 	// The kernels panic on an index outside the weights: the rows are
 	// checked before anything reads them, so that bad data is an error.
@@ -85,15 +82,8 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	} else {
 		nrows, ncols = D.Rows, D.Cols
 	}
-	if sw := s.SampleWeight; sw != nil {
-		if len(sw) != nrows {
-			return nil, nil, fmt.Errorf("%w: %d sample weights for %d rows", ErrConfig, len(sw), nrows)
-		}
-		for i, w := range sw {
-			if !(w >= 0) || w > 1e30 {
-				return nil, nil, fmt.Errorf("%w: sample weight %v of row %d", ErrConfig, w, i)
-			}
-		}
+	if err := checkSampleWeights(s.SampleWeight, nrows); err != nil {
+		return nil, nil, err
 	}
 	classes, err := fitClasses(y, &s)
 	if err != nil {
@@ -118,27 +108,9 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 		cls[i] = int32(classIndex(classes, v+0)) // +0 folds −0 into 0
 	}
 	rng := newPCGRand(s.Seed, 0x9e3779b97f4a7c15)
-
-	// The rows to train on, and those held out for early stopping.
-	var train, valid []int32
-	if s.Validation > 0 {
-		perm := make([]int32, nrows)
-		for i := range perm {
-			perm[i] = int32(i)
-		}
-		rng.shuffle(perm)
-		nv := int(math.Ceil(s.Validation * float64(nrows)))
-		if nv >= nrows {
-			return nil, nil, fmt.Errorf("%w: Validation %v leaves no row to train on", ErrConfig, s.Validation)
-		}
-		valid, train = perm[:nv], perm[nv:]
-		slices.Sort(valid)
-		slices.Sort(train)
-	} else {
-		train = make([]int32, nrows)
-		for i := range train {
-			train[i] = int32(i)
-		}
+	train, valid, err := holdOut(nrows, s.Validation, rng)
+	if err != nil {
+		return nil, nil, err
 	}
 	if s.Workers > len(train) {
 		// Parameter mixing never needs more shards than rows, and each
@@ -150,17 +122,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	// a random start would differ on the unused columns).
 	dim, used := ncols, []int32(nil)
 	if X != nil && s.Algorithm != Voted && s.InitScale == 0 && (s.Warm == nil || s.Warm.isZero()) {
-		K := weightRows(classes)
-		per := s.bytesPerWeight(X.Cols*K, s.Workers)
-		if !checked && compactScans(X, K, per) {
-			if err := checkDataCols(X, rowCols); err != nil {
-				return nil, nil, err
-			}
-			checked = true
-		}
-		var err error
-		used, X, err = compactColumns(X, K, per, s.MemoryBudget)
-		if err != nil {
+		if used, X, checked, err = compactFit(X, classes, &s, rowCols, checked); err != nil {
 			return nil, nil, err
 		}
 		ncols = X.Cols
@@ -168,23 +130,8 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	if err := checkWeights(s, ncols, classes, s.Workers); err != nil {
 		return nil, nil, err
 	}
-	trainCls := make([]int32, len(train))
-	for k, i := range train {
-		trainCls[k] = cls[i]
-	}
-
-	st := newState(s, classes, ncols, rng.Rand)
-	if s.Warm != nil {
-		st.start(s.Warm)
-	}
-	st.classWeights(trainCls)
-	if st.votes != nil {
-		st.votes.rowOf = make([]int32, nrows)
-		for i := range st.votes.rowOf {
-			st.votes.rowOf[i] = -1
-		}
-	}
-	f := fitter{st: st, X: X, cls: cls, train: train, valid: valid, y: y, rng: rng, rowCols: rowCols}
+	f := fitter{X: X, cls: cls, train: train, valid: valid, y: y, rng: rng, rowCols: rowCols}
+	f.st = f.newState(s, classes, ncols, nrows)
 	if D != nil {
 		f.D, f.all = D, denseIndices(D.Cols)
 	}
@@ -202,21 +149,110 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 		}
 	}
 	if s.Workers > 1 && s.Algorithm != Batch {
-		f.workers = make([]*state, s.Workers)
-		for k := range f.workers {
-			f.workers[k] = st.worker()
-		}
-		if st.u != nil {
-			// The mixed sum starts from a warm start's history, if any.
-			if st.sum == nil {
-				st.sum = make([]float64, len(st.w))
-				st.sumB = make([]float64, len(st.b))
-			}
-			st.hist = false
-		}
+		f.startWorkers(s.Workers)
 	}
 	m, stats, err := f.run(ctx)
 	return withCols(m, used, dim), stats, err
+}
+
+// checkSampleWeights checks Config.SampleWeight, if set, against rows
+// rows: one finite weight ≥ 0 per row.
+func checkSampleWeights(sw []float64, rows int) error {
+	if sw == nil {
+		return nil
+	}
+	if len(sw) != rows {
+		return fmt.Errorf("%w: %d sample weights for %d rows", ErrConfig, len(sw), rows)
+	}
+	for i, w := range sw {
+		if !(w >= 0) || w > 1e30 {
+			return fmt.Errorf("%w: sample weight %v of row %d", ErrConfig, w, i)
+		}
+	}
+	return nil
+}
+
+// holdOut returns the rows to train on and those held out for early
+// stopping (a fraction validation of nrows, drawn by rng), each sorted.
+func holdOut(nrows int, validation float64, rng pcgRand) (train, valid []int32, err error) {
+	if validation <= 0 {
+		train = make([]int32, nrows)
+		for i := range train {
+			train[i] = int32(i)
+		}
+		return train, nil, nil
+	}
+	perm := make([]int32, nrows)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	rng.shuffle(perm)
+	nv := int(math.Ceil(validation * float64(nrows)))
+	if nv >= nrows {
+		return nil, nil, fmt.Errorf("%w: Validation %v leaves no row to train on", ErrConfig, validation)
+	}
+	valid, train = perm[:nv], perm[nv:]
+	slices.Sort(valid)
+	slices.Sort(train)
+	return train, valid, nil
+}
+
+// compactFit returns X on its used columns and the columns it kept when
+// the data leave most of a wide feature space empty (see
+// compactColumns), else X as it is. Where compacting scans the rows
+// anyway it validates them first (columns below rowCols), and reports
+// them checked.
+func compactFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, checked bool) ([]int32, *sparse.CSR, bool, error) {
+	K := weightRows(classes)
+	per := s.bytesPerWeight(X.Cols*K, s.Workers)
+	if !checked && compactScans(X, K, per) {
+		if err := checkDataCols(X, rowCols); err != nil {
+			return nil, nil, false, err
+		}
+		checked = true
+	}
+	used, X, err := compactColumns(X, K, per, s.MemoryBudget)
+	return used, X, checked, err
+}
+
+// newState returns the learner of a fit of s on f's rows (nrows of them,
+// of classes and ncols features): started from the warm start if any,
+// with the class weights of the training rows and, for the voted
+// perceptron, the map from training rows to logged rows.
+func (f *fitter) newState(s settings, classes []float64, ncols, nrows int) *state {
+	trainCls := make([]int32, len(f.train))
+	for k, i := range f.train {
+		trainCls[k] = f.cls[i]
+	}
+	st := newState(s, classes, ncols, f.rng.Rand)
+	if s.Warm != nil {
+		st.start(s.Warm)
+	}
+	st.classWeights(trainCls)
+	if st.votes != nil {
+		st.votes.rowOf = make([]int32, nrows)
+		for i := range st.votes.rowOf {
+			st.votes.rowOf[i] = -1
+		}
+	}
+	return st
+}
+
+// startWorkers gives f n parameter-mixing workers (Config.Workers).
+func (f *fitter) startWorkers(n int) {
+	st := f.st
+	f.workers = make([]*state, n)
+	for k := range f.workers {
+		f.workers[k] = st.worker()
+	}
+	if st.u != nil {
+		// The mixed sum starts from a warm start's history, if any.
+		if st.sum == nil {
+			st.sum = make([]float64, len(st.w))
+			st.sumB = make([]float64, len(st.b))
+		}
+		st.hist = false
+	}
 }
 
 // fitClasses returns the classes of a fit on labels y: those of the
@@ -618,12 +654,37 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 	st, ws := f.st, f.workers
 	P := len(ws)
 	shard := func(k int) []int32 { return order[k*len(order)/P : (k+1)*len(order)/P] }
+	total, err := f.workerPasses(ctx, shard, more)
+	if err != nil {
+		// Cancelled mid-epoch: keep the weights of the last finished epoch.
+		return total.stats(len(order)), ctx.Err()
+	}
+	n := float64(len(order))
+	views := make([]shardView, P)
+	for k, w := range ws {
+		views[k] = shardView{w: w.w, b: w.b, u: w.u, ub: w.ub, n: float64(len(shard(k)))}
+	}
+	frac := shardFracs(views, n)
+	f.mixWeights(frac, n)
+	mixBiases(st.b, st.sumB, frac, n, views)
+	st.c += n
+	st.sumN += n
+	f.primed = true
+	return total.stats(len(order)), nil
+}
+
+// workerPasses has every worker learn its shard (shard(k) for worker k)
+// from the current weights, all at once, and returns their statistics
+// together and the first error. The first worker to finish its shard
+// draws the next epoch's order (when more) while the others finish
+// theirs, so that the mix has the cores to itself. (Drawn beside the
+// mix, it held up half of the mix on one of two cores; drawn beside the
+// passes, it would hold up a worker.)
+func (f *fitter) workerPasses(ctx context.Context, shard func(k int) []int32, more bool) (passStats, error) {
+	st, ws := f.st, f.workers
+	P := len(ws)
 	res := make([]passStats, P)
 	errs := make([]error, P)
-	// The first worker to finish its shard draws the next epoch's order
-	// while the others finish theirs, so that the mix has the cores to
-	// itself. (Drawn beside the mix, it held up half of the mix on one of
-	// two cores; drawn beside the passes, it would hold up a worker.)
 	draw := more && !st.s.NoShuffle
 	var drew atomic.Bool
 	var wg sync.WaitGroup
@@ -656,18 +717,16 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 		total.updates += res[k].updates
 		total.loss += res[k].loss
 	}
-	if err := errors.Join(errs...); err != nil {
-		// Cancelled mid-epoch: keep the weights of the last finished epoch.
-		return total.stats(len(order)), ctx.Err()
-	}
-	// The mix is Mix.Merge's arithmetic (mixRange, mixBiases), on the
-	// workers' own arrays.
-	n := float64(len(order))
-	views := make([]shardView, P)
-	for k, w := range ws {
-		views[k] = shardView{w: w.w, b: w.b, u: w.u, ub: w.ub, n: float64(len(shard(k)))}
-	}
-	frac := shardFracs(views, n)
+	return total, errors.Join(errs...)
+}
+
+// mixWeights sets the weights (and, with averaging, the mixed sum) to
+// the workers' average, weighted by frac over n examples: Mix.Merge's
+// arithmetic (mixRange), on the workers' own arrays, split over the
+// workers. It sets every worker up for the next epoch as it goes.
+func (f *fitter) mixWeights(frac []float64, n float64) {
+	st, ws := f.st, f.workers
+	P := len(ws)
 	src := func(k, a, b int) ([]float32, []float64) {
 		w := ws[k]
 		if w.u == nil {
@@ -686,9 +745,9 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 			}
 		}
 	}
-	// The mix reads every worker's weights: split it over the workers too.
 	// Two workers, the common case, mix in one loop per weight (mixPair).
 	pair := P == 2 && (st.sum == nil) == (ws[0].u == nil) && (st.sum == nil) == (ws[1].u == nil)
+	var wg sync.WaitGroup
 	for k := range P {
 		lo, hi := k*len(st.w)/P, (k+1)*len(st.w)/P
 		if pair {
@@ -698,11 +757,6 @@ func (f *fitter) mixedEpoch(ctx context.Context, order []int32, more bool) (Epoc
 		wg.Go(func() { mixRange(lo, hi, frac, n, st.w, st.sum, src, setup) })
 	}
 	wg.Wait()
-	mixBiases(st.b, st.sumB, frac, n, views)
-	st.c += n
-	st.sumN += n
-	f.primed = true
-	return total.stats(len(order)), nil
 }
 
 // batchEpoch is one step of the batch perceptron: the scores of all
