@@ -18,7 +18,7 @@ func TestAxpyAvgMatchesReference(t *testing.T) {
 		for _, p := range indexPatterns {
 			for nnz := 0; nnz <= maxLen; nnz++ {
 				dim := maxLen + 1 + r.IntN(50)
-				ind := p.gen(r, nnz, dim)
+				ind := p.Gen(r, nnz, dim)
 				val, cv := guarded32(r, nnz, nnz%4)
 				w, cw := guarded32(r, dim, (nnz+1)%4)
 				u, cu := guarded64(r, dim, (nnz+2)%4)
@@ -28,7 +28,7 @@ func TestAxpyAvgMatchesReference(t *testing.T) {
 				k.axpyAvgF32(a, ca, val, ind, w, u)
 				for i := range w {
 					if math.Float32bits(w[i]) != math.Float32bits(ww[i]) || math.Float64bits(u[i]) != math.Float64bits(wu[i]) {
-						t.Fatalf("%s nnz=%d i=%d: w %v u %v, want %v %v", p.name, nnz, i, w[i], u[i], ww[i], wu[i])
+						t.Fatalf("%s nnz=%d i=%d: w %v u %v, want %v %v", p.Name, nnz, i, w[i], u[i], ww[i], wu[i])
 					}
 				}
 				cv(t)
@@ -63,7 +63,7 @@ func TestAxpyAvg4MatchesDense(t *testing.T) {
 		for _, p := range indexPatterns {
 			for nnz := 0; nnz <= maxLen; nnz++ {
 				dim := maxLen + 1 + r.IntN(50)
-				ind := p.gen(r, nnz, dim)
+				ind := p.Gen(r, nnz, dim)
 				val, cv := guarded32(r, nnz, nnz%4)
 				w, _ := guarded32(r, dim, 0)
 				u, _ := guarded64(r, dim, 0)
@@ -78,10 +78,10 @@ func TestAxpyAvg4MatchesDense(t *testing.T) {
 				k.axpyAvg4F32(a, ca, val, ind, wu)
 				for j := range dim {
 					if math.Float32bits(w4[4*j]) != math.Float32bits(w[j]) || math.Float64bits(wu[2*j+1]) != math.Float64bits(u[j]) {
-						t.Fatalf("%s nnz=%d j=%d: slot %v %v, dense %v %v", p.name, nnz, j, w4[4*j], wu[2*j+1], w[j], u[j])
+						t.Fatalf("%s nnz=%d j=%d: slot %v %v, dense %v %v", p.Name, nnz, j, w4[4*j], wu[2*j+1], w[j], u[j])
 					}
 					if math.Float32bits(w4[4*j+1]) != math.Float32bits(guardF32) {
-						t.Fatalf("%s nnz=%d j=%d: the slot's unused bytes were written", p.name, nnz, j)
+						t.Fatalf("%s nnz=%d j=%d: the slot's unused bytes were written", p.Name, nnz, j)
 					}
 				}
 				cv(t)
@@ -116,7 +116,7 @@ func TestAxpyAvgStrideMatchesReference(t *testing.T) {
 			for _, p := range indexPatterns {
 				for nnz := 0; nnz <= maxLen; nnz += 1 + nnz/16 {
 					dim := maxLen + 1 + r.IntN(50)
-					ind := p.gen(r, nnz, dim)
+					ind := p.Gen(r, nnz, dim)
 					val, cv := guarded32(r, nnz, nnz%4)
 					w, cw := guarded32(r, dim*stride, (nnz+1)%4)
 					u, cu := guarded64(r, dim*stride, (nnz+2)%4)
@@ -135,7 +135,7 @@ func TestAxpyAvgStrideMatchesReference(t *testing.T) {
 						k.axpyAvgStrideF32(a, ca, val, ind, stride, w, uu)
 						for i := range w {
 							if math.Float32bits(w[i]) != math.Float32bits(ww[i]) || math.Float64bits(u[i]) != math.Float64bits(wu[i]) {
-								t.Fatalf("stride=%d %s nnz=%d avg=%v i=%d: w %v u %v, want %v %v", stride, p.name, nnz, avg, i, w[i], u[i], ww[i], wu[i])
+								t.Fatalf("stride=%d %s nnz=%d avg=%v i=%d: w %v u %v, want %v %v", stride, p.Name, nnz, avg, i, w[i], u[i], ww[i], wu[i])
 							}
 						}
 					}
@@ -160,7 +160,7 @@ func TestAxpyAvgPairMatchesStride(t *testing.T) {
 			for _, p := range indexPatterns {
 				for nnz := 0; nnz <= maxLen; nnz += 1 + nnz/16 {
 					dim := maxLen + 1 + r.IntN(50)
-					ind := p.gen(r, nnz, dim)
+					ind := p.Gen(r, nnz, dim)
 					c := r.IntN(stride)
 					cr := (c + 1 + r.IntN(stride-1)) % stride
 					val, cv := guarded32(r, nnz, nnz%4)
@@ -186,7 +186,7 @@ func TestAxpyAvgPairMatchesStride(t *testing.T) {
 							if math.Float32bits(w[i]) != math.Float32bits(two[i]) || math.Float64bits(u[i]) != math.Float64bits(twoU[i]) ||
 								math.Float32bits(w[i]) != math.Float32bits(ref[i]) || math.Float64bits(u[i]) != math.Float64bits(refU[i]) {
 								t.Fatalf("stride=%d classes %d,%d %s nnz=%d avg=%v i=%d: w %v u %v, want %v %v (reference %v %v)",
-									stride, c, cr, p.name, nnz, avg, i, w[i], u[i], two[i], twoU[i], ref[i], refU[i])
+									stride, c, cr, p.Name, nnz, avg, i, w[i], u[i], two[i], twoU[i], ref[i], refU[i])
 							}
 						}
 					}

@@ -30,13 +30,13 @@ func TestDotInd4MatchesDotInd(t *testing.T) {
 		for _, p := range indexPatterns {
 			for nnz := 0; nnz <= maxLen; nnz++ {
 				dim := maxLen + 1 + r.IntN(50)
-				ind := p.gen(r, nnz, dim)
+				ind := p.Gen(r, nnz, dim)
 				w, cw := guarded32(r, dim, nnz%4)
 				val, cv := guarded32(r, nnz, (nnz+1)%4)
 				w4, cw4 := spread4(r, w, (nnz+2)%4)
 				got, want := k.dotInd4F32(val, ind, w4), k.dotIndF32(val, ind, w)
 				if math.Float32bits(got) != math.Float32bits(want) {
-					t.Fatalf("%s nnz=%d: DotInd4F32 %v, DotIndF32 %v", p.name, nnz, got, want)
+					t.Fatalf("%s nnz=%d: DotInd4F32 %v, DotIndF32 %v", p.Name, nnz, got, want)
 				}
 				cw(t)
 				cv(t)

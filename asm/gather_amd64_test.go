@@ -33,7 +33,7 @@ func TestGatherKernelsAllLengths(t *testing.T) {
 			for _, p := range indexPatterns {
 				for nnz := 0; nnz <= maxLen; nnz++ {
 					dim := maxLen + 1 + r.IntN(50)
-					ind := p.gen(r, nnz, dim)
+					ind := p.Gen(r, nnz, dim)
 					w, cw := guarded32(r, dim, nnz%4)
 					val, cv := guarded32(r, nnz, (nnz+1)%4)
 					w4, cw4 := spread4(r, w, (nnz+2)%4)
@@ -43,10 +43,10 @@ func TestGatherKernelsAllLengths(t *testing.T) {
 					}
 					got, want := k.dot(val, ind, w), dotIndF32Generic(val, ind, w)
 					if !close32(got, want, mag, nnz) {
-						t.Fatalf("%s nnz=%d: dotInd %v, reference %v", p.name, nnz, got, want)
+						t.Fatalf("%s nnz=%d: dotInd %v, reference %v", p.Name, nnz, got, want)
 					}
 					if g4 := k.dot4(val, ind, w4); math.Float32bits(g4) != math.Float32bits(got) {
-						t.Fatalf("%s nnz=%d: dotInd4 %v, dotInd %v", p.name, nnz, g4, got)
+						t.Fatalf("%s nnz=%d: dotInd4 %v, dotInd %v", p.Name, nnz, g4, got)
 					}
 					w64, cw64 := guarded64(r, dim, nnz%4)
 					val64, cv64 := guarded64(r, nnz, (nnz+3)%4)
@@ -55,7 +55,7 @@ func TestGatherKernelsAllLengths(t *testing.T) {
 						mag64 += math.Abs(val64[i] * w64[ind[i]])
 					}
 					if got, want := k.dot64(val64, ind, w64), dotIndF64Generic(val64, ind, w64); !close64(got, want, mag64, nnz) {
-						t.Fatalf("%s nnz=%d: dotIndF64 %v, reference %v", p.name, nnz, got, want)
+						t.Fatalf("%s nnz=%d: dotIndF64 %v, reference %v", p.Name, nnz, got, want)
 					}
 					cw(t)
 					cv(t)
@@ -82,7 +82,7 @@ func TestShortRowsTakeTheLoop(t *testing.T) {
 			continue
 		}
 		for nnz := 1; nnz <= gatherMinLen+8; nnz++ {
-			ind := indexPatterns[0].gen(r, nnz, 1000)
+			ind := indexPatterns[0].Gen(r, nnz, 1000)
 			w, _ := guarded32(r, 1000, 0)
 			val, _ := guarded32(r, nnz, 0)
 			want := raw(val, ind, w)
@@ -116,7 +116,7 @@ func TestDotRowsEqualsDotInd(t *testing.T) {
 		var val []float32
 		var val64 []float64
 		for _, n := range lens {
-			ind = append(ind, indexPatterns[0].gen(r, n, dim)...)
+			ind = append(ind, indexPatterns[0].Gen(r, n, dim)...)
 			for range n {
 				val = append(val, float32(r.NormFloat64()))
 				val64 = append(val64, r.NormFloat64())

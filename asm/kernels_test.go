@@ -7,61 +7,6 @@ import (
 	"testing"
 )
 
-const (
-	guardLen = 16
-	maxLen   = 300
-)
-
-var guardF32 = float32(math.Float32frombits(0x7fc0dead)) // a NaN with a payload
-var guardF64 = math.Float64frombits(0x7ff8_0000_dead_beef)
-
-// guarded32 returns a slice of n random values that starts off elements
-// past a 64-byte-aligned-ish base, inside a buffer whose guardLen elements
-// on either side hold a sentinel, and a check that the guards are intact.
-func guarded32(r *rand.Rand, n, off int) ([]float32, func(t *testing.T)) {
-	buf := make([]float32, n+off+2*guardLen)
-	for i := range buf {
-		buf[i] = guardF32
-	}
-	s := buf[guardLen+off : guardLen+off+n : guardLen+off+n]
-	for i := range s {
-		s[i] = float32(r.NormFloat64())
-	}
-	return s, func(t *testing.T) {
-		t.Helper()
-		for i, v := range buf {
-			if i >= guardLen+off && i < guardLen+off+n {
-				continue
-			}
-			if math.Float32bits(v) != math.Float32bits(guardF32) {
-				t.Fatalf("guard element %d overwritten with %v (n=%d off=%d)", i, v, n, off)
-			}
-		}
-	}
-}
-
-func guarded64(r *rand.Rand, n, off int) ([]float64, func(t *testing.T)) {
-	buf := make([]float64, n+off+2*guardLen)
-	for i := range buf {
-		buf[i] = guardF64
-	}
-	s := buf[guardLen+off : guardLen+off+n : guardLen+off+n]
-	for i := range s {
-		s[i] = r.NormFloat64()
-	}
-	return s, func(t *testing.T) {
-		t.Helper()
-		for i, v := range buf {
-			if i >= guardLen+off && i < guardLen+off+n {
-				continue
-			}
-			if math.Float64bits(v) != math.Float64bits(guardF64) {
-				t.Fatalf("guard element %d overwritten with %v (n=%d off=%d)", i, v, n, off)
-			}
-		}
-	}
-}
-
 // forTiers runs f once per tier this machine supports, on that tier's
 // kernels directly (no global switch, so tiers never race in tests).
 func forTiers(t *testing.T, f func(t *testing.T, k *kernelSet)) {
@@ -69,18 +14,6 @@ func forTiers(t *testing.T, f func(t *testing.T, k *kernelSet)) {
 		k := kernelsFor(tier)
 		t.Run(tier.String(), func(t *testing.T) { f(t, k) })
 	}
-}
-
-// close32 reports whether got is within the rounding error a sum of n
-// products with magnitude sum mag can have in float32.
-func close32(got, want, mag float32, n int) bool {
-	tol := float64(mag)*float64(n+4)*1.2e-7 + 1e-30
-	return math.Abs(float64(got)-float64(want)) <= tol
-}
-
-func close64(got, want, mag float64, n int) bool {
-	tol := mag*float64(n+4)*2.3e-16 + 1e-300
-	return math.Abs(got-want) <= tol
 }
 
 func TestDenseKernelsAgainstReference(t *testing.T) {
@@ -160,92 +93,6 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 	})
 }
 
-// distinctInts returns nnz distinct values of [0, dim) in random order.
-// Up to dim 1<<16 it takes the first nnz of a full permutation; above,
-// where a permutation of the whole weight vector would cost far more than
-// the kernels under test, it draws the set by Floyd's method (nnz draws,
-// every set equally likely) and shuffles it.
-func distinctInts(r *rand.Rand, nnz, dim int) []int {
-	if dim <= 1<<16 {
-		return r.Perm(dim)[:nnz]
-	}
-	seen := make(map[int]bool, nnz)
-	p := make([]int, 0, nnz)
-	for j := dim - nnz; j < dim; j++ {
-		v := r.IntN(j + 1)
-		if seen[v] {
-			v = j
-		}
-		seen[v] = true
-		p = append(p, v)
-	}
-	r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
-	return p
-}
-
-// indexPatterns returns named index generators for nnz entries into a
-// weight vector of length dim; the last two repeat indices.
-type indexPattern struct {
-	name string
-	gen  func(r *rand.Rand, nnz, dim int) []int32
-}
-
-var indexPatterns = []indexPattern{
-	{"sorted", func(r *rand.Rand, nnz, dim int) []int32 {
-		p := distinctInts(r, nnz, dim)
-		ind := make([]int32, nnz)
-		for i, v := range p {
-			ind[i] = int32(v)
-		}
-		sortInt32(ind)
-		return ind
-	}},
-	{"shuffled", func(r *rand.Rand, nnz, dim int) []int32 {
-		p := distinctInts(r, nnz, dim)
-		ind := make([]int32, nnz)
-		for i, v := range p {
-			ind[i] = int32(v)
-		}
-		return ind
-	}},
-	{"descending-from-last", func(r *rand.Rand, nnz, dim int) []int32 {
-		ind := make([]int32, nnz)
-		for i := range ind {
-			ind[i] = int32(dim - 1 - i)
-		}
-		return ind
-	}},
-	{"contiguous-from-zero", func(r *rand.Rand, nnz, dim int) []int32 {
-		ind := make([]int32, nnz)
-		for i := range ind {
-			ind[i] = int32(i)
-		}
-		return ind
-	}},
-	{"all-same-last", func(r *rand.Rand, nnz, dim int) []int32 {
-		ind := make([]int32, nnz)
-		for i := range ind {
-			ind[i] = int32(dim - 1)
-		}
-		return ind
-	}},
-	{"repeats", func(r *rand.Rand, nnz, dim int) []int32 {
-		ind := make([]int32, nnz)
-		for i := range ind {
-			ind[i] = int32(r.IntN(3))
-		}
-		return ind
-	}},
-}
-
-func sortInt32(a []int32) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
-}
-
 func TestSparseKernelsAgainstReference(t *testing.T) {
 	forTiers(t, func(t *testing.T, k *kernelSet) {
 		r := rand.New(rand.NewPCG(3, 4))
@@ -253,7 +100,7 @@ func TestSparseKernelsAgainstReference(t *testing.T) {
 			for nnz := 0; nnz <= maxLen; nnz++ {
 				off := nnz % 4
 				dim := maxLen + 1 + r.IntN(50)
-				ind := p.gen(r, nnz, dim)
+				ind := p.Gen(r, nnz, dim)
 				// float32: weights guarded, values at an unaligned start
 				w, cw := guarded32(r, dim, (off+2)%4)
 				val, cv := guarded32(r, nnz, off)
@@ -262,7 +109,7 @@ func TestSparseKernelsAgainstReference(t *testing.T) {
 					mag += float32(math.Abs(float64(val[i] * w[ind[i]])))
 				}
 				if got, want := k.dotIndF32(val, ind, w), dotIndF32Generic(val, ind, w); !close32(got, want, mag, nnz) {
-					t.Fatalf("%s dotIndF32 nnz=%d: got %v want %v", p.name, nnz, got, want)
+					t.Fatalf("%s dotIndF32 nnz=%d: got %v want %v", p.Name, nnz, got, want)
 				}
 				a := float32(r.NormFloat64())
 				{
@@ -271,7 +118,7 @@ func TestSparseKernelsAgainstReference(t *testing.T) {
 					k.axpyIndF32(a, val, ind, w)
 					for i := range w {
 						if !close32(w[i], want[i], float32(math.Abs(float64(want[i])))+float32(math.Abs(float64(a)))*8, 4) {
-							t.Fatalf("%s axpyIndF32 nnz=%d i=%d: got %v want %v", p.name, nnz, i, w[i], want[i])
+							t.Fatalf("%s axpyIndF32 nnz=%d i=%d: got %v want %v", p.Name, nnz, i, w[i], want[i])
 						}
 					}
 				}
@@ -285,7 +132,7 @@ func TestSparseKernelsAgainstReference(t *testing.T) {
 					mag64 += math.Abs(val64[i] * w64[ind[i]])
 				}
 				if got, want := k.dotIndF64(val64, ind, w64), dotIndF64Generic(val64, ind, w64); !close64(got, want, mag64, nnz) {
-					t.Fatalf("%s dotIndF64 nnz=%d: got %v want %v", p.name, nnz, got, want)
+					t.Fatalf("%s dotIndF64 nnz=%d: got %v want %v", p.Name, nnz, got, want)
 				}
 				a64 := r.NormFloat64()
 				{
@@ -294,7 +141,7 @@ func TestSparseKernelsAgainstReference(t *testing.T) {
 					k.axpyIndF64(a64, val64, ind, w64)
 					for i := range w64 {
 						if !close64(w64[i], want64[i], math.Abs(want64[i])+math.Abs(a64)*8, 4) {
-							t.Fatalf("%s axpyIndF64 nnz=%d i=%d: got %v want %v", p.name, nnz, i, w64[i], want64[i])
+							t.Fatalf("%s axpyIndF64 nnz=%d i=%d: got %v want %v", p.Name, nnz, i, w64[i], want64[i])
 						}
 					}
 				}
@@ -324,7 +171,7 @@ func TestDotRowsAgainstReference(t *testing.T) {
 				if r.IntN(4) == 0 {
 					nnz = r.IntN(3)
 				}
-				ind = append(ind, indexPatterns[r.IntN(len(indexPatterns))].gen(r, nnz, dim)...)
+				ind = append(ind, indexPatterns[r.IntN(len(indexPatterns))].Gen(r, nnz, dim)...)
 				indptr = append(indptr, int64(len(ind)))
 			}
 			w, cw := guarded32(r, dim, trial%4)
@@ -375,7 +222,7 @@ func TestSparseLargeWeights(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	forTiers(t, func(t *testing.T, k *kernelSet) {
 		for _, nnz := range []int{1, 7, 16, 75, 257} {
-			ind := indexPatterns[0].gen(r, nnz, dim)
+			ind := indexPatterns[0].Gen(r, nnz, dim)
 			ind[nnz-1] = dim - 1
 			sortInt32(ind)
 			val := make([]float32, nnz)

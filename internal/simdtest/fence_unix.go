@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package asm
+package simdtest
 
 import (
 	"os"
@@ -9,11 +9,11 @@ import (
 	"unsafe"
 )
 
-// fencedBytes returns n bytes that end (atEnd) or start exactly at a page
+// FencedBytes returns n bytes that end (atEnd) or start exactly at a page
 // the process may not touch, with another such page on the far side
 // rounded up to a page: a kernel that reads or writes just past the slice
 // faults and takes the test down instead of passing by luck.
-func fencedBytes(t *testing.T, n int, atEnd bool) []byte {
+func FencedBytes(t *testing.T, n int, atEnd bool) []byte {
 	t.Helper()
 	page := os.Getpagesize()
 	body := (n + page - 1) / page * page
@@ -36,19 +36,24 @@ func fencedBytes(t *testing.T, n int, atEnd bool) []byte {
 	return mem[page : page+n : page+n]
 }
 
-const fenced = true
+// Fenced reports whether the fenced slices really end against pages the
+// process may not touch (false where there is no mmap).
+const Fenced = true
 
-func fenced32(t *testing.T, n int, atEnd bool) []float32 {
-	b := fencedBytes(t, 4*n, atEnd)
+// Fenced32 is FencedBytes as n float32.
+func Fenced32(t *testing.T, n int, atEnd bool) []float32 {
+	b := FencedBytes(t, 4*n, atEnd)
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
-func fenced64(t *testing.T, n int, atEnd bool) []float64 {
-	b := fencedBytes(t, 8*n, atEnd)
+// Fenced64 is FencedBytes as n float64.
+func Fenced64(t *testing.T, n int, atEnd bool) []float64 {
+	b := FencedBytes(t, 8*n, atEnd)
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
-func fencedI32(t *testing.T, n int, atEnd bool) []int32 {
-	b := fencedBytes(t, 4*n, atEnd)
+// FencedI32 is FencedBytes as n int32.
+func FencedI32(t *testing.T, n int, atEnd bool) []int32 {
+	b := FencedBytes(t, 4*n, atEnd)
 	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
