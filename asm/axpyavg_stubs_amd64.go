@@ -8,13 +8,4 @@ package asm
 func axpyAvgF32AVX(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64, lim int) bool
 
 //go:noescape
-func axpyAvg4F32AVX(a float32, ca float64, val []float32, ind []int32, wu []float64, lim int) bool
-
-//go:noescape
-func axpyAvgStrideF32AVX(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64, lim int) bool
-
-//go:noescape
-func axpyAvgPairF32AVX(a float32, ca float64, val []float32, ind []int32, stride int, c int, r int, w []float32, u []float64, lim int) bool
-
-//go:noescape
 func axpyAvgDenseF32AVX2(a float32, ca float64, x []float32, w []float32, u []float64)

@@ -37,12 +37,6 @@ func dotIndF32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
 	return s
 }
 
-// packP32Vec packs the whole vectors of eight of a row (PackP32 packs the
-// rest) and reports whether they packed without loss.
-func packP32Vec(dst []uint32, ind []int32, val []float32, sh uint) bool {
-	return packP32AVX2(dst, ind, val, uint64(sh))
-}
-
 func dotIndF32AVX512Sized(val []float32, ind []int32, w []float32) float32 {
 	if len(w)*4 > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
 		return dotIndF32Generic(val, ind, w)
@@ -50,32 +44,6 @@ func dotIndF32AVX512Sized(val []float32, ind []int32, w []float32) float32 {
 	s, ok := dotIndF32AVX512(val, ind, w, len(w))
 	if !ok {
 		panicIndex("DotIndF32", ind, len(w))
-	}
-	return s
-}
-
-// The interleaved forms switch at the same number of weights (len(w)/4)
-// and the same row length, which keeps them bit-identical to the dense
-// ones. Their bound is the number of indices j with 4j inside w.
-
-func dotInd4F32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
-	if len(w) > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
-		return dotInd4F32Generic(val, ind, w)
-	}
-	s, ok := dotInd4F32AVX2(val, ind, w, strideLim(len(w), 4))
-	if !ok {
-		panicIndex("DotInd4F32", ind, strideLim(len(w), 4))
-	}
-	return s
-}
-
-func dotInd4F32AVX512Sized(val []float32, ind []int32, w []float32) float32 {
-	if len(w) > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
-		return dotInd4F32Generic(val, ind, w)
-	}
-	s, ok := dotInd4F32AVX512(val, ind, w, strideLim(len(w), 4))
-	if !ok {
-		panicIndex("DotInd4F32", ind, strideLim(len(w), 4))
 	}
 	return s
 }
@@ -121,29 +89,6 @@ func axpyAvgF32Checked(a float32, ca float64, val []float32, ind []int32, w []fl
 	lim := min(len(w), len(u))
 	if !axpyAvgF32AVX(a, ca, val, ind, w, u, lim) {
 		panicIndex("AxpyAvgF32", ind, lim)
-	}
-}
-
-func axpyAvg4F32Checked(a float32, ca float64, val []float32, ind []int32, wu []float64) {
-	if !axpyAvg4F32AVX(a, ca, val, ind, wu, len(wu)/2) {
-		panicIndex("AxpyAvg4F32", ind, len(wu)/2)
-	}
-}
-
-// axpyAvgStrideF32Checked bounds the indices, not their products with
-// stride, so the kernel's check comes before any multiplication that could
-// overflow.
-func axpyAvgStrideF32Checked(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64) {
-	lim := stridedLim(len(w), len(u), stride)
-	if !axpyAvgStrideF32AVX(a, ca, val, ind, stride, w, u, lim) {
-		panicIndex("AxpyAvgStrideF32", ind, lim)
-	}
-}
-
-func axpyAvgPairF32Checked(a float32, ca float64, val []float32, ind []int32, stride, c, r int, w []float32, u []float64) {
-	lim := pairLim(len(w), len(u), stride, max(c, r))
-	if !axpyAvgPairF32AVX(a, ca, val, ind, stride, c, r, w, u, lim) {
-		panicIndex("AxpyAvgPairF32", ind, lim)
 	}
 }
 

@@ -9,13 +9,9 @@ package asm
 //go:generate go run -C _gen . -kernel scale -pkg asm -out ../scale_amd64.s -stubs ../scale_stubs_amd64.go
 //go:generate go run -C _gen . -kernel sumsq -pkg asm -out ../sumsq_amd64.s -stubs ../sumsq_stubs_amd64.go
 //go:generate go run -C _gen . -kernel dotind -pkg asm -out ../dotind_amd64.s -stubs ../dotind_stubs_amd64.go
-//go:generate go run -C _gen . -kernel dotind4 -pkg asm -out ../dotind4_amd64.s -stubs ../dotind4_stubs_amd64.go
 //go:generate go run -C _gen . -kernel dotrows -pkg asm -out ../dotrows_amd64.s -stubs ../dotrows_stubs_amd64.go
 //go:generate go run -C _gen . -kernel axpyind -pkg asm -out ../axpyind_amd64.s -stubs ../axpyind_stubs_amd64.go
 //go:generate go run -C _gen . -kernel axpyavg -pkg asm -out ../axpyavg_amd64.s -stubs ../axpyavg_stubs_amd64.go
-//go:generate go run -C _gen . -kernel dotp32 -pkg asm -out ../dotp32_amd64.s -stubs ../dotp32_stubs_amd64.go
 //go:generate go run -C _gen . -kernel increasing -pkg asm -out ../increasing_amd64.s -stubs ../increasing_stubs_amd64.go
 //go:generate go run -C _gen . -kernel average -pkg asm -out ../average_amd64.s -stubs ../average_stubs_amd64.go
 //go:generate go run -C _gen . -kernel addscores -pkg asm -out ../addscores_amd64.s -stubs ../addscores_stubs_amd64.go
-//go:generate go run -C _gen . -kernel prefetch -pkg asm -out ../prefetch_amd64.s -stubs ../prefetch_stubs_amd64.go
-//go:generate go run -C _gen . -kernel expand -pkg asm -out ../expand_amd64.s -stubs ../expand_stubs_amd64.go

@@ -17,7 +17,6 @@ const (
 )
 
 var (
-	guardF32      = simdtest.GuardF32
 	guarded32     = simdtest.Guarded32
 	guarded64     = simdtest.Guarded64
 	close32       = simdtest.Close32
@@ -27,10 +26,8 @@ var (
 	fenced32      = simdtest.Fenced32
 	fenced64      = simdtest.Fenced64
 	fencedI32     = simdtest.FencedI32
-	fencedBytes   = simdtest.FencedBytes
 	badIndices    = simdtest.BadIndices
 	badRows       = simdtest.BadRows
-	safetyRowLens = simdtest.SafetyRowLens
 )
 
 // mustPanic fails unless f panics as a bounds check does: with a runtime

@@ -313,12 +313,6 @@ func TestLengthMismatchPanics(t *testing.T) {
 		"AxpyAvgF32": func() {
 			AxpyAvgF32(1, 1, make([]float32, 3), make([]int32, 2), make([]float32, 9), make([]float64, 9))
 		},
-		"AxpyAvgStrideF32": func() {
-			AxpyAvgStrideF32(1, 1, make([]float32, 2), make([]int32, 3), 2, make([]float32, 9), nil)
-		},
-		"AxpyAvgPairF32": func() {
-			AxpyAvgPairF32(1, 1, make([]float32, 2), make([]int32, 3), 2, 0, 1, make([]float32, 9), nil)
-		},
 		"AxpyAvgDenseF32-w": func() {
 			AxpyAvgDenseF32(1, 1, make([]float32, 9), make([]float32, 8), make([]float64, 9))
 		},
@@ -327,7 +321,6 @@ func TestLengthMismatchPanics(t *testing.T) {
 		},
 		"AverageF32":  func() { AverageF32(make([]float32, 3), make([]float32, 3), make([]float64, 2), 1) },
 		"QuotientF32": func() { QuotientF32(make([]float32, 3), make([]float64, 4), 1) },
-		"AxpyAvg4F32": func() { AxpyAvg4F32(1, 1, make([]float32, 2), make([]int32, 3), make([]float64, 18)) },
 		"DotRowsF32-out": func() {
 			DotRowsF32([]int64{0, 1}, make([]int32, 1), make([]float32, 1), make([]float32, 9), make([]float32, 2))
 		},
@@ -395,59 +388,4 @@ func Example() {
 	// Output:
 	// 32
 	// [0 3 0 0 1] 4
-}
-
-// TestPrefetchRow: a prefetch is only a hint, so the test checks that it
-// leaves the row and its neighbours untouched, takes empty and unaligned
-// rows, and allocates nothing.
-func TestPrefetchRow(t *testing.T) {
-	ind := make([]int32, 300)
-	val := make([]float32, 300)
-	for i := range ind {
-		ind[i] = int32(3 * i)
-		val[i] = float32(i) + 0.5
-	}
-	for n := 0; n <= 300; n += 7 {
-		for off := 0; off < 4 && off <= n; off++ {
-			PrefetchRow(ind[off:n], val[off:n])
-		}
-	}
-	PrefetchRow(nil, nil)
-	for i := range ind {
-		if ind[i] != int32(3*i) || val[i] != float32(i)+0.5 {
-			t.Fatalf("PrefetchRow changed element %d", i)
-		}
-	}
-	if a := testing.AllocsPerRun(100, func() { PrefetchRow(ind, val) }); a != 0 {
-		t.Errorf("PrefetchRow allocates %v times", a)
-	}
-}
-
-// TestPrefetchGather: the weights' prefetch must not fault whatever the
-// indices (negative, or far past w with a large stride: a hint for an
-// unmapped address is dropped), must leave ind and w untouched, and
-// allocates nothing.
-func TestPrefetchGather(t *testing.T) {
-	ind := []int32{0, 5, 1 << 30, -1, -(1 << 31), 1<<31 - 1, 17}
-	w := make([]float32, 64)
-	for i := range w {
-		w[i] = float32(i)
-	}
-	for _, stride := range []int{1, 3, 20, 1 << 20} {
-		for off := 0; off <= len(ind); off++ {
-			PrefetchGather(ind[off:], w, stride)
-		}
-	}
-	PrefetchGather(nil, nil, 1)
-	if ind[2] != 1<<30 || ind[3] != -1 {
-		t.Fatal("PrefetchGather changed the indices")
-	}
-	for i := range w {
-		if w[i] != float32(i) {
-			t.Fatalf("PrefetchGather changed w[%d]", i)
-		}
-	}
-	if a := testing.AllocsPerRun(100, func() { PrefetchGather(ind, w, 20) }); a != 0 {
-		t.Errorf("PrefetchGather allocates %v times", a)
-	}
 }

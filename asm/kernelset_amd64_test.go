@@ -6,29 +6,24 @@ package asm
 // AVX512).
 func simdKernels(t Tier) *kernelSet {
 	k := &kernelSet{
-		tier:             t,
-		dotF32:           dotF32AVX2,
-		dotF64:           dotF64AVX2,
-		axpyF32:          axpyF32AVX2,
-		axpyF64:          axpyF64AVX2,
-		scaleF32:         scaleF32AVX2,
-		scaleF64:         scaleF64AVX2,
-		sumSqF32:         sumSqF32AVX2,
-		sumSqF64:         sumSqF64AVX2,
-		dotIndF32:        dotIndF32AVX2Sized,
-		dotInd4F32:       dotInd4F32AVX2Sized,
-		dotIndF64:        dotIndF64AVX2Sized,
-		axpyIndF32:       axpyIndF32Checked,
-		axpyIndF64:       axpyIndF64Checked,
-		axpyAvgF32:       axpyAvgF32Checked,
-		axpyAvg4F32:      axpyAvg4F32Checked,
-		axpyAvgStrideF32: axpyAvgStrideF32Checked,
-		axpyAvgPairF32:   axpyAvgPairF32Checked,
+		tier:       t,
+		dotF32:     dotF32AVX2,
+		dotF64:     dotF64AVX2,
+		axpyF32:    axpyF32AVX2,
+		axpyF64:    axpyF64AVX2,
+		scaleF32:   scaleF32AVX2,
+		scaleF64:   scaleF64AVX2,
+		sumSqF32:   sumSqF32AVX2,
+		sumSqF64:   sumSqF64AVX2,
+		dotIndF32:  dotIndF32AVX2Sized,
+		dotIndF64:  dotIndF64AVX2Sized,
+		axpyIndF32: axpyIndF32Checked,
+		axpyIndF64: axpyIndF64Checked,
+		axpyAvgF32: axpyAvgF32Checked,
 		// Both SIMD tiers run the AVX2 kernel (see AxpyAvgDenseF32).
 		axpyAvgDenseF32: axpyAvgDenseF32AVX2,
 		addScoresF32:    addScoresAVX2Checked,
 		increasingI32:   increasingI32AVX2,
-		expandF32:       expandF32Vec,
 		averageF32:      averageF32AVX2,
 		quotientF32:     quotientF32AVX2,
 		dotRowsF32: func(indptr []int64, ind []int32, val, w, out []float32) {
@@ -43,7 +38,7 @@ func simdKernels(t Tier) *kernelSet {
 		k.axpyF32, k.axpyF64 = axpyF32AVX512, axpyF64AVX512
 		k.scaleF32, k.scaleF64 = scaleF32AVX512, scaleF64AVX512
 		k.sumSqF32, k.sumSqF64 = sumSqF32AVX512, sumSqF64AVX512
-		k.dotIndF32, k.dotInd4F32, k.dotIndF64 = dotIndF32AVX512Sized, dotInd4F32AVX512Sized, dotIndF64AVX512Sized
+		k.dotIndF32, k.dotIndF64 = dotIndF32AVX512Sized, dotIndF64AVX512Sized
 		k.addScoresF32 = addScoresAVX512Checked
 		k.averageF32, k.quotientF32 = averageF32AVX512, quotientF32AVX512
 		k.dotRowsF32 = func(indptr []int64, ind []int32, val, w, out []float32) {
@@ -64,16 +59,6 @@ func rawDot(f func([]float32, []int32, []float32, int) (float32, bool)) func([]f
 		s, ok := f(val, ind, w, len(w))
 		if !ok {
 			panicIndex("raw", ind, len(w))
-		}
-		return s
-	}
-}
-
-func rawDot4(f func([]float32, []int32, []float32, int) (float32, bool)) func([]float32, []int32, []float32) float32 {
-	return func(val []float32, ind []int32, w []float32) float32 {
-		s, ok := f(val, ind, w, strideLim(len(w), 4))
-		if !ok {
-			panicIndex("raw", ind, strideLim(len(w), 4))
 		}
 		return s
 	}

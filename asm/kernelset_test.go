@@ -16,20 +16,15 @@ type kernelSet struct {
 	sumSqF64 func(x []float64) float64
 
 	dotIndF32  func(val []float32, ind []int32, w []float32) float32
-	dotInd4F32 func(val []float32, ind []int32, w []float32) float32
 	dotIndF64  func(val []float64, ind []int32, w []float64) float64
 	axpyIndF32 func(a float32, val []float32, ind []int32, w []float32)
 	axpyIndF64 func(a float64, val []float64, ind []int32, w []float64)
 
-	axpyAvgF32       func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
-	axpyAvg4F32      func(a float32, ca float64, val []float32, ind []int32, wu []float64)
-	axpyAvgStrideF32 func(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64)
-	axpyAvgPairF32   func(a float32, ca float64, val []float32, ind []int32, stride, c, r int, w []float32, u []float64)
-	axpyAvgDenseF32  func(a float32, ca float64, x []float32, w []float32, u []float64)
-	addScoresF32     func(W []float32, ind []int32, val []float32, s []float32)
+	axpyAvgF32      func(a float32, ca float64, val []float32, ind []int32, w []float32, u []float64)
+	axpyAvgDenseF32 func(a float32, ca float64, x []float32, w []float32, u []float64)
+	addScoresF32    func(W []float32, ind []int32, val []float32, s []float32)
 
 	increasingI32 func(ind []int32) bool
-	expandF32     func(dst []float32, mask, vals []byte) (int, bool)
 
 	averageF32  func(dst, w []float32, u []float64, c float64)
 	quotientF32 func(dst []float32, x []float64, d float64)
@@ -39,32 +34,27 @@ type kernelSet struct {
 }
 
 var genericKernels = kernelSet{
-	tier:             Generic,
-	dotF32:           dotF32Generic,
-	dotF64:           dotF64Generic,
-	axpyF32:          axpyF32Generic,
-	axpyF64:          axpyF64Generic,
-	scaleF32:         scaleF32Generic,
-	scaleF64:         scaleF64Generic,
-	sumSqF32:         sumSqF32Generic,
-	sumSqF64:         sumSqF64Generic,
-	dotIndF32:        dotIndF32Generic,
-	dotInd4F32:       dotInd4F32Generic,
-	dotIndF64:        dotIndF64Generic,
-	axpyIndF32:       axpyIndF32Generic,
-	axpyIndF64:       axpyIndF64Generic,
-	axpyAvgF32:       axpyAvgF32Generic,
-	axpyAvg4F32:      axpyAvg4F32Generic,
-	axpyAvgStrideF32: axpyAvgStrideF32Generic,
-	axpyAvgPairF32:   axpyAvgPairF32Generic,
-	axpyAvgDenseF32:  axpyAvgDenseF32Generic,
-	addScoresF32:     addScoresF32Generic,
-	increasingI32:    increasingI32Generic,
-	expandF32:        expandF32Generic,
-	averageF32:       averageF32Generic,
-	quotientF32:      quotientF32Generic,
-	dotRowsF32:       dotRowsF32Generic,
-	dotRowsF64:       dotRowsF64Generic,
+	tier:            Generic,
+	dotF32:          dotF32Generic,
+	dotF64:          dotF64Generic,
+	axpyF32:         axpyF32Generic,
+	axpyF64:         axpyF64Generic,
+	scaleF32:        scaleF32Generic,
+	scaleF64:        scaleF64Generic,
+	sumSqF32:        sumSqF32Generic,
+	sumSqF64:        sumSqF64Generic,
+	dotIndF32:       dotIndF32Generic,
+	dotIndF64:       dotIndF64Generic,
+	axpyIndF32:      axpyIndF32Generic,
+	axpyIndF64:      axpyIndF64Generic,
+	axpyAvgF32:      axpyAvgF32Generic,
+	axpyAvgDenseF32: axpyAvgDenseF32Generic,
+	addScoresF32:    addScoresF32Generic,
+	increasingI32:   increasingI32Generic,
+	averageF32:      averageF32Generic,
+	quotientF32:     quotientF32Generic,
+	dotRowsF32:      dotRowsF32Generic,
+	dotRowsF64:      dotRowsF64Generic,
 }
 
 // kernelsFor returns tier t's kernels, or nil where t cannot run.

@@ -1,13 +1,5 @@
 package asm
 
-import (
-	"encoding/binary"
-	"fmt"
-	"math"
-	"math/bits"
-	"unsafe"
-)
-
 // The portable reference kernels. Every SIMD kernel is tested against these
 // over many lengths, offsets and index patterns.
 
@@ -138,23 +130,6 @@ func dotIndF32Generic(val []float32, ind []int32, w []float32) float32 {
 	return s0 + s1
 }
 
-// dotInd4F32Generic computes, in the order of dotIndF32Generic,
-//
-//	for k := range val { s += val[k] * w[4*ind[k]] }
-func dotInd4F32Generic(val []float32, ind []int32, w []float32) float32 {
-	var s0, s1 float32
-	ind = ind[:len(val)]
-	k := 0
-	for ; k+2 <= len(val); k += 2 {
-		s0 += val[k] * w[4*int(ind[k])]
-		s1 += val[k+1] * w[4*int(ind[k+1])]
-	}
-	if k < len(val) {
-		s0 += val[k] * w[4*int(ind[k])]
-	}
-	return s0 + s1
-}
-
 // dotIndF64Generic computes
 //
 //	for k := range val { s += val[k] * w[ind[k]] }
@@ -243,76 +218,6 @@ func axpyAvgDenseF32Generic(a float32, ca float64, x []float32, w []float32, u [
 	}
 }
 
-// axpyAvgStrideF32Generic computes, rounding every product before adding
-// it,
-//
-//	for k := range val {
-//		w[ind[k]*stride] += a * val[k]
-//		if len(u) > 0 { u[ind[k]*stride] += ca * float64(val[k]) }
-//	}
-//
-// An index is checked before it is multiplied (j·stride could overflow
-// into range otherwise): it must be below stridedLim's bound.
-func axpyAvgStrideF32Generic(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64) {
-	ind = ind[:len(val)]
-	lim := stridedLim(len(w), len(u), stride)
-	for k, v := range val {
-		j := int(ind[k])
-		if uint(j) >= uint(lim) {
-			panicIndex("AxpyAvgStrideF32", ind, lim)
-		}
-		j *= stride
-		w[j] += float32(a * v)
-		if len(u) > 0 {
-			u[j] += float64(ca * float64(v))
-		}
-	}
-}
-
-// axpyAvgPairF32Generic computes, rounding every product once,
-//
-//	for k := range val {
-//		j := ind[k]*stride
-//		q := a * val[k]
-//		w[j+c] += q; w[j+r] -= q
-//		if len(u) > 0 { d := ca * float64(val[k]); u[j+c] += d; u[j+r] -= d }
-//	}
-//
-// An index is checked before it is multiplied: it must be below pairLim's
-// bound.
-func axpyAvgPairF32Generic(a float32, ca float64, val []float32, ind []int32, stride, c, r int, w []float32, u []float64) {
-	ind = ind[:len(val)]
-	lim := pairLim(len(w), len(u), stride, max(c, r))
-	for k, v := range val {
-		j := int(ind[k])
-		if uint(j) >= uint(lim) {
-			panicIndex("AxpyAvgPairF32", ind, lim)
-		}
-		j *= stride
-		q := float32(a * v)
-		w[j+c] += q
-		w[j+r] -= q
-		if len(u) > 0 {
-			d := float64(ca * float64(v))
-			u[j+c] += d
-			u[j+r] -= d
-		}
-	}
-}
-
-// axpyAvg4F32Generic computes axpyAvgF32Generic's update on interleaved
-// slots: w[j] is the float32 in the first four bytes of wu[2j], u[j] is
-// wu[2j+1].
-func axpyAvg4F32Generic(a float32, ca float64, val []float32, ind []int32, wu []float64) {
-	w := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(wu))), 2*len(wu))
-	ind = ind[:len(val)]
-	for k, v := range val {
-		j := int(ind[k])
-		w[4*j] += float32(a * v)
-		wu[2*j+1] += float64(ca * float64(v))
-	}
-}
-
 // averageF32Generic computes
 //
 //	for i := range dst { dst[i] = float32(float64(w[i]) - u[i]/c) }
@@ -343,29 +248,6 @@ func increasingI32Generic(ind []int32) bool {
 		}
 	}
 	return true
-}
-
-// expandF32Generic is ExpandF32 (mask at least ⌈len(dst)/8⌉ bytes): it
-// clears dst, then gives each set bit below len(dst), in order, the next
-// value of vals.
-func expandF32Generic(dst []float32, mask []byte, vals []byte) (n int, zero bool) {
-	clear(dst)
-	for b, m := range mask[:(len(dst)+7)/8] {
-		for ; m != 0; m &= m - 1 {
-			i := 8*b + bits.TrailingZeros8(m)
-			if i >= len(dst) {
-				break
-			}
-			if len(vals) < 4*(n+1) {
-				panic(fmt.Sprintf("asm.ExpandF32: %d values for more set bits", len(vals)/4))
-			}
-			u := binary.LittleEndian.Uint32(vals[4*n:])
-			zero = zero || u == 0
-			dst[i] = math.Float32frombits(u)
-			n++
-		}
-	}
-	return n, zero
 }
 
 // dotRowsF32Generic computes, for every row r of a CSR block,

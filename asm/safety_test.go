@@ -2,7 +2,6 @@ package asm
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -44,8 +43,6 @@ func TestSparseKernelsRejectBadIndices(t *testing.T) {
 					mustPanic(t, "AxpyIndF32 "+what, func() { AxpyIndF32(1, val, ind, w) })
 					mustPanic(t, "AxpyIndF64 "+what, func() { AxpyIndF64(1, val64, ind, w64) })
 					mustPanic(t, "AxpyAvgF32 "+what, func() { AxpyAvgF32(1, 1, val, ind, w, u) })
-					mustPanic(t, "AxpyAvgStrideF32 "+what, func() { AxpyAvgStrideF32(1, 1, val, ind, 1, w, u) })
-					mustPanic(t, "AxpyAvgStrideF32 no u "+what, func() { AxpyAvgStrideF32(1, 1, val, ind, 1, w, nil) })
 					indptr := []int64{0, int64(len(ind))}
 					mustPanic(t, "DotRowsF32 "+what, func() { DotRowsF32(indptr, ind, val, w, make([]float32, 1)) })
 					mustPanic(t, "DotRowsF64 "+what, func() { DotRowsF64(indptr, ind, val64, w64, make([]float64, 1)) })
@@ -56,8 +53,8 @@ func TestSparseKernelsRejectBadIndices(t *testing.T) {
 }
 
 // TestShortSlicesRejectIndices: the kernels that read several slices
-// bound every index by the shortest, and the interleaved and strided ones
-// by the last whole slot or block.
+// bound every index by the shortest, and the class scores by the last
+// whole block of classes.
 func TestShortSlicesRejectIndices(t *testing.T) {
 	withTiers(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(53, 54))
@@ -67,7 +64,6 @@ func TestShortSlicesRejectIndices(t *testing.T) {
 			u := fenced64(t, d, true)
 			badRows(t, r, d, func(val []float32, ind []int32, what string) {
 				mustPanic(t, "AxpyAvgF32 short u "+what, func() { AxpyAvgF32(1, 1, val, ind, w, u) })
-				mustPanic(t, "AxpyAvgStrideF32 short u "+what, func() { AxpyAvgStrideF32(1, 1, val, ind, 1, w, u) })
 			})
 			// w shorter than u.
 			w2 := fenced32(t, d, true)
@@ -75,35 +71,6 @@ func TestShortSlicesRejectIndices(t *testing.T) {
 			badRows(t, r, d, func(val []float32, ind []int32, what string) {
 				mustPanic(t, "AxpyAvgF32 short w "+what, func() { AxpyAvgF32(1, 1, val, ind, w2, u2) })
 			})
-			// Interleaved slots: an odd wu has a last half slot that no
-			// index may reach; w4 of 4d+rem float32 holds ⌈(4d+rem)/4⌉ weights.
-			for rem := range 4 {
-				wu := fenced64(t, 2*d+rem%2, true)
-				badRows(t, r, d, func(val []float32, ind []int32, what string) {
-					mustPanic(t, "AxpyAvg4F32 "+what, func() { AxpyAvg4F32(1, 1, val, ind, wu) })
-				})
-				w4 := fenced32(t, 4*d+rem, true)
-				badRows(t, r, strideLim(4*d+rem, 4), func(val []float32, ind []int32, what string) {
-					mustPanic(t, "DotInd4F32 "+what, func() { DotInd4F32(val, ind, w4) })
-				})
-			}
-			// Strides: the bound is the number of whole-or-partial blocks,
-			// and huge strides must not overflow into range.
-			for _, stride := range []int{2, 3, 20, 1 << 31, 1 << 40, math.MaxInt} {
-				ws := fenced32(t, d*2+1, true)
-				us := fenced64(t, d*2+1, true)
-				badRows(t, r, strideLim(d*2+1, stride), func(val []float32, ind []int32, what string) {
-					mustPanic(t, fmt.Sprintf("AxpyAvgStrideF32 stride=%d %s", stride, what), func() { AxpyAvgStrideF32(1, 1, val, ind, stride, ws, us) })
-					mustPanic(t, fmt.Sprintf("AxpyAvgStrideF32 stride=%d no u %s", stride, what), func() { AxpyAvgStrideF32(1, 1, val, ind, stride, ws, nil) })
-				})
-				// A pair reaches j·stride + the higher class: with it at
-				// 1, the bound is the blocks whose second element lies in
-				// w and u.
-				badRows(t, r, strideLim(d*2, stride), func(val []float32, ind []int32, what string) {
-					mustPanic(t, fmt.Sprintf("AxpyAvgPairF32 stride=%d %s", stride, what), func() { AxpyAvgPairF32(1, 1, val, ind, stride, 1, 0, ws, us) })
-					mustPanic(t, fmt.Sprintf("AxpyAvgPairF32 stride=%d no u %s", stride, what), func() { AxpyAvgPairF32(1, 1, val, ind, stride, 0, 1, ws, nil) })
-				})
-			}
 			// Class scores: W of d·K+rem weights holds d features of K.
 			for _, K := range []int{1, 7, 16, 20, 33} {
 				for _, rem := range []int{0, 1, K - 1} {
@@ -183,13 +150,11 @@ func TestKernelsStayInFencedSlices(t *testing.T) {
 			for _, atEnd := range []bool{true, false} {
 				x, y := fenced32(t, n, atEnd), fenced32(t, n, atEnd)
 				x64, y64 := fenced64(t, n, atEnd), fenced64(t, n, atEnd)
-				// ind indexes all of y; indQ a quarter, for the kernels
-				// that take every second, third or fourth element.
-				ind, indQ := fencedI32(t, n, atEnd), fencedI32(t, n, atEnd)
+				ind := fencedI32(t, n, atEnd)
 				for i := range n {
 					x[i], y[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
 					x64[i], y64[i] = r.NormFloat64(), r.NormFloat64()
-					ind[i], indQ[i] = int32(r.IntN(n)), int32(r.IntN(max(n/4, 1)))
+					ind[i] = int32(r.IntN(n))
 				}
 				_ = DotF32(x, y) + SumSqF32(x)
 				_ = DotF64(x64, y64) + SumSqF64(x64)
@@ -200,35 +165,18 @@ func TestKernelsStayInFencedSlices(t *testing.T) {
 				AverageF32(x, y, y64, 3)
 				QuotientF32(x, y64, 3)
 				_ = IncreasingI32(ind)
-				_ = DotIndF32(x, ind, y) + DotInd4F32(x[:n/4], indQ[:n/4], y)
+				_ = DotIndF32(x, ind, y)
 				_ = DotIndF64(x64, ind, y64)
 				AxpyIndF32(0.5, x, ind, y)
 				AxpyIndF64(0.5, x64, ind, y64)
 				AxpyAvgF32(0.5, 1, x, ind, y, y64)
-				AxpyAvg4F32(0.5, 1, x[:n/2], indQ[:n/2], y64)
-				AxpyAvgStrideF32(0.5, 1, x[:n/3], indQ[:n/3], 3, y, y64)
 				AxpyAvgDenseF32(0.5, 1, x, y, y64)
 				if n > 0 {
 					AddScoresF32(y, ind[:1], x[:1], fenced32(t, 1, atEnd))
 				}
 				DotRowsF32([]int64{0, int64(n)}, ind, x, y, make([]float32, 1))
 				DotRowsF64([]int64{0, int64(n)}, ind, x64, y64, make([]float64, 1))
-				PrefetchRow(ind, x)
-				PrefetchGather(ind, y, 3)
 			}
 		}
 	})
-}
-
-// TestPrefetchAnyStride: a prefetch takes any stride, negative and huge
-// ones included, and returns. A block loop that walked addresses instead
-// of counting cache lines ran for hours on a wild index; it would hang
-// this test until go test's timeout fails it.
-func TestPrefetchAnyStride(t *testing.T) {
-	ind := []int32{0, 1, -1, math.MaxInt32, math.MinInt32, 1 << 20}
-	w := make([]float32, 8)
-	for _, stride := range []int{0, -1, -(1 << 40), 5, 1 << 12, 1<<12 + 1, 1 << 40, math.MaxInt, math.MinInt} {
-		PrefetchGather(ind, w, stride)
-		PrefetchGather(ind, nil, stride)
-	}
 }

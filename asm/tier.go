@@ -263,24 +263,6 @@ func DotIndF32(val []float32, ind []int32, w []float32) float32 {
 	return dotIndF32Generic(val, ind, w)
 }
 
-// DotInd4F32 returns Σ val[k]·w[4·ind[k]]: DotIndF32 over weights kept in
-// every fourth element of w, the layout in which a learner puts other
-// per-feature state beside each weight so that one cache line serves both.
-// On every tier the result is bit-identical to DotIndF32 over the same
-// weights packed densely (the same loop, switching to scalar loads at the
-// same number of weights). It panics if len(val) != len(ind) or some
-// 4·ind[k] is not in [0, len(w)).
-func DotInd4F32(val []float32, ind []int32, w []float32) float32 {
-	checkLen("DotInd4F32", len(val), len(ind))
-	switch tier() {
-	case AVX512:
-		return dotInd4F32AVX512Sized(val, ind, w)
-	case AVX2:
-		return dotInd4F32AVX2Sized(val, ind, w)
-	}
-	return dotInd4F32Generic(val, ind, w)
-}
-
 // AddScoresF32 adds val[k]·W[ind[k]·K + c] to s[c] for every class c < K =
 // len(s) and every k in order: the class scores of a multiclass linear
 // model whose K weights per feature are stored together. Each product is
@@ -374,92 +356,6 @@ func AxpyAvgDenseF32(a float32, ca float64, x []float32, w []float32, u []float6
 	axpyAvgDenseF32Generic(a, ca, x, w, u)
 }
 
-// AxpyAvg4F32 is AxpyAvgF32 on weights and accumulators interleaved in
-// 16-byte slots: w[j] is the float32 in the first four bytes of wu[2j]
-// (element 4j of a float32 view of wu, as DotInd4F32 reads it) and u[j]
-// is wu[2j+1]. It panics if len(val) != len(ind) or an index is not in
-// [0, len(wu)/2).
-func AxpyAvg4F32(a float32, ca float64, val []float32, ind []int32, wu []float64) {
-	checkLen("AxpyAvg4F32", len(val), len(ind))
-	if tier() != Generic {
-		axpyAvg4F32Checked(a, ca, val, ind, wu)
-		return
-	}
-	axpyAvg4F32Generic(a, ca, val, ind, wu)
-}
-
-// AxpyAvgStrideF32 is AxpyAvgF32 on every stride-th weight:
-// w[ind[k]·stride] += a·val[k] and, when u is not empty,
-// u[ind[k]·stride] += ca·val[k] (in float64). A multiclass learner keeps a
-// feature's K class weights together; its update of class c is a call
-// with w[c:], u[c:] and stride K. It panics if len(val) != len(ind),
-// stride < 1, or some ind[k]·stride lies outside w, or outside u when u
-// is not empty.
-func AxpyAvgStrideF32(a float32, ca float64, val []float32, ind []int32, stride int, w []float32, u []float64) {
-	checkLen("AxpyAvgStrideF32", len(val), len(ind))
-	if stride < 1 {
-		panic(fmt.Sprintf("asm.AxpyAvgStrideF32: stride %d < 1", stride))
-	}
-	if tier() != Generic {
-		axpyAvgStrideF32Checked(a, ca, val, ind, stride, w, u)
-		return
-	}
-	axpyAvgStrideF32Generic(a, ca, val, ind, stride, w, u)
-}
-
-// AxpyAvgPairF32 is a multiclass learner's update in one pass over the
-// row: class c gains and class r loses,
-//
-//	w[ind[k]·stride+c] += a·val[k]    w[ind[k]·stride+r] −= a·val[k]
-//
-// and, when u is not empty, u[…+c] += ca·val[k] and u[…+r] −= ca·val[k]
-// (in float64). It gives the bits of AxpyAvgStrideF32(a, ca, …, w[c:],
-// u[c:]) followed by AxpyAvgStrideF32(−a, −ca, …, w[r:], u[r:]). It
-// panics if len(val) != len(ind), stride < 1, c or r is not in
-// [0, stride), c == r, or some ind[k]·stride + max(c, r) lies outside w,
-// or outside u when u is not empty.
-func AxpyAvgPairF32(a float32, ca float64, val []float32, ind []int32, stride, c, r int, w []float32, u []float64) {
-	checkLen("AxpyAvgPairF32", len(val), len(ind))
-	if stride < 1 || uint(c) >= uint(stride) || uint(r) >= uint(stride) || c == r {
-		panic(fmt.Sprintf("asm.AxpyAvgPairF32: classes %d and %d with stride %d", c, r, stride))
-	}
-	if tier() != Generic {
-		axpyAvgPairF32Checked(a, ca, val, ind, stride, c, r, w, u)
-		return
-	}
-	axpyAvgPairF32Generic(a, ca, val, ind, stride, c, r, w, u)
-}
-
-// pairLim is the bound on the indices of AxpyAvgPairF32: j·stride + hi,
-// hi the higher class, must lie in w (nw elements) and, when u is not
-// empty, in u (nu).
-func pairLim(nw, nu, stride, hi int) int {
-	lim := strideLim(max(nw-hi, 0), stride)
-	if nu > 0 {
-		lim = min(lim, strideLim(max(nu-hi, 0), stride))
-	}
-	return lim
-}
-
-// strideLim is the number of indices j whose element j·stride lies in a
-// slice of n elements: ⌈n/stride⌉, without overflow.
-func strideLim(n, stride int) int {
-	if n == 0 {
-		return 0
-	}
-	return (n-1)/stride + 1
-}
-
-// stridedLim is the bound on the indices of AxpyAvgStrideF32: each j·stride
-// must lie in w (nw elements) and, when u is not empty, in u (nu).
-func stridedLim(nw, nu, stride int) int {
-	lim := strideLim(nw, stride)
-	if nu > 0 {
-		lim = min(lim, strideLim(nu, stride))
-	}
-	return lim
-}
-
 // AverageF32 sets dst[i] = float32(float64(w[i]) − u[i]/c) for every i:
 // an averaged perceptron's weights, from its weights w and its averaging
 // accumulator u after c examples. Every operation is rounded as in that
@@ -504,35 +400,6 @@ func IncreasingI32(ind []int32) bool {
 		return increasingI32AVX2(ind)
 	}
 	return increasingI32Generic(ind)
-}
-
-// ExpandF32 sets dst from a bitmap and the values of its set bits, the
-// sparse form a model file stores weights in: dst[i] is the next value of
-// vals, in order, where bit i of mask (bit i%8 of mask[i/8]) is set, and
-// 0 where it is not. vals holds the values as float32 bits, little-endian,
-// 4 bytes each. It returns the number of values taken and reports whether
-// any of them has all its bits 0. Bits of mask past len(dst) are not read.
-// It panics if mask has fewer than ⌈len(dst)/8⌉ bytes or vals fewer
-// values than the bits set.
-func ExpandF32(dst []float32, mask []byte, vals []byte) (n int, zero bool) {
-	if len(mask) < (len(dst)+7)/8 {
-		panic(fmt.Sprintf("asm.ExpandF32: %d mask bytes for %d weights", len(mask), len(dst)))
-	}
-	// Reading the values and writing the weights bound it: AVX2 serves
-	// both SIMD tiers.
-	if tier() != Generic {
-		return expandF32Vec(dst, mask, vals)
-	}
-	return expandF32Generic(dst, mask, vals)
-}
-
-// expandF32Vec is ExpandF32 on the AVX2 kernel, which stops short of the
-// last 8 values of vals and of a last partial byte of mask; the Go loop
-// finishes.
-func expandF32Vec(dst []float32, mask []byte, vals []byte) (n int, zero bool) {
-	nb, nv, z := expandF32AVX2(dst, mask, vals)
-	n, zero = expandF32Generic(dst[8*nb:], mask[nb:], vals[4*nv:])
-	return nv + n, z || zero
 }
 
 // checkRows panics unless indptr describes len(out) rows whose ranges lie

@@ -475,58 +475,6 @@ func BenchmarkAxpyIndF32(b *testing.B) {
 	}
 }
 
-// BenchmarkAxpyAvgP32F32 is the averaged perceptron's update over packed
-// rows (asm.PackP32: index and count in one uint32), the update of every
-// mistake of a packed epoch: w += a·x and u += ca·x in float32 and float64.
-func BenchmarkAxpyAvgP32F32(b *testing.B) {
-	r := rand.New(rand.NewPCG(3, 5))
-	for _, c := range sparseCases(5) {
-		sh := asm.P32Shift(c.dim)
-		p := make([]uint32, len(c.ind))
-		if !asm.PackP32(p, c.ind, c.val32, sh) {
-			b.Fatal("the rows do not pack")
-		}
-		w := rand32(r, c.dim)
-		u := make([]float64, c.dim)
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(p) * 4))
-			tiers(b, func(b *testing.B) {
-				for b.Loop() {
-					for i := 0; i < len(p); i += sparseNNZ {
-						asm.AxpyAvgP32F32(1e-6, 1e-3, p[i:i+sparseNNZ], sh, w, u)
-					}
-				}
-			})
-		})
-	}
-}
-
-// BenchmarkAxpyIndP32F32 is the plain perceptron's update over packed
-// rows, w += a·x with the multiply and add fused as AxpyIndF32 fuses them:
-// the update of every mistake of a packed plain epoch, beside
-// BenchmarkAxpyIndF32's over the same rows unpacked.
-func BenchmarkAxpyIndP32F32(b *testing.B) {
-	r := rand.New(rand.NewPCG(3, 6))
-	for _, c := range sparseCases(6) {
-		sh := asm.P32Shift(c.dim)
-		p := make([]uint32, len(c.ind))
-		if !asm.PackP32(p, c.ind, c.val32, sh) {
-			b.Fatal("the rows do not pack")
-		}
-		w := rand32(r, c.dim)
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(p) * 4))
-			tiers(b, func(b *testing.B) {
-				for b.Loop() {
-					for i := 0; i < len(p); i += sparseNNZ {
-						asm.AxpyIndP32F32(1e-6, p[i:i+sparseNNZ], sh, w)
-					}
-				}
-			})
-		})
-	}
-}
-
 func BenchmarkAxpyIndF64(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, c := range sparseCases(4) {

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/engine/internal/kern"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -220,7 +221,7 @@ func (st *state) step(ind []int32, val []float32, sc float32, cls int, weight fl
 				ca = st.clock() * float64(a)
 				cax = st.clock() * float64(ax)
 			}
-			asm.AxpyAvgPairF32(ax, cax, val, ind, K, cls, r, st.w, st.u)
+			kern.AxpyAvgPairF32(ax, cax, val, ind, K, cls, r, st.w, st.u)
 			st.b[cls] += a * st.bb
 			st.b[r] -= a * st.bb
 			if st.u != nil {
@@ -734,7 +735,7 @@ func (st *state) stepWU(ind []int32, val []float32, sc float32, cls int, weight 
 	if st.cw != nil {
 		weight *= st.cw[cls]
 	}
-	dot := asm.DotInd4F32(val, ind, st.wu)
+	dot := kern.DotInd4F32(val, ind, st.wu)
 	if st.s.Normalize {
 		dot *= sc
 	}
@@ -742,7 +743,7 @@ func (st *state) stepWU(ind []int32, val []float32, sc float32, cls int, weight 
 	if o.update {
 		st.b[0] += a * st.bb
 		ax := st.rowStep(a, sc)
-		asm.AxpyAvg4F32(ax, st.clock()*float64(ax), val, ind, st.wu64)
+		kern.AxpyAvg4F32(ax, st.clock()*float64(ax), val, ind, st.wu64)
 		st.ub[0] += st.clock() * float64(a) * float64(st.bb)
 	}
 	st.tick()

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/engine/internal/kern"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
@@ -41,7 +42,7 @@ func (st *state) packedBinary(sw []float64) bool {
 	return st.K == 1 && rule && sw == nil && st.cw == nil && st.votes == nil && traceMistake == nil
 }
 
-// packRows packs the rows of f.X (asm.PackP32) for passes that can use
+// packRows packs the rows of f.X (kern.PackP32) for passes that can use
 // them: a learner for which packedBinary holds, with rows whose values
 // pack without loss (term counts do; a normalized learner scales them by
 // the row's scale as it goes, so they stay counts), and room in the
@@ -70,7 +71,7 @@ func (f *fitter) packRows(s *settings, check bool) error {
 	if !packing || f.D != nil || (s.Algorithm != Averaged && s.Algorithm != Plain) || !st.packedBinary(s.SampleWeight) || s.epochs < packMinEpochs {
 		return f.checkRows(check)
 	}
-	sh := asm.P32Shift(X.Cols)
+	sh := kern.P32Shift(X.Cols)
 	if sh > 31 || X.Rows == 0 {
 		return f.checkRows(check)
 	}
@@ -89,7 +90,7 @@ func (f *fitter) packRows(s *settings, check bool) error {
 			free()
 			return f.checkRows(check)
 		}
-	} else if !asm.PackP32(p, X.Ind[:nnz], X.Val[:nnz], sh) {
+	} else if !kern.PackP32(p, X.Ind[:nnz], X.Val[:nnz], sh) {
 		free()
 		return nil
 	}
@@ -131,7 +132,7 @@ func checkDataCols(X *sparse.CSR, cols int) error {
 }
 
 // packChecked packs the rows of X into p with sh index bits (as
-// asm.PackP32 does) and checks them as Validate does, in one pass: each
+// kern.PackP32 does) and checks them as Validate does, in one pass: each
 // row's indices strictly increasing from 0 or more to below cols, and its
 // values finite, which every value that packs is (a non-negative
 // integer). It reports whether every row was valid and packed; if not, a
@@ -156,7 +157,7 @@ func packChecked(p []uint32, X *sparse.CSR, cols int, sh uint) bool {
 				}
 			}
 			a, b := ptr[r], ptr[r1]
-			if !asm.PackP32(p[a:b], ind[a:b], val[a:b], sh) {
+			if !kern.PackP32(p[a:b], ind[a:b], val[a:b], sh) {
 				failed.Store(true)
 				return
 			}

@@ -63,7 +63,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/engine/internal/kern"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
@@ -789,7 +789,7 @@ func (d *modelDecoder) weights(n int, sparse bool, what string) ([]float32, erro
 		if err != nil {
 			return nil, err
 		}
-		if _, zero := asm.ExpandF32(w[8*pb:min(8*pe, n)], bm[pb:pe], b); zero {
+		if _, zero := kern.ExpandF32(w[8*pb:min(8*pe, n)], bm[pb:pe], b); zero {
 			return nil, modelErr("%s: a zero stored for a set bit", what)
 		}
 		pb = pe

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/engine/internal/kern"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -106,7 +107,7 @@ type passMode struct {
 	stride int
 	gather bool
 	// kp reads packed rows.
-	kp asm.P32
+	kp kern.P32
 	// dense: the rows are dense, of the learner's width (their ind is 0
 	// to width−1), learned by the dense kernels (stepDense).
 	dense bool
@@ -156,13 +157,13 @@ func (st *state) ruleRows(ctx context.Context, b *rowBatch, m passMode, ps *pass
 		// percent of an epoch over short rows.
 		if q := p + ahead; q < n {
 			if packed {
-				asm.PrefetchP32(b.p32[q])
+				kern.PrefetchP32(b.p32[q])
 			} else {
-				asm.PrefetchRow(b.ind[q], b.val[q])
+				kern.PrefetchRow(b.ind[q], b.val[q])
 			}
 		}
 		if q := p + gatherAhead; m.gather && q < n {
-			asm.PrefetchGather(b.ind[q], m.gw, m.stride)
+			kern.PrefetchGather(b.ind[q], m.gw, m.stride)
 		}
 		if err := cancelledAt(ctx, base+p); err != nil {
 			return err
@@ -215,13 +216,13 @@ func (st *state) binaryRows(ctx context.Context, b *rowBatch, m passMode, ps *pa
 	for p := range n {
 		if q := p + prefetchAhead; q < n {
 			if packed {
-				asm.PrefetchP32(b.p32[q])
+				kern.PrefetchP32(b.p32[q])
 			} else {
-				asm.PrefetchRow(b.ind[q], b.val[q])
+				kern.PrefetchRow(b.ind[q], b.val[q])
 			}
 		}
 		if q := p + gatherAhead; m.gather && q < n {
-			asm.PrefetchGather(b.ind[q], m.gw, m.stride)
+			kern.PrefetchGather(b.ind[q], m.gw, m.stride)
 		}
 		if err := cancelledAt(ctx, base+p); err != nil {
 			ps.rows = base + p
@@ -233,7 +234,7 @@ func (st *state) binaryRows(ctx context.Context, b *rowBatch, m passMode, ps *pa
 		case packed:
 			dot = kp.Dot(b.p32[p], w)
 		case m.ilv:
-			dot = asm.DotInd4F32(b.val[p], b.ind[p], m.gw)
+			dot = kern.DotInd4F32(b.val[p], b.ind[p], m.gw)
 		default:
 			dot = asm.DotIndF32(b.val[p], b.ind[p], w)
 		}
@@ -252,7 +253,7 @@ func (st *state) binaryRows(ctx context.Context, b *rowBatch, m passMode, ps *pa
 			case packed:
 				kp.Axpy(a, b.p32[p], w)
 			case m.ilv:
-				asm.AxpyAvg4F32(a, c*float64(a), b.val[p], b.ind[p], st.wu64)
+				kern.AxpyAvg4F32(a, c*float64(a), b.val[p], b.ind[p], st.wu64)
 			case u != nil:
 				asm.AxpyAvgF32(a, c*float64(a), b.val[p], b.ind[p], w, u)
 			default:
@@ -273,7 +274,7 @@ func (st *state) binaryRows(ctx context.Context, b *rowBatch, m passMode, ps *pa
 // packedBinary holds: step's and update1's arithmetic for a binary
 // learner, in their order, with the row's values read through the packed
 // kernels.
-func (st *state) stepP32(kp asm.P32, row []uint32, sc float32, cls, id int) outcome {
+func (st *state) stepP32(kp kern.P32, row []uint32, sc float32, cls, id int) outcome {
 	dot := kp.Dot(row, st.w)
 	if st.s.Normalize {
 		dot *= sc

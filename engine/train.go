@@ -11,6 +11,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/dense"
+	"github.com/hyperplane-ml/hyperplane/engine/internal/kern"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
@@ -572,7 +573,7 @@ func (f *fitter) pass(ctx context.Context, st *state, order []int32) (passStats,
 		m.dense = true
 	case f.p32 != nil && st.packedBinary(src.weights):
 		src.packed = true
-		m.kp = asm.NewP32(f.p32Shift)
+		m.kp = kern.NewP32(f.p32Shift)
 		m.fused = st.plainBinary(src.weights)
 		p32Passes.Add(1)
 	default:

@@ -1,6 +1,10 @@
 // Command _gen writes hyperplane's amd64 kernels with avo. It lives in its
 // own module so that users of hyperplane never download avo; run it through
-// `go generate ./asm`, which writes one .s file and one stub file per kernel.
+// `go generate ./asm ./engine/internal/kern`, which writes one .s file and
+// one stub file per kernel family: asm's public kernels into asm, and the
+// kernels of the engine's own layouts (interleaved slots, multiclass
+// strides, packed rows, prefetch hints, a model file's bitmaps) into
+// engine/internal/kern.
 //
 // Every kernel comes in float32 and float64, for two tiers: AVX2+FMA (YMM,
 // scalar tails) and AVX-512 F+VL (ZMM, masked tails). Every function ends in
@@ -17,7 +21,7 @@ import (
 )
 
 func main() {
-	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, axpyavg, dotp32, increasing, average, addscores, prefetch, expand")
+	kernel := flag.String("kernel", "", "kernel to generate: dot, axpy, scale, sumsq, dotind, dotind4, dotrows, axpyind, axpyavg, axpyavg4, axpyavgclass, dotp32, increasing, average, addscores, prefetch, expand")
 	flag.Parse()
 	ConstraintExpr("amd64,!noasm")
 	gens := map[string]func(elem, isa){
@@ -59,10 +63,21 @@ func main() {
 	}
 	if *kernel == "axpyavg" {
 		genAxpyAvg(false)
+		genAxpyAvgDense()
+		Generate()
+		return
+	}
+	// The averaged update on the engine's own layouts (interleaved slots,
+	// a multiclass model's feature-major classes), which engine/internal/kern
+	// holds apart from asm's public kernels.
+	if *kernel == "axpyavg4" {
 		genAxpyAvg(true)
+		Generate()
+		return
+	}
+	if *kernel == "axpyavgclass" {
 		genAxpyAvgStride()
 		genAxpyAvgPair()
-		genAxpyAvgDense()
 		Generate()
 		return
 	}

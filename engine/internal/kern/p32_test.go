@@ -1,4 +1,4 @@
-package asm
+package kern
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
 )
 
 // p32Row draws a row of n distinct increasing indices below dim with
@@ -57,7 +59,7 @@ func TestDotP32SameBits(t *testing.T) {
 				}
 				ind, val, p, _ := p32Row(t, r, n, dim, vmax, n%8)
 				got := DotP32F32(p, sh, w)
-				want := DotIndF32(val, ind, w)
+				want := asm.DotIndF32(val, ind, w)
 				if math.Float32bits(got) != math.Float32bits(want) {
 					t.Fatalf("dim %d, n %d: DotP32F32 = %v, DotIndF32 = %v", dim, n, got, want)
 				}
@@ -85,7 +87,7 @@ func TestAxpyAvgP32SameBits(t *testing.T) {
 				}
 				ind, val, p, sh := p32Row(t, r, n, dim, 40, n%5)
 				a, ca := float32(r.NormFloat64()), r.NormFloat64()*1e5
-				AxpyAvgF32(a, ca, val, ind, w1, u1)
+				asm.AxpyAvgF32(a, ca, val, ind, w1, u1)
 				AxpyAvgP32F32(a, ca, p, sh, w2, u2)
 				for _, j := range ind {
 					if math.Float32bits(w1[j]) != math.Float32bits(w2[j]) || math.Float64bits(u1[j]) != math.Float64bits(u2[j]) {
@@ -132,10 +134,10 @@ func TestAxpyAvgP32Repeats(t *testing.T) {
 					}
 					w2, u2 := slices.Clone(w1), slices.Clone(u1)
 					a, ca := float32(r.NormFloat64()), r.NormFloat64()*1e5
-					AxpyAvgF32(a, ca, val, ind, w1, u1)
+					asm.AxpyAvgF32(a, ca, val, ind, w1, u1)
 					AxpyAvgP32F32(a, ca, p, sh, w2, u2)
 					NewP32(sh).AxpyAvg(a, ca, p, w2, u2)
-					AxpyAvgF32(a, ca, val, ind, w1, u1)
+					asm.AxpyAvgF32(a, ca, val, ind, w1, u1)
 					for j := range w1 {
 						if math.Float32bits(w1[j]) != math.Float32bits(w2[j]) || math.Float64bits(u1[j]) != math.Float64bits(u2[j]) {
 							t.Fatalf("n %d, %v at %d, feature %d: w %v/%v, u %v/%v", n, map[bool]string{false: "repeat", true: "step down"}[down], at, j, w1[j], w2[j], u1[j], u2[j])
@@ -169,7 +171,7 @@ func TestAxpyIndP32SameBits(t *testing.T) {
 				}
 				w2 := slices.Clone(w1)
 				a := float32(r.NormFloat64())
-				AxpyIndF32(a, val, ind, w1)
+				asm.AxpyIndF32(a, val, ind, w1)
 				AxpyIndP32F32(a, p, sh, w2)
 				for j := range w1 {
 					if math.Float32bits(w1[j]) != math.Float32bits(w2[j]) {
@@ -195,11 +197,11 @@ func TestAxpyIndP32Fuses(t *testing.T) {
 		p := []uint32{4097 << sh} // index 0
 		w2 := slices.Clone(w)
 		AxpyIndP32F32(a, p, sh, w)
-		AxpyIndF32(a, []float32{4097}, []int32{0}, w2)
+		asm.AxpyIndF32(a, []float32{4097}, []int32{0}, w2)
 		if math.Float32bits(w[0]) != math.Float32bits(w2[0]) {
 			t.Fatalf("packed %v, unpacked %v", w[0], w2[0])
 		}
-		if tier() != Generic && w[0] != float32(math.Ldexp(1, -24)) {
+		if tier() != asm.Generic && w[0] != float32(math.Ldexp(1, -24)) {
 			t.Fatalf("SIMD tier: %v, want the fused 2^-24", w[0])
 		}
 	})

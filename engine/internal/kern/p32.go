@@ -1,9 +1,11 @@
-package asm
+package kern
 
 import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/hyperplane-ml/hyperplane/asm"
 )
 
 // A packed sparse row holds each element in one uint32: the feature index
@@ -11,8 +13,8 @@ import (
 // p[k] = uint32(val[k])<<sh | uint32(ind[k]). Term counts pack this way
 // without loss, and a row takes half the bytes of separate index and value
 // arrays: a learner that visits rows in shuffled order fetches half as
-// much. PackP32 builds it; DotP32F32 and AxpyAvgP32F32 are DotIndF32 and
-// AxpyAvgF32 over it.
+// much. PackP32 builds it; DotP32F32 and AxpyAvgP32F32 are asm.DotIndF32 and
+// asm.AxpyAvgF32 over it.
 
 // P32Shift returns the number of index bits a packed row over dim features
 // uses: enough for dim−1, at least 1.
@@ -29,10 +31,10 @@ func P32Shift(dim int) uint {
 func PackP32(dst []uint32, ind []int32, val []float32, sh uint) bool {
 	checkLen("PackP32", len(val), len(ind))
 	if len(dst) < len(val) || sh < 1 || sh > 31 {
-		panic(fmt.Sprintf("asm.PackP32: %d elements into %d, shift %d", len(val), len(dst), sh))
+		panic(fmt.Sprintf("kern.PackP32: %d elements into %d, shift %d", len(val), len(dst), sh))
 	}
 	k0 := 0
-	if tier() != Generic {
+	if tier() != asm.Generic {
 		// The vector kernel packs whole vectors of eight; the loop
 		// below the rest.
 		if !packP32Vec(dst, ind, val, sh) {
@@ -56,7 +58,7 @@ func PackP32(dst []uint32, ind []int32, val []float32, sh uint) bool {
 
 // DotP32F32 returns Σ val[k]·w[ind[k]] over the row packed in p with sh
 // index bits (see PackP32). On every tier its sum is bit-identical to
-// DotIndF32's over the unpacked row: the same loop, with each vector of
+// asm.DotIndF32's over the unpacked row: the same loop, with each vector of
 // values converted from the packed counts instead of loaded, and the same
 // switch to scalar loads. It panics if some index is not in [0, len(w))
 // or sh is not in [1, 31].
@@ -64,7 +66,7 @@ func DotP32F32(p []uint32, sh uint, w []float32) float32 {
 	return newP32("DotP32F32", sh).Dot(p, w)
 }
 
-// dotP32F32Generic computes, in the order of dotIndF32Generic,
+// dotP32F32Generic computes, in the order of asm's portable DotIndF32,
 //
 //	for k := range p { s += float32(p[k]>>sh) * w[p[k]&(1<<sh-1)] }
 func dotP32F32Generic(p []uint32, sh uint, w []float32) float32 {
@@ -81,10 +83,10 @@ func dotP32F32Generic(p []uint32, sh uint, w []float32) float32 {
 	return s0 + s1
 }
 
-// AxpyAvgP32F32 is AxpyAvgF32 over the row packed in p with sh index bits:
+// AxpyAvgP32F32 is asm.AxpyAvgF32 over the row packed in p with sh index bits:
 // for every element, with v its value and j its index,
 // w[j] += float32(a·v) and u[j] += ca·float64(v), each product rounded
-// before it is added, the bits AxpyAvgF32 gives on every tier. It panics
+// before it is added, the bits asm.AxpyAvgF32 gives on every tier. It panics
 // if some index is not below len(w) and len(u) (the elements before it
 // updated) or sh is not in [1, 31].
 func AxpyAvgP32F32(a float32, ca float64, p []uint32, sh uint, w []float32, u []float64) {
@@ -104,7 +106,7 @@ func axpyAvgP32F32Generic(a float32, ca float64, p []uint32, sh uint, w []float3
 	for k, x := range p {
 		j := x & mask
 		if int(j) >= lim {
-			panic(fmt.Sprintf("asm.AxpyAvgP32F32: index %d of p[%d] out of range [0, %d)", j, k, lim))
+			panic(fmt.Sprintf("kern.AxpyAvgP32F32: index %d of p[%d] out of range [0, %d)", j, k, lim))
 		}
 		v := float32(x >> sh)
 		w[j] += float32(a * v)
@@ -112,9 +114,9 @@ func axpyAvgP32F32Generic(a float32, ca float64, p []uint32, sh uint, w []float3
 	}
 }
 
-// AxpyIndP32F32 is AxpyIndF32 over the row packed in p with sh index bits:
+// AxpyIndP32F32 is asm.AxpyIndF32 over the row packed in p with sh index bits:
 // for every element in order, with v its value and j its index,
-// w[j] += a·v, the bits AxpyIndF32 gives on the unpacked row on every
+// w[j] += a·v, the bits asm.AxpyIndF32 gives on the unpacked row on every
 // tier (its SIMD tiers fuse the multiply and the add). It panics if some
 // index is not below len(w) (the elements before it updated) or sh is not
 // in [1, 31].
@@ -122,7 +124,7 @@ func AxpyIndP32F32(a float32, p []uint32, sh uint, w []float32) {
 	newP32("AxpyIndP32F32", sh).Axpy(a, p, w)
 }
 
-// axpyIndP32F32Generic computes, for k in order, as axpyIndF32Generic
+// axpyIndP32F32Generic computes, for k in order, as asm's portable AxpyIndF32
 // does,
 //
 //	j, v := p[k]&(1<<sh-1), float32(p[k]>>sh)
@@ -134,7 +136,7 @@ func axpyIndP32F32Generic(a float32, p []uint32, sh uint, w []float32) {
 	for k, x := range p {
 		j := x & mask
 		if int(j) >= len(w) {
-			panic(fmt.Sprintf("asm.AxpyIndP32F32: index %d of p[%d] out of range [0, %d)", j, k, len(w)))
+			panic(fmt.Sprintf("kern.AxpyIndP32F32: index %d of p[%d] out of range [0, %d)", j, k, len(w)))
 		}
 		v := float32(x >> sh)
 		w[j] += a * v
@@ -150,7 +152,7 @@ func axpyIndP32F32Generic(a float32, p []uint32, sh uint, w []float32) {
 type P32 struct {
 	sh   uint
 	mask uint64
-	t    Tier
+	t    asm.Tier
 }
 
 // NewP32 returns the packed-row kernels for sh index bits on the tier
@@ -160,7 +162,7 @@ func NewP32(sh uint) P32 { return newP32("NewP32", sh) }
 // newP32 is NewP32 for the function op, which its panic names.
 func newP32(op string, sh uint) P32 {
 	if sh < 1 || sh > 31 {
-		panic(fmt.Sprintf("asm.%s: shift %d not in [1, 31]", op, sh))
+		panic(fmt.Sprintf("kern.%s: shift %d not in [1, 31]", op, sh))
 	}
 	return P32{sh: sh, mask: uint64(1)<<sh - 1, t: tier()}
 }
@@ -168,15 +170,15 @@ func newP32(op string, sh uint) P32 {
 // Dot is DotP32F32(p, sh, w). The SIMD tiers run their vector kernel
 // (AVX-512's gather instruction; on AVX2 scalar loads merged into
 // vectors) for rows of gatherMinLen elements or more and weights of up to
-// gatherMaxBytes, and the portable loop otherwise, as DotIndF32 does, so
-// that the sum is DotIndF32's over the unpacked row.
+// gatherMaxBytes, and the portable loop otherwise, as asm.DotIndF32 does, so
+// that the sum is asm.DotIndF32's over the unpacked row.
 func (k P32) Dot(p []uint32, w []float32) float32 {
-	if k.t == Generic || len(p) < gatherMinLen || len(w) == 0 || len(w)*4 > gatherMaxBytes {
+	if k.t == asm.Generic || len(p) < gatherMinLen || len(w) == 0 || len(w)*4 > gatherMaxBytes {
 		return dotP32F32Generic(p, k.sh, w)
 	}
 	var s float32
 	var ok bool
-	if k.t == AVX512 {
+	if k.t == asm.AVX512 {
 		s, ok = dotP32F32AVX512(p, uint64(k.sh), k.mask, w, len(w))
 	} else {
 		s, ok = dotP32F32AVX2(p, uint64(k.sh), k.mask, w, len(w))
@@ -195,12 +197,12 @@ func (k P32) Dot(p []uint32, w []float32) float32 {
 // AVX2 tier runs on every row, takes the rest.
 func (k P32) AxpyAvg(a float32, ca float64, p []uint32, w []float32, u []float64) {
 	lim := min(len(w), len(u))
-	if k.t == Generic {
+	if k.t == asm.Generic {
 		axpyAvgP32F32Generic(a, ca, p, k.sh, w, u, lim)
 		return
 	}
 	q := p
-	if k.t == AVX512 && len(p) >= gatherMinLen && len(w)*4 <= gatherMaxBytes {
+	if k.t == asm.AVX512 && len(p) >= gatherMinLen && len(w)*4 <= gatherMaxBytes {
 		q = p[axpyAvgP32F32AVX512(a, ca, p, uint64(k.sh), k.mask, w, u, lim):]
 	}
 	if !axpyAvgP32F32AVX(a, ca, q, uint64(k.sh), k.mask, w, u, lim) {
@@ -209,9 +211,9 @@ func (k P32) AxpyAvg(a float32, ca float64, p []uint32, w []float32, u []float64
 }
 
 // Axpy is AxpyIndP32F32(a, p, sh, w): both SIMD tiers run one kernel, as
-// AxpyIndF32 does.
+// asm.AxpyIndF32 does.
 func (k P32) Axpy(a float32, p []uint32, w []float32) {
-	if k.t == Generic {
+	if k.t == asm.Generic {
 		axpyIndP32F32Generic(a, p, k.sh, w)
 		return
 	}
@@ -230,8 +232,8 @@ func panicP32(op string, p []uint32, sh uint, lim int) {
 	mask := uint32(1)<<sh - 1
 	for k, x := range p {
 		if int64(x&mask) >= int64(lim) {
-			panic(fmt.Sprintf("asm.%s: index %d of p[%d] out of range [0, %d)", op, x&mask, k, lim))
+			panic(fmt.Sprintf("kern.%s: index %d of p[%d] out of range [0, %d)", op, x&mask, k, lim))
 		}
 	}
-	panic(fmt.Sprintf("asm.%s: an index out of range [0, %d)", op, lim))
+	panic(fmt.Sprintf("kern.%s: an index out of range [0, %d)", op, lim))
 }

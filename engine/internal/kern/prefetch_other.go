@@ -1,6 +1,6 @@
 //go:build !amd64 || noasm
 
-package asm
+package kern
 
 // prefetchRow is a hint; without assembly there is nothing to give it.
 //

@@ -1,4 +1,4 @@
-package asm
+package kern
 
 // PrefetchRow asks the CPU to bring the cache lines of a sparse row's
 // indices and values into cache, without waiting for them. Learners that
