@@ -1,10 +1,19 @@
-// Package asm holds hyperplane's numeric kernels: dense dot products,
-// axpy, scaling and sums of squares, and the sparse gather (DotInd) and
-// scatter (AxpyInd) that every sparse prediction and update goes through,
-// in float32 and float64, and the averaged perceptron's update of its
-// weights and float64 accumulator in one pass (AxpyAvgF32, AxpyAvg4F32,
-// and AxpyAvgDenseF32 for dense rows) and its final weights (AverageF32,
-// QuotientF32).
+// Package asm holds hyperplane's numeric kernels over a caller's own
+// slices: dense dot products, axpy, scaling and sums of squares, and the
+// sparse gather (DotInd) and scatter (AxpyInd) that every sparse
+// prediction and update goes through, in float32 and float64; the sparse
+// matrix–vector product (DotRows) and a multiclass model's class scores
+// (AddScoresF32); the averaged perceptron's update of its weights and
+// float64 accumulator in one pass (AxpyAvgF32, and AxpyAvgDenseF32 for
+// dense rows) and its final weights (AverageF32, QuotientF32); and the
+// index-order test behind validating a sparse row (IncreasingI32).
+//
+// The engine's kernels for its own memory layouts (weights interleaved
+// with their accumulators in 16-byte slots, a multiclass model's
+// feature-major updates, rows packed into one uint32 per element, the
+// prefetch hints of its passes, a model file's bitmaps) live in
+// engine/internal/kern, which only the engine can import: they are no
+// stable API. They run on the tier chosen here.
 //
 // Each kernel has a portable Go version (the reference, whose doc comment is
 // the loop it computes) and, on amd64, AVX2+FMA and AVX-512 (F+VL, with

@@ -1,7 +1,9 @@
 package asm
 
-// The switch points of the sparse dot products, shared by the amd64
-// dispatch and P32's methods, which build on every architecture.
+// The switch points of the sparse dot products. engine/internal/kern
+// holds a copy for its interleaved and packed twins of DotIndF32, which
+// must switch where DotIndF32 does to give its bits (its tests check
+// that they do).
 
 // gatherMaxBytes is the weight-vector size above which gathers lose to
 // scalar loads: gathers win while the weights sit in L2 and lose once

@@ -13,8 +13,8 @@ import (
 // p[k] = uint32(val[k])<<sh | uint32(ind[k]). Term counts pack this way
 // without loss, and a row takes half the bytes of separate index and value
 // arrays: a learner that visits rows in shuffled order fetches half as
-// much. PackP32 builds it; DotP32F32 and AxpyAvgP32F32 are asm.DotIndF32 and
-// asm.AxpyAvgF32 over it.
+// much. PackP32 builds it; DotP32F32, AxpyAvgP32F32 and AxpyIndP32F32
+// are asm.DotIndF32, asm.AxpyAvgF32 and asm.AxpyIndF32 over it.
 
 // P32Shift returns the number of index bits a packed row over dim features
 // uses: enough for dim−1, at least 1.
@@ -83,8 +83,8 @@ func dotP32F32Generic(p []uint32, sh uint, w []float32) float32 {
 	return s0 + s1
 }
 
-// AxpyAvgP32F32 is asm.AxpyAvgF32 over the row packed in p with sh index bits:
-// for every element, with v its value and j its index,
+// AxpyAvgP32F32 is asm.AxpyAvgF32 over the row packed in p with sh index
+// bits: for every element, with v its value and j its index,
 // w[j] += float32(a·v) and u[j] += ca·float64(v), each product rounded
 // before it is added, the bits asm.AxpyAvgF32 gives on every tier. It panics
 // if some index is not below len(w) and len(u) (the elements before it
@@ -114,8 +114,8 @@ func axpyAvgP32F32Generic(a float32, ca float64, p []uint32, sh uint, w []float3
 	}
 }
 
-// AxpyIndP32F32 is asm.AxpyIndF32 over the row packed in p with sh index bits:
-// for every element in order, with v its value and j its index,
+// AxpyIndP32F32 is asm.AxpyIndF32 over the row packed in p with sh index
+// bits: for every element in order, with v its value and j its index,
 // w[j] += a·v, the bits asm.AxpyIndF32 gives on the unpacked row on every
 // tier (its SIMD tiers fuse the multiply and the add). It panics if some
 // index is not below len(w) (the elements before it updated) or sh is not
@@ -124,8 +124,8 @@ func AxpyIndP32F32(a float32, p []uint32, sh uint, w []float32) {
 	newP32("AxpyIndP32F32", sh).Axpy(a, p, w)
 }
 
-// axpyIndP32F32Generic computes, for k in order, as asm's portable AxpyIndF32
-// does,
+// axpyIndP32F32Generic computes, for k in order, as asm's portable
+// AxpyIndF32 does,
 //
 //	j, v := p[k]&(1<<sh-1), float32(p[k]>>sh)
 //	w[j] += a * v
