@@ -4,36 +4,36 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
-	"github.com/hyperplane-ml/hyperplane/internal/simdtest"
+	"github.com/hyperplane-ml/hyperplane/asm/asmtest"
 )
 
 // The test helpers this package shares with asm's tests
-// (internal/simdtest), under the names asm's tests give them.
+// (asm/asmtest), under the names asm's tests give them.
 
 const (
-	maxLen = simdtest.MaxLen
-	fenced = simdtest.Fenced
+	maxLen = asmtest.MaxLen
+	fenced = asmtest.Fenced
 )
 
 var (
-	guardF32      = simdtest.GuardF32
-	guarded32     = simdtest.Guarded32
-	guarded64     = simdtest.Guarded64
-	close32       = simdtest.Close32
-	indexPatterns = simdtest.IndexPatterns
-	fenced32      = simdtest.Fenced32
-	fenced64      = simdtest.Fenced64
-	fencedI32     = simdtest.FencedI32
-	fencedBytes   = simdtest.FencedBytes
-	badRows       = simdtest.BadRows
-	safetyRowLens = simdtest.SafetyRowLens
+	guardF32      = asmtest.GuardF32
+	guarded32     = asmtest.Guarded32
+	guarded64     = asmtest.Guarded64
+	close32       = asmtest.Close32
+	indexPatterns = asmtest.IndexPatterns
+	fenced32      = asmtest.Fenced32
+	fenced64      = asmtest.Fenced64
+	fencedI32     = asmtest.FencedI32
+	fencedBytes   = asmtest.FencedBytes
+	badRows       = asmtest.BadRows
+	safetyRowLens = asmtest.SafetyRowLens
 )
 
 // mustPanic fails unless f panics as a bounds check does: with a runtime
 // error, or with one of this package's messages.
 func mustPanic(t *testing.T, what string, f func()) {
 	t.Helper()
-	simdtest.MustPanic(t, "kern", what, f)
+	asmtest.MustPanic(t, "kern", what, f)
 }
 
 // withTiers runs f once with each supported tier active, set through

@@ -10,7 +10,7 @@ import (
 // The tests here hold every exported function to asm's promise, which
 // this package keeps too: whatever its arguments, it touches no memory
 // outside the slices it was given. The slices lie against pages the
-// process may not touch (simdtest.FencedBytes), so a stray read or write
+// process may not touch (asmtest.FencedBytes), so a stray read or write
 // faults; every bad index must panic, on every tier.
 
 // safetyDims are weight counts below gatherMaxBytes, where the gathers

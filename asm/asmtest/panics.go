@@ -1,4 +1,4 @@
-package simdtest
+package asmtest
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package simdtest
+package asmtest
 
 import (
 	"os"
