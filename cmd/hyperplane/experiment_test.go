@@ -108,7 +108,7 @@ func TestMarginsExperiment(t *testing.T) {
 	}
 	recs, err := csv.NewReader(f).ReadAll()
 	f.Close()
-	if err != nil || len(recs) != 1+4*len(marginLearners) {
+	if err != nil || len(recs) != 1+4*len(marginRules) {
 		t.Fatalf("margins.csv: %d records, err %v", len(recs), err)
 	}
 	for _, r := range recs[1:] {

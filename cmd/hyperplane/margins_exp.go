@@ -37,22 +37,44 @@ import (
 //   - PA-I, Theorem 4: mistakes ≤ max(R², 1/C)·(‖u‖² + 2C·Σ ℓ_t(u));
 //   - PA-II, Theorem 5: mistakes ≤ (R² + 1/(2C))·(‖u‖² + 2C·Σ ℓ_t(u)²).
 //
-// Pegasos has no mistake bound; it is run for its margin. A run whose
+// The rule of stochastic gradient descent (engine.Rule.SGD), the linear
+// SVM, has no mistake bound; it is run for its margin. A run whose
 // mistakes exceed its bound is a bug, and the experiment fails.
 
-// marginLearner is one learner of the experiment.
-type marginLearner struct {
-	name string
-	rule engine.Rule
+// marginRules are the learners of the experiment, by the engine's names
+// for them (engine.ParseRule): the perceptron, the passive-aggressive
+// rules, and the linear SVM of stochastic gradient descent on the hinge
+// loss. Each one's column and CSV rows are headed by its name.
+var marginRules = parseRules("perceptron", "pa", "pa1", "pa2", "pegasos")
+
+// parseRules returns the rules the engine calls by names, which must be
+// its own.
+func parseRules(names ...string) []engine.Rule {
+	rules := make([]engine.Rule, len(names))
+	for i, n := range names {
+		r, err := engine.ParseRule(n)
+		if err != nil {
+			panic(err) // a name in this file that is not the engine's
+		}
+		rules[i] = r
+	}
+	return rules
 }
 
-var marginLearners = []marginLearner{
-	{"perceptron", engine.Perceptron},
-	{"pa", engine.PA},
-	{"pa1", engine.PA1},
-	{"pa2", engine.PA2},
-	{"pegasos", engine.Pegasos},
+// marginSGDRule is the experiment's rule of stochastic gradient descent,
+// which stops after marginSGDEpochs epochs on separable data: its weights
+// shrink with every example, so an epoch without updates may never come.
+func marginSGDRule() engine.Rule {
+	for _, r := range marginRules {
+		if r.SGD() {
+			return r
+		}
+	}
+	panic("the margins experiment has no SGD rule")
 }
+
+// marginSGDEpochs is the most epochs marginSGDRule runs on separable data.
+const marginSGDEpochs = 20
 
 // marginC is the aggressiveness the PA-I and PA-II runs (and bounds) use.
 const marginC = 1.0
@@ -69,6 +91,9 @@ type marginRun struct {
 	margin   float64 // geometric margin of the final weights on the clean labels
 }
 
+// marginsExperiment runs the margins experiment over seeds seeds (a
+// smaller sweep with quick), checks every run against its bound, and
+// writes margins.csv and a table and plots for each sweep into dir.
 func marginsExperiment(ctx context.Context, stdout io.Writer, dir string, seeds int, quick bool) error {
 	n, gammas, noises := 1000, []float64{0.3, 0.2, 0.1, 0.05}, []float64{0, 0.02, 0.05, 0.1, 0.2}
 	if quick {
@@ -76,39 +101,11 @@ func marginsExperiment(ctx context.Context, stdout io.Writer, dir string, seeds 
 	}
 	var runs []marginRun
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		// Separable: every learner until an epoch makes no update, at
-		// most 2000 epochs (Pegasos, which never stops shrinking, 20).
-		for _, g := range gammas {
-			s, err := synth.Separable{N: n, Dim: 20, Margin: g, Radius: 1, Seed: seed}.Generate()
-			if err != nil {
-				return err
-			}
-			rs, err := marginRuns(ctx, s, s.Data.Y, "separable", 1/(g*g), seed, 2000)
-			if err != nil {
-				return err
-			}
-			runs = append(runs, rs...)
-		}
-		// Noisy: one pass over data of margin 0.1 with labels flipped.
-		s, err := synth.Separable{N: 2 * n, Dim: 20, Margin: 0.1, Radius: 1, Seed: seed}.Generate()
+		rs, err := marginSeedRuns(ctx, n, gammas, noises, seed)
 		if err != nil {
 			return err
 		}
-		for _, p := range noises {
-			r := rand.New(rand.NewPCG(seed, 77))
-			y := make([]float64, len(s.Data.Y))
-			for i, v := range s.Data.Y {
-				y[i] = v
-				if r.Float64() < p {
-					y[i] = -v
-				}
-			}
-			rs, err := marginRuns(ctx, s, y, "noisy", p, seed, 1)
-			if err != nil {
-				return err
-			}
-			runs = append(runs, rs...)
-		}
+		runs = append(runs, rs...)
 	}
 	for _, r := range runs {
 		if float64(r.mistakes) > r.bound { // false for a NaN bound
@@ -119,36 +116,86 @@ func marginsExperiment(ctx context.Context, stdout io.Writer, dir string, seeds 
 		return err
 	}
 	for _, sweep := range []string{"separable", "noisy"} {
-		xlabel, title := "1/γ²", fmt.Sprintf("Mistakes until no update (≤ 2000 epochs), separable data (n = %d, d = 20, C = %g)", n, marginC)
-		if sweep == "noisy" {
-			xlabel, title = "label noise", fmt.Sprintf("Mistakes in one pass, margin 0.1, labels flipped (n = %d, d = 20, C = %g)", 2*n, marginC)
-		}
-		fmt.Fprintf(stdout, "%s (means over %d seeds; bound in parentheses; margin: geometric margin of the final weights on the clean labels)\n", title, seeds)
-		fmt.Fprintf(stdout, "%-8s", xlabel)
-		for _, l := range marginLearners {
-			fmt.Fprintf(stdout, " %22s", l.name)
-		}
-		fmt.Fprintln(stdout)
-		xs, mist, bnd := marginMeans(runs, sweep)
-		for i, x := range xs {
-			fmt.Fprintf(stdout, "%-8.4g", x)
-			for k, l := range marginLearners {
-				cell := fmt.Sprintf("%.0f", mist[k][i])
-				if b := bnd[k][i]; !math.IsNaN(b) {
-					cell += fmt.Sprintf(" (%.0f)", b)
-				}
-				cell += fmt.Sprintf(" %+.3f", marginMean(runs, sweep, x, l.name))
-				fmt.Fprintf(stdout, " %22s", cell)
-			}
-			fmt.Fprintln(stdout)
-		}
-		fmt.Fprintln(stdout)
-		if err := plotMargins(filepath.Join(dir, "margins_"+sweep), title, xlabel, xs, mist, bnd); err != nil {
+		if err := reportMarginSweep(stdout, dir, runs, sweep, n, seeds); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(stdout, "%d runs, every one within its bound; margins.csv and margins_{separable,noisy}.{svg,png} in %s\n", len(runs), dir)
 	return nil
+}
+
+// marginSeedRuns makes the data of one seed and runs every learner on
+// them: on separable data of n points for each margin of gammas, and on
+// 2n points of margin 0.1 with each share of noises of their labels
+// flipped.
+func marginSeedRuns(ctx context.Context, n int, gammas, noises []float64, seed uint64) ([]marginRun, error) {
+	var runs []marginRun
+	// Separable: every learner until an epoch makes no update, at most
+	// 2000 epochs (marginSGDEpochs for the SGD rule, whose weights never
+	// stop shrinking).
+	for _, g := range gammas {
+		s, err := synth.Separable{N: n, Dim: 20, Margin: g, Radius: 1, Seed: seed}.Generate()
+		if err != nil {
+			return nil, err
+		}
+		rs, err := marginRuns(ctx, s, s.Data.Y, "separable", 1/(g*g), seed, 2000)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, rs...)
+	}
+	// Noisy: one pass over data of margin 0.1 with labels flipped.
+	s, err := synth.Separable{N: 2 * n, Dim: 20, Margin: 0.1, Radius: 1, Seed: seed}.Generate()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range noises {
+		r := rand.New(rand.NewPCG(seed, 77))
+		y := make([]float64, len(s.Data.Y))
+		for i, v := range s.Data.Y {
+			y[i] = v
+			if r.Float64() < p {
+				y[i] = -v
+			}
+		}
+		rs, err := marginRuns(ctx, s, y, "noisy", p, seed, 1)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, rs...)
+	}
+	return runs, nil
+}
+
+// reportMarginSweep prints the table of one sweep ("separable" or
+// "noisy"), each learner's mean mistakes, bound and margin at each of its
+// settings, and draws them into margins_SWEEP.{svg,png} in dir.
+func reportMarginSweep(stdout io.Writer, dir string, runs []marginRun, sweep string, n, seeds int) error {
+	xlabel, title := "1/γ²", fmt.Sprintf("Mistakes until no update (≤ 2000 epochs), separable data (n = %d, d = 20, C = %g)", n, marginC)
+	if sweep == "noisy" {
+		xlabel, title = "label noise", fmt.Sprintf("Mistakes in one pass, margin 0.1, labels flipped (n = %d, d = 20, C = %g)", 2*n, marginC)
+	}
+	fmt.Fprintf(stdout, "%s (means over %d seeds; bound in parentheses; margin: geometric margin of the final weights on the clean labels)\n", title, seeds)
+	fmt.Fprintf(stdout, "%-8s", xlabel)
+	for _, rule := range marginRules {
+		fmt.Fprintf(stdout, " %22s", rule)
+	}
+	fmt.Fprintln(stdout)
+	xs, mist, bnd := marginMeans(runs, sweep)
+	for i, x := range xs {
+		fmt.Fprintf(stdout, "%-8.4g", x)
+		for k, rule := range marginRules {
+			cell := fmt.Sprintf("%.0f", mist[k][i])
+			if b := bnd[k][i]; !math.IsNaN(b) {
+				cell += fmt.Sprintf(" (%.0f)", b)
+			}
+			cell += fmt.Sprintf(" %+.3f", marginMean(runs, sweep, x, rule.String()))
+			fmt.Fprintf(stdout, " %22s", cell)
+		}
+		fmt.Fprintln(stdout)
+	}
+	fmt.Fprintln(stdout)
+	return plotMargins(filepath.Join(dir, "margins_"+sweep), title, xlabel, xs, mist, bnd)
 }
 
 // marginRuns trains every learner on the points of s with labels y for at
@@ -157,19 +204,19 @@ func marginsExperiment(ctx context.Context, stdout io.Writer, dir string, seeds 
 func marginRuns(ctx context.Context, s *synth.SeparableData, y []float64, sweep string, x float64, seed uint64, passes int) ([]marginRun, error) {
 	X := s.Data.X
 	var out []marginRun
-	for _, l := range marginLearners {
-		cfg := engine.Config{Algorithm: engine.Plain, Rule: l.rule, Bias: engine.NoBias, Epochs: passes, Seed: seed}
-		if l.rule == engine.PA1 || l.rule == engine.PA2 {
+	for _, rule := range marginRules {
+		cfg := engine.Config{Algorithm: engine.Plain, Rule: rule, Bias: engine.NoBias, Epochs: passes, Seed: seed}
+		if rule == engine.PA1 || rule == engine.PA2 {
 			cfg.C = marginC
 		}
-		if l.rule.SGD() && passes > 1 {
-			cfg.Epochs = 20
+		if rule.SGD() && passes > 1 {
+			cfg.Epochs = marginSGDEpochs
 		}
 		m, stats, err := engine.Fit(ctx, X, y, cfg)
 		if err != nil {
 			return nil, err
 		}
-		r := marginRun{sweep: sweep, x: x, seed: seed, learner: l.name, passes: len(stats), bound: math.NaN()}
+		r := marginRun{sweep: sweep, x: x, seed: seed, learner: rule.String(), passes: len(stats), bound: math.NaN()}
 		for _, e := range stats {
 			r.mistakes += e.Mistakes
 		}
@@ -178,8 +225,8 @@ func marginRuns(ctx context.Context, s *synth.SeparableData, y []float64, sweep 
 			return nil, err
 		}
 		r.margin = ms.Geometric
-		if !l.rule.SGD() {
-			r.bound = mistakeBound(l.rule, X, y, s.U, s.R, r.passes)
+		if !rule.SGD() {
+			r.bound = mistakeBound(rule, X, y, s.U, s.R, r.passes)
 		}
 		out = append(out, r)
 	}
@@ -246,12 +293,12 @@ func marginMeans(runs []marginRun, sweep string) (xs []float64, mist, bnd [][]fl
 			xs = append(xs, r.x)
 		}
 	}
-	mist, bnd = make([][]float64, len(marginLearners)), make([][]float64, len(marginLearners))
-	for k, l := range marginLearners {
+	mist, bnd = make([][]float64, len(marginRules)), make([][]float64, len(marginRules))
+	for k, rule := range marginRules {
 		for _, x := range xs {
 			var m, b, c float64
 			for _, r := range runs {
-				if r.sweep == sweep && r.x == x && r.learner == l.name {
+				if r.sweep == sweep && r.x == x && r.learner == rule.String() {
 					m, b, c = m+float64(r.mistakes), b+r.bound, c+1
 				}
 			}
@@ -290,11 +337,12 @@ func plotMargins(base, title, xlabel string, xs []float64, mist, bnd [][]float64
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
-	for k, l := range marginLearners {
+	for k, rule := range marginRules {
+		name := rule.String()
 		for _, s := range []struct {
 			ys    []float64
 			label string
-		}{{mist[k], l.name}, {bnd[k], l.name + " bound"}} {
+		}{{mist[k], name}, {bnd[k], name + " bound"}} {
 			var pts plotter.XYs
 			for i, x := range xs {
 				if !math.IsNaN(s.ys[i]) {
@@ -308,7 +356,7 @@ func plotMargins(base, title, xlabel string, xs []float64, mist, bnd [][]float64
 			if err != nil {
 				return err
 			}
-			if s.label != l.name {
+			if s.label != name {
 				line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 				points.Color = color.Transparent
 			}

@@ -683,21 +683,32 @@ func parseLearner(name string, noAverage bool) (engine.Algorithm, engine.Rule, e
 // learnerName names a learner for people: "averaged perceptron",
 // "averaged PA-II", "plain Pegasos (linear SVM)".
 func learnerName(algorithm, rule string) string {
+	name := algorithm + " " + ruleTitle(rule)
+	if rule == engine.Pegasos.String() {
+		name += " (linear SVM)"
+	}
+	return name
+}
+
+// ruleTitle names an update rule, given by the engine's name for it
+// (engine.Rule.String, "" for the perceptron), for people: "PA-II",
+// "Pegasos", "logistic regression".
+func ruleTitle(rule string) string {
 	switch rule {
 	case "", engine.Perceptron.String():
-		return algorithm + " perceptron"
+		return "perceptron"
 	case engine.PA1.String():
-		return algorithm + " PA-I"
+		return "PA-I"
 	case engine.PA2.String():
-		return algorithm + " PA-II"
+		return "PA-II"
 	case engine.Pegasos.String():
-		return algorithm + " Pegasos (linear SVM)"
-	case "logistic":
-		return algorithm + " logistic regression"
-	case "modified_huber":
-		return algorithm + " modified Huber"
+		return "Pegasos"
+	case engine.Logistic.String():
+		return "logistic regression"
+	case engine.ModifiedHuber.String():
+		return "modified Huber"
 	}
-	return algorithm + " " + strings.ToUpper(rule)
+	return strings.ToUpper(rule)
 }
 
 // commas writes n with a comma between groups of three digits, as people
