@@ -10,39 +10,47 @@ import (
 )
 
 func newCPUCmd() *Command {
+	o := new(cpuOptions)
 	c := &Command{
 		UsageLine: "cpu",
 		Short:     "show the CPU, its SIMD features and the kernel tier in use",
 		Long: `Cpu reports the processor as cpuid sees it (brand, family and model, core
 counts, cache sizes, feature flags), the kernel tiers it can run and the one
 in use, which HYPERPLANE_SIMD or -simd can force.`,
+		Run: o.run,
 	}
-	fs := &c.Flag
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		out := env.Stdout
-		if len(args) > 0 {
-			return usageError("cpu takes no arguments")
-		}
-		c := asm.CPU()
-		if *asJSON {
-			return printJSON(out, c)
-		}
-		if c.Brand == "" && c.Vendor == "" {
-			fmt.Fprintf(out, "cpu:      unknown (%s; no cpuid data, as in a -tags noasm build)\n", c.Arch)
-		} else {
-			fmt.Fprintf(out, "cpu:      %s (%s, family %d model %d stepping %d, %s)\n", c.Brand, c.Vendor, c.Family, c.Model, c.Stepping, c.Arch)
-		}
-		fmt.Fprintf(out, "cores:    %s\n", coresLine(c, runtime.GOMAXPROCS(0)))
-		fmt.Fprintf(out, "caches:   L1d %s, L2 %s, L3 %s, line %d B\n", size(c.L1DataBytes), size(c.L2Bytes), size(c.L3Bytes), c.CacheLine)
-		fmt.Fprintf(out, "features: %s\n", strings.Join(c.Features, " "))
-		fmt.Fprintf(out, "tiers:    %s (active: %s)\n", strings.Join(c.Tiers, ", "), c.Active)
-		if c.Override != "" {
-			fmt.Fprintf(out, "override: %s\n", c.Override)
-		}
-		return nil
-	}
+	c.Flag.BoolVar(&o.json, "json", false, "print the report as JSON")
 	return c
+}
+
+// cpuOptions holds cpu's flags.
+type cpuOptions struct {
+	json bool
+}
+
+// run prints the CPU report.
+func (o *cpuOptions) run(ctx context.Context, env *Env, args []string) error {
+	out := env.Stdout
+	if len(args) > 0 {
+		return usageError("cpu takes no arguments")
+	}
+	c := asm.CPU()
+	if o.json {
+		return printJSON(out, c)
+	}
+	if c.Brand == "" && c.Vendor == "" {
+		fmt.Fprintf(out, "cpu:      unknown (%s; no cpuid data, as in a -tags noasm build)\n", c.Arch)
+	} else {
+		fmt.Fprintf(out, "cpu:      %s (%s, family %d model %d stepping %d, %s)\n", c.Brand, c.Vendor, c.Family, c.Model, c.Stepping, c.Arch)
+	}
+	fmt.Fprintf(out, "cores:    %s\n", coresLine(c, runtime.GOMAXPROCS(0)))
+	fmt.Fprintf(out, "caches:   L1d %s, L2 %s, L3 %s, line %d B\n", size(c.L1DataBytes), size(c.L2Bytes), size(c.L3Bytes), c.CacheLine)
+	fmt.Fprintf(out, "features: %s\n", strings.Join(c.Features, " "))
+	fmt.Fprintf(out, "tiers:    %s (active: %s)\n", strings.Join(c.Tiers, ", "), c.Active)
+	if c.Override != "" {
+		fmt.Fprintf(out, "override: %s\n", c.Override)
+	}
+	return nil
 }
 
 // coresLine describes the core counts the way cpu and bench both print

@@ -22,6 +22,7 @@ import (
 var subjectivity []byte
 
 func newDemoCmd() *Command {
+	o := new(demoOptions)
 	c := &Command{
 		UsageLine: "demo",
 		Short:     "train and evaluate a perceptron on the embedded demo data",
@@ -29,24 +30,35 @@ func newDemoCmd() *Command {
 word-count features, Pang & Lee 2004), holds out a random 20% for testing,
 trains an averaged perceptron on the rest and prints the test accuracy and
 the training throughput. It needs no download.`,
+		Run: o.run,
 	}
 	fs := &c.Flag
-	epochs := fs.Int("epochs", 10, "passes over the training rows")
-	plain := fs.Bool("plain", false, "keep the last weights instead of averaging")
-	seed := fs.Uint64("seed", 1, "seed for the split and the shuffling")
-	holdout := fs.Float64("test", 0.2, "fraction of rows held out for testing")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		out := env.Stdout
-		if len(args) > 0 {
-			return usageError("demo takes no arguments")
-		}
-		if *epochs < 1 || *holdout <= 0 || *holdout >= 1 {
-			return usageError("need -epochs ≥ 1 and 0 < -test < 1")
-		}
-		return demo(ctx, out, *epochs, *plain, *seed, *holdout, *asJSON)
-	}
+	fs.IntVar(&o.epochs, "epochs", 10, "passes over the training rows")
+	fs.BoolVar(&o.plain, "plain", false, "keep the last weights instead of averaging")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed for the split and the shuffling")
+	fs.Float64Var(&o.holdout, "test", 0.2, "fraction of rows held out for testing")
+	fs.BoolVar(&o.json, "json", false, "print the result as JSON")
 	return c
+}
+
+// demoOptions holds demo's flags.
+type demoOptions struct {
+	epochs  int
+	plain   bool
+	seed    uint64
+	holdout float64 // -test, the fraction of rows held out
+	json    bool
+}
+
+// run checks the flags and runs the demo.
+func (o *demoOptions) run(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 {
+		return usageError("demo takes no arguments")
+	}
+	if o.epochs < 1 || o.holdout <= 0 || o.holdout >= 1 {
+		return usageError("need -epochs ≥ 1 and 0 < -test < 1")
+	}
+	return demo(ctx, env.Stdout, o.epochs, o.plain, o.seed, o.holdout, o.json)
 }
 
 type demoResult struct {

@@ -16,6 +16,7 @@ import (
 )
 
 func newStatsCmd() *Command {
+	o := new(statsOptions)
 	c := &Command{
 		UsageLine: "stats FILE...",
 		Short:     "parse LIBSVM/SVMlight files (gzip too) and describe them",
@@ -26,21 +27,28 @@ at a time, so it describes files of any number of rows in a few megabytes;
 past ` + fmt.Sprint(maxStatsLabels) + ` distinct labels (a regression target) it reports only
 that there are more. FILE - reads standard input (LIBSVM, gzip too, or a
 cache).`,
+		Run: o.run,
 	}
-	fs := &c.Flag
-	asJSON := fs.Bool("json", false, "print one JSON object per file")
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		if len(args) == 0 {
-			return usageError("stats needs at least one file")
-		}
-		for _, path := range args {
-			if err := stats(ctx, env, path, *asJSON); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	c.Flag.BoolVar(&o.json, "json", false, "print one JSON object per file")
 	return c
+}
+
+// statsOptions holds stats's flags.
+type statsOptions struct {
+	json bool
+}
+
+// run describes each file of args in turn.
+func (o *statsOptions) run(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 {
+		return usageError("stats needs at least one file")
+	}
+	for _, path := range args {
+		if err := stats(ctx, env, path, o.json); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // maxStatsLabels is the most distinct labels stats counts: beyond it the

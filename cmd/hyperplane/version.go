@@ -10,6 +10,7 @@ import (
 )
 
 func newVersionCmd() *Command {
+	o := new(versionOptions)
 	c := &Command{
 		UsageLine: "version",
 		Short:     "show the module version, the source revision and the Go toolchain",
@@ -18,32 +19,39 @@ func newVersionCmd() *Command {
 built from and whether the tree had uncommitted changes, the Go version, the
 platform, and the SIMD tier in use, so that a benchmark report or a bug
 report says which code ran.`,
+		Run: o.run,
 	}
-	fs := &c.Flag
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		out := env.Stdout
-		if len(args) > 0 {
-			return usageError("version takes no arguments")
-		}
-		v := buildVersion()
-		if *asJSON {
-			return printJSON(out, v)
-		}
-		rev := v.Revision
-		if rev == "" {
-			rev = "unknown (built without VCS information)"
-		}
-		if v.Time != "" {
-			rev += " " + v.Time
-		}
-		if v.Modified {
-			rev += " (modified)"
-		}
-		fmt.Fprintf(out, "hyperplane %s\nrevision: %s\ngo:       %s %s/%s\ntier:     %s\n", v.Version, rev, v.Go, v.OS, v.Arch, v.Tier)
-		return nil
-	}
+	c.Flag.BoolVar(&o.json, "json", false, "print the report as JSON")
 	return c
+}
+
+// versionOptions holds version's flags.
+type versionOptions struct {
+	json bool
+}
+
+// run prints what the build records about itself.
+func (o *versionOptions) run(ctx context.Context, env *Env, args []string) error {
+	out := env.Stdout
+	if len(args) > 0 {
+		return usageError("version takes no arguments")
+	}
+	v := buildVersion()
+	if o.json {
+		return printJSON(out, v)
+	}
+	rev := v.Revision
+	if rev == "" {
+		rev = "unknown (built without VCS information)"
+	}
+	if v.Time != "" {
+		rev += " " + v.Time
+	}
+	if v.Modified {
+		rev += " (modified)"
+	}
+	fmt.Fprintf(out, "hyperplane %s\nrevision: %s\ngo:       %s %s/%s\ntier:     %s\n", v.Version, rev, v.Go, v.OS, v.Arch, v.Tier)
+	return nil
 }
 
 // versionInfo is what a build knows about itself.
