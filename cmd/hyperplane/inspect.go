@@ -15,6 +15,7 @@ import (
 )
 
 func newInspectCmd() *Command {
+	o := new(inspectOptions)
 	c := &Command{
 		UsageLine: "inspect MODEL",
 		Short:     "show a model's settings and the features (a text model's terms) that weigh most for each label",
@@ -37,46 +38,54 @@ number of support vectors.
 Of a multi-label model (.hptl from text, .hpml from LIBSVM) it prints,
 for every label, its decision threshold and the -n features of largest
 weight toward and against it.`,
+		Run: o.run,
 	}
-	fs := &c.Flag
-	n := fs.Int("n", 10, "terms to show toward and against each label")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		stdout := env.Stdout
-		if len(args) != 1 {
-			return usageError("inspect takes one MODEL")
-		}
-		if *n < 1 {
-			return usageError("-n %d: show at least 1 term", *n)
-		}
-		if textmodel.IsMultiLabelFile(args[0]) {
-			m, err := textmodel.LoadMultiLabel(args[0])
-			if err != nil {
-				return err
-			}
-			return inspectMultiLabel(stdout, args[0], m.Model(), m, *n, *asJSON)
-		}
-		if isNumberedMultiLabel(args[0]) {
-			m, err := engine.LoadMultiLabel(args[0])
-			if err != nil {
-				return err
-			}
-			return inspectMultiLabel(stdout, args[0], m, nil, *n, *asJSON)
-		}
-		if !isTextModel(args[0]) {
-			c, err := engine.LoadClassifier(args[0])
-			if err != nil {
-				return err
-			}
-			return inspectClassifier(stdout, args[0], c, *n, *asJSON)
-		}
-		m, err := textmodel.Load(args[0])
+	c.Flag.IntVar(&o.n, "n", 10, "terms to show toward and against each label")
+	c.Flag.BoolVar(&o.json, "json", false, "print the result as JSON")
+	return c
+}
+
+// inspectOptions holds inspect's flags.
+type inspectOptions struct {
+	n    int // terms or features shown toward and against each label
+	json bool
+}
+
+// run describes the model args names, of whichever kind it is.
+func (o *inspectOptions) run(ctx context.Context, env *Env, args []string) error {
+	stdout := env.Stdout
+	if len(args) != 1 {
+		return usageError("inspect takes one MODEL")
+	}
+	if o.n < 1 {
+		return usageError("-n %d: show at least 1 term", o.n)
+	}
+	path := args[0]
+	switch {
+	case textmodel.IsMultiLabelFile(path):
+		m, err := textmodel.LoadMultiLabel(path)
 		if err != nil {
 			return err
 		}
-		return inspect(stdout, args[0], m, *n, *asJSON)
+		return inspectMultiLabel(stdout, path, m.Model(), m, o.n, o.json)
+	case isNumberedMultiLabel(path):
+		m, err := engine.LoadMultiLabel(path)
+		if err != nil {
+			return err
+		}
+		return inspectMultiLabel(stdout, path, m, nil, o.n, o.json)
+	case !isTextModel(path):
+		c, err := engine.LoadClassifier(path)
+		if err != nil {
+			return err
+		}
+		return inspectClassifier(stdout, path, c, o.n, o.json)
 	}
-	return c
+	m, err := textmodel.Load(path)
+	if err != nil {
+		return err
+	}
+	return inspect(stdout, path, m, o.n, o.json)
 }
 
 type inspectLabel struct {
@@ -121,21 +130,7 @@ func inspect(stdout io.Writer, path string, m *textmodel.Model, n int, asJSON bo
 	fmt.Fprintf(stdout, "model:       %s: %s, %d labels, %s features\n", path, res.Learner, len(res.Labels), commas(int64(res.Features)))
 	fmt.Fprintf(stdout, "featurizer:  %s\n", res.Featurizer)
 	fmt.Fprintf(stdout, "calibration: %s\n", res.Calibration)
-	terms := func(ws []textmodel.Weighted) string {
-		var b strings.Builder
-		for k, w := range ws {
-			if k > 0 {
-				b.WriteString(", ")
-			}
-			if w.Term == "" {
-				b.WriteString("#" + strconv.Itoa(int(w.Feature)))
-			} else {
-				b.WriteString(strconv.Quote(w.Term))
-			}
-			fmt.Fprintf(&b, " %+.3g", w.Weight)
-		}
-		return b.String()
-	}
+	terms := func(ws []textmodel.Weighted) string { return weightList(ws, featureNumber) }
 	for _, l := range res.Weights {
 		fmt.Fprintf(stdout, "\n%s\n  toward:  %s\n  against: %s\n", appendLabel(nil, l.Label), terms(l.Toward), terms(l.Against))
 	}

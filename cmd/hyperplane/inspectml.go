@@ -81,26 +81,39 @@ func inspectMultiLabel(stdout io.Writer, path string, m *engine.MultiLabelModel,
 	if res.Featurizer != "" {
 		fmt.Fprintf(stdout, "featurizer:  %s\n", res.Featurizer)
 	}
-	list := func(ws []textmodel.Weighted) string {
-		var b strings.Builder
-		for k, w := range ws {
-			if k > 0 {
-				b.WriteString(", ")
-			}
-			switch {
-			case w.Term != "":
-				b.WriteString(strconv.Quote(w.Term))
-			case tm != nil:
-				b.WriteString("#" + strconv.Itoa(int(w.Feature)))
-			default:
-				b.WriteString(strconv.Itoa(int(w.Feature) + 1)) // the LIBSVM file's index
-			}
-			fmt.Fprintf(&b, " %+.3g", w.Weight)
-		}
-		return b.String()
+	unnamed := featureNumber
+	if tm == nil {
+		unnamed = libsvmIndex
 	}
+	list := func(ws []textmodel.Weighted) string { return weightList(ws, unnamed) }
 	for _, t := range res.Tags {
 		fmt.Fprintf(stdout, "\n%s (threshold %+.3g)\n  toward:  %s\n  against: %s\n", appendLabel(nil, t.Label), t.Threshold, list(t.Toward), list(t.Against))
 	}
 	return nil
 }
+
+// weightList writes weighted features as inspect lists them, separated by
+// commas: each one's term quoted, or for a feature without a term what
+// unnamed writes, then its weight.
+func weightList(ws []textmodel.Weighted, unnamed func(feature int32) string) string {
+	var b strings.Builder
+	for k, w := range ws {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		if w.Term != "" {
+			b.WriteString(strconv.Quote(w.Term))
+		} else {
+			b.WriteString(unnamed(w.Feature))
+		}
+		fmt.Fprintf(&b, " %+.3g", w.Weight)
+	}
+	return b.String()
+}
+
+// featureNumber names a text model's feature without a term: #INDEX.
+func featureNumber(j int32) string { return "#" + strconv.Itoa(int(j)) }
+
+// libsvmIndex names a numbered feature by its index in a LIBSVM file,
+// counted from 1.
+func libsvmIndex(j int32) string { return strconv.Itoa(int(j) + 1) }
