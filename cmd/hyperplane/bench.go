@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -37,6 +38,7 @@ const (
 )
 
 func newBenchCmd() *Command {
+	o := new(benchOptions)
 	c := &Command{
 		UsageLine: "bench [compare A.json B.json ...]",
 		Short:     "run the fixed benchmark suite (every SIMD tier), or compare reports across CPUs",
@@ -65,77 +67,95 @@ does not run) is listed without a ratio. Reports written by older
 versions (without repetitions) compare by their median, min and max. With
 -plot compare draws each ratio with the range the two reports' min–max
 allow, against a line at 1 (SVG or PNG by the file's extension).`,
+		Run: o.run,
 	}
 	fs := &c.Flag
-	out := fs.String("o", "", "write the report as JSON to this `file`")
-	reps := fs.Int("reps", 7, "repetitions of each figure")
-	ms := fs.Int("ms", 40, "milliseconds per repetition")
-	quick := fs.Bool("quick", false, "a smaller corpus and fewer repetitions (for a smoke test)")
-	plotPath := fs.String("plot", "", "compare: draw the ratios to this `file` (.svg or .png)")
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		stdout := env.Stdout
-		if len(args) > 0 && args[0] == "compare" {
-			// (run has parsed flags after compare and between the
-			// reports too.)
-			files := args[1:]
-			if runOnly := setAmong(fs, "o", "reps", "ms", "quick"); len(runOnly) > 0 {
-				return usageError("%s apply to a run of the suite, not to compare", strings.Join(runOnly, ", "))
-			}
-			if len(files) < 2 {
-				return usageError("bench compare needs at least two reports")
-			}
-			if len(setAmong(fs, "plot")) > 0 {
-				var ins []arg
-				for _, f := range files {
-					ins = append(ins, arg{"report", f})
-				}
-				// The plot is drawn last; its file is checked first.
-				w, err := prepareOutputs(stdout, ins, arg{"-plot", *plotPath})
-				if err != nil {
-					return err
-				}
-				w.cleanup()
-			}
-			return benchCompare(stdout, files, *plotPath)
-		}
-		if len(args) > 0 {
-			return usageError("bench takes no file (did you mean bench compare?)")
-		}
-		if *plotPath != "" {
-			return usageError("-plot draws a comparison: bench compare -plot FILE A.json B.json")
-		}
-		if *reps < 1 || *ms < 1 {
-			return usageError("-reps and -ms must be positive")
-		}
-		if *quick {
-			*reps, *ms = min(*reps, 3), min(*ms, 5)
-		}
-		var outArgs []arg
-		if len(setAmong(fs, "o")) > 0 {
-			outArgs = append(outArgs, arg{"-o", *out})
-		}
-		w, err := prepareOutputs(stdout, nil, outArgs...)
-		if err != nil {
-			return err
-		}
-		defer w.cleanup()
-		table := stdout
-		if *out != "" && writesStdout(stdout, *out) {
-			table = env.Stderr // standard output carries the JSON report
-		}
-		r, err := runBench(ctx, table, *reps, time.Duration(*ms)*time.Millisecond, *quick)
-		if err != nil {
-			return err
-		}
-		if *out != "" {
-			if err := printJSON(w.writer(*out), r); err != nil {
-				return err
-			}
-			return w.commit()
-		}
-		return nil
-	}
+	o.flags = fs
+	fs.StringVar(&o.out, "o", "", "write the report as JSON to this `file`")
+	fs.IntVar(&o.reps, "reps", 7, "repetitions of each figure")
+	fs.IntVar(&o.ms, "ms", 40, "milliseconds per repetition")
+	fs.BoolVar(&o.quick, "quick", false, "a smaller corpus and fewer repetitions (for a smoke test)")
+	fs.StringVar(&o.plot, "plot", "", "compare: draw the ratios to this `file` (.svg or .png)")
 	return c
+}
+
+// benchOptions holds bench's flags.
+type benchOptions struct {
+	flags *flag.FlagSet // to tell the flags set on the command line
+	out   string        // -o, the JSON report
+	reps  int
+	ms    int
+	quick bool
+	plot  string
+}
+
+// run runs the suite, or with the argument compare compares reports.
+func (o *benchOptions) run(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 && args[0] == "compare" {
+		// (run has parsed flags after compare and between the reports
+		// too.)
+		return o.compare(env.Stdout, args[1:])
+	}
+	if len(args) > 0 {
+		return usageError("bench takes no file (did you mean bench compare?)")
+	}
+	if o.plot != "" {
+		return usageError("-plot draws a comparison: bench compare -plot FILE A.json B.json")
+	}
+	if o.reps < 1 || o.ms < 1 {
+		return usageError("-reps and -ms must be positive")
+	}
+	if o.quick {
+		o.reps, o.ms = min(o.reps, 3), min(o.ms, 5)
+	}
+	stdout := env.Stdout
+	var outArgs []arg
+	if len(setAmong(o.flags, "o")) > 0 {
+		outArgs = append(outArgs, arg{"-o", o.out})
+	}
+	w, err := prepareOutputs(stdout, nil, outArgs...)
+	if err != nil {
+		return err
+	}
+	defer w.cleanup()
+	table := stdout
+	if o.out != "" && writesStdout(stdout, o.out) {
+		table = env.Stderr // standard output carries the JSON report
+	}
+	r, err := runBench(ctx, table, o.reps, time.Duration(o.ms)*time.Millisecond, o.quick)
+	if err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := printJSON(w.writer(o.out), r); err != nil {
+			return err
+		}
+		return w.commit()
+	}
+	return nil
+}
+
+// compare checks bench compare's flags and compares the reports files.
+func (o *benchOptions) compare(stdout io.Writer, files []string) error {
+	if runOnly := setAmong(o.flags, "o", "reps", "ms", "quick"); len(runOnly) > 0 {
+		return usageError("%s apply to a run of the suite, not to compare", strings.Join(runOnly, ", "))
+	}
+	if len(files) < 2 {
+		return usageError("bench compare needs at least two reports")
+	}
+	if len(setAmong(o.flags, "plot")) > 0 {
+		var ins []arg
+		for _, f := range files {
+			ins = append(ins, arg{"report", f})
+		}
+		// The plot is drawn last; its file is checked first.
+		w, err := prepareOutputs(stdout, ins, arg{"-plot", o.plot})
+		if err != nil {
+			return err
+		}
+		w.cleanup()
+	}
+	return benchCompare(stdout, files, o.plot)
 }
 
 // benchReport is the JSON report of one run of the suite. Fields after
@@ -273,8 +293,44 @@ func summarize(rates []float64) (med, lo, hi float64) {
 
 var benchSinkF float32
 
+// runBench runs the suite, reps repetitions of about d for each figure
+// (a smaller corpus with quick), prints each figure's line on stdout and
+// returns the report.
 func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, quick bool) (*benchReport, error) {
 	start := time.Now()
+	rep := newBenchReport(start, reps, d, quick)
+	fmt.Fprintf(stdout, "%s\n\n", reportHeader(rep))
+	v := benchVectors{rand.New(rand.NewPCG(1, 2))}
+	best := asm.Active()
+	defer asm.SetTier(best)
+	jobs := simdJobs(v, d)
+	epochs, err := epochJobs(ctx, best, quick)
+	if err != nil {
+		return nil, err
+	}
+	jobs = append(jobs, epochs...)
+	jobs = append(jobs, kernelRowJob(v, best, d))
+	values, took, err := runJobs(ctx, jobs, reps)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := range jobs {
+		med, lo, hi := summarize(values[i])
+		f := benchFigure{Name: j.name, Tier: j.tier.String(), Unit: j.unit, Median: med, Min: lo, Max: hi,
+			Reps: values[i], RepSeconds: took[i].Seconds() / float64(reps)}
+		rep.Results = append(rep.Results, f)
+		fmt.Fprintf(stdout, "%-50s %-8s %10.3f %-10s (min %.3f, max %.3f)\n", f.Name, f.Tier, med, f.Unit, lo, hi)
+	}
+	rep.DurationSeconds = time.Since(start).Seconds()
+	// The kernels' sums went to benchSinkF so that no call could be
+	// optimized away; reading it keeps it.
+	runtime.KeepAlive(benchSinkF)
+	return rep, nil
+}
+
+// newBenchReport returns the report of a run started at start, with what
+// it records of the machine and the build, and no figures yet.
+func newBenchReport(start time.Time, reps int, d time.Duration, quick bool) *benchReport {
 	rep := &benchReport{Suite: benchSuite, Time: start.UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
 		GOMAXPROC: runtime.GOMAXPROCS(0), CPU: asm.CPU(), Quick: quick, Repetitions: reps,
 		RepMillis: int(d / time.Millisecond), OS: runtime.GOOS}
@@ -283,56 +339,66 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 	}
 	v := buildVersion()
 	rep.Commit, rep.CommitTime, rep.Modified, rep.GOAMD64 = v.Revision, v.Time, v.Modified, v.GOAMD64
-	add := func(name, tier, unit string, rates []float64, repSeconds float64) {
-		med, lo, hi := summarize(rates)
-		f := benchFigure{Name: name, Tier: tier, Unit: unit, Median: med, Min: lo, Max: hi, Reps: rates, RepSeconds: repSeconds}
-		rep.Results = append(rep.Results, f)
-		fmt.Fprintf(stdout, "%-50s %-8s %10.3f %-10s (min %.3f, max %.3f)\n", name, tier, med, unit, lo, hi)
+	return rep
+}
+
+// benchVectors makes the suite's inputs, all drawn from one seeded
+// source, so that every run measures the same values.
+type benchVectors struct{ r *rand.Rand }
+
+// vec returns n values uniform in [-0.5, 0.5).
+func (b benchVectors) vec(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = b.r.Float32() - 0.5
 	}
-	fmt.Fprintf(stdout, "%s\n\n", reportHeader(rep))
-	r := rand.New(rand.NewPCG(1, 2))
-	vec := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = r.Float32() - 0.5
-		}
-		return v
+	return v
+}
+
+// sparseRow returns a row of nnz distinct indices below dim, in order,
+// and their values.
+func (b benchVectors) sparseRow(nnz, dim int) ([]int32, []float32) {
+	set := map[int32]bool{}
+	for len(set) < nnz {
+		set[int32(b.r.IntN(dim))] = true
 	}
+	ind := make([]int32, 0, nnz)
+	for j := range set {
+		ind = append(ind, j)
+	}
+	slices.Sort(ind)
+	return ind, b.vec(nnz)
+}
+
+// simdJobs returns the kernel figures on every tier the CPU runs: dense
+// dot and axpy at two lengths, and the sparse gather dot and scatter
+// axpy at two row sizes against a weight vector of 2^20.
+func simdJobs(v benchVectors, d time.Duration) []benchJob {
 	const wdim = 1 << 20
-	w := vec(wdim)
-	sparseRow := func(nnz int) ([]int32, []float32) {
-		set := map[int32]bool{}
-		for len(set) < nnz {
-			set[int32(r.IntN(wdim))] = true
-		}
-		ind := make([]int32, 0, nnz)
-		for j := range set {
-			ind = append(ind, j)
-		}
-		slices.Sort(ind)
-		return ind, vec(nnz)
-	}
+	w := v.vec(wdim)
 	var jobs []benchJob
-	best := asm.Active()
-	defer asm.SetTier(best)
 	for _, t := range asm.Tiers() {
 		for _, n := range []int{256, 65536} {
-			x, y := vec(n), vec(n)
+			x, y := v.vec(n), v.vec(n)
 			jobs = append(jobs,
 				timedJob(fmt.Sprintf("dense dot f32, n=%d", n), "GFLOP/s", t, func() { benchSinkF += asm.DotF32(x, y) }, float64(2*n), 1e-9, d),
 				timedJob(fmt.Sprintf("dense axpy f32, n=%d", n), "GFLOP/s", t, func() { asm.AxpyF32(1e-9, x, y) }, float64(2*n), 1e-9, d))
 		}
 		for _, nnz := range []int{32, 512} {
-			ind, val := sparseRow(nnz)
+			ind, val := v.sparseRow(nnz, wdim)
 			jobs = append(jobs,
 				timedJob(fmt.Sprintf("sparse dot (gather) f32, nnz=%d", nnz), "Mnnz/s", t, func() { benchSinkF += asm.DotIndF32(val, ind, w) }, float64(nnz), 1e-6, d),
 				timedJob(fmt.Sprintf("sparse axpy (scatter) f32, nnz=%d", nnz), "Mnnz/s", t, func() { asm.AxpyIndF32(1e-9, val, ind, w) }, float64(nnz), 1e-6, d))
 		}
 	}
+	return jobs
+}
 
-	// Training: averaged-perceptron epochs over a generated corpus; a
-	// repetition is one fit of three epochs, the first a warm-up, the
-	// other two one value each.
+// epochJobs returns the training figures, on the best tier: averaged
+// perceptron epochs over a generated corpus, on one core and on all. A
+// repetition is one fit of three epochs, the first a warm-up, the other
+// two one value each.
+func epochJobs(ctx context.Context, best asm.Tier, quick bool) ([]benchJob, error) {
 	rows := 100_000
 	if quick {
 		rows = 5000
@@ -346,6 +412,7 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 	if n := runtime.GOMAXPROCS(0); n > 1 {
 		counts = append(counts, n)
 	}
+	var jobs []benchJob
 	for _, workers := range counts {
 		jobs = append(jobs, benchJob{name: fmt.Sprintf("averaged epoch, %dk rows × 75 nnz, workers=%d", rows/1000, workers),
 			unit: "Mnnz/s", tier: best, calibrate: func() {},
@@ -366,18 +433,27 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 				return rates, total / time.Duration(max(1, len(rates))), err
 			}})
 	}
+	return jobs, nil
+}
 
-	// Kernel rows: one RBF row against 4000 dense rows of 16 features.
+// kernelRowJob returns the kernel figure, on the best tier: one RBF row
+// against 4000 dense rows of 16 features.
+func kernelRowJob(v benchVectors, best asm.Tier, d time.Duration) benchJob {
 	const kn, kd = 4000, 16
-	kd0 := kernels.NewDenseData(vec(kn*kd), kn, kd)
-	x := vec(kd)
+	kd0 := kernels.NewDenseData(v.vec(kn*kd), kn, kd)
+	x := v.vec(kd)
 	dst, buf := make([]float32, kn), make([]float32, kn)
 	k := kernels.RBF{Gamma: 0.5}
-	jobs = append(jobs, timedJob("RBF kernel row, 4000 × 16 dense", "Mentries/s", best, func() { kd0.EvalDense(k, x, dst, buf) }, kn, 1e-6, d))
+	return timedJob("RBF kernel row, 4000 × 16 dense", "Mentries/s", best, func() { kd0.EvalDense(k, x, dst, buf) }, kn, 1e-6, d)
+}
 
+// runJobs calibrates every job, then runs reps rounds of one repetition
+// of every job in turn (see benchJob), each on its tier, and returns
+// each job's values and the time its repetitions took in all.
+func runJobs(ctx context.Context, jobs []benchJob, reps int) ([][]float64, []time.Duration, error) {
 	for _, j := range jobs {
 		if err := asm.SetTier(j.tier); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		j.calibrate()
 	}
@@ -386,27 +462,20 @@ func runBench(ctx context.Context, stdout io.Writer, reps int, d time.Duration, 
 	for range reps {
 		for i, j := range jobs {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if err := asm.SetTier(j.tier); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			v, el, err := j.rep()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			values[i] = append(values[i], v...)
 			took[i] += el
 		}
 	}
-	for i, j := range jobs {
-		add(j.name, j.tier.String(), j.unit, values[i], took[i].Seconds()/float64(reps))
-	}
-	rep.DurationSeconds = time.Since(start).Seconds()
-	// The kernels' sums went to benchSinkF so that no call could be
-	// optimized away; reading it keeps it.
-	runtime.KeepAlive(benchSinkF)
-	return rep, nil
+	return values, took, nil
 }
 
 // reportHeader describes a report's run in one line: suite, CPU, cores
