@@ -520,31 +520,16 @@ func rangesOverlap(a, b benchFigure) bool {
 	return a.Min <= b.Max && b.Min <= a.Max
 }
 
+// benchCompare prints the reports at paths side by side, each figure's
+// ratio to the first report's, and with plotPath draws the ratios there.
 func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 	reps := make([]*benchReport, len(paths))
 	for i, p := range paths {
-		b, err := os.ReadFile(p)
+		r, err := readBenchReport(p)
 		if err != nil {
 			return err
 		}
-		var r benchReport
-		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("%s: not a bench report: %v", p, err)
-		}
-		if !strings.HasPrefix(r.Suite, "hyperplane-bench/") {
-			return fmt.Errorf("%s: suite %q is not a hyperplane bench report", p, r.Suite)
-		}
-		for j, f := range r.Results {
-			// A figure with repetitions summarizes them; an older one
-			// has only its median, min and max.
-			if len(f.Reps) > 0 {
-				r.Results[j].Median, r.Results[j].Min, r.Results[j].Max = summarize(f.Reps)
-			}
-			if f.Min == 0 && f.Max == 0 {
-				r.Results[j].Min, r.Results[j].Max = f.Median, f.Median
-			}
-		}
-		reps[i] = &r
+		reps[i] = r
 	}
 	for i, r := range reps {
 		fmt.Fprintf(stdout, "[%d] %s: %s\n", i+1, paths[i], reportHeader(r))
@@ -555,120 +540,188 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 				i+2, r.Suite, reps[0].Suite)
 		}
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nfigure\tunit\t")
-	for i := range reps {
-		fmt.Fprintf(tw, "[%d] median\tmin–max\t", i+1)
+	c := newBenchComparison(stdout, reps)
+	for fi := range reps[0].Results {
+		c.figureRow(fi)
 	}
-	for i := 1; i < len(reps); i++ {
-		fmt.Fprintf(tw, "[%d]/[1]\t\t", i+1)
-	}
-	fmt.Fprintln(tw)
-	var names []string
-	// points holds, per report after the first, each figure's ratio and
-	// the range its two min–max ranges allow: [min/max₁, max/min₁]. The
-	// range spans 1 exactly when the ranges overlap.
-	type ratioPoint struct{ x, y, lo, hi float64 }
-	points := make([][]ratioPoint, len(reps)-1)
-	var compared, noisy, unjudged int
-	keys := make([][]string, len(reps))
-	labels := make([][]string, len(reps))
-	for i, r := range reps {
-		keys[i], labels[i] = compareKeys(r)
-	}
-	for fi, f := range reps[0].Results {
-		others := make([]*benchFigure, len(reps)-1)
-		label := labels[0][fi]
-		for i, r := range reps[1:] {
-			for j, g := range r.Results {
-				if keys[i+1][j] == keys[0][fi] && g.Unit == f.Unit {
-					others[i] = &r.Results[j]
-					if g.Tier != f.Tier {
-						label += " / " + g.Tier
-					}
-				}
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%10.3f\t%s\t", label, f.Unit, f.Median, span(f))
-		for _, g := range others {
-			if g == nil {
-				fmt.Fprintf(tw, "—\t\t")
-			} else {
-				fmt.Fprintf(tw, "%10.3f\t%s\t", g.Median, span(*g))
-			}
-		}
-		for i, g := range others {
-			ratio := 0.0
-			if g != nil && f.Median > 0 {
-				ratio = g.Median / f.Median
-				mark := ""
-				compared++
-				switch {
-				case len(f.Reps) == 1 || len(g.Reps) == 1:
-					// One repetition has no spread to judge by.
-					mark = "one rep: spread unknown"
-					unjudged++
-				case rangesOverlap(f, *g):
-					mark = "noise"
-					noisy++
-				}
-				fmt.Fprintf(tw, "%7.2fx\t%s\t", ratio, mark)
-				q := ratioPoint{x: float64(len(names)), y: ratio, lo: ratio, hi: ratio}
-				if f.Min > 0 && f.Max > 0 {
-					q.lo, q.hi = g.Min/f.Max, g.Max/f.Min
-				}
-				points[i] = append(points[i], q)
-			} else {
-				fmt.Fprintf(tw, "—\t\t")
-			}
-		}
-		fmt.Fprintln(tw)
-		names = append(names, label)
-	}
-	// Figures [1] lacks (a tier its CPU does not run, say) are listed
-	// too, once each, with the reports that have them; they have no ratio.
-	seen := map[string]bool{}
-	for _, k := range keys[0] {
-		seen[k] = true
-	}
-	for i, r := range reps[1:] {
-		for j, g := range r.Results {
-			k := keys[i+1][j]
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			fmt.Fprintf(tw, "%s\t%s\t—\t\t", labels[i+1][j], g.Unit)
-			for l := range reps[1:] {
-				var h *benchFigure
-				for m, x := range reps[l+1].Results {
-					if keys[l+1][m] == k && x.Unit == g.Unit {
-						h = &reps[l+1].Results[m]
-					}
-				}
-				if h == nil {
-					fmt.Fprintf(tw, "—\t\t")
-				} else {
-					fmt.Fprintf(tw, "%10.3f\t%s\t", h.Median, span(*h))
-				}
-			}
-			fmt.Fprintf(tw, "%s\n", strings.Repeat("—\t\t", len(reps)-1))
-		}
-	}
-	if err := tw.Flush(); err != nil {
+	c.missingRows()
+	if err := c.tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n%d of %d ratios are noise: the two min–max ranges overlap, so the difference is within the spread\n"+
 		"of the repetitions. Only a ratio not marked noise is a difference; more -reps or a quieter machine narrow the ranges.\n",
-		noisy, compared)
-	if unjudged > 0 {
-		fmt.Fprintf(stdout, "%d ratios rest on a single repetition on one side and cannot be judged: run with -reps 3 or more.\n", unjudged)
+		c.noisy, c.compared)
+	if c.unjudged > 0 {
+		fmt.Fprintf(stdout, "%d ratios rest on a single repetition on one side and cannot be judged: run with -reps 3 or more.\n", c.unjudged)
 	}
 	if plotPath == "" {
 		return nil
 	}
+	return c.plot(plotPath)
+}
+
+// readBenchReport reads the report at path, each figure summarized by
+// its repetitions, or by its median alone where an older report gave no
+// range.
+func readBenchReport(path string) (*benchReport, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r benchReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a bench report: %v", path, err)
+	}
+	if !strings.HasPrefix(r.Suite, "hyperplane-bench/") {
+		return nil, fmt.Errorf("%s: suite %q is not a hyperplane bench report", path, r.Suite)
+	}
+	for j, f := range r.Results {
+		// A figure with repetitions summarizes them; an older one has
+		// only its median, min and max.
+		if len(f.Reps) > 0 {
+			r.Results[j].Median, r.Results[j].Min, r.Results[j].Max = summarize(f.Reps)
+		}
+		if f.Min == 0 && f.Max == 0 {
+			r.Results[j].Min, r.Results[j].Max = f.Median, f.Median
+		}
+	}
+	return &r, nil
+}
+
+// ratioPoint is one ratio of a figure for the plot: x its figure's
+// place, y the ratio, and [lo, hi] the range the two reports' min–max
+// ranges allow, [min/max₁, max/min₁], which spans 1 exactly when the
+// ranges overlap.
+type ratioPoint struct{ x, y, lo, hi float64 }
+
+// benchComparison is bench compare's table as it is written: the
+// reports, each figure's key and label in each (see compareKeys), the
+// labels of the rows written so far, the ratio points of each report
+// after the first, and the counts the closing lines give.
+type benchComparison struct {
+	reps                      []*benchReport
+	keys, labels              [][]string
+	tw                        *tabwriter.Writer
+	names                     []string
+	points                    [][]ratioPoint
+	compared, noisy, unjudged int
+}
+
+// newBenchComparison returns the comparison of reps with its table's
+// header written.
+func newBenchComparison(stdout io.Writer, reps []*benchReport) *benchComparison {
+	c := &benchComparison{reps: reps, tw: tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0),
+		keys: make([][]string, len(reps)), labels: make([][]string, len(reps)), points: make([][]ratioPoint, len(reps)-1)}
+	for i, r := range reps {
+		c.keys[i], c.labels[i] = compareKeys(r)
+	}
+	fmt.Fprintf(c.tw, "\nfigure\tunit\t")
+	for i := range reps {
+		fmt.Fprintf(c.tw, "[%d] median\tmin–max\t", i+1)
+	}
+	for i := 1; i < len(reps); i++ {
+		fmt.Fprintf(c.tw, "[%d]/[1]\t\t", i+1)
+	}
+	fmt.Fprintln(c.tw)
+	return c
+}
+
+// find returns the figure of report i whose key is k and unit unit, or
+// nil.
+func (c *benchComparison) find(i int, k, unit string) *benchFigure {
+	var h *benchFigure
+	for m, x := range c.reps[i].Results {
+		if c.keys[i][m] == k && x.Unit == unit {
+			h = &c.reps[i].Results[m]
+		}
+	}
+	return h
+}
+
+// cells writes a figure's median and range, or a dash where the report
+// lacks it.
+func (c *benchComparison) cells(g *benchFigure) {
+	if g == nil {
+		fmt.Fprintf(c.tw, "—\t\t")
+	} else {
+		fmt.Fprintf(c.tw, "%10.3f\t%s\t", g.Median, span(*g))
+	}
+}
+
+// figureRow writes the row of the first report's figure fi: its value in
+// every report, and each later report's ratio to it, marked noise when
+// the two ranges overlap.
+func (c *benchComparison) figureRow(fi int) {
+	f := c.reps[0].Results[fi]
+	others := make([]*benchFigure, len(c.reps)-1)
+	label := c.labels[0][fi]
+	for i := range others {
+		others[i] = c.find(i+1, c.keys[0][fi], f.Unit)
+		if g := others[i]; g != nil && g.Tier != f.Tier {
+			label += " / " + g.Tier
+		}
+	}
+	fmt.Fprintf(c.tw, "%s\t%s\t%10.3f\t%s\t", label, f.Unit, f.Median, span(f))
+	for _, g := range others {
+		c.cells(g)
+	}
+	for i, g := range others {
+		if g == nil || f.Median <= 0 {
+			fmt.Fprintf(c.tw, "—\t\t")
+			continue
+		}
+		ratio := g.Median / f.Median
+		mark := ""
+		c.compared++
+		switch {
+		case len(f.Reps) == 1 || len(g.Reps) == 1:
+			// One repetition has no spread to judge by.
+			mark = "one rep: spread unknown"
+			c.unjudged++
+		case rangesOverlap(f, *g):
+			mark = "noise"
+			c.noisy++
+		}
+		fmt.Fprintf(c.tw, "%7.2fx\t%s\t", ratio, mark)
+		q := ratioPoint{x: float64(len(c.names)), y: ratio, lo: ratio, hi: ratio}
+		if f.Min > 0 && f.Max > 0 {
+			q.lo, q.hi = g.Min/f.Max, g.Max/f.Min
+		}
+		c.points[i] = append(c.points[i], q)
+	}
+	fmt.Fprintln(c.tw)
+	c.names = append(c.names, label)
+}
+
+// missingRows writes the figures the first report lacks (a tier its CPU
+// does not run, say), once each, with the reports that have them; they
+// have no ratio.
+func (c *benchComparison) missingRows() {
+	seen := map[string]bool{}
+	for _, k := range c.keys[0] {
+		seen[k] = true
+	}
+	for i, r := range c.reps[1:] {
+		for j, g := range r.Results {
+			k := c.keys[i+1][j]
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			fmt.Fprintf(c.tw, "%s\t%s\t—\t\t", c.labels[i+1][j], g.Unit)
+			for l := range c.reps[1:] {
+				c.cells(c.find(l+1, k, g.Unit))
+			}
+			fmt.Fprintf(c.tw, "%s\n", strings.Repeat("—\t\t", len(c.reps)-1))
+		}
+	}
+}
+
+// plot draws each later report's ratios with their ranges, against a
+// line at 1, to path (SVG or PNG by its extension).
+func (c *benchComparison) plot(path string) error {
 	p := plot.New()
-	p.Title.Text = "Throughput relative to [1] " + reps[0].CPU.Brand
+	p.Title.Text = "Throughput relative to [1] " + c.reps[0].CPU.Brand
 	p.Y.Label.Text = "ratio: median, bar from min to max (higher is faster; a bar across 1 is noise)"
 	p.X.Tick.Label.Rotation = 1.2
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
@@ -679,11 +732,11 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 		plotter.XYs
 		plotter.YErrors
 	}
-	for i, pts := range points {
+	for i, pts := range c.points {
 		if len(pts) == 0 {
 			continue
 		}
-		shift := (float64(i) - float64(len(points)-1)/2) * 0.8 / float64(len(points))
+		shift := (float64(i) - float64(len(c.points)-1)/2) * 0.8 / float64(len(c.points))
 		d := errPoints{XYs: make(plotter.XYs, len(pts)), YErrors: make(plotter.YErrors, len(pts))}
 		for j, q := range pts {
 			d.XYs[j] = plotter.XY{X: q.x + shift, Y: q.y}
@@ -701,16 +754,16 @@ func benchCompare(stdout io.Writer, paths []string, plotPath string) error {
 		dots.GlyphStyle.Color = plotutil.Color(i)
 		dots.GlyphStyle.Shape = draw.CircleGlyph{}
 		p.Add(bars, dots)
-		p.Legend.Add(fmt.Sprintf("[%d] %s", i+2, reps[i+1].CPU.Brand), dots)
+		p.Legend.Add(fmt.Sprintf("[%d] %s", i+2, c.reps[i+1].CPU.Brand), dots)
 	}
 	p.Legend.Top = true
-	p.NominalX(names...)
-	wdt := vg.Length(len(names)) * vg.Points(14) * vg.Length(max(1, len(points)))
-	w, err := p.WriterTo(max(wdt, 8*vg.Inch), 7*vg.Inch, strings.TrimPrefix(plotExt(plotPath), "."))
+	p.NominalX(c.names...)
+	wdt := vg.Length(len(c.names)) * vg.Points(14) * vg.Length(max(1, len(c.points)))
+	w, err := p.WriterTo(max(wdt, 8*vg.Inch), 7*vg.Inch, strings.TrimPrefix(plotExt(path), "."))
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(plotPath, func(out io.Writer) error { _, err := w.WriteTo(out); return err })
+	return atomicfile.Write(path, func(out io.Writer) error { _, err := w.WriteTo(out); return err })
 }
 
 func plotExt(p string) string {
