@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 )
 
 func newEvalCmd() *Command {
+	o := new(evalOptions)
 	c := &Command{
 		UsageLine: "eval -model MODEL FILE",
 		Short:     "evaluate a saved model (linear, kernel or text) on labelled data",
@@ -43,118 +45,149 @@ and macro-averaged precision, recall and F1 (over the model's labels; test
 labels it does not know are dropped and counted), Hamming loss, subset
 accuracy, P@k and R@k, and the F1s other decision rules would have given;
 -report adds every label's figures, -json all of them.`,
+		Run: o.run,
 	}
 	fs := &c.Flag
-	model := fs.String("model", "", "the model `file`")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	labelCol := labelColFlag(fs)
-	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
-	feat := fs.String("featurizer", "", "name the labels by this text featurizer `file` (see convert), and read labelled raw text with it")
-	ff := addFieldFlags(fs)
-	mlReport := fs.Bool("report", false, "multi-label text models: also print every label's precision, recall and F1")
-	showProgress := progressFlag(fs)
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		env.progress = *showProgress
-		out := env.Stdout
-		if len(args) != 1 || *model == "" {
-			return usageError("eval needs -model MODEL and one FILE")
-		}
-		if textmodel.IsMultiLabelFile(*model) {
-			return evalMultiLabelCmd(ctx, env, *model, args[0], ff, *asJSON, *mlReport)
-		}
-		if isNumberedMultiLabel(*model) {
-			m, err := engine.LoadMultiLabel(*model)
-			if err != nil {
-				return err
-			}
-			return evalNumberedMultiLabel(env, m, args[0], *asJSON, *mlReport)
-		}
-		m, tm, err := loadModel(*model)
-		if err != nil {
-			return err
-		}
-		var names *text.Featurizer
-		switch {
-		case tm != nil && *feat != "":
-			return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
-		case tm != nil:
-			names = tm.Featurizer()
-		case *feat != "":
-			if names, err = text.Load(*feat); err != nil {
-				return err
-			}
-		}
-		in, err := openData(ctx, env, args[0])
-		if err != nil {
-			return inFile(args[0], err)
-		}
-		defer in.close()
-		// A text model reads text, whatever the file looks like (the
-		// reader refuses LIBSVM and caches); with a featurizer, the
-		// content tells.
-		var d *sparse.Dataset
-		switch {
-		case tm != nil || names != nil && in.isText():
-			d, err = readLabelledText(in, names, ff.options(names, args[0], ""))
-			err = notText(err, *model)
-		case names == nil && in.isText():
-			return in.notNumbered(*model)
-		case len(ff.set()) > 0:
-			return usageError("-%s: the field flags apply to raw text", ff.set()[0])
-		default:
-			d, err = readData(in, *labelCol)
-		}
-		if err == nil {
-			// (The parse may have read its input ahead of the signal.)
-			err = ctx.Err()
-		}
-		if err != nil {
-			return interrupted(ctx, inFile(args[0], err))
-		}
-		ws, err := checkData(env, args[0], d, m, *strict)
-		if err != nil {
-			return err
-		}
-		t0 := time.Now()
-		pred := m.PredictBatch(d.X, nil)
-		secs := time.Since(t0).Seconds()
-		c, err := metrics.NewConfusion(d.Y, pred)
-		if err != nil {
-			return inFile(args[0], err)
-		}
-		var ll, ece *float64
-		if tm != nil {
-			l, e, err := probaMetrics(tm, d)
-			if err != nil {
-				return inFile(args[0], err)
-			}
-			ll, ece = &l, &e
-		}
-		if *asJSON {
-			return printJSON(out, struct {
-				File        string             `json:"file"`
-				Model       string             `json:"model"`
-				Rows        int                `json:"rows"`
-				PredictSecs float64            `json:"predict_seconds"`
-				Confusion   *metrics.Confusion `json:"metrics"`
-				Names       []string           `json:"label_names,omitempty"` // of metrics' labels, in order
-				LogLoss     *float64           `json:"log_loss,omitempty"`
-				ECE         *float64           `json:"ece,omitempty"`
-				Warnings    []string           `json:"warnings,omitempty"`
-			}{args[0], *model, d.X.Rows, secs, c, labelNames(c, names), ll, ece, ws})
-		}
-		fmt.Fprintf(out, "%s on %s: %s rows predicted in %.1f ms\n", *model, args[0], commas(int64(d.X.Rows)), 1e3*secs)
-		if ll != nil {
-			cal := "not calibrated"
-			if cb, ok := tm.Calibration(); ok {
-				cal = "calibration " + cb.String()
-			}
-			fmt.Fprintf(out, "probabilities: log loss %.4f, calibration error (ECE, 10 bins) %.4f (%s)\n", *ll, *ece, cal)
-		}
-		fmt.Fprintln(out)
-		return c.WriteNamedReport(out, printableLabels(labelNames(c, names)))
-	}
+	fs.StringVar(&o.model, "model", "", "the model `file`")
+	fs.BoolVar(&o.json, "json", false, "print the result as JSON")
+	o.labelCol = labelColFlag(fs)
+	fs.BoolVar(&o.strict, "strict", false, "fail when FILE has features past the model's width (default: warn)")
+	fs.StringVar(&o.feat, "featurizer", "", "name the labels by this text featurizer `file` (see convert), and read labelled raw text with it")
+	o.fields = addFieldFlags(fs)
+	fs.BoolVar(&o.report, "report", false, "multi-label text models: also print every label's precision, recall and F1")
+	o.progress = progressFlag(fs)
 	return c
+}
+
+// evalOptions holds eval's flags.
+type evalOptions struct {
+	model    string
+	json     bool
+	labelCol *string
+	strict   bool
+	feat     string // -featurizer
+	fields   *fieldFlags
+	report   bool // multi-label models' -report
+	progress *bool
+}
+
+// run evaluates the model on the labelled data in args[0].
+func (o *evalOptions) run(ctx context.Context, env *Env, args []string) error {
+	env.progress = *o.progress
+	if len(args) != 1 || o.model == "" {
+		return usageError("eval needs -model MODEL and one FILE")
+	}
+	path := args[0]
+	if textmodel.IsMultiLabelFile(o.model) {
+		return evalMultiLabelCmd(ctx, env, o.model, path, o.fields, o.json, o.report)
+	}
+	if isNumberedMultiLabel(o.model) {
+		m, err := engine.LoadMultiLabel(o.model)
+		if err != nil {
+			return err
+		}
+		return evalNumberedMultiLabel(env, m, path, o.json, o.report)
+	}
+	m, tm, err := loadModel(o.model)
+	if err != nil {
+		return err
+	}
+	var names *text.Featurizer
+	switch {
+	case tm != nil && o.feat != "":
+		return usageError("%s is a text model and holds its featurizer: drop -featurizer", o.model)
+	case tm != nil:
+		names = tm.Featurizer()
+	case o.feat != "":
+		if names, err = text.Load(o.feat); err != nil {
+			return err
+		}
+	}
+	d, err := o.read(ctx, env, path, tm, names)
+	if err != nil {
+		return err
+	}
+	ws, err := checkData(env, path, d, m, o.strict)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	pred := m.PredictBatch(d.X, nil)
+	res := evalResult{File: path, Model: o.model, Rows: d.X.Rows, PredictSecs: time.Since(t0).Seconds(), Warnings: ws}
+	if res.Confusion, err = metrics.NewConfusion(d.Y, pred); err != nil {
+		return inFile(path, err)
+	}
+	res.Names = labelNames(res.Confusion, names)
+	if tm != nil {
+		l, e, err := probaMetrics(tm, d)
+		if err != nil {
+			return inFile(path, err)
+		}
+		res.LogLoss, res.ECE = &l, &e
+	}
+	if o.json {
+		return printJSON(env.Stdout, res)
+	}
+	return res.print(env.Stdout, tm)
+}
+
+// read reads the labelled rows of path for a model: a text model (tm)
+// reads text, whatever the file looks like (the reader refuses LIBSVM
+// and caches); with a featurizer (names) the content tells.
+func (o *evalOptions) read(ctx context.Context, env *Env, path string, tm *textmodel.Model, names *text.Featurizer) (*sparse.Dataset, error) {
+	in, err := openData(ctx, env, path)
+	if err != nil {
+		return nil, inFile(path, err)
+	}
+	defer in.close()
+	var d *sparse.Dataset
+	switch {
+	case tm != nil || names != nil && in.isText():
+		d, err = readLabelledText(in, names, o.fields.options(names, path, ""))
+		err = notText(err, o.model)
+	case names == nil && in.isText():
+		return nil, in.notNumbered(o.model)
+	case len(o.fields.set()) > 0:
+		return nil, usageError("-%s: the field flags apply to raw text", o.fields.set()[0])
+	default:
+		d, err = readData(in, *o.labelCol)
+	}
+	if err == nil {
+		// (The parse may have read its input ahead of the signal.)
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, interrupted(ctx, inFile(path, err))
+	}
+	return d, nil
+}
+
+// evalResult is what eval measured of a model of one label a row.
+type evalResult struct {
+	File        string             `json:"file"`
+	Model       string             `json:"model"`
+	Rows        int                `json:"rows"`
+	PredictSecs float64            `json:"predict_seconds"`
+	Confusion   *metrics.Confusion `json:"metrics"`
+	Names       []string           `json:"label_names,omitempty"` // of metrics' labels, in order
+	LogLoss     *float64           `json:"log_loss,omitempty"`
+	ECE         *float64           `json:"ece,omitempty"`
+	Warnings    []string           `json:"warnings,omitempty"`
+}
+
+// print writes r as text: the rows predicted, a text model's (tm's)
+// probabilities' figures, and the report by label.
+func (r *evalResult) print(out io.Writer, tm *textmodel.Model) error {
+	fmt.Fprintf(out, "%s on %s: %s rows predicted in %.1f ms\n", r.Model, r.File, commas(int64(r.Rows)), 1e3*r.PredictSecs)
+	if r.LogLoss != nil {
+		cal := "not calibrated"
+		if cb, ok := tm.Calibration(); ok {
+			cal = "calibration " + cb.String()
+		}
+		fmt.Fprintf(out, "probabilities: log loss %.4f, calibration error (ECE, 10 bins) %.4f (%s)\n", *r.LogLoss, *r.ECE, cal)
+	}
+	fmt.Fprintln(out)
+	return r.Confusion.WriteNamedReport(out, printableLabels(r.Names))
 }
 
 // checkData looks at data a model m is about to be measured on (labels
