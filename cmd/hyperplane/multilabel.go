@@ -407,10 +407,7 @@ func predictMultiLabel(ctx context.Context, env *Env, w io.Writer, model, path, 
 				b = append(b, '\t')
 				b = append(b, names[c]...)
 				for _, t := range terms {
-					b = append(b, ' ')
-					b = strconv.AppendQuote(b, t.Term)
-					b = append(b, ' ')
-					b = strconv.AppendFloat(b, t.Value, 'f', 3, 64)
+					b = appendContribution(append(b, ' '), t.Term, t.Value)
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 )
 
 func newPredictCmd() *Command {
+	o := new(predictOptions)
 	c := &Command{
 		UsageLine: "predict -model MODEL FILE",
 		Short:     "write a saved model's predictions for every row of a file, one per line",
@@ -76,286 +78,375 @@ score reaches its threshold, separated by commas (an empty line for a
 document with none), each followed by ':' and its score or probability
 with -scores or -proba; -k N writes the N best labels instead; -explain N
 adds, for each label written, a tab, the label and its N heaviest terms.`,
+		Run: o.run,
 	}
 	fs := &c.Flag
-	model := fs.String("model", "", "the model `file`")
-	scores := fs.Bool("scores", false, "write the decision value after each label")
-	labelCol := labelColFlag(fs)
-	out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")
-	strict := fs.Bool("strict", false, "fail when FILE has features past the model's width (default: warn)")
-	feat := fs.String("featurizer", "", "write label names from this text featurizer `file` (see convert), and read raw text with it")
-	from := fs.String("from", "", "what FILE holds: raw text (text: told by its content; or jsonl, tsv or lines, a document a line), libsvm or cache; default: by its content (see above)")
-	ff := addFieldFlags(fs)
-	proba := fs.Bool("proba", false, "text models: write the label's probability after it (with -k, each label's)")
-	topK := fs.Int("k", 0, "write the `N` most likely labels, best first (0: the predicted label only)")
-	explain := fs.Int("explain", 0, "text models: after the label, the `N` terms of the document that weigh most in its label's score, with their contributions")
-	showProgress := progressFlag(fs)
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		env.progress = *showProgress
-		stdout := env.Stdout
-		if len(args) != 1 || *model == "" {
-			return usageError("predict needs -model MODEL and one FILE")
-		}
-		var outs []arg
-		if len(setAmong(fs, "o")) > 0 && *out != "-" {
-			outs = append(outs, arg{"-o", *out})
-		}
-		w, err := prepareOutputs(stdout, append([]arg{{"FILE", args[0]}, {"-model", *model}, {"-featurizer", *feat}}, stdioInput(env, args[0])...), outs...)
-		if err != nil {
-			return err
-		}
-		defer w.cleanup()
-		if *topK < 0 {
-			return usageError("-k %d is negative", *topK)
-		}
-		if *explain < 0 {
-			return usageError("-explain %d is negative", *explain)
-		}
-		if *proba && *scores {
-			return usageError("-scores and -proba: give one")
-		}
-		switch *from {
-		case "", "text", "jsonl", "tsv", "lines", "libsvm", "cache":
-		default:
-			return usageError("-from %q (want text, jsonl, tsv, lines, libsvm or cache)", *from)
-		}
-		fromText := *from != "libsvm" && *from != "cache"
-		if isNumberedMultiLabel(*model) {
-			m, err := engine.LoadMultiLabel(*model)
-			if err != nil {
-				return err
-			}
-			if *explain > 0 || *feat != "" {
-				return usageError("%s is a multi-label model of numbered features: -explain and -featurizer take text models", *model)
-			}
-			write := func(dst io.Writer) error { return predictNumberedMultiLabel(dst, m, args[0], *topK, *scores, *proba) }
-			if len(outs) == 0 {
-				return write(stdout)
-			}
-			if err := write(w.writer(*out)); err != nil {
-				return err
-			}
-			return w.commit()
-		}
-		if textmodel.IsMultiLabelFile(*model) {
-			if !fromText || *feat != "" {
-				return usageError("%s is a multi-label text model: it reads raw text and holds its featurizer", *model)
-			}
-			textFrom := *from
-			if textFrom == "text" {
-				textFrom = ""
-			}
-			write := func(dst io.Writer) error {
-				return predictMultiLabel(ctx, env, dst, *model, args[0], textFrom, ff, *topK, *scores, *proba, *explain)
-			}
-			if len(outs) == 0 {
-				return write(stdout)
-			}
-			if err := write(w.writer(*out)); err != nil {
-				return err
-			}
-			return w.commit()
-		}
-		if *feat != "" && isTextModel(*model) {
-			return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
-		}
-		in, err := openData(ctx, env, args[0])
-		if err != nil {
-			return inFile(args[0], err)
-		}
-		defer in.close()
-		// A text model that reads a few documents is loaded for them
-		// alone (textmodel.LoadFor), which costs a fraction of loading
-		// the whole: the documents are read first, with the fields and
-		// labels of the model loaded for no documents (its header).
-		var m engine.Classifier
-		var tm *textmodel.Model
-		var dr *docReader
-		var head []string
-		if isTextModel(*model) && *feat == "" {
-			if !fromText {
-				return usageError("-from %s: %s is a text model, which reads raw text", *from, *model)
-			}
-			probe, err := textmodel.LoadFor(*model, []string{})
-			if err != nil {
-				return err
-			}
-			pf := probe.Featurizer()
-			opt := ff.options(pf, args[0], *from)
-			opt.IsLabel = pf.IsLabel
-			dr = openDocs(in, opt)
-			var end bool
-			if head, end, err = dr.head(subsetLimit(*model)); err != nil {
-				return interrupted(ctx, notText(inFile(args[0], err), *model))
-			}
-			switch {
-			case !pf.Config().Vocabulary || pf.Dim() > 0:
-				tm = probe // read whole: it cannot be read in part
-			case end:
-				tm, err = textmodel.LoadFor(*model, head)
-				partLoads.Add(1)
-			default:
-				tm, err = textmodel.Load(*model)
-			}
-			if err != nil {
-				return err
-			}
-			m = tm.Classifier()
-		} else if m, tm, err = loadModel(*model); err != nil {
-			return err
-		}
-		var names *text.Featurizer
-		if tm != nil {
-			if *feat != "" {
-				return usageError("%s is a text model and holds its featurizer: drop -featurizer", *model)
-			}
-			names = tm.Featurizer()
-		} else if (*proba && !nativeProba(m)) || *explain > 0 {
-			return usageError("-proba and -explain need a text model (train on raw text -o M.hptm), which holds its calibration and its terms; %s is a model of numbered features, with neither (-scores gives its raw scores)", *model)
-		}
-		if *feat != "" {
-			if names, err = text.Load(*feat); err != nil {
-				return err
-			}
-			// With names for labels (not numbers, which name
-			// themselves), every class must be one of them, or the
-			// output would mix names with bare numbers.
-			classes := m.ClassValues()
-			known := names.Labels()
-			// Numbers name themselves: each label is its class
-			// value, written canonically ("01", "1", "1.0" are
-			// names, classes 0, 1, 2).
-			numeric := true
-			for _, s := range known {
-				if v, err := names.Label(s); err != nil || strconv.FormatFloat(v, 'g', -1, 64) != s {
-					numeric = false
-				}
-			}
-			for _, c := range classes {
-				if !numeric && !slices.Contains(known, names.Name(c)) {
-					return fmt.Errorf("%s: class %v of model %s is none of its labels %s: was the model trained on this featurizer's output?", *feat, c, *model, labelList(known, nil))
-				}
-			}
-		}
-		var rawText bool
-		switch {
-		case tm != nil:
-			rawText = true
-		case *from != "":
-			rawText = fromText
-		default:
-			rawText = in.isText()
-		}
-		if rawText && names == nil {
-			if *from == "" {
-				return in.notNumbered(*model)
-			}
-			return usageError("raw text needs the -featurizer it was converted with")
-		}
-		if set := ff.set(); len(set) > 0 && !rawText {
-			return usageError("-%s: the field flags apply to raw text", set[0])
-		}
-		var d *sparse.Dataset
-		var docs []string
-		if rawText {
-			var keep *[]string
-			if *explain > 0 {
-				keep = &docs
-			}
-			if dr == nil {
-				opt := ff.options(names, args[0], *from)
-				opt.IsLabel = names.IsLabel
-				dr = openDocs(in, opt)
-			}
-			d, err = dr.rows(head, names, keep)
-			err = notText(err, *model)
-		} else if *explain > 0 {
-			return usageError("-explain reads raw text")
-		} else {
-			d, err = readData(in, *labelCol)
-		}
-		if err != nil {
-			return interrupted(ctx, inFile(args[0], err))
-		}
-		if err := checkWidth(env, args[0], d.X, m, *strict); err != nil {
-			return err
-		}
-		pred := m.PredictBatch(d.X, nil)
-		// The labels are the exact scores' even where float32
-		// overflows; only printed scores can show it.
-		var dec []float32
-		if *scores && *topK == 0 {
-			dec = m.DecisionBatch(d.X, nil)
-			warnOverflow(env, args[0], dec)
-		}
-		name := func(b []byte, v float64) []byte {
-			if names != nil {
-				return appendLabel(b, names.Name(v))
-			}
-			return strconv.AppendFloat(b, v, 'g', -1, 64)
-		}
-		rank := newRanker(m, tm, *proba)
-		write := func(w io.Writer) error {
-			// (Through ctx: a signal stops the writing at the next
-			// buffer.)
-			bw := bufio.NewWriterSize(ctxWriter{ctx, w}, 64<<10)
-			var b []byte
-			for i, p := range pred {
-				b = b[:0]
-				switch {
-				case *topK > 0:
-					for j, c := range rank.top(d.X.Row(i), *topK) {
-						if j > 0 {
-							b = append(b, '\t')
-						}
-						b = name(b, c.class)
-						if *scores || *proba {
-							b = append(b, '\t')
-							b = strconv.AppendFloat(b, c.value, 'g', 6, 64)
-						}
-					}
-				default:
-					b = name(b, p)
-					if *scores {
-						b = append(b, '\t')
-						b = strconv.AppendFloat(b, float64(dec[i]), 'g', -1, 32)
-					}
-					if *proba {
-						b = append(b, '\t')
-						b = strconv.AppendFloat(b, rank.proba(d.X.Row(i), p), 'g', 6, 64)
-					}
-				}
-				if *explain > 0 {
-					_, _, terms, err := tm.Explain(docs[i], *explain)
-					if err != nil {
-						return err
-					}
-					b = append(b, '\t')
-					for j, c := range terms {
-						if j > 0 {
-							b = append(b, ' ')
-						}
-						b = strconv.AppendQuote(b, c.Term)
-						b = append(b, ' ')
-						b = strconv.AppendFloat(b, c.Value, 'f', 3, 64)
-					}
-				}
-				b = append(b, '\n')
-				if _, err := bw.Write(b); err != nil {
-					return err
-				}
-			}
-			return bw.Flush()
-		}
+	o.flags = fs
+	fs.StringVar(&o.model, "model", "", "the model `file`")
+	fs.BoolVar(&o.scores, "scores", false, "write the decision value after each label")
+	o.labelCol = labelColFlag(fs)
+	fs.StringVar(&o.out, "o", "", "write to this `file` (atomically) instead of standard output")
+	fs.BoolVar(&o.strict, "strict", false, "fail when FILE has features past the model's width (default: warn)")
+	fs.StringVar(&o.feat, "featurizer", "", "write label names from this text featurizer `file` (see convert), and read raw text with it")
+	fs.StringVar(&o.from, "from", "", "what FILE holds: raw text (text: told by its content; or jsonl, tsv or lines, a document a line), libsvm or cache; default: by its content (see above)")
+	o.fields = addFieldFlags(fs)
+	fs.BoolVar(&o.proba, "proba", false, "text models: write the label's probability after it (with -k, each label's)")
+	fs.IntVar(&o.topK, "k", 0, "write the `N` most likely labels, best first (0: the predicted label only)")
+	fs.IntVar(&o.explain, "explain", 0, "text models: after the label, the `N` terms of the document that weigh most in its label's score, with their contributions")
+	o.progress = progressFlag(fs)
+	return c
+}
+
+// predictOptions holds predict's flags.
+type predictOptions struct {
+	flags    *flag.FlagSet // to tell the flags set on the command line
+	model    string
+	scores   bool
+	labelCol *string
+	out      string // -o
+	strict   bool
+	feat     string // -featurizer
+	from     string
+	fields   *fieldFlags
+	proba    bool
+	topK     int // -k
+	explain  int
+	progress *bool
+}
+
+// run writes the model's prediction for every row of args[0].
+func (o *predictOptions) run(ctx context.Context, env *Env, args []string) error {
+	env.progress = *o.progress
+	if len(args) != 1 || o.model == "" {
+		return usageError("predict needs -model MODEL and one FILE")
+	}
+	path := args[0]
+	var outs []arg
+	if len(setAmong(o.flags, "o")) > 0 && o.out != "-" {
+		outs = append(outs, arg{"-o", o.out})
+	}
+	w, err := prepareOutputs(env.Stdout, append([]arg{{"FILE", path}, {"-model", o.model}, {"-featurizer", o.feat}}, stdioInput(env, path)...), outs...)
+	if err != nil {
+		return err
+	}
+	defer w.cleanup()
+	if err := o.check(); err != nil {
+		return err
+	}
+	// emit writes the lines write makes to standard output, or to the
+	// -o file, which it then commits.
+	emit := func(write func(io.Writer) error) error {
 		if len(outs) == 0 {
-			return interrupted(ctx, write(stdout))
+			return write(env.Stdout)
 		}
-		if err := write(w.writer(*out)); err != nil {
-			return interrupted(ctx, err)
+		if err := write(w.writer(o.out)); err != nil {
+			return err
 		}
 		return w.commit()
 	}
-	return c
+	if isNumberedMultiLabel(o.model) {
+		m, err := engine.LoadMultiLabel(o.model)
+		if err != nil {
+			return err
+		}
+		if o.explain > 0 || o.feat != "" {
+			return usageError("%s is a multi-label model of numbered features: -explain and -featurizer take text models", o.model)
+		}
+		return emit(func(dst io.Writer) error { return predictNumberedMultiLabel(dst, m, path, o.topK, o.scores, o.proba) })
+	}
+	if textmodel.IsMultiLabelFile(o.model) {
+		if !o.fromText() || o.feat != "" {
+			return usageError("%s is a multi-label text model: it reads raw text and holds its featurizer", o.model)
+		}
+		textFrom := o.from
+		if textFrom == "text" {
+			textFrom = ""
+		}
+		return emit(func(dst io.Writer) error {
+			return predictMultiLabel(ctx, env, dst, o.model, path, textFrom, o.fields, o.topK, o.scores, o.proba, o.explain)
+		})
+	}
+	if o.feat != "" && isTextModel(o.model) {
+		return usageError("%s is a text model and holds its featurizer: drop -featurizer", o.model)
+	}
+	in, err := openData(ctx, env, path)
+	if err != nil {
+		return inFile(path, err)
+	}
+	defer in.close()
+	pm, err := o.load(ctx, in, path)
+	if err != nil {
+		return err
+	}
+	p := &predictions{o: o, predictModel: pm}
+	if err := p.read(ctx, env, in, path); err != nil {
+		return err
+	}
+	return emit(func(dst io.Writer) error { return interrupted(ctx, p.write(ctx, dst)) })
+}
+
+// check refuses flags that are out of range or that contradict each
+// other.
+func (o *predictOptions) check() error {
+	if o.topK < 0 {
+		return usageError("-k %d is negative", o.topK)
+	}
+	if o.explain < 0 {
+		return usageError("-explain %d is negative", o.explain)
+	}
+	if o.proba && o.scores {
+		return usageError("-scores and -proba: give one")
+	}
+	switch o.from {
+	case "", "text", "jsonl", "tsv", "lines", "libsvm", "cache":
+	default:
+		return usageError("-from %q (want text, jsonl, tsv, lines, libsvm or cache)", o.from)
+	}
+	return nil
+}
+
+// fromText reports whether -from allows raw text.
+func (o *predictOptions) fromText() bool { return o.from != "libsvm" && o.from != "cache" }
+
+// predictModel is a model predict loaded, with what it reads and names
+// labels by.
+type predictModel struct {
+	m     engine.Classifier
+	tm    *textmodel.Model // a text model's own, else nil
+	names *text.Featurizer // what names the labels: a text model's featurizer or -featurizer's
+	// dr reads a text model's documents; head holds those it read
+	// before loading the model (nil: none were).
+	dr   *docReader
+	head []string
+}
+
+// load loads -model for the input in, and the featurizer that names its
+// labels. A text model that reads a few documents is loaded for them
+// alone (textmodel.LoadFor), which costs a fraction of loading the
+// whole: the documents are read first, with the fields and labels of the
+// model loaded for no documents (its header).
+func (o *predictOptions) load(ctx context.Context, in *input, path string) (*predictModel, error) {
+	pm := &predictModel{}
+	var err error
+	if isTextModel(o.model) && o.feat == "" {
+		if pm.tm, err = o.loadText(ctx, in, path, pm); err != nil {
+			return nil, err
+		}
+		pm.m = pm.tm.Classifier()
+	} else if pm.m, pm.tm, err = loadModel(o.model); err != nil {
+		return nil, err
+	}
+	if pm.tm != nil {
+		if o.feat != "" {
+			return nil, usageError("%s is a text model and holds its featurizer: drop -featurizer", o.model)
+		}
+		pm.names = pm.tm.Featurizer()
+	} else if (o.proba && !nativeProba(pm.m)) || o.explain > 0 {
+		return nil, usageError("-proba and -explain need a text model (train on raw text -o M.hptm), which holds its calibration and its terms; %s is a model of numbered features, with neither (-scores gives its raw scores)", o.model)
+	}
+	if o.feat != "" {
+		if pm.names, err = text.Load(o.feat); err != nil {
+			return nil, err
+		}
+		if err := o.checkNames(pm.names, pm.m); err != nil {
+			return nil, err
+		}
+	}
+	return pm, nil
+}
+
+// loadText loads the text model -model, in part for the documents of in
+// when they are few (see load), and puts its document reader and the
+// documents read in pm.
+func (o *predictOptions) loadText(ctx context.Context, in *input, path string, pm *predictModel) (*textmodel.Model, error) {
+	if !o.fromText() {
+		return nil, usageError("-from %s: %s is a text model, which reads raw text", o.from, o.model)
+	}
+	probe, err := textmodel.LoadFor(o.model, []string{})
+	if err != nil {
+		return nil, err
+	}
+	pf := probe.Featurizer()
+	opt := o.fields.options(pf, path, o.from)
+	opt.IsLabel = pf.IsLabel
+	pm.dr = openDocs(in, opt)
+	var end bool
+	if pm.head, end, err = pm.dr.head(subsetLimit(o.model)); err != nil {
+		return nil, interrupted(ctx, notText(inFile(path, err), o.model))
+	}
+	switch {
+	case !pf.Config().Vocabulary || pf.Dim() > 0:
+		return probe, nil // read whole: it cannot be read in part
+	case end:
+		partLoads.Add(1)
+		return textmodel.LoadFor(o.model, pm.head)
+	}
+	return textmodel.Load(o.model)
+}
+
+// checkNames checks that every class of m is one of the labels of the
+// featurizer names: with names for labels (not numbers, which name
+// themselves), a class without one would mix names with bare numbers in
+// the output.
+func (o *predictOptions) checkNames(names *text.Featurizer, m engine.Classifier) error {
+	classes := m.ClassValues()
+	known := names.Labels()
+	// Numbers name themselves: each label is its class value, written
+	// canonically ("01", "1", "1.0" are names, classes 0, 1, 2).
+	numeric := true
+	for _, s := range known {
+		if v, err := names.Label(s); err != nil || strconv.FormatFloat(v, 'g', -1, 64) != s {
+			numeric = false
+		}
+	}
+	for _, c := range classes {
+		if !numeric && !slices.Contains(known, names.Name(c)) {
+			return fmt.Errorf("%s: class %v of model %s is none of its labels %s: was the model trained on this featurizer's output?", o.feat, c, o.model, labelList(known, nil))
+		}
+	}
+	return nil
+}
+
+// predictions are predict's output: a line for each row of d.
+type predictions struct {
+	o *predictOptions
+	*predictModel
+	d    *sparse.Dataset
+	docs []string  // the documents, for -explain
+	pred []float64 // the predicted labels
+	dec  []float32 // the scores, for -scores without -k
+	rank *ranker
+}
+
+// read reads the rows of in (path) and predicts them.
+func (p *predictions) read(ctx context.Context, env *Env, in *input, path string) error {
+	o := p.o
+	var rawText bool
+	switch {
+	case p.tm != nil:
+		rawText = true
+	case o.from != "":
+		rawText = o.fromText()
+	default:
+		rawText = in.isText()
+	}
+	if rawText && p.names == nil {
+		if o.from == "" {
+			return in.notNumbered(o.model)
+		}
+		return usageError("raw text needs the -featurizer it was converted with")
+	}
+	if set := o.fields.set(); len(set) > 0 && !rawText {
+		return usageError("-%s: the field flags apply to raw text", set[0])
+	}
+	var err error
+	if rawText {
+		var keep *[]string
+		if o.explain > 0 {
+			keep = &p.docs
+		}
+		if p.dr == nil {
+			opt := o.fields.options(p.names, path, o.from)
+			opt.IsLabel = p.names.IsLabel
+			p.dr = openDocs(in, opt)
+		}
+		p.d, err = p.dr.rows(p.head, p.names, keep)
+		err = notText(err, o.model)
+	} else if o.explain > 0 {
+		return usageError("-explain reads raw text")
+	} else {
+		p.d, err = readData(in, *o.labelCol)
+	}
+	if err != nil {
+		return interrupted(ctx, inFile(path, err))
+	}
+	if err := checkWidth(env, path, p.d.X, p.m, o.strict); err != nil {
+		return err
+	}
+	p.pred = p.m.PredictBatch(p.d.X, nil)
+	// The labels are the exact scores' even where float32 overflows;
+	// only printed scores can show it.
+	if o.scores && o.topK == 0 {
+		p.dec = p.m.DecisionBatch(p.d.X, nil)
+		warnOverflow(env, path, p.dec)
+	}
+	p.rank = newRanker(p.m, p.tm, o.proba)
+	return nil
+}
+
+// write writes the lines to w, through ctx: a signal stops the writing
+// at the next buffer.
+func (p *predictions) write(ctx context.Context, w io.Writer) error {
+	bw := bufio.NewWriterSize(ctxWriter{ctx, w}, 64<<10)
+	var b []byte
+	for i := range p.pred {
+		var err error
+		if b, err = p.line(b[:0], i); err != nil {
+			return err
+		}
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// line appends row i's line to b: its label, or the -k best, with the
+// values -scores or -proba ask for, and -explain's terms.
+func (p *predictions) line(b []byte, i int) ([]byte, error) {
+	o := p.o
+	if o.topK > 0 {
+		for j, c := range p.rank.top(p.d.X.Row(i), o.topK) {
+			if j > 0 {
+				b = append(b, '\t')
+			}
+			b = p.label(b, c.class)
+			if o.scores || o.proba {
+				b = append(b, '\t')
+				b = strconv.AppendFloat(b, c.value, 'g', 6, 64)
+			}
+		}
+	} else {
+		b = p.label(b, p.pred[i])
+		if o.scores {
+			b = append(b, '\t')
+			b = strconv.AppendFloat(b, float64(p.dec[i]), 'g', -1, 32)
+		}
+		if o.proba {
+			b = append(b, '\t')
+			b = strconv.AppendFloat(b, p.rank.proba(p.d.X.Row(i), p.pred[i]), 'g', 6, 64)
+		}
+	}
+	if o.explain > 0 {
+		_, _, terms, err := p.tm.Explain(p.docs[i], o.explain)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, '\t')
+		for j, c := range terms {
+			if j > 0 {
+				b = append(b, ' ')
+			}
+			b = appendContribution(b, c.Term, c.Value)
+		}
+	}
+	return append(b, '\n'), nil
+}
+
+// label appends the label of class v: its name, or the number.
+func (p *predictions) label(b []byte, v float64) []byte {
+	if p.names != nil {
+		return appendLabel(b, p.names.Name(v))
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+// appendContribution appends a term of -explain, quoted, and its
+// contribution to the label's score.
+func appendContribution(b []byte, term string, value float64) []byte {
+	b = strconv.AppendQuote(b, term)
+	b = append(b, ' ')
+	return strconv.AppendFloat(b, value, 'f', 3, 64)
 }
 
 // appendLabel appends a label name to an output line: as it is, or, if
