@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -22,6 +23,7 @@ import (
 )
 
 func newConvertCmd() *Command {
+	o := new(convertOptions)
 	c := &Command{
 		UsageLine: "convert IN OUT",
 		Short:     "convert labelled text (JSONL/TSV) to features, LIBSVM to a binary cache and back",
@@ -65,210 +67,282 @@ folder is created if it is missing (and removed again if the command
 fails).
 
   hyperplane convert -shards 4 -seed 1 train.svm shards/train.hpc`,
+		Run: o.run,
 	}
 	fs := &c.Flag
-	from := fs.String("from", "", "force the input kind: libsvm, cache or text (default: by content and name)")
-	tfl := addTextFlags(fs, trainTextDefaults, true)
-	save := fs.String("save-featurizer", "", "text: save the featurizer fitted on IN to this `file`")
-	load := fs.String("featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
-	dim := fs.Int("dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	labelCol := labelColFlag(fs)
-	showProgress := progressFlag(fs)
-	shards := fs.Int("shards", 0, "deal the rows at random into `N` cache files OUT-00000-of-0000N.hpc (OUT ends in .hpc)")
-	seed := fs.Uint64("seed", 0, "-shards: seed of the random dealing")
-	c.Run = func(ctx context.Context, env *Env, args []string) (err error) {
-		out := env.Stdout
-		if len(args) != 2 {
-			return usageError("convert takes IN and OUT")
-		}
-		in, dst := args[0], args[1]
-		switch {
-		case *shards < 0 || *shards > maxShards:
-			return usageError("-shards %d is not in [1, %d]", *shards, maxShards)
-		case *shards > 0 && (dst == "-" || !isCachePath(dst)):
-			return usageError("-shards writes cache files: OUT %s must end in .hpc", dst)
-		case *shards == 0 && len(setAmong(fs, "seed")) > 0:
-			return usageError("-seed seeds the dealing of -shards")
-		}
-		// The featurizer's settings are checked before anything is read.
-		cfg, err := tfl.config(fs)
-		if err != nil {
-			return err
-		}
-		env.progress = *showProgress
-		src, name, closeIn, err := openInput(ctx, env, in)
-		if err != nil {
-			return err
-		}
-		defer closeIn()
-		kind, err := inputKind(src, in, *from)
-		if err != nil {
-			return err
-		}
-		if *labelCol != "" && kind != "csv" {
-			return usageError("-label-col %q: %s is not a CSV table (.csv, .csv.gz)", *labelCol, in)
-		}
-		fitting := tfl.fitting
-		textFlags := append([]string{"save-featurizer", "featurizer"}, tfl.all...)
-		if kind != "text" && len(setAmong(fs, textFlags...)) > 0 {
-			return usageError("%s is not text: the text flags do not apply", in)
-		}
-		if kind == "text" && *dim != 0 {
-			return usageError("-dim fixes the columns of LIBSVM input; text gets its width from -bits or its vocabulary")
-		}
-		if *load != "" && *save != "" {
-			return usageError("-featurizer applies a saved featurizer, -save-featurizer fits a new one: give one")
-		}
-		if *load != "" {
-			// A saved featurizer carries its own settings: flags that
-			// would fit another one would be silently ignored.
-			if set := setAmong(fs, fitting...); len(set) > 0 {
-				return usageError("%s fit a featurizer; -featurizer %s applies a saved one with its own settings", strings.Join(set, ", "), *load)
-			}
-		}
-		// Both outputs are created now, before the work, and replace
-		// their targets together at the end, or neither does: data
-		// and the featurizer that made them always agree.
-		outArgs := []arg{{"OUT", dst}}
-		if *shards > 0 {
-			// The shards' folder is made when missing (convert -shards 4
-			// IN shards/train.hpc), and removed again if no shard is
-			// written into it.
-			made, err := makeParents(filepath.Dir(dst))
-			if err != nil {
-				return err
-			}
-			defer func() {
-				if err != nil {
-					removeMade(made)
-				}
-			}()
-			outArgs = outArgs[:0]
-			for _, p := range shardPaths(dst, *shards) {
-				outArgs = append(outArgs, arg{"shard", p})
-			}
-		}
-		if len(setAmong(fs, "save-featurizer")) > 0 {
-			outArgs = append(outArgs, arg{"-save-featurizer", *save})
-		}
-		outs, err := prepareOutputs(out, append([]arg{{"IN", in}, {"-featurizer", *load}}, stdioInput(env, in)...), outArgs...)
-		if err != nil {
-			return err
-		}
-		defer outs.cleanup()
-		report := out
-		if writesStdout(out, dst) {
-			report = env.Stderr // standard output carries the data
-		}
-		t0 := time.Now()
-		res := convertResult{In: in, Out: dst, From: kind}
-		var d *sparse.Dataset
-		var f *text.Featurizer
-		switch kind {
-		case "text":
-			topt := tfl.readOptions(name)
-			if *load != "" {
-				if f, err = text.Load(*load); err != nil {
-					return err
-				}
-				// The fields the featurizer's training text had,
-				// unless the flags say otherwise.
-				fo := f.ReadOptions()
-				if len(setAmong(fs, "label-field")) == 0 {
-					topt.LabelField = fo.LabelField
-				}
-				if len(setAmong(fs, "text-field")) == 0 {
-					topt.TextField = fo.TextField
-				}
-				d, err = f.VectorizeReader(src, topt)
-			} else if isCachePath(dst) && *shards == 0 {
-				// Text to a cache: the rows go to OUT as they are
-				// made, never all in memory (text.FitCache).
-				w, info, closeCount := cacheWriter(ctx, outs, dst)
-				defer closeCount()
-				r, err := text.FitCache(ctx, src, topt, cfg, w, text.CacheOptions{TempDir: cacheDir(dst)})
-				if err != nil {
-					return interrupted(ctx, err)
-				}
-				f = r.Featurizer
-				res.Labels = f.Labels()
-				for _, n := range res.Labels {
-					v, _ := f.Label(n)
-					res.Values = append(res.Values, v)
-				}
-				if *save != "" {
-					if err := writeFeaturizer(ctxWriter{ctx, outs.writer(*save)}, f); err != nil {
-						return interrupted(ctx, err)
-					}
-				}
-				if err := finishCache(ctx, outs, dst, w, info, &res); err != nil {
-					return err
-				}
-				return res.print(report, t0, *asJSON)
-			} else {
-				f, d, err = fitText(ctx, src, in, topt, cfg)
-			}
-			if err != nil {
-				return interrupted(ctx, err)
-			}
-			res.Labels = f.Labels()
-			for _, n := range res.Labels {
-				v, _ := f.Label(n)
-				res.Values = append(res.Values, v)
-			}
-		case "libsvm":
-			if isCachePath(dst) && *shards == 0 {
-				// Row by row, in bounded memory.
-				ropt := sparse.ReadOptions{Dim: *dim, Name: name}
-				w, info, closeCount := cacheWriter(ctx, outs, dst)
-				defer closeCount()
-				if err := hpc.ConvertLIBSVM(w, src, ropt, hpc.WriterOptions{}); err != nil {
-					return interrupted(ctx, err)
-				}
-				if err := finishCache(ctx, outs, dst, w, info, &res); err != nil {
-					return err
-				}
-				return res.print(report, t0, *asJSON)
-			}
-			if d, err = libsvm.Read(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
-				return interrupted(ctx, err)
-			}
-		case "cache":
-			if d, err = hpc.Read(src, sparse.ReadOptions{Dim: *dim, Name: name}); err != nil {
-				return interrupted(ctx, err)
-			}
-		case "csv":
-			// A table's rows, as LIBSVM or a cache by OUT's name.
-			t, err := csv.Read(src, csv.Options{Name: name, Label: *labelCol})
-			if err != nil {
-				return interrupted(ctx, err)
-			}
-			d = t.Dataset()
-		}
-		if *shards > 0 {
-			if err := writeShards(ctx, outs, shardPaths(dst, *shards), d, *seed); err != nil {
-				return interrupted(ctx, err)
-			}
-			res.Out, res.Shards = shardPaths(dst, *shards)[0]+" …", *shards
-		} else if err := writeData(ctxWriter{ctx, outs.writer(dst)}, dst, d); err != nil {
-			return interrupted(ctx, err)
-		}
-		if *save != "" {
-			if err := writeFeaturizer(ctxWriter{ctx, outs.writer(*save)}, f); err != nil {
-				return interrupted(ctx, err)
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return interrupted(ctx, err)
-		}
-		if err := outs.commit(); err != nil {
-			return err
-		}
-		res.Rows, res.Cols, res.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
-		return res.print(report, t0, *asJSON)
-	}
+	o.flags = fs
+	fs.StringVar(&o.from, "from", "", "force the input kind: libsvm, cache or text (default: by content and name)")
+	o.text = addTextFlags(fs, trainTextDefaults, true)
+	fs.StringVar(&o.save, "save-featurizer", "", "text: save the featurizer fitted on IN to this `file`")
+	fs.StringVar(&o.load, "featurizer", "", "text: apply the featurizer saved in this `file` instead of fitting one")
+	fs.IntVar(&o.dim, "dim", 0, "LIBSVM: fix the number of columns (0: the largest index)")
+	fs.BoolVar(&o.json, "json", false, "print the result as JSON")
+	o.labelCol = labelColFlag(fs)
+	o.progress = progressFlag(fs)
+	fs.IntVar(&o.shards, "shards", 0, "deal the rows at random into `N` cache files OUT-00000-of-0000N.hpc (OUT ends in .hpc)")
+	fs.Uint64Var(&o.seed, "seed", 0, "-shards: seed of the random dealing")
 	return c
+}
+
+// convertOptions holds convert's flags.
+type convertOptions struct {
+	flags    *flag.FlagSet // to tell the flags set on the command line
+	from     string
+	text     *textFlags
+	save     string // -save-featurizer
+	load     string // -featurizer
+	dim      int
+	json     bool
+	labelCol *string
+	progress *bool
+	shards   int
+	seed     uint64
+}
+
+// run converts IN, args[0], to OUT, args[1].
+func (o *convertOptions) run(ctx context.Context, env *Env, args []string) (err error) {
+	if len(args) != 2 {
+		return usageError("convert takes IN and OUT")
+	}
+	in, dst := args[0], args[1]
+	switch {
+	case o.shards < 0 || o.shards > maxShards:
+		return usageError("-shards %d is not in [1, %d]", o.shards, maxShards)
+	case o.shards > 0 && (dst == "-" || !isCachePath(dst)):
+		return usageError("-shards writes cache files: OUT %s must end in .hpc", dst)
+	case o.shards == 0 && len(setAmong(o.flags, "seed")) > 0:
+		return usageError("-seed seeds the dealing of -shards")
+	}
+	// The featurizer's settings are checked before anything is read.
+	cfg, err := o.text.config(o.flags)
+	if err != nil {
+		return err
+	}
+	env.progress = *o.progress
+	src, name, closeIn, err := openInput(ctx, env, in)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	kind, err := inputKind(src, in, o.from)
+	if err != nil {
+		return err
+	}
+	if err := o.checkKind(kind, in); err != nil {
+		return err
+	}
+	// Both outputs are created now, before the work, and replace their
+	// targets together at the end, or neither does: data and the
+	// featurizer that made them always agree.
+	outArgs := []arg{{"OUT", dst}}
+	if o.shards > 0 {
+		// The shards' folder is made when missing (convert -shards 4 IN
+		// shards/train.hpc), and removed again if no shard is written
+		// into it.
+		made, err := makeParents(filepath.Dir(dst))
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err != nil {
+				removeMade(made)
+			}
+		}()
+		outArgs = outArgs[:0]
+		for _, p := range shardPaths(dst, o.shards) {
+			outArgs = append(outArgs, arg{"shard", p})
+		}
+	}
+	if len(setAmong(o.flags, "save-featurizer")) > 0 {
+		outArgs = append(outArgs, arg{"-save-featurizer", o.save})
+	}
+	outs, err := prepareOutputs(env.Stdout, append([]arg{{"IN", in}, {"-featurizer", o.load}}, stdioInput(env, in)...), outArgs...)
+	if err != nil {
+		return err
+	}
+	defer outs.cleanup()
+	report := env.Stdout
+	if writesStdout(env.Stdout, dst) {
+		report = env.Stderr // standard output carries the data
+	}
+	t0 := time.Now()
+	c := &conversion{o: o, ctx: ctx, outs: outs, src: src, name: name, dst: dst,
+		res: convertResult{In: in, Out: dst, From: kind}}
+	d, f, err := c.read(kind, cfg)
+	if err != nil {
+		return err
+	}
+	if d != nil {
+		if err := c.write(d, f); err != nil {
+			return err
+		}
+	}
+	return c.res.print(report, t0, o.json)
+}
+
+// checkKind refuses the flags that do not apply to input of kind.
+func (o *convertOptions) checkKind(kind, in string) error {
+	if *o.labelCol != "" && kind != "csv" {
+		return usageError("-label-col %q: %s is not a CSV table (.csv, .csv.gz)", *o.labelCol, in)
+	}
+	textFlags := append([]string{"save-featurizer", "featurizer"}, o.text.all...)
+	if kind != "text" && len(setAmong(o.flags, textFlags...)) > 0 {
+		return usageError("%s is not text: the text flags do not apply", in)
+	}
+	if kind == "text" && o.dim != 0 {
+		return usageError("-dim fixes the columns of LIBSVM input; text gets its width from -bits or its vocabulary")
+	}
+	if o.load != "" && o.save != "" {
+		return usageError("-featurizer applies a saved featurizer, -save-featurizer fits a new one: give one")
+	}
+	if o.load != "" {
+		// A saved featurizer carries its own settings: flags that would
+		// fit another one would be silently ignored.
+		if set := setAmong(o.flags, o.text.fitting...); len(set) > 0 {
+			return usageError("%s fit a featurizer; -featurizer %s applies a saved one with its own settings", strings.Join(set, ", "), o.load)
+		}
+	}
+	return nil
+}
+
+// conversion is one run of convert, its outputs prepared: the input src
+// (named name), OUT (dst) and what the result reports.
+type conversion struct {
+	o    *convertOptions
+	ctx  context.Context
+	outs *outputs
+	src  io.Reader
+	name string
+	dst  string
+	res  convertResult
+}
+
+// read reads the rows of the input, of kind kind, and for text the
+// featurizer that made them. A cache OUT without -shards is written as
+// the rows are read, in bounded memory, and committed: read then returns
+// no rows, and res holds OUT's figures.
+func (c *conversion) read(kind string, cfg text.Config) (*sparse.Dataset, *text.Featurizer, error) {
+	ctx, o := c.ctx, c.o
+	toCache := isCachePath(c.dst) && o.shards == 0
+	ropt := sparse.ReadOptions{Dim: o.dim, Name: c.name}
+	switch kind {
+	case "text":
+		if toCache && o.load == "" {
+			return nil, nil, c.fitCache(cfg)
+		}
+		return c.readText(cfg)
+	case "libsvm":
+		if toCache {
+			// Row by row, in bounded memory.
+			w, info, closeCount := cacheWriter(ctx, c.outs, c.dst)
+			defer closeCount()
+			if err := hpc.ConvertLIBSVM(w, c.src, ropt, hpc.WriterOptions{}); err != nil {
+				return nil, nil, interrupted(ctx, err)
+			}
+			return nil, nil, finishCache(ctx, c.outs, c.dst, w, info, &c.res)
+		}
+		d, err := libsvm.Read(c.src, ropt)
+		return d, nil, interrupted(ctx, err)
+	case "cache":
+		d, err := hpc.Read(c.src, ropt)
+		return d, nil, interrupted(ctx, err)
+	case "csv":
+		// A table's rows, as LIBSVM or a cache by OUT's name.
+		t, err := csv.Read(c.src, csv.Options{Name: c.name, Label: *o.labelCol})
+		if err != nil {
+			return nil, nil, interrupted(ctx, err)
+		}
+		return t.Dataset(), nil, nil
+	}
+	return nil, nil, nil
+}
+
+// readText featurizes the text input, with the -featurizer given or one
+// fitted on it.
+func (c *conversion) readText(cfg text.Config) (*sparse.Dataset, *text.Featurizer, error) {
+	o := c.o
+	topt := o.text.readOptions(c.name)
+	var d *sparse.Dataset
+	var f *text.Featurizer
+	var err error
+	if o.load != "" {
+		if f, err = text.Load(o.load); err != nil {
+			return nil, nil, err
+		}
+		// The fields the featurizer's training text had, unless the
+		// flags say otherwise.
+		fo := f.ReadOptions()
+		if len(setAmong(o.flags, "label-field")) == 0 {
+			topt.LabelField = fo.LabelField
+		}
+		if len(setAmong(o.flags, "text-field")) == 0 {
+			topt.TextField = fo.TextField
+		}
+		d, err = f.VectorizeReader(c.src, topt)
+	} else {
+		f, d, err = fitText(c.ctx, c.src, c.res.In, topt, cfg)
+	}
+	if err != nil {
+		return nil, nil, interrupted(c.ctx, err)
+	}
+	c.res.setLabels(f)
+	return d, f, nil
+}
+
+// fitCache fits a featurizer on the text input and writes its rows to
+// the cache OUT as they are made, never all in memory (text.FitCache),
+// and the featurizer to -save-featurizer.
+func (c *conversion) fitCache(cfg text.Config) error {
+	ctx, o := c.ctx, c.o
+	w, info, closeCount := cacheWriter(ctx, c.outs, c.dst)
+	defer closeCount()
+	r, err := text.FitCache(ctx, c.src, o.text.readOptions(c.name), cfg, w, text.CacheOptions{TempDir: cacheDir(c.dst)})
+	if err != nil {
+		return interrupted(ctx, err)
+	}
+	c.res.setLabels(r.Featurizer)
+	if o.save != "" {
+		if err := writeFeaturizer(ctxWriter{ctx, c.outs.writer(o.save)}, r.Featurizer); err != nil {
+			return interrupted(ctx, err)
+		}
+	}
+	return finishCache(ctx, c.outs, c.dst, w, info, &c.res)
+}
+
+// write writes the rows d to OUT, or dealt into its shards, and the
+// featurizer f to -save-featurizer, and commits them.
+func (c *conversion) write(d *sparse.Dataset, f *text.Featurizer) error {
+	ctx, o := c.ctx, c.o
+	if o.shards > 0 {
+		if err := writeShards(ctx, c.outs, shardPaths(c.dst, o.shards), d, o.seed); err != nil {
+			return interrupted(ctx, err)
+		}
+		c.res.Out, c.res.Shards = shardPaths(c.dst, o.shards)[0]+" …", o.shards
+	} else if err := writeData(ctxWriter{ctx, c.outs.writer(c.dst)}, c.dst, d); err != nil {
+		return interrupted(ctx, err)
+	}
+	if o.save != "" {
+		if err := writeFeaturizer(ctxWriter{ctx, c.outs.writer(o.save)}, f); err != nil {
+			return interrupted(ctx, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return interrupted(ctx, err)
+	}
+	if err := c.outs.commit(); err != nil {
+		return err
+	}
+	c.res.Rows, c.res.Cols, c.res.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
+	return nil
+}
+
+// setLabels records the label names of f and the numbers they become.
+func (r *convertResult) setLabels(f *text.Featurizer) {
+	r.Labels = f.Labels()
+	for _, n := range r.Labels {
+		v, _ := f.Label(n)
+		r.Values = append(r.Values, v)
+	}
 }
 
 // cacheWriter returns where convert writes the cache OUT (dst): the
