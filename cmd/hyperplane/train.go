@@ -21,6 +21,7 @@ import (
 )
 
 func newTrainCmd() *Command {
+	o := new(trainOptions)
 	c := &Command{
 		UsageLine: "train TRAIN",
 		Short:     "train a linear or kernel classifier on LIBSVM, CSV, a cache or raw text",
@@ -87,245 +88,368 @@ beside -o (else in TMPDIR) and the epochs read that cache a block at a
 time, so that neither the text nor its rows need fit in memory; the
 cache is removed however train ends. A text file of over 256 MB streams
 so by default (-stream=false keeps it in memory).`,
+		Run: o.run,
 	}
 	fs := &c.Flag
-	var cfg engine.Config
-	algo := fs.String("algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive), pegasos (linear SVM), logistic or modified_huber, averaged unless -no-average (default pa2; averaged with -kernel)")
-	noAverage := fs.Bool("no-average", false, "with -algo pa, pa1, pa2, pegasos, logistic or modified_huber: keep the last weights instead of their average")
+	o.flags = fs
+	cfg := &o.cfg
+	fs.StringVar(&o.algo, "algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive), pegasos (linear SVM), logistic or modified_huber, averaged unless -no-average (default pa2; averaged with -kernel)")
+	fs.BoolVar(&o.noAverage, "no-average", false, "with -algo pa, pa1, pa2, pegasos, logistic or modified_huber: keep the last weights instead of their average")
 	fs.Float64Var(&cfg.C, "C", 0, "aggressiveness of -algo pa1 and pa2 (default 1)")
 	fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (default 1e-4), logistic and modified_huber (default 1e-6)")
-	normalize := fs.Bool("normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
-	scale := fs.String("scale", "auto", "feature scaling, fitted on the training rows and folded into the model: standard (mean 0, sd 1; rows become dense), maxabs (into [-1, 1], zeros kept), none, or auto: standard for dense numeric data whose columns' scales differ 100-fold or more, said in the output, else none")
+	fs.BoolVar(&o.normalize, "normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
+	fs.StringVar(&o.scale, "scale", "auto", "feature scaling, fitted on the training rows and folded into the model: standard (mean 0, sd 1; rows become dense), maxabs (into [-1, 1], zeros kept), none, or auto: standard for dense numeric data whose columns' scales differ 100-fold or more, said in the output, else none")
 	fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
 	fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
-	bias := fs.String("bias", "separate", "bias: separate, augmented or none")
+	fs.StringVar(&o.bias, "bias", "separate", "bias: separate, augmented or none")
 	fs.Float64Var(&cfg.BiasScale, "bias-scale", 1, "constant feature value for -bias augmented")
 	fs.Float64Var(&cfg.InitScale, "init", 0, "start weights uniformly in [-init, init] (0: zeros)")
 	fs.Float64Var(&cfg.Margin, "margin", 0, "update when y·score ≤ margin")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for shuffling, init and the validation split")
 	fs.BoolVar(&cfg.NoShuffle, "no-shuffle", false, "visit rows in file order")
-	stream := fs.Bool("stream", false, "train out of core, a block at a time, with bounded memory: from a cache file (see convert), or from raw text through a cache written beside -o (else in TMPDIR) while the text is read, and removed at the end")
-	threads := fs.Int("threads", 1, "train averaged and plain on this many cores by iterative parameter mixing (0: all cores). The default, 1, is the sequential algorithm: on the shared sets an epoch takes milliseconds and two workers were no faster on a9a, 20ng and r52 and cost 0.3 to 0.8 points of test accuracy (imdb, 20ng, r52); mixing pays on millions of rows. A model trained with 1 does not depend on the machine's cores")
+	fs.BoolVar(&o.stream, "stream", false, "train out of core, a block at a time, with bounded memory: from a cache file (see convert), or from raw text through a cache written beside -o (else in TMPDIR) while the text is read, and removed at the end")
+	fs.IntVar(&o.threads, "threads", 1, "train averaged and plain on this many cores by iterative parameter mixing (0: all cores). The default, 1, is the sequential algorithm: on the shared sets an epoch takes milliseconds and two workers were no faster on a9a, 20ng and r52 and cost 0.3 to 0.8 points of test accuracy (imdb, 20ng, r52); mixing pays on millions of rows. A model trained with 1 does not depend on the machine's cores")
 	fs.Float64Var(&cfg.Validation, "validation", 0, "hold out this fraction for early stopping")
 	fs.IntVar(&cfg.Patience, "patience", 5, "epochs without improvement before early stopping")
 	fs.BoolVar(&cfg.Balanced, "balanced", false, "weigh classes by n/(k·n_class)")
-	cw := fs.String("class-weight", "", "per-class weights, `LABEL:W,...`")
-	test := fs.String("test", "", "evaluate on this `file`, of TRAIN's kind (LIBSVM, CSV or a cache; labelled text for text); - reads standard input")
-	out := fs.String("o", "", "save the model to this `file`")
-	labelCol := labelColFlag(fs)
-	showProgress := progressFlag(fs)
-	margins := fs.Bool("margins", false, "report margins, radius and the mistake bound on the training rows")
-	report := fs.Bool("report", false, "with -test: print per-class precision, recall, F1 and the confusion matrix")
-	verbose := fs.Bool("v", false, "print every epoch's statistics on stderr")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	kernel := fs.String("kernel", "", "train a kernel perceptron with this kernel `spec` (rbf:gamma=G, poly:degree=D,gamma=G,coef0=C, sigmoid:gamma=G,coef0=C, linear, default)")
-	budget := fs.Int("budget", 0, "with -kernel and -algo plain: most support vectors (0: no cap)")
-	gramMB := fs.Int64("gram-mb", kernels.DefaultBudget>>20, "with -kernel: memory for the Gram matrix in MiB (full matrix if it fits, else an LRU row cache)")
-	precompute := fs.Bool("precompute-gram", false, "with -kernel: compute the whole Gram matrix before training when it fits -gram-mb (default: rows as updates need them)")
-	cv := fs.Int("cv", 0, "first cross-validate: train on K-1 of K stratified folds and test on the last, for each fold (K ≥ 2), folds on all cores")
-	from := fs.String("from", "", "what TRAIN holds: text (labelled raw text), libsvm or cache (default: by its content and name)")
-	tfl := addTextFlags(fs, trainTextDefaults, false)
-	initial := fs.String("i", "", "continue training the model in this `file` (linear, or a text model on raw text) on TRAIN: its learner, bias, row normalization, scaling and featurizer, starting from its weights; TRAIN's labels must be among its classes and its features no more than its")
-	noCalib := fs.Bool("no-calibrate", false, "text: do not calibrate the probabilities (by default a fortieth of the training text, 250 to 5,000 documents, is held out to fit them on and not learned from)")
-	refit := fs.Bool("refit", false, "text: learn from every document and calibrate on a second model trained without the held-out tenth (a second training)")
-	multilabel := fs.Bool("multilabel", false, "text: every document has a list of labels (a JSONL array, or comma-separated in TSV); the default for a JSONL file whose first label is an array")
-	c.Run = func(ctx context.Context, env *Env, args []string) error {
-		if len(args) != 1 {
-			return usageError("train takes one TRAIN file")
-		}
-		isText := false
-		switch *from {
-		case "text":
-			isText = true
-		case "", "libsvm", "cache":
-			isText = *from == "" && textNamed(args[0])
-			if *from == "" && args[0] == "-" {
-				// Standard input has no name: its first line tells, read
-				// through a buffer that the training then reads on from.
-				br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
-				kind, _, err := text.Sniff(br)
-				if err != nil {
-					return interrupted(ctx, &fileError{"standard input", err})
-				}
-				isText = kind == text.KindJSONL || kind == text.KindText
-				e := *env
-				e.Stdin, env = br, &e
-			} else if *from == "" && !isText && !csvNamed(args[0]) {
-				// A name that does not say (fastText's cooking.train):
-				// the first line tells.
-				isText = fileIsText(args[0])
-			}
-		default:
-			return usageError("-from %q (want text, libsvm or cache)", *from)
-		}
-		if set := setAmong(fs, append(tfl.all, "no-calibrate", "refit")...); !isText && len(set) > 0 {
-			return usageError("%s: the text flags apply to raw text (a TRAIN named .jsonl, .json, .tsv, .txt, or -from text)", set[0])
-		}
-		// The library reads 0 as its default: a flag written as 0 asks
-		// for something else, and gets a usage error instead.
-		for _, f := range []struct {
-			name string
-			v    float64
-		}{{"epochs", float64(cfg.Epochs)}, {"lr", cfg.LearningRate}, {"bias-scale", cfg.BiasScale},
-			{"C", cfg.C}, {"alpha", cfg.Alpha}, {"patience", float64(cfg.Patience)}} {
-			if len(setAmong(fs, f.name)) > 0 && !(f.v > 0) {
-				return usageError("-%s %v: the value must be positive", f.name, f.v)
-			}
-		}
-		if isText && (*multilabel || firstLabelIsList(args[0], tfl.readOptions(args[0]))) {
-			return runTrainMultiLabel(ctx, env, fs, args[0], *algo, cfg, tfl, *normalize,
-				trainOpts{ctx: ctx, env: env, test: *test, out: *out, json: *asJSON})
-		}
-		if !isText && (*from == "" || *from == "libsvm") && args[0] != "-" && !csvNamed(args[0]) && (*multilabel || libsvmLabelIsList(args[0])) {
-			return runTrainMultiLabelNumbered(ctx, env, fs, args[0], *algo, cfg,
-				trainOpts{ctx: ctx, env: env, test: *test, out: *out, json: *asJSON})
-		}
-		var err error
-		learner := *algo
-		if learner == "" {
-			learner = defaultLearner
-			if *kernel != "" {
-				learner = defaultKernelLearner
-			}
-		}
-		if cfg.Algorithm, cfg.Rule, err = parseLearner(learner, *noAverage); err != nil {
-			return usageError("-algo: %v", err)
-		}
-		if cfg.Rule != engine.Perceptron && len(setAmong(fs, "lr")) == 0 {
-			cfg.LearningRate = 0 // -lr's default is the perceptron's; the other rules set their own steps
-		}
-		if cfg.Bias, err = engine.ParseBiasMode(*bias); err != nil {
-			return usageError("-bias: %v", err)
-		}
-		if cfg.ClassWeight, err = parseClassWeights(*cw); err != nil {
-			return usageError("-class-weight: %v", err)
-		}
-		cfg.Workers = *threads
-		if *threads == 0 {
-			cfg.Workers = runtime.GOMAXPROCS(0)
-		}
-		if cfg.Workers > 1 && cfg.Algorithm == engine.Batch {
-			// (The library ignores Workers for it.)
-			return usageError("-threads: the batch perceptron scores on all cores already")
-		}
-		// Rows are normalized by default for the linear learners; the
-		// voted perceptron replays its mistakes on the raw rows, and
-		// refuses -normalize when it is asked for.
-		cfg.Normalize = *normalize && *kernel == "" && (cfg.Algorithm != engine.Voted || len(setAmong(fs, "normalize")) > 0)
-		o := trainOpts{ctx: ctx, env: env, test: *test, out: *out, margins: *margins, report: *report, verbose: *verbose, json: *asJSON, stream: *stream, cv: *cv, labelCol: *labelCol}
-		env.progress = *showProgress
-		o.scale = scaleOpts{mode: strings.ToLower(*scale), normalize: *normalize && len(setAmong(fs, "normalize")) > 0}
-		switch o.scale.mode {
-		case "auto", "none":
-		case "standard", "maxabs":
-			switch {
-			case *kernel != "" || *stream || isText:
-				return usageError("-scale %s: a linear model on LIBSVM rows in memory only (not -kernel, -stream or raw text)", *scale)
-			case o.scale.normalize || cfg.Algorithm == engine.Voted:
-				return usageError("-scale %s replaces -normalize, and the voted perceptron learns from raw rows", *scale)
-			}
-		default:
-			return usageError("-scale %q (want auto, standard, maxabs or none)", *scale)
-		}
-		if *out == "-" {
-			return usageError("-o -: a model is written to a file, not to standard output")
-		}
-		if *out != "" && writesStdout(env.Stdout, *out) {
-			// A model streamed to standard output (-o /dev/stdout):
-			// the report goes to standard error.
-			o.env = &Env{Stdin: env.Stdin, Stdout: env.Stderr, Stderr: env.Stderr}
-		}
-		if *stream && *margins {
-			return usageError("-stream trains from a cache a block at a time; -margins needs the data in memory")
-		}
-		if *cv != 0 && (*stream || *kernel != "") {
-			return usageError("-cv needs the data in memory and a linear learner (not -stream or -kernel)")
-		}
-		var kern *kernelOpts
-		if *kernel != "" {
-			bad := setAmong(fs, "init", "validation", "patience", "margins", "threads", "stream")
-			if *normalize && len(setAmong(fs, "normalize")) > 0 {
-				bad = append(bad, "-normalize") // -normalize=false is what kernels do
-			}
-			if len(bad) > 0 {
-				return usageError("%s not available with -kernel", strings.Join(bad, ", "))
-			}
-			if *gramMB <= 0 || *gramMB > 1<<40 {
-				return usageError("-gram-mb %d: want 1 to 2^40 MiB", *gramMB)
-			}
-			kern = &kernelOpts{budget: *budget, gram: kernels.Options{Budget: *gramMB << 20, Precompute: *precompute}}
-			if !strings.EqualFold(*kernel, "default") {
-				if kern.kernel, err = kernels.Parse(*kernel); err != nil {
-					return usageError("-kernel: %v", err)
-				}
-			}
-		} else if len(setAmong(fs, "budget", "gram-mb", "precompute-gram")) > 0 {
-			return usageError("-budget, -gram-mb and -precompute-gram need -kernel")
-		}
-		if *initial != "" {
-			switch {
-			case *kernel != "" || *cv != 0:
-				return usageError("-i continues one linear model: not with -kernel or -cv")
-			case isText && len(setAmong(fs, tfl.all...)) > 0:
-				return usageError("%s: -i featurizes the text with the model's own featurizer", setAmong(fs, tfl.all...)[0])
-			}
-			if o.warm, err = loadWarm(*initial, isText); err != nil {
-				return err
-			}
-			if *stream && o.warm.linear.Scaling != nil {
-				return usageError("-stream: the model in %s scales its features, which training from a cache does not; drop -stream", *initial)
-			}
-			if cfg, err = o.warm.config(fs, cfg); err != nil {
-				return err
-			}
-		}
-		// The library's checks of the options, before any data are read.
-		if err := configError(cfg, kern); err != nil {
-			if bad := setAmong(fs, "lr", "margin", "init"); len(bad) > 0 && *algo == "" && cfg.Rule != engine.Perceptron {
-				return fmt.Errorf("%w\nhint: %s are the perceptron's: add -algo averaged; the default learner, %s, sets its own steps", err, strings.Join(bad, ", "), learner)
-			}
-			return err
-		}
-		var tt *textTrain
-		if isText {
-			if *stream && (kern != nil || *initial != "" || *refit) {
-				return usageError("-stream on raw text trains a new linear model, calibrated on documents held out of it (not -kernel, -i or -refit)")
-			}
-			if args[0] == "-" && *test == "-" {
-				return usageError("TRAIN and -test cannot both be standard input")
-			}
-			tcfg, err := tfl.config(fs)
-			if err != nil {
-				return err
-			}
-			// One -normalize for both: the featurizer's unit rows, or
-			// none, and the learner's scaling, which unit rows make a
-			// no-op.
-			tcfg.NoNormalize = !*normalize
-			tt = &textTrain{cfg: tcfg, read: tfl.readOptions, noCalib: *noCalib, refit: *refit, kernel: kern}
-		}
-		outs, err := prepareTrain(fs, env.Stdout, args[0], o, *initial)
-		if err != nil {
-			return err
-		}
-		defer outs.cleanup()
-		o.outs = outs
-		if tt != nil {
-			if *labelCol != "" {
-				return usageError("-label-col %q: %s is raw text, not a CSV table (.csv, .csv.gz)", *labelCol, args[0])
-			}
-			if !*stream && len(setAmong(fs, "stream")) == 0 && streamsByDefault(args[0], cfg, *tt, o, *initial) {
-				env.warn("%s holds about %s MB of text: training from a cache written while it is read, as -stream does (-stream=false keeps its rows in memory)", args[0], commas(textSize(args[0])>>20))
-				*stream = true
-			}
-			if *stream {
-				return trainTextStream(args[0], cfg, *tt, o)
-			}
-			return trainText(args[0], cfg, *tt, o)
-		}
-		return trainModel(args[0], cfg, kern, o)
-	}
+	fs.StringVar(&o.classWeight, "class-weight", "", "per-class weights, `LABEL:W,...`")
+	fs.StringVar(&o.test, "test", "", "evaluate on this `file`, of TRAIN's kind (LIBSVM, CSV or a cache; labelled text for text); - reads standard input")
+	fs.StringVar(&o.out, "o", "", "save the model to this `file`")
+	o.labelCol = labelColFlag(fs)
+	o.progress = progressFlag(fs)
+	fs.BoolVar(&o.margins, "margins", false, "report margins, radius and the mistake bound on the training rows")
+	fs.BoolVar(&o.report, "report", false, "with -test: print per-class precision, recall, F1 and the confusion matrix")
+	fs.BoolVar(&o.verbose, "v", false, "print every epoch's statistics on stderr")
+	fs.BoolVar(&o.json, "json", false, "print the result as JSON")
+	fs.StringVar(&o.kernel, "kernel", "", "train a kernel perceptron with this kernel `spec` (rbf:gamma=G, poly:degree=D,gamma=G,coef0=C, sigmoid:gamma=G,coef0=C, linear, default)")
+	fs.IntVar(&o.budget, "budget", 0, "with -kernel and -algo plain: most support vectors (0: no cap)")
+	fs.Int64Var(&o.gramMB, "gram-mb", kernels.DefaultBudget>>20, "with -kernel: memory for the Gram matrix in MiB (full matrix if it fits, else an LRU row cache)")
+	fs.BoolVar(&o.precompute, "precompute-gram", false, "with -kernel: compute the whole Gram matrix before training when it fits -gram-mb (default: rows as updates need them)")
+	fs.IntVar(&o.cv, "cv", 0, "first cross-validate: train on K-1 of K stratified folds and test on the last, for each fold (K ≥ 2), folds on all cores")
+	fs.StringVar(&o.from, "from", "", "what TRAIN holds: text (labelled raw text), libsvm or cache (default: by its content and name)")
+	o.text = addTextFlags(fs, trainTextDefaults, false)
+	fs.StringVar(&o.initial, "i", "", "continue training the model in this `file` (linear, or a text model on raw text) on TRAIN: its learner, bias, row normalization, scaling and featurizer, starting from its weights; TRAIN's labels must be among its classes and its features no more than its")
+	fs.BoolVar(&o.noCalib, "no-calibrate", false, "text: do not calibrate the probabilities (by default a fortieth of the training text, 250 to 5,000 documents, is held out to fit them on and not learned from)")
+	fs.BoolVar(&o.refit, "refit", false, "text: learn from every document and calibrate on a second model trained without the held-out tenth (a second training)")
+	fs.BoolVar(&o.multilabel, "multilabel", false, "text: every document has a list of labels (a JSONL array, or comma-separated in TSV); the default for a JSONL file whose first label is an array")
 	return c
+}
+
+// trainOptions holds train's flags: those that are the learner's
+// settings as they are in cfg, the others as given. run derives from
+// them the learner's whole engine.Config and a trainOpts.
+type trainOptions struct {
+	flags       *flag.FlagSet // to tell the flags set on the command line
+	cfg         engine.Config
+	algo        string
+	noAverage   bool
+	normalize   bool
+	scale       string
+	bias        string
+	stream      bool
+	threads     int
+	classWeight string
+	test, out   string
+	labelCol    *string
+	progress    *bool
+	margins     bool
+	report      bool
+	verbose     bool
+	json        bool
+	kernel      string
+	budget      int
+	gramMB      int64
+	precompute  bool
+	cv          int
+	from        string
+	text        *textFlags
+	initial     string // -i
+	noCalib     bool
+	refit       bool
+	multilabel  bool
+}
+
+// set reports whether the command line set the flag name.
+func (o *trainOptions) set(name string) bool { return len(setAmong(o.flags, name)) > 0 }
+
+// run trains on TRAIN, args[0]: a multi-label model, a text model, or a
+// linear or kernel model of LIBSVM, CSV or cache rows.
+func (o *trainOptions) run(ctx context.Context, env *Env, args []string) error {
+	if len(args) != 1 {
+		return usageError("train takes one TRAIN file")
+	}
+	path := args[0]
+	isText, env, err := o.sniff(ctx, env, path)
+	if err != nil {
+		return err
+	}
+	if err := o.checkFlags(isText); err != nil {
+		return err
+	}
+	if isText && (o.multilabel || firstLabelIsList(path, o.text.readOptions(path))) {
+		return runTrainMultiLabel(ctx, env, o.flags, path, o.algo, o.cfg, o.text, o.normalize,
+			trainOpts{ctx: ctx, env: env, test: o.test, out: o.out, json: o.json})
+	}
+	if !isText && (o.from == "" || o.from == "libsvm") && path != "-" && !csvNamed(path) && (o.multilabel || libsvmLabelIsList(path)) {
+		return runTrainMultiLabelNumbered(ctx, env, o.flags, path, o.algo, o.cfg,
+			trainOpts{ctx: ctx, env: env, test: o.test, out: o.out, json: o.json})
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	tr, err := o.runOpts(ctx, env, cfg, isText)
+	if err != nil {
+		return err
+	}
+	kern, err := o.kernelOpts()
+	if err != nil {
+		return err
+	}
+	if o.initial != "" {
+		if cfg, err = o.warmStart(&tr, cfg, isText); err != nil {
+			return err
+		}
+	}
+	// The library's checks of the options, before any data are read.
+	if err := configError(cfg, kern); err != nil {
+		if bad := setAmong(o.flags, "lr", "margin", "init"); len(bad) > 0 && o.algo == "" && cfg.Rule != engine.Perceptron {
+			return fmt.Errorf("%w\nhint: %s are the perceptron's: add -algo averaged; the default learner, %s, sets its own steps", err, strings.Join(bad, ", "), o.learner())
+		}
+		return err
+	}
+	var tt *textTrain
+	if isText {
+		if tt, err = o.textTrain(path, kern); err != nil {
+			return err
+		}
+	}
+	outs, err := prepareTrain(o.flags, env.Stdout, path, tr, o.initial)
+	if err != nil {
+		return err
+	}
+	defer outs.cleanup()
+	tr.outs = outs
+	if tt != nil {
+		return o.trainOnText(env, path, cfg, *tt, tr)
+	}
+	return trainModel(path, cfg, kern, tr)
+}
+
+// sniff tells whether TRAIN (path) is raw text: by -from, else by its
+// name, else by its first line. Standard input, which has no name, is
+// read through a buffer that the training then reads on from, which the
+// Env returned holds.
+func (o *trainOptions) sniff(ctx context.Context, env *Env, path string) (isText bool, _ *Env, _ error) {
+	switch o.from {
+	case "text":
+		return true, env, nil
+	case "", "libsvm", "cache":
+	default:
+		return false, env, usageError("-from %q (want text, libsvm or cache)", o.from)
+	}
+	if o.from != "" {
+		return false, env, nil
+	}
+	if path == "-" {
+		br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
+		kind, _, err := text.Sniff(br)
+		if err != nil {
+			return false, env, interrupted(ctx, &fileError{"standard input", err})
+		}
+		e := *env
+		e.Stdin = br
+		return kind == text.KindJSONL || kind == text.KindText, &e, nil
+	}
+	if textNamed(path) {
+		return true, env, nil
+	}
+	// A name that does not say (fastText's cooking.train): the first
+	// line tells.
+	return !csvNamed(path) && fileIsText(path), env, nil
+}
+
+// checkFlags refuses the text flags on data that is not text, and a
+// flag written as 0 where the library reads 0 as its default: it asks
+// for something else, and gets a usage error instead.
+func (o *trainOptions) checkFlags(isText bool) error {
+	if set := setAmong(o.flags, append(o.text.all, "no-calibrate", "refit")...); !isText && len(set) > 0 {
+		return usageError("%s: the text flags apply to raw text (a TRAIN named .jsonl, .json, .tsv, .txt, or -from text)", set[0])
+	}
+	cfg := &o.cfg
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"epochs", float64(cfg.Epochs)}, {"lr", cfg.LearningRate}, {"bias-scale", cfg.BiasScale},
+		{"C", cfg.C}, {"alpha", cfg.Alpha}, {"patience", float64(cfg.Patience)}} {
+		if o.set(f.name) && !(f.v > 0) {
+			return usageError("-%s %v: the value must be positive", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// learner is -algo, or the default learner (with -kernel, the kernel
+// one).
+func (o *trainOptions) learner() string {
+	switch {
+	case o.algo != "":
+		return o.algo
+	case o.kernel != "":
+		return defaultKernelLearner
+	}
+	return defaultLearner
+}
+
+// config returns the learner's settings: the flags' cfg with the
+// learner, the bias, the class weights, the workers and the row
+// normalization the other flags set.
+func (o *trainOptions) config() (engine.Config, error) {
+	cfg := o.cfg
+	var err error
+	if cfg.Algorithm, cfg.Rule, err = parseLearner(o.learner(), o.noAverage); err != nil {
+		return cfg, usageError("-algo: %v", err)
+	}
+	if cfg.Rule != engine.Perceptron && !o.set("lr") {
+		cfg.LearningRate = 0 // -lr's default is the perceptron's; the other rules set their own steps
+	}
+	if cfg.Bias, err = engine.ParseBiasMode(o.bias); err != nil {
+		return cfg, usageError("-bias: %v", err)
+	}
+	if cfg.ClassWeight, err = parseClassWeights(o.classWeight); err != nil {
+		return cfg, usageError("-class-weight: %v", err)
+	}
+	cfg.Workers = o.threads
+	if o.threads == 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Workers > 1 && cfg.Algorithm == engine.Batch {
+		// (The library ignores Workers for it.)
+		return cfg, usageError("-threads: the batch perceptron scores on all cores already")
+	}
+	// Rows are normalized by default for the linear learners; the voted
+	// perceptron replays its mistakes on the raw rows, and refuses
+	// -normalize when it is asked for.
+	cfg.Normalize = o.normalize && o.kernel == "" && (cfg.Algorithm != engine.Voted || o.set("normalize"))
+	return cfg, nil
+}
+
+// runOpts returns what train does besides fitting, from the flags,
+// and refuses the combinations of them it cannot do.
+func (o *trainOptions) runOpts(ctx context.Context, env *Env, cfg engine.Config, isText bool) (trainOpts, error) {
+	tr := trainOpts{ctx: ctx, env: env, test: o.test, out: o.out, margins: o.margins, report: o.report, verbose: o.verbose, json: o.json, stream: o.stream, cv: o.cv, labelCol: *o.labelCol}
+	env.progress = *o.progress
+	tr.scale = scaleOpts{mode: strings.ToLower(o.scale), normalize: o.normalize && o.set("normalize")}
+	switch tr.scale.mode {
+	case "auto", "none":
+	case "standard", "maxabs":
+		switch {
+		case o.kernel != "" || o.stream || isText:
+			return tr, usageError("-scale %s: a linear model on LIBSVM rows in memory only (not -kernel, -stream or raw text)", o.scale)
+		case tr.scale.normalize || cfg.Algorithm == engine.Voted:
+			return tr, usageError("-scale %s replaces -normalize, and the voted perceptron learns from raw rows", o.scale)
+		}
+	default:
+		return tr, usageError("-scale %q (want auto, standard, maxabs or none)", o.scale)
+	}
+	if o.out == "-" {
+		return tr, usageError("-o -: a model is written to a file, not to standard output")
+	}
+	if o.out != "" && writesStdout(env.Stdout, o.out) {
+		// A model streamed to standard output (-o /dev/stdout): the
+		// report goes to standard error.
+		tr.env = &Env{Stdin: env.Stdin, Stdout: env.Stderr, Stderr: env.Stderr}
+	}
+	if o.stream && o.margins {
+		return tr, usageError("-stream trains from a cache a block at a time; -margins needs the data in memory")
+	}
+	if o.cv != 0 && (o.stream || o.kernel != "") {
+		return tr, usageError("-cv needs the data in memory and a linear learner (not -stream or -kernel)")
+	}
+	return tr, nil
+}
+
+// kernelOpts returns the kernel learner's options, nil without -kernel,
+// and refuses the flags that do not go with it, or without it.
+func (o *trainOptions) kernelOpts() (*kernelOpts, error) {
+	if o.kernel == "" {
+		if len(setAmong(o.flags, "budget", "gram-mb", "precompute-gram")) > 0 {
+			return nil, usageError("-budget, -gram-mb and -precompute-gram need -kernel")
+		}
+		return nil, nil
+	}
+	bad := setAmong(o.flags, "init", "validation", "patience", "margins", "threads", "stream")
+	if o.normalize && o.set("normalize") {
+		bad = append(bad, "-normalize") // -normalize=false is what kernels do
+	}
+	if len(bad) > 0 {
+		return nil, usageError("%s not available with -kernel", strings.Join(bad, ", "))
+	}
+	if o.gramMB <= 0 || o.gramMB > 1<<40 {
+		return nil, usageError("-gram-mb %d: want 1 to 2^40 MiB", o.gramMB)
+	}
+	kern := &kernelOpts{budget: o.budget, gram: kernels.Options{Budget: o.gramMB << 20, Precompute: o.precompute}}
+	if !strings.EqualFold(o.kernel, "default") {
+		var err error
+		if kern.kernel, err = kernels.Parse(o.kernel); err != nil {
+			return nil, usageError("-kernel: %v", err)
+		}
+	}
+	return kern, nil
+}
+
+// warmStart loads the -i model into tr and returns cfg with the model's
+// settings where the flags set none (see warmStart.config).
+func (o *trainOptions) warmStart(tr *trainOpts, cfg engine.Config, isText bool) (engine.Config, error) {
+	switch {
+	case o.kernel != "" || o.cv != 0:
+		return cfg, usageError("-i continues one linear model: not with -kernel or -cv")
+	case isText && len(setAmong(o.flags, o.text.all...)) > 0:
+		return cfg, usageError("%s: -i featurizes the text with the model's own featurizer", setAmong(o.flags, o.text.all...)[0])
+	}
+	var err error
+	if tr.warm, err = loadWarm(o.initial, isText); err != nil {
+		return cfg, err
+	}
+	if o.stream && tr.warm.linear.Scaling != nil {
+		return cfg, usageError("-stream: the model in %s scales its features, which training from a cache does not; drop -stream", o.initial)
+	}
+	return tr.warm.config(o.flags, cfg)
+}
+
+// textTrain returns what training on the raw text at path needs beyond
+// the learner: the featurizer's settings and the calibration's.
+func (o *trainOptions) textTrain(path string, kern *kernelOpts) (*textTrain, error) {
+	if o.stream && (kern != nil || o.initial != "" || o.refit) {
+		return nil, usageError("-stream on raw text trains a new linear model, calibrated on documents held out of it (not -kernel, -i or -refit)")
+	}
+	if path == "-" && o.test == "-" {
+		return nil, usageError("TRAIN and -test cannot both be standard input")
+	}
+	tcfg, err := o.text.config(o.flags)
+	if err != nil {
+		return nil, err
+	}
+	// One -normalize for both: the featurizer's unit rows, or none, and
+	// the learner's scaling, which unit rows make a no-op.
+	tcfg.NoNormalize = !o.normalize
+	return &textTrain{cfg: tcfg, read: o.text.readOptions, noCalib: o.noCalib, refit: o.refit, kernel: kern}, nil
+}
+
+// trainOnText trains on the raw text at path, in memory or streamed (by
+// -stream, or by default for a big file).
+func (o *trainOptions) trainOnText(env *Env, path string, cfg engine.Config, tt textTrain, tr trainOpts) error {
+	if *o.labelCol != "" {
+		return usageError("-label-col %q: %s is raw text, not a CSV table (.csv, .csv.gz)", *o.labelCol, path)
+	}
+	if !o.stream && !o.set("stream") && streamsByDefault(path, cfg, tt, tr, o.initial) {
+		env.warn("%s holds about %s MB of text: training from a cache written while it is read, as -stream does (-stream=false keeps its rows in memory)", path, commas(textSize(path)>>20))
+		o.stream = true
+	}
+	if o.stream {
+		return trainTextStream(path, cfg, tt, tr)
+	}
+	return trainText(path, cfg, tt, tr)
 }
 
 // final reports whether anything needs the model trained on all of the
