@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,26 +90,12 @@ func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) 
 		return err
 	}
 	defer os.Remove(cf.Name())
-	co := text.CacheOptions{TempDir: dir}
-	if !tt.noCalib {
-		co.Hold = streamHeldOut
-	}
-	res, err := text.FitCache(o.ctx, src, tt.read(name), tt.cfg, cf, co)
+	res, err := writeTextCache(o, src, name, tt, cf, dir)
 	closeIn()
-	if cerr := cf.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return interrupted(o.ctx, err)
+		return err
 	}
 	f := res.Featurizer
-	if res.Pruned > 0 {
-		docs := "one document"
-		if res.Pruned > 1 {
-			docs = fmt.Sprintf("up to %d documents", res.Pruned)
-		}
-		o.env.warn("the vocabulary's term counts reached a quarter of the memory budget (-mem %s): terms counted in %s were dropped while the text was read, so the rarest terms kept have approximate counts (hashing, -vocab=false, counts nothing)", budget.Format(budget.Resolve(0)), docs)
-	}
 	c, err := hpc.Open(cf.Name(), hpc.Options{SkipValueChecks: true})
 	if err != nil {
 		return err
@@ -147,18 +134,8 @@ func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) 
 		return err
 	}
 	interrupted := err
-	if err == nil && res.Held != nil {
-		t2 := time.Now()
-		if err := m.Calibrate(res.Held.X, res.Held.Y); err != nil {
-			return err
-		}
-		r.CalibrationSeconds = time.Since(t2).Seconds()
-		r.CalibrationRows = res.Held.X.Rows
-	}
-	if err == nil && f.Config().Vocabulary {
-		// A vocabulary names its features; hashed buckets would need a
-		// second read of the text, which a stream may not allow.
-		if err := m.NameFeatures(nil, namesPerLabel, 3); err != nil {
+	if err == nil {
+		if err := r.finishStreamed(m, res); err != nil {
 			return err
 		}
 	}
@@ -168,4 +145,50 @@ func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) 
 	}
 	o.text = m
 	return r.finish(m.Classifier(), m, te, o, nil, interrupted)
+}
+
+// writeTextCache reads the text src (named name) once, fitting the
+// featurizer and writing its rows to cf (closed on return), all but
+// those held out to calibrate on (res.Held, unless -no-calibrate), with
+// its working files in dir; and warns when the vocabulary's counts had
+// to be pruned to stay within the memory budget.
+func writeTextCache(o trainOpts, src io.Reader, name string, tt textTrain, cf *os.File, dir string) (text.CacheResult, error) {
+	co := text.CacheOptions{TempDir: dir}
+	if !tt.noCalib {
+		co.Hold = streamHeldOut
+	}
+	res, err := text.FitCache(o.ctx, src, tt.read(name), tt.cfg, cf, co)
+	if cerr := cf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return res, interrupted(o.ctx, err)
+	}
+	if res.Pruned > 0 {
+		docs := "one document"
+		if res.Pruned > 1 {
+			docs = fmt.Sprintf("up to %d documents", res.Pruned)
+		}
+		o.env.warn("the vocabulary's term counts reached a quarter of the memory budget (-mem %s): terms counted in %s were dropped while the text was read, so the rarest terms kept have approximate counts (hashing, -vocab=false, counts nothing)", budget.Format(budget.Resolve(0)), docs)
+	}
+	return res, nil
+}
+
+// finishStreamed calibrates the model m of a whole training on the
+// documents held out of it (res.Held), if any, and names its heaviest
+// features where a vocabulary names them: hashed buckets would need a
+// second read of the text, which a stream may not allow.
+func (r *trainResult) finishStreamed(m *textmodel.Model, res text.CacheResult) error {
+	if res.Held != nil {
+		t2 := time.Now()
+		if err := m.Calibrate(res.Held.X, res.Held.Y); err != nil {
+			return err
+		}
+		r.CalibrationSeconds = time.Since(t2).Seconds()
+		r.CalibrationRows = res.Held.X.Rows
+	}
+	if res.Featurizer.Config().Vocabulary {
+		return m.NameFeatures(nil, namesPerLabel, 3)
+	}
+	return nil
 }

@@ -90,7 +90,12 @@ cache is removed however train ends. A text file of over 256 MB streams
 so by default (-stream=false keeps it in memory).`,
 		Run: o.run,
 	}
-	fs := &c.Flag
+	o.addFlags(&c.Flag)
+	return c
+}
+
+// addFlags declares train's flags on fs, into o.
+func (o *trainOptions) addFlags(fs *flag.FlagSet) {
 	o.flags = fs
 	cfg := &o.cfg
 	fs.StringVar(&o.algo, "algo", "", "learner: averaged, plain, voted or batch perceptron; or pa, pa1, pa2 (passive-aggressive), pegasos (linear SVM), logistic or modified_huber, averaged unless -no-average (default pa2; averaged with -kernel)")
@@ -132,7 +137,6 @@ so by default (-stream=false keeps it in memory).`,
 	fs.BoolVar(&o.noCalib, "no-calibrate", false, "text: do not calibrate the probabilities (by default a fortieth of the training text, 250 to 5,000 documents, is held out to fit them on and not learned from)")
 	fs.BoolVar(&o.refit, "refit", false, "text: learn from every document and calibrate on a second model trained without the held-out tenth (a second training)")
 	fs.BoolVar(&o.multilabel, "multilabel", false, "text: every document has a list of labels (a JSONL array, or comma-separated in TSV); the default for a JSONL file whose first label is an array")
-	return c
 }
 
 // trainOptions holds train's flags: those that are the learner's

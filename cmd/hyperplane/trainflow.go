@@ -71,20 +71,12 @@ type fitted struct {
 // progress on the standard error; then what follows (see finish).
 func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) error {
 	t0 := time.Now()
-	var d *sparse.Dataset
-	var c *hpc.File
-	var err error
-	if o.stream {
-		c, err = hpc.Open(path, hpc.Options{Map: true})
-		if err != nil {
-			if f, _ := sparse.SniffFile(path); f != hpc.Name {
-				return usageError("-stream trains from a cache file; make one with 'hyperplane convert %s DATA.hpc'", path)
-			}
-			return err
-		}
-		defer c.Close()
-	} else if d, err = readTrain(o, path); err != nil {
+	d, c, err := openTrain(o, path)
+	if err != nil {
 		return err
+	}
+	if c != nil {
+		defer c.Close()
 	}
 	te, err := readTest(o, path)
 	if err != nil {
@@ -119,55 +111,10 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
 	var f fitted
 	t1 := time.Now()
-	switch {
-	case k != nil:
-		var m *engine.KernelModel
-		var ks []engine.KernelEpochStats
-		kc := kernelConfig(cfg, *k)
-		if show != nil {
-			kc.OnKernelEpoch = func(s engine.KernelEpochStats) error {
-				extra := ", " + commas(int64(s.SupportVectors)) + " support vectors"
-				if o.verbose {
-					extra += fmt.Sprintf(" (%s removed), Gram %s hits %s misses", commas(int64(s.Removed)), commas(s.Gram.Hits), commas(s.Gram.Misses))
-				}
-				show(s.EpochStats, extra)
-				return nil
-			}
-		}
-		m, ks, err = engine.FitKernel(o.ctx, d.X, d.Y, kc)
-		if m != nil {
-			f = fitted{m, m, nil}
-			r.Kernel, r.SupportVectors = m.Kernel.String(), m.NumSV()
-			for _, w := range kernelWarnings(m, d.X) {
-				o.env.warn("%s", w)
-			}
-		}
-		for _, s := range ks {
-			f.stats = append(f.stats, s.EpochStats)
-		}
-		if n := len(ks); n > 0 {
-			g := ks[n-1].Gram
-			r.Gram = &g
-		}
-	default:
-		var m *engine.Model
-		if show != nil {
-			cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
-		}
-		if c != nil {
-			m, f.stats, err = engine.FitCache(o.ctx, c, cfg)
-			inMemory := cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)
-			if errors.Is(err, engine.ErrConfig) && inMemory {
-				// The library's message names its own API (Fit); the
-				// command line's user needs the flags.
-				err = usageError("-stream trains the averaged or plain perceptron on one core; -threads, -validation, -balanced and the other learners need the data in memory (drop -stream)")
-			}
-		} else {
-			m, f.stats, err = engine.Fit(o.ctx, d.X, d.Y, cfg)
-		}
-		if m != nil {
-			f.model, f.saved = m, m
-		}
+	if k != nil {
+		f, err = r.fitKernel(d, kernelConfig(cfg, *k), o, show)
+	} else {
+		f, err = fitLinear(d, c, cfg, o, show)
 	}
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
@@ -189,6 +136,93 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 		margins = func() (engine.MarginStats, error) { return engine.Margins(f.model.(*engine.Model), d.X, d.Y) }
 	}
 	return r.finish(f.model, f.saved, te, o, margins, interrupted)
+}
+
+// openTrain opens the training data at path: with -stream the cache
+// file c, which the caller closes, else the rows d read into memory.
+func openTrain(o trainOpts, path string) (d *sparse.Dataset, c *hpc.File, err error) {
+	if !o.stream {
+		d, err = readTrain(o, path)
+		return d, nil, err
+	}
+	c, err = hpc.Open(path, hpc.Options{Map: true})
+	if err != nil {
+		if f, _ := sparse.SniffFile(path); f != hpc.Name {
+			return nil, nil, usageError("-stream trains from a cache file; make one with 'hyperplane convert %s DATA.hpc'", path)
+		}
+		return nil, nil, err
+	}
+	return nil, c, nil
+}
+
+// fitKernel fits the kernel learner kc on d, showing its epochs with
+// show (nil: not shown), and records the kernel's figures in r.
+func (r *trainResult) fitKernel(d *sparse.Dataset, kc engine.KernelConfig, o trainOpts, show func(engine.EpochStats, string)) (fitted, error) {
+	if show != nil {
+		kc.OnKernelEpoch = func(s engine.KernelEpochStats) error {
+			extra := ", " + commas(int64(s.SupportVectors)) + " support vectors"
+			if o.verbose {
+				extra += fmt.Sprintf(" (%s removed), Gram %s hits %s misses", commas(int64(s.Removed)), commas(s.Gram.Hits), commas(s.Gram.Misses))
+			}
+			show(s.EpochStats, extra)
+			return nil
+		}
+	}
+	var f fitted
+	m, ks, err := engine.FitKernel(o.ctx, d.X, d.Y, kc)
+	if m != nil {
+		f.model, f.saved = m, m
+		for _, w := range kernelWarnings(m, d.X) {
+			o.env.warn("%s", w)
+		}
+	}
+	f.stats = r.kernelFitted(m, ks)
+	return f, err
+}
+
+// kernelFitted records in r what a kernel fit gave, the model m (nil
+// when the fit gave none) and the epochs' statistics ks: its kernel and
+// support vectors, and the Gram matrix's figures as of the last epoch.
+// It returns the epochs' statistics without the kernel's.
+func (r *trainResult) kernelFitted(m *engine.KernelModel, ks []engine.KernelEpochStats) []engine.EpochStats {
+	if m != nil {
+		r.Kernel, r.SupportVectors = m.Kernel.String(), m.NumSV()
+	}
+	var stats []engine.EpochStats
+	for _, s := range ks {
+		stats = append(stats, s.EpochStats)
+	}
+	if n := len(ks); n > 0 {
+		g := ks[n-1].Gram
+		r.Gram = &g
+	}
+	return stats
+}
+
+// fitLinear fits the linear learner cfg on d, or a block at a time on
+// the cache c, showing its epochs with show (nil: not shown).
+func fitLinear(d *sparse.Dataset, c *hpc.File, cfg engine.Config, o trainOpts, show func(engine.EpochStats, string)) (fitted, error) {
+	if show != nil {
+		cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
+	}
+	var f fitted
+	var m *engine.Model
+	var err error
+	if c != nil {
+		m, f.stats, err = engine.FitCache(o.ctx, c, cfg)
+		inMemory := cfg.Workers > 1 || cfg.Validation > 0 || cfg.Balanced || (cfg.Algorithm != engine.Averaged && cfg.Algorithm != engine.Plain)
+		if errors.Is(err, engine.ErrConfig) && inMemory {
+			// The library's message names its own API (Fit); the command
+			// line's user needs the flags.
+			err = usageError("-stream trains the averaged or plain perceptron on one core; -threads, -validation, -balanced and the other learners need the data in memory (drop -stream)")
+		}
+	} else {
+		m, f.stats, err = engine.Fit(o.ctx, d.X, d.Y, cfg)
+	}
+	if m != nil {
+		f.model, f.saved = m, m
+	}
+	return f, err
 }
 
 // readTest reads o's test file, if any, before training starts, so that a

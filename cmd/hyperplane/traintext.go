@@ -41,31 +41,9 @@ type textTrain struct {
 // featurized by the same featurizer.
 func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error {
 	t0 := time.Now()
-	src, name, closeIn, err := openInput(o.ctx, o.env, path)
+	f, d, corpus, err := readTrainText(o, path, tt)
 	if err != nil {
 		return err
-	}
-	var f *text.Featurizer
-	var d *sparse.Dataset
-	var corpus *text.Corpus // kept when read from a stream, for the names
-	// (The file's kind is told by a Stat of its own, so that err is the
-	// reading's, not the Stat's.)
-	if o.warm != nil {
-		// -i: the model's own featurizer, as it was fitted.
-		f = o.warm.text.Featurizer()
-		d, err = f.VectorizeReader(ctxReader{o.ctx, src}, tt.read(name))
-	} else if fi, serr := os.Stat(path); (serr == nil && fi.Mode().IsRegular() && path != "-") || (tt.cfg.Vocabulary && o.cv == 0) {
-		// A stream is kept only where it will be wanted again: for the
-		// names of a hashed model's features, or for -cv.
-		f, d, err = fitText(o.ctx, src, path, tt.read(name), tt.cfg)
-	} else if corpus, err = text.Read(src, tt.read(name)); err == nil {
-		if f, err = text.FitContext(o.ctx, corpus, tt.cfg); err == nil {
-			d, err = f.VectorizeContext(o.ctx, corpus)
-		}
-	}
-	closeIn()
-	if err != nil {
-		return interrupted(o.ctx, err)
 	}
 	te, err := readTextTest(o, f, tt, path)
 	if err != nil {
@@ -96,47 +74,16 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 		cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
 	}
 	// The model learns from all but the documents held out to calibrate
-	// it on (unless -no-calibrate or -refit); its rows go to -margins
-	// all the same.
+	// it on (unless -no-calibrate or -refit); its rows go to -margins all
+	// the same.
 	tc := textmodel.Config{Learner: cfg, NoCalibration: true, Holdout: tt.holdout}
-	X, Y := d.X, d.Y
-	var held []int
-	if !tt.noCalib {
-		var rows []int
-		tc.Refit = tt.refit
-		if rows, held, err = textmodel.HeldOut(d.Y, tc); err != nil {
-			return err
-		}
-		if held != nil {
-			X, Y = d.X.SelectRows(rows), pick(d.Y, rows)
-			r.CalibrationRows = len(held)
-		}
+	rows, held, err := heldOut(d, tt, &tc)
+	if err != nil {
+		return err
 	}
+	r.CalibrationRows = len(held)
 	t1 := time.Now()
-	var m *textmodel.Model
-	var stats []engine.EpochStats
-	if tt.kernel != nil {
-		kc := kernelConfig(cfg, *tt.kernel)
-		tc.Kernel = &kc
-		var km *engine.KernelModel
-		var ks []engine.KernelEpochStats
-		if km, ks, err = engine.FitKernel(o.ctx, X, Y, kc); km != nil {
-			r.Kernel, r.SupportVectors = km.Kernel.String(), km.NumSV()
-			var err2 error
-			if m, err2 = textmodel.New(f, km); err2 != nil {
-				return err2
-			}
-		}
-		for _, s := range ks {
-			stats = append(stats, s.EpochStats)
-		}
-		if n := len(ks); n > 0 {
-			g := ks[n-1].Gram
-			r.Gram = &g
-		}
-	} else {
-		m, stats, err = textmodel.FitFeatures(o.ctx, f, &sparse.Dataset{X: X, Y: Y}, tc)
-	}
+	m, stats, err := r.fitText(f, rows, cfg, &tc, tt, o)
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	err = warmMismatch(o.warm, err)
@@ -155,17 +102,7 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	}
 	interrupted := err
 	if err == nil {
-		// Names for the heaviest features, for inspect and -explain: a
-		// second read of the training text (a stream was kept).
-		// A kernel model has no weights of features to name.
-		_, linear := m.Classifier().(*engine.Model)
-		if linear && corpus == nil && !f.Config().Vocabulary {
-			corpus, err = text.ReadFile(path, tt.read(path))
-		}
-		if linear && err == nil {
-			err = m.NameFeatures(corpus, namesPerLabel, 3)
-		}
-		if err != nil {
+		if err := nameTextFeatures(m, f, corpus, path, tt); err != nil {
 			return err
 		}
 	}
@@ -180,6 +117,91 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	}
 	o.text = m
 	return r.finish(m.Classifier(), m, te, o, margins, interrupted)
+}
+
+// heldOut returns the rows of d the model learns from and, unless
+// -no-calibrate or -refit, those held out of it to calibrate it on
+// (textmodel.HeldOut; nil when none are). It sets tc's Refit from
+// -refit.
+func heldOut(d *sparse.Dataset, tt textTrain, tc *textmodel.Config) (*sparse.Dataset, []int, error) {
+	all := &sparse.Dataset{X: d.X, Y: d.Y}
+	if tt.noCalib {
+		return all, nil, nil
+	}
+	tc.Refit = tt.refit
+	kept, held, err := textmodel.HeldOut(d.Y, *tc)
+	if err != nil || held == nil {
+		return all, nil, err
+	}
+	return &sparse.Dataset{X: d.X.SelectRows(kept), Y: pick(d.Y, kept)}, held, nil
+}
+
+// readTrainText reads the labelled text at path and featurizes it: with
+// the -i model's featurizer, or one fitted on it. corpus is the text,
+// kept when it was read from a stream (which cannot be read twice) and
+// will be wanted again: for the names of a hashed model's features, or
+// for -cv.
+func readTrainText(o trainOpts, path string, tt textTrain) (f *text.Featurizer, d *sparse.Dataset, corpus *text.Corpus, err error) {
+	src, name, closeIn, err := openInput(o.ctx, o.env, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// (The file's kind is told by a Stat of its own, so that err is the
+	// reading's, not the Stat's.)
+	if o.warm != nil {
+		// -i: the model's own featurizer, as it was fitted.
+		f = o.warm.text.Featurizer()
+		d, err = f.VectorizeReader(ctxReader{o.ctx, src}, tt.read(name))
+	} else if fi, serr := os.Stat(path); (serr == nil && fi.Mode().IsRegular() && path != "-") || (tt.cfg.Vocabulary && o.cv == 0) {
+		f, d, err = fitText(o.ctx, src, path, tt.read(name), tt.cfg)
+	} else if corpus, err = text.Read(src, tt.read(name)); err == nil {
+		if f, err = text.FitContext(o.ctx, corpus, tt.cfg); err == nil {
+			d, err = f.VectorizeContext(o.ctx, corpus)
+		}
+	}
+	closeIn()
+	if err != nil {
+		return nil, nil, nil, interrupted(o.ctx, err)
+	}
+	return f, d, corpus, nil
+}
+
+// fitText fits the learner on rows, the featurizer f's, into a text
+// model: a linear one by tc, or with -kernel a kernel one, whose figures
+// go to r.
+func (r *trainResult) fitText(f *text.Featurizer, rows *sparse.Dataset, cfg engine.Config, tc *textmodel.Config, tt textTrain, o trainOpts) (*textmodel.Model, []engine.EpochStats, error) {
+	if tt.kernel == nil {
+		return textmodel.FitFeatures(o.ctx, f, rows, *tc)
+	}
+	kc := kernelConfig(cfg, *tt.kernel)
+	tc.Kernel = &kc
+	km, ks, err := engine.FitKernel(o.ctx, rows.X, rows.Y, kc)
+	var m *textmodel.Model
+	if km != nil {
+		var err2 error
+		if m, err2 = textmodel.New(f, km); err2 != nil {
+			return nil, nil, err2
+		}
+	}
+	return m, r.kernelFitted(km, ks), err
+}
+
+// nameTextFeatures names the heaviest features of a linear text model,
+// for inspect and -explain, by their terms in the training text: a
+// second read of the text at path unless a vocabulary names them or the
+// text was kept (corpus). A kernel model has no weights of features to
+// name.
+func nameTextFeatures(m *textmodel.Model, f *text.Featurizer, corpus *text.Corpus, path string, tt textTrain) error {
+	if _, linear := m.Classifier().(*engine.Model); !linear {
+		return nil
+	}
+	if corpus == nil && !f.Config().Vocabulary {
+		var err error
+		if corpus, err = text.ReadFile(path, tt.read(path)); err != nil {
+			return err
+		}
+	}
+	return m.NameFeatures(corpus, namesPerLabel, 3)
 }
 
 // featurizerLine describes f's settings in a few words.
