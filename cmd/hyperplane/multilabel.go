@@ -422,22 +422,37 @@ func predictMultiLabel(ctx context.Context, env *Env, w io.Writer, model, path, 
 	return bw.Flush()
 }
 
-// runTrainMultiLabel is train for multi-label text: the flags that apply
-// to it, its outputs prepared before the data are read.
-func runTrainMultiLabel(ctx context.Context, env *Env, fs *flag.FlagSet, path, algo string, cfg engine.Config, tfl *textFlags, normalize bool, o trainOpts) error {
-	if bad := setAmong(fs, "no-average", "alpha", "lr", "bias", "bias-scale", "init", "margin", "no-shuffle", "stream", "threads",
-		"validation", "patience", "balanced", "class-weight", "margins", "report", "kernel", "budget", "gram-mb", "precompute-gram", "cv", "no-calibrate", "i", "scale", "v"); len(bad) > 0 {
-		return usageError("%s: not available for multi-label text", bad[0])
-	}
+// multiLabelRefused are the train flags a multi-label learner does not
+// take.
+var multiLabelRefused = []string{"no-average", "alpha", "lr", "bias", "bias-scale", "init", "margin", "no-shuffle", "stream", "threads",
+	"validation", "patience", "balanced", "class-weight", "margins", "report", "kernel", "budget", "gram-mb", "precompute-gram", "cv", "no-calibrate", "i", "scale", "v"}
+
+// multiLabelConfig returns the multi-label learner train's -algo (or
+// "ranking") names (see multiLabelRule), with cfg's -C, -epochs and
+// -seed.
+func multiLabelConfig(algo string, cfg engine.Config) (engine.MultiLabelConfig, error) {
 	ranking := algo == "ranking"
 	if ranking {
 		algo = ""
 	}
 	mc, err := multiLabelRule(algo, cfg.C, cfg.Epochs, ranking)
 	if err != nil {
-		return usageError("%v", err)
+		return mc, usageError("%v", err)
 	}
 	mc.Seed = cfg.Seed
+	return mc, nil
+}
+
+// runTrainMultiLabel is train for multi-label text: the flags that apply
+// to it, its outputs prepared before the data are read.
+func runTrainMultiLabel(ctx context.Context, env *Env, fs *flag.FlagSet, path, algo string, cfg engine.Config, tfl *textFlags, normalize bool, o trainOpts) error {
+	if bad := setAmong(fs, multiLabelRefused...); len(bad) > 0 {
+		return usageError("%s: not available for multi-label text", bad[0])
+	}
+	mc, err := multiLabelConfig(algo, cfg)
+	if err != nil {
+		return err
+	}
 	tcfg, err := tfl.config(fs)
 	if err != nil {
 		return err

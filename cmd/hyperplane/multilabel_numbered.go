@@ -89,19 +89,14 @@ func readNumberedMultiLabel(path string) (*sparse.CSR, [][]int, int, error) {
 
 // runTrainMultiLabelNumbered is train for a multi-label LIBSVM file.
 func runTrainMultiLabelNumbered(ctx context.Context, env *Env, fs *flag.FlagSet, path, algo string, cfg engine.Config, o trainOpts) error {
-	if bad := setAmong(fs, "no-average", "alpha", "lr", "bias", "bias-scale", "init", "margin", "no-shuffle", "stream", "threads",
-		"validation", "patience", "balanced", "class-weight", "margins", "report", "kernel", "budget", "gram-mb", "precompute-gram", "cv", "no-calibrate", "normalize", "i", "scale", "v"); len(bad) > 0 {
+	// Rows of numbered features are not normalized either.
+	if bad := setAmong(fs, append(multiLabelRefused, "normalize")...); len(bad) > 0 {
 		return usageError("%s: not available for multi-label data", bad[0])
 	}
-	ranking := algo == "ranking"
-	if ranking {
-		algo = ""
-	}
-	mc, err := multiLabelRule(algo, cfg.C, cfg.Epochs, ranking)
+	mc, err := multiLabelConfig(algo, cfg)
 	if err != nil {
-		return usageError("%v", err)
+		return err
 	}
-	mc.Seed = cfg.Seed
 	outs, err := prepareTrain(fs, env.Stdout, path, o, "")
 	if err != nil {
 		return err
