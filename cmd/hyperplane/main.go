@@ -87,7 +87,9 @@ func (e *Env) warn(format string, a ...any) {
 
 // commands is the command table. Each entry makes its Command afresh,
 // with its flags' variables, so that every run (tests run many in one
-// process) starts from the flags' defaults.
+// process) starts from the flags' defaults: a constructor declares the
+// command's flags into an options struct of its own (trainOptions, ...),
+// whose run method is the command's Run.
 var commands = []func() *Command{
 	newBenchCmd, newConvertCmd, newCPUCmd, newDemoCmd, newEvalCmd, newExperimentCmd, newGenCmd,
 	newInspectCmd, newPredictCmd, newStatsCmd, newTrainCmd, newVersionCmd,
