@@ -350,6 +350,18 @@ func (r *mlEvalResult) write(w io.Writer, report bool) error {
 	return bw.Flush()
 }
 
+// print writes r as eval prints it: as text, or with asJSON as one line
+// of JSON; every label's figures only with report.
+func (r *mlEvalResult) print(w io.Writer, asJSON, report bool) error {
+	if asJSON {
+		if !report {
+			r.PerLabel = nil
+		}
+		return json.NewEncoder(w).Encode(r)
+	}
+	return r.write(w, report)
+}
+
 // evalMultiLabelCmd is eval for a multi-label text model.
 func evalMultiLabelCmd(ctx context.Context, env *Env, model, path string, ff *fieldFlags, asJSON, report bool) error {
 	m, err := textmodel.LoadMultiLabel(model)
@@ -361,13 +373,7 @@ func evalMultiLabelCmd(ctx context.Context, env *Env, model, path string, ff *fi
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		if !report {
-			r.PerLabel = nil
-		}
-		return json.NewEncoder(env.Stdout).Encode(r)
-	}
-	return r.write(env.Stdout, report)
+	return r.print(env.Stdout, asJSON, report)
 }
 
 // predictMultiLabel writes, for every document of path, the labels m

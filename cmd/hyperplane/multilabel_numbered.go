@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -164,13 +163,7 @@ func evalNumberedMultiLabel(env *Env, m *engine.MultiLabelModel, path string, as
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		if !report {
-			r.PerLabel = nil
-		}
-		return json.NewEncoder(env.Stdout).Encode(r)
-	}
-	return r.write(env.Stdout, report)
+	return r.print(env.Stdout, asJSON, report)
 }
 
 // isNumberedMultiLabel reports whether path starts with the multi-label
