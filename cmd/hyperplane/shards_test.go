@@ -81,3 +81,22 @@ func TestConvertShards(t *testing.T) {
 		t.Fatalf("convert over its own input: exit %d: %s", code, e)
 	}
 }
+
+// TestConvertShardsRemovesFolderOnFailure: convert -shards makes the
+// shards' folder when it is missing, and removes it again (with the
+// parents it made) when the conversion fails, so a failed run leaves
+// nothing behind.
+func TestConvertShardsRemovesFolderOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "bad.svm")
+	if err := os.WriteFile(in, []byte("1 1:1\n-1 2:x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "sh", "a", "t.hpc")
+	if code, _, _ := runCmd("convert", "-shards", "2", in, out); code == 0 {
+		t.Fatal("convert -shards of a bad file succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sh")); !os.IsNotExist(err) {
+		t.Fatalf("the folder convert made is still there after it failed (stat: %v)", err)
+	}
+}
