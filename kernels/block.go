@@ -46,8 +46,7 @@ func (w *worker) transpose(b *Data, j0, j1 int, whole []float32) ([]float32, int
 // (row i−i0 starts at dst[(i−i0)*ld]). whole is b's full transpose when b
 // is dense and the caller has one, else nil.
 func (w *worker) block(k Kernel, a *Data, i0, i1 int, b *Data, j0, j1 int, dst []float32, ld int, whole []float32) {
-	nb := j1 - j0
-	if nb <= 0 || i1 <= i0 {
+	if j1 <= j0 || i1 <= i0 {
 		return
 	}
 	dk, ok := k.(DotKernel)
@@ -59,73 +58,108 @@ func (w *worker) block(k Kernel, a *Data, i0, i1 int, b *Data, j0, j1 int, dst [
 	if dk.NeedsNorms() {
 		zz = b.norms[j0:j1]
 	}
+	t := blockTask{dk: dk, a: a, i0: i0, i1: i1, b: b, j0: j0, j1: j1, dst: dst, ld: ld, zz: zz}
 	switch {
 	case b.dense != nil && a.dense != nil:
-		// The product as rank-1 updates: dst_i += a_ik · (row k of bᵀ),
-		// one fused axpy over the block per feature. The block of bᵀ stays
-		// in cache for every row of a. Features past the narrower width
-		// add nothing to the dot product (they count in the norms).
-		bt, bld := w.transpose(b, j0, j1, whole)
-		dim := min(a.dim, b.dim)
-		for i := i0; i < i1; i++ {
-			out := dst[(i-i0)*ld : (i-i0)*ld+nb]
-			clear(out)
-			arow := a.dense[i*a.dim : i*a.dim+dim]
-			for f, v := range arow {
-				if v != 0 {
-					asm.AxpyF32(v, bt[f*bld:f*bld+nb], out)
-				}
-			}
-			dk.Apply(out, a.norms[i], zz)
-		}
+		w.denseDense(t, whole)
 	case b.dense != nil:
-		// Sparse a, dense b: a gather from each dense row of b.
-		for i := i0; i < i1; i++ {
-			out := dst[(i-i0)*ld : (i-i0)*ld+nb]
-			lo, hi := a.csr.Indptr[i], a.csr.Indptr[i+1]
-			ind, val := a.csr.Ind[lo:hi], a.csr.Val[lo:hi]
-			cut := len(ind)
-			for cut > 0 && int(ind[cut-1]) >= b.dim {
-				cut--
-			}
-			ind, val = ind[:cut], val[:cut]
-			for j := j0; j < j1; j++ {
-				out[j-j0] = asm.DotIndF32(val, ind, b.dense[j*b.dim:(j+1)*b.dim])
-			}
-			dk.Apply(out, a.norms[i], zz)
-		}
+		t.sparseDense()
 	default:
-		// Sparse b: the rows of b times a_i made dense, in one DotRows
-		// call per row of a.
-		csr := b.csr
-		direct := a.dense != nil && a.dim >= b.dim
-		var buf []float32
-		if !direct {
-			buf = w.scratch(b.dim)
-		}
-		for i := i0; i < i1; i++ {
-			out := dst[(i-i0)*ld : (i-i0)*ld+nb]
-			var x []float32
-			switch {
-			case direct:
-				x = a.dense[i*a.dim : (i+1)*a.dim]
-			case a.dense != nil:
-				copy(buf, a.dense[i*a.dim:(i+1)*a.dim])
-				x = buf
-			default:
-				a.scatter(i, buf)
-				x = buf
+		w.anySparse(t)
+	}
+}
+
+// blockTask is a block of kernel values to compute (see block): rows
+// [i0, i1) of a against rows [j0, j1) of b into dst, row by row at ld,
+// by the dot-product kernel dk, with b's norms zz where dk needs them.
+type blockTask struct {
+	dk     DotKernel
+	a, b   *Data
+	i0, i1 int
+	j0, j1 int
+	dst    []float32
+	ld     int
+	zz     []float32
+}
+
+// out returns the row of dst that holds a_i's values.
+func (t *blockTask) out(i int) []float32 {
+	return t.dst[(i-t.i0)*t.ld : (i-t.i0)*t.ld+t.j1-t.j0]
+}
+
+// denseDense computes a block of dense a against dense b as rank-1
+// updates: dst_i += a_ik · (row k of bᵀ), one fused axpy over the block
+// per feature. The block of bᵀ stays in cache for every row of a.
+// Features past the narrower width add nothing to the dot product (they
+// count in the norms).
+func (w *worker) denseDense(t blockTask, whole []float32) {
+	a, b, nb := t.a, t.b, t.j1-t.j0
+	bt, bld := w.transpose(b, t.j0, t.j1, whole)
+	dim := min(a.dim, b.dim)
+	for i := t.i0; i < t.i1; i++ {
+		out := t.out(i)
+		clear(out)
+		arow := a.dense[i*a.dim : i*a.dim+dim]
+		for f, v := range arow {
+			if v != 0 {
+				asm.AxpyF32(v, bt[f*bld:f*bld+nb], out)
 			}
-			asm.DotRowsF32(csr.Indptr[j0:j1+1], csr.Ind, csr.Val, x, out)
-			switch {
-			case direct:
-			case a.dense != nil:
-				clear(buf[:a.dim])
-			default:
-				a.unscatter(i, buf)
-			}
-			dk.Apply(out, a.norms[i], zz)
 		}
+		t.dk.Apply(out, a.norms[i], t.zz)
+	}
+}
+
+// sparseDense computes a block of sparse a against dense b: a gather from
+// each dense row of b.
+func (t *blockTask) sparseDense() {
+	a, b := t.a, t.b
+	for i := t.i0; i < t.i1; i++ {
+		out := t.out(i)
+		lo, hi := a.csr.Indptr[i], a.csr.Indptr[i+1]
+		ind, val := a.csr.Ind[lo:hi], a.csr.Val[lo:hi]
+		cut := len(ind)
+		for cut > 0 && int(ind[cut-1]) >= b.dim {
+			cut--
+		}
+		ind, val = ind[:cut], val[:cut]
+		for j := t.j0; j < t.j1; j++ {
+			out[j-t.j0] = asm.DotIndF32(val, ind, b.dense[j*b.dim:(j+1)*b.dim])
+		}
+		t.dk.Apply(out, a.norms[i], t.zz)
+	}
+}
+
+// anySparse computes a block of a (dense or sparse) against sparse b: the
+// rows of b times a_i made dense, in one DotRows call per row of a.
+func (w *worker) anySparse(t blockTask) {
+	a, csr := t.a, t.b.csr
+	direct := a.dense != nil && a.dim >= t.b.dim
+	var buf []float32
+	if !direct {
+		buf = w.scratch(t.b.dim)
+	}
+	for i := t.i0; i < t.i1; i++ {
+		out := t.out(i)
+		var x []float32
+		switch {
+		case direct:
+			x = a.dense[i*a.dim : (i+1)*a.dim]
+		case a.dense != nil:
+			copy(buf, a.dense[i*a.dim:(i+1)*a.dim])
+			x = buf
+		default:
+			a.scatter(i, buf)
+			x = buf
+		}
+		asm.DotRowsF32(csr.Indptr[t.j0:t.j1+1], csr.Ind, csr.Val, x, out)
+		switch {
+		case direct:
+		case a.dense != nil:
+			clear(buf[:a.dim])
+		default:
+			a.unscatter(i, buf)
+		}
+		t.dk.Apply(out, a.norms[i], t.zz)
 	}
 }
 

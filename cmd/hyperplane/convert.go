@@ -139,9 +139,7 @@ func (o *convertOptions) run(ctx context.Context, env *Env, args []string) (err 
 		// The shards' folder is made when missing (convert -shards 4 IN
 		// shards/train.hpc), and removed again if no shard is written
 		// into it.
-		// err here is run's result, not a new variable: the deferred
-		// cleanup must see the error run returns.
-		var made []string
+		var made []string // assigned with run's err, which the cleanup reads
 		if made, err = makeParents(filepath.Dir(dst)); err != nil {
 			return err
 		}
