@@ -187,6 +187,12 @@ type ruleSpec struct {
 	// t0Scale, when not 0, multiplies the step offset t0 = λ^(−3/4), so
 	// that the first step 1/(λ·t0) is smaller by that factor.
 	t0Scale float64
+	// suffixAverage: the average of a fit (Fit, FitDense, FitCache) of
+	// E epochs leaves out the first ⌊E/2⌋: the model is the mean of the
+	// weights after every example of the last ⌈E/2⌉ epochs (suffix
+	// averaging; see state.startEpoch). An online Learner, which has no
+	// epochs, averages from its first example.
+	suffixAverage bool
 }
 
 // SGD reports whether r is a rule of regularized stochastic gradient

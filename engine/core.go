@@ -32,6 +32,10 @@ type state struct {
 	// h is Σ_{t≤c} 1/(t+t0), the harmonic number H_c shifted by
 	// the SGD rules' offset t0: their averaging clock (see clock).
 	h float64
+	// c0 is the number of examples seen when an SGD rule's average
+	// restarted (see restartAverage): the model averages the weights
+	// after examples c0+1…c. 0 when it never restarted.
+	c0 float64
 	// grad is the softmax rule's scratch: a step per class.
 	grad   []float32
 	bb     float32 // biasScale², the bias gain of an update
@@ -480,6 +484,42 @@ func (st *state) update1(ind []int32, val []float32, a, ax float32, svRow int) {
 	st.logVote(ind, val, svRow, 0, -1, a)
 }
 
+// startEpoch readies st for epoch e of a fit. An SGD rule with
+// suffixAverage restarts its average before epoch ⌊E/2⌋+1 of E, so that
+// the model averages the weights of the last ⌈E/2⌉ epochs only: with the
+// step 1/(λ(t+t0)) and λ small, the steps barely shrink over a fit's
+// epochs, and the weights of its first half, still far from the
+// optimum, would pull the average back towards where training began
+// (α-suffix averaging, Rakhlin, Shamir and Sridharan 2012, with α = 1/2).
+func (st *state) startEpoch(e int) {
+	if st.s.spec.suffixAverage && st.u != nil && e > 1 && e == st.s.epochs/2+1 {
+		st.restartAverage()
+	}
+}
+
+// restartAverage makes an SGD rule's average start afresh, from the
+// weights after the next example on. With Δ_s what example s adds to v and
+// h_s the clock after it, the weights after example t are
+// v_t/(λ(t+t0)), v_t = Σ_{s≤t} Δ_s, so the sum of those after examples
+// c0+1…T is
+//
+//	Σ_{t>c0} v_t/(λ(t+t0)) = (Σ_{s≤c0} Δ_s·(h_T − h_c0) + Σ_{s>c0} Δ_s·(h_T − h_{s−1}))/λ
+//	                        = (h_T·v_T − h_c0·v_c0 − Σ_{s>c0} h_{s−1}·Δ_s)/λ,
+//
+// which is (h_T·v_T − u_T)/λ if u is set to h_c0·v_c0 now and goes on
+// gaining h_{s−1}·Δ_s with every update, as it does. The mean divides by
+// T − c0 (see sgdModel). The weights must not be on the interleaved
+// layout (see passLayout): it runs between passes.
+func (st *state) restartAverage() {
+	st.c0 = st.c
+	for j, v := range st.w {
+		st.u[j] = st.h * float64(v)
+	}
+	for k, v := range st.b {
+		st.ub[k] = st.h * float64(v)
+	}
+}
+
 // tick counts an example seen.
 func (st *state) tick() {
 	st.c++
@@ -584,7 +624,9 @@ func (st *state) sgdModel(m *Model) {
 	}
 	d := st.s.lambda * (st.c + st.s.t0)
 	set := func(dst, v []float32, u []float64) {
-		if u == nil {
+		if u == nil || st.c == st.c0 {
+			// Not averaging, or no example since the average restarted:
+			// the weights of this moment.
 			for j, x := range v {
 				dst[j] = float32(float64(x) / d)
 			}
@@ -592,7 +634,7 @@ func (st *state) sgdModel(m *Model) {
 		}
 		u = u[:len(v)]
 		for j, x := range v {
-			dst[j] = float32((st.h*float64(x) - u[j]) / (st.s.lambda * st.c))
+			dst[j] = float32((st.h*float64(x) - u[j]) / (st.s.lambda * (st.c - st.c0)))
 		}
 	}
 	set(m.W, st.w, st.u)

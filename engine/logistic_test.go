@@ -97,7 +97,9 @@ func TestLogisticSoftmaxStep(t *testing.T) {
 
 // TestLogisticMatchesDirectSGD checks the scaled weights and the lazy
 // average against SGD written out on dense float64 weights, step by step,
-// over shuffled epochs of random data, binary and multiclass.
+// over epochs of random data, binary and multiclass: a fit of 3 epochs
+// averages the weights after every example of its last 2 (see
+// state.startEpoch).
 func TestLogisticMatchesDirectSGD(t *testing.T) {
 	for _, K := range []int{2, 4} {
 		X, y := fxIntMulti(3, 60, 8, 3, K, 0.2)
@@ -105,7 +107,8 @@ func TestLogisticMatchesDirectSGD(t *testing.T) {
 			X, y = fxIntBinary(3, 60, 8, 3, 0.2)
 		}
 		const lambda = 0.05
-		cfg := Config{Rule: Logistic, Alpha: lambda, Epochs: 2, NoShuffle: true}
+		const epochs = 3
+		cfg := Config{Rule: Logistic, Alpha: lambda, Epochs: epochs, NoShuffle: true}
 		m, _ := fxFit(t, X, y, cfg)
 		classes := m.Classes
 		R := weightRows(classes)
@@ -113,8 +116,14 @@ func TestLogisticMatchesDirectSGD(t *testing.T) {
 		w := make([]float64, (dim+1)*R) // the last row: the biases
 		avg := make([]float64, len(w))
 		t0 := 10 * math.Pow(lambda, -0.75) // logistic regression's offset
-		n := 0
-		for range 2 {
+		n, n0 := 0, 0
+		for e := range epochs {
+			if e == epochs/2 {
+				// The average restarts: it holds the weights after the
+				// examples from here on.
+				clear(avg)
+				n0 = n
+			}
 			for i := range X.Rows {
 				n++
 				eta := 1 / (lambda * (float64(n) + t0))
@@ -157,7 +166,7 @@ func TestLogisticMatchesDirectSGD(t *testing.T) {
 					w[dim*R+k] += eta * step[k]
 				}
 				for q := range w {
-					avg[q] += (w[q] - avg[q]) / float64(n)
+					avg[q] += (w[q] - avg[q]) / float64(n-n0)
 				}
 			}
 		}
@@ -171,6 +180,80 @@ func TestLogisticMatchesDirectSGD(t *testing.T) {
 				t.Fatalf("K=%d: B[%d] = %v, direct SGD %v", K, k, m.B[k], v)
 			}
 		}
+	}
+}
+
+// TestRestartAverage checks the lazy average of the SGD rules after
+// restartAverage, which sets the accumulators to h·v rather than
+// clearing them: the model must be the mean of the weights after each
+// example since the restart, written out from v after every step. The
+// restart falls mid-pass, at no epoch boundary, since the algebra does
+// not need one; it covers the binary step, the multiclass pair step
+// (modified Huber) and the softmax step (logistic), and the moment right
+// after a restart, when no example has been averaged yet and the model
+// is the weights of that moment.
+func TestRestartAverage(t *testing.T) {
+	for _, c := range []struct {
+		rule Rule
+		K    int
+	}{{Logistic, 2}, {Logistic, 4}, {ModifiedHuber, 2}, {ModifiedHuber, 3}, {Pegasos, 3}} {
+		X, y := fxIntMulti(5, 90, 12, 4, c.K, 0.2)
+		if c.K == 2 {
+			X, y = fxIntBinary(5, 90, 12, 4, 0.2)
+		}
+		s, err := Config{Rule: c.rule, Alpha: 0.02}.settle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		classes, err := classesOf(y, s.maxClass)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := newState(s, classes, X.Cols, fxRNG(1))
+		R := st.K
+		// now returns the weights and biases of this moment,
+		// v/(λ(c+t0)).
+		now := func() []float64 {
+			d := s.lambda * (st.c + s.t0)
+			out := make([]float64, 0, len(st.w)+R)
+			for _, v := range append(append([]float32(nil), st.w...), st.b...) {
+				out = append(out, float64(v)/d)
+			}
+			return out
+		}
+		check := func(what string, want []float64) {
+			t.Helper()
+			m := st.model()
+			got := append(append([]float32(nil), m.W...), m.B...)
+			for q, v := range want {
+				if math.Abs(float64(got[q])-v) > 1e-5*(1+math.Abs(v)) {
+					t.Fatalf("%v K=%d %s: parameter %d = %v, want %v", c.rule, c.K, what, q, got[q], v)
+				}
+			}
+		}
+		var mean []float64
+		n := 0
+		for e := range 3 {
+			for i := range X.Rows {
+				if e == 1 && i == 37 {
+					st.restartAverage()
+					check("right after the restart", now())
+					mean, n = make([]float64, len(st.w)+R), 0
+				}
+				x := X.Row(i)
+				k := 0
+				for ; classes[k] != y[i]; k++ {
+				}
+				st.step(x.Ind, x.Val, 1, k, 1, -1)
+				if mean != nil {
+					n++
+					for q, v := range now() {
+						mean[q] += (v - mean[q]) / float64(n)
+					}
+				}
+			}
+		}
+		check("after 2 epochs less 37 examples", mean)
 	}
 }
 

@@ -159,6 +159,7 @@ func newCacheFitter(st *state, c *hpc.File, rng *rand.Rand) (*cacheFitter, error
 // epoch is one pass over the cache's rows, window by window.
 func (f *cacheFitter) epoch(ctx context.Context, e int, more bool) (EpochStats, error) {
 	st, c := f.st, f.c
+	st.startEpoch(e)
 	if f.resident != nil {
 		// The blocks kept are copies, safe whatever the file does, but
 		// a file that changed since is no longer what they hold.

@@ -323,6 +323,7 @@ func (f *fitter) run(ctx context.Context) (*Model, []EpochStats, error) {
 // epoch is one epoch of Fit: a step of the batch perceptron, or a pass
 // of the online learner (see onlineEpoch).
 func (f *fitter) epoch(ctx context.Context, e int, more bool) (EpochStats, error) {
+	f.st.startEpoch(e)
 	if f.st.s.Algorithm == Batch {
 		return f.batchEpoch(ctx)
 	}
