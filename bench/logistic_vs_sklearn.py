@@ -85,7 +85,7 @@ def main():
         Xtr, ytr, Xte, yte = load_svmlight_files([tr, te])
         Xtr, Xte = normalize(Xtr), normalize(Xte)
         rows = []
-        for extra in ([], ["-epochs", "20"], ["-epochs", "60"]):
+        for extra in ([], ["-epochs", "20"], ["-epochs", "30"], ["-epochs", "60"]):
             label = "hyperplane -algo logistic " + " ".join(extra)
             rows.append((label.strip(), hyperplane(hp, tr, te, yte, extra)))
         for C in () if hp_only else (0.1, 1, 10, 100):
