@@ -609,24 +609,27 @@ func (r *fitRows) fill(b *rowBatch) (bool, error) {
 	// lookup of the row pointers is a cache miss (and, on a large matrix,
 	// a TLB miss), and here the misses overlap instead of each stalling
 	// the learner.
-	cls := b.cls[:len(rows)]
+	cls, fcls := b.cls[:len(rows)], f.cls
+	for k, i := range rows {
+		cls[k] = fcls[i]
+	}
 	switch {
 	case f.D != nil:
 		ind, val := b.ind[:len(rows)], b.val[:len(rows)]
 		for k, i := range rows {
-			ind[k], val[k], cls[k] = f.all, f.D.Row(int(i)), f.cls[i]
+			ind[k], val[k] = f.all, f.D.Row(int(i))
 		}
 	case r.packed:
 		dst, indptr, p32 := b.p32[:len(rows)], f.X.Indptr, f.p32
 		for k, i := range rows {
-			dst[k], cls[k] = p32[indptr[i]:indptr[i+1]], f.cls[i]
+			dst[k] = p32[indptr[i]:indptr[i+1]]
 		}
 	default:
-		X := f.X
+		Xind, Xval, indptr := f.X.Ind, f.X.Val, f.X.Indptr
 		ind, val := b.ind[:len(rows)], b.val[:len(rows)]
 		for k, i := range rows {
-			lo, hi := X.Indptr[i], X.Indptr[i+1]
-			ind[k], val[k], cls[k] = X.Ind[lo:hi], X.Val[lo:hi], f.cls[i]
+			lo, hi := indptr[i], indptr[i+1]
+			ind[k], val[k] = Xind[lo:hi], Xval[lo:hi]
 		}
 	}
 	if ids {
