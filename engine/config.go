@@ -53,9 +53,10 @@ type Algorithm uint8
 const (
 	// Averaged is the averaged perceptron (Freund & Schapire 1999, Collins
 	// 2002): the model is the average of the weight vectors after every
-	// example of training, computed exactly by the lazy trick at no O(dim)
-	// cost per example. It generalizes much better than the last vector and
-	// is the default.
+	// example of training (with the rules Logistic and ModifiedHuber, of
+	// the last half of a fit's epochs), computed exactly by the lazy trick
+	// at no O(dim) cost per example. It generalizes much better than the
+	// last vector and is the default.
 	Averaged Algorithm = iota
 	// Plain is Rosenblatt's perceptron: the model is the last weight vector.
 	Plain
@@ -133,14 +134,17 @@ const (
 	Pegasos
 	// Logistic is logistic regression: the L2-regularized log loss by
 	// Pegasos's stochastic steps, scaled weights and averaging, with λ
-	// DefaultLogisticAlpha unless Alpha is set; the multinomial (softmax)
-	// loss for multiclass data. Its scores are log-odds, so its models
-	// have probabilities of their own (Model.Proba).
+	// DefaultLogisticAlpha unless Alpha is set, and 30 epochs unless
+	// Epochs is set (Rule.DefaultEpochs: at its small λ the weights still
+	// move after 10); the multinomial (softmax) loss for multiclass data.
+	// Its scores are log-odds, so its models have probabilities of their
+	// own (Model.Proba).
 	Logistic
 	// ModifiedHuber is the L2-regularized modified Huber loss
 	// (scikit-learn's "modified_huber"), quadratic near the margin and
 	// linear far from it, by the same steps and averaging, with λ
-	// DefaultModifiedHuberAlpha unless Alpha is set.
+	// DefaultModifiedHuberAlpha unless Alpha is set, and 10 epochs unless
+	// Epochs is set.
 	ModifiedHuber
 )
 
@@ -193,6 +197,26 @@ type ruleSpec struct {
 	// averaging; see state.startEpoch). An online Learner, which has no
 	// epochs, averages from its first example.
 	suffixAverage bool
+	// epochs is the rule's number of epochs when Config.Epochs is 0
+	// (Rule.DefaultEpochs); 0 means defaultEpochs.
+	epochs int
+}
+
+// defaultEpochs is the number of epochs of a rule that has no default
+// of its own (ruleSpec.epochs).
+const defaultEpochs = 10
+
+// DefaultEpochs returns the number of epochs a fit with rule r runs when
+// Config.Epochs is 0: 10, the perceptron's and the passive-aggressive
+// rules' classic count, except for rules whose steps were measured to
+// need more to converge (Logistic). A command line that defaults its
+// epochs should ask the rule, as train -epochs does. An unknown rule
+// gets 10.
+func (r Rule) DefaultEpochs() int {
+	if int(r) < len(ruleSpecs) && ruleSpecs[r].epochs > 0 {
+		return ruleSpecs[r].epochs
+	}
+	return defaultEpochs
 }
 
 // SGD reports whether r is a rule of regularized stochastic gradient
@@ -303,8 +327,10 @@ type Config struct {
 	// row whose 1/‖x‖ is past float32's range (‖x‖ below about 3e-39)
 	// counts as a row of norm 0. Voted refuses it.
 	Normalize bool
-	// Epochs is the most passes over the data; 0 means 10. Training stops
-	// sooner after an epoch with no update, or by early stopping.
+	// Epochs is the most passes over the data; 0 means the rule's
+	// default, Rule.DefaultEpochs: 10, or more for a rule that needs
+	// them (Logistic). Training stops sooner after an epoch with no
+	// update, or by early stopping.
 	Epochs int
 	// LearningRate η scales every update; 0 means 1. For the online
 	// variants with zero initial weights and no bias scale it only scales
@@ -591,12 +617,13 @@ func (c Config) checkWeights() error {
 	return nil
 }
 
-// setLimits fills in the defaults of the counts and caps: 10 epochs, a
-// patience of 5, 1024 classes, a width of 1<<27.
+// setLimits fills in the defaults of the counts and caps: the rule's
+// epochs (Rule.DefaultEpochs), a patience of 5, 1024 classes, a width of
+// 1<<27.
 func (s *settings) setLimits() {
 	s.epochs, s.patience, s.maxClass, s.maxDim = s.Epochs, s.Patience, s.MaxClasses, s.MaxDim
 	if s.epochs == 0 {
-		s.epochs = 10
+		s.epochs = s.Rule.DefaultEpochs()
 	}
 	if s.patience == 0 {
 		s.patience = 5

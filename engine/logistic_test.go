@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -428,5 +429,40 @@ func TestSGDRulesInterleaved(t *testing.T) {
 		interleaveBytes = 0
 		got, _ := fxFit(t, X, y, cfg)
 		fxSameModel(t, cfg.Rule.String(), ref, got)
+	}
+}
+
+// TestRuleDefaultEpochs checks each rule's default number of epochs: a
+// Config with Epochs 0 settles on Rule.DefaultEpochs (30 for Logistic, 10
+// for the others, and for a rule out of range), one with Epochs set keeps
+// it, and a fit of the default runs that many epochs (an SGD rule never
+// stops early) to the model that Epochs set to that number gives, its
+// average restarted at the same epoch.
+func TestRuleDefaultEpochs(t *testing.T) {
+	want := map[Rule]int{Perceptron: 10, PA: 10, PA1: 10, PA2: 10, Pegasos: 10, Logistic: 30, ModifiedHuber: 10}
+	for r := Rule(0); r <= lastRule; r++ {
+		if got := r.DefaultEpochs(); got != want[r] {
+			t.Errorf("%v.DefaultEpochs() = %d, want %d", r, got, want[r])
+		}
+		if s, err := (Config{Rule: r}).settle(); err != nil || s.epochs != want[r] {
+			t.Errorf("%v: Epochs 0 settled on %d epochs (%v), want %d", r, s.epochs, err, want[r])
+		}
+		if s, err := (Config{Rule: r, Epochs: 3}).settle(); err != nil || s.epochs != 3 {
+			t.Errorf("%v: Epochs 3 settled on %d epochs (%v)", r, s.epochs, err)
+		}
+	}
+	if got := (lastRule + 1).DefaultEpochs(); got != 10 {
+		t.Errorf("an unknown rule's default: %d epochs, want 10", got)
+	}
+	X, y := fxIntBinary(5, 90, 12, 4, 0.2)
+	for _, r := range []Rule{Logistic, ModifiedHuber, Pegasos} {
+		m, stats := fxFit(t, X, y, Config{Rule: r})
+		ref, _ := fxFit(t, X, y, Config{Rule: r, Epochs: want[r]})
+		if len(stats) != want[r] {
+			t.Errorf("%v: the default ran %d epochs, want %d", r, len(stats), want[r])
+		}
+		if !slices.Equal(m.W, ref.W) || !slices.Equal(m.B, ref.B) {
+			t.Errorf("%v: the default's model differs from Epochs %d's", r, want[r])
+		}
 	}
 }

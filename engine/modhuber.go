@@ -15,7 +15,10 @@ package engine
 // rows barely inside it, and linear far from it, which caps the step of
 // an outlier as the hinge does. Multiclass data is learned as the hinge
 // SGD rule learns it: the true class and the best other move, on the loss of
-// their score difference (Crammer and Singer's form).
+// their score difference (Crammer and Singer's form). It keeps the
+// default 10 epochs, which logistic regression trebles: 20 and 30 epochs
+// gained 0.6 points of test accuracy on 20 Newsgroups but lost 0.3 and
+// 0.7 on IMDB.
 var modifiedHuberSpec = ruleSpec{sgd: true, gain: modifiedHuberGain, alpha: DefaultModifiedHuberAlpha, suffixAverage: true}
 
 // DefaultModifiedHuberAlpha is the modified Huber rule's λ when

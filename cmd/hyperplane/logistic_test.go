@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
 )
 
 // TestLogisticCLI trains -algo logistic on a binary file, evaluates it,
@@ -59,5 +64,77 @@ func TestLogisticCLI(t *testing.T) {
 	}
 	if code, _, e := runCmd("train", "-i", model, "-o", filepath.Join(dir, "m2.hpm"), data); code != 2 || !strings.Contains(e, "logistic's steps follow") {
 		t.Errorf("train -i on a logistic model: exit %d: %s", code, e)
+	}
+}
+
+// TestTrainDefaultEpochs checks that train runs the learner's default
+// number of epochs (engine.Rule.DefaultEpochs: more for -algo logistic
+// than for the others) when -epochs is not set, and -epochs when it is,
+// as -json reports them: on LIBSVM rows, a cache with -stream, raw text
+// in memory and streamed, with -cv (whose folds' meter counts the
+// default's epochs) and with -i; and that train -h says the default.
+func TestTrainDefaultEpochs(t *testing.T) {
+	fakeProgressClock(t)
+	dir := t.TempDir()
+	var b, tx strings.Builder
+	for i := range 120 {
+		// Every third row repeats the one before with the other label,
+		// so that no epoch is without updates and none stops early.
+		y := 2*(i%2) - 1
+		if i%3 == 2 {
+			y = -y
+		}
+		fmt.Fprintf(&b, "%d 1:%d 2:%d 3:1\n", y, 1+(i/2%7), 1+i/2%5)
+		fmt.Fprintf(&tx, "{\"label\": \"%d\", \"text\": \"w%d v%d the\"}\n", y, i/2%7, i/2%5)
+	}
+	data := writeFile(t, dir, "bin.svm", b.String())
+	text := writeFile(t, dir, "bin.jsonl", tx.String())
+	cache, pa2 := filepath.Join(dir, "bin.hpc"), filepath.Join(dir, "pa2.hpm")
+	if code, _, e := runCmd("convert", data, cache); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := runCmd("train", "-o", pa2, data); code != 0 {
+		t.Fatal(e)
+	}
+	lg := engine.Logistic.DefaultEpochs()
+	if lg == engine.PA2.DefaultEpochs() {
+		t.Fatalf("logistic's default, %d epochs, is PA-II's: the test cannot tell them apart", lg)
+	}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"-algo", "logistic", data}, lg},
+		{[]string{"-algo", "logistic", "-epochs", "7", data}, 7},
+		{[]string{data}, engine.PA2.DefaultEpochs()},
+		{[]string{"-algo", "modified_huber", data}, engine.ModifiedHuber.DefaultEpochs()},
+		{[]string{"-algo", "logistic", "-stream", cache}, lg},
+		{[]string{"-algo", "logistic", "-stream", "-epochs", "4", cache}, 4},
+		{[]string{"-algo", "logistic", text}, lg},
+		{[]string{"-algo", "logistic", "-epochs", "5", text}, 5},
+		{[]string{"-algo", "logistic", "-stream", "-o", filepath.Join(dir, "s.hptm"), text}, lg},
+		{[]string{"-algo", "logistic", "-cv", "2", "-test", data, data}, lg},
+		{[]string{"-i", pa2, data}, engine.PA2.DefaultEpochs()},
+	} {
+		args := append([]string{"train", "-json"}, c.args...)
+		code, out, e := runCmd(args...)
+		var r struct{ Epochs int }
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("%q: exit %d, %v: %s %s", args, code, err, out, e)
+		}
+		if r.Epochs != c.want {
+			t.Errorf("%q: %d epochs, want %d", args, r.Epochs, c.want)
+		}
+	}
+	// The folds' meter counts 2·lg epochs, out of 2·lg: it ends at 100%.
+	args := []string{"train", "-progress", "-cv", "2", "-algo", "logistic", data}
+	code, _, e := runWith(context.Background(), strings.NewReader(""), args...)
+	pct := regexp.MustCompile(`folds: [0-9]+ epochs, [^\r]*, ([0-9]+)%`).FindAllStringSubmatch(e, -1)
+	if want := fmt.Sprintf("folds: %d epochs", 2*lg); code != 0 || !strings.Contains(e, want) || len(pct) == 0 || pct[len(pct)-1][1] != "100" {
+		t.Errorf("%q: exit %d, stderr %q; want %q at 100%%", args, code, e, want)
+	}
+	_, out, e := runCmd("train", "-h")
+	if want := fmt.Sprintf("(default: %d; %d for -algo logistic)", engine.PA2.DefaultEpochs(), lg); !strings.Contains(out+e, want) {
+		t.Errorf("train -h does not say %q:\n%s%s", want, out, e)
 	}
 }

@@ -104,7 +104,7 @@ func (o *trainOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&cfg.Alpha, "alpha", 0, "regularization λ of -algo pegasos (default 1e-4), logistic and modified_huber (default 1e-6)")
 	fs.BoolVar(&o.normalize, "normalize", true, "scale every row to unit length in training and prediction (recorded in the model); -normalize=false learns from the raw values")
 	fs.StringVar(&o.scale, "scale", "auto", "feature scaling, fitted on the training rows and folded into the model: standard (mean 0, sd 1; rows become dense), maxabs (into [-1, 1], zeros kept), none, or auto: standard for dense numeric data whose columns' scales differ 100-fold or more, said in the output, else none")
-	fs.IntVar(&cfg.Epochs, "epochs", 10, "most passes over the data")
+	fs.IntVar(&cfg.Epochs, "epochs", 0, "most passes over the data (default: "+epochsDefaults()+")")
 	fs.Float64Var(&cfg.LearningRate, "lr", 1, "learning rate")
 	fs.StringVar(&o.bias, "bias", "separate", "bias: separate, augmented or none")
 	fs.Float64Var(&cfg.BiasScale, "bias-scale", 1, "constant feature value for -bias augmented")
@@ -137,6 +137,21 @@ func (o *trainOptions) addFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.noCalib, "no-calibrate", false, "text: do not calibrate the probabilities (by default a fortieth of the training text, 250 to 5,000 documents, is held out to fit them on and not learned from)")
 	fs.BoolVar(&o.refit, "refit", false, "text: learn from every document and calibrate on a second model trained without the held-out tenth (a second training)")
 	fs.BoolVar(&o.multilabel, "multilabel", false, "text: every document has a list of labels (a JSONL array, or comma-separated in TSV); the default for a JSONL file whose first label is an array")
+}
+
+// epochsDefaults says the learners' default epochs (engine's
+// Rule.DefaultEpochs), for -epochs's help: the perceptron's, and those
+// of the rules whose default differs from it ("10; 30 for -algo
+// logistic").
+func epochsDefaults() string {
+	def := engine.Perceptron.DefaultEpochs()
+	s := strconv.Itoa(def)
+	for _, r := range []engine.Rule{engine.PA, engine.PA1, engine.PA2, engine.Pegasos, engine.Logistic, engine.ModifiedHuber} {
+		if n := r.DefaultEpochs(); n != def {
+			s += fmt.Sprintf("; %d for -algo %v", n, r)
+		}
+	}
+	return s
 }
 
 // trainOptions holds train's flags: those that are the learner's
@@ -214,6 +229,11 @@ func (o *trainOptions) run(ctx context.Context, env *Env, args []string) error {
 		if cfg, err = o.warmStart(&tr, cfg, isText); err != nil {
 			return err
 		}
+	}
+	if !o.set("epochs") {
+		// The learner's own default, set here rather than left to the
+		// library, so that the progress meters and -json count it.
+		cfg.Epochs = cfg.Rule.DefaultEpochs()
 	}
 	// The library's checks of the options, before any data are read.
 	if err := configError(cfg, kern); err != nil {
