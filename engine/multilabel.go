@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
@@ -47,6 +50,11 @@ type MultiLabelConfig struct {
 	// final model is trained on all of them. A negative Holdout fits
 	// none: every threshold is 0 and Proba is the logistic of the score.
 	Holdout float64
+	// Threads is the most goroutines one-vs-rest training runs on, each
+	// learning its share of the classes (at least 16 of them) on the
+	// same orders of the rows; 0 means GOMAXPROCS. The model does not
+	// depend on it. The ranking perceptron runs on one.
+	Threads int
 }
 
 // ThresholdFloor is the lowest threshold FitMultiLabel fits: half way
@@ -301,84 +309,318 @@ type heldOut struct {
 // others, in that epoch and the next. So the thresholds come from the
 // one training, at the cost of scoring a fifth of the rows once more.
 //
-// Every class is scored in one pass over each row (asm.AddScoresF32 over
-// the weights, stored feature-major). The running sums behind the
-// average (see mlLog) are not kept beside the weights but replayed class
-// by class at the end.
+// The classes are split into parts (see mlPart), each learned on its own
+// goroutine over the same orders of the rows; one-vs-rest classes do not
+// depend on one another, so the model is the same whatever the number
+// of parts. The ranking perceptron moves the classes together: one part.
 func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows []int, cfg MultiLabelConfig, nh int, rng *rand.Rand) (*MultiLabelModel, *heldOut, error) {
 	D := X.Cols
-	w := make([]float32, D*K)
-	b := make([]float64, K)
-	ub := make([]float64, K)
-	order := slices.Clone(rows)
-	s := make([]float32, K)
-	tau := make([]float64, K) // each class's signed step on this row
-	rel := make([]bool, K)
-	lg := newMLLog(D, K)
+	parts := mlPartCount(K, cfg)
+	if parts > 1 && budget.Check(0, budget.Mul(3*4, int64(D), int64(K)), "") != nil {
+		// Parts keep weights of their own beside the model's.
+		parts = 1
+	}
+	var w []float32
+	if parts == 1 {
+		// The one part's weights are the model's, averaged in place.
+		w = make([]float32, D*K)
+	}
+	ps := make([]*mlPart, parts)
+	for k := range ps {
+		ps[k] = newMLPart(D, k*K/parts, (k+1)*K/parts, w)
+	}
+	defer func() {
+		for _, p := range ps {
+			p.free()
+		}
+	}()
 	var held *heldOut
-	t := 1.0
+	if nh > 0 {
+		held = &heldOut{scores: make([]float32, nh*K)}
+	}
+	order := slices.Clone(rows)
 	for ep := 0; ep < cfg.Epochs; ep++ {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for p, i := range order {
-			if ep == 0 && nh > 0 && p == len(order)-nh {
-				held = lg.scoreAveraged(X, order[p:], w, b, ub, t)
-			}
-			lo, hi := X.Indptr[i], X.Indptr[i+1]
-			ind, val := X.Ind[lo:hi], X.Val[lo:hi]
-			for c := range s {
-				s[c] = float32(b[c])
-			}
-			asm.AddScoresF32(w, ind, val, s)
-			for c := range rel {
-				rel[c] = false
-			}
-			for _, c := range Y[i] {
-				rel[c] = true
-			}
-			moved := false
-			if cfg.Ranking {
-				moved = rankingSteps(s, rel, tau)
-			} else {
-				moved = oneVsRestSteps(s, rel, val, cfg, tau)
-			}
-			if moved {
-				tt := float32(t)
-				for c, a := range tau {
-					if a == 0 {
-						continue
-					}
-					// Every product is rounded before it is added (the
-					// conversion keeps the compiler from fusing them),
-					// so that the weights are the same on every CPU.
-					a32 := float32(a)
-					for k, j := range ind {
-						w[int(j)*K+c] += float32(a32 * val[k])
-					}
-					b[c] += a
-					ub[c] += t * a
-					lg.add(X, c, i, tt, a32)
-				}
-			}
-			t++
+		if ep == 0 && held != nil {
+			held.rows = slices.Clone(order[len(order)-nh:])
 		}
+		t0 := 1 + float64(ep*len(order))
+		eachPart(ps, func(p *mlPart) {
+			p.epoch(X, Y, order, t0, ep == 0 && held != nil, held, K, cfg)
+		})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	lg.average(X, w, t)
-	m := &MultiLabelModel{classes: K, dim: D, w: w, bias: make([]float32, K), thresholds: make([]float32, K)}
-	for c := range b {
-		m.bias[c] = float32(b[c] - ub[c]/t)
+	t := 1 + float64(cfg.Epochs*len(order))
+	if w == nil {
+		w = make([]float32, D*K)
 	}
+	m := &MultiLabelModel{classes: K, dim: D, w: w, bias: make([]float32, K), thresholds: make([]float32, K)}
+	eachPart(ps, func(p *mlPart) { p.average(X, w, m.bias, K, t) })
 	for _, v := range w {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return nil, nil, ErrDiverged
 		}
 	}
 	return m, held, nil
+}
+
+// mlPartMin is the fewest classes a part of the training takes: fewer
+// would score less than a cache line of weights per feature.
+const mlPartMin = 16
+
+// mlPartCount returns the number of parts the classes are learned in:
+// one for the ranking perceptron, else one per mlPartMin classes, at
+// most cfg.Threads (0: GOMAXPROCS).
+func mlPartCount(K int, cfg MultiLabelConfig) int {
+	if cfg.Ranking {
+		return 1
+	}
+	n := cfg.Threads
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(n, K/mlPartMin))
+}
+
+// eachPart calls f for every part, each on a goroutine of its own, and
+// returns once all have returned.
+func eachPart(ps []*mlPart, f func(p *mlPart)) {
+	if len(ps) == 1 {
+		f(ps[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(p)
+		}()
+	}
+	wg.Wait()
+}
+
+// mlPart learns the classes [c0, c0+K) of a multi-label model: their
+// weights, feature-major (w[j·K+c], as asm.AddScoresF32 reads them, so
+// that a row reads only these classes' weights of each of its features),
+// and biases. The running sums behind the average (w - u/t, u = Σ t·Δw)
+// are not kept beside the weights, where adding to them would miss the
+// cache at a feature of every row that moves, but logged (class, row,
+// step, step size) and replayed class by class into u, class-major, each
+// class's sums a dense array of D that the caches hold (see flush). Each
+// sum receives the same terms in the same order as it would beside the
+// weights, so the average is the same to the bit.
+type mlPart struct {
+	c0, K   int
+	D       int
+	w       []float32
+	b, ub   []float64
+	s       []float32
+	tau     []float64 // each class's signed step on a row
+	rel     []bool
+	log     []mlEntry
+	u       []float32 // u[c·D+j], allocated at the first flush
+	release []func()
+}
+
+type mlEntry struct {
+	class, row int32
+	t, a       float32
+}
+
+// mlLogCap is the number of updates a part logs before it replays them
+// into its running sums. (A variable so that tests can lower it.)
+var mlLogCap = 1 << 20
+
+// newMLPart returns the part learning the classes [c0, c1) of a model
+// of D features, its weights w if not nil (the model's, for a part of
+// every class).
+func newMLPart(D, c0, c1 int, w []float32) *mlPart {
+	K := c1 - c0
+	p := &mlPart{c0: c0, K: K, D: D, w: w, b: make([]float64, K), ub: make([]float64, K),
+		s: make([]float32, K), tau: make([]float64, K), rel: make([]bool, K)}
+	if p.w == nil {
+		var free func()
+		p.w, free = hugeFloats(D * K)
+		p.release = append(p.release, free)
+	}
+	return p
+}
+
+// free releases the memory of the part's weights and sums.
+func (p *mlPart) free() {
+	for _, f := range p.release {
+		f()
+	}
+	p.release = nil
+}
+
+// epoch learns the rows of X in the order order, the first at step t.
+// With scoreHeld, the last len(held.rows) of them are scored into held
+// (its row k, class c at held.scores[k·K+c], K the model's classes) by
+// the averaged model before they are learned.
+func (p *mlPart) epoch(X *sparse.CSR, Y [][]int, order []int, t float64, scoreHeld bool, held *heldOut, K int, cfg MultiLabelConfig) {
+	for q, i := range order {
+		if scoreHeld && q == len(order)-len(held.rows) {
+			p.scoreAveraged(X, held, K, t)
+		}
+		p.learn(X, i, Y[i], t, cfg)
+		t++
+	}
+}
+
+// learn learns row i, of classes y, at step t.
+func (p *mlPart) learn(X *sparse.CSR, i int, y []int, t float64, cfg MultiLabelConfig) {
+	lo, hi := X.Indptr[i], X.Indptr[i+1]
+	ind, val := X.Ind[lo:hi], X.Val[lo:hi]
+	s, rel, K := p.s, p.rel, p.K
+	for c := range s {
+		s[c] = float32(p.b[c])
+	}
+	asm.AddScoresF32(p.w, ind, val, s)
+	clear(rel)
+	for _, c := range y {
+		if c -= p.c0; c >= 0 && c < K {
+			rel[c] = true
+		}
+	}
+	var moved bool
+	if cfg.Ranking {
+		moved = rankingSteps(s, rel, p.tau)
+	} else {
+		moved = oneVsRestSteps(s, rel, val, cfg, p.tau)
+	}
+	if !moved {
+		return
+	}
+	tt := float32(t)
+	for c, a := range p.tau {
+		if a == 0 {
+			continue
+		}
+		// Every product is rounded before it is added (the
+		// conversion keeps the compiler from fusing them), so that
+		// the weights are the same on every CPU.
+		a32 := float32(a)
+		for k, j := range ind {
+			p.w[int(j)*K+c] += float32(a32 * val[k])
+		}
+		p.b[c] += a
+		p.ub[c] += t * a
+		if len(p.log) >= mlLogCap {
+			p.flush(X)
+		}
+		p.log = append(p.log, mlEntry{class: int32(c), row: int32(i), t: tt, a: a32})
+	}
+}
+
+// flush adds the logged updates to the running sums u and empties the
+// log: grouped by class, in the order of the steps within each class,
+// so that the sums of one class, D of them, stay in the caches while
+// its updates are added.
+func (p *mlPart) flush(X *sparse.CSR) {
+	if p.u == nil {
+		var free func()
+		p.u, free = hugeFloats(p.D * p.K)
+		p.release = append(p.release, free)
+	}
+	start := make([]int, p.K+1)
+	for _, e := range p.log {
+		start[e.class+1]++
+	}
+	for c := range p.K {
+		start[c+1] += start[c]
+	}
+	es := make([]mlEntry, len(p.log))
+	next := slices.Clone(start[:p.K])
+	for _, e := range p.log {
+		es[next[e.class]] = e
+		next[e.class]++
+	}
+	for c := range p.K {
+		sums := p.u[c*p.D : (c+1)*p.D]
+		for _, e := range es[start[c]:start[c+1]] {
+			lo, hi := X.Indptr[e.row], X.Indptr[e.row+1]
+			val := X.Val[lo:hi]
+			for k, j := range X.Ind[lo:hi] {
+				d := float32(e.a * val[k])
+				sums[j] += float32(e.t * d)
+			}
+		}
+	}
+	p.log = p.log[:0]
+}
+
+// average writes the part's averaged weights, w - u/t, into the
+// model's weights w (K classes, feature-major) and its averaged biases
+// into bias. The sums are read a block of features at a time, the
+// weights of the block staying in the caches while every class's
+// sums for it are subtracted.
+func (p *mlPart) average(X *sparse.CSR, w, bias []float32, K int, t float64) {
+	p.flush(X)
+	const block = 256
+	own := &p.w[0] == &w[0]
+	for j0 := 0; j0 < p.D; j0 += block {
+		j1 := min(j0+block, p.D)
+		if !own {
+			for j := j0; j < j1; j++ {
+				copy(w[j*K+p.c0:j*K+p.c0+p.K], p.w[j*p.K:(j+1)*p.K])
+			}
+		}
+		for c := range p.K {
+			for j, v := range p.u[c*p.D+j0 : c*p.D+j1] {
+				if v != 0 {
+					w[(j0+j)*K+p.c0+c] -= float32(float64(v) / t)
+				}
+			}
+		}
+	}
+	for c := range p.K {
+		bias[p.c0+c] = float32(p.b[c] - p.ub[c]/t)
+	}
+}
+
+// scoreAveraged writes into held the scores of its rows for the part's
+// classes by the averaged model at step t (the model's K classes per
+// row).
+func (p *mlPart) scoreAveraged(X *sparse.CSR, held *heldOut, K int, t float64) {
+	p.flush(X)
+	s := make([]float32, p.K)
+	for k, i := range held.rows {
+		lo, hi := X.Indptr[i], X.Indptr[i+1]
+		clear(s)
+		asm.AddScoresF32(p.w, X.Ind[lo:hi], X.Val[lo:hi], s)
+		copy(held.scores[k*K+p.c0:], s)
+	}
+	for c := range p.K {
+		sums := p.u[c*p.D : (c+1)*p.D]
+		bias := float32(p.b[c] - p.ub[c]/t)
+		for k, i := range held.rows {
+			var su float32
+			lo, hi := X.Indptr[i], X.Indptr[i+1]
+			val := X.Val[lo:hi]
+			for q, j := range X.Ind[lo:hi] {
+				su += float32(val[q] * sums[j])
+			}
+			held.scores[k*K+p.c0+c] += bias - float32(float64(su)/t)
+		}
+	}
+}
+
+// hugeFloats returns n zeroed float32 on huge pages where the system
+// gives them (see hugeAlloc), else on the heap, and the function that
+// releases them, to be called once nothing reads them any more.
+func hugeFloats(n int) ([]float32, func()) {
+	p, free := hugeAlloc(n)
+	if p == nil {
+		return make([]float32, n), func() {}
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(p))), n), free
 }
 
 // oneVsRestSteps sets tau to each class's step on a row with values val
@@ -421,172 +663,6 @@ func oneVsRestSteps(s []float32, rel []bool, val []float32, cfg MultiLabelConfig
 		}
 	}
 	return moved
-}
-
-// mlLogCap is the number of updates an mlLog keeps before it adds them
-// to a dense array of running sums. (A variable so that tests can lower
-// it.)
-var mlLogCap = 1 << 20
-
-// mlLog keeps what the averaged weights need: the running sum
-// u[j·K+c] = Σ t·Δw[j·K+c] over the steps t, the average being w - u/t.
-// Adding to u at every update, beside the weights, costs a cache miss
-// per feature of the row whenever the K weights of every feature are
-// larger than the caches; updates are rare next to the rows scored (a
-// few classes of a row, fewer every epoch), so the log records them
-// (class, row, step, step size) and replays them class by class, the
-// sums of one class in a dense array of D that the caches hold. Each
-// u[j·K+c] receives the same terms in the same order as it would beside
-// the weights, so the average is the same to the bit. Past mlLogCap
-// updates the log is added to a dense u, allocated then.
-type mlLog struct {
-	D, K    int
-	entries []mlEntry
-	u       []float32 // dense running sums, nil until the log overflows
-	buf     []float32 // one class's sums
-}
-
-type mlEntry struct {
-	class, row int32
-	t, a       float32
-}
-
-func newMLLog(D, K int) *mlLog { return &mlLog{D: D, K: K} }
-
-// add records that class c moved by a on row i at step t.
-func (l *mlLog) add(X *sparse.CSR, c, i int, t, a float32) {
-	if len(l.entries) >= mlLogCap {
-		l.spill(X)
-	}
-	l.entries = append(l.entries, mlEntry{class: int32(c), row: int32(i), t: t, a: a})
-}
-
-// byClass returns the entries grouped by class, in the order of the
-// steps within each class, and the start of each class's group.
-func (l *mlLog) byClass() ([]mlEntry, []int) {
-	start := make([]int, l.K+1)
-	for _, e := range l.entries {
-		start[e.class+1]++
-	}
-	for c := range l.K {
-		start[c+1] += start[c]
-	}
-	out := make([]mlEntry, len(l.entries))
-	next := slices.Clone(start[:l.K])
-	for _, e := range l.entries {
-		out[next[e.class]] = e
-		next[e.class]++
-	}
-	return out, start
-}
-
-// term adds to sums the terms t·(a·v) of entry e, for the features j of
-// its row at sums[j·stride+off].
-func term(X *sparse.CSR, e mlEntry, sums []float32, stride, off int) {
-	lo, hi := X.Indptr[e.row], X.Indptr[e.row+1]
-	for k, j := range X.Ind[lo:hi] {
-		d := float32(e.a * X.Val[lo+int64(k)])
-		sums[int(j)*stride+off] += float32(e.t * d)
-	}
-}
-
-// spill adds the logged updates to the dense u and empties the log.
-func (l *mlLog) spill(X *sparse.CSR) {
-	if l.u == nil {
-		l.u = make([]float32, l.D*l.K)
-	}
-	es, start := l.byClass()
-	for c := range l.K {
-		for _, e := range es[start[c]:start[c+1]] {
-			term(X, e, l.u, l.K, c)
-		}
-	}
-	l.entries = l.entries[:0]
-}
-
-// classSums calls f for each class with its running sums in a dense
-// array of D (what the dense u holds of it plus the log) and the
-// features whose sums may not be 0 (every feature with a dense u: nil),
-// a feature possibly more than once. f must leave sums[j] at 0 for every
-// j of touched.
-func (l *mlLog) classSums(X *sparse.CSR, f func(c int, sums []float32, touched []int32)) {
-	if l.buf == nil {
-		l.buf = make([]float32, l.D)
-	}
-	es, start := l.byClass()
-	var touched []int32
-	for c := range l.K {
-		if l.u != nil {
-			for j := range l.D {
-				l.buf[j] = l.u[j*l.K+c]
-			}
-			for _, e := range es[start[c]:start[c+1]] {
-				term(X, e, l.buf, 1, 0)
-			}
-			f(c, l.buf, nil)
-			continue
-		}
-		// A sum at 0 before a term is added is new, or back at 0: its
-		// feature is listed again, which f's reset makes harmless.
-		touched = touched[:0]
-		for _, e := range es[start[c]:start[c+1]] {
-			lo, hi := X.Indptr[e.row], X.Indptr[e.row+1]
-			for k, j := range X.Ind[lo:hi] {
-				if l.buf[j] == 0 {
-					touched = append(touched, j)
-				}
-				d := float32(e.a * X.Val[lo+int64(k)])
-				l.buf[j] += float32(e.t * d)
-			}
-		}
-		f(c, l.buf, touched)
-	}
-	if l.u != nil {
-		clear(l.buf)
-	}
-}
-
-// average turns w into the averaged weights w - u/t.
-func (l *mlLog) average(X *sparse.CSR, w []float32, t float64) {
-	K := l.K
-	l.classSums(X, func(c int, sums []float32, touched []int32) {
-		if touched == nil {
-			for j, v := range sums {
-				w[j*K+c] -= float32(float64(v) / t)
-			}
-			return
-		}
-		for _, j := range touched {
-			w[int(j)*K+c] -= float32(float64(sums[j]) / t)
-			sums[j] = 0
-		}
-	})
-}
-
-// scoreAveraged returns the scores of the rows rows by the averaged
-// model at step t, weights w and biases b with running sums ub.
-func (l *mlLog) scoreAveraged(X *sparse.CSR, rows []int, w []float32, b, ub []float64, t float64) *heldOut {
-	K := l.K
-	h := &heldOut{rows: slices.Clone(rows), scores: make([]float32, len(rows)*K)}
-	for k, i := range rows {
-		lo, hi := X.Indptr[i], X.Indptr[i+1]
-		asm.AddScoresF32(w, X.Ind[lo:hi], X.Val[lo:hi], h.scores[k*K:(k+1)*K])
-	}
-	l.classSums(X, func(c int, sums []float32, touched []int32) {
-		bias := float32(b[c] - ub[c]/t)
-		for k, i := range rows {
-			var su float32
-			lo, hi := X.Indptr[i], X.Indptr[i+1]
-			for q, j := range X.Ind[lo:hi] {
-				su += float32(X.Val[lo+int64(q)] * sums[j])
-			}
-			h.scores[k*K+c] += bias - float32(float64(su)/t)
-		}
-		for _, j := range touched {
-			sums[j] = 0
-		}
-	})
-	return h
 }
 
 // rankingSteps sets tau to the ranking perceptron's steps for one row:

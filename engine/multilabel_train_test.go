@@ -132,6 +132,55 @@ func TestOneVsRestMatchesPerClass(t *testing.T) {
 	}
 }
 
+// TestPartsMatch: the classes learned in parts on goroutines of their
+// own give the model, thresholds and Platt scaling one part gives, bit
+// for bit, whether the logged updates are replayed into the running
+// sums once or many times; and with PA1 (which holds rows out within
+// the one training) each class's weights are those its own binary
+// learner gives it alone.
+func TestPartsMatch(t *testing.T) {
+	const K = 3*mlPartMin + 5
+	X, Y := mlNoisy(6, 300, 40, K)
+	defer func(c int) { mlLogCap = c }(mlLogCap)
+	for _, logCap := range []int{1 << 20, 7} {
+		mlLogCap = logCap
+		for _, rule := range []Rule{PA1, Perceptron} {
+			var want *MultiLabelModel
+			for _, threads := range []int{1, 2, 3, 4} {
+				cfg := MultiLabelConfig{Rule: rule, Epochs: 3, Seed: 2, Threads: threads}
+				if got := mlPartCount(K, cfg); got != min(threads, 3) {
+					t.Fatalf("%d threads: %d parts, want %d", threads, got, min(threads, 3))
+				}
+				m, err := FitMultiLabel(context.Background(), X, Y, K, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want == nil {
+					want = m
+					if rule != PA1 {
+						continue
+					}
+					cfg.C = 1
+					W, bias := referenceOneVsRest(X, Y, K, cfg)
+					ref := &MultiLabelModel{w: W, bias: bias}
+					if !sameBits(m.w, ref.w) || !sameBits(m.bias, ref.bias) {
+						t.Fatalf("log cap %d, %v: the weights differ from the classes' own learners'", logCap, rule)
+					}
+					continue
+				}
+				if !sameBits(m.w, want.w) || !sameBits(m.bias, want.bias) || !sameBits(m.thresholds, want.thresholds) ||
+					!slices.Equal(m.plattA, want.plattA) || !slices.Equal(m.plattB, want.plattB) {
+					t.Errorf("log cap %d, %v, %d threads: the model differs from one thread's", logCap, rule, threads)
+				}
+			}
+		}
+	}
+}
+
+func sameBits(a, b []float32) bool {
+	return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) })
+}
+
 // TestHeldOutScoresUnseen: the rows the thresholds are fitted on are
 // scored before they are learned. Every row has a feature of its own
 // with its classes' sign, so a held-out row scored after it was learned
