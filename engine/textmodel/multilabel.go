@@ -71,11 +71,7 @@ func FitMultiLabelCorpus(ctx context.Context, c *text.Corpus, cfg MultiLabelConf
 	for i, d := range c.Docs {
 		fc.Docs[i] = text.Doc{Text: d.Text, Label: placeholder, Line: d.Line}
 	}
-	f, err := text.Fit(&fc, cfg.Text)
-	if err != nil {
-		return nil, err
-	}
-	d, err := f.Vectorize(&fc)
+	f, d, err := text.FitVectorize(ctx, &fc, cfg.Text)
 	if err != nil {
 		return nil, err
 	}
