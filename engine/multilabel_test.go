@@ -3,14 +3,18 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
 	"github.com/hyperplane-ml/hyperplane/sparse"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
 )
 
 // mlToy returns rows whose label set is a random subset of K classes
@@ -269,4 +273,160 @@ func TestFitThresholdsBounds(t *testing.T) {
 	if want := []float32{0, ThresholdFloor, 0}; !slices.Equal(thr, want) {
 		t.Errorf("thresholds %v, want %v", thr, want)
 	}
+}
+
+// marshalV1 encodes m as version 1 of the file stored it, every weight
+// in full.
+func marshalV1(m *MultiLabelModel) []byte {
+	var b []byte
+	b = append(b, mlMagic[:]...)
+	b = binary.LittleEndian.AppendUint16(b, 1)
+	flags := uint16(0)
+	if m.plattA != nil {
+		flags = 1
+	}
+	b = binary.LittleEndian.AppendUint16(b, flags)
+	b = binary.LittleEndian.AppendUint64(b, uint64(m.classes))
+	b = binary.LittleEndian.AppendUint64(b, uint64(m.dim))
+	for _, s := range [][]float32{m.w, m.bias, m.thresholds} {
+		for _, v := range s {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+	}
+	for c := range m.plattA {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.plattA[c]))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.plattB[c]))
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// sameModel reports whether a and b hold the same classifier, bit for
+// bit.
+func sameModel(a, b *MultiLabelModel) bool {
+	return a.classes == b.classes && a.dim == b.dim && sameBits(a.w, b.w) && sameBits(a.bias, b.bias) &&
+		sameBits(a.thresholds, b.thresholds) && slices.Equal(a.plattA, b.plattA) && slices.Equal(a.plattB, b.plattB)
+}
+
+// sparseToy returns a model of D features and K classes whose weights
+// are mostly 0, with a -0, a subnormal, features with no weight and a
+// feature with every weight.
+func sparseToy(K, D int, platt bool) *MultiLabelModel {
+	r := rand.New(rand.NewPCG(uint64(K), uint64(D)))
+	m := &MultiLabelModel{classes: K, dim: D, w: make([]float32, D*K), bias: make([]float32, K), thresholds: make([]float32, K)}
+	for k := range m.w {
+		if r.IntN(5) == 0 {
+			m.w[k] = float32(r.NormFloat64())
+		}
+	}
+	m.w[0] = float32(math.Copysign(0, -1))
+	m.w[1] = math.Float32frombits(1)
+	clear(m.w[K : 2*K])
+	for c := range K {
+		m.w[(D-1)*K+c] = float32(c + 1)
+		m.bias[c], m.thresholds[c] = float32(c)/3, -float32(c)/7
+	}
+	if platt {
+		m.plattA, m.plattB = make([]float64, K), make([]float64, K)
+		for c := range K {
+			m.plattA[c], m.plattB[c] = -1-float64(c), float64(c)/5
+		}
+	}
+	return m
+}
+
+// TestMultiLabelSparseFile: the weights are stored sparse, a -0 and
+// subnormals kept to the bit, whatever the number of classes against
+// the bitmaps' bytes; the file is a fraction of version 1's, which is
+// still read, to the same model.
+func TestMultiLabelSparseFile(t *testing.T) {
+	for _, K := range []int{1, 7, 8, 9, 16, 115} {
+		for _, platt := range []bool{false, true} {
+			m := sparseToy(K, 50, platt)
+			b, err := m.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if binary.LittleEndian.Uint16(b[4:]) != 2 {
+				t.Fatalf("K %d: version %d written, want 2", K, binary.LittleEndian.Uint16(b[4:]))
+			}
+			got, err := UnmarshalMultiLabel(b)
+			if err != nil || !sameModel(got, m) {
+				t.Fatalf("K %d, Platt %v: %v, or the model read back differs", K, platt, err)
+			}
+			v1 := marshalV1(m)
+			if K >= 8 && len(b) >= len(v1)/2 {
+				t.Errorf("K %d: %d bytes, version 1 takes %d", K, len(b), len(v1))
+			}
+			got, err = UnmarshalMultiLabel(v1)
+			if err != nil || !sameModel(got, m) {
+				t.Fatalf("K %d, Platt %v: version 1: %v, or the model read differs", K, platt, err)
+			}
+			for n := range len(v1) {
+				if _, err := UnmarshalMultiLabel(v1[:n]); !errors.Is(err, ErrFormat) {
+					t.Fatalf("version 1 cut at %d: %v", n, err)
+				}
+			}
+		}
+	}
+}
+
+// TestMultiLabelSparseFileBad: a bitmap that sets a bit past the
+// classes, or names more weights than the file holds, is refused even
+// under a valid checksum.
+func TestMultiLabelSparseFileBad(t *testing.T) {
+	m := sparseToy(9, 3, false)
+	b, _ := m.MarshalBinary()
+	resum := func(c []byte) []byte {
+		return binary.LittleEndian.AppendUint32(c[:len(c)-4], crc32.Checksum(c[:len(c)-4], castagnoli))
+	}
+	// The first feature's bitmap: bytes 24 and 25, classes 8 and past.
+	// Class 0's weight (-0) is stored: its bit moved past the classes
+	// names as many weights as the file holds.
+	c := slices.Clone(b)
+	c[24] &^= 1
+	c[25] |= 2
+	if _, err := UnmarshalMultiLabel(resum(c)); !errors.Is(err, ErrFormat) {
+		t.Errorf("a bit past the classes: %v", err)
+	}
+	c = slices.Clone(b)
+	c[24] = 0xff
+	c[25] = 1
+	if _, err := UnmarshalMultiLabel(resum(c)); !errors.Is(err, ErrFormat) {
+		t.Errorf("more weights named than stored: %v", err)
+	}
+}
+
+// FuzzUnmarshalMultiLabel: whatever the bytes (their checksum made
+// right or not), decoding returns a model or an error wrapping ErrFormat,
+// never panics, and a model it returns encodes to a file that decodes to
+// it again.
+//
+//	go test -run '^$' -fuzz '^FuzzUnmarshalMultiLabel$' -fuzztime 60s ./engine/
+func FuzzUnmarshalMultiLabel(f *testing.F) {
+	for _, m := range []*MultiLabelModel{sparseToy(3, 4, false), sparseToy(9, 2, true)} {
+		b, _ := m.MarshalBinary()
+		f.Add(b, true)
+		f.Add(marshalV1(m), true)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, resum bool) {
+		defer budgettest.Within(t, 64<<20)()
+		if resum && len(b) >= 4 {
+			b = binary.LittleEndian.AppendUint32(slices.Clone(b[:len(b)-4]), crc32.Checksum(b[:len(b)-4], castagnoli))
+		}
+		m, err := UnmarshalMultiLabel(b)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrMemory) {
+				t.Fatalf("error %v wraps neither ErrFormat nor ErrMemory", err)
+			}
+			return
+		}
+		b2, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, err := UnmarshalMultiLabel(b2)
+		if err != nil || !sameModel(m, m2) {
+			t.Fatalf("a decoded model encodes to a file that does not decode to it: %v", err)
+		}
+	})
 }

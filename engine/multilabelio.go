@@ -11,15 +11,17 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
-// The multi-label model's binary form, version 1, little-endian:
+// The multi-label model's binary form, version 2, little-endian:
 //
 //	offset  size  field
 //	0       4     magic "HPML"
-//	4       2     version (uint16, 1)
+//	4       2     version (uint16, 2)
 //	6       2     flags (uint16): bit 0, per-class Platt scaling follows
 //	8       8     classes K (uint64)
 //	16      8     features D (uint64)
-//	24      4·D·K the weights, feature-major (float32)
+//	24            the weights, feature by feature, those that are not 0
+//	              (see sparseWeightsLen); version 1, still read, stored
+//	              all of them: 4·D·K bytes, feature-major (float32)
 //	        4·K   the biases (float32)
 //	        4·K   the thresholds (float32)
 //	        16·K  with flag bit 0: Platt's a and b of each class (float64)
@@ -30,14 +32,14 @@ import (
 
 var mlMagic = [4]byte{'H', 'P', 'M', 'L'}
 
-const mlVersion = 1
+const mlVersion = 2
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // MarshalBinary encodes m in the form described above.
 func (m *MultiLabelModel) MarshalBinary() ([]byte, error) {
 	K, D := m.classes, m.dim
-	n := 24 + 4*D*K + 8*K + 4
+	n := 24 + m.sparseWeightsLen() + 8*K + 4
 	if m.plattA != nil {
 		n += 16 * K
 	}
@@ -51,7 +53,8 @@ func (m *MultiLabelModel) MarshalBinary() ([]byte, error) {
 	b = binary.LittleEndian.AppendUint16(b, flags)
 	b = binary.LittleEndian.AppendUint64(b, uint64(K))
 	b = binary.LittleEndian.AppendUint64(b, uint64(D))
-	for _, s := range [][]float32{m.w, m.bias, m.thresholds} {
+	b = m.appendSparseWeights(b)
+	for _, s := range [][]float32{m.bias, m.thresholds} {
 		b = appendF32s(b, s)
 	}
 	if m.plattA != nil {
@@ -72,8 +75,9 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabelModel, error) {
 	if len(b) < 28 || [4]byte(b[:4]) != mlMagic {
 		return nil, bad("no HPML magic")
 	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != mlVersion {
-		return nil, bad(fmt.Sprintf("version %d, this build reads %d", v, mlVersion))
+	v := binary.LittleEndian.Uint16(b[4:])
+	if v != 1 && v != mlVersion {
+		return nil, bad(fmt.Sprintf("version %d, this build reads 1 and %d", v, mlVersion))
 	}
 	flags := binary.LittleEndian.Uint16(b[6:])
 	if flags&^1 != 0 {
@@ -87,11 +91,15 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabelModel, error) {
 	}
 	// K and D are checked against the bytes there before their product
 	// sizes anything.
-	if K64 == 0 || K64 > rest/per || D64 > rest/4 || D64 > math.MaxInt32 {
+	if K64 == 0 || K64 > rest/per || D64 > rest || D64 > math.MaxInt32 {
 		return nil, bad(fmt.Sprintf("%d classes and %d features do not fit %d bytes", K64, D64, len(b)))
 	}
 	K, D := int(K64), int(D64)
-	if uint64(D)*uint64(K) > (rest-per*K64)/4 || 4*D*K+int(per)*K != int(rest) {
+	nw, ok := 4*D*K, uint64(D)*uint64(K) <= (rest-per*K64)/4
+	if v != 1 {
+		nw, ok = sparseWeightsSize(K, D, b[24:len(b)-4-int(per)*K])
+	}
+	if !ok || nw+int(per)*K != int(rest) {
 		return nil, bad(fmt.Sprintf("%d classes and %d features do not fit %d bytes", K, D, len(b)))
 	}
 	if err := budget.Check(0, budget.Mul(4, int64(D), int64(K)), "a multi-label model"); err != nil {
@@ -108,7 +116,14 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabelModel, error) {
 		return out
 	}
 	m := &MultiLabelModel{classes: K, dim: D}
-	m.w, m.bias, m.thresholds = f32(D*K), f32(K), f32(K)
+	if v == 1 {
+		m.w = f32(D * K)
+	} else {
+		m.w = make([]float32, D*K)
+		readSparseWeights(m.w, K, p[:nw])
+		p = p[nw:]
+	}
+	m.bias, m.thresholds = f32(K), f32(K)
 	if flags&1 != 0 {
 		m.plattA, m.plattB = make([]float64, K), make([]float64, K)
 		for c := range K {
