@@ -168,6 +168,27 @@ func (m *MultiLabelModel) Decide(s []float32, k int, dst []int) []int {
 
 func appendTopK(s []float32, k int, dst []int) []int {
 	k = min(max(k, 0), len(s))
+	if k <= topKSelect && !slices.ContainsFunc(s, func(v float32) bool { return v != v }) {
+		// The k best by insertion into a list kept sorted: a class
+		// goes in only ahead of a lower score, so ties stay in class
+		// order, as the stable sort leaves them.
+		at := len(dst)
+		for c, v := range s {
+			n := len(dst) - at
+			if n == k && (k == 0 || v <= s[dst[len(dst)-1]]) {
+				continue
+			}
+			if n < k {
+				dst = append(dst, c)
+			}
+			q := len(dst) - 1
+			for ; q > at && v > s[dst[q-1]]; q-- {
+				dst[q] = dst[q-1]
+			}
+			dst[q] = c
+		}
+		return dst
+	}
 	idx := make([]int, len(s))
 	for i := range idx {
 		idx[i] = i
@@ -175,6 +196,10 @@ func appendTopK(s []float32, k int, dst []int) []int {
 	sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
 	return append(dst, idx[:k]...)
 }
+
+// topKSelect is the largest k appendTopK selects by insertion rather
+// than by sorting every class.
+const topKSelect = 16
 
 // Proba writes into dst (grown to Classes()) the probability of each
 // class for x, each on its own (they need not sum to 1): the per-class
@@ -858,9 +883,11 @@ func sparseWeightsSize(K, D int, p []byte) (int, bool) {
 }
 
 // readSparseWeights decodes into w, zeroed, the weights that
-// sparseWeightsSize found valid at the start of p.
-func readSparseWeights(w []float32, K int, p []byte) {
+// sparseWeightsSize found valid at the start of p, and reports whether
+// every one is finite.
+func readSparseWeights(w []float32, K int, p []byte) bool {
 	nb := (K + 7) / 8
+	finite := true
 	for len(w) > 0 {
 		row := w[:K]
 		w = w[K:]
@@ -870,9 +897,22 @@ func readSparseWeights(w []float32, K int, p []byte) {
 			for x != 0 {
 				c := 8*i + bits.TrailingZeros8(x)
 				x &= x - 1
-				row[c] = math.Float32frombits(binary.LittleEndian.Uint32(p))
+				u := binary.LittleEndian.Uint32(p)
+				finite = finite && u&0x7f800000 != 0x7f800000
+				row[c] = math.Float32frombits(u)
 				p = p[4:]
 			}
 		}
 	}
+	return finite
+}
+
+// allFinite reports whether every value of s is finite.
+func allFinite(s []float32) bool {
+	for _, v := range s {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
@@ -371,8 +372,8 @@ func TestMultiLabelSparseFile(t *testing.T) {
 }
 
 // TestMultiLabelSparseFileBad: a bitmap that sets a bit past the
-// classes, or names more weights than the file holds, is refused even
-// under a valid checksum.
+// classes, or names more weights than the file holds, and a weight that
+// is not finite are refused even under a valid checksum.
 func TestMultiLabelSparseFileBad(t *testing.T) {
 	m := sparseToy(9, 3, false)
 	b, _ := m.MarshalBinary()
@@ -393,6 +394,21 @@ func TestMultiLabelSparseFileBad(t *testing.T) {
 	c[25] = 1
 	if _, err := UnmarshalMultiLabel(resum(c)); !errors.Is(err, ErrFormat) {
 		t.Errorf("more weights named than stored: %v", err)
+	}
+	// A stored weight that is not finite, in either version: the
+	// first feature's first weight follows its bitmap, at 26, or
+	// starts version 1's weights, at 24.
+	for _, bits := range []uint32{0x7fc00000, 0xff800000} {
+		for _, f := range []struct {
+			b  []byte
+			at int
+		}{{b, 26}, {marshalV1(m), 24}} {
+			c = slices.Clone(f.b)
+			binary.LittleEndian.PutUint32(c[f.at:], bits)
+			if _, err := UnmarshalMultiLabel(resum(c)); !errors.Is(err, ErrFormat) {
+				t.Errorf("weight %#x at %d: %v", bits, f.at, err)
+			}
+		}
 	}
 }
 
@@ -429,4 +445,37 @@ func FuzzUnmarshalMultiLabel(f *testing.F) {
 			t.Fatalf("a decoded model encodes to a file that does not decode to it: %v", err)
 		}
 	})
+}
+
+// TestAppendTopKMatchesSort: the k best classes by insertion are those
+// a stable sort of every class gives, ties in class order, for every k,
+// with many ties, and with a NaN (which falls back to the sort).
+func TestAppendTopKMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	byStableSort := func(s []float32, k int) []int {
+		idx := make([]int, len(s))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
+		return idx[:min(max(k, 0), len(s))]
+	}
+	for trial := range 300 {
+		s := make([]float32, 1+r.IntN(40))
+		for c := range s {
+			s[c] = float32(r.IntN(6)) - 2.5 // many ties
+		}
+		if trial%10 == 0 {
+			s[r.IntN(len(s))] = float32(math.NaN())
+		}
+		if trial%7 == 0 {
+			s[r.IntN(len(s))] = float32(math.Inf(-1))
+		}
+		for k := -1; k <= len(s)+1; k++ {
+			got := appendTopK(s, k, []int{-7})
+			if want := byStableSort(s, k); got[0] != -7 || !slices.Equal(got[1:], want) {
+				t.Fatalf("scores %v, k %d: %v, the stable sort gives %v", s, k, got[1:], want)
+			}
+		}
+	}
 }

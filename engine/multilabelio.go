@@ -116,11 +116,13 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabelModel, error) {
 		return out
 	}
 	m := &MultiLabelModel{classes: K, dim: D}
+	finite := true
 	if v == 1 {
 		m.w = f32(D * K)
+		finite = allFinite(m.w)
 	} else {
 		m.w = make([]float32, D*K)
-		readSparseWeights(m.w, K, p[:nw])
+		finite = readSparseWeights(m.w, K, p[:nw])
 		p = p[nw:]
 	}
 	m.bias, m.thresholds = f32(K), f32(K)
@@ -131,12 +133,8 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabelModel, error) {
 			m.plattB[c] = math.Float64frombits(binary.LittleEndian.Uint64(p[16*c+8:]))
 		}
 	}
-	for _, s := range [][]float32{m.w, m.bias, m.thresholds} {
-		for _, v := range s {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, bad("a weight, bias or threshold is not finite")
-			}
-		}
+	if !finite || !allFinite(m.bias) || !allFinite(m.thresholds) {
+		return nil, bad("a weight, bias or threshold is not finite")
 	}
 	return m, nil
 }
