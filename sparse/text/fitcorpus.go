@@ -46,17 +46,22 @@ func FitVectorize(ctx context.Context, c *Corpus, cfg Config) (*Featurizer, *spa
 	if err != nil {
 		return nil, nil, err
 	}
-	for k := range pieces {
-		pc := &pieces[k]
-		pc.y = make([]float64, len(pc.labels))
-		for i, l := range pc.labels {
-			// Every label is the featurizer's: it was fitted on them.
-			pc.y[i], _ = f.labels.value(l)
-		}
-		pc.labels = nil
-	}
+	f.classValues(pieces)
 	if err := f.vocabularyOf(pieces, acct); err != nil {
 		return nil, nil, err
 	}
 	return f, assemble(pieces, f.dim, ncfg.workers()), nil
+}
+
+// classValues sets the class values of the pieces' documents from their
+// label names, which it drops; f's labels were fitted on those names.
+func (f *Featurizer) classValues(pieces []piece) {
+	for k := range pieces {
+		pc := &pieces[k]
+		pc.y = make([]float64, len(pc.labels))
+		for i, l := range pc.labels {
+			pc.y[i], _ = f.labels.value(l)
+		}
+		pc.labels = nil
+	}
 }

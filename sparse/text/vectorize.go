@@ -371,14 +371,7 @@ func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.D
 		return nil, nil, fmt.Errorf("%w: %d documents, at most %d can be fitted on", ErrConfig, f.nDocs, math.MaxInt32)
 	}
 	f.labels = fitLabels(distinct)
-	for k := range pieces {
-		pc := &pieces[k]
-		pc.y = make([]float64, len(pc.labels))
-		for i, l := range pc.labels {
-			pc.y[i], _ = f.labels.value(l)
-		}
-		pc.labels = nil
-	}
+	f.classValues(pieces)
 	if cfg.Vocabulary {
 		if err := f.vocabularyOf(pieces, acct); err != nil {
 			return nil, nil, err
