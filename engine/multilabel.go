@@ -72,11 +72,17 @@ const ThresholdFloor = -0.5
 // threshold. It is safe for concurrent use.
 type MultiLabelModel struct {
 	classes, dim int
-	w            []float32 // feature-major: w[j*classes+c], as asm.AddScoresF32 reads it
-	bias         []float32
-	thresholds   []float32
-	plattA       []float64 // per-class Platt scaling; nil: logistic of the score
-	plattB       []float64
+	// w holds the weights in blocks of classes, each feature-major as
+	// asm.AddScoresF32 reads it: the classes [c0, c1) of a block from
+	// w[dim·c0] on, class c of feature j at w[dim·c0 + j·(c1-c0) + c-c0].
+	// split lists the blocks' bounds (0, ..., classes); nil is one
+	// block, w[j·classes+c]. Training in parts leaves one block a part.
+	w          []float32
+	split      []int
+	bias       []float32
+	thresholds []float32
+	plattA     []float64 // per-class Platt scaling; nil: logistic of the score
+	plattB     []float64
 }
 
 // Classes returns the number of classes.
@@ -113,7 +119,14 @@ func (m *MultiLabelModel) Weight(c, j int) float32 {
 	if j < 0 || j >= m.dim || c < 0 || c >= m.classes {
 		return 0
 	}
-	return m.w[j*m.classes+c]
+	c0, c1 := 0, m.classes
+	for b := 1; b < len(m.split); b++ {
+		if c < m.split[b] {
+			c0, c1 = m.split[b-1], m.split[b]
+			break
+		}
+	}
+	return m.w[m.dim*c0+j*(c1-c0)+c-c0]
 }
 
 // Bias returns the bias of class c.
@@ -131,7 +144,14 @@ func (m *MultiLabelModel) Scores(x sparse.Vector, dst []float32) []float32 {
 	if n := sort.Search(len(ind), func(k int) bool { return int(ind[k]) >= m.dim }); n < len(ind) {
 		ind, val = ind[:n], val[:n]
 	}
-	asm.AddScoresF32(m.w, ind, val, dst)
+	if m.split == nil {
+		asm.AddScoresF32(m.w, ind, val, dst)
+		return dst
+	}
+	for b := 1; b < len(m.split); b++ {
+		c0, c1 := m.split[b-1], m.split[b]
+		asm.AddScoresF32(m.w[m.dim*c0:m.dim*c1], ind, val, dst[c0:c1])
+	}
 	return dst
 }
 
@@ -337,24 +357,29 @@ type heldOut struct {
 // one training, at the cost of scoring a fifth of the rows once more.
 //
 // The classes are split into parts (see mlPart), each learned on its own
-// goroutine over the same orders of the rows; one-vs-rest classes do not
-// depend on one another, so the model is the same whatever the number
-// of parts. The ranking perceptron moves the classes together: one part.
+// goroutine over the same orders of the rows, in a block of the model's
+// weights of its own; one-vs-rest classes do not depend on one another,
+// so the model is the same whatever the number of parts. The ranking
+// perceptron moves the classes together: one part.
 func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows []int, cfg MultiLabelConfig, nh int, rng *rand.Rand) (*MultiLabelModel, *heldOut, error) {
 	D := X.Cols
 	parts := mlPartCount(K, cfg)
-	if parts > 1 && budget.Check(0, budget.Mul(3*4, int64(D), int64(K)), "") != nil {
-		// Parts keep weights of their own beside the model's.
-		parts = 1
-	}
-	var w []float32
-	if parts == 1 {
-		// The one part's weights are the model's, averaged in place.
-		w = make([]float32, D*K)
+	// The weights are learned on huge pages where the system gives them
+	// (a shuffled epoch reads a feature's weights on a different page at
+	// almost every row) and copied into the model's at the end.
+	w, freeW := hugeFloats(D * K)
+	defer freeW()
+	m := &MultiLabelModel{classes: K, dim: D, bias: make([]float32, K), thresholds: make([]float32, K)}
+	if parts > 1 {
+		m.split = make([]int, parts+1)
 	}
 	ps := make([]*mlPart, parts)
 	for k := range ps {
-		ps[k] = newMLPart(D, k*K/parts, (k+1)*K/parts, w)
+		c0, c1 := k*K/parts, (k+1)*K/parts
+		ps[k] = newMLPart(D, c0, c1, w[D*c0:D*c1])
+		if m.split != nil {
+			m.split[k+1] = c1
+		}
 	}
 	defer func() {
 		for _, p := range ps {
@@ -383,12 +408,12 @@ func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows 
 		return nil, nil, err
 	}
 	t := 1 + float64(cfg.Epochs*len(order))
-	if w == nil {
-		w = make([]float32, D*K)
-	}
-	m := &MultiLabelModel{classes: K, dim: D, w: w, bias: make([]float32, K), thresholds: make([]float32, K)}
-	eachPart(ps, func(p *mlPart) { p.average(X, w, m.bias, K, t) })
-	for _, v := range w {
+	eachPart(ps, func(p *mlPart) {
+		p.average(X, m.bias, t)
+		p.free()
+	})
+	m.w = slices.Clone(w)
+	for _, v := range m.w {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return nil, nil, ErrDiverged
 		}
@@ -464,22 +489,16 @@ type mlEntry struct {
 // into its running sums. (A variable so that tests can lower it.)
 var mlLogCap = 1 << 20
 
-// newMLPart returns the part learning the classes [c0, c1) of a model
-// of D features, its weights w if not nil (the model's, for a part of
-// every class).
+// newMLPart returns the part learning, in the weights w (zeroed, D of
+// each class, feature-major), the classes [c0, c1) of a model of D
+// features.
 func newMLPart(D, c0, c1 int, w []float32) *mlPart {
 	K := c1 - c0
-	p := &mlPart{c0: c0, K: K, D: D, w: w, b: make([]float64, K), ub: make([]float64, K),
+	return &mlPart{c0: c0, K: K, D: D, w: w, b: make([]float64, K), ub: make([]float64, K),
 		s: make([]float32, K), tau: make([]float64, K), rel: make([]bool, K)}
-	if p.w == nil {
-		var free func()
-		p.w, free = hugeFloats(D * K)
-		p.release = append(p.release, free)
-	}
-	return p
 }
 
-// free releases the memory of the part's weights and sums.
+// free releases the memory of the part's running sums.
 func (p *mlPart) free() {
 	for _, f := range p.release {
 		f()
@@ -583,26 +602,19 @@ func (p *mlPart) flush(X *sparse.CSR) {
 	p.log = p.log[:0]
 }
 
-// average writes the part's averaged weights, w - u/t, into the
-// model's weights w (K classes, feature-major) and its averaged biases
-// into bias. The sums are read a block of features at a time, the
-// weights of the block staying in the caches while every class's
-// sums for it are subtracted.
-func (p *mlPart) average(X *sparse.CSR, w, bias []float32, K int, t float64) {
+// average turns the part's weights into the averaged ones, w - u/t,
+// and writes its averaged biases into the model's biases bias. The sums
+// are read a block of features at a time, the weights of the block
+// staying in the caches while every class's sums for it are subtracted.
+func (p *mlPart) average(X *sparse.CSR, bias []float32, t float64) {
 	p.flush(X)
 	const block = 256
-	own := &p.w[0] == &w[0]
 	for j0 := 0; j0 < p.D; j0 += block {
 		j1 := min(j0+block, p.D)
-		if !own {
-			for j := j0; j < j1; j++ {
-				copy(w[j*K+p.c0:j*K+p.c0+p.K], p.w[j*p.K:(j+1)*p.K])
-			}
-		}
 		for c := range p.K {
 			for j, v := range p.u[c*p.D+j0 : c*p.D+j1] {
 				if v != 0 {
-					w[(j0+j)*K+p.c0+c] -= float32(float64(v) / t)
+					p.w[(j0+j)*p.K+c] -= float32(float64(v) / t)
 				}
 			}
 		}
@@ -840,15 +852,23 @@ func (m *MultiLabelModel) sparseWeightsLen() int {
 
 // appendSparseWeights appends m's weights to b in that form.
 func (m *MultiLabelModel) appendSparseWeights(b []byte) []byte {
-	K, nb := m.classes, (m.classes+7)/8
+	split := m.split
+	if split == nil {
+		split = []int{0, m.classes}
+	}
+	nb := (m.classes + 7) / 8
 	for j := range m.dim {
-		row := m.w[j*K : (j+1)*K]
 		at := len(b)
 		b = append(b, make([]byte, nb)...)
-		for c, v := range row {
-			if u := math.Float32bits(v); u != 0 {
-				b[at+c/8] |= 1 << (c % 8)
-				b = binary.LittleEndian.AppendUint32(b, u)
+		for k := 1; k < len(split); k++ {
+			c0, c1 := split[k-1], split[k]
+			n := c1 - c0
+			for i, v := range m.w[m.dim*c0+j*n : m.dim*c0+(j+1)*n] {
+				if u := math.Float32bits(v); u != 0 {
+					c := c0 + i
+					b[at+c/8] |= 1 << (c % 8)
+					b = binary.LittleEndian.AppendUint32(b, u)
+				}
 			}
 		}
 	}

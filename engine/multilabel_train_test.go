@@ -133,8 +133,9 @@ func TestOneVsRestMatchesPerClass(t *testing.T) {
 }
 
 // TestPartsMatch: the classes learned in parts on goroutines of their
-// own give the model, thresholds and Platt scaling one part gives, bit
-// for bit, whether the logged updates are replayed into the running
+// own, each in a block of the weights, give the weights, thresholds and
+// Platt scaling one part gives, bit for bit, the same scores and the
+// same file, whether the logged updates are replayed into the running
 // sums once or many times; and with PA1 (which holds rows out within
 // the one training) each class's weights are those its own binary
 // learner gives it alone.
@@ -162,19 +163,39 @@ func TestPartsMatch(t *testing.T) {
 					}
 					cfg.C = 1
 					W, bias := referenceOneVsRest(X, Y, K, cfg)
-					ref := &MultiLabelModel{w: W, bias: bias}
-					if !sameBits(m.w, ref.w) || !sameBits(m.bias, ref.bias) {
+					if !sameBits(featureMajor(m), W) || !sameBits(m.bias, bias) {
 						t.Fatalf("log cap %d, %v: the weights differ from the classes' own learners'", logCap, rule)
 					}
 					continue
 				}
-				if !sameBits(m.w, want.w) || !sameBits(m.bias, want.bias) || !sameBits(m.thresholds, want.thresholds) ||
+				if !sameBits(featureMajor(m), featureMajor(want)) || !sameBits(m.bias, want.bias) || !sameBits(m.thresholds, want.thresholds) ||
 					!slices.Equal(m.plattA, want.plattA) || !slices.Equal(m.plattB, want.plattB) {
 					t.Errorf("log cap %d, %v, %d threads: the model differs from one thread's", logCap, rule, threads)
+				}
+				for i := range X.Rows {
+					if !sameBits(m.Scores(X.Row(i), nil), want.Scores(X.Row(i), nil)) {
+						t.Fatalf("log cap %d, %v, %d threads: row %d scores differently", logCap, rule, threads, i)
+					}
+				}
+				b, _ := m.MarshalBinary()
+				if wb, _ := want.MarshalBinary(); !bytes.Equal(b, wb) {
+					t.Errorf("log cap %d, %v, %d threads: the file differs from one thread's", logCap, rule, threads)
 				}
 			}
 		}
 	}
+}
+
+// featureMajor returns m's weights feature-major, class c of feature j
+// at j·K+c, whatever blocks they are kept in.
+func featureMajor(m *MultiLabelModel) []float32 {
+	w := make([]float32, m.dim*m.classes)
+	for j := range m.dim {
+		for c := range m.classes {
+			w[j*m.classes+c] = m.Weight(c, j)
+		}
+	}
+	return w
 }
 
 func sameBits(a, b []float32) bool {
