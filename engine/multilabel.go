@@ -271,8 +271,8 @@ func FitMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, classes int, c
 		return nil, fmt.Errorf("%w: %d classes", ErrLabels, classes)
 	case cfg.Rule != Perceptron && cfg.Rule != PA && cfg.Rule != PA1 && cfg.Rule != PA2:
 		return nil, fmt.Errorf("%w: multi-label training takes the perceptron or a PA rule, not %v", ErrConfig, cfg.Rule)
-	case cfg.Epochs < 0 || cfg.C < 0 || math.IsNaN(cfg.C) || cfg.Holdout >= 0.5 || math.IsNaN(cfg.Holdout):
-		return nil, fmt.Errorf("%w: Epochs %d, C %v, Holdout %v", ErrConfig, cfg.Epochs, cfg.C, cfg.Holdout)
+	case cfg.Epochs < 0 || cfg.C < 0 || math.IsNaN(cfg.C) || cfg.Holdout >= 0.5 || math.IsNaN(cfg.Holdout) || cfg.Threads < 0:
+		return nil, fmt.Errorf("%w: Epochs %d, C %v, Holdout %v, Threads %d", ErrConfig, cfg.Epochs, cfg.C, cfg.Holdout, cfg.Threads)
 	}
 	for i, y := range Y {
 		for _, c := range y {
@@ -433,7 +433,7 @@ func mlPartCount(K int, cfg MultiLabelConfig) int {
 		return 1
 	}
 	n := cfg.Threads
-	if n <= 0 {
+	if n == 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
 	return max(1, min(n, K/mlPartMin))

@@ -110,6 +110,9 @@ func TestFitMultiLabelErrors(t *testing.T) {
 	if _, err := FitMultiLabel(ctx, X, Y, 3, MultiLabelConfig{Holdout: 0.5}); !errors.Is(err, ErrConfig) {
 		t.Errorf("Holdout 0.5: %v", err)
 	}
+	if _, err := FitMultiLabel(ctx, X, Y, 3, MultiLabelConfig{Threads: -1}); !errors.Is(err, ErrConfig) {
+		t.Errorf("Threads -1: %v", err)
+	}
 	if _, err := FitMultiLabel(ctx, &sparse.CSR{}, nil, 3, MultiLabelConfig{}); !errors.Is(err, ErrNoData) {
 		t.Errorf("no rows: %v", err)
 	}
