@@ -45,47 +45,20 @@ func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
 		neg = b[i] == '-'
 		i++
 	}
-	var mant uint64
-	nd := 0  // significant digits held in mant
-	exp := 0 // decimal exponent to apply to mant
-	exact := true
-	digits := false
-	for ; i < n; i++ {
-		c := b[i] - '0'
-		if c > 9 {
-			break
-		}
-		digits = true
-		if nd < 19 {
-			mant = mant*10 + uint64(c)
-			if mant != 0 {
-				nd++
-			}
-		} else {
-			exp++
-			if c != 0 {
-				exact = false
-			}
-		}
-	}
+	// The mantissa: integer digits, then fraction digits, each run
+	// accumulated by digitRun. A dropped integer digit (past 19
+	// significant ones) raises the exponent; a taken fraction digit
+	// lowers it.
+	intStart := i
+	mant, nd, dropped, i, exact := digitRun(b, i, 0, 0, true)
+	exp := dropped // decimal exponent to apply to mant
+	digits := i > intStart
 	if i < n && b[i] == '.' {
 		i++
-		for ; i < n; i++ {
-			c := b[i] - '0'
-			if c > 9 {
-				break
-			}
-			digits = true
-			if nd < 19 {
-				mant = mant*10 + uint64(c)
-				if mant != 0 {
-					nd++
-				}
-				exp--
-			} else if c != 0 {
-				exact = false
-			}
-		}
+		fracStart := i
+		mant, nd, dropped, i, exact = digitRun(b, i, mant, nd, exact)
+		exp -= (i - fracStart) - dropped
+		digits = digits || i > fracStart
 	}
 	if !digits {
 		if isNonFinite(b[i:]) {
@@ -96,63 +69,26 @@ func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
 	mantEnd := i
 	bigExp := false // the exponent as written is 10000 or more
 	if i < n && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		eneg := false
-		if i < n && (b[i] == '+' || b[i] == '-') {
-			eneg = b[i] == '-'
-			i++
-		}
-		if i >= n || b[i]-'0' > 9 {
+		var e int
+		var ok bool
+		if e, bigExp, i, ok = exponent(b, i+1); !ok {
 			return 0, i, numSyntax
-		}
-		e := 0
-		for ; i < n; i++ {
-			c := b[i] - '0'
-			if c > 9 {
-				break
-			}
-			// Saturated far beyond any line's count of digits, which
-			// offsets it, so that exp stays exact for the value's
-			// magnitude (a cap at 10^5 let 99990 leading zeros bring
-			// 1e100000000 back into range as 1e9).
-			if e < 1<<40 {
-				e = e*10 + int(c)
-			}
-		}
-		bigExp = e >= 10000
-		if eneg {
-			e = -e
 		}
 		exp += e
 	}
 	end = i
 	if exact && mant < 1<<53 {
-		if mant == 0 {
-			f = 0
-		} else if exp >= 0 && exp <= 22 {
-			f = float64(mant) * pow10[exp]
-		} else if exp < 0 && exp >= -22 {
-			f = float64(mant) / pow10[-exp]
-		} else if exp > 22 && exp <= 22+15 {
-			// Move the surplus power of ten into the mantissa while it
-			// stays exact, then one rounding multiplication.
-			m := mant
-			for k := exp - 22; k > 0; k-- {
-				if m >= (1<<53)/10 {
-					goto slow
-				}
-				m *= 10
+		f, ok := exactValue(mant, exp)
+		if !ok {
+			f, ok = surplusValue(mant, exp)
+		}
+		if ok {
+			if neg {
+				f = -f
 			}
-			f = float64(m) * 1e22
-		} else {
-			goto slow
+			return f, end, numOK
 		}
-		if neg {
-			f = -f
-		}
-		return f, end, numOK
 	}
-slow:
 	if bigExp {
 		return bigExponent(b[start:mantEnd], neg, mant, exp+nd, end)
 	}
@@ -168,6 +104,100 @@ slow:
 		return f, end, numUnderflow
 	}
 	return f, end, numOK
+}
+
+// digitRun accumulates the decimal digits at b[i:] into mant, which
+// holds nd significant digits, while it holds fewer than 19 (leading
+// zeros are taken but not counted). It returns the new mant and nd, how
+// many digits it dropped, the index after the run, and exact, false if a
+// dropped digit was not 0.
+func digitRun(b []byte, i int, mant uint64, nd int, exact bool) (uint64, int, int, int, bool) {
+	dropped := 0
+	for ; i < len(b); i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		if nd < 19 {
+			mant = mant*10 + uint64(c)
+			if mant != 0 {
+				nd++
+			}
+		} else {
+			dropped++
+			if c != 0 {
+				exact = false
+			}
+		}
+	}
+	return mant, nd, dropped, i, exact
+}
+
+// exponent parses the exponent digits of a number, [+-] digits, at b[i:]
+// just after its 'e'. It returns the signed exponent, big if it is
+// written as 10000 or more, the index after it, and false if no digit
+// follows the sign (then end is where a digit was wanted).
+func exponent(b []byte, i int) (e int, big bool, end int, ok bool) {
+	n := len(b)
+	neg := false
+	if i < n && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	if i >= n || b[i]-'0' > 9 {
+		return 0, false, i, false
+	}
+	for ; i < n; i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		// Saturated far beyond any line's count of digits, which
+		// offsets it, so that exp stays exact for the value's
+		// magnitude (a cap at 10^5 let 99990 leading zeros bring
+		// 1e100000000 back into range as 1e9).
+		if e < 1<<40 {
+			e = e*10 + int(c)
+		}
+	}
+	big = e >= 10000
+	if neg {
+		e = -e
+	}
+	return e, big, i, true
+}
+
+// exactValue is Clinger's fast path: mant·10^exp computed with one
+// correctly rounded float64 operation, for mant < 2^53 and exp within the
+// exact powers of ten. ok is false for the numbers it cannot compute so;
+// surplusValue takes some of them.
+func exactValue(mant uint64, exp int) (f float64, ok bool) {
+	switch {
+	case mant == 0:
+		return 0, true
+	case exp >= 0 && exp <= 22:
+		return float64(mant) * pow10[exp], true
+	case exp < 0 && exp >= -22:
+		return float64(mant) / pow10[-exp], true
+	}
+	return 0, false
+}
+
+// surplusValue extends exactValue to 22 < exp <= 22+15: it moves the
+// surplus power of ten into the mantissa while it stays exact, then makes
+// one rounding multiplication. ok is false outside that range or when
+// mant would grow past 2^53.
+func surplusValue(mant uint64, exp int) (f float64, ok bool) {
+	if exp <= 22 || exp > 22+15 {
+		return 0, false
+	}
+	for k := exp - 22; k > 0; k-- {
+		if mant >= (1<<53)/10 {
+			return 0, false
+		}
+		mant *= 10
+	}
+	return float64(mant) * 1e22, true
 }
 
 // bigExponent finishes parseNumber for a number written with an exponent

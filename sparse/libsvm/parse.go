@@ -162,71 +162,78 @@ func (p *lineParser) features(line []byte, i int, ind []int32, val []float32) ([
 			break
 		}
 		tok := i
-		var idx uint64
-		for i < n {
-			c := line[i] - '0'
-			if c > 9 {
-				break
-			}
-			idx = idx*10 + uint64(c)
-			i++
-		}
-		if i-tok > 19 {
-			// Past 19 digits idx may have wrapped: count again, capped.
-			idx = 0
-			for k := tok; k < i; k++ {
-				if idx <= limit {
-					idx = idx*10 + uint64(line[k]-'0')
-				}
-			}
-		}
-		if i == tok || i == n || line[i] != ':' {
-			return ind, val, p.badFeature(line, tok)
-		}
-		if idx == 0 {
-			return ind, val, p.errAt(line, tok, sparse.ErrIndex, "index 0 in %q: indices are 1-based", token(line, tok))
-		}
-		if idx > limit {
-			return ind, val, p.errAt(line, tok, sparse.ErrIndexRange, "index %s exceeds %s", clip(line[tok:i]), p.limitWhat)
-		}
-		if idx <= prev {
-			return ind, val, p.errAt(line, tok, sparse.ErrIndexOrder, "index %d after %d: indices must be strictly increasing", idx, prev)
-		}
-		if len(ind)-nnz0 >= maxNNZ {
-			return ind, val, p.errAt(line, tok, sparse.ErrRowTooLong, "row has more than MaxRowNNZ = %d features", p.maxNNZ)
+		idx, colon, le := p.featureIndex(line, tok, prev, len(ind)-nnz0)
+		if le != nil {
+			return ind, val, le
 		}
 		prev = idx
-		i++ // ':'
-
-		vs = i
-		f, end, st := parseNumber(line, vs)
-		if (st == numOK || st == numUnderflow) && end < n && !isBlank(line[end]) && line[end] != '#' {
-			st = numSyntax
-		}
-		switch st {
-		case numSyntax:
-			if vs == n || isBlank(line[vs]) || line[vs] == '#' {
-				return ind, val, p.errAt(line, tok, sparse.ErrSyntax, "missing value after %q", token(line, tok))
-			}
-			return ind, val, p.errAt(line, vs, sparse.ErrSyntax, "invalid value %q", token(line, vs))
-		case numNotFinit:
-			return ind, val, p.errAt(line, vs, sparse.ErrValue, "value %q is not a finite number", token(line, vs))
-		}
-		v := toFloat32(f, line[vs:end])
-		if math.IsInf(float64(v), 0) {
-			return ind, val, p.errAt(line, vs, sparse.ErrValue, "value %q overflows float32", token(line, vs))
-		}
-		if v == 0 && (f != 0 || st == numUnderflow) {
-			// A value written as nonzero that float32 rounds to zero
-			// would be stored as an explicit zero: refused, as an
-			// overflowing one is (see "Values" in the package doc).
-			return ind, val, p.errAt(line, vs, sparse.ErrValue, "value %q is not zero but below float32's smallest magnitude (~1.4e-45)", token(line, vs))
+		v, end, le := p.featureValue(line, tok, colon+1)
+		if le != nil {
+			return ind, val, le
 		}
 		i = end
 		ind = append(ind, int32(idx-1))
 		val = append(val, v)
 	}
 	return ind, val, nil
+}
+
+// featureIndex parses the index of the feature token at line[tok:], up
+// to its ':', for features' general case: prev is the row's previous
+// index and nnz its count of features so far. It returns the index and
+// where its ':' is, or the error that the token's index earns.
+func (p *lineParser) featureIndex(line []byte, tok int, prev uint64, nnz int) (idx uint64, colon int, le *lineError) {
+	// parseUint saturates far past any limit, so an index of many
+	// digits is out of range rather than wrapped.
+	idx, i, _ := parseUint(line, tok)
+	if i == tok || i == len(line) || line[i] != ':' {
+		return 0, 0, p.badFeature(line, tok)
+	}
+	if idx == 0 {
+		return 0, 0, p.errAt(line, tok, sparse.ErrIndex, "index 0 in %q: indices are 1-based", token(line, tok))
+	}
+	if idx > p.limit {
+		return 0, 0, p.errAt(line, tok, sparse.ErrIndexRange, "index %s exceeds %s", clip(line[tok:i]), p.limitWhat)
+	}
+	if idx <= prev {
+		return 0, 0, p.errAt(line, tok, sparse.ErrIndexOrder, "index %d after %d: indices must be strictly increasing", idx, prev)
+	}
+	if nnz >= p.maxNNZ {
+		return 0, 0, p.errAt(line, tok, sparse.ErrRowTooLong, "row has more than MaxRowNNZ = %d features", p.maxNNZ)
+	}
+	return idx, i, nil
+}
+
+// featureValue parses the value at line[vs:] of the feature token at
+// line[tok:], for features' general case. It returns the value as
+// float32 and the index after it, or the error that the value earns: not
+// a number, not finite, or out of float32's range either way.
+func (p *lineParser) featureValue(line []byte, tok, vs int) (v float32, end int, le *lineError) {
+	n := len(line)
+	f, end, st := parseNumber(line, vs)
+	if (st == numOK || st == numUnderflow) && end < n && !isBlank(line[end]) && line[end] != '#' {
+		st = numSyntax
+	}
+	switch st {
+	case numSyntax:
+		if vs == n || isBlank(line[vs]) || line[vs] == '#' {
+			return 0, 0, p.errAt(line, tok, sparse.ErrSyntax, "missing value after %q", token(line, tok))
+		}
+		return 0, 0, p.errAt(line, vs, sparse.ErrSyntax, "invalid value %q", token(line, vs))
+	case numNotFinit:
+		return 0, 0, p.errAt(line, vs, sparse.ErrValue, "value %q is not a finite number", token(line, vs))
+	}
+	v = toFloat32(f, line[vs:end])
+	if math.IsInf(float64(v), 0) {
+		return 0, 0, p.errAt(line, vs, sparse.ErrValue, "value %q overflows float32", token(line, vs))
+	}
+	if v == 0 && (f != 0 || st == numUnderflow) {
+		// A value written as nonzero that float32 rounds to zero
+		// would be stored as an explicit zero: refused, as an
+		// overflowing one is (see "Values" in the package doc).
+		return 0, 0, p.errAt(line, vs, sparse.ErrValue, "value %q is not zero but below float32's smallest magnitude (~1.4e-45)", token(line, vs))
+	}
+	return v, end, nil
 }
 
 // scanFeatures parses the features at line[i:] of the common form:
