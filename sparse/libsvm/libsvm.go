@@ -226,19 +226,22 @@ type result struct {
 // noStop is the value of stopSeq while no block has failed.
 const noStop = math.MaxInt64
 
+// readParallel reads src with o.Workers workers, each parsing whole
+// blocks of lines that a producer cuts, and assembles their pieces in
+// file order.
 func readParallel(src io.Reader, o *sparse.ReadOptions, chunkSize int) (*sparse.Dataset, error) {
 	nw := o.Workers
 	blocks := make(chan block, nw)
 	free := make(chan []byte, 2*nw+2)
 	results := make(chan result, nw)
-	var stopSeq atomic.Int64 // lowest failed block
-	stopSeq.Store(noStop)
+	c := collector{o: o}
+	c.stopSeq.Store(noStop)
 	var ioErr error // written by the producer before it closes blocks
 
 	// Producer: read (and decompress) blocks cut after their last '\n'.
 	go func() {
 		defer close(blocks)
-		ioErr = produceBlocks(src, chunkSize, o.MaxLineBytes, blocks, free, &stopSeq)
+		ioErr = produceBlocks(src, chunkSize, o.MaxLineBytes, blocks, free, &c.stopSeq)
 	}()
 
 	var wg sync.WaitGroup
@@ -246,21 +249,7 @@ func readParallel(src io.Reader, o *sparse.ReadOptions, chunkSize int) (*sparse.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := worker{p: newLineParser(o), maxLine: o.MaxLineBytes}
-			for b := range blocks {
-				var pc piece
-				switch {
-				case b.tooLong:
-					pc = piece{lines: 1, err: lineTooLong(o.MaxLineBytes), errLine: 1}
-				case int64(b.seq) < stopSeq.Load():
-					pc = w.parse(b.data)
-				}
-				select {
-				case free <- b.data[:0]:
-				default:
-				}
-				results <- result{b.seq, pc}
-			}
+			parseBlocks(o, blocks, free, results, &c.stopSeq)
 		}()
 	}
 	go func() {
@@ -268,75 +257,113 @@ func readParallel(src io.Reader, o *sparse.ReadOptions, chunkSize int) (*sparse.
 		close(results)
 	}()
 
-	// Blocks come back in any order. The data's first problem in file
-	// order is reported: a bad line, or MaxNNZ or the memory budget passed
-	// before it. held and heldRows count the nonzeros and rows of the
-	// blocks before the earliest failed one; once they pass MaxNNZ or the
-	// budget (in a block that may yet turn out to come after a failure)
-	// the parsed arrays are let go and no block past those handed out is
-	// read, and the counts kept decide at the end.
-	var pieces []piece
-	var counts, rowCounts []int64
-	var qids []bool // the block has query ids
-	var held, heldRows int64
-	heldQID := false // some block held has query ids
-	dropped := false
 	for res := range results {
-		for len(pieces) <= res.seq {
-			pieces = append(pieces, piece{})
-			counts = append(counts, 0)
-			rowCounts = append(rowCounts, 0)
-			qids = append(qids, false)
-		}
-		pc := res.pc
-		counts[res.seq] = pc.nnz()
-		rowCounts[res.seq] = pc.rows()
-		qids[res.seq] = pc.qid != nil
-		if dropped {
-			pc = piece{lines: pc.lines, err: pc.err, errLine: pc.errLine, errNNZ: pc.errNNZ, errRows: pc.errRows}
-		}
-		pieces[res.seq] = pc
-		cur := stopSeq.Load() // only this loop lowers it once parsing began
-		if int64(res.seq) < cur {
-			held += counts[res.seq]
-			heldRows += rowCounts[res.seq]
-			heldQID = heldQID || qids[res.seq]
-		}
-		if pc.err != nil && int64(res.seq) < cur {
-			// The blocks from here on no longer count.
-			for s := res.seq; s < len(counts) && int64(s) < cur; s++ {
-				held -= counts[s]
-				heldRows -= rowCounts[s]
-			}
-			stopSeq.Store(int64(res.seq))
-		}
-		if !dropped && (held > o.MaxNNZ || libsvmLoadBytes(heldRows, held, heldQID) > o.MemoryBudget) {
-			dropped = true
-			for i := range pieces {
-				p := &pieces[i]
-				p.labels, p.qid, p.indptr, p.ind, p.val = nil, nil, nil, nil, nil
-			}
-			// Every block up to the one just counted has been handed out;
-			// finish those (one may hold an earlier bad line).
-			if n := int64(len(pieces)); n < stopSeq.Load() {
-				stopSeq.Store(n)
-			}
-		}
+		c.add(res)
 	}
 	// All goroutines except possibly the closer have finished; ioErr is
 	// visible because the producer closed blocks before the workers ended.
+	return c.dataset(ioErr)
+}
 
+// parseBlocks is one of readParallel's workers: it parses the blocks it
+// receives, unless one before them has failed (stopSeq), hands their
+// buffers back to free and sends the pieces on results.
+func parseBlocks(o *sparse.ReadOptions, blocks <-chan block, free chan<- []byte, results chan<- result, stopSeq *atomic.Int64) {
+	w := worker{p: newLineParser(o), maxLine: o.MaxLineBytes}
+	for b := range blocks {
+		var pc piece
+		switch {
+		case b.tooLong:
+			pc = piece{lines: 1, err: lineTooLong(o.MaxLineBytes), errLine: 1}
+		case int64(b.seq) < stopSeq.Load():
+			pc = w.parse(b.data)
+		}
+		select {
+		case free <- b.data[:0]:
+		default:
+		}
+		results <- result{b.seq, pc}
+	}
+}
+
+// collector gathers readParallel's pieces, which come back in any order.
+// The data's first problem in file order is reported: a bad line, or
+// MaxNNZ or the memory budget passed before it. held and heldRows count
+// the nonzeros and rows of the blocks before the earliest failed one;
+// once they pass MaxNNZ or the budget (in a block that may yet turn out
+// to come after a failure) the parsed arrays are let go and no block past
+// those handed out is read, and the counts kept decide at the end.
+type collector struct {
+	o                 *sparse.ReadOptions
+	stopSeq           atomic.Int64 // lowest failed block; noStop while none
+	pieces            []piece
+	counts, rowCounts []int64
+	qids              []bool // the block has query ids
+	held, heldRows    int64
+	heldQID           bool // some block held has query ids
+	dropped           bool // the parsed arrays were let go
+}
+
+// add takes one block's result.
+func (c *collector) add(res result) {
+	for len(c.pieces) <= res.seq {
+		c.pieces = append(c.pieces, piece{})
+		c.counts = append(c.counts, 0)
+		c.rowCounts = append(c.rowCounts, 0)
+		c.qids = append(c.qids, false)
+	}
+	pc := res.pc
+	c.counts[res.seq] = pc.nnz()
+	c.rowCounts[res.seq] = pc.rows()
+	c.qids[res.seq] = pc.qid != nil
+	if c.dropped {
+		pc = piece{lines: pc.lines, err: pc.err, errLine: pc.errLine, errNNZ: pc.errNNZ, errRows: pc.errRows}
+	}
+	c.pieces[res.seq] = pc
+	cur := c.stopSeq.Load() // only this loop lowers it once parsing began
+	if int64(res.seq) < cur {
+		c.held += c.counts[res.seq]
+		c.heldRows += c.rowCounts[res.seq]
+		c.heldQID = c.heldQID || c.qids[res.seq]
+	}
+	if pc.err != nil && int64(res.seq) < cur {
+		// The blocks from here on no longer count.
+		for s := res.seq; s < len(c.counts) && int64(s) < cur; s++ {
+			c.held -= c.counts[s]
+			c.heldRows -= c.rowCounts[s]
+		}
+		c.stopSeq.Store(int64(res.seq))
+	}
+	if !c.dropped && (c.held > c.o.MaxNNZ || libsvmLoadBytes(c.heldRows, c.held, c.heldQID) > c.o.MemoryBudget) {
+		c.dropped = true
+		for i := range c.pieces {
+			p := &c.pieces[i]
+			p.labels, p.qid, p.indptr, p.ind, p.val = nil, nil, nil, nil, nil
+		}
+		// Every block up to the one just counted has been handed out;
+		// finish those (one may hold an earlier bad line).
+		if n := int64(len(c.pieces)); n < c.stopSeq.Load() {
+			c.stopSeq.Store(n)
+		}
+	}
+}
+
+// dataset returns the pieces assembled, or the first problem in file
+// order: MaxNNZ or the budget passed, a bad line, or ioErr, the
+// producer's read error.
+func (c *collector) dataset(ioErr error) (*sparse.Dataset, error) {
+	o := c.o
 	line := 0
 	var total, rows int64
 	hasQID := false
-	for i, pc := range pieces {
+	for i, pc := range c.pieces {
 		// (A failed block's counts hold the rows before its bad line.)
-		if total+counts[i] > o.MaxNNZ {
+		if total+c.counts[i] > o.MaxNNZ {
 			return nil, fmt.Errorf("%w: %s has more than MaxNNZ = %d nonzeros: raise ReadOptions.MaxNNZ, or stream it (Scanner, or a cache file and engine.FitCache)", sparse.ErrTooLarge, nameOr(o.Name), o.MaxNNZ)
 		}
-		total += counts[i]
-		rows += rowCounts[i]
-		hasQID = hasQID || qids[i]
+		total += c.counts[i]
+		rows += c.rowCounts[i]
+		hasQID = hasQID || c.qids[i]
 		if libsvmLoadBytes(rows, total, hasQID) > o.MemoryBudget {
 			return nil, overBudget(o, rows, total, hasQID)
 		}
@@ -345,14 +372,14 @@ func readParallel(src io.Reader, o *sparse.ReadOptions, chunkSize int) (*sparse.
 		}
 		line += pc.lines
 	}
-	if dropped {
+	if c.dropped {
 		// Unreachable: the counts passed MaxNNZ or the budget.
 		return nil, fmt.Errorf("%w: %s has more than MaxNNZ = %d nonzeros or needs more than the budget", sparse.ErrTooLarge, nameOr(o.Name), o.MaxNNZ)
 	}
 	if ioErr != nil {
 		return nil, readopt.ReadErr(o.Name, ioErr)
 	}
-	return assemble(pieces, o), nil
+	return assemble(c.pieces, o), nil
 }
 
 // produceBlocks reads src into blocks of whole lines and sends them on out,
