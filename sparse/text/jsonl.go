@@ -87,104 +87,32 @@ func (p *jsonParser) parse(line []byte) (d jsonDoc, blank bool, le *lineError) {
 	}
 	open := i
 	var haveLabel, haveText bool
+	// A label or text of the wrong type is reported only once the whole
+	// line has proved to be well-formed JSON, and only if it is the last
+	// value of its field.
 	var labelErr, textErr *lineError
 	i = skipSpace(line, i+1)
 	if i < len(line) && line[i] == '}' {
 		i++
 	} else {
 		for {
-			// Key.
-			if i >= len(line) || line[i] != '"' {
-				return d, false, errAt(i, ErrSyntax, "expected a string key, found "+describe(line, i))
-			}
-			kStart := i
-			end, flags, le := scanString(line, i)
+			key, end, le := p.memberKey(line, i)
 			if le != nil {
 				return d, false, le
 			}
-			key := line[kStart+1 : end-1]
-			if flags != 0 {
-				p.keyBuf = unquote(p.keyBuf[:0], key)
-				key = p.keyBuf
-			}
-			i = skipSpace(line, end)
-			if i >= len(line) || line[i] != ':' {
-				return d, false, errAt(i, ErrSyntax, "expected ':' after an object key, found "+describe(line, i))
-			}
-			i = skipSpace(line, i+1)
-
-			// Value. A label or text of the wrong type is reported only
-			// once the whole line has proved to be well-formed JSON, and
-			// only if it is the last value of its field.
+			i = end
 			switch {
 			case !p.noLabel && bytes.Equal(key, p.labelKey):
-				if i >= len(line) {
-					return d, false, errAt(i, ErrSyntax, "expected a value, found end of line")
-				}
-				labelErr = nil
-				d.labelCol = i + 1
-				switch c := line[i]; {
-				case c == '"':
-					end, flags, le := scanString(line, i)
-					if le != nil {
-						return d, false, le
-					}
-					d.label, p.labelBuf = stringValue(line[i+1:end-1], flags, p.labelBuf)
-					i = end
-				case c == '-' || c >= '0' && c <= '9':
-					end, le := scanNumber(line, i)
-					if le != nil {
-						return d, false, le
-					}
-					d.label = line[i:end]
-					i = end
-				case c == '[' && p.multi:
-					end, labels, le := p.parseLabelList(line, i)
-					if le != nil {
-						return d, false, le
-					}
-					d.label, d.labels, d.list = nil, labels, true
-					i = end
-				default:
-					end, le := p.skipValue(line, i)
-					if le != nil {
-						return d, false, le
-					}
-					msg := "label field " + strconv.Quote(string(p.labelKey)) + " must be a string or a number"
-					if c == '[' {
-						msg += "; an array of labels is a multi-label document (train -multilabel, ReadOptions.MultiLabel)"
-					}
-					labelErr = errAt(i, ErrFieldType, msg)
-					i = end
-				}
+				i, labelErr, le = p.labelValue(line, i, &d)
 				haveLabel = true
 			case bytes.Equal(key, p.textKey):
-				if i >= len(line) {
-					return d, false, errAt(i, ErrSyntax, "expected a value, found end of line")
-				}
-				textErr = nil
-				if line[i] == '"' {
-					end, flags, le := scanString(line, i)
-					if le != nil {
-						return d, false, le
-					}
-					d.text, p.textBuf = stringValue(line[i+1:end-1], flags, p.textBuf)
-					i = end
-				} else {
-					end, le := p.skipValue(line, i)
-					if le != nil {
-						return d, false, le
-					}
-					textErr = errAt(i, ErrFieldType, "text field "+strconv.Quote(string(p.textKey))+" must be a string")
-					i = end
-				}
+				i, textErr, le = p.textValue(line, i, &d)
 				haveText = true
 			default:
-				end, le := p.skipValue(line, i)
-				if le != nil {
-					return d, false, le
-				}
-				i = end
+				i, le = p.skipValue(line, i)
+			}
+			if le != nil {
+				return d, false, le
 			}
 
 			i = skipSpace(line, i)
@@ -213,6 +141,94 @@ func (p *jsonParser) parse(line []byte) (d jsonDoc, blank bool, le *lineError) {
 		return d, false, textErr
 	}
 	return d, false, nil
+}
+
+// memberKey reads an object member's key at line[i:] and the ':' after
+// it, returning the key (unescaped into p.keyBuf if it needs it) and the
+// index of the member's value.
+func (p *jsonParser) memberKey(line []byte, i int) (key []byte, value int, le *lineError) {
+	if i >= len(line) || line[i] != '"' {
+		return nil, 0, errAt(i, ErrSyntax, "expected a string key, found "+describe(line, i))
+	}
+	end, flags, le := scanString(line, i)
+	if le != nil {
+		return nil, 0, le
+	}
+	key = line[i+1 : end-1]
+	if flags != 0 {
+		p.keyBuf = unquote(p.keyBuf[:0], key)
+		key = p.keyBuf
+	}
+	i = skipSpace(line, end)
+	if i >= len(line) || line[i] != ':' {
+		return nil, 0, errAt(i, ErrSyntax, "expected ':' after an object key, found "+describe(line, i))
+	}
+	return key, skipSpace(line, i+1), nil
+}
+
+// labelValue reads the label field's value at line[i:] into d and
+// returns the index after it. fieldErr is the error for a well-formed
+// value of the wrong type, which parse reports only if the line is
+// otherwise valid; le is a syntax error.
+func (p *jsonParser) labelValue(line []byte, i int, d *jsonDoc) (end int, fieldErr, le *lineError) {
+	if i >= len(line) {
+		return 0, nil, errAt(i, ErrSyntax, "expected a value, found end of line")
+	}
+	d.labelCol = i + 1
+	switch c := line[i]; {
+	case c == '"':
+		end, flags, le := scanString(line, i)
+		if le != nil {
+			return 0, nil, le
+		}
+		d.label, p.labelBuf = stringValue(line[i+1:end-1], flags, p.labelBuf)
+		return end, nil, nil
+	case c == '-' || c >= '0' && c <= '9':
+		end, le := scanNumber(line, i)
+		if le != nil {
+			return 0, nil, le
+		}
+		d.label = line[i:end]
+		return end, nil, nil
+	case c == '[' && p.multi:
+		end, labels, le := p.parseLabelList(line, i)
+		if le != nil {
+			return 0, nil, le
+		}
+		d.label, d.labels, d.list = nil, labels, true
+		return end, nil, nil
+	default:
+		end, le := p.skipValue(line, i)
+		if le != nil {
+			return 0, nil, le
+		}
+		msg := "label field " + strconv.Quote(string(p.labelKey)) + " must be a string or a number"
+		if c == '[' {
+			msg += "; an array of labels is a multi-label document (train -multilabel, ReadOptions.MultiLabel)"
+		}
+		return end, errAt(i, ErrFieldType, msg), nil
+	}
+}
+
+// textValue reads the text field's value at line[i:] into d, as
+// labelValue does the label's.
+func (p *jsonParser) textValue(line []byte, i int, d *jsonDoc) (end int, fieldErr, le *lineError) {
+	if i >= len(line) {
+		return 0, nil, errAt(i, ErrSyntax, "expected a value, found end of line")
+	}
+	if line[i] != '"' {
+		end, le := p.skipValue(line, i)
+		if le != nil {
+			return 0, nil, le
+		}
+		return end, errAt(i, ErrFieldType, "text field "+strconv.Quote(string(p.textKey))+" must be a string"), nil
+	}
+	end, flags, le := scanString(line, i)
+	if le != nil {
+		return 0, nil, le
+	}
+	d.text, p.textBuf = stringValue(line[i+1:end-1], flags, p.textBuf)
+	return end, nil, nil
 }
 
 // String scan flags.
@@ -419,84 +435,100 @@ func (p *jsonParser) skipValue(b []byte, i int) (int, *lineError) {
 	stack := p.stack[:0]
 	defer func() { p.stack = stack[:0] }()
 	for {
-		// A value.
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return 0, errAt(i, ErrSyntax, "expected a value, found end of line")
+		end, closer, le := skipOpen(b, i)
+		if le != nil {
+			return 0, le
 		}
-		switch c := b[i]; {
-		case c == '{':
-			i = skipSpace(b, i+1)
-			if i < len(b) && b[i] == '}' {
-				i++
-				break
-			}
-			stack = append(stack, '}')
-			var le *lineError
-			if i, le = skipKey(b, i); le != nil {
-				return 0, le
-			}
-			continue
-		case c == '[':
-			i = skipSpace(b, i+1)
-			if i < len(b) && b[i] == ']' {
-				i++
-				break
-			}
-			stack = append(stack, ']')
-			continue
-		case c == '"':
-			end, _, le := scanString(b, i)
-			if le != nil {
-				return 0, le
-			}
-			i = end
-		case c == '-' || c >= '0' && c <= '9':
-			end, le := scanNumber(b, i)
-			if le != nil {
-				return 0, le
-			}
-			i = end
-		case c == 't' && bytes.HasPrefix(b[i:], []byte("true")):
-			i += 4
-		case c == 'f' && bytes.HasPrefix(b[i:], []byte("false")):
-			i += 5
-		case c == 'n' && bytes.HasPrefix(b[i:], []byte("null")):
-			i += 4
-		default:
-			return 0, errAt(i, ErrSyntax, "expected a value, found "+describe(b, i))
-		}
-
-		// After a value: close containers until one goes on with ','.
-		for {
-			if len(stack) == 0 {
-				if i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
-					return 0, errAt(i, ErrSyntax, "unexpected "+describe(b, i)+" after a value")
-				}
-				return i, nil
-			}
-			i = skipSpace(b, i)
-			if i >= len(b) {
-				return 0, errAt(i, ErrSyntax, "unexpected end of line inside "+containerName(stack[len(stack)-1]))
-			}
-			top := stack[len(stack)-1]
-			if b[i] == top {
-				stack = stack[:len(stack)-1]
-				i++
-				continue
-			}
-			if b[i] != ',' {
-				return 0, errAt(i, ErrSyntax, "expected ',' or "+strconv.QuoteRune(rune(top))+" in "+containerName(top)+", found "+describe(b, i))
-			}
-			i = skipSpace(b, i+1)
-			if top == '}' {
-				var le *lineError
+		i = end
+		if closer != 0 {
+			// Inside a new container: its first value (after its
+			// first key, in an object).
+			stack = append(stack, closer)
+			if closer == '}' {
 				if i, le = skipKey(b, i); le != nil {
 					return 0, le
 				}
 			}
-			break
+			continue
 		}
+		var done bool
+		if i, stack, done, le = skipClose(b, i, stack); le != nil {
+			return 0, le
+		}
+		if done {
+			return i, nil
+		}
+	}
+}
+
+// skipOpen is skipValue's first state, at a value (after spaces): it
+// skips a scalar or an empty container and returns closer = 0, or opens a
+// container and returns the byte that will close it, '}' or ']', with i
+// past its opening bracket and the spaces after it.
+func skipOpen(b []byte, i int) (end int, closer byte, le *lineError) {
+	i = skipSpace(b, i)
+	if i >= len(b) {
+		return 0, 0, errAt(i, ErrSyntax, "expected a value, found end of line")
+	}
+	switch c := b[i]; {
+	case c == '{' || c == '[':
+		closer = ']'
+		if c == '{' {
+			closer = '}'
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == closer {
+			return i + 1, 0, nil
+		}
+		return i, closer, nil
+	case c == '"':
+		end, _, le := scanString(b, i)
+		return end, 0, le
+	case c == '-' || c >= '0' && c <= '9':
+		end, le := scanNumber(b, i)
+		return end, 0, le
+	case c == 't' && bytes.HasPrefix(b[i:], []byte("true")):
+		return i + 4, 0, nil
+	case c == 'f' && bytes.HasPrefix(b[i:], []byte("false")):
+		return i + 5, 0, nil
+	case c == 'n' && bytes.HasPrefix(b[i:], []byte("null")):
+		return i + 4, 0, nil
+	}
+	return 0, 0, errAt(i, ErrSyntax, "expected a value, found "+describe(b, i))
+}
+
+// skipClose is skipValue's second state, after a value: it closes the
+// containers on stack that end here until one goes on with ',' (then i
+// is at its next value, past the key in an object), or until none is
+// left (done: the value skipValue was asked for ends at i).
+func skipClose(b []byte, i int, stack []byte) (end int, rest []byte, done bool, le *lineError) {
+	for {
+		if len(stack) == 0 {
+			if i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+				return 0, stack, false, errAt(i, ErrSyntax, "unexpected "+describe(b, i)+" after a value")
+			}
+			return i, stack, true, nil
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return 0, stack, false, errAt(i, ErrSyntax, "unexpected end of line inside "+containerName(stack[len(stack)-1]))
+		}
+		top := stack[len(stack)-1]
+		if b[i] == top {
+			stack = stack[:len(stack)-1]
+			i++
+			continue
+		}
+		if b[i] != ',' {
+			return 0, stack, false, errAt(i, ErrSyntax, "expected ',' or "+strconv.QuoteRune(rune(top))+" in "+containerName(top)+", found "+describe(b, i))
+		}
+		i = skipSpace(b, i+1)
+		if top == '}' {
+			if i, le = skipKey(b, i); le != nil {
+				return 0, stack, false, le
+			}
+		}
+		return i, stack, false, nil
 	}
 }
 
