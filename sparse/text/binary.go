@@ -284,24 +284,17 @@ func isBinary(data []byte) bool { return bytes.HasPrefix(data, []byte(binMagic))
 // only the vocabulary terms docs hold and returns their features in the
 // whole vocabulary (see UnmarshalBinaryFor).
 func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
-	var kept []int32
-	bad := func(format string, a ...any) (*Featurizer, []int32, error) {
-		return nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
-	}
 	if len(data) < 12 || !isBinary(data) {
-		return bad("no %q header", binMagic)
+		return nil, nil, badBinary("no %q header", binMagic)
+	}
+	if err := checkVersion(data); err != nil {
+		return nil, nil, err
 	}
 	version := binary.LittleEndian.Uint16(data[4:])
-	if version < 1 || version > binVersion {
-		return bad("version %d, this build reads 1 to %d", version, binVersion)
-	}
-	if fl := binary.LittleEndian.Uint16(data[6:]); fl != 0 {
-		return bad("unknown flags %#x", fl)
-	}
 	p := data[12:]
 	h := uint64(binary.LittleEndian.Uint32(data[8:]))
 	if h > uint64(len(p)) {
-		return bad("truncated header")
+		return nil, nil, badBinary("truncated header")
 	}
 	// What is decoded is counted against the budget with data, which is
 	// held meanwhile.
@@ -314,33 +307,24 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 		return nil, nil, err
 	}
 	p = p[h:]
-	u64 := func() (uint64, bool) {
-		if len(p) < 8 {
-			return 0, false
-		}
-		v := binary.LittleEndian.Uint64(p)
-		p = p[8:]
-		return v, true
-	}
 
 	// The vocabulary: every term's string is a slice of one string of
 	// all their bytes, so reading allocates a few times, not once a term.
-	n, ok := u64()
-	total, ok2 := u64()
+	n, ok := takeU64(&p)
+	total, ok2 := takeU64(&p)
 	if !ok || !ok2 {
-		return bad("truncated before the vocabulary")
+		return nil, nil, badBinary("truncated before the vocabulary")
 	}
 	if n > 0 && doc.Vocabulary == nil {
-		return bad("%d vocabulary terms for hashing", n)
+		return nil, nil, badBinary("%d vocabulary terms for hashing", n)
 	}
 	var dir *termDir
 	if version >= 3 {
-		block, ok := u64()
-		r, ok2 := u64()
+		block, ok := takeU64(&p)
+		r, ok2 := takeU64(&p)
 		if !ok || !ok2 || r > uint64(len(p)) {
-			return bad("truncated in the directory")
+			return nil, nil, badBinary("truncated in the directory")
 		}
-		var err error
 		if dir, err = parseDirectory(p[:r], n, block, doc.Vocabulary != nil, meter); err != nil {
 			return nil, nil, err
 		}
@@ -350,92 +334,147 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	// before and its own suffix: no longer than all the suffixes (which
 	// version 2 holds compressed; it checks them once inflated).
 	if n > uint64(len(p))/2 || version == 1 && total > n*uint64(len(p)) {
-		return bad("%d vocabulary terms of %d bytes in %d bytes", n, total, len(p))
+		return nil, nil, badBinary("%d vocabulary terms of %d bytes in %d bytes", n, total, len(p))
 	}
 	var pre *prebuilt
-	if version >= 2 && docs != nil && doc.Vocabulary != nil && doc.NGrams >= 1 && doc.NGrams <= maxNGrams {
+	var kept []int32
+	switch {
+	case version >= 2 && docs != nil && doc.Vocabulary != nil && doc.NGrams >= 1 && doc.NGrams <= maxNGrams:
 		// The terms docs hold become the vocabulary, as a version 1
 		// form would list them.
 		var vocab []string
-		var err error
 		if vocab, kept, p, err = subsetVocabulary(p, n, total, dir, docTerms(docs, doc.NGrams), meter); err != nil {
 			return nil, nil, err
 		}
 		doc.Vocabulary = &vocab
-	} else if version >= 2 {
-		var err error
+	case version >= 2:
 		if pre, p, err = decodeVocabulary(p, n, total, dir, doc.Vocabulary != nil, doc.NGrams, meter); err != nil {
 			return nil, nil, err
 		}
-	} else if doc.Vocabulary != nil {
-		// Each term takes two bytes or more of p: n is checked against
-		// them before anything is sized by it. total, which prefixes
-		// shared with earlier terms make larger than p, sizes nothing:
-		// the terms grow as they are read.
-		if n > uint64(len(p))/2 {
-			return bad("%d vocabulary terms in %d bytes", n, len(p))
-		}
-		if err := meter.Take(budget.Add(budget.Mul(int64(n), 24), int64(total)), fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
+	case doc.Vocabulary != nil:
+		var vocab []string
+		if vocab, p, err = decodeVocabularyV1(p, n, total, meter); err != nil {
 			return nil, nil, err
-		}
-		all := make([]byte, 0, min(total, uint64(len(p))))
-		ends := make([]int, n)
-		prev := 0 // the start of the term before in all
-		for i := range ends {
-			k, a := binary.Uvarint(p)
-			if a <= 0 {
-				return bad("term %d: bad prefix length", i)
-			}
-			p = p[a:]
-			l, b := binary.Uvarint(p)
-			if b <= 0 || l > uint64(len(p)-b) {
-				return bad("term %d: bad length", i)
-			}
-			p = p[b:]
-			if k > uint64(len(all)-prev) || uint64(len(all))+k+l > total {
-				return bad("term %d: its prefix or bytes past the vocabulary's", i)
-			}
-			start := len(all)
-			all = append(all, all[prev:prev+int(k)]...)
-			all = append(all, p[:l]...)
-			p = p[l:]
-			ends[i], prev = len(all), start
-		}
-		if uint64(len(all)) != total {
-			return bad("terms of %d bytes, %d stated", len(all), total)
-		}
-		s := unsafe.String(unsafe.SliceData(all), len(all)) // all is not written again
-		vocab := make([]string, n)
-		off := 0
-		for i, e := range ends {
-			vocab[i] = s[off:e]
-			off = e
 		}
 		doc.Vocabulary = &vocab
 	}
+	if err := decodeDF(p, &doc, n, kept, dir, meter); err != nil {
+		return nil, nil, err
+	}
+	f, err := build(&doc, pre, meter)
+	return f, kept, err
+}
 
+// badBinary is the error for binary form data that is not what it
+// should be: format and a say what, after "binary form: ".
+func badBinary(format string, a ...any) error {
+	return fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+}
+
+// checkVersion checks the format version and flags in the first 8 bytes
+// of a binary form, b.
+func checkVersion(b []byte) error {
+	version := binary.LittleEndian.Uint16(b[4:])
+	if version < 1 || version > binVersion {
+		return badBinary("version %d, this build reads 1 to %d", version, binVersion)
+	}
+	if fl := binary.LittleEndian.Uint16(b[6:]); fl != 0 {
+		return badBinary("unknown flags %#x", fl)
+	}
+	return nil
+}
+
+// takeU64 takes a little-endian uint64 off the front of *p; false if *p
+// is shorter.
+func takeU64(p *[]byte) (uint64, bool) {
+	if len(*p) < 8 {
+		return 0, false
+	}
+	v := binary.LittleEndian.Uint64(*p)
+	*p = (*p)[8:]
+	return v, true
+}
+
+// decodeVocabularyV1 reads the n terms of total bytes, front-coded and
+// uncompressed, at the start of p, as version 1 of the binary form has
+// them, and returns them and what follows.
+func decodeVocabularyV1(p []byte, n, total uint64, meter *budget.Meter) ([]string, []byte, error) {
+	bad := func(format string, a ...any) ([]string, []byte, error) {
+		return nil, nil, badBinary(format, a...)
+	}
+	// Each term takes two bytes or more of p: n is checked against
+	// them before anything is sized by it. total, which prefixes
+	// shared with earlier terms make larger than p, sizes nothing:
+	// the terms grow as they are read.
+	if n > uint64(len(p))/2 {
+		return bad("%d vocabulary terms in %d bytes", n, len(p))
+	}
+	if err := meter.Take(budget.Add(budget.Mul(int64(n), 24), int64(total)), fmt.Sprintf("a vocabulary of %d terms", n)); err != nil {
+		return nil, nil, err
+	}
+	all := make([]byte, 0, min(total, uint64(len(p))))
+	ends := make([]int, n)
+	prev := 0 // the start of the term before in all
+	for i := range ends {
+		k, a := binary.Uvarint(p)
+		if a <= 0 {
+			return bad("term %d: bad prefix length", i)
+		}
+		p = p[a:]
+		l, b := binary.Uvarint(p)
+		if b <= 0 || l > uint64(len(p)-b) {
+			return bad("term %d: bad length", i)
+		}
+		p = p[b:]
+		if k > uint64(len(all)-prev) || uint64(len(all))+k+l > total {
+			return bad("term %d: its prefix or bytes past the vocabulary's", i)
+		}
+		start := len(all)
+		all = append(all, all[prev:prev+int(k)]...)
+		all = append(all, p[:l]...)
+		p = p[l:]
+		ends[i], prev = len(all), start
+	}
+	if uint64(len(all)) != total {
+		return bad("terms of %d bytes, %d stated", len(all), total)
+	}
+	s := unsafe.String(unsafe.SliceData(all), len(all)) // all is not written again
+	vocab := make([]string, n)
+	off := 0
+	for i, e := range ends {
+		vocab[i] = s[off:e]
+		off = e
+	}
+	return vocab, p, nil
+}
+
+// decodeDF reads the document frequencies part p, the last of the
+// binary form, into doc: of n terms, of the kept terms only where kept is
+// not nil, as the directory dir places them in version 3.
+func decodeDF(p []byte, doc *fileJSON, n uint64, kept []int32, dir *termDir, meter *budget.Meter) error {
 	if len(p) < 9 {
-		return bad("truncated before the document frequencies")
+		return badBinary("truncated before the document frequencies")
 	}
 	kind := p[0]
 	p = p[1:]
-	d, _ := u64()
+	d, _ := takeU64(&p)
 	if kind > 2 || kind == 0 && d != 0 || d > uint64(len(p)) {
-		return bad("document frequencies (kind %d, %d entries) in %d bytes", kind, d, len(p))
+		return badBinary("document frequencies (kind %d, %d entries) in %d bytes", kind, d, len(p))
 	}
 	if dir != nil && kind != 1 && slices.ContainsFunc(dir.dfStarts, func(s int) bool { return s != 0 }) {
-		return bad("directory: offsets of document frequencies that are not dense")
+		return badBinary("directory: offsets of document frequencies that are not dense")
 	}
 	if err := meter.Take(budget.Mul(int64(d), 4*int64(kind)), fmt.Sprintf("%d document frequencies", d)); err != nil {
-		return nil, nil, err
+		return err
 	}
+	var err error
 	switch kind {
 	case 1:
 		// Read for some documents, a vocabulary keeps the frequencies
 		// of its kept terms (one a term: d must be n); version 3 has
 		// one a term with a vocabulary.
 		if (kept != nil || dir != nil) && d != n {
-			return bad("%d document frequencies for %d terms", d, n)
+			return badBinary("%d document frequencies for %d terms", d, n)
 		}
 		doc.DF, p, err = uvarints(p, int(d), false, kept, dir)
 	case 2:
@@ -446,13 +485,12 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 		doc.DFSparse = ds
 	}
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if len(p) != 0 {
-		return bad("%d bytes after the document frequencies", len(p))
+		return badBinary("%d bytes after the document frequencies", len(p))
 	}
-	f, err := build(&doc, pre, meter)
-	return f, kept, err
+	return nil
 }
 
 // decodeHeader decodes the JSON header of the binary form, which holds no
@@ -761,42 +799,67 @@ func subsetVocabulary(p []byte, n, total uint64, dir *termDir, cands []string, m
 // subsetVocabularyFC is subsetVocabulary of the inflated terms fc.
 func subsetVocabularyFC(fc []byte, n, total uint64, dir *termDir, cands []string) (vocab []string, kept []int32, err error) {
 	kept = []int32{}
-	// Most terms differ from the next candidate within their first 8
-	// bytes: those, as a big-endian number, order them without a
-	// comparison of the whole strings.
-	var ck uint64 // the key of cands[c]
-	if len(cands) > 0 {
-		ck = prefixKey([]byte(cands[0]))
-	}
+	cs := newCandidates(cands)
 	tr := newTermReader(fc, total, dir)
-	c := 0
 	for i := range int(n) {
 		if _, err := tr.next(i); err != nil {
 			return nil, nil, err
 		}
-		if c == len(cands) {
+		if cs.done() {
 			continue
 		}
-		cur := tr.cur
-		tk := prefixKey(cur)
-		for ck < tk || ck == tk && cands[c] < string(cur) {
-			if c++; c == len(cands) {
-				break
-			}
-			ck = prefixKey([]byte(cands[c]))
-		}
-		if c < len(cands) && ck == tk && cands[c] == string(cur) {
-			vocab = append(vocab, cands[c])
+		if cand, ok := cs.match(tr.cur); ok {
+			vocab = append(vocab, cand)
 			kept = append(kept, int32(i))
-			if c++; c < len(cands) {
-				ck = prefixKey([]byte(cands[c]))
-			}
 		}
 	}
 	if err := tr.end(); err != nil {
 		return nil, nil, err
 	}
 	return vocab, kept, nil
+}
+
+// candidates walks sorted, distinct candidate terms along the terms of a
+// sorted vocabulary, to find those it holds. Most terms differ from the
+// next candidate within their first 8 bytes: those, as a big-endian
+// number, order them without a comparison of the whole strings.
+type candidates struct {
+	list []string
+	c    int    // the next candidate
+	key  uint64 // prefixKey of list[c]
+}
+
+func newCandidates(list []string) candidates {
+	cs := candidates{list: list}
+	if len(list) > 0 {
+		cs.key = prefixKey([]byte(list[0]))
+	}
+	return cs
+}
+
+// done reports whether no candidate is left.
+func (cs *candidates) done() bool { return cs.c == len(cs.list) }
+
+// match passes the candidates before term, the vocabulary's next term,
+// and reports whether the next one is term (cand), passing it too.
+func (cs *candidates) match(term []byte) (cand string, ok bool) {
+	tk := prefixKey(term)
+	for cs.c < len(cs.list) && (cs.key < tk || cs.key == tk && cs.list[cs.c] < string(term)) {
+		cs.next()
+	}
+	if cs.c < len(cs.list) && cs.key == tk && cs.list[cs.c] == string(term) {
+		cand = cs.list[cs.c]
+		cs.next()
+		return cand, true
+	}
+	return "", false
+}
+
+// next passes one candidate.
+func (cs *candidates) next() {
+	if cs.c++; cs.c < len(cs.list) {
+		cs.key = prefixKey([]byte(cs.list[cs.c]))
+	}
 }
 
 // termDir is the directory of a vocabulary in version 3 of the binary
