@@ -106,76 +106,18 @@ func (f *Featurizer) marshalBinary(version uint16) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fc []byte // the front-coded terms
-	var starts []int
-	total := 0
-	block := 0 // terms a block; 0: no restarts
-	if version >= 3 && vocab != nil {
-		block = vocabBlock
+	vp, err := f.vocabParts(version, vocab, dense)
+	if err != nil {
+		return nil, err
 	}
-	if vocab != nil {
-		for _, t := range *vocab {
-			total += len(t)
-		}
-		fc, starts = appendFrontCodedBlocks(make([]byte, 0, total+2*binary.MaxVarintLen64*len(*vocab)), *vocab, block)
-	}
-	var terms, index, dir []byte
-	var enc *zstd.Encoder
-	if version >= 2 && vocab != nil {
-		if enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
-			zstd.WithEncoderConcurrency(1), zstd.WithSingleSegment(true)); err != nil {
-			return nil, err
-		}
-	}
-	switch {
-	case version >= 3 && vocab != nil:
-		// Each block compressed alone, where it begins in the terms part
-		// in the directory.
-		zstarts := make([]int, len(starts))
-		for b, st := range starts {
-			end := len(fc)
-			if b+1 < len(starts) {
-				end = starts[b+1]
-			}
-			zstarts[b] = len(terms)
-			terms = enc.EncodeAll(fc[st:end], terms)
-		}
-		index = f.appendIndex(nil)
-		var dfStarts []int
-		if dense != nil {
-			_, dfStarts = appendUvarintBlocks(nil, dense, block)
-		}
-		dir = newTermDir(*vocab, block, zstarts, dfStarts).appendTo(nil)
-	case version == 2 && vocab != nil:
-		terms = enc.EncodeAll(fc, nil)
-		index = f.appendIndex(nil)
-	}
-	size := 12 + len(hdr) + 8 + 8 + 8 + 8 + len(dir) + 8 + len(terms) + 8 + len(index) + len(fc) + 1 + 8 + 2*binary.MaxVarintLen32*(len(dense)+2*dfLen(ds))
+	size := 12 + len(hdr) + 8 + 8 + 8 + 8 + len(vp.dir) + 8 + len(vp.terms) + 8 + len(vp.index) + len(vp.fc) + 1 + 8 + 2*binary.MaxVarintLen32*(len(dense)+2*dfLen(ds))
 	out := make([]byte, 0, size)
 	out = append(out, binMagic...)
 	out = binary.LittleEndian.AppendUint16(out, version)
 	out = binary.LittleEndian.AppendUint16(out, 0)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(hdr)))
 	out = append(out, hdr...)
-	n := 0
-	if vocab != nil {
-		n = len(*vocab)
-	}
-	out = binary.LittleEndian.AppendUint64(out, uint64(n))
-	out = binary.LittleEndian.AppendUint64(out, uint64(total))
-	if version >= 3 {
-		out = binary.LittleEndian.AppendUint64(out, uint64(block))
-		out = binary.LittleEndian.AppendUint64(out, uint64(len(dir)))
-		out = append(out, dir...)
-	}
-	if version >= 2 {
-		out = binary.LittleEndian.AppendUint64(out, uint64(len(terms)))
-		out = append(out, terms...)
-		out = binary.LittleEndian.AppendUint64(out, uint64(len(index)))
-		out = append(out, index...)
-	} else {
-		out = append(out, fc...)
-	}
+	out = vp.appendTo(out, version)
 	switch {
 	case dense != nil:
 		out = append(out, 1)
@@ -191,6 +133,82 @@ func (f *Featurizer) marshalBinary(version uint16) ([]byte, error) {
 		out = binary.LittleEndian.AppendUint64(out, 0)
 	}
 	return out, nil
+}
+
+// vocabParts are the parts of the binary form that hold the vocabulary.
+type vocabParts struct {
+	n, total, block int    // terms, their bytes, terms a block (0: no restarts)
+	fc              []byte // the terms front-coded (version 1 writes them so)
+	terms           []byte // the terms part: fc compressed
+	index, dir      []byte // the index part and the directory
+}
+
+// vocabParts makes the parts of the binary form of the given version
+// that hold vocab (nil with hashing), whose dense document frequencies
+// are dense (nil if not dense).
+func (f *Featurizer) vocabParts(version uint16, vocab *[]string, dense []int32) (*vocabParts, error) {
+	vp := &vocabParts{}
+	if vocab == nil {
+		return vp, nil
+	}
+	if version >= 3 {
+		vp.block = vocabBlock
+	}
+	vp.n = len(*vocab)
+	for _, t := range *vocab {
+		vp.total += len(t)
+	}
+	fc, starts := appendFrontCodedBlocks(make([]byte, 0, vp.total+2*binary.MaxVarintLen64*len(*vocab)), *vocab, vp.block)
+	vp.fc = fc
+	if version < 2 {
+		return vp, nil
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+		zstd.WithEncoderConcurrency(1), zstd.WithSingleSegment(true))
+	if err != nil {
+		return nil, err
+	}
+	vp.index = f.appendIndex(nil)
+	if version == 2 {
+		vp.terms = enc.EncodeAll(fc, nil)
+		return vp, nil
+	}
+	// Each block compressed alone, where it begins in the terms part in
+	// the directory.
+	zstarts := make([]int, len(starts))
+	for b, st := range starts {
+		end := len(fc)
+		if b+1 < len(starts) {
+			end = starts[b+1]
+		}
+		zstarts[b] = len(vp.terms)
+		vp.terms = enc.EncodeAll(fc[st:end], vp.terms)
+	}
+	var dfStarts []int
+	if dense != nil {
+		_, dfStarts = appendUvarintBlocks(nil, dense, vp.block)
+	}
+	vp.dir = newTermDir(*vocab, vp.block, zstarts, dfStarts).appendTo(nil)
+	return vp, nil
+}
+
+// appendTo appends the vocabulary's sizes and parts as version writes
+// them.
+func (vp *vocabParts) appendTo(out []byte, version uint16) []byte {
+	out = binary.LittleEndian.AppendUint64(out, uint64(vp.n))
+	out = binary.LittleEndian.AppendUint64(out, uint64(vp.total))
+	if version >= 3 {
+		out = binary.LittleEndian.AppendUint64(out, uint64(vp.block))
+		out = binary.LittleEndian.AppendUint64(out, uint64(len(vp.dir)))
+		out = append(out, vp.dir...)
+	}
+	if version < 2 {
+		return append(out, vp.fc...)
+	}
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(vp.terms)))
+	out = append(out, vp.terms...)
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(vp.index)))
+	return append(out, vp.index...)
 }
 
 // appendIndex appends the index part: the vocabulary's features in the
@@ -284,29 +302,10 @@ func isBinary(data []byte) bool { return bytes.HasPrefix(data, []byte(binMagic))
 // only the vocabulary terms docs hold and returns their features in the
 // whole vocabulary (see UnmarshalBinaryFor).
 func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
-	if len(data) < 12 || !isBinary(data) {
-		return nil, nil, badBinary("no %q header", binMagic)
-	}
-	if err := checkVersion(data); err != nil {
-		return nil, nil, err
-	}
-	version := binary.LittleEndian.Uint16(data[4:])
-	p := data[12:]
-	h := uint64(binary.LittleEndian.Uint32(data[8:]))
-	if h > uint64(len(p)) {
-		return nil, nil, badBinary("truncated header")
-	}
-	// What is decoded is counted against the budget with data, which is
-	// held meanwhile.
-	meter := budget.NewMeter(0)
-	if err := meter.Take(int64(len(data)), "the featurizer's bytes"); err != nil {
-		return nil, nil, err
-	}
-	doc, err := decodeHeader(p[:h], meter)
+	version, doc, p, meter, err := decodeBinaryHeader(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	p = p[h:]
 
 	// The vocabulary: every term's string is a slice of one string of
 	// all their bytes, so reading allocates a few times, not once a term.
@@ -363,6 +362,33 @@ func decodeBinary(data []byte, docs []string) (*Featurizer, []int32, error) {
 	}
 	f, err := build(&doc, pre, meter)
 	return f, kept, err
+}
+
+// decodeBinaryHeader checks the fixed header of the binary form data and
+// decodes its JSON header. It returns the format version, the header, the
+// rest of data, and the meter that counts what is decoded against the
+// budget, data included, which is held meanwhile.
+func decodeBinaryHeader(data []byte) (version uint16, doc fileJSON, rest []byte, meter *budget.Meter, err error) {
+	if len(data) < 12 || !isBinary(data) {
+		return 0, doc, nil, nil, badBinary("no %q header", binMagic)
+	}
+	if err := checkVersion(data); err != nil {
+		return 0, doc, nil, nil, err
+	}
+	version = binary.LittleEndian.Uint16(data[4:])
+	p := data[12:]
+	h := uint64(binary.LittleEndian.Uint32(data[8:]))
+	if h > uint64(len(p)) {
+		return 0, doc, nil, nil, badBinary("truncated header")
+	}
+	meter = budget.NewMeter(0)
+	if err := meter.Take(int64(len(data)), "the featurizer's bytes"); err != nil {
+		return 0, doc, nil, nil, err
+	}
+	if doc, err = decodeHeader(p[:h], meter); err != nil {
+		return 0, doc, nil, nil, err
+	}
+	return version, doc, p[h:], meter, nil
 }
 
 // badBinary is the error for binary form data that is not what it
@@ -497,7 +523,7 @@ func decodeDF(p []byte, doc *fileJSON, n uint64, kept []int32, dir *termDir, met
 // tables.
 func decodeHeader(p []byte, meter *budget.Meter) (fileJSON, error) {
 	bad := func(format string, a ...any) (fileJSON, error) {
-		return fileJSON{}, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+		return fileJSON{}, badBinary(format, a...)
 	}
 	doc, err := decodeDoc(p, meter)
 	if errors.Is(err, ErrFormat) {
@@ -555,7 +581,7 @@ func (v frontCoded) strings() []string {
 // but two zero lengths with hashing) and returns them and the rest of p.
 func decodeVocabulary(p []byte, n, total uint64, dir *termDir, vocab bool, ngrams int, meter *budget.Meter) (*prebuilt, []byte, error) {
 	bad := func(format string, a ...any) (*prebuilt, []byte, error) {
-		return nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+		return nil, nil, badBinary(format, a...)
 	}
 	terms, index, p, ok := vocabularyParts(p)
 	if !ok {
@@ -612,7 +638,7 @@ func vocabularyParts(p []byte) (terms, index, rest []byte, ok bool) {
 // to dir.raw, for the terms to be checked against it.
 func inflateTerms(terms, index []byte, n, total uint64, dir *termDir, meter *budget.Meter) ([]byte, error) {
 	bad := func(format string, a ...any) ([]byte, error) {
-		return nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+		return nil, badBinary(format, a...)
 	}
 	// A term takes two bytes or more front-coded, and an index entry one
 	// or more; the terms' bytes fit in an int32.
@@ -782,7 +808,7 @@ func blockSizes(terms []byte, dir *termDir, limit uint64) ([]int, uint64, error)
 // hashTerms checks of the front coding and the order, but hashes nothing.
 func subsetVocabulary(p []byte, n, total uint64, dir *termDir, cands []string, meter *budget.Meter) (vocab []string, kept []int32, rest []byte, err error) {
 	bad := func(format string, a ...any) ([]string, []int32, []byte, error) {
-		return nil, nil, nil, fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+		return nil, nil, nil, badBinary(format, a...)
 	}
 	terms, index, rest, ok := vocabularyParts(p)
 	if !ok {
@@ -977,7 +1003,7 @@ func docTerms(docs []string, ngrams int) []string {
 // first word with the term before.
 func hashTerms(fc []byte, hs []uint64, total uint64, ngrams int, dir *termDir) error {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: binary form: "+format, append([]any{ErrFormat}, a...)...)
+		return badBinary(format, a...)
 	}
 	// A header of more n-grams than any featurizer makes is refused
 	// once read whole; its terms may have no more words than that.
