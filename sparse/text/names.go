@@ -85,23 +85,46 @@ func (f *Featurizer) FeatureNames(c *Corpus, features []int32, perFeature int) (
 		}
 		return nil, fmt.Errorf("%w: feature %d is outside [0, %d)", ErrConfig, bad, f.dim)
 	}
-	n := &Names{off: []int{0}}
 	if f.cfg.Vocabulary {
-		for _, j := range want {
-			df := 0
-			if f.cfg.IDF {
-				df = int(f.df.at(j))
-			}
-			n.feats = append(n.feats, j)
-			n.terms = append(n.terms, NamedTerm{Text: f.terms()[j], Sign: 1, DF: df})
-			n.off = append(n.off, len(n.terms))
-		}
-		return n, nil
+		return f.vocabularyNames(want), nil
 	}
+	n := &Names{off: []int{0}}
 	if c == nil || len(want) == 0 {
 		return n, nil
 	}
+	all, err := f.countNames(c, want)
+	if err != nil {
+		return nil, err
+	}
+	if all == nil {
+		return n, nil
+	}
+	all.rank(n, perFeature)
+	return n, nil
+}
 
+// vocabularyNames names the features want, distinct and increasing, by
+// their vocabulary terms.
+func (f *Featurizer) vocabularyNames(want []int32) *Names {
+	n := &Names{off: []int{0}}
+	for _, j := range want {
+		df := 0
+		if f.cfg.IDF {
+			df = int(f.df.at(j))
+		}
+		n.feats = append(n.feats, j)
+		n.terms = append(n.terms, NamedTerm{Text: f.terms()[j], Sign: 1, DF: df})
+		n.off = append(n.off, len(n.terms))
+	}
+	return n
+}
+
+// countNames tokenizes the documents of c in parallel and counts, for
+// each of the features want (distinct and increasing), the distinct terms
+// hashed into it and the documents each is in. It returns the counts
+// merged into one counter, nil if no worker ran, checked against the
+// memory budget.
+func (f *Featurizer) countNames(c *Corpus, want []int32) (*nameCounter, error) {
 	filter := newFeatureFilter(want, f.dim)
 	acct := &namesBudget{what: fmt.Sprintf("the terms of %d features", len(want))}
 	docs := c.Docs
@@ -127,7 +150,7 @@ func (f *Featurizer) FeatureNames(c *Corpus, features []int32, perFeature int) (
 		return nil, err
 	}
 
-	// Merge into the largest counter, then rank the terms of each feature.
+	// Merge into the largest counter.
 	var all *nameCounter
 	for _, nc := range counters {
 		if all == nil || len(nc.stats) > len(all.stats) {
@@ -135,7 +158,7 @@ func (f *Featurizer) FeatureNames(c *Corpus, features []int32, perFeature int) (
 		}
 	}
 	if all == nil {
-		return n, nil
+		return nil, nil
 	}
 	for _, nc := range counters {
 		if nc != all {
@@ -149,6 +172,12 @@ func (f *Featurizer) FeatureNames(c *Corpus, features []int32, perFeature int) (
 	if err := budget.Check(0, need, acct.what); err != nil {
 		return nil, namesOverBudget(err)
 	}
+	return all, nil
+}
+
+// rank appends to n, for each feature counted, up to perFeature of its
+// terms, those found in the most documents first (ties in text order).
+func (all *nameCounter) rank(n *Names, perFeature int) {
 	order := make([]int32, len(all.stats))
 	for i := range order {
 		order[i] = int32(i)
@@ -174,7 +203,6 @@ func (f *Featurizer) FeatureNames(c *Corpus, features []int32, perFeature int) (
 		n.off = append(n.off, len(n.terms))
 	}
 	n.terms = slices.Clip(n.terms)
-	return n, nil
 }
 
 // featureFilter tells the features asked for: a bitmap of the features
@@ -414,20 +442,7 @@ func uvarintLen(v uint64) int {
 }
 
 func (d *namesDecoder) decode() (*Names, error) {
-	if d.left() < len(namesMagic) || string(d.buf[:len(namesMagic)]) != namesMagic {
-		d.fail("no %q header", namesMagic)
-		return nil, d.err
-	}
-	d.pos = len(namesMagic)
-	if v := d.uvarint("version", math.MaxUint32); d.err == nil && v != namesVersion {
-		d.fail("version %d, this build reads version %d", v, namesVersion)
-	}
-	// A feature takes at least 2 bytes, a term 4, the checksum 4.
-	nf := int(d.uvarint("feature count", uint64(max(0, d.left()-4)/2)))
-	nt := int(d.uvarint("term count", uint64(max(0, d.left()-4)/4)))
-	if d.err == nil && (nt < nf || 2*nf+4*nt > d.left()-4) {
-		d.fail("%d features and %d terms in %d bytes", nf, nt, d.left())
-	}
+	nf, nt := d.counts()
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -437,6 +452,36 @@ func (d *namesDecoder) decode() (*Names, error) {
 		return nil, err
 	}
 	n := &Names{feats: make([]int32, nf), off: make([]int, nf+1), terms: make([]NamedTerm, nt)}
+	if !d.features(n, nt) || !d.terms(n) || !d.checksum() {
+		return nil, d.err
+	}
+	return n, nil
+}
+
+// counts reads the header and the counts of features and of terms,
+// checked against the bytes left.
+func (d *namesDecoder) counts() (nf, nt int) {
+	if d.left() < len(namesMagic) || string(d.buf[:len(namesMagic)]) != namesMagic {
+		d.fail("no %q header", namesMagic)
+		return 0, 0
+	}
+	d.pos = len(namesMagic)
+	if v := d.uvarint("version", math.MaxUint32); d.err == nil && v != namesVersion {
+		d.fail("version %d, this build reads version %d", v, namesVersion)
+	}
+	// A feature takes at least 2 bytes, a term 4, the checksum 4.
+	nf = int(d.uvarint("feature count", uint64(max(0, d.left()-4)/2)))
+	nt = int(d.uvarint("term count", uint64(max(0, d.left()-4)/4)))
+	if d.err == nil && (nt < nf || 2*nf+4*nt > d.left()-4) {
+		d.fail("%d features and %d terms in %d bytes", nf, nt, d.left())
+	}
+	return nf, nt
+}
+
+// features reads the features, increasing, and their counts of terms
+// into n, whose nt terms they must share out; false on an error.
+func (d *namesDecoder) features(n *Names, nt int) bool {
+	nf := len(n.feats)
 	feat := int64(-1)
 	for i := range nf {
 		delta := int64(d.uvarint("feature", math.MaxInt32))
@@ -451,22 +496,28 @@ func (d *namesDecoder) decode() (*Names, error) {
 			d.fail("feature %d has no terms", feat)
 		}
 		if d.err != nil {
-			return nil, d.err
+			return false
 		}
 		n.feats[i] = int32(feat)
 		n.off[i+1] = n.off[i] + k
 	}
 	if n.off[nf] != nt {
 		d.fail("the features have %d terms, not %d", n.off[nf], nt)
-		return nil, d.err
+		return false
 	}
+	return true
+}
+
+// terms reads the terms of each feature of n, in its order (by
+// decreasing DF, then increasing text); false on an error.
+func (d *namesDecoder) terms(n *Names) bool {
 	text := string(d.buf[d.pos:])
 	base := d.pos
-	for i := range nf {
+	for i := range n.feats {
 		for t := n.off[i]; t < n.off[i+1]; t++ {
 			if d.left() < 1 {
 				d.fail("truncated at term %d", t)
-				return nil, d.err
+				return false
 			}
 			sign := d.buf[d.pos]
 			d.pos++
@@ -479,36 +530,41 @@ func (d *namesDecoder) decode() (*Names, error) {
 				d.fail("term %d has %d bytes of text, %d are left", t, size, d.left())
 			}
 			if d.err != nil {
-				return nil, d.err
+				return false
 			}
 			s := text[d.pos-base : d.pos-base+size]
 			d.pos += size
 			if !utf8.ValidString(s) {
 				d.fail("term %d is not UTF-8", t)
-				return nil, d.err
+				return false
 			}
 			term := NamedTerm{Text: s, Sign: 1 - 2*float32(sign), DF: int(df)}
 			if t > n.off[i] {
 				p := &n.terms[t-1]
 				if c := cmp.Or(cmp.Compare(term.DF, p.DF), strings.Compare(p.Text, term.Text)); c >= 0 {
 					d.fail("terms of feature %d not by decreasing DF, then increasing text, at %q", n.feats[i], s)
-					return nil, d.err
+					return false
 				}
 			}
 			n.terms[t] = term
 		}
 	}
+	return true
+}
+
+// checksum checks the checksum that ends the data; false on an error.
+func (d *namesDecoder) checksum() bool {
 	if d.left() != 4 {
 		if d.left() < 4 {
 			d.fail("truncated at the checksum")
 		} else {
 			d.fail("%d bytes after the names", d.left()-4)
 		}
-		return nil, d.err
+		return false
 	}
 	if got, want := binary.LittleEndian.Uint32(d.buf[d.pos:]), crc32.Checksum(d.buf[:d.pos], castagnoli); got != want {
 		d.fail("checksum %08x, the data give %08x", got, want)
-		return nil, d.err
+		return false
 	}
-	return n, nil
+	return true
 }
