@@ -217,20 +217,49 @@ func decode(data []byte) (*Featurizer, error) {
 // its index (the document then lists no terms). What it makes is counted
 // on meter, which holds what decoding doc took.
 func build(doc *fileJSON, pre *prebuilt, meter *budget.Meter) (*Featurizer, error) {
-	bad := func(format string, a ...any) (*Featurizer, error) {
-		return nil, fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+	cfg, err := docConfig(doc)
+	if err != nil {
+		return nil, err
 	}
+	f := &Featurizer{cfg: cfg, nDocs: doc.Docs}
+	if err := f.buildFeatures(doc, pre, meter); err != nil {
+		return nil, err
+	}
+	if err := f.buildDF(doc); err != nil {
+		return nil, err
+	}
+	if err := f.setIDFOn(meter); err != nil {
+		return nil, err
+	}
+	if f.labels, err = docLabels(doc.Labels.Names, doc.Labels.Numeric); err != nil {
+		return nil, err
+	}
+	if f.labelField, f.textField, err = fields(doc.LabelField, doc.TextField); err != nil {
+		return nil, badDoc("%v", err)
+	}
+	return f, nil
+}
+
+// badDoc is the error for a saved featurizer that is not what it should
+// be: format and a say what.
+func badDoc(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, a...)...)
+}
+
+// docConfig checks the format, version and hashing scheme of doc and
+// returns its configuration, which must be one Config.normalize keeps.
+func docConfig(doc *fileJSON) (Config, error) {
 	switch {
 	case doc.Format != fileFormat:
-		return bad("format %q, want %q", doc.Format, fileFormat)
+		return Config{}, badDoc("format %q, want %q", doc.Format, fileFormat)
 	case doc.Version != fileVersion && doc.Version != fileVersionSparse:
-		return bad("version %d, this build reads versions %d and %d", doc.Version, fileVersion, fileVersionSparse)
+		return Config{}, badDoc("version %d, this build reads versions %d and %d", doc.Version, fileVersion, fileVersionSparse)
 	case doc.Hash != fileHash:
-		return bad("hashing scheme %q, this build uses %q", doc.Hash, fileHash)
+		return Config{}, badDoc("hashing scheme %q, this build uses %q", doc.Hash, fileHash)
 	}
 	tf, err := ParseTF(doc.TF)
 	if err != nil {
-		return bad("tf %q", doc.TF)
+		return Config{}, badDoc("tf %q", doc.TF)
 	}
 	cfg := Config{
 		NGrams:      doc.NGrams,
@@ -244,144 +273,157 @@ func build(doc *fileJSON, pre *prebuilt, meter *budget.Meter) (*Featurizer, erro
 	}
 	norm, err := cfg.normalize()
 	if err != nil || norm != cfg || cfg.NGrams == 0 {
-		return bad("invalid configuration %+v", cfg)
+		return Config{}, badDoc("invalid configuration %+v", cfg)
 	}
 	if doc.Docs < 1 || doc.Docs > math.MaxInt32 {
-		return bad("docs = %d", doc.Docs)
+		return Config{}, badDoc("docs = %d", doc.Docs)
 	}
-	f := &Featurizer{cfg: cfg, nDocs: doc.Docs}
+	return cfg, nil
+}
 
-	// Features.
-	if cfg.Vocabulary && pre != nil {
+// buildFeatures sets f's features: the vocabulary (pre's, or doc's
+// terms, checked and indexed) or the hashing space.
+func (f *Featurizer) buildFeatures(doc *fileJSON, pre *prebuilt, meter *budget.Meter) error {
+	cfg := f.cfg
+	switch {
+	case cfg.Vocabulary && pre != nil:
 		n := pre.terms.n
 		if cfg.MaxFeatures > 0 && n > cfg.MaxFeatures {
-			return bad("%d vocabulary terms, more than max_features = %d", n, cfg.MaxFeatures)
+			return badDoc("%d vocabulary terms, more than max_features = %d", n, cfg.MaxFeatures)
 		}
 		f.vocabFC, f.index, f.dim = &pre.terms, pre.index, n
-	} else if cfg.Vocabulary {
+	case cfg.Vocabulary:
 		vocab := *doc.Vocabulary
 		if len(vocab) > math.MaxInt32 {
-			return bad("vocabulary of %d terms", len(vocab))
+			return badDoc("vocabulary of %d terms", len(vocab))
 		}
 		if cfg.MaxFeatures > 0 && len(vocab) > cfg.MaxFeatures {
-			return bad("%d vocabulary terms, more than max_features = %d", len(vocab), cfg.MaxFeatures)
+			return badDoc("%d vocabulary terms, more than max_features = %d", len(vocab), cfg.MaxFeatures)
 		}
 		f.vocab = vocab
 		f.dim = len(vocab)
 		if err := meter.Take(budget.Mul(int64(len(vocab)), 4*4+8), fmt.Sprintf("the index of a vocabulary of %d terms", len(vocab))); err != nil {
-			return nil, err
+			return err
 		}
 		// The terms' hashes first, then the index in one pass over
 		// them, which places the keys in the order of their slots.
-		hs := make([]uint64, len(vocab))
-		var t tokenizer
-		var parts []uint64
-		for i, term := range vocab {
-			if i > 0 && vocab[i-1] >= term {
-				return bad("vocabulary not sorted and distinct at term %d %q", i, term)
-			}
-			parts = parts[:0]
-			for rest := term; ; {
-				p, tail, more := strings.Cut(rest, " ")
-				if len(parts) == cfg.NGrams {
-					return bad("vocabulary term %d %q has more than ngrams = %d words", i, term, cfg.NGrams)
-				}
-				a, b, lowered, ok := t.next(p, 0)
-				if !ok || a != 0 || b != len(p) || lowered && string(t.buf) != p {
-					return bad("vocabulary term %d %q is not a run of lowercase tokens", i, term)
-				}
-				parts = append(parts, xxhash.Sum64String(p))
-				if !more {
-					break
-				}
-				rest = tail
-			}
-			hs[i] = parts[0]
-			if len(parts) > 1 {
-				hs[i] = gramHash(parts)
-			}
+		hs, err := hashVocabulary(vocab, cfg.NGrams)
+		if err != nil {
+			return err
 		}
 		var dup int
 		if f.index, dup = buildVocabIndex(hs); dup >= 0 {
-			return bad("vocabulary terms collide in the hash (term %d %q)", dup, vocab[dup])
+			return badDoc("vocabulary terms collide in the hash (term %d %q)", dup, vocab[dup])
 		}
-	} else {
+	default:
 		f.dim = 1 << cfg.Bits
 		f.mask = uint64(f.dim - 1)
 	}
+	return nil
+}
 
-	// Document frequencies.
+// hashVocabulary checks that vocab is sorted and distinct, each term a
+// run of at most ngrams lowercase tokens joined by spaces, and returns
+// each term's hash as the encoder hashes its words and n-grams.
+func hashVocabulary(vocab []string, ngrams int) ([]uint64, error) {
+	hs := make([]uint64, len(vocab))
+	var t tokenizer
+	var parts []uint64
+	for i, term := range vocab {
+		if i > 0 && vocab[i-1] >= term {
+			return nil, badDoc("vocabulary not sorted and distinct at term %d %q", i, term)
+		}
+		parts = parts[:0]
+		for rest := term; ; {
+			p, tail, more := strings.Cut(rest, " ")
+			if len(parts) == ngrams {
+				return nil, badDoc("vocabulary term %d %q has more than ngrams = %d words", i, term, ngrams)
+			}
+			a, b, lowered, ok := t.next(p, 0)
+			if !ok || a != 0 || b != len(p) || lowered && string(t.buf) != p {
+				return nil, badDoc("vocabulary term %d %q is not a run of lowercase tokens", i, term)
+			}
+			parts = append(parts, xxhash.Sum64String(p))
+			if !more {
+				break
+			}
+			rest = tail
+		}
+		hs[i] = parts[0]
+		if len(parts) > 1 {
+			hs[i] = gramHash(parts)
+		}
+	}
+	return hs, nil
+}
+
+// buildDF checks doc's document frequencies, dense (version 1) or sparse
+// (version 2, hashing), against f's features and sets them.
+func (f *Featurizer) buildDF(doc *fileJSON) error {
 	switch {
-	case !cfg.IDF:
+	case !f.cfg.IDF:
 		if doc.DF != nil || doc.DFSparse != nil {
-			return bad("document frequencies without idf")
+			return badDoc("document frequencies without idf")
 		}
 	case doc.Version == fileVersion:
 		if doc.DFSparse != nil {
-			return bad("df_sparse in a version %d file", fileVersion)
+			return badDoc("df_sparse in a version %d file", fileVersion)
 		}
 		if len(doc.DF) != f.dim {
-			return bad("%d document frequencies for %d features", len(doc.DF), f.dim)
+			return badDoc("%d document frequencies for %d features", len(doc.DF), f.dim)
 		}
 		for i, df := range doc.DF {
 			if df < 0 || int(df) > doc.Docs {
-				return bad("document frequency %d of feature %d is outside [0, docs = %d]", df, i, doc.Docs)
+				return badDoc("document frequency %d of feature %d is outside [0, docs = %d]", df, i, doc.Docs)
 			}
 		}
 		f.df = dfTable{dense: doc.DF}
 	default:
 		ds := doc.DFSparse
 		switch {
-		case cfg.Vocabulary:
-			return bad("version %d is for hashing: a vocabulary has version %d", fileVersionSparse, fileVersion)
+		case f.cfg.Vocabulary:
+			return badDoc("version %d is for hashing: a vocabulary has version %d", fileVersionSparse, fileVersion)
 		case doc.DF != nil:
-			return bad("df in a version %d file", fileVersionSparse)
+			return badDoc("df in a version %d file", fileVersionSparse)
 		case ds == nil || ds.Features == nil || ds.Counts == nil:
-			return bad("no df_sparse features and counts")
+			return badDoc("no df_sparse features and counts")
 		case len(ds.Features) != len(ds.Counts):
-			return bad("%d df_sparse features, %d counts", len(ds.Features), len(ds.Counts))
+			return badDoc("%d df_sparse features, %d counts", len(ds.Features), len(ds.Counts))
 		}
 		for i, j := range ds.Features {
 			if j < 0 || int(j) >= f.dim || i > 0 && ds.Features[i-1] >= j {
-				return bad("df_sparse feature %d is not increasing within [0, %d)", j, f.dim)
+				return badDoc("df_sparse feature %d is not increasing within [0, %d)", j, f.dim)
 			}
 			if c := ds.Counts[i]; c < 1 || int(c) > doc.Docs {
-				return bad("document frequency %d of feature %d is outside [1, docs = %d]", c, j, doc.Docs)
+				return badDoc("document frequency %d of feature %d is outside [1, docs = %d]", c, j, doc.Docs)
 			}
 		}
 		f.df = dfTable{sparse: true, ind: ds.Features, cnt: ds.Counts}
 	}
-	if err := f.setIDFOn(meter); err != nil {
-		return nil, err
-	}
+	return nil
+}
 
-	// Labels.
-	names := doc.Labels.Names
+// docLabels checks and returns the label set saved as names: numbers in
+// canonical form, increasing, or names sorted, distinct and non-empty.
+func docLabels(names []string, numeric bool) (labelSet, error) {
 	if len(names) == 0 {
-		return bad("no labels")
+		return labelSet{}, badDoc("no labels")
 	}
-	if doc.Labels.Numeric {
+	if numeric {
 		vals := make([]float64, len(names))
 		for i, s := range names {
 			v, ok := parseCanonical(s)
 			if !ok || i > 0 && vals[i-1] >= v {
-				return bad("numeric labels not canonical, increasing numbers at %q", s)
+				return labelSet{}, badDoc("numeric labels not canonical, increasing numbers at %q", s)
 			}
 			vals[i] = v
 		}
-		f.labels = labelSet{numeric: true, names: names, values: vals}
-	} else {
-		for i, s := range names {
-			if s == "" || i > 0 && names[i-1] >= s {
-				return bad("label names not sorted, distinct and non-empty at %q", s)
-			}
+		return labelSet{numeric: true, names: names, values: vals}, nil
+	}
+	for i, s := range names {
+		if s == "" || i > 0 && names[i-1] >= s {
+			return labelSet{}, badDoc("label names not sorted, distinct and non-empty at %q", s)
 		}
-		f.labels = newNamedLabels(slices.Clip(names))
 	}
-
-	// Fields.
-	if f.labelField, f.textField, err = fields(doc.LabelField, doc.TextField); err != nil {
-		return bad("%v", err)
-	}
-	return f, nil
+	return newNamedLabels(slices.Clip(names)), nil
 }
