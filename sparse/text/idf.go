@@ -163,39 +163,10 @@ func (f *Featurizer) setIDF() error { return f.setIDFOn(nil) }
 // document frequencies already, or, with meter nil, checking each array
 // with the frequencies against the budget on its own.
 func (f *Featurizer) setIDFOn(meter *budget.Meter) error {
-	check := func(need int64, what string) error {
-		var err error
-		if meter != nil {
-			err = meter.Take(need-f.df.bytes(), what)
-		} else {
-			err = budget.Check(0, need, what)
-		}
-		if err != nil {
-			return f.overBudget(err)
-		}
-		return nil
-	}
 	if !f.cfg.IDF {
 		return nil
 	}
-	n := float64(f.nDocs)
-	idfOf := func(df int32) float32 { return float32(math.Log((1+n)/(1+float64(df))) + 1) }
-	// A table of the weights of the small frequencies saves a logarithm
-	// per feature where the features outnumber its entries; a featurizer
-	// read for a few documents has a few features, which take one each.
-	var table []float32
-	if size := min(f.nDocs, 1<<16) + 1; f.dim >= size/4 {
-		table = make([]float32, size)
-		for df := range table {
-			table[df] = idfOf(int32(df))
-		}
-	}
-	weight := func(df int32) float32 {
-		if int(df) < len(table) {
-			return table[df]
-		}
-		return idfOf(df)
-	}
+	w := newIDFWeights(f.nDocs, f.dim)
 	// A sparse slot takes 8 bytes and a table is at most half full, a
 	// dense entry 4. A vocabulary has no feature without documents.
 	nnz := 0
@@ -205,40 +176,104 @@ func (f *Featurizer) setIDFOn(meter *budget.Meter) error {
 		dense = int64(slotsFor(nnz))*8 > int64(f.dim)*4/sparseFrac
 	}
 	if dense {
-		// Above the floor, frequencies that are dense in memory but few
-		// go to the sparse form first, so that the idf array can take the
-		// place of theirs.
-		if !f.df.sparse && !f.cfg.Vocabulary && int64(f.dim)*4 > denseFloorBytes {
-			if n := f.df.nnz(f.dim / 8); n <= f.dim/8 {
-				if err := check(budget.Add(f.df.bytes(), budget.Mul(int64(n), 8)), fmt.Sprintf("the document frequencies of %d features", n)); err != nil {
-					return err
-				}
-				f.df = f.df.toSparse(n)
-			}
-		}
-		need := budget.Add(f.df.bytes(), budget.Mul(int64(f.dim), 4))
-		if err := check(need, fmt.Sprintf("the idf weights of %d features", f.dim)); err != nil {
-			return err
-		}
-		idf := make([]float32, f.dim)
-		if f.df.sparse {
-			for j := range idf {
-				idf[j] = weight(0)
-			}
-			for k, j := range f.df.ind {
-				idf[j] = weight(f.df.cnt[k])
-			}
-		} else {
-			for j, df := range f.df.dense {
-				idf[j] = weight(df)
-			}
-		}
-		f.idf = idfTable{dense: idf, unseen: weight(0)}
-		return nil
+		return f.setDenseIDF(meter, w)
 	}
+	return f.setSparseIDF(meter, w, nnz)
+}
+
+// checkIDF checks need bytes, the document frequencies included, for
+// what: on meter, which holds the frequencies already, or with meter nil
+// against the budget on its own.
+func (f *Featurizer) checkIDF(meter *budget.Meter, need int64, what string) error {
+	var err error
+	if meter != nil {
+		err = meter.Take(need-f.df.bytes(), what)
+	} else {
+		err = budget.Check(0, need, what)
+	}
+	if err != nil {
+		return f.overBudget(err)
+	}
+	return nil
+}
+
+// idfWeights computes the idf weight of a document frequency among n
+// documents. Most frequencies are small, so the weights of the first
+// ones may be tabulated rather than each computed with a logarithm.
+type idfWeights struct {
+	n     float64
+	table []float32
+}
+
+// newIDFWeights returns the weights among nDocs documents for dim
+// features. A table of the weights of the small frequencies saves a
+// logarithm per feature where the features outnumber its entries; a
+// featurizer read for a few documents has a few features, which take one
+// each.
+func newIDFWeights(nDocs, dim int) idfWeights {
+	w := idfWeights{n: float64(nDocs)}
+	if size := min(nDocs, 1<<16) + 1; dim >= size/4 {
+		w.table = make([]float32, size)
+		for df := range w.table {
+			w.table[df] = w.log(int32(df))
+		}
+	}
+	return w
+}
+
+// log computes the weight of df.
+func (w *idfWeights) log(df int32) float32 {
+	return float32(math.Log((1+w.n)/(1+float64(df))) + 1)
+}
+
+// weight returns the weight of df.
+func (w *idfWeights) weight(df int32) float32 {
+	if int(df) < len(w.table) {
+		return w.table[df]
+	}
+	return w.log(df)
+}
+
+// setDenseIDF sets f's idf weights as an array of all features.
+func (f *Featurizer) setDenseIDF(meter *budget.Meter, w idfWeights) error {
+	// Above the floor, frequencies that are dense in memory but few go
+	// to the sparse form first, so that the idf array can take the place
+	// of theirs.
+	if !f.df.sparse && !f.cfg.Vocabulary && int64(f.dim)*4 > denseFloorBytes {
+		if n := f.df.nnz(f.dim / 8); n <= f.dim/8 {
+			if err := f.checkIDF(meter, budget.Add(f.df.bytes(), budget.Mul(int64(n), 8)), fmt.Sprintf("the document frequencies of %d features", n)); err != nil {
+				return err
+			}
+			f.df = f.df.toSparse(n)
+		}
+	}
+	need := budget.Add(f.df.bytes(), budget.Mul(int64(f.dim), 4))
+	if err := f.checkIDF(meter, need, fmt.Sprintf("the idf weights of %d features", f.dim)); err != nil {
+		return err
+	}
+	idf := make([]float32, f.dim)
+	if f.df.sparse {
+		for j := range idf {
+			idf[j] = w.weight(0)
+		}
+		for k, j := range f.df.ind {
+			idf[j] = w.weight(f.df.cnt[k])
+		}
+	} else {
+		for j, df := range f.df.dense {
+			idf[j] = w.weight(df)
+		}
+	}
+	f.idf = idfTable{dense: idf, unseen: w.weight(0)}
+	return nil
+}
+
+// setSparseIDF sets f's idf weights as a hash table of the nnz features
+// with df > 0, and f.df to the sparse form.
+func (f *Featurizer) setSparseIDF(meter *budget.Meter, w idfWeights, nnz int) error {
 	size := slotsFor(nnz)
 	need := budget.Add(f.df.bytes(), budget.Mul(int64(nnz), 8), budget.Mul(int64(size), 8))
-	if err := check(need, fmt.Sprintf("the idf weights of %d features", nnz)); err != nil {
+	if err := f.checkIDF(meter, need, fmt.Sprintf("the idf weights of %d features", nnz)); err != nil {
 		return err
 	}
 	if !f.df.sparse {
@@ -248,7 +283,7 @@ func (f *Featurizer) setIDFOn(meter *budget.Meter) error {
 		slots:  make([]idfSlot, size),
 		shift:  uint(64 - bits.TrailingZeros(uint(size))),
 		seed:   rand.Uint64(),
-		unseen: weight(0),
+		unseen: w.weight(0),
 	}
 	mask := size - 1
 	for k, j := range f.df.ind {
@@ -256,7 +291,7 @@ func (f *Featurizer) setIDFOn(meter *budget.Meter) error {
 		for t.slots[i].key != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = idfSlot{uint32(j) + 1, weight(f.df.cnt[k])}
+		t.slots[i] = idfSlot{uint32(j) + 1, w.weight(f.df.cnt[k])}
 	}
 	f.idf = t
 	return nil
