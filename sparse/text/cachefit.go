@@ -96,95 +96,32 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	sc := NewScanner(ctxReader{ctx, r}, opt)
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
 
-	// The first pass: raw counts to the temporary file, keyed by term
-	// hash (or bucket), each row's label as its number among the labels
-	// seen so far. Held documents stay in memory, as pieces.
-	raw := newRawWriter(tmp)
-	labelNum := map[string]int{}
-	var labelNames []string
-	counterSeen := map[*termCounter]bool{}
-	var counters []*termCounter
-	var held []piece
-	doc, maxEntries := int64(0), 0
-	keys := []uint64(nil)
+	// The first pass: raw counts to the temporary file.
+	fp := &firstPass{raw: newRawWriter(tmp), labelNum: map[string]int{}, counterSeen: map[*termCounter]bool{}, hold: co.Hold}
 	err = f.streamOrdered(sc, func(e *Encoder, docs []Doc) piece {
 		if cfg.Vocabulary {
 			return e.termPiece(docs, acct, true)
 		}
 		return e.countPiece(docs, dfc)
-	}, func(pc *piece) error {
-		if pc.tc != nil && !counterSeen[pc.tc] {
-			counterSeen[pc.tc] = true
-			counters = append(counters, pc.tc)
-		}
-		for i, l := range pc.labels {
-			k, ok := labelNum[l]
-			if !ok {
-				k = len(labelNames)
-				labelNum[l] = k
-				labelNames = append(labelNames, l)
-			}
-			a, b := pc.indptr[i], pc.indptr[i+1]
-			if pc.hs != nil {
-				keys = pc.hs[a:b]
-			} else {
-				keys = keys[:0]
-				for _, j := range pc.ind[a:b] {
-					keys = append(keys, uint64(j))
-				}
-			}
-			maxEntries = max(maxEntries, int(b-a))
-			if co.Hold != nil && co.Hold(doc) {
-				// Copies: slices of the piece would keep all of it.
-				held = append(held, piece{hs: slices.Clone(keys), val: slices.Clone(pc.val[a:b]), y: []float64{float64(k)}})
-			} else if err := raw.add(k, keys, pc.val[a:b]); err != nil {
-				return err
-			}
-			doc++
-		}
-		return nil
-	})
+	}, fp.take)
 	if err == nil {
-		err = raw.flush()
+		err = fp.raw.flush()
 	}
 	if err != nil {
 		return CacheResult{}, err
 	}
-	f.nDocs = int(doc)
+	f.nDocs = int(fp.doc)
 	if f.nDocs == 0 {
 		return CacheResult{}, fmt.Errorf("%w: cannot fit on %s: it holds no documents", ErrEmpty, describeInput(opt.Name))
 	}
-	if doc > math.MaxInt32 {
-		return CacheResult{}, fmt.Errorf("%w: %d documents, at most %d can be fitted on", ErrConfig, doc, math.MaxInt32)
+	if fp.doc > math.MaxInt32 {
+		return CacheResult{}, fmt.Errorf("%w: %d documents, at most %d can be fitted on", ErrConfig, fp.doc, math.MaxInt32)
 	}
-	distinct := make(map[string]struct{}, len(labelNames))
-	for _, l := range labelNames {
-		distinct[l] = struct{}{}
-	}
-	f.labels = fitLabels(distinct)
-	classOf := make([]float64, len(labelNames))
-	for k, l := range labelNames {
-		classOf[k], _ = f.labels.value(l)
-	}
+	classOf := f.setLabels(fp.labelNames)
 
 	// The vocabulary or the document frequencies, and the weights.
-	var pruned int32
-	if cfg.Vocabulary {
-		for _, tc := range counters {
-			pruned = max(pruned, tc.floor)
-		}
-		if err := f.chooseVocabulary(counters, acct); err != nil {
-			return CacheResult{}, err
-		}
-		for _, tc := range counters {
-			*tc = termCounter{}
-		}
-	} else if cfg.IDF {
-		if f.df, err = dfc.total(); err != nil {
-			return CacheResult{}, err
-		}
-	}
-	if err := f.setIDF(); err != nil {
+	pruned, err := f.fitFeatures(fp.counters, acct, dfc)
+	if err != nil {
 		return CacheResult{}, err
 	}
 
@@ -193,28 +130,125 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 		return CacheResult{}, err
 	}
 	out := hpc.NewWriter(w, hpc.WriterOptions{Dim: f.dim})
-	if err := f.secondPass(ctx, newRawReader(tmp), maxEntries, classOf, out); err != nil {
+	if err := f.secondPass(ctx, newRawReader(tmp), fp.maxEntries, classOf, out); err != nil {
 		return CacheResult{}, err
 	}
 	if err := out.Close(); err != nil {
 		return CacheResult{}, err
 	}
 	res := CacheResult{Featurizer: f, Rows: out.Rows(), Pruned: int(pruned)}
-	if len(held) > 0 {
-		b := sparse.NewBuilder(f.dim)
-		var y []float64
-		var sc featureScratch
-		for i := range held {
-			pc := &held[i]
-			ind, val := f.weighRaw(pc.hs, pc.val, &sc)
-			if err := b.Add(ind, val); err != nil {
-				return CacheResult{}, err
-			}
-			y = append(y, classOf[int(pc.y[0])])
+	if len(fp.held) > 0 {
+		if res.Held, err = f.heldRows(fp.held, classOf); err != nil {
+			return CacheResult{}, err
 		}
-		res.Held = &sparse.Dataset{X: b.Build(), Y: y}
 	}
 	return res, nil
+}
+
+// firstPass is FitCache's first pass over the documents: it writes their
+// raw counts to a temporary file, keyed by term hash (or bucket), each
+// row's label as its number among the labels seen so far. Held documents
+// stay in memory, as pieces.
+type firstPass struct {
+	raw         *rawWriter
+	labelNum    map[string]int // a label's number
+	labelNames  []string       // the labels by number
+	counterSeen map[*termCounter]bool
+	counters    []*termCounter // the vocabulary's term counters
+	hold        func(doc int64) bool
+	held        []piece
+	doc         int64 // documents so far
+	maxEntries  int   // the most entries of a row
+	keys        []uint64
+}
+
+// take writes the rows of pc, the next piece in input order, or holds
+// them.
+func (fp *firstPass) take(pc *piece) error {
+	if pc.tc != nil && !fp.counterSeen[pc.tc] {
+		fp.counterSeen[pc.tc] = true
+		fp.counters = append(fp.counters, pc.tc)
+	}
+	for i, l := range pc.labels {
+		k, ok := fp.labelNum[l]
+		if !ok {
+			k = len(fp.labelNames)
+			fp.labelNum[l] = k
+			fp.labelNames = append(fp.labelNames, l)
+		}
+		a, b := pc.indptr[i], pc.indptr[i+1]
+		if pc.hs != nil {
+			fp.keys = pc.hs[a:b]
+		} else {
+			fp.keys = fp.keys[:0]
+			for _, j := range pc.ind[a:b] {
+				fp.keys = append(fp.keys, uint64(j))
+			}
+		}
+		fp.maxEntries = max(fp.maxEntries, int(b-a))
+		if fp.hold != nil && fp.hold(fp.doc) {
+			// Copies: slices of the piece would keep all of it.
+			fp.held = append(fp.held, piece{hs: slices.Clone(fp.keys), val: slices.Clone(pc.val[a:b]), y: []float64{float64(k)}})
+		} else if err := fp.raw.add(k, fp.keys, pc.val[a:b]); err != nil {
+			return err
+		}
+		fp.doc++
+	}
+	return nil
+}
+
+// setLabels sets f's labels to those named, and returns the class of
+// each by its number in the first pass.
+func (f *Featurizer) setLabels(labelNames []string) (classOf []float64) {
+	distinct := make(map[string]struct{}, len(labelNames))
+	for _, l := range labelNames {
+		distinct[l] = struct{}{}
+	}
+	f.labels = fitLabels(distinct)
+	classOf = make([]float64, len(labelNames))
+	for k, l := range labelNames {
+		classOf[k], _ = f.labels.value(l)
+	}
+	return classOf
+}
+
+// fitFeatures chooses the vocabulary from counters or totals the
+// document frequencies of dfc, then sets the idf weights. pruned is the
+// highest count below which a counter dropped terms.
+func (f *Featurizer) fitFeatures(counters []*termCounter, acct *vocabBudget, dfc *dfCounter) (pruned int32, err error) {
+	if f.cfg.Vocabulary {
+		for _, tc := range counters {
+			pruned = max(pruned, tc.floor)
+		}
+		if err := f.chooseVocabulary(counters, acct); err != nil {
+			return 0, err
+		}
+		for _, tc := range counters {
+			*tc = termCounter{}
+		}
+	} else if f.cfg.IDF {
+		if f.df, err = dfc.total(); err != nil {
+			return 0, err
+		}
+	}
+	return pruned, f.setIDF()
+}
+
+// heldRows weighs the held documents' rows into a dataset, their labels
+// by classOf.
+func (f *Featurizer) heldRows(held []piece, classOf []float64) (*sparse.Dataset, error) {
+	b := sparse.NewBuilder(f.dim)
+	var y []float64
+	var sc featureScratch
+	for i := range held {
+		pc := &held[i]
+		ind, val := f.weighRaw(pc.hs, pc.val, &sc)
+		if err := b.Add(ind, val); err != nil {
+			return nil, err
+		}
+		y = append(y, classOf[int(pc.y[0])])
+	}
+	return &sparse.Dataset{X: b.Build(), Y: y}, nil
 }
 
 // weighRaw turns a row of raw counts keyed by term hash or bucket into
@@ -283,64 +317,14 @@ func (f *Featurizer) secondPass(ctx context.Context, rr *rawReader, maxEntries i
 	defer close(stop)
 	go func() {
 		defer close(jobs)
-		for seq := 0; ; seq++ {
-			b := &rawBatch{seq: seq, ptr: []int{0}}
-			for len(b.keys) < rawBatchEntries {
-				k, err := rr.next(maxEntries)
-				if err == io.EOF {
-					break
-				}
-				if err == nil && k >= len(classOf) {
-					err = fmt.Errorf("%w: label number %d", errRawRows, k)
-				}
-				if err == nil {
-					err = ctx.Err()
-				}
-				if err != nil {
-					b.err = err
-					break
-				}
-				b.labels = append(b.labels, k)
-				b.keys = append(b.keys, rr.keys...)
-				b.counts = append(b.counts, rr.counts...)
-				b.ptr = append(b.ptr, len(b.keys))
-			}
-			if len(b.labels) == 0 && b.err == nil {
-				return
-			}
-			select {
-			case jobs <- b:
-			case <-stop:
-				return
-			}
-			if b.err != nil {
-				return
-			}
-		}
+		readBatches(ctx, rr, maxEntries, len(classOf), jobs, stop)
 	}()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var sc featureScratch
-			for b := range jobs {
-				if b.err == nil {
-					b.ind, b.val = make([]int32, 0, len(b.keys)), make([]float32, 0, len(b.keys))
-					for r := range b.labels {
-						ind, val := f.weighRaw(b.keys[b.ptr[r]:b.ptr[r+1]], b.counts[b.ptr[r]:b.ptr[r+1]], &sc)
-						b.ptr[r] = len(b.ind)
-						b.ind, b.val = append(b.ind, ind...), append(b.val, val...)
-					}
-					b.ptr[len(b.labels)] = len(b.ind)
-					b.keys, b.counts = nil, nil
-				}
-				select {
-				case results <- b:
-				case <-stop:
-					return
-				}
-			}
+			f.weighBatches(jobs, results, stop)
 		}()
 	}
 	go func() {
@@ -365,4 +349,69 @@ func (f *Featurizer) secondPass(ctx context.Context, rr *rawReader, maxEntries i
 		}
 	}
 	return ctx.Err()
+}
+
+// readBatches reads the first pass's rows from rr, of at most maxEntries
+// entries and labels below nLabels, in batches of about rawBatchEntries
+// entries sent on jobs, until the end, an error (sent in the last
+// batch) or stop.
+func readBatches(ctx context.Context, rr *rawReader, maxEntries, nLabels int, jobs chan<- *rawBatch, stop <-chan struct{}) {
+	for seq := 0; ; seq++ {
+		b := &rawBatch{seq: seq, ptr: []int{0}}
+		for len(b.keys) < rawBatchEntries {
+			k, err := rr.next(maxEntries)
+			if err == io.EOF {
+				break
+			}
+			if err == nil && k >= nLabels {
+				err = fmt.Errorf("%w: label number %d", errRawRows, k)
+			}
+			if err == nil {
+				err = ctx.Err()
+			}
+			if err != nil {
+				b.err = err
+				break
+			}
+			b.labels = append(b.labels, k)
+			b.keys = append(b.keys, rr.keys...)
+			b.counts = append(b.counts, rr.counts...)
+			b.ptr = append(b.ptr, len(b.keys))
+		}
+		if len(b.labels) == 0 && b.err == nil {
+			return
+		}
+		select {
+		case jobs <- b:
+		case <-stop:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+// weighBatches is one of secondPass's workers: it weighs the rows of the
+// batches from jobs, in place of their raw counts, and sends them on
+// results, until jobs closes or stop.
+func (f *Featurizer) weighBatches(jobs <-chan *rawBatch, results chan<- *rawBatch, stop <-chan struct{}) {
+	var sc featureScratch
+	for b := range jobs {
+		if b.err == nil {
+			b.ind, b.val = make([]int32, 0, len(b.keys)), make([]float32, 0, len(b.keys))
+			for r := range b.labels {
+				ind, val := f.weighRaw(b.keys[b.ptr[r]:b.ptr[r+1]], b.counts[b.ptr[r]:b.ptr[r+1]], &sc)
+				b.ptr[r] = len(b.ind)
+				b.ind, b.val = append(b.ind, ind...), append(b.val, val...)
+			}
+			b.ptr[len(b.labels)] = len(b.ind)
+			b.keys, b.counts = nil, nil
+		}
+		select {
+		case results <- b:
+		case <-stop:
+			return
+		}
+	}
 }
