@@ -491,59 +491,22 @@ func (f *Featurizer) stream(sc *Scanner, work func(e *Encoder, docs []Doc) piece
 // emit stops the reading and is returned, unless an error earlier in the
 // input comes first.
 func (f *Featurizer) streamOrdered(sc *Scanner, work func(e *Encoder, docs []Doc) piece, emit func(pc *piece) error) error {
-	type job struct {
-		seq  int
-		docs []Doc
-	}
-	type result struct {
-		seq int
-		pc  piece
-	}
 	workers := f.cfg.workers()
-	jobs := make(chan job, workers)
-	results := make(chan result, workers)
+	jobs := make(chan docChunk, workers)
+	results := make(chan chunkPiece, workers)
 	var firstBad atomic.Int64 // lowest job whose piece failed
 	firstBad.Store(math.MaxInt64)
 
 	go func() {
 		defer close(jobs)
-		var batch []Doc
-		size, seq := 0, 0
-		for sc.Scan() {
-			d := sc.Doc()
-			batch = append(batch, d)
-			size += len(d.Text) + 16
-			if size >= chunkBytes || len(batch) >= chunkMaxDocs {
-				jobs <- job{seq, batch}
-				batch, size = nil, 0
-				seq++
-				if firstBad.Load() != math.MaxInt64 {
-					return
-				}
-			}
-		}
-		if len(batch) > 0 {
-			jobs <- job{seq, batch}
-		}
+		scanChunks(sc, jobs, &firstBad)
 	}()
-
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e := f.NewEncoder()
-			for j := range jobs {
-				var pc piece
-				if int64(j.seq) < firstBad.Load() {
-					pc = work(e, j.docs)
-					if pc.err != nil {
-						for cur := firstBad.Load(); int64(j.seq) < cur && !firstBad.CompareAndSwap(cur, int64(j.seq)); cur = firstBad.Load() {
-						}
-					}
-				}
-				results <- result{j.seq, pc}
-			}
+			f.workChunks(work, jobs, results, &firstBad)
 		}()
 	}
 	go func() {
@@ -585,6 +548,61 @@ func (f *Featurizer) streamOrdered(sc *Scanner, work func(e *Encoder, docs []Doc
 		return err
 	}
 	return emitErr
+}
+
+// docChunk is a chunk of documents for streamOrdered's workers, seq-th
+// in the input.
+type docChunk struct {
+	seq  int
+	docs []Doc
+}
+
+// chunkPiece is the piece a worker made of chunk seq.
+type chunkPiece struct {
+	seq int
+	pc  piece
+}
+
+// scanChunks sends the documents of sc on jobs in chunks of about
+// chunkBytes (at most chunkMaxDocs documents), until the end or, after a
+// chunk, once firstBad says a piece failed.
+func scanChunks(sc *Scanner, jobs chan<- docChunk, firstBad *atomic.Int64) {
+	var batch []Doc
+	size, seq := 0, 0
+	for sc.Scan() {
+		d := sc.Doc()
+		batch = append(batch, d)
+		size += len(d.Text) + 16
+		if size >= chunkBytes || len(batch) >= chunkMaxDocs {
+			jobs <- docChunk{seq, batch}
+			batch, size = nil, 0
+			seq++
+			if firstBad.Load() != math.MaxInt64 {
+				return
+			}
+		}
+	}
+	if len(batch) > 0 {
+		jobs <- docChunk{seq, batch}
+	}
+}
+
+// workChunks is one of streamOrdered's workers: it makes a piece of each
+// chunk from jobs before the first failed one (firstBad, which it lowers
+// when a piece fails) and sends it, or an empty one, on results.
+func (f *Featurizer) workChunks(work func(e *Encoder, docs []Doc) piece, jobs <-chan docChunk, results chan<- chunkPiece, firstBad *atomic.Int64) {
+	e := f.NewEncoder()
+	for j := range jobs {
+		var pc piece
+		if int64(j.seq) < firstBad.Load() {
+			pc = work(e, j.docs)
+			if pc.err != nil {
+				for cur := firstBad.Load(); int64(j.seq) < cur && !firstBad.CompareAndSwap(cur, int64(j.seq)); cur = firstBad.Load() {
+				}
+			}
+		}
+		results <- chunkPiece{j.seq, pc}
+	}
 }
 
 // ctxReader reads from r until ctx is done, then fails with ctx.Err(),
