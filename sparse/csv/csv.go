@@ -84,16 +84,11 @@ func ReadFile(path string, opt Options) (*Table, error) {
 // cells is not a number. Rows that would take more memory than the
 // budget (budget.Default) are an error wrapping budget.ErrExceeded.
 func Read(r io.Reader, opt Options) (*Table, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	var src io.Reader = br
-	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("csv: reading %s: %w", name(opt), err)
-		}
-		defer zr.Close()
-		src = zr
+	src, closeSrc, err := decompress(r, opt)
+	if err != nil {
+		return nil, err
 	}
+	defer closeSrc()
 	cr := stdcsv.NewReader(src)
 	if opt.Comma != 0 {
 		cr.Comma = opt.Comma
@@ -117,46 +112,16 @@ func Read(r io.Reader, opt Options) (*Table, error) {
 		}
 		if first {
 			cols = len(rec)
-			if cols < 2 {
-				line, _ := cr.FieldPos(0)
-				return nil, &sparse.ParseError{File: opt.Name, Line: line, Col: 1, Msg: fmt.Sprintf("%d column: a table needs a label and at least one feature (is the delimiter %q?)", cols, string(cr.Comma)), Err: sparse.ErrSyntax}
-			}
-			header := false
-			for _, c := range rec {
-				if _, err := parseNumber(c); err != nil && !isMissing(c) {
-					header = true
-				}
-			}
-			if label, err = labelColumn(rec, header, opt.Label); err != nil {
-				line, _ := cr.FieldPos(0)
-				return nil, &sparse.ParseError{File: opt.Name, Line: line, Col: 1, Msg: err.Error(), Err: ErrLabelColumn}
+			var header bool
+			if label, header, err = t.firstRecord(cr, rec, opt); err != nil {
+				return nil, err
 			}
 			if header {
-				for i, c := range rec {
-					if i == label {
-						t.LabelName = c
-					} else {
-						t.Names = append(t.Names, c)
-					}
-				}
 				continue
 			}
 		}
-		for i, c := range rec {
-			v, err := parseNumber(c)
-			if err != nil {
-				line, col := cr.FieldPos(i)
-				what := "feature"
-				if i == label {
-					what = "label"
-				}
-				return nil, &sparse.ParseError{File: opt.Name, Line: line, Col: col, Msg: fmt.Sprintf("%s %q: %v", what, c, err), Err: err}
-			}
-			if i == label {
-				t.Y = append(t.Y, v)
-			} else {
-				vals = append(vals, float32(v))
-			}
+		if vals, err = t.addRow(cr, rec, label, vals, opt); err != nil {
+			return nil, err
 		}
 		rows++
 		if held := int64(cap(vals))*4 + int64(cap(t.Y))*8; held >= next {
@@ -171,6 +136,71 @@ func Read(r io.Reader, opt Options) (*Table, error) {
 	}
 	t.X = &dense.Matrix[float32]{Rows: rows, Cols: cols - 1, Stride: cols - 1, Data: vals}
 	return t, nil
+}
+
+// decompress returns r, decompressed if it starts with the gzip magic
+// bytes, and the function that closes the decompressor.
+func decompress(r io.Reader, opt Options) (io.Reader, func(), error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("csv: reading %s: %w", name(opt), err)
+		}
+		return zr, func() { zr.Close() }, nil
+	}
+	return br, func() {}, nil
+}
+
+// firstRecord reads the table's first record, rec: the number of
+// columns, whether it is a header (one of its cells is not a number),
+// the names it gives t if so, and the label column.
+func (t *Table) firstRecord(cr *stdcsv.Reader, rec []string, opt Options) (label int, header bool, err error) {
+	if len(rec) < 2 {
+		line, _ := cr.FieldPos(0)
+		return 0, false, &sparse.ParseError{File: opt.Name, Line: line, Col: 1, Msg: fmt.Sprintf("%d column: a table needs a label and at least one feature (is the delimiter %q?)", len(rec), string(cr.Comma)), Err: sparse.ErrSyntax}
+	}
+	for _, c := range rec {
+		if _, err := parseNumber(c); err != nil && !isMissing(c) {
+			header = true
+		}
+	}
+	if label, err = labelColumn(rec, header, opt.Label); err != nil {
+		line, _ := cr.FieldPos(0)
+		return 0, false, &sparse.ParseError{File: opt.Name, Line: line, Col: 1, Msg: err.Error(), Err: ErrLabelColumn}
+	}
+	if header {
+		for i, c := range rec {
+			if i == label {
+				t.LabelName = c
+			} else {
+				t.Names = append(t.Names, c)
+			}
+		}
+	}
+	return label, header, nil
+}
+
+// addRow parses the record rec: its label to t.Y and its features
+// appended to vals.
+func (t *Table) addRow(cr *stdcsv.Reader, rec []string, label int, vals []float32, opt Options) ([]float32, error) {
+	for i, c := range rec {
+		v, err := parseNumber(c)
+		if err != nil {
+			line, col := cr.FieldPos(i)
+			what := "feature"
+			if i == label {
+				what = "label"
+			}
+			return nil, &sparse.ParseError{File: opt.Name, Line: line, Col: col, Msg: fmt.Sprintf("%s %q: %v", what, c, err), Err: err}
+		}
+		if i == label {
+			t.Y = append(t.Y, v)
+		} else {
+			vals = append(vals, float32(v))
+		}
+	}
+	return vals, nil
 }
 
 // labelColumn returns the index of the label column of a table whose
