@@ -142,6 +142,28 @@ type blockChecks struct {
 // set, strictly increasing indices whose largest is the header's, and
 // finite values. The error's File and Block are for the caller to set.
 func (b *Block) check(c *blockChecks) *Error {
+	if err := b.checkPointers(c.maxRowNNZ); err != nil {
+		return err
+	}
+	if !c.full {
+		if k := indexAbove(b.x.Ind, b.max); k >= 0 {
+			r, _ := slices.BinarySearch(b.x.Indptr[1:], int64(k)+1)
+			return cacheCorrupt("", -1, sparse.ErrIndexRange, fmt.Sprintf("row %d: index %d, the block header says the largest is %d", b.Start+int64(r), b.x.Ind[k], b.max))
+		}
+		return nil
+	}
+	if err := b.checkLabels(c.labels); err != nil {
+		return err
+	}
+	if err := b.checkIndices(); err != nil {
+		return err
+	}
+	return b.checkValues()
+}
+
+// checkPointers checks the row pointers: from 0 to nnz, every row within
+// [0, maxRowNNZ] long.
+func (b *Block) checkPointers(maxRowNNZ int) *Error {
 	p := b.x.Indptr
 	rows := len(b.Y)
 	if p[0] != 0 {
@@ -149,7 +171,7 @@ func (b *Block) check(c *blockChecks) *Error {
 	}
 	// Every pointer within [0, nnz] (so no difference overflows), each
 	// row within [0, MaxRowNNZ] long.
-	lim, nnz := uint64(c.maxRowNNZ), int64(len(b.x.Ind))
+	lim, nnz := uint64(maxRowNNZ), int64(len(b.x.Ind))
 	for r := range rows {
 		if d := p[r+1] - p[r]; uint64(d) > lim || uint64(p[r+1]) > uint64(nnz) {
 			switch {
@@ -158,21 +180,19 @@ func (b *Block) check(c *blockChecks) *Error {
 			case d < 0:
 				return cacheCorrupt("", -1, sparse.ErrShape, fmt.Sprintf("row %d: row pointers decrease", b.Start+int64(r)))
 			}
-			return cacheLimit("", -1, sparse.ErrRowTooLong, fmt.Sprintf("row %d has %d nonzeros, more than MaxRowNNZ = %d", b.Start+int64(r), d, c.maxRowNNZ))
+			return cacheLimit("", -1, sparse.ErrRowTooLong, fmt.Sprintf("row %d has %d nonzeros, more than MaxRowNNZ = %d", b.Start+int64(r), d, maxRowNNZ))
 		}
 	}
 	if p[rows] != nnz {
 		return cacheCorrupt("", -1, sparse.ErrShape, fmt.Sprintf("row pointers end at %d, not at nnz %d", p[rows], nnz))
 	}
-	if !c.full {
-		if k := indexAbove(b.x.Ind, b.max); k >= 0 {
-			r, _ := slices.BinarySearch(p[1:], int64(k)+1)
-			return cacheCorrupt("", -1, sparse.ErrIndexRange, fmt.Sprintf("row %d: index %d, the block header says the largest is %d", b.Start+int64(r), b.x.Ind[k], b.max))
-		}
-		return nil
-	}
+	return nil
+}
 
-	// Labels: finite (an all-ones exponent carries into the sign bit).
+// checkLabels checks that the labels are finite and, with labels not
+// nil, in that label set.
+func (b *Block) checkLabels(labels []float64) *Error {
+	// Finite: an all-ones exponent carries into the sign bit.
 	var acc uint64
 	for _, y := range b.Y {
 		acc |= math.Float64bits(y)&0x7ff0000000000000 + 0x0010000000000000
@@ -184,26 +204,30 @@ func (b *Block) check(c *blockChecks) *Error {
 			}
 		}
 	}
-	if c.labels != nil {
+	if labels != nil {
 		last := math.NaN()
 		for r, y := range b.Y {
 			if y == last {
 				continue
 			}
-			if _, ok := slices.BinarySearch(c.labels, y); !ok {
+			if _, ok := slices.BinarySearch(labels, y); !ok {
 				return cacheCorrupt("", -1, nil, fmt.Sprintf("row %d: label %v is not in the file's label set", b.Start+int64(r), y))
 			}
 			last = y
 		}
 	}
+	return nil
+}
 
-	// Indices: strictly increasing and non-negative. As unsigned numbers
-	// (zero-extended to int64) they must increase, so prev - x < 0 for
-	// every pair: the AND of those differences keeps its sign bit. A
-	// negative index is then the row's last, above 2^31-1 as unsigned.
-	ind := b.x.Ind
+// checkIndices checks that each row's indices are strictly increasing
+// and non-negative, and that the largest is the header's. As unsigned
+// numbers (zero-extended to int64) they must increase, so prev - x < 0
+// for every pair: the AND of those differences keeps its sign bit. A
+// negative index is then the row's last, above 2^31-1 as unsigned.
+func (b *Block) checkIndices() *Error {
+	p, ind := b.x.Indptr, b.x.Ind
 	bmax := int64(-1)
-	for r := range rows {
+	for r := range len(b.Y) {
 		row := ind[p[r]:p[r+1]]
 		if len(row) == 0 {
 			continue
@@ -231,14 +255,19 @@ func (b *Block) check(c *blockChecks) *Error {
 	if bmax != int64(b.max) {
 		return cacheCorrupt("", -1, sparse.ErrIndexRange, fmt.Sprintf("largest index %d, the block header says %d", bmax, b.max))
 	}
+	return nil
+}
 
-	// Values: finite.
-	if !allFinite32(b.x.Val) {
-		for r := range rows {
-			for k := p[r]; k < p[r+1]; k++ {
-				if v := b.x.Val[k]; !finite32(v) {
-					return cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d: value %v at index %d is not finite", b.Start+int64(r), v, ind[k]))
-				}
+// checkValues checks that the values are finite.
+func (b *Block) checkValues() *Error {
+	if allFinite32(b.x.Val) {
+		return nil
+	}
+	p := b.x.Indptr
+	for r := range len(b.Y) {
+		for k := p[r]; k < p[r+1]; k++ {
+			if v := b.x.Val[k]; !finite32(v) {
+				return cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d: value %v at index %d is not finite", b.Start+int64(r), v, b.x.Ind[k]))
 			}
 		}
 	}
