@@ -464,23 +464,21 @@ func decodeInto[T int32 | int64 | float32 | float64](dst []T, b []byte, n int) [
 		dst = make([]T, n)
 	}
 	dst = dst[:n]
+	if n == 0 {
+		return dst
+	}
+	// The elements' bits, as unsigned integers of their size.
+	p := unsafe.Pointer(unsafe.SliceData(dst))
 	le := binary.LittleEndian
-	switch d := any(dst).(type) {
-	case []int32:
+	if unsafe.Sizeof(dst[0]) == 4 {
+		d := unsafe.Slice((*uint32)(p), n)
 		for i := range d {
-			d[i] = int32(le.Uint32(b[4*i:]))
+			d[i] = le.Uint32(b[4*i:])
 		}
-	case []float32:
+	} else {
+		d := unsafe.Slice((*uint64)(p), n)
 		for i := range d {
-			d[i] = math.Float32frombits(le.Uint32(b[4*i:]))
-		}
-	case []int64:
-		for i := range d {
-			d[i] = int64(le.Uint64(b[8*i:]))
-		}
-	case []float64:
-		for i := range d {
-			d[i] = math.Float64frombits(le.Uint64(b[8*i:]))
+			d[i] = le.Uint64(b[8*i:])
 		}
 	}
 	return dst
@@ -489,23 +487,19 @@ func decodeInto[T int32 | int64 | float32 | float64](dst []T, b []byte, n int) [
 // encodeLE appends the little-endian encoding of s to b (the big-endian
 // path of the writer).
 func encodeLE[T int32 | int64 | float32 | float64](b []byte, s []T) []byte {
+	if len(s) == 0 {
+		return b
+	}
+	// The elements' bits, as unsigned integers of their size.
+	p := unsafe.Pointer(unsafe.SliceData(s))
 	le := binary.LittleEndian
-	switch v := any(s).(type) {
-	case []int32:
-		for _, x := range v {
-			b = le.AppendUint32(b, uint32(x))
+	if unsafe.Sizeof(s[0]) == 4 {
+		for _, u := range unsafe.Slice((*uint32)(p), len(s)) {
+			b = le.AppendUint32(b, u)
 		}
-	case []float32:
-		for _, x := range v {
-			b = le.AppendUint32(b, math.Float32bits(x))
-		}
-	case []int64:
-		for _, x := range v {
-			b = le.AppendUint64(b, uint64(x))
-		}
-	case []float64:
-		for _, x := range v {
-			b = le.AppendUint64(b, math.Float64bits(x))
+	} else {
+		for _, u := range unsafe.Slice((*uint64)(p), len(s)) {
+			b = le.AppendUint64(b, u)
 		}
 	}
 	return b
