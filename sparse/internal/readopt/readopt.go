@@ -17,23 +17,21 @@ import (
 // Normalize validates o (errors wrap sparse.ErrBadOption) and fills in the
 // defaults that sparse.ReadOptions documents.
 func Normalize(o sparse.ReadOptions) (sparse.ReadOptions, error) {
-	switch {
-	case o.Dim < 0:
-		return o, fmt.Errorf("%w: Dim = %d is negative", sparse.ErrBadOption, o.Dim)
-	case o.Dim > math.MaxInt32:
+	// (A Dim past the int32 range is not also negative: reporting it
+	// first keeps the order of the checks.)
+	if o.Dim > math.MaxInt32 {
 		return o, fmt.Errorf("%w: Dim = %d exceeds the int32 index range", sparse.ErrBadOption, o.Dim)
-	case o.MaxDim < 0:
-		return o, fmt.Errorf("%w: MaxDim = %d is negative", sparse.ErrBadOption, o.MaxDim)
-	case o.MaxRowNNZ < 0:
-		return o, fmt.Errorf("%w: MaxRowNNZ = %d is negative", sparse.ErrBadOption, o.MaxRowNNZ)
-	case o.Workers < 0:
-		return o, fmt.Errorf("%w: Workers = %d is negative", sparse.ErrBadOption, o.Workers)
-	case o.MaxNNZ < 0:
-		return o, fmt.Errorf("%w: MaxNNZ = %d is negative", sparse.ErrBadOption, o.MaxNNZ)
-	case o.MaxLineBytes < 0:
-		return o, fmt.Errorf("%w: MaxLineBytes = %d is negative", sparse.ErrBadOption, o.MaxLineBytes)
-	case o.MemoryBudget < 0:
-		return o, fmt.Errorf("%w: MemoryBudget = %d is negative", sparse.ErrBadOption, o.MemoryBudget)
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"Dim", int64(o.Dim)}, {"MaxDim", int64(o.MaxDim)}, {"MaxRowNNZ", int64(o.MaxRowNNZ)}, {"Workers", int64(o.Workers)},
+		{"MaxNNZ", o.MaxNNZ}, {"MaxLineBytes", int64(o.MaxLineBytes)}, {"MemoryBudget", o.MemoryBudget},
+	} {
+		if f.v < 0 {
+			return o, fmt.Errorf("%w: %s = %d is negative", sparse.ErrBadOption, f.name, f.v)
+		}
 	}
 	if o.MaxLineBytes == 0 {
 		o.MaxLineBytes = sparse.DefaultMaxLineBytes
