@@ -147,107 +147,160 @@ func openCache(ra io.ReaderAt, size int64, opt Options) (*File, error) {
 		return nil, err
 	}
 	opt.ReadOptions = o
-	name := o.Name
-	bad := func(format string, a ...any) error {
-		return cacheCorrupt(name, -1, nil, fmt.Sprintf(format, a...))
-	}
-	readAt := func(b []byte, off int64, what string) error {
-		n, err := ra.ReadAt(b, off)
-		if n == len(b) {
-			return nil
-		}
-		if err == nil || errors.Is(err, io.EOF) {
-			return bad("truncated in %s", what)
-		}
-		return readopt.ReadErr(name, err)
-	}
+	cr := &cacheOpener{ra: ra, size: size, name: o.Name}
 
 	// Header.
 	hdr := make([]byte, min(size, cacheHeaderSize))
-	if err := readAt(hdr, 0, "the file header"); err != nil {
+	if err := cr.readAt(hdr, 0, "the file header"); err != nil {
 		return nil, err
 	}
-	dim, err := decodeHeader(hdr, name)
+	dim, err := decodeHeader(hdr, cr.name)
 	if err != nil {
 		return nil, err
 	}
 	if minSize := int64(cacheHeaderSize + cacheFooterFix + 8 + cacheTrailer); size < minSize {
-		return nil, bad("truncated: %d bytes, shorter than an empty cache (%d)", size, minSize)
+		return nil, cr.bad("truncated: %d bytes, shorter than an empty cache (%d)", size, minSize)
+	}
+	foot, footOff, fi, err := cr.footer(dim)
+	if err != nil {
+		return nil, err
+	}
+	c := &File{name: cr.name, ra: ra, size: size, opt: opt, hasQID: fi.hasQID}
+	fileMax, err := cr.readIndex(c, foot, footOff, &fi, dim)
+	if err != nil {
+		return nil, err
+	}
+	if fi.labelSet {
+		at := cacheFooterFix + int(fi.blocks)*cacheIndexEntry
+		c.labels = make([]float64, fi.labels)
+		for i := range c.labels {
+			c.labels[i] = math.Float64frombits(binary.LittleEndian.Uint64(foot[at:]))
+			at += 8
+		}
+		if msg := checkLabelSet(c.labels); msg != "" {
+			return nil, cr.bad("footer: %s", msg)
+		}
 	}
 
-	// Trailer.
+	// The reader's limits.
+	c.cols = int(fi.cols)
+	if o.Dim > 0 {
+		if int(fileMax) >= o.Dim {
+			return nil, cacheLimit(cr.name, -1, sparse.ErrIndexRange, fmt.Sprintf("index %d beyond the dimension %d", fileMax, o.Dim))
+		}
+		c.cols = o.Dim
+	} else if c.cols > o.MaxDim {
+		return nil, cacheLimit(cr.name, -1, sparse.ErrIndexRange, fmt.Sprintf("%d columns, more than MaxDim = %d", c.cols, o.MaxDim))
+	}
+	c.checks = blockChecks{maxRowNNZ: o.MaxRowNNZ, labels: c.labels, full: !opt.SkipValueChecks}
+	c.sums = make([]atomic.Uint64, len(c.blocks))
+	return c, nil
+}
+
+// cacheOpener reads the structure of the cache named name, of size
+// bytes, that ra holds.
+type cacheOpener struct {
+	ra   io.ReaderAt
+	size int64
+	name string
+}
+
+// bad is the error for a corrupt file.
+func (cr *cacheOpener) bad(format string, a ...any) error {
+	return cacheCorrupt(cr.name, -1, nil, fmt.Sprintf(format, a...))
+}
+
+// readAt reads b at off, what for messages.
+func (cr *cacheOpener) readAt(b []byte, off int64, what string) error {
+	n, err := cr.ra.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return cr.bad("truncated in %s", what)
+	}
+	return readopt.ReadErr(cr.name, err)
+}
+
+// footer reads the trailer and, where it points, the footer, checks
+// their checksums and the footer's fixed part against the header's dim,
+// and returns the footer, its offset and its fixed part.
+func (cr *cacheOpener) footer(dim int) (foot []byte, footOff uint64, fi footerInfo, err error) {
+	size := cr.size
 	var tr [cacheTrailer]byte
-	if err := readAt(tr[:], size-cacheTrailer, "the trailer"); err != nil {
-		return nil, err
+	if err := cr.readAt(tr[:], size-cacheTrailer, "the trailer"); err != nil {
+		return nil, 0, fi, err
 	}
 	le := binary.LittleEndian
 	if string(tr[20:]) != cacheEndMagic {
-		return nil, bad("truncated: no trailer at the end of the file")
+		return nil, 0, fi, cr.bad("truncated: no trailer at the end of the file")
 	}
 	if le.Uint32(tr[16:]) != crc32.Checksum(tr[:16], castagnoli) {
-		return nil, bad("trailer checksum mismatch")
+		return nil, 0, fi, cr.bad("trailer checksum mismatch")
 	}
 	footOff, footLen := le.Uint64(tr[0:]), le.Uint64(tr[8:])
 	if footOff < cacheHeaderSize || footOff%8 != 0 || footLen < cacheFooterFix+8 || footLen > uint64(size) ||
 		footOff > uint64(size) || footOff+footLen != uint64(size-cacheTrailer) {
-		return nil, bad("trailer points to a footer at %d, %d bytes, outside the file of %d bytes", footOff, footLen, size)
+		return nil, 0, fi, cr.bad("trailer points to a footer at %d, %d bytes, outside the file of %d bytes", footOff, footLen, size)
 	}
 
 	// Footer: its length is within the file's size, checked above.
-	foot := make([]byte, footLen)
-	if err := readAt(foot, int64(footOff), "the footer"); err != nil {
-		return nil, err
+	foot = make([]byte, footLen)
+	if err := cr.readAt(foot, int64(footOff), "the footer"); err != nil {
+		return nil, 0, fi, err
 	}
 	if string(foot[:4]) != cacheFooterTag {
-		return nil, bad("no footer at offset %d", footOff)
+		return nil, 0, fi, cr.bad("no footer at offset %d", footOff)
 	}
 	crcAt := len(foot) - 8
 	if le.Uint32(foot[crcAt:]) != crc32.Checksum(foot[:crcAt], castagnoli) || le.Uint32(foot[crcAt+4:]) != 0 {
-		return nil, bad("footer checksum mismatch")
+		return nil, 0, fi, cr.bad("footer checksum mismatch")
 	}
-	fi := decodeFooterFix(foot)
+	fi = decodeFooterFix(foot)
 	if msg := fi.check(dim); msg != "" {
-		return nil, bad("footer: %s", msg)
+		return nil, 0, fi, cr.bad("footer: %s", msg)
 	}
 	if fi.wantLen != footLen {
-		return nil, bad("footer: %d bytes for %d blocks and %d labels, want %d", footLen, fi.blocks, fi.labels, fi.wantLen)
+		return nil, 0, fi, cr.bad("footer: %d bytes for %d blocks and %d labels, want %d", footLen, fi.blocks, fi.labels, fi.wantLen)
 	}
+	return foot, footOff, fi, nil
+}
 
-	// Block index: the blocks must tile [16, footOff).
+// readIndex reads the block index of the footer foot, at footOff, into
+// c, checking that the blocks tile [16, footOff) and agree with the
+// footer's totals fi, and returns the largest index of the file.
+func (cr *cacheOpener) readIndex(c *File, foot []byte, footOff uint64, fi *footerInfo, dim int) (fileMax int32, err error) {
+	name, size, bad := cr.name, cr.size, cr.bad
 	nb := int(fi.blocks)
-	c := &File{
-		name: name, ra: ra, size: size, opt: opt,
-		blocks:   make([]indexEntry, nb),
-		starts:   make([]int64, nb+1),
-		nnzStart: make([]int64, nb+1),
-		hasQID:   fi.hasQID,
-	}
+	c.blocks = make([]indexEntry, nb)
+	c.starts = make([]int64, nb+1)
+	c.nnzStart = make([]int64, nb+1)
 	var rows, nnz int64
 	anyQID := false
-	fileMax := int32(-1)
+	fileMax = -1
 	next := int64(cacheHeaderSize)
 	at := cacheFooterFix
 	for i := range nb {
 		e, ok := decodeIndexEntry(foot[at:])
 		at += cacheIndexEntry
 		if !ok || e.flags&^cacheBlockQID != 0 {
-			return nil, cacheCorrupt(name, i, nil, "bad index entry")
+			return 0, cacheCorrupt(name, i, nil, "bad index entry")
 		}
 		lay, ok := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
 		switch {
 		case e.off != next:
-			return nil, cacheCorrupt(name, i, nil, fmt.Sprintf("index puts the block at offset %d, want %d", e.off, next))
+			return 0, cacheCorrupt(name, i, nil, fmt.Sprintf("index puts the block at offset %d, want %d", e.off, next))
 		case !ok || lay.size > size || (e.nnz == 0) != (e.maxIdx == -1) || e.maxIdx < -1:
-			return nil, cacheCorrupt(name, i, nil, "index entry inconsistent")
+			return 0, cacheCorrupt(name, i, nil, "index entry inconsistent")
 		case uint64(e.maxIdx+1) > fi.cols:
-			return nil, cacheCorrupt(name, i, sparse.ErrIndexRange, fmt.Sprintf("largest index %d beyond the file's %d columns", e.maxIdx, fi.cols))
+			return 0, cacheCorrupt(name, i, sparse.ErrIndexRange, fmt.Sprintf("largest index %d beyond the file's %d columns", e.maxIdx, fi.cols))
 		case lay.size > math.MaxInt-cacheBlockHdr || e.rows > math.MaxInt-1:
-			return nil, cacheLimit(name, i, sparse.ErrRowTooLong, "block too large for this platform")
+			return 0, cacheLimit(name, i, sparse.ErrRowTooLong, "block too large for this platform")
 		}
 		next += cacheBlockHdr + lay.size
 		c.maxBlock = max(c.maxBlock, int(cacheBlockHdr+lay.size))
 		if next > int64(footOff) {
-			return nil, cacheCorrupt(name, i, nil, fmt.Sprintf("block extends past the footer at %d: truncated or corrupt", footOff))
+			return 0, cacheCorrupt(name, i, nil, fmt.Sprintf("block extends past the footer at %d: truncated or corrupt", footOff))
 		}
 		c.blocks[i] = e
 		c.starts[i], c.nnzStart[i] = rows, nnz
@@ -259,39 +312,16 @@ func openCache(ra io.ReaderAt, size int64, opt Options) (*File, error) {
 	c.starts[nb], c.nnzStart[nb] = rows, nnz
 	switch {
 	case next != int64(footOff):
-		return nil, bad("blocks end at %d, the footer starts at %d", next, footOff)
+		return 0, bad("blocks end at %d, the footer starts at %d", next, footOff)
 	case uint64(rows) != fi.rows || uint64(nnz) != fi.nnz:
-		return nil, bad("footer totals %d rows, %d nonzeros; the blocks hold %d, %d", fi.rows, fi.nnz, rows, nnz)
+		return 0, bad("footer totals %d rows, %d nonzeros; the blocks hold %d, %d", fi.rows, fi.nnz, rows, nnz)
 	case anyQID != fi.hasQID:
-		return nil, bad("footer's query-id flag disagrees with the blocks")
+		return 0, bad("footer's query-id flag disagrees with the blocks")
 	case dim == 0 && fi.cols != uint64(int64(fileMax)+1):
-		return nil, bad("footer says %d columns, the largest index is %d", fi.cols, fileMax)
-	}
-	if fi.labelSet {
-		c.labels = make([]float64, fi.labels)
-		for i := range c.labels {
-			c.labels[i] = math.Float64frombits(le.Uint64(foot[at:]))
-			at += 8
-		}
-		if msg := checkLabelSet(c.labels); msg != "" {
-			return nil, bad("footer: %s", msg)
-		}
-	}
-
-	// The reader's limits.
-	c.cols = int(fi.cols)
-	if o.Dim > 0 {
-		if int(fileMax) >= o.Dim {
-			return nil, cacheLimit(name, -1, sparse.ErrIndexRange, fmt.Sprintf("index %d beyond the dimension %d", fileMax, o.Dim))
-		}
-		c.cols = o.Dim
-	} else if c.cols > o.MaxDim {
-		return nil, cacheLimit(name, -1, sparse.ErrIndexRange, fmt.Sprintf("%d columns, more than MaxDim = %d", c.cols, o.MaxDim))
+		return 0, bad("footer says %d columns, the largest index is %d", fi.cols, fileMax)
 	}
 	c.rows, c.nnz = rows, nnz
-	c.checks = blockChecks{maxRowNNZ: o.MaxRowNNZ, labels: c.labels, full: !opt.SkipValueChecks}
-	c.sums = make([]atomic.Uint64, nb)
-	return c, nil
+	return fileMax, nil
 }
 
 // Name returns the name the cache's errors use.
