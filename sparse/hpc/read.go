@@ -697,6 +697,29 @@ func (c *File) Load() (*sparse.Dataset, error) {
 	if closed {
 		return nil, errCacheClosed
 	}
+	d, err := c.allocate()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.loadBlocks(d, direct, mapped); err != nil {
+		return nil, err
+	}
+	// The blocks were checked as copied; a file whose size or time moved
+	// meanwhile was written to while they were (see changed).
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return nil, errCacheClosed
+	}
+	if err := c.statChanged(); err != nil {
+		return nil, locate(err, c.name, -1)
+	}
+	return d, nil
+}
+
+// allocate checks the whole cache against the platform, MaxNNZ and the
+// memory budget, and makes the dataset it loads into.
+func (c *File) allocate() (*sparse.Dataset, error) {
 	if c.rows > math.MaxInt-1 || c.nnz > math.MaxInt {
 		return nil, cacheLimit(c.name, -1, sparse.ErrRowTooLong, "too large for this platform")
 	}
@@ -725,6 +748,14 @@ func (c *File) Load() (*sparse.Dataset, error) {
 	if c.hasQID {
 		d.QID = make([]int64, rows)
 	}
+	return d, nil
+}
+
+// loadBlocks loads the blocks into place in d with up to Workers
+// goroutines, which stop at the first failure; it returns the error of
+// the lowest failed block. direct and mapped say how blocks are read (see
+// Load).
+func (c *File) loadBlocks(d *sparse.Dataset, direct, mapped bool) error {
 	var next atomic.Int64
 	var failed atomic.Bool
 	errs := make([]error, len(c.blocks))
@@ -763,20 +794,10 @@ func (c *File) Load() (*sparse.Dataset, error) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	// The blocks were checked as copied; a file whose size or time moved
-	// meanwhile was written to while they were (see changed).
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
-		return nil, errCacheClosed
-	}
-	if err := c.statChanged(); err != nil {
-		return nil, locate(err, c.name, -1)
-	}
-	return d, nil
+	return nil
 }
 
 // loadBlockCopy reads block i into blk and copies it into place in d,
