@@ -526,54 +526,18 @@ func (st *cacheStream) footer(at int64) error {
 	case st.dim == 0 && fi.cols != uint64(int64(st.fileMax)+1):
 		return st.bad(-1, "footer says %d columns, the largest index is %d", fi.cols, st.fileMax)
 	}
-	var buf [cacheIndexEntry]byte
-	for i := range st.index {
-		if err := st.read(buf[:], "the footer"); err != nil {
-			return err
-		}
-		crc = crc32.Update(crc, castagnoli, buf[:])
-		var want [cacheIndexEntry]byte
-		st.index[i].encode(want[:])
-		if !bytes.Equal(buf[:], want[:]) {
-			return cacheCorrupt(st.name, i, nil, "index entry disagrees with the block")
-		}
+	crc, err := st.footerIndex(crc)
+	if err != nil {
+		return err
 	}
 	var labels []float64
 	if fi.labelSet {
-		lb := make([]byte, 8*fi.labels) // at most 512 KiB
-		if err := st.read(lb, "the footer"); err != nil {
+		if labels, crc, err = st.footerLabels(int(fi.labels), crc); err != nil {
 			return err
 		}
-		crc = crc32.Update(crc, castagnoli, lb)
-		labels = make([]float64, fi.labels)
-		for i := range labels {
-			labels[i] = math.Float64frombits(binary.LittleEndian.Uint64(lb[8*i:]))
-		}
-		if msg := checkLabelSet(labels); msg != "" {
-			return st.bad(-1, "footer: %s", msg)
-		}
 	}
-	var tail [8 + cacheTrailer]byte
-	if err := st.read(tail[:], "the trailer"); err != nil {
+	if err := st.trailer(at, fi.wantLen, crc); err != nil {
 		return err
-	}
-	le := binary.LittleEndian
-	if le.Uint32(tail[0:]) != crc || le.Uint32(tail[4:]) != 0 {
-		return st.bad(-1, "footer checksum mismatch")
-	}
-	tr := tail[8:]
-	switch {
-	case string(tr[20:]) != cacheEndMagic:
-		return st.bad(-1, "truncated: no trailer at the end of the file")
-	case le.Uint32(tr[16:]) != crc32.Checksum(tr[:16], castagnoli):
-		return st.bad(-1, "trailer checksum mismatch")
-	case le.Uint64(tr[0:]) != uint64(at) || le.Uint64(tr[8:]) != fi.wantLen:
-		return st.bad(-1, "trailer points to a footer at %d, %d bytes; it is at %d, %d bytes", le.Uint64(tr[0:]), le.Uint64(tr[8:]), at, fi.wantLen)
-	}
-	if _, err := st.r.ReadByte(); err == nil {
-		return st.bad(-1, "data after the trailer")
-	} else if err != io.EOF {
-		return readopt.ReadErr(st.name, err)
 	}
 	if st.checks.full && labels != nil {
 		if st.seen == nil {
@@ -591,5 +555,70 @@ func (st *cacheStream) footer(at int64) error {
 		st.cols = st.opt.Dim
 	}
 	st.done = true
+	return nil
+}
+
+// footerIndex reads the footer's block index and checks it against the
+// blocks seen, returning the footer's checksum crc updated.
+func (st *cacheStream) footerIndex(crc uint32) (uint32, error) {
+	var buf [cacheIndexEntry]byte
+	for i := range st.index {
+		if err := st.read(buf[:], "the footer"); err != nil {
+			return 0, err
+		}
+		crc = crc32.Update(crc, castagnoli, buf[:])
+		var want [cacheIndexEntry]byte
+		st.index[i].encode(want[:])
+		if !bytes.Equal(buf[:], want[:]) {
+			return 0, cacheCorrupt(st.name, i, nil, "index entry disagrees with the block")
+		}
+	}
+	return crc, nil
+}
+
+// footerLabels reads and checks the footer's label set of n labels,
+// returning the footer's checksum crc updated.
+func (st *cacheStream) footerLabels(n int, crc uint32) ([]float64, uint32, error) {
+	lb := make([]byte, 8*n) // at most 512 KiB
+	if err := st.read(lb, "the footer"); err != nil {
+		return nil, 0, err
+	}
+	crc = crc32.Update(crc, castagnoli, lb)
+	labels := make([]float64, n)
+	for i := range labels {
+		labels[i] = math.Float64frombits(binary.LittleEndian.Uint64(lb[8*i:]))
+	}
+	if msg := checkLabelSet(labels); msg != "" {
+		return nil, 0, st.bad(-1, "footer: %s", msg)
+	}
+	return labels, crc, nil
+}
+
+// trailer reads the footer's checksum, to match crc, and the trailer,
+// which must point to the footer at at of footLen bytes and end the
+// stream.
+func (st *cacheStream) trailer(at int64, footLen uint64, crc uint32) error {
+	var tail [8 + cacheTrailer]byte
+	if err := st.read(tail[:], "the trailer"); err != nil {
+		return err
+	}
+	le := binary.LittleEndian
+	if le.Uint32(tail[0:]) != crc || le.Uint32(tail[4:]) != 0 {
+		return st.bad(-1, "footer checksum mismatch")
+	}
+	tr := tail[8:]
+	switch {
+	case string(tr[20:]) != cacheEndMagic:
+		return st.bad(-1, "truncated: no trailer at the end of the file")
+	case le.Uint32(tr[16:]) != crc32.Checksum(tr[:16], castagnoli):
+		return st.bad(-1, "trailer checksum mismatch")
+	case le.Uint64(tr[0:]) != uint64(at) || le.Uint64(tr[8:]) != footLen:
+		return st.bad(-1, "trailer points to a footer at %d, %d bytes; it is at %d, %d bytes", le.Uint64(tr[0:]), le.Uint64(tr[8:]), at, footLen)
+	}
+	if _, err := st.r.ReadByte(); err == nil {
+		return st.bad(-1, "data after the trailer")
+	} else if err != io.EOF {
+		return readopt.ReadErr(st.name, err)
+	}
 	return nil
 }
