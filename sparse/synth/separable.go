@@ -205,14 +205,26 @@ func (s Separable) GenerateContext(ctx context.Context) (*SeparableData, error) 
 	if err != nil {
 		return nil, err
 	}
-	n, d, R := cfg.N, cfg.Dim, cfg.Radius
+	n, d := cfg.N, cfg.Dim
 	nChunks := (n + sepChunk - 1) / sepChunk
 	workers := max(1, min(cfg.Workers, nChunks))
 	if err := budget.Check(0, cfg.memory(workers), fmt.Sprintf("Separable: N×Dim = %d×%d dense coordinates", n, d)); err != nil {
 		return nil, err
 	}
-	u := make([]float64, d)
-	ur := seedRNG(cfg.Seed, streamSep, 0)
+	u, un := separator(cfg.Seed, d)
+	flat := make([]float32, n*d)
+	y := make([]float64, n)
+	if err := cfg.drawPoints(ctx, workers, u, un, flat, y); err != nil {
+		return nil, err
+	}
+	return separableData(flat, y, n, d, u, un), nil
+}
+
+// separator draws the unit normal u of the separating hyperplane in d
+// dimensions, and returns it with its norm as computed, un.
+func separator(seed uint64, d int) (u []float64, un float64) {
+	u = make([]float64, d)
+	ur := seedRNG(seed, streamSep, 0)
 	for {
 		ur.normals(u)
 		var ss float64
@@ -231,11 +243,16 @@ func (s Separable) GenerateContext(ctx context.Context) (*SeparableData, error) 
 	for _, x := range u {
 		uu += x * x
 	}
-	un := math.Sqrt(uu)
-	flat := make([]float32, n*d)
-	y := make([]float64, n)
-	ax := newAxis(cfg.Margin/R, float64(d-1)/2)
+	return u, math.Sqrt(uu)
+}
 
+// drawPoints draws the points into flat, Dim coordinates each, and their
+// labels into y, with workers goroutines taking chunks of sepChunk
+// points, each chunk from its own stream.
+func (s Separable) drawPoints(ctx context.Context, workers int, u []float64, un float64, flat []float32, y []float64) error {
+	n, d, R := s.N, s.Dim, s.Radius
+	nChunks := (n + sepChunk - 1) / sepChunk
+	ax := newAxis(s.Margin/R, float64(d-1)/2)
 	var next atomic.Int64
 	var failed atomic.Bool
 	var wg sync.WaitGroup
@@ -247,9 +264,9 @@ func (s Separable) GenerateContext(ctx context.Context) (*SeparableData, error) 
 				if c >= nChunks {
 					return
 				}
-				r := seedRNG(cfg.Seed, streamPoints, uint64(c))
+				r := seedRNG(s.Seed, streamPoints, uint64(c))
 				for i := c * sepChunk; i < min(n, (c+1)*sepChunk); i++ {
-					y[i] = point(&r, &ax, u, un, R, cfg.Margin, z, flat[i*d:(i+1)*d])
+					y[i] = point(&r, &ax, u, un, R, s.Margin, z, flat[i*d:(i+1)*d])
 					if y[i] == 0 {
 						failed.Store(true)
 						return
@@ -260,14 +277,20 @@ func (s Separable) GenerateContext(ctx context.Context) (*SeparableData, error) 
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if failed.Load() {
 		// Not seen in practice: the validated bounds leave a band far
 		// wider than the rounding of float32 coordinates.
-		return nil, configErr("Separable: points keep violating the margin after float32 rounding (Margin = %g, Radius = %g)", cfg.Margin, R)
+		return configErr("Separable: points keep violating the margin after float32 rounding (Margin = %g, Radius = %g)", s.Margin, R)
 	}
+	return nil
+}
 
+// separableData makes the data set of the n points of d coordinates in
+// flat, labelled y, both dense and as a CSR matrix, and measures its
+// radius and margin about u.
+func separableData(flat []float32, y []float64, n, d int, u []float64, un float64) *SeparableData {
 	out := &SeparableData{U: u, Dense: make([][]float32, n), Gamma: math.Inf(1)}
 	X := &sparse.CSR{Rows: n, Cols: d, Indptr: make([]int64, n+1), Ind: make([]int32, n*d), Val: make([]float32, n*d)}
 	copy(X.Val, flat)
@@ -284,7 +307,7 @@ func (s Separable) GenerateContext(ctx context.Context) (*SeparableData, error) 
 		out.Gamma = min(out.Gamma, y[i]*t/un)
 	}
 	out.Data = &sparse.Dataset{X: X, Y: y}
-	return out, nil
+	return out
 }
 
 // norms returns ‖x‖ and u·x in float64.
