@@ -99,17 +99,10 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 	cfg := p.cfg
 	nChunks := (cfg.Rows + chunkRows - 1) / chunkRows
 	workers := max(1, min(cfg.Workers, nChunks))
-
-	type job struct {
-		chunk int
-		out   chan []byte
-	}
-	jobs := make(chan job)
+	f := &chunkFormatter{p: p, workers: workers, free: make(chan []byte, 3*workers)}
+	jobs := make(chan chunkJob)
 	order := make(chan chan []byte, 2*workers)
-	free := make(chan []byte, 3*workers)
 	done := make(chan struct{})
-	var genMu sync.Mutex
-	var genErr error // the first error of a goroutine making rows
 	var wg sync.WaitGroup
 	wg.Go(func() { // producer: hands out chunks and records their order
 		defer close(jobs)
@@ -122,56 +115,23 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 				return
 			}
 			select {
-			case jobs <- job{c, out}:
+			case jobs <- chunkJob{c, out}:
 			case <-done:
 				return
 			}
 		}
 	})
 	for range workers {
-		wg.Go(func() {
-			g := newRowGen(p)
-			var ind []int32
-			var val []float32
-			for j := range jobs {
-				var buf []byte
-				select {
-				case buf = <-free:
-				default:
-				}
-				buf = buf[:0]
-				lo, hi := chunkRange(j.chunk, cfg.Rows)
-				lr, cr, nr := chunkStreams(cfg.Seed, j.chunk)
-				for range hi - lo {
-					y, err := g.next(&lr, &cr, &nr, &ind, &val, workers)
-					if err == nil && len(buf)+maxRowText(len(ind)) > cap(buf) {
-						// The buffers of the blocks being made, waiting to
-						// be written and kept for reuse: about 4 per
-						// goroutine.
-						err = budget.Check(0, budget.Mul(int64(len(buf)+maxRowText(len(ind))), 2, 4, int64(workers)), "Text.WriteLIBSVM: the blocks of rows in flight")
-					}
-					if err != nil {
-						genMu.Lock()
-						genErr = cmp.Or(genErr, err)
-						genMu.Unlock()
-						break
-					}
-					// The rows made are valid: strictly increasing
-					// indices below Dim, positive counts.
-					buf = libsvm.AppendRow(buf, y, sparse.Vector{Dim: cfg.Dim, Ind: ind, Val: val})
-				}
-				j.out <- buf
-			}
-		})
+		wg.Go(func() { f.formatChunks(jobs) })
 	}
 	for out := range order {
 		if err != nil {
 			continue // drain; the chunk behind out may never be made
 		}
 		buf := <-out
-		genMu.Lock()
-		err = genErr
-		genMu.Unlock()
+		f.mu.Lock()
+		err = f.err
+		f.mu.Unlock()
 		if err == nil {
 			_, err = w.Write(buf)
 		}
@@ -179,12 +139,66 @@ func (t Text) WriteLIBSVM(w io.Writer) error {
 			close(done)
 		}
 		select {
-		case free <- buf:
+		case f.free <- buf:
 		default:
 		}
 	}
 	wg.Wait()
 	return err
+}
+
+// chunkJob is a chunk of rows to format, whose text goes to out.
+type chunkJob struct {
+	chunk int
+	out   chan []byte
+}
+
+// chunkFormatter makes and formats WriteLIBSVM's chunks of rows on its
+// workers goroutines.
+type chunkFormatter struct {
+	p       *textPlan
+	workers int
+	free    chan []byte // buffers written, for reuse
+	mu      sync.Mutex
+	err     error // the first error of a goroutine making rows
+}
+
+// formatChunks is one of the workers: it makes the rows of each chunk
+// from jobs and sends their text on the chunk's out, cut short at the
+// first error (recorded in f.err).
+func (f *chunkFormatter) formatChunks(jobs <-chan chunkJob) {
+	cfg := f.p.cfg
+	g := newRowGen(f.p)
+	var ind []int32
+	var val []float32
+	for j := range jobs {
+		var buf []byte
+		select {
+		case buf = <-f.free:
+		default:
+		}
+		buf = buf[:0]
+		lo, hi := chunkRange(j.chunk, cfg.Rows)
+		lr, cr, nr := chunkStreams(cfg.Seed, j.chunk)
+		for range hi - lo {
+			y, err := g.next(&lr, &cr, &nr, &ind, &val, f.workers)
+			if err == nil && len(buf)+maxRowText(len(ind)) > cap(buf) {
+				// The buffers of the blocks being made, waiting to be
+				// written and kept for reuse: about 4 per goroutine.
+				err = budget.Check(0, budget.Mul(int64(len(buf)+maxRowText(len(ind))), 2, 4, int64(f.workers)), "Text.WriteLIBSVM: the blocks of rows in flight")
+			}
+			if err != nil {
+				f.mu.Lock()
+				f.err = cmp.Or(f.err, err)
+				f.mu.Unlock()
+				break
+			}
+			// The rows made are valid: strictly increasing indices
+			// below Dim, positive counts.
+			buf = libsvm.AppendRow(buf, y, sparse.Vector{Dim: cfg.Dim, Ind: ind, Val: val})
+		}
+		j.out <- buf
+	}
 }
 
 // maxRowText bounds the LIBSVM text of a row of L features: a label and,
