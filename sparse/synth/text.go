@@ -273,6 +273,31 @@ func (g *rowGen) features(r *rng, ind []int32, val []float32) {
 	L := len(ind)
 	tbits := max(4, bitsFor(2*L))
 	size := 1 << tbits
+	keys, cnts := g.draw(r, L, tbits)
+	if cap(g.pack) < size+L+1 {
+		g.pack = make([]uint64, size+L+1)
+	}
+	if g.p.cfg.RankOrder {
+		pack := g.pack[:L]
+		for i, rk := range keys {
+			pack[i] = uint64(rk)<<32 | uint64(cnts[i])
+		}
+		slices.Sort(pack)
+		for i, v := range pack {
+			ind[i] = int32(v >> 32)
+			val[i] = float32(uint32(v))
+		}
+		return
+	}
+	g.scatter(keys, cnts, ind, val, tbits)
+}
+
+// draw draws L distinct ranks with their counts, in the order first
+// drawn: from the Zipf law within drawBudget(L) draws, then the lowest
+// ranks not drawn. A hash table of 2^tbits slots finds the ranks drawn
+// before. keys and cnts are g's, overwritten by the next call.
+func (g *rowGen) draw(r *rng, L, tbits int) (keys, cnts []uint32) {
+	size := 1 << tbits
 	if cap(g.tab) < size {
 		g.tab = make([]uint64, size)
 	}
@@ -311,26 +336,19 @@ func (g *rowGen) features(r *rng, ind []int32, val []float32) {
 	for rk := uint32(0); n < L; rk++ {
 		insert(rk, false)
 	}
-	if cap(g.pack) < size+L+1 {
-		g.pack = make([]uint64, size+L+1)
-	}
-	if g.p.cfg.RankOrder {
-		pack := g.pack[:L]
-		for i, rk := range keys {
-			pack[i] = uint64(rk)<<32 | uint64(cnts[i])
-		}
-		slices.Sort(pack)
-		for i, v := range pack {
-			ind[i] = int32(v >> 32)
-			val[i] = float32(uint32(v))
-		}
-		return
-	}
-	// Scattered indices are sorted by ordered linear probing: slot
-	// ⌊index·size/2^kbits⌋ is monotone in the index, and a probe that meets
-	// a larger entry swaps it out and carries it on, so the slots are in
-	// increasing order once every entry is placed (L spare slots at the end
-	// absorb the last cluster). Scanning them emits the sorted row.
+	return keys, cnts
+}
+
+// scatter writes the features of ranks keys, counts cnts, at their
+// scattered indices into ind and val, sorted by index. They are sorted
+// by ordered linear probing: slot ⌊index·size/2^kbits⌋ (size = 2^tbits)
+// is monotone in the index, and a probe that meets a larger entry swaps
+// it out and carries it on, so the slots are in increasing order once
+// every entry is placed (L spare slots at the end absorb the last
+// cluster). Scanning them emits the sorted row.
+func (g *rowGen) scatter(keys, cnts []uint32, ind []int32, val []float32, tbits int) {
+	L := len(keys)
+	size := 1 << tbits
 	slots := g.pack[:size+L]
 	clear(slots)
 	pm := &g.p.perm
