@@ -108,19 +108,38 @@ func NewCorpus(p Params) (*Corpus, error) {
 		return nil, fmt.Errorf("%w: noise %g (want [0, 0.5])", ErrParams, p.Noise)
 	}
 	c := &Corpus{p: p}
-	// Cumulative probabilities, summed from the rarest word up so that
-	// the small terms are not lost against a large partial sum.
+	// The Zipf weights, summed from the rarest word up so that the small
+	// terms are not lost against a large partial sum.
 	w := make([]float64, p.Vocab)
 	var total float64
 	for r := p.Vocab - 1; r >= 0; r-- {
 		w[r] = math.Pow(float64(r+1), -p.Zipf)
 		total += w[r]
 	}
-	// The units: ranks below exactRanks one by one, then blocks of
-	// blockRanks (the last one maybe shorter).
-	units := min(p.Vocab, exactRanks)
-	if p.Vocab > exactRanks {
-		units += (p.Vocab - exactRanks + blockRanks - 1) / blockRanks
+	c.buildCDF(w, total)
+	c.buildGuide()
+	c.buildLens()
+	c.plantRule(w, total)
+	return c, nil
+}
+
+// cdfPoint quantizes the cumulative probability f to 64 bits; the last
+// point of a table is the top.
+func cdfPoint(f float64, last bool) uint64 {
+	if f >= 1 || last {
+		return math.MaxUint64
+	}
+	return uint64(f * (1 << 64))
+}
+
+// buildCDF makes the cumulative probabilities of the units: ranks below
+// exactRanks one by one, then blocks of blockRanks (the last one maybe
+// shorter), from the words' weights w, which sum to total.
+func (c *Corpus) buildCDF(w []float64, total float64) {
+	vocab := len(w)
+	units := min(vocab, exactRanks)
+	if vocab > exactRanks {
+		units += (vocab - exactRanks + blockRanks - 1) / blockRanks
 	}
 	c.cdf = make([]uint64, units)
 	var acc float64
@@ -130,13 +149,14 @@ func NewCorpus(p Params) (*Corpus, error) {
 		if r >= exactRanks {
 			unit = exactRanks + (r-exactRanks)/blockRanks
 		}
-		f := acc / total
-		if f >= 1 || unit == units-1 {
-			c.cdf[unit] = math.MaxUint64
-		} else {
-			c.cdf[unit] = uint64(f * (1 << 64))
-		}
+		c.cdf[unit] = cdfPoint(acc/total, unit == units-1)
 	}
+}
+
+// buildGuide makes the guide table: for each of the 2^guideBits slices of
+// [0, 2^64), the first unit whose cumulative probability reaches it.
+func (c *Corpus) buildGuide() {
+	units := len(c.cdf)
 	c.guide = make([]uint32, 1<<guideBits+1)
 	r := 0
 	for j := range c.guide {
@@ -149,18 +169,29 @@ func NewCorpus(p Params) (*Corpus, error) {
 		}
 		c.guide[j] = uint32(r)
 	}
+}
+
+// buildLens tabulates the log-normal document lengths at lenTable
+// quantiles.
+func (c *Corpus) buildLens() {
 	c.lens = make([]uint16, lenTable)
 	for k := range c.lens {
 		q := (float64(k) + 0.5) / lenTable
 		z := math.Sqrt2 * math.Erfinv(2*q-1)
-		n := math.Round(math.Exp(p.LenMu + p.LenSigma*z))
+		n := math.Round(math.Exp(c.p.LenMu + c.p.LenSigma*z))
 		c.lens[k] = uint16(max(1, min(n, 60000)))
 	}
+}
+
+// plantRule picks the sentiment words and their weights in the planted
+// rule, keeping the expected weight of a word near zero, and makes the
+// cumulative Zipf weights of each polarity's words.
+func (c *Corpus) plantRule(w []float64, total float64) {
 	c.weight = make([]int16, sentEnd)
 	var mean float64 // expected weight of a word, so far
 	var lexW [2][]float64
 	for r := sentFirst; r < sentEnd; r++ {
-		h := mix(p.Seed ^ 0x5e47_1e47 ^ uint64(r)*0x9e3779b97f4a7c15)
+		h := mix(c.p.Seed ^ 0x5e47_1e47 ^ uint64(r)*0x9e3779b97f4a7c15)
 		if h%sentEvery != 0 {
 			continue
 		}
@@ -182,14 +213,9 @@ func NewCorpus(p Params) (*Corpus, error) {
 		c.lexCDF[pol] = make([]uint64, len(ws))
 		for k, x := range ws {
 			acc += x
-			if f := acc / sum; f >= 1 || k == len(ws)-1 {
-				c.lexCDF[pol][k] = math.MaxUint64
-			} else {
-				c.lexCDF[pol][k] = uint64(f * (1 << 64))
-			}
+			c.lexCDF[pol][k] = cdfPoint(acc/sum, k == len(ws)-1)
 		}
 	}
-	return c, nil
 }
 
 // mix is splitmix64's finalizer: a bijection of uint64 that scrambles its
@@ -373,8 +399,23 @@ func (c *Corpus) Append(dst, ft []byte, stream, i uint64, s *scratch) ([]byte, [
 	for k := range s.tok {
 		s.tok[k] = uint64(c.rank(g.next())) << 8
 	}
-	// Then the leaning: some words replaced by sentiment words.
-	for k := range s.tok {
+	g = c.lean(g, s.tok, polarity)
+	g, score := c.layout(g, s.tok)
+	pos := score > 0
+	flip := g.next() < uint64(c.p.Noise*(1<<63))*2
+	d := Doc{Words: n, Pos: pos != flip, Flipped: flip}
+	dst = appendJSONL(dst, i, d.Pos, s.tok)
+	if ft != nil {
+		ft = c.appendFastText(ft, d.Pos, s.tok)
+	}
+	return dst, ft, d
+}
+
+// lean replaces some of the words tok (ranks, shifted left 8 bits) by
+// sentiment words, most of the document's polarity, drawn with g, which
+// it returns advanced.
+func (c *Corpus) lean(g rng, tok []uint64, polarity uint64) rng {
+	for k := range tok {
 		v := g.next()
 		if v&0xff >= leanP {
 			continue
@@ -393,10 +434,19 @@ func (c *Corpus) Append(dst, ft []byte, stream, i uint64, s *scratch) ([]byte, [
 				hi = m
 			}
 		}
-		s.tok[k] = uint64(c.lex[pol][lo]) << 8
+		tok[k] = uint64(c.lex[pol][lo]) << 8
 	}
+	return g
+}
+
+// layout draws with g the punctuation after each word of tok into its
+// low 8 bits (1 comma, 2 end of sentence, 4 '!', 8 '?', 16 paragraph
+// break) and returns g advanced and the document's score under the
+// planted rule.
+func (c *Corpus) layout(g rng, tok []uint64) (rng, int64) {
+	n := len(tok)
 	var score int64
-	for k, t := range s.tok {
+	for k, t := range tok {
 		if r := t >> 8; r < sentEnd {
 			score += int64(c.weight[r])
 		}
@@ -417,18 +467,21 @@ func (c *Corpus) Append(dst, ft []byte, stream, i uint64, s *scratch) ([]byte, [
 				layout |= 16 // paragraph break
 			}
 		}
-		s.tok[k] = t | layout
+		tok[k] = t | layout
 	}
-	pos := score > 0
-	flip := g.next() < uint64(c.p.Noise*(1<<63))*2
-	d := Doc{Words: n, Pos: pos != flip, Flipped: flip}
+	return g, score
+}
+
+// appendJSONL appends document i, its label pos and words tok, as a
+// JSONL line.
+func appendJSONL(dst []byte, i uint64, pos bool, tok []uint64) []byte {
 	dst = append(dst, `{"label": "`...)
-	dst = append(dst, label(d.Pos)...)
+	dst = append(dst, label(pos)...)
 	dst = append(dst, `", "id": `...)
 	dst = appendUint(dst, i)
 	dst = append(dst, `, "text": "`...)
 	title, space := true, false
-	for _, t := range s.tok {
+	for _, t := range tok {
 		if space {
 			dst = append(dst, ' ')
 		}
@@ -455,13 +508,11 @@ func (c *Corpus) Append(dst, ft []byte, stream, i uint64, s *scratch) ([]byte, [
 			}
 		}
 	}
-	dst = append(dst, "\"}\n"...)
-	if ft != nil {
-		ft = c.appendFastText(ft, d.Pos, s.tok)
-	}
-	return dst, ft, d
+	return append(dst, "\"}\n"...)
 }
 
+// appendFastText appends the document of label pos and words tok as a
+// fastText line (see Append).
 func (c *Corpus) appendFastText(dst []byte, pos bool, tok []uint64) []byte {
 	dst = append(dst, "__label__"...)
 	dst = append(dst, label(pos)...)
