@@ -86,6 +86,9 @@ func cpuTime() int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
+// run reads the training set (and the test set) of files and times reps
+// fits of epochs epochs each, alternating with PA-II fits when pa is set,
+// and the bare dot products, then prints the figures.
 func run(reps, epochs int, pa, norm bool, files []string) error {
 	tr, err := sparse.ReadFile(files[0], sparse.ReadOptions{})
 	if err != nil {
@@ -97,82 +100,125 @@ func run(reps, epochs int, pa, norm bool, files []string) error {
 			return err
 		}
 	}
-	x := tr.X
-	fit, bare, fit2 := make([]float64, reps), make([]float64, reps), make([]float64, reps)
-	med2 := make([]float64, reps)
-	ep := make([]float64, 0, epochs)
-	var model *engine.Model
-	var stats []engine.EpochStats
-	out := make([]float32, x.Rows)
-	w := make([]float32, x.Cols)
-	for j := range w {
-		w[j] = float32(j%7) - 3
-	}
-	asm.DotRowsF32(x.Indptr, x.Ind, x.Val, w, out) // warm-up
-	pfit, ratio := make([]float64, reps), make([]float64, reps)
-	var pstats []engine.EpochStats
-	fitPA := func(r int) error {
-		t0 := clock()
-		_, pstats, err = engine.Fit(context.Background(), x, tr.Y, engine.Config{Epochs: epochs, Rule: engine.PA2, Normalize: norm})
-		pfit[r] = float64(clock()-t0) / 1e6 / float64(epochs)
-		return err
-	}
+	b := newTimings(tr, reps, epochs, norm)
 	for r := range reps {
+		// PA-II before the perceptron on odd repetitions, after it on
+		// even ones.
 		if pa && r%2 == 1 {
-			if err := fitPA(r); err != nil {
+			if err := b.fitPA(r); err != nil {
 				return err
 			}
 		}
-		var t1, tE int64
-		ep = ep[:0]
-		onEpoch := func(es engine.EpochStats) error {
-			now := clock()
-			if es.Epoch == 1 {
-				t1 = now
-			} else {
-				ep = append(ep, float64(now-tE)/1e6)
-			}
-			tE = now
-			return nil
-		}
-		t0 := clock()
-		model, stats, err = engine.Fit(context.Background(), x, tr.Y, engine.Config{Epochs: epochs, Normalize: norm, OnEpoch: onEpoch})
-		if err != nil {
+		if err := b.fitPerceptron(r); err != nil {
 			return err
 		}
-		fit[r] = float64(clock()-t0) / 1e6 / float64(epochs)
-		if epochs > 1 {
-			fit2[r] = float64(tE-t1) / 1e6 / float64(epochs-1)
-			// pe.c's median: the middle epoch, or the mean of the
-			// middle two for an even count.
-			slices.Sort(ep)
-			med2[r] = ep[len(ep)/2]
-			if len(ep)%2 == 0 {
-				med2[r] = (ep[len(ep)/2-1] + ep[len(ep)/2]) / 2
-			}
-		}
 		if pa && r%2 == 0 {
-			if err := fitPA(r); err != nil {
+			if err := b.fitPA(r); err != nil {
 				return err
 			}
 		}
-		ratio[r] = pfit[r] / fit[r]
-		t0 = clock()
-		asm.DotRowsF32(x.Indptr, x.Ind, x.Val, w, out)
-		bare[r] = float64(clock()-t0) / 1e6
+		b.ratio[r] = b.pfit[r] / b.fit[r]
+		t0 := clock()
+		asm.DotRowsF32(b.x.Indptr, b.x.Ind, b.x.Val, b.w, b.out)
+		b.bare[r] = float64(clock()-t0) / 1e6
 	}
+	b.report(te, pa)
+	return nil
+}
+
+// timings holds the figures of run's repetitions, in ms: a fit's time per
+// epoch (fit), per epoch after the first (fit2) and its median epoch
+// after the first (med2), PA-II's time per epoch (pfit) and its ratio to
+// the perceptron's, and the bare dot products of all rows (bare).
+type timings struct {
+	x                     *sparse.CSR
+	y                     []float64
+	epochs                int
+	norm                  bool
+	fit, bare, fit2, med2 []float64
+	pfit, ratio           []float64
+	ep                    []float64 // the epochs after the first, of the last fit
+	model                 *engine.Model
+	stats, pstats         []engine.EpochStats
+	out, w                []float32 // for the bare dot products
+}
+
+func newTimings(tr *sparse.Dataset, reps, epochs int, norm bool) *timings {
+	x := tr.X
+	b := &timings{
+		x: x, y: tr.Y, epochs: epochs, norm: norm,
+		fit: make([]float64, reps), bare: make([]float64, reps), fit2: make([]float64, reps),
+		med2: make([]float64, reps), pfit: make([]float64, reps), ratio: make([]float64, reps),
+		ep:  make([]float64, 0, epochs),
+		out: make([]float32, x.Rows), w: make([]float32, x.Cols),
+	}
+	for j := range b.w {
+		b.w[j] = float32(j%7) - 3
+	}
+	asm.DotRowsF32(x.Indptr, x.Ind, x.Val, b.w, b.out) // warm-up
+	return b
+}
+
+// fitPA times repetition r's fit of averaged PA-II.
+func (b *timings) fitPA(r int) error {
+	t0 := clock()
+	var err error
+	_, b.pstats, err = engine.Fit(context.Background(), b.x, b.y, engine.Config{Epochs: b.epochs, Rule: engine.PA2, Normalize: b.norm})
+	b.pfit[r] = float64(clock()-t0) / 1e6 / float64(b.epochs)
+	return err
+}
+
+// fitPerceptron times repetition r's fit of the averaged perceptron, as
+// a whole and epoch by epoch.
+func (b *timings) fitPerceptron(r int) error {
+	var t1, tE int64
+	b.ep = b.ep[:0]
+	onEpoch := func(es engine.EpochStats) error {
+		now := clock()
+		if es.Epoch == 1 {
+			t1 = now
+		} else {
+			b.ep = append(b.ep, float64(now-tE)/1e6)
+		}
+		tE = now
+		return nil
+	}
+	t0 := clock()
+	var err error
+	b.model, b.stats, err = engine.Fit(context.Background(), b.x, b.y, engine.Config{Epochs: b.epochs, Normalize: b.norm, OnEpoch: onEpoch})
+	if err != nil {
+		return err
+	}
+	b.fit[r] = float64(clock()-t0) / 1e6 / float64(b.epochs)
+	if b.epochs > 1 {
+		b.fit2[r] = float64(tE-t1) / 1e6 / float64(b.epochs-1)
+		// pe.c's median: the middle epoch, or the mean of the middle
+		// two for an even count.
+		ep := b.ep
+		slices.Sort(ep)
+		b.med2[r] = ep[len(ep)/2]
+		if len(ep)%2 == 0 {
+			b.med2[r] = (ep[len(ep)/2-1] + ep[len(ep)/2]) / 2
+		}
+	}
+	return nil
+}
+
+// report prints the medians and ranges of the figures, the last model's
+// accuracy on te when there is one, and its mistakes.
+func (b *timings) report(te *sparse.Dataset, pa bool) {
 	summary := func(name string, v []float64) {
 		slices.Sort(v)
 		fmt.Printf("%-14s %.3f [%.3f-%.3f]\n", name, v[len(v)/2], v[0], v[len(v)-1])
 	}
-	summary("hp.epoch_ms", fit)
-	if epochs > 1 {
-		summary("hp.epoch2_ms", fit2)
-		summary("hp.epoch2med_ms", med2)
+	summary("hp.epoch_ms", b.fit)
+	if b.epochs > 1 {
+		summary("hp.epoch2_ms", b.fit2)
+		summary("hp.epoch2med_ms", b.med2)
 	}
-	summary("hp.bare_ms", bare)
+	summary("hp.bare_ms", b.bare)
 	if te != nil {
-		pred := model.PredictBatch(te.X, nil)
+		pred := b.model.PredictBatch(te.X, nil)
 		ok := 0
 		for i, p := range pred {
 			if p == te.Y[i] {
@@ -181,11 +227,10 @@ func run(reps, epochs int, pa, norm bool, files []string) error {
 		}
 		fmt.Printf("hp.test_acc    %.5f\n", float64(ok)/float64(len(pred)))
 	}
-	fmt.Printf("hp.mistakes    %d %d\n", stats[0].Mistakes, stats[len(stats)-1].Mistakes)
+	fmt.Printf("hp.mistakes    %d %d\n", b.stats[0].Mistakes, b.stats[len(b.stats)-1].Mistakes)
 	if pa {
-		summary("pa2.epoch_ms", pfit)
-		summary("pa2.ratio", ratio)
-		fmt.Printf("pa2.updates    %d %d\n", pstats[0].Updates, pstats[len(pstats)-1].Updates)
+		summary("pa2.epoch_ms", b.pfit)
+		summary("pa2.ratio", b.ratio)
+		fmt.Printf("pa2.updates    %d %d\n", b.pstats[0].Updates, b.pstats[len(b.pstats)-1].Updates)
 	}
-	return nil
 }
