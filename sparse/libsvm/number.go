@@ -45,21 +45,39 @@ func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
 		neg = b[i] == '-'
 		i++
 	}
-	// The mantissa: integer digits, then fraction digits, each run
-	// accumulated by digitRun. A dropped integer digit (past 19
-	// significant ones) raises the exponent; a taken fraction digit
-	// lowers it.
+	// The mantissa: integer digits, then after a '.' fraction digits, in
+	// one loop. mant takes the first 19 significant digits (leading zeros
+	// are taken but not counted); a dropped integer digit raises the
+	// exponent, a taken fraction digit lowers it.
 	intStart := i
-	mant, nd, dropped, i, exact := digitRun(b, i, 0, 0, true)
-	exp := dropped // decimal exponent to apply to mant
-	digits := i > intStart
-	if i < n && b[i] == '.' {
-		i++
-		fracStart := i
-		mant, nd, dropped, i, exact = digitRun(b, i, mant, nd, exact)
-		exp -= (i - fracStart) - dropped
-		digits = digits || i > fracStart
+	var mant uint64
+	nd := 0  // significant digits held in mant
+	exp := 0 // decimal exponent to apply to mant
+	exact := true
+	frac := 0 // 1 once past the '.'
+	for ; i < n; i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			if b[i] == '.' && frac == 0 {
+				frac = 1
+				continue
+			}
+			break
+		}
+		if nd < 19 {
+			mant = mant*10 + uint64(c)
+			if mant != 0 {
+				nd++
+			}
+			exp -= frac
+		} else {
+			exp += 1 - frac
+			if c != 0 {
+				exact = false
+			}
+		}
 	}
+	digits := i-intStart > frac
 	if !digits {
 		if isNonFinite(b[i:]) {
 			return 0, wordEnd(b, i), numNotFinit
@@ -104,33 +122,6 @@ func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
 		return f, end, numUnderflow
 	}
 	return f, end, numOK
-}
-
-// digitRun accumulates the decimal digits at b[i:] into mant, which
-// holds nd significant digits, while it holds fewer than 19 (leading
-// zeros are taken but not counted). It returns the new mant and nd, how
-// many digits it dropped, the index after the run, and exact, false if a
-// dropped digit was not 0.
-func digitRun(b []byte, i int, mant uint64, nd int, exact bool) (uint64, int, int, int, bool) {
-	dropped := 0
-	for ; i < len(b); i++ {
-		c := b[i] - '0'
-		if c > 9 {
-			break
-		}
-		if nd < 19 {
-			mant = mant*10 + uint64(c)
-			if mant != 0 {
-				nd++
-			}
-		} else {
-			dropped++
-			if c != 0 {
-				exact = false
-			}
-		}
-	}
-	return mant, nd, dropped, i, exact
 }
 
 // exponent parses the exponent digits of a number, [+-] digits, at b[i:]
