@@ -110,18 +110,27 @@ func parseNumber(b []byte, i int) (f float64, end int, st numStatus) {
 	if bigExp {
 		return bigExponent(b[start:mantEnd], neg, mant, exp+nd, end)
 	}
-	f, err := strconv.ParseFloat(unsafe.String(&b[start], end-start), 64)
+	// mant holds the leading significant digits: nonzero unless every
+	// digit was 0.
+	f, st = slowNumber(b[start:end], mant != 0)
+	return f, end, st
+}
+
+// slowNumber finishes parseNumber for the number num, whose grammar it
+// checked, that the fast path does not take, with strconv.ParseFloat
+// through a zero-copy string view; nonzero tells whether a significant
+// digit is not 0.
+func slowNumber(num []byte, nonzero bool) (float64, numStatus) {
+	f, err := strconv.ParseFloat(unsafe.String(&num[0], len(num)), 64)
 	if err != nil || math.IsInf(f, 0) {
-		// The grammar was checked above, so the only possible error is
+		// The grammar was checked, so the only possible error is
 		// ErrRange from overflow (underflow rounds to zero without error).
-		return f, end, numNotFinit
+		return f, numNotFinit
 	}
-	if f == 0 && mant != 0 {
-		// mant holds the leading significant digits: nonzero unless
-		// every digit was 0.
-		return f, end, numUnderflow
+	if f == 0 && nonzero {
+		return f, numUnderflow
 	}
-	return f, end, numOK
+	return f, numOK
 }
 
 // exponent parses the exponent digits of a number, [+-] digits, at b[i:]
