@@ -221,7 +221,10 @@ func newIDFWeights(nDocs, dim int) idfWeights {
 	return w
 }
 
-// log computes the weight of df.
+// log computes the weight of df. It is kept out of line so that weight,
+// called once a feature, inlines into the loops that fill the weights.
+//
+//go:noinline
 func (w *idfWeights) log(df int32) float32 {
 	return float32(math.Log((1+w.n)/(1+float64(df))) + 1)
 }
@@ -232,6 +235,18 @@ func (w *idfWeights) weight(df int32) float32 {
 		return w.table[df]
 	}
 	return w.log(df)
+}
+
+// fill sets idf[j] to the weight of dfs[j], for every j of dfs.
+func (w *idfWeights) fill(idf []float32, dfs []int32) {
+	table := w.table // in a register, not loaded again each feature
+	for j, df := range dfs {
+		if int(df) < len(table) {
+			idf[j] = table[df]
+		} else {
+			idf[j] = w.log(df)
+		}
+	}
 }
 
 // setDenseIDF sets f's idf weights as an array of all features.
@@ -252,19 +267,18 @@ func (f *Featurizer) setDenseIDF(meter *budget.Meter, w idfWeights) error {
 		return err
 	}
 	idf := make([]float32, f.dim)
+	unseen := w.weight(0)
 	if f.df.sparse {
 		for j := range idf {
-			idf[j] = w.weight(0)
+			idf[j] = unseen
 		}
 		for k, j := range f.df.ind {
 			idf[j] = w.weight(f.df.cnt[k])
 		}
 	} else {
-		for j, df := range f.df.dense {
-			idf[j] = w.weight(df)
-		}
+		w.fill(idf, f.df.dense)
 	}
-	f.idf = idfTable{dense: idf, unseen: w.weight(0)}
+	f.idf = idfTable{dense: idf, unseen: unseen}
 	return nil
 }
 
