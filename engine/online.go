@@ -427,6 +427,7 @@ type streamRows struct {
 	n    int // rows read
 	ind  []int32
 	val  []float32
+	ends []int // where each row of the batch ends in ind and val
 	done bool
 }
 
@@ -438,7 +439,8 @@ func (r *streamRows) fill(b *rowBatch) (bool, error) {
 	// The rows of a batch are copied into one buffer, in place of the
 	// last batch's, and sliced out of it once it has stopped growing.
 	r.ind, r.val = r.ind[:0], r.val[:0]
-	var ends []int
+	ends := r.ends[:0]
+	defer func() { r.ends = ends[:0] }()
 	for len(b.cls) < passBatch {
 		if !r.src.Scan() {
 			r.done = true

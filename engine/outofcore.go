@@ -206,8 +206,8 @@ type windowRows struct {
 
 func (r *windowRows) fill(b *rowBatch) (bool, error) {
 	f := r.f
-	b.reset(false, f.st.s.Normalize, false)
 	if r.next == len(f.order) {
+		b.size(0, false, false, false, false)
 		if r.done {
 			return false, nil
 		}
@@ -217,16 +217,19 @@ func (r *windowRows) fill(b *rowBatch) (bool, error) {
 	}
 	refs := f.order[r.next:min(len(f.order), r.next+passBatch)]
 	r.next += len(refs)
-	for _, ref := range refs {
+	// Each row written in place: appends to the batch's slices cost more
+	// a row than the rest of the fill.
+	b.size(len(refs), false, false, f.st.s.Normalize, false)
+	ind, val, cls := b.ind[:len(refs)], b.val[:len(refs)], b.cls[:len(refs)]
+	for k, ref := range refs {
 		X := r.win[ref.blk].X
 		lo, hi := X.Indptr[ref.row], X.Indptr[ref.row+1]
-		b.ind = append(b.ind, X.Ind[lo:hi])
-		b.val = append(b.val, X.Val[lo:hi])
-		b.cls = append(b.cls, f.cls[ref.blk][ref.row])
+		ind[k], val[k], cls[k] = X.Ind[lo:hi], X.Val[lo:hi], f.cls[ref.blk][ref.row]
 	}
 	if b.scale != nil {
-		for _, ref := range refs {
-			b.scale = append(b.scale, f.scales[ref.blk][ref.row])
+		sc := b.scale[:len(refs)]
+		for k, ref := range refs {
+			sc[k] = f.scales[ref.blk][ref.row]
 		}
 	}
 	return r.next < len(f.order) || !r.done, nil
