@@ -88,7 +88,7 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 // WriteTo writes m to w in the text model format and returns the bytes
 // written.
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
-	feat, err := m.featurizer.MarshalBinary()
+	feat, err := m.featurizerForm()
 	if err != nil {
 		return 0, err
 	}

@@ -49,6 +49,9 @@ type Model struct {
 	calib      *calibrate.Calibration // nil: not calibrated
 	featNames  *text.Names            // names of the strongest features; nil: none
 	workers    sync.Pool              // of *worker
+	// featForm, when not nil, is the featurizer's binary form, made on a
+	// goroutine of its own while the learner trained (see encodeAhead).
+	featForm *featForm
 }
 
 // worker is what one call borrows: an encoder and room for the scores.
@@ -234,6 +237,16 @@ func FitFeatures(ctx context.Context, f *text.Featurizer, d *sparse.Dataset, cfg
 	if !cfg.NoCalibration && !(cfg.Holdout >= 0 && cfg.Holdout <= 0.5) {
 		return nil, nil, fmt.Errorf("%w: Holdout = %v, want 0 to 0.5", engine.ErrConfig, cfg.Holdout)
 	}
+	ff := encodeAhead(f)
+	m, stats, err := fitFeatures(ctx, f, d, cfg)
+	if m != nil {
+		m.featForm = ff
+	}
+	return m, stats, err
+}
+
+// fitFeatures is FitFeatures after its check of cfg.
+func fitFeatures(ctx context.Context, f *text.Featurizer, d *sparse.Dataset, cfg Config) (*Model, []engine.EpochStats, error) {
 	if !cfg.NoCalibration {
 		train, held, err := HeldOut(d.Y, cfg)
 		if err != nil {
