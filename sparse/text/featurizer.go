@@ -361,56 +361,53 @@ func (f *Featurizer) fitVocabulary(ctx context.Context, docs []Doc) error {
 	return f.chooseVocabulary(counters, acct)
 }
 
-// chooseVocabulary merges the term counters (into the largest of them,
-// emptying the others) and keeps the terms in at least MinDF documents, the MaxFeatures most
-// frequent of those if set, sorted by their text: f's vocabulary, its
-// index and, with IDF, its document frequencies.
+// chooseVocabulary merges the term counters and keeps the terms in at
+// least MinDF documents, the MaxFeatures most frequent of those if set,
+// sorted by their text: f's vocabulary, its index and, with IDF, its
+// document frequencies. The counters are left as they were.
 func (f *Featurizer) chooseVocabulary(counters []*termCounter, acct *vocabBudget) error {
-	all := &termCounter{}
-	if len(counters) > 0 {
-		counters = slices.Clone(counters)
-		slices.SortStableFunc(counters, func(a, b *termCounter) int { return cmp.Compare(len(b.stats), len(a.stats)) })
-		all = counters[0]
-		for _, tc := range counters[1:] {
-			all.merge(tc)
-			*tc = termCounter{} // merged: its memory can go
-		}
+	total := 0
+	for _, tc := range counters {
+		total += len(tc.stats)
 	}
-	// Sort small references rather than the statistics themselves.
-	type ref struct {
-		term string
-		i    int32
-	}
-	// The references, then the vocabulary, its index and frequencies.
-	need := budget.Add(acct.used.Load(), budget.Mul(int64(len(all.stats)), int64(unsafe.Sizeof(ref{}))+16+2*int64(unsafe.Sizeof(hashSlot{}))+4))
-	if err := budget.Check(0, need, fmt.Sprintf("a vocabulary of %d terms", len(all.stats))); err != nil {
+	// The lists by hash, then for each term kept its candidate, its
+	// reference and text, its index slots and frequency.
+	perKept := int64(unsafe.Sizeof(candidate{})+unsafe.Sizeof(termRef{})) + 16 + 2*int64(unsafe.Sizeof(hashSlot{})) + 4
+	need := budget.Add(acct.used.Load(), budget.Mul(int64(total), int64(unsafe.Sizeof(hashRef{}))+perKept))
+	if err := budget.Check(0, need, fmt.Sprintf("a vocabulary of up to %d terms", total)); err != nil {
 		return f.overBudget(err)
 	}
-	kept := make([]ref, 0, len(all.stats))
-	for i := range all.stats {
-		if int(all.hot[i].df) >= f.cfg.MinDF {
-			kept = append(kept, ref{all.term(int32(i)), int32(i)})
-		}
-	}
-	if f.cfg.MaxFeatures > 0 && len(kept) > f.cfg.MaxFeatures {
-		slices.SortFunc(kept, func(a, b ref) int {
-			return cmp.Or(cmp.Compare(all.stats[b.i].cf, all.stats[a.i].cf), strings.Compare(a.term, b.term))
+	// Where counters hold one hash under two texts, the text of the
+	// largest counter (the first of those of its size) is the term's.
+	counters = slices.Clone(counters)
+	slices.SortStableFunc(counters, func(a, b *termCounter) int { return cmp.Compare(len(b.stats), len(a.stats)) })
+	workers := f.cfg.workers()
+	cs := mergeCandidates(counters, max(f.cfg.MinDF, 1), workers)
+	if f.cfg.MaxFeatures > 0 && len(cs) > f.cfg.MaxFeatures {
+		refs := termRefs(counters, cs)
+		slices.SortFunc(refs, func(a, b termRef) int {
+			return cmp.Or(cmp.Compare(cs[b.i].cf, cs[a.i].cf), strings.Compare(a.term, b.term))
 		})
-		kept = kept[:f.cfg.MaxFeatures]
+		refs = refs[:f.cfg.MaxFeatures]
+		kept := make([]candidate, len(refs))
+		for k, r := range refs {
+			kept[k] = cs[r.i]
+		}
+		cs = kept
 	}
-	slices.SortFunc(kept, func(a, b ref) int { return strings.Compare(a.term, b.term) })
-	f.dim = len(kept)
-	f.vocab = make([]string, len(kept))
-	hs := make([]uint64, len(kept))
+	refs := sortTerms(termRefs(counters, cs), workers)
+	f.dim = len(refs)
+	f.vocab = make([]string, len(refs))
+	hs := make([]uint64, len(refs))
 	if f.cfg.IDF {
-		f.df = dfTable{dense: make([]int32, len(kept))}
+		f.df = dfTable{dense: make([]int32, len(refs))}
 	}
-	for i, r := range kept {
-		st := &all.stats[r.i]
-		f.vocab[i] = r.term
-		hs[i] = st.h
+	for k, r := range refs {
+		c := &cs[r.i]
+		f.vocab[k] = r.term
+		hs[k] = c.h
 		if f.cfg.IDF {
-			f.df.dense[i] = all.hot[r.i].df
+			f.df.dense[k] = c.df
 		}
 	}
 	f.index, _ = buildVocabIndex(hs) // the terms are distinct, and so are their hashes
