@@ -166,7 +166,7 @@ func (o *convertOptions) run(ctx context.Context, env *Env, args []string) (err 
 		report = env.Stderr // standard output carries the data
 	}
 	t0 := time.Now()
-	c := &conversion{o: o, ctx: ctx, outs: outs, src: src, name: name, dst: dst,
+	c := &conversion{o: o, ctx: ctx, outs: outs, src: src, name: name, dst: dst, reread: rereader(ctx, env, in),
 		res: convertResult{In: in, Out: dst, From: kind}}
 	d, f, err := c.read(kind, cfg)
 	if err != nil {
@@ -215,6 +215,8 @@ type conversion struct {
 	name string
 	dst  string
 	res  convertResult
+	// reread opens a text input again (see rereader); nil for a stream.
+	reread func() (io.ReadCloser, error)
 }
 
 // read reads the rows of the input, of kind kind, and for text the
@@ -296,7 +298,7 @@ func (c *conversion) fitCache(cfg text.Config) error {
 	ctx, o := c.ctx, c.o
 	w, info, closeCount := cacheWriter(ctx, c.outs, c.dst)
 	defer closeCount()
-	r, err := text.FitCache(ctx, c.src, o.text.readOptions(c.name), cfg, w, text.CacheOptions{TempDir: cacheDir(c.dst)})
+	r, err := text.FitCache(ctx, c.src, o.text.readOptions(c.name), cfg, w, text.CacheOptions{TempDir: cacheDir(c.dst), Reread: c.reread})
 	if err != nil {
 		return interrupted(ctx, err)
 	}

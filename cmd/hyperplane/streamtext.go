@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -72,9 +73,10 @@ func isDevice(path string) bool {
 	return err == nil && !fi.Mode().IsRegular()
 }
 
-// trainTextStream is train -stream on raw text: the text is read once,
-// its rows written to a cache file beside the model (see cacheDir) as
-// the featurizer is fitted, and the learner's epochs read that cache a
+// trainTextStream is train -stream on raw text: the featurizer is fitted
+// on a first read of the text, its rows are written to a cache file
+// beside the model (see cacheDir) on a second (from the first read's raw
+// counts when the text is a stream), and the learner's epochs read that cache a
 // block at a time, so that neither the corpus nor its rows need fit in
 // memory. The cache is removed however the command ends.
 func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) error {
@@ -90,7 +92,7 @@ func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) 
 		return err
 	}
 	defer os.Remove(cf.Name())
-	res, err := writeTextCache(o, src, name, tt, cf, dir)
+	res, err := writeTextCache(o, src, name, tt, cf, dir, rereader(o.ctx, o.env, path))
 	closeIn()
 	if err != nil {
 		return err
@@ -147,13 +149,13 @@ func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) 
 	return r.finish(m.Classifier(), m, te, o, nil, interrupted)
 }
 
-// writeTextCache reads the text src (named name) once, fitting the
-// featurizer and writing its rows to cf (closed on return), all but
-// those held out to calibrate on (res.Held, unless -no-calibrate), with
-// its working files in dir; and warns when the vocabulary's counts had
+// writeTextCache reads the text src (named name), fitting the featurizer
+// and writing its rows to cf (closed on return), all but those held out
+// to calibrate on (res.Held, unless -no-calibrate), reading it again with
+// reread if not nil, else with its raw counts in a file in dir; and warns when the vocabulary's counts had
 // to be pruned to stay within the memory budget.
-func writeTextCache(o trainOpts, src io.Reader, name string, tt textTrain, cf *os.File, dir string) (text.CacheResult, error) {
-	co := text.CacheOptions{TempDir: dir}
+func writeTextCache(o trainOpts, src io.Reader, name string, tt textTrain, cf *os.File, dir string, reread func() (io.ReadCloser, error)) (text.CacheResult, error) {
+	co := text.CacheOptions{TempDir: dir, Reread: reread}
 	if !tt.noCalib {
 		co.Hold = streamHeldOut
 	}
@@ -192,3 +194,29 @@ func (r *trainResult) finishStreamed(m *textmodel.Model, res text.CacheResult) e
 	}
 	return nil
 }
+
+// rereader returns, for the text input path, a function that opens it
+// again for the second pass of text.FitCache, which then featurizes the
+// text a second time rather than write its raw counts to a temporary
+// file several times its size; nil for standard input or another stream,
+// which can be read only once.
+func rereader(ctx context.Context, env *Env, path string) func() (io.ReadCloser, error) {
+	if path == "-" || isDevice(path) {
+		return nil
+	}
+	return func() (io.ReadCloser, error) {
+		src, _, closeIn, err := openInput(ctx, env, path)
+		if err != nil {
+			return nil, err
+		}
+		return readCloser{src, closeIn}, nil
+	}
+}
+
+// readCloser is a reader with the function that closes it.
+type readCloser struct {
+	io.Reader
+	close func()
+}
+
+func (rc readCloser) Close() error { rc.close(); return nil }

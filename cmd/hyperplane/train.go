@@ -83,10 +83,12 @@ otherwise) and writes one text model. From 4,000 documents up, a
 fortieth of them (250 to 5,000) is held out of the model to calibrate
 its probabilities on; -refit learns from every document and calibrates a
 second model instead, as smaller sets always are; -no-calibrate skips
-it. With -stream the text is read once, its rows written to a cache
-beside -o (else in TMPDIR) and the epochs read that cache a block at a
-time, so that neither the text nor its rows need fit in memory; the
-cache is removed however train ends. A text file of over 256 MB streams
+it. With -stream the featurizer is fitted on a first read of the text,
+a second read (of a file; standard input's raw counts wait in a
+temporary file instead) writes its rows to a cache beside -o (else in
+TMPDIR) and the epochs read that cache a block at a time, so that
+neither the text nor its rows need fit in memory; the cache is removed
+however train ends. A text file of over 256 MB streams
 so by default (-stream=false keeps it in memory).`,
 		Run: o.run,
 	}

@@ -37,6 +37,14 @@ type CacheOptions struct {
 	// memory budget (budget.Resolve), which the counts' own overheads
 	// bring near the whole of it.
 	VocabBytes int64
+	// Reread, when not nil, opens the input again from its start, for the
+	// second pass to featurize the text once more instead of reading back
+	// the first pass's raw counts: no temporary file is written, at the
+	// price of tokenizing twice. The raw counts take about 12 bytes a
+	// nonzero, several times the text itself, so for a corpus near the
+	// free disk this is the way that fits. The input must give the same
+	// documents again; another number of them is an error.
+	Reread func() (io.ReadCloser, error)
 }
 
 // CacheResult is what FitCache made besides the cache.
@@ -78,14 +86,16 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	if opt.Documents {
 		return CacheResult{}, fmt.Errorf("%w: ReadOptions.Documents: a featurizer is fitted on labelled documents", ErrConfig)
 	}
-	tmp, err := os.CreateTemp(co.TempDir, ".hyperplane-counts-*")
-	if err != nil {
-		return CacheResult{}, err
+	var tmp *os.File
+	if co.Reread == nil {
+		if tmp, err = os.CreateTemp(co.TempDir, ".hyperplane-counts-*"); err != nil {
+			return CacheResult{}, err
+		}
+		defer func() {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}()
 	}
-	defer func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
-	}()
 	f, dfc, acct := newStreamFit(cfg)
 	if cfg.Vocabulary {
 		acct.soft = co.VocabBytes
@@ -97,14 +107,17 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
 
 	// The first pass: raw counts to the temporary file.
-	fp := &firstPass{raw: newRawWriter(tmp), labelNum: map[string]int{}, counterSeen: map[*termCounter]bool{}, hold: co.Hold}
+	fp := &firstPass{labelNum: map[string]int{}, counterSeen: map[*termCounter]bool{}, hold: co.Hold}
+	if tmp != nil {
+		fp.raw = newRawWriter(tmp)
+	}
 	err = f.streamOrdered(sc, func(e *Encoder, docs []Doc) piece {
 		if cfg.Vocabulary {
 			return e.termPiece(docs, acct, true)
 		}
 		return e.countPiece(docs, dfc)
 	}, fp.take)
-	if err == nil {
+	if err == nil && fp.raw != nil {
 		err = fp.raw.flush()
 	}
 	if err != nil {
@@ -125,12 +138,15 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 		return CacheResult{}, err
 	}
 
-	// The second pass: the raw rows back, as features, weighed, to w.
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return CacheResult{}, err
-	}
+	// The second pass: the raw rows back (or the text again), as
+	// features, weighed, to w.
 	out := hpc.NewWriter(w, hpc.WriterOptions{Dim: f.dim})
-	if err := f.secondPass(ctx, newRawReader(tmp), fp.maxEntries, classOf, out); err != nil {
+	if tmp == nil {
+		err = f.rereadPass(ctx, co, opt, fp.doc, out)
+	} else if _, err = tmp.Seek(0, io.SeekStart); err == nil {
+		err = f.secondPass(ctx, newRawReader(tmp), fp.maxEntries, classOf, out)
+	}
+	if err != nil {
 		return CacheResult{}, err
 	}
 	if err := out.Close(); err != nil {
@@ -146,9 +162,9 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 }
 
 // firstPass is FitCache's first pass over the documents: it writes their
-// raw counts to a temporary file, keyed by term hash (or bucket), each
-// row's label as its number among the labels seen so far. Held documents
-// stay in memory, as pieces.
+// raw counts to a temporary file (raw; nil with CacheOptions.Reread),
+// keyed by term hash (or bucket), each row's label as its number among
+// the labels seen so far. Held documents stay in memory, as pieces.
 type firstPass struct {
 	raw         *rawWriter
 	labelNum    map[string]int // a label's number
@@ -189,6 +205,8 @@ func (fp *firstPass) take(pc *piece) error {
 		if fp.hold != nil && fp.hold(fp.doc) {
 			// Copies: slices of the piece would keep all of it.
 			fp.held = append(fp.held, piece{hs: slices.Clone(fp.keys), val: slices.Clone(pc.val[a:b]), y: []float64{float64(k)}})
+		} else if fp.raw == nil {
+			// Nothing to keep: the second pass reads the text again.
 		} else if err := fp.raw.add(k, fp.keys, pc.val[a:b]); err != nil {
 			return err
 		}
@@ -349,6 +367,45 @@ func (f *Featurizer) secondPass(ctx context.Context, rr *rawReader, maxEntries i
 		}
 	}
 	return ctx.Err()
+}
+
+// rereadPass is the second pass of FitCache with co.Reread: it reads the
+// text again, featurizes it with f on f's number of goroutines and writes
+// the rows, in input order, to out, but for those co.Hold picks. The
+// input must hold docs documents, as in the first pass.
+func (f *Featurizer) rereadPass(ctx context.Context, co CacheOptions, opt ReadOptions, docs int64, out *hpc.Writer) error {
+	r, err := co.Reread()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	sc := NewScanner(ctxReader{ctx, r}, opt)
+	doc := int64(0)
+	err = f.streamOrdered(sc, func(e *Encoder, docs []Doc) piece {
+		pc := e.vectorize(docs, true)
+		if pc.bad >= 0 {
+			pc.err = (&Corpus{Name: sc.opt.Name, Docs: docs}).docErr(pc.bad, pc.msg)
+		}
+		return pc
+	}, func(pc *piece) error {
+		for i, y := range pc.y {
+			if co.Hold == nil || !co.Hold(doc) {
+				a, b := pc.indptr[i], pc.indptr[i+1]
+				if err := out.Add(y, pc.ind[a:b], pc.val[a:b]); err != nil {
+					return err
+				}
+			}
+			doc++
+		}
+		return nil
+	})
+	if err == nil && doc != docs {
+		err = fmt.Errorf("%w: %s held %d documents when read again, %d the first time", ErrConfig, describeInput(opt.Name), doc, docs)
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
 }
 
 // readBatches reads the first pass's rows from rr, of at most maxEntries

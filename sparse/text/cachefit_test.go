@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -17,7 +18,8 @@ import (
 
 // FitCache writes the rows FitReader returns, in input order, less the
 // held documents, which it returns in memory; its featurizer is
-// FitReader's; its temporary file is gone when it returns.
+// FitReader's; its temporary file is gone when it returns. The same holds
+// when its second pass reads the text again (CacheOptions.Reread).
 func TestFitCacheMatchesFitReader(t *testing.T) {
 	c := bigCorpus(1, 800)
 	var in strings.Builder
@@ -33,48 +35,73 @@ func TestFitCacheMatchesFitReader(t *testing.T) {
 		{Vocabulary: true, NGrams: 2, IDF: true, TF: Log, MinDF: 2},
 		{Vocabulary: true, NGrams: 3, MaxFeatures: 300, Workers: 3},
 	} {
-		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) {
-			f1, d1, err := FitReader(strings.NewReader(in.String()), opt, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			var buf bytes.Buffer
-			res, err := FitCache(context.Background(), strings.NewReader(in.String()), opt, cfg, &buf, CacheOptions{TempDir: dir, Hold: hold})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if left, _ := os.ReadDir(dir); len(left) != 0 {
-				t.Errorf("left in the temporary folder: %v", left)
-			}
-			f2 := res.Featurizer
-			if f1.Dim() != f2.Dim() || !slices.Equal(f1.Vocabulary(), f2.Vocabulary()) || !slices.Equal(f1.dfs(), f2.dfs()) || !slices.Equal(f1.idfs(), f2.idfs()) || !slices.Equal(f1.Labels(), f2.Labels()) {
-				t.Fatal("FitCache's featurizer differs from FitReader's")
-			}
-			d2, err := hpc.Read(&buf, sparse.ReadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var kept, held []int
-			for i := range d1.X.Rows {
-				if hold(int64(i)) {
-					held = append(held, i)
-				} else {
-					kept = append(kept, i)
+		for _, reread := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%+v reread=%v", cfg, reread), func(t *testing.T) {
+				f1, d1, err := FitReader(strings.NewReader(in.String()), opt, cfg)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if int(res.Rows) != len(kept) || d2.X.Cols != d1.X.Cols {
-				t.Fatalf("%d rows of %d columns written, want %d of %d", res.Rows, d2.X.Cols, len(kept), d1.X.Cols)
-			}
-			want := &sparse.Dataset{X: d1.X.SelectRows(kept), Y: pickRows(d1.Y, kept)}
-			if !sameRows(want, d2) {
-				t.Error("the cache's rows differ from FitReader's")
-			}
-			wantHeld := &sparse.Dataset{X: d1.X.SelectRows(held), Y: pickRows(d1.Y, held)}
-			if res.Held == nil || !sameRows(wantHeld, res.Held) {
-				t.Error("the held rows differ from FitReader's")
-			}
-		})
+				dir := t.TempDir()
+				var buf bytes.Buffer
+				co := CacheOptions{TempDir: dir, Hold: hold}
+				if reread {
+					co.Reread = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(in.String())), nil }
+				}
+				res, err := FitCache(context.Background(), strings.NewReader(in.String()), opt, cfg, &buf, co)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if left, _ := os.ReadDir(dir); len(left) != 0 {
+					t.Errorf("left in the temporary folder: %v", left)
+				}
+				f2 := res.Featurizer
+				if f1.Dim() != f2.Dim() || !slices.Equal(f1.Vocabulary(), f2.Vocabulary()) || !slices.Equal(f1.dfs(), f2.dfs()) || !slices.Equal(f1.idfs(), f2.idfs()) || !slices.Equal(f1.Labels(), f2.Labels()) {
+					t.Fatal("FitCache's featurizer differs from FitReader's")
+				}
+				d2, err := hpc.Read(&buf, sparse.ReadOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var kept, held []int
+				for i := range d1.X.Rows {
+					if hold(int64(i)) {
+						held = append(held, i)
+					} else {
+						kept = append(kept, i)
+					}
+				}
+				if int(res.Rows) != len(kept) || d2.X.Cols != d1.X.Cols {
+					t.Fatalf("%d rows of %d columns written, want %d of %d", res.Rows, d2.X.Cols, len(kept), d1.X.Cols)
+				}
+				want := &sparse.Dataset{X: d1.X.SelectRows(kept), Y: pickRows(d1.Y, kept)}
+				if !sameRows(want, d2) {
+					t.Error("the cache's rows differ from FitReader's")
+				}
+				wantHeld := &sparse.Dataset{X: d1.X.SelectRows(held), Y: pickRows(d1.Y, held)}
+				if res.Held == nil || !sameRows(wantHeld, res.Held) {
+					t.Error("the held rows differ from FitReader's")
+				}
+			})
+		}
+	}
+}
+
+// With CacheOptions.Reread, an input that reads back with other
+// documents is an error: fewer of them, or a label the first read did
+// not have.
+func TestFitCacheRereadChecksTheInput(t *testing.T) {
+	in := "a\tone two\nb\tthree four\na\tone four\n"
+	opt := ReadOptions{Format: TSV, Name: "in.tsv"}
+	for _, again := range []string{"a\tone two\nb\tthree four\n", in + "b\tfive\n", "a\tone two\nc\tthree four\na\tone\n"} {
+		co := CacheOptions{Reread: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(again)), nil }}
+		_, err := FitCache(context.Background(), strings.NewReader(in), opt, Config{Vocabulary: true}, io.Discard, co)
+		if err == nil {
+			t.Errorf("read again as %q: no error", again)
+		}
+	}
+	co := CacheOptions{Reread: func() (io.ReadCloser, error) { return nil, os.ErrNotExist }}
+	if _, err := FitCache(context.Background(), strings.NewReader(in), opt, Config{}, io.Discard, co); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an input that does not open again: %v", err)
 	}
 }
 
@@ -186,6 +213,16 @@ func TestFitCachePrunesTheRarest(t *testing.T) {
 		} else if got := f.df.dense[j]; float64(df-got) > 0.1*float64(df) {
 			t.Errorf("%q: df %d, exact %d", term, got, df)
 		}
+	}
+	// Read again instead of from the raw counts, the text gives the same
+	// cache: a pruned vocabulary still holds whole rows.
+	var again bytes.Buffer
+	co := CacheOptions{VocabBytes: 64 << 10, Reread: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(in.String())), nil }}
+	if _, err := FitCache(context.Background(), strings.NewReader(in.String()), opt, cfg, &again, co); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Bytes(), buf.Bytes()) {
+		t.Error("the cache made by reading the text again differs")
 	}
 	// The rows are still the cache's, in the pruned vocabulary's terms.
 	d, err := hpc.Read(&buf, sparse.ReadOptions{})
