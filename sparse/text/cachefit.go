@@ -69,10 +69,12 @@ type CacheResult struct {
 // (sparse/hpc), the rows FitReader would return, in input order, without
 // holding the corpus or its rows in memory: so that a corpus larger
 // than memory can be trained on (engine.FitCache). The documents are
-// tokenized once, while r is read, and their raw counts, keyed by term
-// hash or bucket, written to a temporary file; once the vocabulary (or
-// with hashing the document frequencies) is known, that file is read
-// back, its rows weighed and written to w. Memory holds a few chunks of
+// tokenized while r is read, and their raw counts, keyed by term hash or
+// bucket, written to a temporary file; once the vocabulary (or with
+// hashing the document frequencies) is known, that file is read back,
+// its rows weighed and written to w. With CacheOptions.Reread the text is
+// read and featurized again instead: the same rows, no temporary file.
+// Memory holds a few chunks of
 // documents and, with hashing, the buckets' document frequencies, or
 // with a vocabulary the term counts, bounded by CacheOptions.VocabBytes:
 // past it the rarest terms are dropped (CacheResult.Pruned), and the
