@@ -79,7 +79,16 @@ func (e *Encoder) countRow(s string) error {
 	}
 	e.grams = grams
 	keys := e.keys[:0]
-	for _, g := range grams {
+	for k, g := range grams {
+		if k%gramsAhead == 0 && len(tc.at.slots) > 0 {
+			// The slots of the n-grams a block ahead: table lookups are
+			// cache misses that the loop alone keeps too few of in flight.
+			lo := min(k+gramsAhead, len(grams))
+			if k == 0 {
+				lo = 0
+			}
+			prefetchGramSlots(&tc.at.slots[0], tc.at.shift, grams[lo:min(k+2*gramsAhead, len(grams))])
+		}
 		idx, ok := tc.at.get(g.h)
 		if !ok {
 			idx = tc.add(g.h, e, g.end, int(g.n))
@@ -109,6 +118,10 @@ func (e *Encoder) countRow(s string) error {
 	}
 	return nil
 }
+
+// gramsAhead is how many n-grams ahead countRow has the processor fetch
+// their slots of the term index.
+const gramsAhead = 16
 
 // featureMap returns, for each term hash of hs, its feature in f's
 // vocabulary, or −1 for a term left out.

@@ -1,0 +1,24 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// func prefetchGramSlots(slots *hashSlot, shift uint, grams []gramRef)
+TEXT ·prefetchGramSlots(SB), NOSPLIT, $0-40
+	MOVQ slots+0(FP), AX
+	MOVQ shift+8(FP), CX
+	MOVQ grams_base+16(FP), SI
+	MOVQ grams_len+24(FP), DX
+	TESTQ DX, DX
+	JEQ  done
+
+loop:
+	MOVQ (SI), BX
+	SHRQ CX, BX
+	SHLQ $4, BX
+	PREFETCHT0 (AX)(BX*1)
+	ADDQ $16, SI
+	DECQ DX
+	JNE  loop
+
+done:
+	RET

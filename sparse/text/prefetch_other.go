@@ -1,0 +1,6 @@
+//go:build !amd64 || noasm
+
+package text
+
+// prefetchGramSlots is a hint that this build does not give.
+func prefetchGramSlots(slots *hashSlot, shift uint, grams []gramRef) {}

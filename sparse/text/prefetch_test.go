@@ -1,0 +1,22 @@
+package text
+
+import "testing"
+
+// The hint changes nothing, whatever the hashes (the ends of the table's
+// slots included) or none; the counts it serves are those of a build
+// without it (CI runs the tests with -tags noasm too).
+func TestPrefetchGramSlotsTouchesNothing(t *testing.T) {
+	var at hashIndex
+	at.resize(100)
+	grams := []gramRef{{h: 0}, {h: ^uint64(0)}, {h: 1 << 63}, {h: 12345}}
+	prefetchGramSlots(&at.slots[0], at.shift, grams)
+	prefetchGramSlots(&at.slots[0], at.shift, nil)
+	for _, s := range at.slots {
+		if s != (hashSlot{}) {
+			t.Fatal("a slot changed")
+		}
+	}
+	if grams[1].h != ^uint64(0) || grams[3].h != 12345 {
+		t.Fatal("the n-grams changed")
+	}
+}
