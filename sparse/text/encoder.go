@@ -270,7 +270,7 @@ type termStat struct {
 // termHot is what counting a term's occurrence updates.
 type termHot struct {
 	df      int32 // documents holding the term (a corpus has at most MaxInt32)
-	lastDoc int32 // the last document counted in df
+	lastDoc int32 // the last document counted in df, by count (countRow counts a document's distinct terms once it has them)
 }
 
 // termCounter counts the terms of a set of documents.

@@ -56,7 +56,6 @@ func (e *Encoder) termPiece(docs []Doc, acct *vocabBudget, hashes bool) piece {
 func (e *Encoder) countRow(s string) error {
 	tc := e.tc
 	tc.docs++
-	doc := tc.docs
 	w := &e.w
 	w.seen = 0
 	e.toks.reset()
@@ -93,7 +92,6 @@ func (e *Encoder) countRow(s string) error {
 		if !ok {
 			idx = tc.add(g.h, e, g.end, int(g.n))
 		}
-		tc.count(idx, doc)
 		keys = append(keys, uint32(idx))
 	}
 	e.keys = keys
@@ -111,6 +109,18 @@ func (e *Encoder) countRow(s string) error {
 		val = append(val, float32(j-n))
 	}
 	e.ind, e.val = ind, val
+	// The document counts once for each of its distinct terms, their
+	// statistics fetched a block ahead.
+	hot := tc.hot
+	for j, k := range ind {
+		if j%gramsAhead == 0 {
+			prefetchHot(&hot[0], ind[min(j+gramsAhead, len(ind)):min(j+2*gramsAhead, len(ind))])
+		}
+		hot[k].df++
+		if tc.countCF {
+			tc.stats[k].cf += int64(val[j])
+		}
+	}
 	if tc.acct != nil && tc.pending >= tc.acct.step() {
 		n := tc.pending
 		tc.pending = 0

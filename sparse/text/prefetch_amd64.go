@@ -10,3 +10,10 @@ package text
 //
 //go:noescape
 func prefetchGramSlots(slots *hashSlot, shift uint, grams []gramRef)
+
+// prefetchHot asks the processor to bring into cache the statistics
+// hot[k] of each term k of ind, hot[0] being at hot. It is only a hint, as
+// prefetchGramSlots is; every k must be a term of hot.
+//
+//go:noescape
+func prefetchHot(hot *termHot, ind []int32)

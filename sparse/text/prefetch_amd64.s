@@ -22,3 +22,21 @@ loop:
 
 done:
 	RET
+
+// func prefetchHot(hot *termHot, ind []int32)
+TEXT ·prefetchHot(SB), NOSPLIT, $0-32
+	MOVQ hot+0(FP), AX
+	MOVQ ind_base+8(FP), SI
+	MOVQ ind_len+16(FP), DX
+	TESTQ DX, DX
+	JEQ  hotdone
+
+hotloop:
+	MOVLQSX (SI), BX
+	PREFETCHT0 (AX)(BX*8)
+	ADDQ $4, SI
+	DECQ DX
+	JNE  hotloop
+
+hotdone:
+	RET

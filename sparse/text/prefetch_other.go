@@ -4,3 +4,6 @@ package text
 
 // prefetchGramSlots is a hint that this build does not give.
 func prefetchGramSlots(slots *hashSlot, shift uint, grams []gramRef) {}
+
+// prefetchHot is a hint that this build does not give.
+func prefetchHot(hot *termHot, ind []int32) {}
