@@ -17,3 +17,10 @@ func prefetchGramSlots(slots *hashSlot, shift uint, grams []gramRef)
 //
 //go:noescape
 func prefetchHot(hot *termHot, ind []int32)
+
+// prefetchVocabSlots asks the processor to bring into cache the home
+// slot, in a vocabulary index of slots whose shift is shift, of each
+// hash of hs. It is only a hint, as prefetchGramSlots is.
+//
+//go:noescape
+func prefetchVocabSlots(slots *uint32, shift uint, hs []uint64)

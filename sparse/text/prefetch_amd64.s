@@ -40,3 +40,23 @@ hotloop:
 
 hotdone:
 	RET
+
+// func prefetchVocabSlots(slots *uint32, shift uint, hs []uint64)
+TEXT ·prefetchVocabSlots(SB), NOSPLIT, $0-40
+	MOVQ slots+0(FP), AX
+	MOVQ shift+8(FP), CX
+	MOVQ hs_base+16(FP), SI
+	MOVQ hs_len+24(FP), DX
+	TESTQ DX, DX
+	JEQ  vocabdone
+
+vocabloop:
+	MOVQ (SI), BX
+	SHRQ CX, BX
+	PREFETCHT0 (AX)(BX*4)
+	ADDQ $8, SI
+	DECQ DX
+	JNE  vocabloop
+
+vocabdone:
+	RET

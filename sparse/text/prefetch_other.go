@@ -7,3 +7,6 @@ func prefetchGramSlots(slots *hashSlot, shift uint, grams []gramRef) {}
 
 // prefetchHot is a hint that this build does not give.
 func prefetchHot(hot *termHot, ind []int32) {}
+
+// prefetchVocabSlots is a hint that this build does not give.
+func prefetchVocabSlots(slots *uint32, shift uint, hs []uint64) {}

@@ -19,4 +19,21 @@ func TestPrefetchGramSlotsTouchesNothing(t *testing.T) {
 	if grams[1].h != ^uint64(0) || grams[3].h != 12345 {
 		t.Fatal("the n-grams changed")
 	}
+	hot := make([]termHot, 4)
+	prefetchHot(&hot[0], []int32{0, 3, 1})
+	prefetchHot(&hot[0], nil)
+	vi := newVocabIndex(make([]uint64, 50))
+	hs := []uint64{0, ^uint64(0), 1 << 63}
+	prefetchVocabSlots(&vi.slots[0], vi.shift, hs)
+	prefetchVocabSlots(&vi.slots[0], vi.shift, nil)
+	for i := range hot {
+		if hot[i] != (termHot{}) {
+			t.Fatal("a term's statistics changed")
+		}
+	}
+	for _, s := range vi.slots {
+		if s != 0 {
+			t.Fatal("a vocabulary slot changed")
+		}
+	}
 }
