@@ -384,7 +384,7 @@ func (f *Featurizer) chooseVocabulary(counters []*termCounter, acct *vocabBudget
 	workers := f.cfg.workers()
 	cs := mergeCandidates(counters, max(f.cfg.MinDF, 1), workers)
 	if f.cfg.MaxFeatures > 0 && len(cs) > f.cfg.MaxFeatures {
-		refs := termRefs(counters, cs)
+		refs := termRefs(counters, cs, workers)
 		slices.SortFunc(refs, func(a, b termRef) int {
 			return cmp.Or(cmp.Compare(cs[b.i].cf, cs[a.i].cf), strings.Compare(a.term, b.term))
 		})
@@ -395,7 +395,7 @@ func (f *Featurizer) chooseVocabulary(counters []*termCounter, acct *vocabBudget
 		}
 		cs = kept
 	}
-	refs := sortTerms(termRefs(counters, cs), workers)
+	refs := sortTerms(termRefs(counters, cs, workers), workers)
 	f.dim = len(refs)
 	f.vocab = make([]string, len(refs))
 	hs := make([]uint64, len(refs))

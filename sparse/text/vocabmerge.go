@@ -176,26 +176,30 @@ type termRef struct {
 	i    int32
 }
 
-// termRefs returns the text of each candidate of cs in refs of one block
-// of memory, in cs's order.
-func termRefs(counters []*termCounter, cs []candidate) []termRef {
-	total := 0
-	for _, c := range cs {
-		total += int(counters[c.c].stats[c.i].n)
-	}
-	arena := make([]byte, 0, total)
+// termRefs returns the text of each candidate of cs in refs, in cs's
+// order, each part of them (one a worker) with its texts in one block of
+// memory.
+func termRefs(counters []*termCounter, cs []candidate, workers int) []termRef {
 	refs := make([]termRef, len(cs))
-	for k, c := range cs {
-		tc := counters[c.c]
-		st := &tc.stats[c.i]
-		off := len(arena)
-		arena = append(arena, tc.text[st.off:st.off+int64(st.n)]...)
-		b := arena[off:]
-		refs[k] = termRef{pre: prefixKey(b), i: int32(k)}
-		if len(b) > 0 {
-			refs[k].term = unsafe.String(&b[0], len(b))
+	parallelRange(len(cs), workers, func(lo, hi int) {
+		total := 0
+		for _, c := range cs[lo:hi] {
+			total += int(counters[c.c].stats[c.i].n)
 		}
-	}
+		arena := make([]byte, 0, total)
+		for k := lo; k < hi; k++ {
+			c := cs[k]
+			tc := counters[c.c]
+			st := &tc.stats[c.i]
+			off := len(arena)
+			arena = append(arena, tc.text[st.off:st.off+int64(st.n)]...)
+			b := arena[off:]
+			refs[k] = termRef{pre: prefixKey(b), i: int32(k)}
+			if len(b) > 0 {
+				refs[k].term = unsafe.String(&b[0], len(b))
+			}
+		}
+	})
 	return refs
 }
 
