@@ -143,15 +143,7 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	// The second pass: the raw rows back (or the text again), as
 	// features, weighed, to w.
 	out := hpc.NewWriter(w, hpc.WriterOptions{Dim: f.dim})
-	if tmp == nil {
-		err = f.rereadPass(ctx, co, opt, fp.doc, out)
-	} else if _, err = tmp.Seek(0, io.SeekStart); err == nil {
-		err = f.secondPass(ctx, newRawReader(tmp), fp.maxEntries, classOf, out)
-	}
-	if err != nil {
-		return CacheResult{}, err
-	}
-	if err := out.Close(); err != nil {
+	if err := f.writeRows(ctx, tmp, co, opt, fp, classOf, out); err != nil {
 		return CacheResult{}, err
 	}
 	res := CacheResult{Featurizer: f, Rows: out.Rows(), Pruned: int(pruned)}
@@ -369,6 +361,22 @@ func (f *Featurizer) secondPass(ctx context.Context, rr *rawReader, maxEntries i
 		}
 	}
 	return ctx.Err()
+}
+
+// writeRows is FitCache's second pass: it writes to out the rows of the
+// raw counts in tmp, or with no tmp of the text read again (co.Reread),
+// and closes out.
+func (f *Featurizer) writeRows(ctx context.Context, tmp *os.File, co CacheOptions, opt ReadOptions, fp *firstPass, classOf []float64, out *hpc.Writer) error {
+	var err error
+	if tmp == nil {
+		err = f.rereadPass(ctx, co, opt, fp.doc, out)
+	} else if _, err = tmp.Seek(0, io.SeekStart); err == nil {
+		err = f.secondPass(ctx, newRawReader(tmp), fp.maxEntries, classOf, out)
+	}
+	if err != nil {
+		return err
+	}
+	return out.Close()
 }
 
 // rereadPass is the second pass of FitCache with co.Reread: it reads the

@@ -412,20 +412,3 @@ func (e *Encoder) countTerm(tc *termCounter, h uint64, end int32, n int, doc int
 	}
 	tc.count(idx, doc)
 }
-
-// merge adds the counts of o to tc.
-func (tc *termCounter) merge(o *termCounter) {
-	for i, st := range o.stats {
-		if idx, ok := tc.at.get(st.h); ok {
-			tc.hot[idx].df += o.hot[i].df
-			tc.stats[idx].cf += st.cf
-		} else {
-			tc.at.put(st.h, int32(len(tc.stats)))
-			off := len(tc.text)
-			tc.text = append(tc.text, o.text[st.off:st.off+int64(st.n)]...)
-			st.off = int64(off)
-			tc.stats = append(tc.stats, st)
-			tc.hot = append(tc.hot, o.hot[i])
-		}
-	}
-}
