@@ -104,12 +104,8 @@ func (e *Encoder) counts(s string) {
 	// independent loads lets the processor wait for several cache misses
 	// at once, and the slots of a block ahead are prefetched.
 	for k, h := range hashes {
-		if k%gramsAhead == 0 && len(f.index.slots) > 0 {
-			lo := min(k+gramsAhead, len(hashes))
-			if k == 0 {
-				lo = 0
-			}
-			prefetchVocabSlots(&f.index.slots[0], f.index.shift, hashes[lo:min(k+2*gramsAhead, len(hashes))])
+		if lo, hi, ok := aheadOf(k, len(hashes)); ok && len(f.index.slots) > 0 {
+			prefetchVocabSlots(&f.index.slots[0], f.index.shift, hashes[lo:hi])
 		}
 		if j, ok := f.index.get(h); ok {
 			keys = append(keys, uint32(j)<<1)

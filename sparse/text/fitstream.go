@@ -79,14 +79,10 @@ func (e *Encoder) countRow(s string) error {
 	e.grams = grams
 	keys := e.keys[:0]
 	for k, g := range grams {
-		if k%gramsAhead == 0 && len(tc.at.slots) > 0 {
+		if lo, hi, ok := aheadOf(k, len(grams)); ok && len(tc.at.slots) > 0 {
 			// The slots of the n-grams a block ahead: table lookups are
 			// cache misses that the loop alone keeps too few of in flight.
-			lo := min(k+gramsAhead, len(grams))
-			if k == 0 {
-				lo = 0
-			}
-			prefetchGramSlots(&tc.at.slots[0], tc.at.shift, grams[lo:min(k+2*gramsAhead, len(grams))])
+			prefetchGramSlots(&tc.at.slots[0], tc.at.shift, grams[lo:hi])
 		}
 		idx, ok := tc.at.get(g.h)
 		if !ok {
@@ -129,9 +125,23 @@ func (e *Encoder) countRow(s string) error {
 	return nil
 }
 
-// gramsAhead is how many n-grams ahead countRow has the processor fetch
-// their slots of the term index.
+// gramsAhead is how many n-grams ahead countRow and counts have the
+// processor fetch the slots of their term or vocabulary index.
 const gramsAhead = 16
+
+// aheadOf reports whether item k of n starts a block of gramsAhead, and
+// then which items to prefetch: those of the next block, and at the start
+// those of the first block too.
+func aheadOf(k, n int) (lo, hi int, ok bool) {
+	if k%gramsAhead != 0 {
+		return 0, 0, false
+	}
+	lo = min(k+gramsAhead, n)
+	if k == 0 {
+		lo = 0
+	}
+	return lo, min(k+2*gramsAhead, n), true
+}
 
 // featureMap returns, for each term hash of hs, its feature in f's
 // vocabulary, or −1 for a term left out.
