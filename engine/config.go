@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hyperplane-ml/hyperplane/engine/internal/modelfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
@@ -36,11 +37,11 @@ var (
 	ErrDiverged = errors.New("engine: weights or values not finite")
 	// ErrFormat: a model file is not one, is truncated or corrupt, or has
 	// a version this build cannot read.
-	ErrFormat = errors.New("engine: bad model file")
+	ErrFormat = modelfile.ErrFormat
 	// ErrNoSubset: ReadClassifierFeatures was given a model that cannot
 	// be read for part of its features (a kernel or voted model, or a
 	// compact one that holds none of them); read it whole instead.
-	ErrNoSubset = errors.New("engine: the model cannot be read for a subset of its features")
+	ErrNoSubset = modelfile.ErrNoSubset
 	// ErrMemory: training or a model would need more memory than the
 	// budget (Config.MemoryBudget). It is budget.ErrExceeded, so one test
 	// covers the refusals of every package.
