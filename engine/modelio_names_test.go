@@ -4,6 +4,8 @@ package engine
 // now holds, and the helpers they need from it.
 
 import (
+	"hash/crc32"
+
 	"github.com/hyperplane-ml/hyperplane/engine/internal/modelfile"
 	"github.com/hyperplane-ml/hyperplane/kernels"
 )
@@ -21,6 +23,8 @@ const (
 )
 
 var (
+	castagnoli   = crc32.MakeTable(crc32.Castagnoli)
+	mlMagic      = [4]byte{'H', 'P', 'M', 'L'}
 	modelNonzero = modelfile.Nonzero
 	modelOnes    = modelfile.Ones
 )

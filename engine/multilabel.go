@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -828,111 +826,4 @@ func bestF1Threshold(scores []float32, positive []bool) float32 {
 		return (scores[idx[bestK]] + scores[idx[bestK+1]]) / 2
 	}
 	return scores[idx[bestK]]
-}
-
-// The weights of a model file of version 2 (see MarshalBinary) are
-// stored feature by feature: a bitmap of (K+7)/8 bytes whose bit c%8 of
-// byte c/8 is set when class c's weight is stored, the bits past K
-// clear, then the stored weights in class order (float32,
-// little-endian). A weight is stored unless its bits are all 0: a
-// class's weights move only at the features of the rows it was updated
-// on, so most of a text model's weights are 0, and the file is a
-// fraction of the 4·D·K bytes of version 1, which stored every weight.
-
-// sparseWeightsLen returns the length of m's weights in that form.
-func (m *MultiLabelModel) sparseWeightsLen() int {
-	n := m.dim * ((m.classes + 7) / 8)
-	for _, v := range m.w {
-		if math.Float32bits(v) != 0 {
-			n += 4
-		}
-	}
-	return n
-}
-
-// appendSparseWeights appends m's weights to b in that form.
-func (m *MultiLabelModel) appendSparseWeights(b []byte) []byte {
-	split := m.split
-	if split == nil {
-		split = []int{0, m.classes}
-	}
-	nb := (m.classes + 7) / 8
-	for j := range m.dim {
-		at := len(b)
-		b = append(b, make([]byte, nb)...)
-		for k := 1; k < len(split); k++ {
-			c0, c1 := split[k-1], split[k]
-			n := c1 - c0
-			for i, v := range m.w[m.dim*c0+j*n : m.dim*c0+(j+1)*n] {
-				if u := math.Float32bits(v); u != 0 {
-					c := c0 + i
-					b[at+c/8] |= 1 << (c % 8)
-					b = binary.LittleEndian.AppendUint32(b, u)
-				}
-			}
-		}
-	}
-	return b
-}
-
-// sparseWeightsSize returns the length of the weights of D features of
-// K classes stored in that form at the start of p, and false if p is cut
-// short in them or a bitmap sets a bit past K.
-func sparseWeightsSize(K, D int, p []byte) (int, bool) {
-	nb := (K + 7) / 8
-	var last byte = 0xff // the bits of a bitmap's last byte that name classes
-	if K%8 != 0 {
-		last = 1<<(K%8) - 1
-	}
-	at := 0
-	for range D {
-		if len(p)-at < nb || p[at+nb-1]&^last != 0 {
-			return 0, false
-		}
-		n := 0
-		for _, x := range p[at : at+nb] {
-			n += bits.OnesCount8(x)
-		}
-		at += nb
-		if (len(p)-at)/4 < n {
-			return 0, false
-		}
-		at += 4 * n
-	}
-	return at, true
-}
-
-// readSparseWeights decodes into w, zeroed, the weights that
-// sparseWeightsSize found valid at the start of p, and reports whether
-// every one is finite.
-func readSparseWeights(w []float32, K int, p []byte) bool {
-	nb := (K + 7) / 8
-	finite := true
-	for len(w) > 0 {
-		row := w[:K]
-		w = w[K:]
-		bm := p[:nb]
-		p = p[nb:]
-		for i, x := range bm {
-			for x != 0 {
-				c := 8*i + bits.TrailingZeros8(x)
-				x &= x - 1
-				u := binary.LittleEndian.Uint32(p)
-				finite = finite && u&0x7f800000 != 0x7f800000
-				row[c] = math.Float32frombits(u)
-				p = p[4:]
-			}
-		}
-	}
-	return finite
-}
-
-// allFinite reports whether every value of s is finite.
-func allFinite(s []float32) bool {
-	for _, v := range s {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
-	"github.com/hyperplane-ml/hyperplane/engine/internal/wholefile"
+	"github.com/hyperplane-ml/hyperplane/engine/internal/modelfile"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -69,7 +69,7 @@ func (m *MultiLabel) MarshalBinary() ([]byte, error) {
 }
 
 // Save writes m to path atomically (see sparse/atomicfile).
-func (m *MultiLabel) Save(path string) error { return wholefile.Save(path, m.MarshalBinary) }
+func (m *MultiLabel) Save(path string) error { return modelfile.SaveWhole(path, m.MarshalBinary) }
 
 // UnmarshalMultiLabel decodes a model MarshalBinary encoded. Anything
 // but one is an error wrapping engine.ErrFormat.
@@ -147,7 +147,7 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabel, error) {
 
 // LoadMultiLabel reads a model Save wrote; errors name the file.
 func LoadMultiLabel(path string) (*MultiLabel, error) {
-	return wholefile.Load(path, 2, "the multi-label text model", UnmarshalMultiLabel)
+	return modelfile.LoadWhole(path, 2, "the multi-label text model", UnmarshalMultiLabel)
 }
 
 // IsMultiLabelFile reports whether the file at path starts with the

@@ -1,33 +1,29 @@
-// Package wholefile loads and saves the model files that are encoded in
-// memory whole, the multi-label models' (engine's and textmodel's): a
-// load checks the file's size against the memory budget and reads it
-// into one buffer, a save replaces the file atomically.
-package wholefile
+package modelfile
 
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
 
-// Load reads the file at path and decodes it with decode; decode's error
-// begins with path. Before it reads, it checks mult times the file's
-// size, what decoding takes, against the memory budget; what, with
+// Files encoded and decoded in memory whole: the multi-label models'
+// (this package's and the text model's). A load checks the file's size
+// against the memory budget and reads it into one buffer, a save
+// replaces the file atomically.
+
+// LoadWhole reads the file at path and decodes it with decode; decode's
+// error begins with path. Before it reads, it checks mult times the
+// file's size, what decoding takes, against the memory budget; what, with
 // path, names the file in that refusal.
-func Load[T any](path string, mult int64, what string, decode func([]byte) (T, error)) (T, error) {
+func LoadWhole[T any](path string, mult int64, what string, decode func([]byte) (T, error)) (T, error) {
 	var zero T
-	f, err := os.Open(path)
+	f, fi, err := open(path)
 	if err != nil {
 		return zero, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return zero, err
-	}
 	if err := budget.Check(0, mult*fi.Size(), what+" "+path); err != nil {
 		return zero, err
 	}
@@ -56,10 +52,10 @@ func readSized(r io.Reader, size int64) ([]byte, error) {
 	return b[:n], err
 }
 
-// Save writes the encoding that marshal returns to path atomically (see
-// atomicfile.Write): on failure, an existing file at path is left as it
-// was.
-func Save(path string, marshal func() ([]byte, error)) error {
+// SaveWhole writes the encoding that marshal returns to path atomically
+// (see atomicfile.Write): on failure, an existing file at path is left as
+// it was.
+func SaveWhole(path string, marshal func() ([]byte, error)) error {
 	b, err := marshal()
 	if err != nil {
 		return err
