@@ -47,15 +47,16 @@ func jsonOpen(data []byte, v any, h *jsonHead, format, kind string, newest int) 
 	return false, nil
 }
 
-// jsonShape checks the number of classes and the dim of an export.
-func jsonShape(classes, dim int) error {
+// jsonShape checks the number of classes and the dim of an export, and
+// returns its number of weight rows.
+func jsonShape(classes, dim int) (int, error) {
 	if classes < 2 {
-		return Errf("%d classes", classes)
+		return 0, Errf("%d classes", classes)
 	}
 	if dim < 0 || dim > MaxDim {
-		return Errf("dim %d", dim)
+		return 0, Errf("dim %d", dim)
 	}
-	return nil
+	return rows(classes), nil
 }
 
 // Names are the names an export gives a model's enums: its algorithm,
@@ -308,6 +309,10 @@ func ReadLinearJSON(data []byte) (j *LinearJSON, null bool, err error) {
 // for the engine to set from their names. It checks the shapes of the
 // arrays against the counts; the engine's checks do the rest.
 func (j *LinearJSON) Model() (*Linear, error) {
+	K, err := jsonShape(len(j.Classes), j.Dim)
+	if err != nil {
+		return nil, err
+	}
 	f := &Linear{
 		Normalize: j.Normalize,
 		BiasScale: float32(j.BiasScale),
@@ -316,14 +321,9 @@ func (j *LinearJSON) Model() (*Linear, error) {
 		B:         j.Bias,
 		Cols:      j.Cols,
 	}
-	if err := jsonShape(len(f.Classes), f.Dim); err != nil {
-		return nil, err
-	}
-	K := rows(len(f.Classes))
 	if f.Cols != nil && len(f.Cols) > f.Dim {
 		return nil, Errf("%d columns for dim %d", len(f.Cols), f.Dim)
 	}
-	var err error
 	if f.W, err = jsonWeights(j.Weights, f.stored(), K, "weights"); err != nil {
 		return nil, err
 	}
@@ -487,6 +487,10 @@ func (j *KernelJSON) ParseKernel() (kernels.Kernel, KernelParams, error) {
 // for the engine to set from their names. It checks the shapes of the
 // arrays against the counts; the engine's checks do the rest.
 func (j *KernelJSON) Model(p KernelParams) (*Kernel, error) {
+	K, err := jsonShape(len(j.Classes), j.Dim)
+	if err != nil {
+		return nil, err
+	}
 	f := &Kernel{
 		Params:    p,
 		BiasScale: float32(j.BiasScale),
@@ -494,10 +498,6 @@ func (j *KernelJSON) Model(p KernelParams) (*Kernel, error) {
 		Dim:       j.Dim,
 		B:         j.Bias,
 	}
-	if err := jsonShape(len(f.Classes), f.Dim); err != nil {
-		return nil, err
-	}
-	K := rows(len(f.Classes))
 	var nnz int
 	for i, s := range j.SupportVectors {
 		if len(s.Ind) != len(s.Val) {
