@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/hyperplane-ml/hyperplane/engine/internal/folds"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -73,48 +72,23 @@ func CrossValidate(ctx context.Context, X *sparse.CSR, y []float64, cfg Config, 
 	if err != nil {
 		return nil, err
 	}
-	res := make([]FoldResult, k)
-	errs := make([]error, k)
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/max(1, cfg.Workers)))
-	var wg sync.WaitGroup
-	for f := range k {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			var in, out []int
-			for i, g := range fold {
-				if g == f {
-					out = append(out, i)
-				} else {
-					in = append(in, i)
-				}
-			}
-			yin := make([]float64, len(in))
-			for j, i := range in {
-				yin[j] = y[i]
-			}
-			m, stats, err := Fit(ctx, X.SelectRows(in), yin, cfg)
-			if err != nil {
-				errs[f] = fmt.Errorf("fold %d: %w", f+1, err)
-				return
-			}
-			pred := m.PredictBatch(X.SelectRows(out), nil)
-			r := FoldResult{Rows: len(out), Epochs: len(stats)}
-			for j, i := range out {
-				if pred[j] == y[i] {
-					r.Correct++
-				}
-			}
-			res[f] = r
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	return folds.Run(k, cfg.Workers, func(f int) (FoldResult, error) {
+		in, out := folds.Split(fold, f)
+		yin := make([]float64, len(in))
+		for j, i := range in {
+			yin[j] = y[i]
 		}
-	}
-	return res, nil
+		m, stats, err := Fit(ctx, X.SelectRows(in), yin, cfg)
+		if err != nil {
+			return FoldResult{}, err
+		}
+		pred := m.PredictBatch(X.SelectRows(out), nil)
+		r := FoldResult{Rows: len(out), Epochs: len(stats)}
+		for j, i := range out {
+			if pred[j] == y[i] {
+				r.Correct++
+			}
+		}
+		return r, nil
+	})
 }

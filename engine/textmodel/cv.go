@@ -3,11 +3,10 @@ package textmodel
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/internal/folds"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -49,48 +48,28 @@ func CrossValidate(ctx context.Context, docs, labels []string, cfg Config, k int
 		cfg.Kernel = &kc
 	}
 	cfg.NoCalibration = true
-	res := make([]engine.FoldResult, k)
-	errs := make([]error, k)
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/max(1, cfg.Learner.Workers)))
-	var wg sync.WaitGroup
-	for f := range k {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			var in []text.Doc
-			var out []int
-			for i, g := range fold {
-				if g == f {
-					out = append(out, i)
-				} else {
-					in = append(in, text.Doc{Label: labels[i], Text: docs[i]})
-				}
-			}
-			m, stats, err := fitFold(ctx, &text.Corpus{Docs: in}, cfg)
-			if err != nil {
-				errs[f] = fmt.Errorf("fold %d: %w", f+1, err)
-				return
-			}
-			r := engine.FoldResult{Rows: len(out), Epochs: len(stats)}
-			held := make([]string, len(out))
-			for j, i := range out {
-				held[j] = docs[i]
-			}
-			for j, l := range m.ClassifyBatch(held, nil) {
-				if l == labels[out[j]] {
-					r.Correct++
-				}
-			}
-			res[f] = r
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	return folds.Run(k, cfg.Learner.Workers, func(f int) (engine.FoldResult, error) {
+		rows, out := folds.Split(fold, f)
+		in := make([]text.Doc, len(rows))
+		for j, i := range rows {
+			in[j] = text.Doc{Label: labels[i], Text: docs[i]}
 		}
-	}
-	return res, nil
+		m, stats, err := fitFold(ctx, &text.Corpus{Docs: in}, cfg)
+		if err != nil {
+			return engine.FoldResult{}, err
+		}
+		r := engine.FoldResult{Rows: len(out), Epochs: len(stats)}
+		held := make([]string, len(out))
+		for j, i := range out {
+			held[j] = docs[i]
+		}
+		for j, l := range m.ClassifyBatch(held, nil) {
+			if l == labels[out[j]] {
+				r.Correct++
+			}
+		}
+		return r, nil
+	})
 }
 
 // fitFold fits a fold's pipeline; tests watch it.
