@@ -530,6 +530,23 @@ func selectKth(x []float64, k int) float64 {
 	return x[k]
 }
 
+// top2 is a row's two best scores, v1 ≥ v2, and their classes.
+type top2 struct {
+	v1, v2 float64
+	c1, c2 int
+}
+
+// add takes class c's score v into e.
+func (e *top2) add(v float64, c int) {
+	switch {
+	case v > e.v1:
+		e.v2, e.c2 = e.v1, e.c1
+		e.v1, e.c1 = v, c
+	case v > e.v2:
+		e.v2, e.c2 = v, c
+	}
+}
+
 // balance returns K biases under which the argmax classes of the n score
 // rows S (n×K, row-major) are (nearly) equally frequent. It updates one
 // bias at a time to the value giving that class exactly n/K rows with the
@@ -537,23 +554,12 @@ func selectKth(x []float64, k int) float64 {
 // keeping each row's best two biased scores up to date.
 func balance(S []float64, n, k int) []float64 {
 	b := make([]float64, k)
-	type top2 struct {
-		v1, v2 float64
-		c1, c2 int
-	}
 	t := make([]top2, n)
 	rescan := func(i int) {
 		row := S[i*k : i*k+k]
 		e := top2{v1: math.Inf(-1), v2: math.Inf(-1), c1: -1, c2: -1}
 		for c, s := range row {
-			v := s + b[c]
-			switch {
-			case v > e.v1:
-				e.v2, e.c2 = e.v1, e.c1
-				e.v1, e.c1 = v, c
-			case v > e.v2:
-				e.v2, e.c2 = v, c
-			}
+			e.add(s+b[c], c)
 		}
 		t[i] = e
 	}
@@ -581,14 +587,7 @@ func balance(S []float64, n, k int) []float64 {
 					rescan(i)
 					continue
 				}
-				v := S[i*k+c] + b[c]
-				switch {
-				case v > e.v1:
-					e.v2, e.c2 = e.v1, e.c1
-					e.v1, e.c1 = v, c
-				case v > e.v2:
-					e.v2, e.c2 = v, c
-				}
+				e.add(S[i*k+c]+b[c], c)
 			}
 		}
 	}
