@@ -33,14 +33,8 @@ func (s *Scanner) isFastText(ln []byte, i int) bool {
 // stands) and its text (the other tokens). It keeps every label in
 // s.ft.labels, and returns the first.
 func (s *Scanner) parseFastText(ln []byte) (label, text []byte, labelCol int, blank bool, le *lineError) {
-	if n := len(ln); n > 0 && ln[n-1] == '\r' {
-		ln = ln[:n-1]
-	}
-	if skipSpace(ln, 0) == len(ln) {
-		return nil, nil, 0, true, nil
-	}
-	if k := bytes.IndexByte(ln, 0); k >= 0 {
-		return nil, nil, 0, false, errAt(k, ErrSyntax, "NUL byte in a text line (binary data?)")
+	if ln, le = textLine(ln); le != nil || skipSpace(ln, 0) == len(ln) {
+		return nil, nil, 0, le == nil, le
 	}
 	s.ft.labels = s.ft.labels[:0]
 	s.ft.text = s.ft.text[:0]

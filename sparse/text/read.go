@@ -428,25 +428,27 @@ func (s *Scanner) tsvLabel(ln []byte) bool {
 // parseLines returns a line of Lines as a document's text: all of it, a
 // final '\r' dropped.
 func parseLines(ln []byte) (label, text []byte, labelCol int, blank bool, le *lineError) {
+	ln, le = textLine(ln)
+	return nil, ln, 0, false, le
+}
+
+// textLine returns ln without its final '\r', refusing a NUL byte in it,
+// which no text line holds (the file is binary data). A line of white
+// space only, which the labelled formats skip, holds no NUL.
+func textLine(ln []byte) (text []byte, le *lineError) {
 	if n := len(ln); n > 0 && ln[n-1] == '\r' {
 		ln = ln[:n-1]
 	}
 	if k := bytes.IndexByte(ln, 0); k >= 0 {
-		return nil, nil, 0, false, errAt(k, ErrSyntax, "NUL byte in a text line (binary data?)")
+		return nil, errAt(k, ErrSyntax, "NUL byte in a text line (binary data?)")
 	}
-	return nil, ln, 0, false, nil
+	return ln, nil
 }
 
 // parseTSV splits a TSV line into its label and text.
 func parseTSV(ln []byte) (label, text []byte, labelCol int, blank bool, le *lineError) {
-	if n := len(ln); n > 0 && ln[n-1] == '\r' {
-		ln = ln[:n-1]
-	}
-	if skipSpace(ln, 0) == len(ln) {
-		return nil, nil, 0, true, nil
-	}
-	if k := bytes.IndexByte(ln, 0); k >= 0 {
-		return nil, nil, 0, false, errAt(k, ErrSyntax, "NUL byte in a text line (binary data?)")
+	if ln, le = textLine(ln); le != nil || skipSpace(ln, 0) == len(ln) {
+		return nil, nil, 0, le == nil, le
 	}
 	tab := bytes.IndexByte(ln, '\t')
 	if tab < 0 {
