@@ -45,6 +45,13 @@ func newMeter(env *Env, force bool, what, unit string, total int64) *meter {
 	return &meter{w: env.Stderr, what: what, unit: unit, total: total, start: now, last: now}
 }
 
+// count adds the n bytes a read or write moved, and returns its n and
+// err.
+func (m *meter) count(n int, err error) (int, error) {
+	m.add(int64(n))
+	return n, err
+}
+
 // add counts n more done and rewrites the line when it is due.
 func (m *meter) add(n int64) {
 	if m == nil {
@@ -98,11 +105,7 @@ type meterReader struct {
 	m *meter
 }
 
-func (r meterReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.m.add(int64(n))
-	return n, err
-}
+func (r meterReader) Read(p []byte) (int, error) { return r.m.count(r.r.Read(p)) }
 
 // fileSize is the size of the regular file at path, for an ETA; 0 when
 // unknown (standard input, a pipe).
@@ -123,8 +126,4 @@ type meterWriter struct {
 	m *meter
 }
 
-func (w meterWriter) Write(p []byte) (int, error) {
-	n, err := w.w.Write(p)
-	w.m.add(int64(n))
-	return n, err
-}
+func (w meterWriter) Write(p []byte) (int, error) { return w.m.count(w.w.Write(p)) }
