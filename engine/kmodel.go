@@ -308,8 +308,7 @@ const kblock = 64
 // needed) and returns it. The kernel values come in blocks of rows × all
 // support vectors, computed as matrix products, on all cores.
 func (m *KernelModel) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
-	mustRows("KernelModel.PredictBatch", X)
-	dst = sized(dst, X.Rows)
+	dst = rowsOut("KernelModel.PredictBatch", X, 1, dst)
 	m.batch(X, func(p *kprep, sc *kscratch, i int) { dst[i] = m.label(p, sc) })
 	return dst
 }
@@ -319,8 +318,7 @@ func (m *KernelModel) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
 // they may differ from Decision's in the last bits (and a score that
 // cancels to near zero may then change sign); PredictBatch likewise.
 func (m *KernelModel) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
-	mustRows("KernelModel.DecisionBatch", X)
-	dst = sized(dst, X.Rows)
+	dst = rowsOut("KernelModel.DecisionBatch", X, 1, dst)
 	m.batch(X, func(p *kprep, sc *kscratch, i int) { dst[i] = m.decide(p, sc) })
 	return dst
 }
@@ -329,10 +327,8 @@ func (m *KernelModel) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 // NumRows values a row, row after row, and returns it. Its kernel values
 // come from matrix products, as DecisionBatch's do.
 func (m *KernelModel) ScoresBatch(X *sparse.CSR, dst []float32) []float32 {
-	mustRows("KernelModel.ScoresBatch", X)
 	K := m.NumRows()
-	n := X.Rows * K
-	dst = sized(dst, n)
+	dst = rowsOut("KernelModel.ScoresBatch", X, K, dst)
 	m.batch(X, func(p *kprep, sc *kscratch, i int) {
 		m.fromKV(p, sc)
 		copy(dst[i*K:(i+1)*K], sc.s)

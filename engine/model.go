@@ -887,8 +887,7 @@ func runVote(v *Votes, bb float32, dots, s []float32, votes []float64, out []flo
 // needed) and returns it. Rows are split among GOMAXPROCS goroutines. X
 // must be valid (sparse.CSR.Validate), as the readers make it.
 func (m *Model) PredictBatch(X *sparse.CSR, dst []float64) []float64 {
-	mustRows("Model.PredictBatch", X)
-	dst = sized(dst, X.Rows)
+	dst = rowsOut("Model.PredictBatch", X, 1, dst)
 	if m.Binary() && m.Votes == nil && m.Cols == nil && X.Cols <= m.Dim {
 		parallelRows(X.Rows, func(lo, hi int) {
 			// Decisions in stack-sized blocks, turned into labels.
@@ -939,8 +938,7 @@ func (m *Model) binaryBlock(X *sparse.CSR, lo, hi int, out []float32) {
 // DotRows kernel, one call per block of rows. X must be valid, as for
 // PredictBatch.
 func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
-	mustRows("Model.DecisionBatch", X)
-	dst = sized(dst, X.Rows)
+	dst = rowsOut("Model.DecisionBatch", X, 1, dst)
 	fast := m.Binary() && m.Votes == nil && m.Cols == nil && X.Cols <= m.Dim
 	parallelRows(X.Rows, func(lo, hi int) {
 		if fast {
@@ -958,10 +956,8 @@ func (m *Model) DecisionBatch(X *sparse.CSR, dst []float32) []float32 {
 // NumRows values a row, row after row, and returns it, on GOMAXPROCS
 // goroutines. X must be valid, as for PredictBatch.
 func (m *Model) ScoresBatch(X *sparse.CSR, dst []float32) []float32 {
-	mustRows("Model.ScoresBatch", X)
 	K := m.NumRows()
-	n := X.Rows * K
-	dst = sized(dst, n)
+	dst = rowsOut("Model.ScoresBatch", X, K, dst)
 	parallelRows(X.Rows, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			m.Scores(X.Row(i), dst[i*K:(i+1)*K:(i+1)*K])

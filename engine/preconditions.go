@@ -19,13 +19,16 @@ func mustVector(fn string, x sparse.Vector) {
 	}
 }
 
-// mustRows panics unless X is a matrix whose shape holds together
+// rowsOut panics unless X is a matrix whose shape holds together
 // (sparse.CSR.ValidateShape: not nil, row pointers within Ind and Val):
 // its cost is one pass over the row pointers, far below the prediction's.
 // Indices outside a model's features are the model's to ignore, and the
-// kernels check the indices they use.
-func mustRows(fn string, X *sparse.CSR) {
+// kernels check the indices they use. fn, the batch method, names it in
+// the message. It returns dst grown to hold per values for each row of X
+// (see sized), which fn writes.
+func rowsOut[T any](fn string, X *sparse.CSR, per int, dst []T) []T {
 	if err := X.ValidateShape(); err != nil {
 		panic(fmt.Sprintf("engine: %s: X: %v", fn, err))
 	}
+	return sized(dst, X.Rows*per)
 }
