@@ -28,7 +28,7 @@ func archInit() {
 
 func dotIndF32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
 	if len(w)*4 > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
-		return dotIndF32Generic(val, ind, w)
+		return dotIndGeneric(val, ind, w)
 	}
 	s, ok := dotIndF32AVX2(val, ind, w, len(w))
 	if !ok {
@@ -39,7 +39,7 @@ func dotIndF32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
 
 func dotIndF32AVX512Sized(val []float32, ind []int32, w []float32) float32 {
 	if len(w)*4 > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
-		return dotIndF32Generic(val, ind, w)
+		return dotIndGeneric(val, ind, w)
 	}
 	s, ok := dotIndF32AVX512(val, ind, w, len(w))
 	if !ok {
@@ -50,7 +50,7 @@ func dotIndF32AVX512Sized(val []float32, ind []int32, w []float32) float32 {
 
 func dotIndF64AVX2Sized(val []float64, ind []int32, w []float64) float64 {
 	if len(w)*8 > gatherMaxBytes || len(w) == 0 {
-		return dotIndF64Generic(val, ind, w)
+		return dotIndGeneric(val, ind, w)
 	}
 	s, ok := dotIndF64AVX2(val, ind, w, len(w))
 	if !ok {
@@ -61,7 +61,7 @@ func dotIndF64AVX2Sized(val []float64, ind []int32, w []float64) float64 {
 
 func dotIndF64AVX512Sized(val []float64, ind []int32, w []float64) float64 {
 	if len(w)*8 > gatherMaxBytes || len(w) == 0 {
-		return dotIndF64Generic(val, ind, w)
+		return dotIndGeneric(val, ind, w)
 	}
 	s, ok := dotIndF64AVX512(val, ind, w, len(w))
 	if !ok {
@@ -127,12 +127,12 @@ func scoresLim(W, s []float32) int {
 
 func dotRowsF32Sized(t Tier, indptr []int64, ind []int32, val, w, out []float32) {
 	if len(w)*4 > gatherMaxBytes || len(w) == 0 {
-		dotRowsF32Generic(indptr, ind, val, w, out)
+		dotRowsGeneric(indptr, ind, val, w, out)
 		return
 	}
 	for r := 0; r < len(out); {
 		if lo, hi := indptr[r], indptr[r+1]; hi-lo < gatherMinLen {
-			out[r] = dotIndF32Generic(val[lo:hi], ind[lo:hi], w)
+			out[r] = dotIndGeneric(val[lo:hi], ind[lo:hi], w)
 			r++
 			continue
 		}
@@ -152,13 +152,13 @@ func dotRowsF32Sized(t Tier, indptr []int64, ind []int32, val, w, out []float32)
 
 func dotRowsF64Sized(t Tier, indptr []int64, ind []int32, val, w, out []float64) {
 	if len(w)*8 > gatherMaxBytes || len(w) == 0 {
-		dotRowsF64Generic(indptr, ind, val, w, out)
+		dotRowsGeneric(indptr, ind, val, w, out)
 		return
 	}
 	for r := 0; r < len(out); {
 		if lo, hi := indptr[r], indptr[r+1]; hi < lo {
 			// Out of order: the slicing panics.
-			out[r] = dotIndF64Generic(val[lo:hi], ind[lo:hi], w)
+			out[r] = dotIndGeneric(val[lo:hi], ind[lo:hi], w)
 		}
 		e := runEnd(indptr, r, len(out), 0, len(ind))
 		var ok bool

@@ -39,7 +39,7 @@ func TestGatherKernelsAllLengths(t *testing.T) {
 					for i := range val {
 						mag += float32(math.Abs(float64(val[i] * w[ind[i]])))
 					}
-					got, want := k.dot(val, ind, w), dotIndF32Generic(val, ind, w)
+					got, want := k.dot(val, ind, w), dotIndGeneric(val, ind, w)
 					if !close32(got, want, mag, nnz) {
 						t.Fatalf("%s nnz=%d: dotInd %v, reference %v", p.Name, nnz, got, want)
 					}
@@ -49,7 +49,7 @@ func TestGatherKernelsAllLengths(t *testing.T) {
 					for i := range val64 {
 						mag64 += math.Abs(val64[i] * w64[ind[i]])
 					}
-					if got, want := k.dot64(val64, ind, w64), dotIndF64Generic(val64, ind, w64); !close64(got, want, mag64, nnz) {
+					if got, want := k.dot64(val64, ind, w64), dotIndGeneric(val64, ind, w64); !close64(got, want, mag64, nnz) {
 						t.Fatalf("%s nnz=%d: dotIndF64 %v, reference %v", p.Name, nnz, got, want)
 					}
 					cw(t)
@@ -81,7 +81,7 @@ func TestShortRowsTakeTheLoop(t *testing.T) {
 			val, _ := guarded32(r, nnz, 0)
 			want := raw(val, ind, w)
 			if nnz < gatherMinLen {
-				want = dotIndF32Generic(val, ind, w)
+				want = dotIndGeneric(val, ind, w)
 			}
 			if got := k.dotIndF32(val, ind, w); math.Float32bits(got) != math.Float32bits(want) {
 				t.Fatalf("%v nnz=%d: dispatched %v, want %v", tier, nnz, got, want)

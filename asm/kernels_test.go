@@ -29,15 +29,15 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 					mag += float32(math.Abs(float64(x[i] * y[i])))
 					sq += x[i] * x[i]
 				}
-				if got, want := k.dotF32(x, y), dotF32Generic(x, y); !close32(got, want, mag, n) {
+				if got, want := k.dotF32(x, y), dotGeneric(x, y); !close32(got, want, mag, n) {
 					t.Fatalf("dotF32 n=%d off=%d: got %v want %v", n, off, got, want)
 				}
-				if got, want := k.sumSqF32(x), sumSqF32Generic(x); !close32(got, want, sq, n) {
+				if got, want := k.sumSqF32(x), sumSqGeneric(x); !close32(got, want, sq, n) {
 					t.Fatalf("sumSqF32 n=%d off=%d: got %v want %v", n, off, got, want)
 				}
 				a := float32(r.NormFloat64())
 				want := append([]float32(nil), y...)
-				axpyF32Generic(a, x, want)
+				axpyGeneric(a, x, want)
 				k.axpyF32(a, x, y)
 				for i := range y {
 					if !close32(y[i], want[i], float32(math.Abs(float64(want[i])))+float32(math.Abs(float64(a*x[i]))), 1) {
@@ -45,7 +45,7 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 					}
 				}
 				want = append(want[:0], x...)
-				scaleF32Generic(a, want)
+				scaleGeneric(a, want)
 				k.scaleF32(a, x)
 				for i := range x {
 					if x[i] != want[i] {
@@ -63,15 +63,15 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 					mag64 += math.Abs(x64[i] * y64[i])
 					sq64 += x64[i] * x64[i]
 				}
-				if got, want := k.dotF64(x64, y64), dotF64Generic(x64, y64); !close64(got, want, mag64, n) {
+				if got, want := k.dotF64(x64, y64), dotGeneric(x64, y64); !close64(got, want, mag64, n) {
 					t.Fatalf("dotF64 n=%d off=%d: got %v want %v", n, off, got, want)
 				}
-				if got, want := k.sumSqF64(x64), sumSqF64Generic(x64); !close64(got, want, sq64, n) {
+				if got, want := k.sumSqF64(x64), sumSqGeneric(x64); !close64(got, want, sq64, n) {
 					t.Fatalf("sumSqF64 n=%d off=%d: got %v want %v", n, off, got, want)
 				}
 				a64 := r.NormFloat64()
 				want64 := append([]float64(nil), y64...)
-				axpyF64Generic(a64, x64, want64)
+				axpyGeneric(a64, x64, want64)
 				k.axpyF64(a64, x64, y64)
 				for i := range y64 {
 					if !close64(y64[i], want64[i], math.Abs(want64[i])+math.Abs(a64*x64[i]), 1) {
@@ -79,7 +79,7 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 					}
 				}
 				want64 = append(want64[:0], x64...)
-				scaleF64Generic(a64, want64)
+				scaleGeneric(a64, want64)
 				k.scaleF64(a64, x64)
 				for i := range x64 {
 					if x64[i] != want64[i] {
@@ -108,13 +108,13 @@ func TestSparseKernelsAgainstReference(t *testing.T) {
 				for i := range val {
 					mag += float32(math.Abs(float64(val[i] * w[ind[i]])))
 				}
-				if got, want := k.dotIndF32(val, ind, w), dotIndF32Generic(val, ind, w); !close32(got, want, mag, nnz) {
+				if got, want := k.dotIndF32(val, ind, w), dotIndGeneric(val, ind, w); !close32(got, want, mag, nnz) {
 					t.Fatalf("%s dotIndF32 nnz=%d: got %v want %v", p.Name, nnz, got, want)
 				}
 				a := float32(r.NormFloat64())
 				{
 					want := append([]float32(nil), w...)
-					axpyIndF32Generic(a, val, ind, want)
+					axpyIndGeneric(a, val, ind, want)
 					k.axpyIndF32(a, val, ind, w)
 					for i := range w {
 						if !close32(w[i], want[i], float32(math.Abs(float64(want[i])))+float32(math.Abs(float64(a)))*8, 4) {
@@ -131,13 +131,13 @@ func TestSparseKernelsAgainstReference(t *testing.T) {
 				for i := range val64 {
 					mag64 += math.Abs(val64[i] * w64[ind[i]])
 				}
-				if got, want := k.dotIndF64(val64, ind, w64), dotIndF64Generic(val64, ind, w64); !close64(got, want, mag64, nnz) {
+				if got, want := k.dotIndF64(val64, ind, w64), dotIndGeneric(val64, ind, w64); !close64(got, want, mag64, nnz) {
 					t.Fatalf("%s dotIndF64 nnz=%d: got %v want %v", p.Name, nnz, got, want)
 				}
 				a64 := r.NormFloat64()
 				{
 					want64 := append([]float64(nil), w64...)
-					axpyIndF64Generic(a64, val64, ind, want64)
+					axpyIndGeneric(a64, val64, ind, want64)
 					k.axpyIndF64(a64, val64, ind, w64)
 					for i := range w64 {
 						if !close64(w64[i], want64[i], math.Abs(want64[i])+math.Abs(a64)*8, 4) {
@@ -178,13 +178,13 @@ func TestDotRowsAgainstReference(t *testing.T) {
 			val, cv := guarded32(r, len(ind), (trial+1)%4)
 			out, co := guarded32(r, rows, (trial+2)%4)
 			want := make([]float32, rows)
-			dotRowsF32Generic(indptr, ind, val, w, want)
+			dotRowsGeneric(indptr, ind, val, w, want)
 			k.dotRowsF32(indptr, ind, val, w, out)
 			w64, cw64 := guarded64(r, dim, trial%4)
 			val64, cv64 := guarded64(r, len(ind), (trial+3)%4)
 			out64, co64 := guarded64(r, rows, (trial+1)%4)
 			want64 := make([]float64, rows)
-			dotRowsF64Generic(indptr, ind, val64, w64, want64)
+			dotRowsGeneric(indptr, ind, val64, w64, want64)
 			k.dotRowsF64(indptr, ind, val64, w64, out64)
 			for i := range out {
 				lo, hi := indptr[i], indptr[i+1]

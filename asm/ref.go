@@ -1,13 +1,15 @@
 package asm
 
 // The portable reference kernels. Every SIMD kernel is tested against these
-// over many lengths, offsets and index patterns.
+// over many lengths, offsets and index patterns. Those of float32 and of
+// float64 that do the same arithmetic are one generic function, compiled
+// for each type apart.
 
-// dotF32Generic computes
+// dotGeneric computes
 //
 //	for i := range x { s += x[i] * y[i] }
-func dotF32Generic(x, y []float32) float32 {
-	var s0, s1, s2, s3 float32
+func dotGeneric[T float32 | float64](x, y []T) T {
+	var s0, s1, s2, s3 T
 	n := len(x)
 	y = y[:n]
 	i := 0
@@ -23,69 +25,30 @@ func dotF32Generic(x, y []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// dotF64Generic computes
-//
-//	for i := range x { s += x[i] * y[i] }
-func dotF64Generic(x, y []float64) float64 {
-	var s0, s1, s2, s3 float64
-	n := len(x)
-	y = y[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
-	}
-	for ; i < n; i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// axpyF32Generic computes
+// axpyGeneric computes
 //
 //	for i := range x { y[i] += a * x[i] }
-func axpyF32Generic(a float32, x, y []float32) {
+func axpyGeneric[T float32 | float64](a T, x, y []T) {
 	y = y[:len(x)]
 	for i, v := range x {
 		y[i] += a * v
 	}
 }
 
-// axpyF64Generic computes
-//
-//	for i := range x { y[i] += a * x[i] }
-func axpyF64Generic(a float64, x, y []float64) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += a * v
-	}
-}
-
-// scaleF32Generic computes
+// scaleGeneric computes
 //
 //	for i := range x { x[i] *= a }
-func scaleF32Generic(a float32, x []float32) {
+func scaleGeneric[T float32 | float64](a T, x []T) {
 	for i := range x {
 		x[i] *= a
 	}
 }
 
-// scaleF64Generic computes
-//
-//	for i := range x { x[i] *= a }
-func scaleF64Generic(a float64, x []float64) {
-	for i := range x {
-		x[i] *= a
-	}
-}
-
-// sumSqF32Generic computes
+// sumSqGeneric computes
 //
 //	for i := range x { s += x[i] * x[i] }
-func sumSqF32Generic(x []float32) float32 {
-	var s0, s1 float32
+func sumSqGeneric[T float32 | float64](x []T) T {
+	var s0, s1 T
 	i := 0
 	for ; i+2 <= len(x); i += 2 {
 		s0 += x[i] * x[i]
@@ -97,44 +60,11 @@ func sumSqF32Generic(x []float32) float32 {
 	return s0 + s1
 }
 
-// sumSqF64Generic computes
-//
-//	for i := range x { s += x[i] * x[i] }
-func sumSqF64Generic(x []float64) float64 {
-	var s0, s1 float64
-	i := 0
-	for ; i+2 <= len(x); i += 2 {
-		s0 += x[i] * x[i]
-		s1 += x[i+1] * x[i+1]
-	}
-	if i < len(x) {
-		s0 += x[i] * x[i]
-	}
-	return s0 + s1
-}
-
-// dotIndF32Generic computes
+// dotIndGeneric computes
 //
 //	for k := range val { s += val[k] * w[ind[k]] }
-func dotIndF32Generic(val []float32, ind []int32, w []float32) float32 {
-	var s0, s1 float32
-	ind = ind[:len(val)]
-	k := 0
-	for ; k+2 <= len(val); k += 2 {
-		s0 += val[k] * w[ind[k]]
-		s1 += val[k+1] * w[ind[k+1]]
-	}
-	if k < len(val) {
-		s0 += val[k] * w[ind[k]]
-	}
-	return s0 + s1
-}
-
-// dotIndF64Generic computes
-//
-//	for k := range val { s += val[k] * w[ind[k]] }
-func dotIndF64Generic(val []float64, ind []int32, w []float64) float64 {
-	var s0, s1 float64
+func dotIndGeneric[T float32 | float64](val []T, ind []int32, w []T) T {
+	var s0, s1 T
 	ind = ind[:len(val)]
 	k := 0
 	for ; k+2 <= len(val); k += 2 {
@@ -166,20 +96,10 @@ func addScoresF32Generic(W []float32, ind []int32, val []float32, s []float32) {
 	}
 }
 
-// axpyIndF32Generic computes
+// axpyIndGeneric computes
 //
 //	for k := range val { w[ind[k]] += a * val[k] }
-func axpyIndF32Generic(a float32, val []float32, ind []int32, w []float32) {
-	ind = ind[:len(val)]
-	for k, v := range val {
-		w[ind[k]] += a * v
-	}
-}
-
-// axpyIndF64Generic computes
-//
-//	for k := range val { w[ind[k]] += a * val[k] }
-func axpyIndF64Generic(a float64, val []float64, ind []int32, w []float64) {
+func axpyIndGeneric[T float32 | float64](a T, val []T, ind []int32, w []T) {
 	ind = ind[:len(val)]
 	for k, v := range val {
 		w[ind[k]] += a * v
@@ -250,22 +170,12 @@ func increasingI32Generic(ind []int32) bool {
 	return true
 }
 
-// dotRowsF32Generic computes, for every row r of a CSR block,
+// dotRowsGeneric computes, for every row r of a CSR block,
 //
 //	for k := indptr[r]; k < indptr[r+1]; k++ { out[r] += val[k] * w[ind[k]] }
-func dotRowsF32Generic(indptr []int64, ind []int32, val []float32, w []float32, out []float32) {
+func dotRowsGeneric[T float32 | float64](indptr []int64, ind []int32, val []T, w []T, out []T) {
 	for r := range out {
 		lo, hi := indptr[r], indptr[r+1]
-		out[r] = dotIndF32Generic(val[lo:hi], ind[lo:hi], w)
-	}
-}
-
-// dotRowsF64Generic computes, for every row r of a CSR block,
-//
-//	for k := indptr[r]; k < indptr[r+1]; k++ { out[r] += val[k] * w[ind[k]] }
-func dotRowsF64Generic(indptr []int64, ind []int32, val []float64, w []float64, out []float64) {
-	for r := range out {
-		lo, hi := indptr[r], indptr[r+1]
-		out[r] = dotIndF64Generic(val[lo:hi], ind[lo:hi], w)
+		out[r] = dotIndGeneric(val[lo:hi], ind[lo:hi], w)
 	}
 }

@@ -154,7 +154,7 @@ func DotF32(x, y []float32) float32 {
 	case AVX2:
 		return dotF32AVX2(x, y)
 	}
-	return dotF32Generic(x, y)
+	return dotGeneric(x, y)
 }
 
 // DotF64 returns Σ x[i]·y[i]. It panics if len(x) != len(y).
@@ -166,7 +166,7 @@ func DotF64(x, y []float64) float64 {
 	case AVX2:
 		return dotF64AVX2(x, y)
 	}
-	return dotF64Generic(x, y)
+	return dotGeneric(x, y)
 }
 
 // AxpyF32 computes y[i] += a·x[i], fused into one pass. It panics if len(x) != len(y).
@@ -178,7 +178,7 @@ func AxpyF32(a float32, x, y []float32) {
 	case AVX2:
 		axpyF32AVX2(a, x, y)
 	default:
-		axpyF32Generic(a, x, y)
+		axpyGeneric(a, x, y)
 	}
 }
 
@@ -191,7 +191,7 @@ func AxpyF64(a float64, x, y []float64) {
 	case AVX2:
 		axpyF64AVX2(a, x, y)
 	default:
-		axpyF64Generic(a, x, y)
+		axpyGeneric(a, x, y)
 	}
 }
 
@@ -203,7 +203,7 @@ func ScaleF32(a float32, x []float32) {
 	case AVX2:
 		scaleF32AVX2(a, x)
 	default:
-		scaleF32Generic(a, x)
+		scaleGeneric(a, x)
 	}
 }
 
@@ -215,7 +215,7 @@ func ScaleF64(a float64, x []float64) {
 	case AVX2:
 		scaleF64AVX2(a, x)
 	default:
-		scaleF64Generic(a, x)
+		scaleGeneric(a, x)
 	}
 }
 
@@ -227,7 +227,7 @@ func SumSqF32(x []float32) float32 {
 	case AVX2:
 		return sumSqF32AVX2(x)
 	}
-	return sumSqF32Generic(x)
+	return sumSqGeneric(x)
 }
 
 // SumSqF64 returns Σ x[i]², the squared Euclidean norm.
@@ -238,7 +238,7 @@ func SumSqF64(x []float64) float64 {
 	case AVX2:
 		return sumSqF64AVX2(x)
 	}
-	return sumSqF64Generic(x)
+	return sumSqGeneric(x)
 }
 
 // The sparse kernels check their indices as they go, on every tier: the
@@ -260,7 +260,7 @@ func DotIndF32(val []float32, ind []int32, w []float32) float32 {
 	case AVX2:
 		return dotIndF32AVX2Sized(val, ind, w)
 	}
-	return dotIndF32Generic(val, ind, w)
+	return dotIndGeneric(val, ind, w)
 }
 
 // AddScoresF32 adds val[k]·W[ind[k]·K + c] to s[c] for every class c < K =
@@ -291,7 +291,7 @@ func DotIndF64(val []float64, ind []int32, w []float64) float64 {
 	case AVX2:
 		return dotIndF64AVX2Sized(val, ind, w)
 	}
-	return dotIndF64Generic(val, ind, w)
+	return dotIndGeneric(val, ind, w)
 }
 
 // AxpyIndF32 computes w[ind[k]] += a·val[k], the scatter behind every
@@ -304,7 +304,7 @@ func AxpyIndF32(a float32, val []float32, ind []int32, w []float32) {
 		axpyIndF32Checked(a, val, ind, w)
 		return
 	}
-	axpyIndF32Generic(a, val, ind, w)
+	axpyIndGeneric(a, val, ind, w)
 }
 
 // AxpyIndF64 computes w[ind[k]] += a·val[k]. It panics if len(val) !=
@@ -315,7 +315,7 @@ func AxpyIndF64(a float64, val []float64, ind []int32, w []float64) {
 		axpyIndF64Checked(a, val, ind, w)
 		return
 	}
-	axpyIndF64Generic(a, val, ind, w)
+	axpyIndGeneric(a, val, ind, w)
 }
 
 // AxpyAvgF32 computes w[ind[k]] += a·val[k] and u[ind[k]] += ca·val[k]
@@ -430,7 +430,7 @@ func DotRowsF32(indptr []int64, ind []int32, val []float32, w []float32, out []f
 		dotRowsF32Sized(t, indptr, ind, val, w, out)
 		return
 	}
-	dotRowsF32Generic(indptr, ind, val, w, out)
+	dotRowsGeneric(indptr, ind, val, w, out)
 }
 
 // DotRowsF64 is DotRowsF32 in float64.
@@ -441,5 +441,5 @@ func DotRowsF64(indptr []int64, ind []int32, val []float64, w []float64, out []f
 		dotRowsF64Sized(t, indptr, ind, val, w, out)
 		return
 	}
-	dotRowsF64Generic(indptr, ind, val, w, out)
+	dotRowsGeneric(indptr, ind, val, w, out)
 }
