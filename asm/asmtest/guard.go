@@ -21,36 +21,24 @@ var (
 // past a 64-byte-aligned-ish base, inside a buffer whose GuardLen elements
 // on either side hold GuardF32, and a check that the guards are intact.
 func Guarded32(r *rand.Rand, n, off int) ([]float32, func(t *testing.T)) {
-	buf := make([]float32, n+off+2*GuardLen)
-	for i := range buf {
-		buf[i] = GuardF32
-	}
-	s := buf[GuardLen+off : GuardLen+off+n : GuardLen+off+n]
-	for i := range s {
-		s[i] = float32(r.NormFloat64())
-	}
-	return s, func(t *testing.T) {
-		t.Helper()
-		for i, v := range buf {
-			if i >= GuardLen+off && i < GuardLen+off+n {
-				continue
-			}
-			if math.Float32bits(v) != math.Float32bits(GuardF32) {
-				t.Fatalf("guard element %d overwritten with %v (n=%d off=%d)", i, v, n, off)
-			}
-		}
-	}
+	return guarded(r, n, off, GuardF32, func(v float32) uint64 { return uint64(math.Float32bits(v)) })
 }
 
 // Guarded64 is Guarded32 in float64, with GuardF64 in the guards.
 func Guarded64(r *rand.Rand, n, off int) ([]float64, func(t *testing.T)) {
-	buf := make([]float64, n+off+2*GuardLen)
+	return guarded(r, n, off, GuardF64, math.Float64bits)
+}
+
+// guarded is Guarded32 and Guarded64, with guard in the guards, which it
+// compares by their bits.
+func guarded[T float32 | float64](r *rand.Rand, n, off int, guard T, bits func(T) uint64) ([]T, func(t *testing.T)) {
+	buf := make([]T, n+off+2*GuardLen)
 	for i := range buf {
-		buf[i] = GuardF64
+		buf[i] = guard
 	}
 	s := buf[GuardLen+off : GuardLen+off+n : GuardLen+off+n]
 	for i := range s {
-		s[i] = r.NormFloat64()
+		s[i] = T(r.NormFloat64())
 	}
 	return s, func(t *testing.T) {
 		t.Helper()
@@ -58,7 +46,7 @@ func Guarded64(r *rand.Rand, n, off int) ([]float64, func(t *testing.T)) {
 			if i >= GuardLen+off && i < GuardLen+off+n {
 				continue
 			}
-			if math.Float64bits(v) != math.Float64bits(GuardF64) {
+			if bits(v) != bits(guard) {
 				t.Fatalf("guard element %d overwritten with %v (n=%d off=%d)", i, v, n, off)
 			}
 		}
