@@ -1,8 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 
@@ -10,34 +10,17 @@ import (
 )
 
 func newCPUCmd() *Command {
-	o := new(cpuOptions)
-	c := &Command{
+	return newReport(&Command{
 		UsageLine: "cpu",
 		Short:     "show the CPU, its SIMD features and the kernel tier in use",
 		Long: `Cpu reports the processor as cpuid sees it (brand, family and model, core
 counts, cache sizes, feature flags), the kernel tiers it can run and the one
 in use, which HYPERPLANE_SIMD or -simd can force.`,
-		Run: o.run,
-	}
-	c.Flag.BoolVar(&o.json, "json", false, "print the report as JSON")
-	return c
+	}, asm.CPU, printCPU)
 }
 
-// cpuOptions holds cpu's flags.
-type cpuOptions struct {
-	json bool
-}
-
-// run prints the CPU report.
-func (o *cpuOptions) run(ctx context.Context, env *Env, args []string) error {
-	out := env.Stdout
-	if len(args) > 0 {
-		return usageError("cpu takes no arguments")
-	}
-	c := asm.CPU()
-	if o.json {
-		return printJSON(out, c)
-	}
+// printCPU prints the CPU report c.
+func printCPU(out io.Writer, c asm.CPUInfo) {
 	if c.Brand == "" && c.Vendor == "" {
 		fmt.Fprintf(out, "cpu:      unknown (%s; no cpuid data, as in a -tags noasm build)\n", c.Arch)
 	} else {
@@ -50,7 +33,6 @@ func (o *cpuOptions) run(ctx context.Context, env *Env, args []string) error {
 	if c.Override != "" {
 		fmt.Fprintf(out, "override: %s\n", c.Override)
 	}
-	return nil
 }
 
 // coresLine describes the core counts the way cpu and bench both print

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -10,8 +10,7 @@ import (
 )
 
 func newVersionCmd() *Command {
-	o := new(versionOptions)
-	c := &Command{
+	return newReport(&Command{
 		UsageLine: "version",
 		Short:     "show the module version, the source revision and the Go toolchain",
 		Long: `Version prints what the build records about itself: the module version
@@ -19,27 +18,11 @@ func newVersionCmd() *Command {
 built from and whether the tree had uncommitted changes, the Go version, the
 platform, and the SIMD tier in use, so that a benchmark report or a bug
 report says which code ran.`,
-		Run: o.run,
-	}
-	c.Flag.BoolVar(&o.json, "json", false, "print the report as JSON")
-	return c
+	}, buildVersion, printVersion)
 }
 
-// versionOptions holds version's flags.
-type versionOptions struct {
-	json bool
-}
-
-// run prints what the build records about itself.
-func (o *versionOptions) run(ctx context.Context, env *Env, args []string) error {
-	out := env.Stdout
-	if len(args) > 0 {
-		return usageError("version takes no arguments")
-	}
-	v := buildVersion()
-	if o.json {
-		return printJSON(out, v)
-	}
+// printVersion prints what the build records about itself, v.
+func printVersion(out io.Writer, v versionInfo) {
 	rev := v.Revision
 	if rev == "" {
 		rev = "unknown (built without VCS information)"
@@ -51,7 +34,6 @@ func (o *versionOptions) run(ctx context.Context, env *Env, args []string) error
 		rev += " (modified)"
 	}
 	fmt.Fprintf(out, "hyperplane %s\nrevision: %s\ngo:       %s %s/%s\ntier:     %s\n", v.Version, rev, v.Go, v.OS, v.Arch, v.Tier)
-	return nil
 }
 
 // versionInfo is what a build knows about itself.
