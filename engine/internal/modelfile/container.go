@@ -9,7 +9,7 @@
 //
 // # The container
 //
-// The first three formats are built the same way, and this file holds
+// The first three formats are built the same way, and container.go holds
 // what they share; each kind supplies only its own header fields and
 // sections (a Sections), and its own checks of them.
 //
