@@ -34,8 +34,9 @@
 # -ci: the small version for continuous integration: SIZE 200MB in a
 # temporary folder under WORKDIR's parent, removed at the end, no
 # fastText, one run; it fails when train or eval fails, when the accuracy
-# is below 0.80, or when train's peak RSS passes $SCALE_TEXT_MAX_RSS_MB
-# (when set).
+# is below 0.80, when train's peak RSS passes $SCALE_TEXT_MAX_RSS_MB
+# (when set), when a file is left behind, or when a vocabulary pruned to
+# fit -mem 400MiB peaks over that budget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -217,5 +218,12 @@ if [ $ci = 1 ]; then
   [ $code = 1 ] && grep -q interrupted "$W/int.log" || { echo "FAIL: train after SIGINT: exit $code: $(tail -2 "$W/int.log")" >&2; exit 1; }
   [ -z "$(leftovers)" ] || { echo "FAIL: left after SIGINT: $(leftovers)" >&2; exit 1; }
   rm -f "$W/bad.jsonl"
-  echo "ci: ok (accuracy $acc, peak RSS $rss MB; no cache file left after success, failure or SIGINT)"
+  # A vocabulary counted in a budget too small for it is pruned, and the
+  # training's peak RSS stays within that budget.
+  /usr/bin/time -f '%e %M' -o "$W/vocab.times" "$hp" train -stream -epochs 1 -no-calibrate -mem 400MiB \
+    -o "$W/vocab.hptm" "$W/train.jsonl" >"$W/vocab.log" 2>&1 || { echo "FAIL: train -mem 400MiB: $(tail -2 "$W/vocab.log")" >&2; exit 1; }
+  grep -q 'terms counted in' "$W/vocab.log" || { echo "FAIL: -mem 400MiB pruned no term: $(cat "$W/vocab.log")" >&2; exit 1; }
+  vrss=$(awk '{print int($2/1024)}' "$W/vocab.times")
+  [ "$vrss" -le 400 ] || { echo "FAIL: peak RSS $vrss MiB over -mem 400MiB with a pruned vocabulary" >&2; exit 1; }
+  echo "ci: ok (accuracy $acc, peak RSS $rss MB; no cache file left after success, failure or SIGINT; a pruned vocabulary in -mem 400MiB peaked at $vrss MiB)"
 fi
