@@ -152,53 +152,90 @@ func (l *Learner) Delta() (*Mix, error) {
 	}
 	st := l.st
 	K := st.K
-	d := &Mix{
-		Classes: slices.Clone(st.classes), Dim: st.dim, Features: []int32{},
-		W: []float32{}, B: slices.Clone(st.b), N: st.c, Updates: l.updates,
+	// The touched features bound the lists, so they grow without copies;
+	// they are filled as locals (no write barriers) and set at the end.
+	n := 0
+	for _, t := range st.touched {
+		n += bits.OnesCount64(t)
 	}
+	feat, w := make([]int32, 0, n), make([]float32, 0, n*K)
+	var seen []int32
+	var acc []float64
 	if st.u != nil {
-		d.U, d.UB = []float64{}, slices.Clone(st.ub)
+		acc = make([]float64, 0, n*K)
 	}
-	// bw returns the start's weight c of feature j; calls come in
-	// increasing j, so a sparse start is walked once.
-	b, bp := l.base, 0
-	bw := func(j, c int) float32 {
-		switch {
-		case b == nil || j >= b.Dim:
-			return 0
-		case b.Features == nil:
-			return b.W[j*K+c]
-		}
-		for bp < len(b.Features) && int(b.Features[bp]) < j {
-			bp++
-		}
-		if bp < len(b.Features) && int(b.Features[bp]) == j {
-			return b.W[bp*K+c]
-		}
-		return 0
-	}
+	b := baseWalk{m: l.base, K: K}
 	for i, t := range st.touched {
 		for t != 0 {
 			j := i*64 + bits.TrailingZeros64(t)
 			t &= t - 1
+			wj, bw := st.w[j*K:j*K+K], b.at(j)
 			changed := l.random
-			for c := range K {
-				if math.Float32bits(st.w[j*K+c]) != math.Float32bits(bw(j, c)) || (st.u != nil && math.Float64bits(st.u[j*K+c]) != 0) {
+			for c := range wj {
+				if math.Float32bits(wj[c]) != math.Float32bits(bw[c]) {
 					changed = true
 				}
 			}
+			if st.u != nil && !changed {
+				for _, x := range st.u[j*K : j*K+K] {
+					if math.Float64bits(x) != 0 {
+						changed = true
+					}
+				}
+			}
 			if !changed {
-				d.Seen = append(d.Seen, int32(j))
+				if seen == nil {
+					seen = make([]int32, 0, n-len(feat))
+				}
+				seen = append(seen, int32(j))
 				continue
 			}
-			d.Features = append(d.Features, int32(j))
-			d.W = append(d.W, st.w[j*K:j*K+K]...)
+			feat = append(feat, int32(j))
+			w = append(w, wj...)
 			if st.u != nil {
-				d.U = append(d.U, st.u[j*K:j*K+K]...)
+				acc = append(acc, st.u[j*K:j*K+K]...)
 			}
 		}
 	}
+	d := &Mix{
+		Classes: slices.Clone(st.classes), Dim: st.dim, Features: feat, Seen: seen,
+		W: w, B: slices.Clone(st.b), N: st.c, Updates: l.updates,
+	}
+	if st.u != nil {
+		d.U, d.UB = acc, slices.Clone(st.ub)
+	}
 	return d, nil
+}
+
+// baseWalk gives Learner.Delta the weights of the state a learner
+// started from, feature after increasing feature: a sparse start is
+// walked once.
+type baseWalk struct {
+	m    *Mix
+	K    int
+	p    int       // the next listed feature of a sparse m
+	zero []float32 // K zeros, for the features m does not hold
+}
+
+// at returns the K weights of feature j in the start, zeros where it has
+// none; j must not decrease from one call to the next.
+func (b *baseWalk) at(j int) []float32 {
+	m, K := b.m, b.K
+	if m != nil && j < m.Dim {
+		if m.Features == nil {
+			return m.W[j*K : j*K+K]
+		}
+		for b.p < len(m.Features) && int(m.Features[b.p]) < j {
+			b.p++
+		}
+		if b.p < len(m.Features) && int(m.Features[b.p]) == j {
+			return m.W[b.p*K : b.p*K+K]
+		}
+	}
+	if b.zero == nil {
+		b.zero = make([]float32, K)
+	}
+	return b.zero
 }
 
 // PartialFitCache makes one pass over the rows of the cache c, streamed
