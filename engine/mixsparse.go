@@ -127,26 +127,32 @@ func (m *Mix) WeightsAt(features []int32) (*Mix, error) {
 	}
 	out.W = make([]float32, len(features)*K)
 	p := 0
+	mf := m.Features
 	for q, j := range features {
-		// The next listed feature at or after j, by steps that double
-		// and then a search in the last one: about log of the gap, which
-		// is small when the state lists about the features asked for and
-		// large when it lists many more.
-		if p < len(m.Features) && m.Features[p] < j {
+		// The next listed feature at or after j: a few steps, then steps
+		// that double and a search in the last one, about log of the gap,
+		// which is small when the state lists about the features asked
+		// for and large when it lists many more.
+		for range 4 {
+			if p < len(mf) && mf[p] < j {
+				p++
+			}
+		}
+		if p < len(mf) && mf[p] < j {
 			step := 1
-			for p+step < len(m.Features) && m.Features[p+step] < j {
+			for p+step < len(mf) && mf[p+step] < j {
 				p += step
 				step *= 2
 			}
-			if step == 1 {
-				p++
-			} else {
-				i, _ := slices.BinarySearch(m.Features[p+1:min(p+step+1, len(m.Features))], j)
-				p += 1 + i
-			}
+			i, _ := slices.BinarySearch(mf[p+1:min(p+step+1, len(mf))], j)
+			p += 1 + i
 		}
-		if p < len(m.Features) && m.Features[p] == j {
-			copy(out.W[q*K:q*K+K], m.W[p*K:p*K+K])
+		if p < len(mf) && mf[p] == j {
+			if K == 1 {
+				out.W[q] = m.W[p]
+			} else {
+				copy(out.W[q*K:q*K+K], m.W[p*K:p*K+K])
+			}
 		}
 	}
 	return out, nil
@@ -206,9 +212,16 @@ func (m *Mix) mergeSparse(views []shardView, frac []float64, n float64, sum []fl
 		})
 	}
 	wg.Wait()
-	feat, w = []int32{}, []float32{}
+	if parts == 1 {
+		return outs[0].feat, outs[0].w, outs[0].sum
+	}
+	nf, nw := 0, 0
+	for _, o := range outs {
+		nf, nw = nf+len(o.feat), nw+len(o.w)
+	}
+	feat, w = make([]int32, 0, nf), make([]float32, 0, nw)
 	if sum != nil {
-		outSum = []float64{}
+		outSum = make([]float64, 0, nw)
 	}
 	for _, o := range outs {
 		feat = append(feat, o.feat...)
@@ -225,22 +238,34 @@ var mixSparseSplitMin = 1 << 16
 
 // mergeSparseRange is mergeSparse over the features in [lo, hi).
 func (m *Mix) mergeSparseRange(views []shardView, frac []float64, n float64, sum []float64, lo, hi int32) (feat []int32, w []float32, outSum []float64) {
-	first := func(list []int32) int {
-		i, _ := slices.BinarySearch(list, lo)
-		return i
+	span := func(list []int32) (int, int) {
+		a, _ := slices.BinarySearch(list, lo)
+		b, _ := slices.BinarySearch(list[a:], hi)
+		return a, a + b
 	}
-	r := sparseMerge{m: m, K: m.NumRows(), views: views, frac: frac, n: n, sum: sum, cur: make([]int, len(views))}
+	K := m.NumRows()
+	r := sparseMerge{m: m, K: K, views: views, frac: frac, sum: sum,
+		fn: make([]float64, len(views)), cur: make([]int, len(views)), at: make([]int, len(views))}
+	// The merged features are at least as many as the longest list's in
+	// the range, and after the first epochs about as many as the state's:
+	// room for that and an eighth more spares most of the copies of
+	// growing the outputs.
+	a, b := span(m.Features)
+	r.base = a
+	most := b - a
 	for k, v := range views {
-		r.cur[k] = first(v.feat)
+		a, b := span(v.feat)
+		r.cur[k], most = a, max(most, b-a)
+		r.fn[k] = frac[k] * n
 	}
-	r.base = first(m.Features)
-	for {
-		j := r.next(hi)
-		if j >= hi {
-			break
-		}
+	most += most / 8
+	r.feat = make([]int32, 0, most)
+	r.w = make([]float32, 0, most*K)
+	if sum != nil {
+		r.outSum = make([]float64, 0, most*K)
+	}
+	for j := r.next(hi); j < hi; j = r.next(hi) {
 		r.mixFeature(j)
-		r.pass(j)
 	}
 	return r.feat, r.w, r.outSum
 }
@@ -253,12 +278,15 @@ type sparseMerge struct {
 	K     int
 	views []shardView
 	frac  []float64
-	n     float64
+	fn    []float64 // frac[k]·n, the shards' examples
 	sum   []float64 // the state's folded history, nil without averaging
 	// base and cur[k] are the positions of the next feature in the
-	// state's list and in delta k's.
+	// state's list and in delta k's; at[k] is cur[k] while mixFeature
+	// mixes a feature that delta k lists, −1 while it mixes one it does
+	// not.
 	base int
 	cur  []int
+	at   []int
 	// The merged features, their weights and their history.
 	feat   []int32
 	w      []float32
@@ -272,9 +300,9 @@ func (r *sparseMerge) next(hi int32) int32 {
 	if r.base < len(r.m.Features) {
 		j = min(j, r.m.Features[r.base])
 	}
-	for k, v := range r.views {
-		if r.cur[k] < len(v.feat) {
-			j = min(j, v.feat[r.cur[k]])
+	for k := range r.views {
+		if f := r.views[k].feat; r.cur[k] < len(f) {
+			j = min(j, f[r.cur[k]])
 		}
 	}
 	return j
@@ -283,11 +311,21 @@ func (r *sparseMerge) next(hi int32) int32 {
 // mixFeature mixes feature j: every shard's weights of it, a delta's own
 // where it lists j and the state's otherwise, by mixRange's sums. It
 // appends j and its weights and history to the merged ones unless they
-// are all +0.
+// are all +0, and moves the walk past j.
 func (r *sparseMerge) mixFeature(j int32) {
 	m, K, sum, views := r.m, r.K, r.sum, r.views
 	base := r.base
 	inBase := base < len(m.Features) && m.Features[base] == j
+	if inBase {
+		r.base++
+	}
+	for k := range views {
+		r.at[k] = -1
+		if p := r.cur[k]; p < len(views[k].feat) && views[k].feat[p] == j {
+			r.at[k] = p
+			r.cur[k]++
+		}
+	}
 	keep := false
 	for c := range K {
 		var bw float32
@@ -300,19 +338,18 @@ func (r *sparseMerge) mixFeature(j int32) {
 		}
 		v := 0.0
 		s := 0.0
-		for k := range views {
-			vk := &views[k]
+		for k, p := range r.at {
 			wk, uk := bw, 0.0
-			if p := r.cur[k]; p < len(vk.feat) && vk.feat[p] == j {
+			if p >= 0 {
+				vk := &views[k]
 				wk = vk.w[p*K+c]
 				if vk.u != nil {
 					uk = vk.u[p*K+c]
 				}
 			}
-			fk, fn := r.frac[k], r.frac[k]*r.n
-			v += fk * float64(wk)
+			v += r.frac[k] * float64(wk)
 			if sum != nil {
-				s += fn*float64(wk) - uk
+				s += r.fn[k]*float64(wk) - uk
 			}
 		}
 		nw := float32(v)
@@ -330,18 +367,6 @@ func (r *sparseMerge) mixFeature(j int32) {
 		r.w = r.w[:len(r.w)-K]
 		if sum != nil {
 			r.outSum = r.outSum[:len(r.outSum)-K]
-		}
-	}
-}
-
-// pass moves the walk past feature j in the lists that hold it.
-func (r *sparseMerge) pass(j int32) {
-	if r.base < len(r.m.Features) && r.m.Features[r.base] == j {
-		r.base++
-	}
-	for k, v := range r.views {
-		if r.cur[k] < len(v.feat) && v.feat[r.cur[k]] == j {
-			r.cur[k]++
 		}
 	}
 }
