@@ -184,42 +184,54 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 	}
 	t0 := time.Now()
 	e := f.Epoch
-	from := statePath(f.Workdir, e)
-	st, read, err := readMix(ctx, from)
-	if err != nil {
-		return stateRef{}, err
-	}
-	fig := Epoch{Epoch: e + 1, StateBytes: read}
-	var deltas []*engine.Mix
+	fig := Epoch{Epoch: e + 1}
 	if parts[0].Index < 0 {
 		// Converged: the weights no longer move, so every shard would
 		// learn its rows without an update. The averaged perceptron still
 		// counts those epochs' weight vectors, as Fit does after it stops.
+		st, read, err := readMix(ctx, statePath(f.Workdir, e))
+		if err != nil {
+			return stateRef{}, err
+		}
+		fig.StateBytes = read
 		if f.Settings.Algorithm != engine.Averaged {
 			if err := f.write(ctx, e+1, st, nil, &fig, t0); err != nil {
 				return stateRef{}, err
 			}
 			return stateRef{Epoch: e + 1, Converged: true}, nil
 		}
-		deltas = unchanged(st, f.Rows)
-	} else {
-		// The deltas, a few at a time (on an object store a read is mostly
-		// waiting); they are merged in shard order all the same.
-		deltas = make([]*engine.Mix, len(parts))
-		read := make([]int64, len(parts))
-		if err := each(len(parts), func(i int) (err error) {
-			deltas[i], read[i], err = readMix(ctx, deltaPath(f.Workdir, e, i))
-			return err
-		}); err != nil {
-			return stateRef{}, err
-		}
-		for i, p := range parts {
-			fig.DeltaBytes += read[i]
-			fig.WeightsBytes += p.Read
-			fig.ShardSeconds = max(fig.ShardSeconds, p.Seconds)
-		}
-		fig.Shards = len(parts)
+		return f.merge(ctx, st, unchanged(st, f.Rows), &fig, t0)
 	}
+	// The state and the deltas, a few at a time (on an object store a
+	// read is mostly waiting, and each file decodes on its own); they are
+	// merged in shard order all the same.
+	var st *engine.Mix
+	deltas := make([]*engine.Mix, len(parts))
+	read := make([]int64, len(parts))
+	if err := each(len(parts)+1, func(i int) (err error) {
+		if i == 0 {
+			st, fig.StateBytes, err = readMix(ctx, statePath(f.Workdir, e))
+			return err
+		}
+		deltas[i-1], read[i-1], err = readMix(ctx, deltaPath(f.Workdir, e, i-1))
+		return err
+	}); err != nil {
+		return stateRef{}, err
+	}
+	for i, p := range parts {
+		fig.DeltaBytes += read[i]
+		fig.WeightsBytes += p.Read
+		fig.ShardSeconds = max(fig.ShardSeconds, p.Seconds)
+	}
+	fig.Shards = len(parts)
+	return f.merge(ctx, st, deltas, &fig, t0)
+}
+
+// merge merges the deltas of epoch f.Epoch into st, the state it started
+// from, writes the next state and weights, and returns the reference to
+// them.
+func (f *advanceFn) merge(ctx context.Context, st *engine.Mix, deltas []*engine.Mix, fig *Epoch, t0 time.Time) (stateRef, error) {
+	e := f.Epoch
 	if err := st.Merge(deltas); err != nil {
 		return stateRef{}, fmt.Errorf("epoch %d: %w", e+1, err)
 	}
@@ -229,7 +241,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 		// The epochs left carry the state over and read no weights.
 		deltas = nil
 	}
-	if err := f.write(ctx, e+1, st, deltas, &fig, t0); err != nil {
+	if err := f.write(ctx, e+1, st, deltas, fig, t0); err != nil {
 		return stateRef{}, err
 	}
 	return stateRef{Epoch: e + 1, Converged: converged}, nil
@@ -240,18 +252,19 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 // and the figures; and it removes the files of epoch e−2, which nothing
 // reads any more.
 func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*engine.Mix, fig *Epoch, t0 time.Time) error {
-	b, err := encodeMix(st)
-	if err != nil {
-		return err
-	}
-	if fig.StateWritten, err = writeAll(ctx, statePath(f.Workdir, e), b); err != nil {
-		return err
-	}
-	// Every shard's weights, a few at a time: each is sliced, encoded and
-	// written apart from the others.
+	// The state and every shard's weights, a few at a time: each is
+	// sliced, encoded and written apart from the others.
 	written := make([]int64, len(deltas))
-	if err := each(len(deltas), func(i int) error {
-		w, err := st.WeightsAt(shardFeatures(deltas[i]))
+	if err := each(len(deltas)+1, func(i int) error {
+		if i == 0 {
+			b, err := encodeMix(st)
+			if err != nil {
+				return err
+			}
+			fig.StateWritten, err = writeAll(ctx, statePath(f.Workdir, e), b)
+			return err
+		}
+		w, err := st.WeightsAt(shardFeatures(deltas[i-1]))
 		if err != nil {
 			return err
 		}
@@ -259,7 +272,7 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 		if err != nil {
 			return err
 		}
-		written[i], err = writeAll(ctx, shardWeightsPath(f.Workdir, e, i), b)
+		written[i-1], err = writeAll(ctx, shardWeightsPath(f.Workdir, e, i-1), b)
 		return err
 	}); err != nil {
 		return err
