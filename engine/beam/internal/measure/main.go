@@ -21,6 +21,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -117,14 +118,16 @@ func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, 
 		glob := shards(train, P, filepath.Join(tmp, fmt.Sprint("text", bits, "-", P)))
 		cw := c
 		cw.Workers = P
-		t0 := time.Now()
+		t0, c0 := time.Now(), cpuSeconds()
 		_, _, err = engine.Fit(ctx, train.X, train.Y, cw)
 		check(err)
 		memP := time.Since(t0).Seconds() / float64(c.Epochs)
-		t0 = time.Now()
+		memCPU := (cpuSeconds() - c0) / float64(c.Epochs)
+		t0, c0 = time.Now(), cpuSeconds()
 		_, figs, err := hpbeam.Train(ctx, hpbeam.Options{Shards: []string{glob}, Workdir: filepath.Join(tmp, fmt.Sprint("work", bits, "-", P)), Config: c})
 		check(err)
 		per := time.Since(t0).Seconds() / float64(len(figs))
+		perCPU := (cpuSeconds() - c0) / float64(len(figs))
 		f := figs[len(figs)-1]
 		// The shards read their weights; the mixing step reads the
 		// deltas and the state and writes the state and the next
@@ -142,10 +145,10 @@ func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, 
 		}
 		fmt.Printf("  rows %d, nonzeros %d; features the shards hold, summed %.2fM; in the state %.2fM; mean of epochs: slowest shard %.3f s, mixing step %.3f s\n",
 			train.X.Rows, train.X.NNZ(), float64(f.WeightsBytes-int64(P)*72)/8/1e6, float64(f.StateBytes-72)/16/1e6, shardS, mixS)
-		fmt.Printf("2^%d features (%d wide), %d shards, last of %d epochs: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.2f s/epoch on Prism, in memory %.2f s with %d workers, %.2f s with one\n",
+		fmt.Printf("2^%d features (%d wide), %d shards, last of %d epochs: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.2f s/epoch on Prism, in memory %.2f s with %d workers, %.2f s with one; CPU %.2f s/epoch on Prism, %.2f s in memory with %d workers\n",
 			bits, train.X.Cols, P, len(figs), mib(f.WeightsBytes), mib(f.StateBytes), mib(f.DeltaBytes),
 			100*float64(f.DeltaBytes)/float64(int64(P)*dense), P, mib(read), float64(read)/float64(f.DeltaBytes),
-			mib(written), float64(written)/float64(f.DeltaBytes), per, memP, P, memT)
+			mib(written), float64(written)/float64(f.DeltaBytes), per, memP, P, memT, perCPU, memCPU, P)
 	}
 }
 
@@ -158,6 +161,15 @@ func ints(s string) []int {
 		out = append(out, n)
 	}
 	return out
+}
+
+// cpuSeconds returns the CPU time (user and system) the process has used:
+// on a machine shared with other work, a steadier figure than the wall
+// clock (Prism runs in the process, so it counts the whole pipeline).
+func cpuSeconds() float64 {
+	var u syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &u))
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
