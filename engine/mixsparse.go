@@ -129,14 +129,16 @@ func (m *Mix) WeightsAt(features []int32) (*Mix, error) {
 	p := 0
 	mf := m.Features
 	for q, j := range features {
-		// The next listed feature at or after j: a few steps, then steps
-		// that double and a search in the last one, about log of the gap,
-		// which is small when the state lists about the features asked
-		// for and large when it lists many more.
-		for range 4 {
-			if p < len(mf) && mf[p] < j {
-				p++
-			}
+		// The next listed feature at or after j: the count of the next
+		// eight below j (compares that wait on no branch), then, past
+		// them, steps that double and a search in the last one, about
+		// log of the gap, which is small when the state lists about the
+		// features asked for and large when it lists many more.
+		if p+8 <= len(mf) {
+			w := mf[p : p+8 : p+8]
+			c := below(w[0], j) + below(w[1], j) + below(w[2], j) + below(w[3], j) +
+				below(w[4], j) + below(w[5], j) + below(w[6], j) + below(w[7], j)
+			p += c
 		}
 		if p < len(mf) && mf[p] < j {
 			step := 1
@@ -156,6 +158,14 @@ func (m *Mix) WeightsAt(features []int32) (*Mix, error) {
 		}
 	}
 	return out, nil
+}
+
+// below is 1 when feature f is below j, else 0.
+func below(f, j int32) int {
+	if f < j {
+		return 1
+	}
+	return 0
 }
 
 // checkState checks m and that it is a state, not a delta.
