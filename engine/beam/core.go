@@ -287,8 +287,17 @@ func localCopy(ctx context.Context, name string) (string, func(), error) {
 	return f.Name(), cleanup, nil
 }
 
-// encodeMix and decodeMix are a Mix's binary form (engine's "HPMX").
-func encodeMix(m *engine.Mix) ([]byte, error) { return m.MarshalBinary() }
+// writeMix writes m in its binary form (engine's "HPMX") to name, streamed
+// rather than encoded whole first, and returns the bytes written; a Mix
+// that engine refuses is refused before anything is written.
+func writeMix(ctx context.Context, name string, m *engine.Mix) (int64, error) {
+	return writeWith(ctx, name, func(w io.Writer) error {
+		_, err := m.WriteTo(w)
+		return err
+	})
+}
+
+// decodeMix decodes a Mix's binary form.
 
 func decodeMix(b []byte, name string) (*engine.Mix, error) {
 	m, err := engine.ReadMix(bytes.NewReader(b), 0)

@@ -1,11 +1,13 @@
 package beam
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -136,11 +138,7 @@ func (f *trainFn) ProcessElement(ctx context.Context, t task) (part, error) {
 	if err != nil {
 		return part{}, fmt.Errorf("epoch %d, shard %s: %w", t.Epoch+1, t.Shard, err)
 	}
-	enc, err := encodeMix(d)
-	if err != nil {
-		return part{}, err
-	}
-	if _, err := writeAll(ctx, deltaPath(f.Workdir, t.Epoch, t.Index), enc); err != nil {
+	if _, err := writeMix(ctx, deltaPath(f.Workdir, t.Epoch, t.Index), d); err != nil {
 		return part{}, err
 	}
 	return part{Index: t.Index, Read: read, Seconds: time.Since(t0).Seconds()}, nil
@@ -256,23 +254,16 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 	// sliced, encoded and written apart from the others.
 	written := make([]int64, len(deltas))
 	if err := each(len(deltas)+1, func(i int) error {
+		var err error
 		if i == 0 {
-			b, err := encodeMix(st)
-			if err != nil {
-				return err
-			}
-			fig.StateWritten, err = writeAll(ctx, statePath(f.Workdir, e), b)
+			fig.StateWritten, err = writeMix(ctx, statePath(f.Workdir, e), st)
 			return err
 		}
 		w, err := st.WeightsAt(shardFeatures(deltas[i-1]))
 		if err != nil {
 			return err
 		}
-		b, err := encodeMix(w)
-		if err != nil {
-			return err
-		}
-		written[i-1], err = writeAll(ctx, shardWeightsPath(f.Workdir, e, i-1), b)
+		written[i-1], err = writeMix(ctx, shardWeightsPath(f.Workdir, e, i-1), w)
 		return err
 	}); err != nil {
 		return err
@@ -352,6 +343,17 @@ func (c *countReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// size returns the size of the file c reads where the file tells it (a
+// local file does), else 0.
+func (c *countReader) size() int64 {
+	if f, ok := c.r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return 0
+}
+
 type countWriter struct {
 	w io.Writer
 	n int64
@@ -364,12 +366,18 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // readAll reads a whole file from any registered Beam file system, and
-// returns the bytes read.
+// returns the bytes read. A file that tells its size (a local one) is read
+// into a buffer of that size, without the copies of growing one.
 func readAll(ctx context.Context, name string) ([]byte, int64, error) {
 	var b []byte
 	n, err := readWith(ctx, name, func(r io.Reader) error {
-		var err error
-		b, err = io.ReadAll(r)
+		size := int64(0)
+		if c, ok := r.(*countReader); ok {
+			size = c.size()
+		}
+		buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+		_, err := buf.ReadFrom(r)
+		b = buf.Bytes()
 		return err
 	})
 	return b, n, err

@@ -243,21 +243,14 @@ func (j *trainJob) epochByEpoch() (*engine.Model, []Epoch, error) {
 // writeState writes the state after epoch e and the weights that every
 // worker starts the next epoch from.
 func writeState(ctx context.Context, workdir string, e int, m *engine.Mix) error {
-	b, err := encodeMix(m)
-	if err != nil {
-		return err
-	}
-	if _, err := writeAll(ctx, statePath(workdir, e), b); err != nil {
+	if _, err := writeMix(ctx, statePath(workdir, e), m); err != nil {
 		return err
 	}
 	w, err := weightsOf(m)
 	if err != nil {
 		return err
 	}
-	if b, err = encodeMix(w); err != nil {
-		return err
-	}
-	_, err = writeAll(ctx, weightsPath(workdir, e), b)
+	_, err = writeMix(ctx, weightsPath(workdir, e), w)
 	return err
 }
 
