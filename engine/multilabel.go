@@ -294,7 +294,8 @@ func FitMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, classes int, c
 	if cfg.Holdout == 0 {
 		cfg.Holdout = 0.2
 	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d6c))
+	src := rand.NewPCG(cfg.Seed, 0x6d6c)
+	rng := rand.New(src)
 	nh := 0
 	if cfg.Holdout > 0 && X.Rows >= 10 {
 		nh = max(1, int(cfg.Holdout*float64(X.Rows)))
@@ -313,7 +314,7 @@ func FitMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, classes int, c
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		held, rest := perm[:nh], perm[nh:]
 		slices.Sort(rest)
-		m, _, err := trainMultiLabel(ctx, X, Y, classes, rest, cfg, 0, rng)
+		m, _, err := trainMultiLabel(ctx, X, Y, classes, rest, cfg, 0, src)
 		if err != nil {
 			return nil, err
 		}
@@ -321,19 +322,19 @@ func FitMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, classes int, c
 		for k, i := range held {
 			m.Scores(X.Row(i), scores[k*classes:(k+1)*classes])
 		}
-		thr, pa, pb := fitThresholds(scores, held, Y, classes)
-		if m, _, err = trainMultiLabel(ctx, X, Y, classes, all, cfg, 0, rng); err != nil {
+		thr, pa, pb := fitThresholds(scores, held, Y, classes, mlWorkers(classes, cfg))
+		if m, _, err = trainMultiLabel(ctx, X, Y, classes, all, cfg, 0, src); err != nil {
 			return nil, err
 		}
 		m.thresholds, m.plattA, m.plattB = thr, pa, pb
 		return m, nil
 	}
-	m, held, err := trainMultiLabel(ctx, X, Y, classes, all, cfg, nh, rng)
+	m, held, err := trainMultiLabel(ctx, X, Y, classes, all, cfg, nh, src)
 	if err != nil {
 		return nil, err
 	}
 	if held != nil {
-		m.thresholds, m.plattA, m.plattB = fitThresholds(held.scores, held.rows, Y, classes)
+		m.thresholds, m.plattA, m.plattB = fitThresholds(held.scores, held.rows, Y, classes, mlWorkers(classes, cfg))
 	}
 	return m, nil
 }
@@ -346,7 +347,8 @@ type heldOut struct {
 }
 
 // trainMultiLabel runs cfg.Epochs shuffled epochs over the rows rows of
-// X and returns the averaged model, thresholds 0. With nh > 0 the last
+// X, in the orders the generator src draws (which it leaves past them),
+// and returns the averaged model, thresholds 0. With nh > 0 the last
 // nh rows of the first epoch's order are held out until the rest of
 // that epoch has been learned: the averaged model at that point, the one
 // a first epoch over the other rows gives, scores them (these scores are
@@ -354,105 +356,158 @@ type heldOut struct {
 // others, in that epoch and the next. So the thresholds come from the
 // one training, at the cost of scoring a fifth of the rows once more.
 //
-// The classes are split into parts (see mlPart), each learned on its own
-// goroutine over the same orders of the rows, in a block of the model's
-// weights of its own; one-vs-rest classes do not depend on one another,
-// so the model is the same whatever the number of parts. The ranking
-// perceptron moves the classes together: one part.
-func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows []int, cfg MultiLabelConfig, nh int, rng *rand.Rand) (*MultiLabelModel, *heldOut, error) {
+// The classes are learned in blocks (see mlBlocks), each through every
+// epoch before the next, on cfg.Threads goroutines (0: GOMAXPROCS) that
+// take the blocks in turn, each block in weights of its own and drawing
+// the same orders of the rows from a copy of src: one-vs-rest classes do
+// not depend on one another, so the model is the same whatever the
+// number of goroutines. A block's weights stay in the last-level cache
+// through its epochs where all the classes' would not (a text model's
+// run to tens of megabytes), and every feature's weights of a block
+// start a cache line. The ranking perceptron moves the classes
+// together: one block.
+func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows []int, cfg MultiLabelConfig, nh int, src *rand.PCG) (*MultiLabelModel, *heldOut, error) {
 	D := X.Cols
-	parts := mlPartCount(K, cfg)
-	// The weights are learned on huge pages where the system gives them
-	// (a shuffled epoch reads a feature's weights on a different page at
-	// almost every row) and copied into the model's at the end.
-	w, freeW := hugeFloats(D * K)
-	defer freeW()
-	m := &MultiLabelModel{classes: K, dim: D, bias: make([]float32, K), thresholds: make([]float32, K)}
-	if parts > 1 {
-		m.split = make([]int, parts+1)
+	bounds := mlBlocks(K, cfg)
+	m := &MultiLabelModel{classes: K, dim: D, w: make([]float32, D*K), bias: make([]float32, K), thresholds: make([]float32, K)}
+	if len(bounds) > 2 {
+		m.split = bounds
 	}
-	ps := make([]*mlPart, parts)
-	for k := range ps {
-		c0, c1 := k*K/parts, (k+1)*K/parts
-		ps[k] = newMLPart(D, c0, c1, w[D*c0:D*c1])
-		if m.split != nil {
-			m.split[k+1] = c1
+	first := *src
+	var held *heldOut
+	order := slices.Clone(rows)
+	rng := rand.New(src)
+	for ep := range cfg.Epochs {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		if ep == 0 && nh > 0 {
+			held = &heldOut{rows: slices.Clone(order[len(order)-nh:]), scores: make([]float32, nh*K)}
 		}
 	}
+	sq := rowSquares(X, cfg)
+	t := 1 + float64(cfg.Epochs*len(rows))
+	workers := mlWorkers(len(bounds)-1, cfg)
+	bufs := make([]mlBuffers, workers)
 	defer func() {
-		for _, p := range ps {
-			p.free()
+		for k := range bufs {
+			bufs[k].free()
 		}
 	}()
-	var held *heldOut
-	if nh > 0 {
-		held = &heldOut{scores: make([]float32, nh*K)}
-	}
-	order := slices.Clone(rows)
-	for ep := 0; ep < cfg.Epochs; ep++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+	err := eachBlock(bounds, workers, func(wk, c0, c1 int) error {
+		p := newMLPart(D, c0, c1, &bufs[wk])
+		gen := first
+		rng := rand.New(&gen)
+		order := slices.Clone(rows)
+		for ep := range cfg.Epochs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			p.epoch(X, Y, sq, order, 1+float64(ep*len(order)), ep == 0 && held != nil, held, K, cfg)
 		}
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		if ep == 0 && held != nil {
-			held.rows = slices.Clone(order[len(order)-nh:])
-		}
-		t0 := 1 + float64(ep*len(order))
-		eachPart(ps, func(p *mlPart) {
-			p.epoch(X, Y, order, t0, ep == 0 && held != nil, held, K, cfg)
-		})
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	t := 1 + float64(cfg.Epochs*len(order))
-	eachPart(ps, func(p *mlPart) {
 		p.average(X, m.bias, t)
-		p.free()
-	})
-	m.w = slices.Clone(w)
-	for _, v := range m.w {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, nil, ErrDiverged
+		if !finite32s(p.w) {
+			return ErrDiverged
 		}
+		copy(m.w[D*c0:D*c1], p.w)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return m, held, nil
 }
 
-// mlPartMin is the fewest classes a part of the training takes: fewer
-// would score less than a cache line of weights per feature.
-const mlPartMin = 16
+// mlBlock is the number of classes in a block of the training: a
+// feature's weights of a block are then two cache lines, which the
+// scoring kernel takes at once (32 classes). On Reuters-21578 ModApte
+// (140,454 features, 115 classes) blocks of 32 took less time than
+// blocks of 16 (twice the passes over each row), of 64, and than all the
+// classes in one block or in one part per thread, whose weights
+// outgrow the last-level cache.
+const mlBlock = 32
 
-// mlPartCount returns the number of parts the classes are learned in:
-// one for the ranking perceptron, else one per mlPartMin classes, at
-// most cfg.Threads (0: GOMAXPROCS).
-func mlPartCount(K int, cfg MultiLabelConfig) int {
+// mlBlocks returns the bounds of the blocks of classes the training
+// learns (0, ..., K): mlBlock classes each, the last fewer; for the
+// ranking perceptron, one of all K.
+func mlBlocks(K int, cfg MultiLabelConfig) []int {
 	if cfg.Ranking {
-		return 1
+		return []int{0, K}
 	}
-	n := cfg.Threads
-	if n == 0 {
-		n = runtime.GOMAXPROCS(0)
+	b := []int{0}
+	for c := mlBlock; c < K; c += mlBlock {
+		b = append(b, c)
 	}
-	return max(1, min(n, K/mlPartMin))
+	return append(b, K)
 }
 
-// eachPart calls f for every part, each on a goroutine of its own, and
-// returns once all have returned.
-func eachPart(ps []*mlPart, f func(p *mlPart)) {
-	if len(ps) == 1 {
-		f(ps[0])
-		return
+// mlWorkers returns the number of goroutines that learn n blocks: at
+// most cfg.Threads (0: GOMAXPROCS).
+func mlWorkers(n int, cfg MultiLabelConfig) int {
+	t := cfg.Threads
+	if t == 0 {
+		t = runtime.GOMAXPROCS(0)
 	}
-	var wg sync.WaitGroup
-	for _, p := range ps {
+	return max(1, min(t, n))
+}
+
+// eachBlock calls f for every block of bounds (its classes [c0, c1)) on
+// workers goroutines, which take the blocks in order, and returns once
+// all have returned: nil, or the first error, after which no block
+// starts. f's first argument is the goroutine's number, in
+// [0, workers).
+func eachBlock(bounds []int, workers int, f func(wk, c0, c1 int) error) error {
+	var (
+		mu   sync.Mutex
+		next int
+		err  error
+		wg   sync.WaitGroup
+	)
+	take := func(prev error) int {
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil {
+			err = prev
+		}
+		if err != nil || next == len(bounds)-1 {
+			return -1
+		}
+		next++
+		return next - 1
+	}
+	work := func(wk int) {
+		var e error
+		for b := take(nil); b >= 0; b = take(e) {
+			e = f(wk, bounds[b], bounds[b+1])
+		}
+	}
+	for wk := 1; wk < workers; wk++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(p)
+			work(wk)
 		}()
 	}
+	work(0)
 	wg.Wait()
+	return err
+}
+
+// rowSquares returns, for the PA rules, each row's squared norm with the
+// bias's feature, 1 + Σ v², which their step divides by; nil for the
+// perceptrons, whose steps do not depend on it.
+func rowSquares(X *sparse.CSR, cfg MultiLabelConfig) []float64 {
+	if cfg.Ranking || cfg.Rule == Perceptron {
+		return nil
+	}
+	sq := make([]float64, X.Rows)
+	for i := range sq {
+		s := 1.0
+		for _, v := range X.Val[X.Indptr[i]:X.Indptr[i+1]] {
+			s += float64(v) * float64(v)
+		}
+		sq[i] = s
+	}
+	return sq
 }
 
 // mlPart learns the classes [c0, c0+K) of a multi-label model: their
@@ -466,16 +521,49 @@ func eachPart(ps []*mlPart, f func(p *mlPart)) {
 // sum receives the same terms in the same order as it would beside the
 // weights, so the average is the same to the bit.
 type mlPart struct {
-	c0, K   int
-	D       int
-	w       []float32
-	b, ub   []float64
-	s       []float32
-	tau     []float64 // each class's signed step on a row
-	rel     []bool
-	log     []mlEntry
-	u       []float32 // u[c·D+j], allocated at the first flush
+	c0, K int
+	D     int
+	w     []float32
+	b, ub []float64
+	s     []float32
+	tau   []float64 // each class's signed step on a row
+	rel   []bool
+	log   []mlEntry
+	u     []float32 // u[c·D+j], taken from bufs at the first flush
+	bufs  *mlBuffers
+}
+
+// mlBuffers are the weights and the running sums of the blocks one
+// goroutine learns in turn, each block's cleared where the last block's
+// were, so that only the first block's come from the system (whose fresh
+// pages cost more to fault in than clearing them costs). They are on
+// huge pages where the system gives them (see hugeFloats): a shuffled
+// epoch reads a feature's weights on a different page at almost every
+// row. The model's weights, on the heap, are copied from them.
+type mlBuffers struct {
+	w, u    []float32
 	release []func()
+}
+
+// take returns the first n float32 of *s, zeroed: cleared after the
+// block before, or allocated when *s is shorter.
+func (b *mlBuffers) take(s *[]float32, n int) []float32 {
+	if len(*s) >= n {
+		clear((*s)[:n])
+		return (*s)[:n]
+	}
+	var f func()
+	*s, f = hugeFloats(n)
+	b.release = append(b.release, f)
+	return *s
+}
+
+// free releases the buffers' memory.
+func (b *mlBuffers) free() {
+	for _, f := range b.release {
+		f()
+	}
+	*b = mlBuffers{}
 }
 
 type mlEntry struct {
@@ -487,39 +575,32 @@ type mlEntry struct {
 // into its running sums. (A variable so that tests can lower it.)
 var mlLogCap = 1 << 20
 
-// newMLPart returns the part learning, in the weights w (zeroed, D of
-// each class, feature-major), the classes [c0, c1) of a model of D
-// features.
-func newMLPart(D, c0, c1 int, w []float32) *mlPart {
+// newMLPart returns the part learning the classes [c0, c1) of a model
+// of D features, its weights (D of each class, feature-major) and
+// running sums in bufs.
+func newMLPart(D, c0, c1 int, bufs *mlBuffers) *mlPart {
 	K := c1 - c0
-	return &mlPart{c0: c0, K: K, D: D, w: w, b: make([]float64, K), ub: make([]float64, K),
-		s: make([]float32, K), tau: make([]float64, K), rel: make([]bool, K)}
+	return &mlPart{c0: c0, K: K, D: D, w: bufs.take(&bufs.w, D*K), b: make([]float64, K), ub: make([]float64, K),
+		s: make([]float32, K), tau: make([]float64, K), rel: make([]bool, K), bufs: bufs}
 }
 
-// free releases the memory of the part's running sums.
-func (p *mlPart) free() {
-	for _, f := range p.release {
-		f()
-	}
-	p.release = nil
-}
-
-// epoch learns the rows of X in the order order, the first at step t.
-// With scoreHeld, the last len(held.rows) of them are scored into held
-// (its row k, class c at held.scores[k·K+c], K the model's classes) by
-// the averaged model before they are learned.
-func (p *mlPart) epoch(X *sparse.CSR, Y [][]int, order []int, t float64, scoreHeld bool, held *heldOut, K int, cfg MultiLabelConfig) {
+// epoch learns the rows of X in the order order, the first at step t,
+// sq being their squared norms (see rowSquares). With scoreHeld, the
+// last len(held.rows) of them are scored into held (its row k, class c
+// at held.scores[k·K+c], K the model's classes) by the averaged model
+// before they are learned.
+func (p *mlPart) epoch(X *sparse.CSR, Y [][]int, sq []float64, order []int, t float64, scoreHeld bool, held *heldOut, K int, cfg MultiLabelConfig) {
 	for q, i := range order {
 		if scoreHeld && q == len(order)-len(held.rows) {
 			p.scoreAveraged(X, held, K, t)
 		}
-		p.learn(X, i, Y[i], t, cfg)
+		p.learn(X, sq, i, Y[i], t, cfg)
 		t++
 	}
 }
 
 // learn learns row i, of classes y, at step t.
-func (p *mlPart) learn(X *sparse.CSR, i int, y []int, t float64, cfg MultiLabelConfig) {
+func (p *mlPart) learn(X *sparse.CSR, sq []float64, i int, y []int, t float64, cfg MultiLabelConfig) {
 	lo, hi := X.Indptr[i], X.Indptr[i+1]
 	ind, val := X.Ind[lo:hi], X.Val[lo:hi]
 	s, rel, K := p.s, p.rel, p.K
@@ -537,7 +618,7 @@ func (p *mlPart) learn(X *sparse.CSR, i int, y []int, t float64, cfg MultiLabelC
 	if cfg.Ranking {
 		moved = rankingSteps(s, rel, p.tau)
 	} else {
-		moved = oneVsRestSteps(s, rel, val, cfg, p.tau)
+		moved = oneVsRestSteps(s, rel, sq, i, cfg, p.tau)
 	}
 	if !moved {
 		return
@@ -569,9 +650,7 @@ func (p *mlPart) learn(X *sparse.CSR, i int, y []int, t float64, cfg MultiLabelC
 // its updates are added.
 func (p *mlPart) flush(X *sparse.CSR) {
 	if p.u == nil {
-		var free func()
-		p.u, free = hugeFloats(p.D * p.K)
-		p.release = append(p.release, free)
+		p.u = p.bufs.take(&p.bufs.u, p.D*p.K)
 	}
 	start := make([]int, p.K+1)
 	for _, e := range p.log {
@@ -660,16 +739,11 @@ func hugeFloats(n int) ([]float32, func()) {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(p))), n), free
 }
 
-// oneVsRestSteps sets tau to each class's step on a row with values val
-// (scores s, relevant classes rel) by its own binary rule, cfg.Rule, and
-// reports whether any step is not 0.
-func oneVsRestSteps(s []float32, rel []bool, val []float32, cfg MultiLabelConfig, tau []float64) bool {
-	sq := 1.0 // the bias's feature
-	if cfg.Rule != Perceptron {
-		for _, v := range val {
-			sq += float64(v) * float64(v)
-		}
-	}
+// oneVsRestSteps sets tau to each class's step on row i (scores s,
+// relevant classes rel) by its own binary rule, cfg.Rule, and reports
+// whether any step is not 0; sq are the rows' squared norms the PA rules
+// take (see rowSquares).
+func oneVsRestSteps(s []float32, rel []bool, sq []float64, i int, cfg MultiLabelConfig, tau []float64) bool {
 	moved := false
 	for c := range s {
 		y := -1.0
@@ -685,12 +759,12 @@ func oneVsRestSteps(s []float32, rel []bool, val []float32, cfg MultiLabelConfig
 			}
 		default:
 			if loss := 1 - m; loss > 0 {
-				step := loss / sq
+				step := loss / sq[i]
 				switch cfg.Rule {
 				case PA1:
 					step = min(cfg.C, step)
 				case PA2:
-					step = loss / (sq + 1/(2*cfg.C))
+					step = loss / (sq[i] + 1/(2*cfg.C))
 				}
 				tau[c] = y * step
 			}
@@ -749,8 +823,9 @@ func rankingSteps(s []float32, rel []bool, tau []float64) bool {
 }
 
 // fitThresholds returns each class's F1-maximizing threshold and Platt
-// scaling (a, b) from the scores of the held-out rows.
-func fitThresholds(scores []float32, held []int, Y [][]int, K int) ([]float32, []float64, []float64) {
+// scaling (a, b) from the scores of the held-out rows, the classes
+// fitted on up to workers goroutines.
+func fitThresholds(scores []float32, held []int, Y [][]int, K, workers int) ([]float32, []float64, []float64) {
 	byClass := make([][]float32, K)
 	pos := make([][]bool, K)
 	rel := make([]bool, K)
@@ -768,7 +843,11 @@ func fitThresholds(scores []float32, held []int, Y [][]int, K int) ([]float32, [
 	}
 	thr := make([]float32, K)
 	pa, pb := make([]float64, K), make([]float64, K)
-	for c := range K {
+	each := make([]int, K+1)
+	for c := range each {
+		each[c] = c
+	}
+	_ = eachBlock(each, min(workers, K), func(_, c, _ int) error {
 		// A fitted threshold only ever lowers a class's bar from the
 		// score's own 0, and at most to ThresholdFloor: lowering it
 		// lets rare classes, whose scores seldom reach 0, be predicted
@@ -783,7 +862,8 @@ func fitThresholds(scores []float32, held []int, Y [][]int, K int) ([]float32, [
 				pa[c], pb[c] = a, b
 			}
 		}
-	}
+		return nil
+	})
 	return thr, pa, pb
 }
 

@@ -273,7 +273,7 @@ func TestFitThresholdsBounds(t *testing.T) {
 	for i := range X.Rows {
 		scores = append(scores, m.Scores(X.Row(i), nil)...)
 	}
-	thr, _, _ := fitThresholds(scores, []int{0, 1, 2, 3}, Y, 3)
+	thr, _, _ := fitThresholds(scores, []int{0, 1, 2, 3}, Y, 3, 2)
 	if want := []float32{0, ThresholdFloor, 0}; !slices.Equal(thr, want) {
 		t.Errorf("thresholds %v, want %v", thr, want)
 	}

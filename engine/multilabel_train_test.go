@@ -111,7 +111,7 @@ func TestOneVsRestMatchesPerClass(t *testing.T) {
 		mlLogCap = cap
 		for _, rule := range []Rule{Perceptron, PA1} {
 			cfg := MultiLabelConfig{Rule: rule, Epochs: 4, C: 0.5, Seed: 11}
-			m, held, err := trainMultiLabel(context.Background(), X, Y, 6, allRows(X.Rows), cfg, 0, rand.New(rand.NewPCG(cfg.Seed, 0x6d6c)))
+			m, held, err := trainMultiLabel(context.Background(), X, Y, 6, allRows(X.Rows), cfg, 0, rand.NewPCG(cfg.Seed, 0x6d6c))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,15 +131,15 @@ func TestOneVsRestMatchesPerClass(t *testing.T) {
 	}
 }
 
-// TestPartsMatch: the classes learned in parts on goroutines of their
-// own, each in a block of the weights, give the weights, thresholds and
-// Platt scaling one part gives, bit for bit, the same scores and the
+// TestPartsMatch: the classes learned in blocks by several goroutines,
+// each block in weights of its own, give the weights, thresholds and
+// Platt scaling one goroutine gives, bit for bit, the same scores and the
 // same file, whether the logged updates are replayed into the running
 // sums once or many times; and with PA1 (which holds rows out within
 // the one training) each class's weights are those its own binary
 // learner gives it alone.
 func TestPartsMatch(t *testing.T) {
-	const K = 3*mlPartMin + 5
+	const K = 3*mlBlock + 5
 	X, Y := mlNoisy(6, 300, 40, K)
 	defer func(c int) { mlLogCap = c }(mlLogCap)
 	for _, logCap := range []int{1 << 20, 7} {
@@ -148,8 +148,8 @@ func TestPartsMatch(t *testing.T) {
 			var want *MultiLabelModel
 			for _, threads := range []int{1, 2, 3, 4} {
 				cfg := MultiLabelConfig{Rule: rule, Epochs: 3, Seed: 2, Threads: threads}
-				if got := mlPartCount(K, cfg); got != min(threads, 3) {
-					t.Fatalf("%d threads: %d parts, want %d", threads, got, min(threads, 3))
+				if got := mlWorkers(len(mlBlocks(K, cfg))-1, cfg); got != threads {
+					t.Fatalf("%d threads: %d goroutines for 4 blocks", threads, got)
 				}
 				m, err := FitMultiLabel(context.Background(), X, Y, K, cfg)
 				if err != nil {
@@ -223,7 +223,7 @@ func TestHeldOutScoresUnseen(t *testing.T) {
 		}
 	}
 	const nh = 12
-	m, held, err := trainMultiLabel(context.Background(), X, Y, K, allRows(X.Rows), MultiLabelConfig{Rule: PA1, C: 1, Epochs: 3}, nh, rand.New(rand.NewPCG(1, 2)))
+	m, held, err := trainMultiLabel(context.Background(), X, Y, K, allRows(X.Rows), MultiLabelConfig{Rule: PA1, C: 1, Epochs: 3}, nh, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestHeldOutScoresAveraged(t *testing.T) {
 	defer func(c int) { mlLogCap = c }(mlLogCap)
 	for _, cap := range []int{1 << 20, 5} {
 		mlLogCap = cap
-		_, held, err := trainMultiLabel(context.Background(), X, Y, 4, allRows(X.Rows), cfg, nh, rand.New(rand.NewPCG(cfg.Seed, 0x6d6c)))
+		_, held, err := trainMultiLabel(context.Background(), X, Y, 4, allRows(X.Rows), cfg, nh, rand.NewPCG(cfg.Seed, 0x6d6c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,13 +361,14 @@ func TestPerceptronThresholdsFromFullTraining(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d6c))
+		src := rand.NewPCG(cfg.Seed, 0x6d6c)
+		rng := rand.New(src)
 		perm := allRows(X.Rows)
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		held, rest := perm[:40], slices.Clone(perm[40:])
 		slices.Sort(rest)
 		cfg.C = 1
-		ref, _, err := trainMultiLabel(context.Background(), X, Y, 4, rest, cfg, 0, rng)
+		ref, _, err := trainMultiLabel(context.Background(), X, Y, 4, rest, cfg, 0, src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,7 +376,7 @@ func TestPerceptronThresholdsFromFullTraining(t *testing.T) {
 		for _, i := range held {
 			scores = append(scores, ref.Scores(X.Row(i), nil)...)
 		}
-		want, pa, pb := fitThresholds(scores, held, Y, 4)
+		want, pa, pb := fitThresholds(scores, held, Y, 4, 1)
 		if got := m.Thresholds(); !slices.Equal(got, want) || !slices.Equal(m.plattA, pa) || !slices.Equal(m.plattB, pb) {
 			t.Errorf("%+v: thresholds %v and Platt scaling %v %v, want %v, %v %v from a model trained on the other rows", cfg, got, m.plattA, m.plattB, want, pa, pb)
 		}
