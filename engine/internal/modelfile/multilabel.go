@@ -11,7 +11,7 @@ package modelfile
 //	8       8     classes K (uint64)
 //	16      8     features D (uint64)
 //	24            the weights, feature by feature, those that are not 0
-//	              (see sparseWeightsLen); version 1, still read, stored
+//	              (see sparseWeights); version 1, still read, stored
 //	              all of them: 4·D·K bytes, feature-major (float32)
 //	        4·K   the biases (float32)
 //	        4·K   the thresholds (float32)
@@ -29,6 +29,9 @@ import (
 	"hash/crc32"
 	"math"
 	"math/bits"
+	"runtime"
+	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
@@ -58,7 +61,8 @@ type MultiLabel struct {
 // above.
 func MarshalMultiLabel(m *MultiLabel) []byte {
 	K, D := m.Classes, m.Dim
-	n := 24 + m.sparseWeightsLen() + 8*K + 4
+	sw := m.sparse(weightRanges(K, D))
+	n := 24 + sw.len() + 8*K + 4
 	if m.PlattA != nil {
 		n += 16 * K
 	}
@@ -72,7 +76,7 @@ func MarshalMultiLabel(m *MultiLabel) []byte {
 	b = binary.LittleEndian.AppendUint16(b, flags)
 	b = binary.LittleEndian.AppendUint64(b, uint64(K))
 	b = binary.LittleEndian.AppendUint64(b, uint64(D))
-	b = m.appendSparseWeights(b)
+	b = sw.appendTo(b)
 	for _, s := range [][]float32{m.Bias, m.Thresholds} {
 		b = appendF32s(b, s)
 	}
@@ -115,8 +119,10 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabel, error) {
 	}
 	K, D := int(K64), int(D64)
 	nw, ok := 4*D*K, uint64(D)*uint64(K) <= (rest-per*K64)/4
+	var ranges, starts []int
 	if v != 1 {
-		nw, ok = sparseWeightsSize(K, D, b[24:len(b)-4-int(per)*K])
+		ranges = weightRanges(K, D)
+		nw, starts, ok = sparseWeightsSize(K, D, b[24:len(b)-4-int(per)*K], ranges)
 	}
 	if !ok || nw+int(per)*K != int(rest) {
 		return nil, bad(fmt.Sprintf("%d classes and %d features do not fit %d bytes", K, D, len(b)))
@@ -141,7 +147,7 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabel, error) {
 		finite = allFinite(m.W)
 	} else {
 		m.W = make([]float32, D*K)
-		finite = readSparseWeights(m.W, K, p[:nw])
+		finite = readSparseWeights(m.W, K, p[:nw], ranges, starts)
 		p = p[nw:]
 	}
 	m.Bias, m.Thresholds = f32(K), f32(K)
@@ -196,56 +202,149 @@ func readF32s(dst []float32, p []byte) {
 // class's weights move only at the features of the rows it was updated
 // on, so most of a text model's weights are 0, and the file is a
 // fraction of the 4·D·K bytes of version 1, which stored every weight.
+//
+// The features are encoded and decoded in ranges (see weightRanges), on
+// parallel goroutines, each range's bytes where the one before ends: the
+// bytes are the same whatever the ranges.
 
-// sparseWeightsLen returns the length of m's weights in that form.
-func (m *MultiLabel) sparseWeightsLen() int {
-	n := m.Dim * ((m.Classes + 7) / 8)
-	for _, v := range m.W {
-		if math.Float32bits(v) != 0 {
-			n += 4
-		}
+// weightRanges returns the bounds (0, ..., D) of the ranges of the D
+// features of a model of K classes that its weights are encoded and
+// decoded in: one per GOMAXPROCS, each of at least a million weights.
+func weightRanges(K, D int) []int {
+	n := max(1, min(runtime.GOMAXPROCS(0), D*K/(1<<20)))
+	b := make([]int, n+1)
+	for r := range b {
+		b[r] = D * r / n
+	}
+	return b
+}
+
+// eachRange calls f(r, bounds[r], bounds[r+1]) for every range r of
+// bounds, each on a goroutine of its own, and returns once all have
+// returned.
+func eachRange(bounds []int, f func(r, lo, hi int)) {
+	var wg sync.WaitGroup
+	for r := 1; r+1 < len(bounds); r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(r, bounds[r], bounds[r+1])
+		}()
+	}
+	f(0, bounds[0], bounds[1])
+	wg.Wait()
+}
+
+// sparseWeights is m's weights in that form, measured: the ranges of
+// features they are encoded in and the length of each range's bytes.
+type sparseWeights struct {
+	m      *MultiLabel
+	ranges []int
+	lens   []int
+}
+
+// sparse measures m's weights in that form, to be encoded in the ranges
+// of features bounds.
+func (m *MultiLabel) sparse(bounds []int) *sparseWeights {
+	s := &sparseWeights{m: m, ranges: bounds}
+	s.lens = make([]int, len(s.ranges)-1)
+	eachRange(s.ranges, func(r, lo, hi int) {
+		n := (hi - lo) * ((m.Classes + 7) / 8)
+		m.eachBlockOf(lo, hi, func(w []float32) {
+			for _, v := range w {
+				if math.Float32bits(v) != 0 {
+					n += 4
+				}
+			}
+		})
+		s.lens[r] = n
+	})
+	return s
+}
+
+// eachBlockOf calls f with the weights of the features [lo, hi) of each
+// of m's blocks of classes.
+func (m *MultiLabel) eachBlockOf(lo, hi int, f func(w []float32)) {
+	split := m.Split
+	if split == nil {
+		split = []int{0, m.Classes}
+	}
+	for k := 1; k < len(split); k++ {
+		c0, n := split[k-1], split[k]-split[k-1]
+		f(m.W[m.Dim*c0+lo*n : m.Dim*c0+hi*n])
+	}
+}
+
+// len returns the length of the weights in that form.
+func (s *sparseWeights) len() int {
+	n := 0
+	for _, l := range s.lens {
+		n += l
 	}
 	return n
 }
 
-// appendSparseWeights appends m's weights to b in that form.
-func (m *MultiLabel) appendSparseWeights(b []byte) []byte {
+// appendTo appends the weights in that form to b.
+func (s *sparseWeights) appendTo(b []byte) []byte {
+	at := len(b)
+	b = slices.Grow(b, s.len())[:at+s.len()]
+	eachRange(s.ranges, func(r, lo, hi int) {
+		off := at
+		for _, l := range s.lens[:r] {
+			off += l
+		}
+		s.m.encodeWeights(b[off:off+s.lens[r]], lo, hi)
+	})
+	return b
+}
+
+// encodeWeights writes the weights of the features [lo, hi) in that form
+// into dst, their length.
+func (m *MultiLabel) encodeWeights(dst []byte, lo, hi int) {
 	split := m.Split
 	if split == nil {
 		split = []int{0, m.Classes}
 	}
 	nb := (m.Classes + 7) / 8
-	for j := range m.Dim {
-		at := len(b)
-		b = append(b, make([]byte, nb)...)
+	at := 0
+	for j := lo; j < hi; j++ {
+		bm := dst[at : at+nb]
+		clear(bm)
+		at += nb
 		for k := 1; k < len(split); k++ {
 			c0, c1 := split[k-1], split[k]
 			n := c1 - c0
 			for i, v := range m.W[m.Dim*c0+j*n : m.Dim*c0+(j+1)*n] {
 				if u := math.Float32bits(v); u != 0 {
 					c := c0 + i
-					b[at+c/8] |= 1 << (c % 8)
-					b = binary.LittleEndian.AppendUint32(b, u)
+					bm[c/8] |= 1 << (c % 8)
+					binary.LittleEndian.PutUint32(dst[at:], u)
+					at += 4
 				}
 			}
 		}
 	}
-	return b
 }
 
 // sparseWeightsSize returns the length of the weights of D features of
 // K classes stored in that form at the start of p, and false if p is cut
-// short in them or a bitmap sets a bit past K.
-func sparseWeightsSize(K, D int, p []byte) (int, bool) {
+// short in them or a bitmap sets a bit past K; and where in p each of
+// the ranges of features (bounds, see weightRanges) begins, and the
+// end.
+func sparseWeightsSize(K, D int, p []byte, bounds []int) (int, []int, bool) {
 	nb := (K + 7) / 8
 	var last byte = 0xff // the bits of a bitmap's last byte that name classes
 	if K%8 != 0 {
 		last = 1<<(K%8) - 1
 	}
 	at := 0
-	for range D {
+	starts := make([]int, 0, len(bounds))
+	for j := range D {
+		for len(starts) < len(bounds) && bounds[len(starts)] == j {
+			starts = append(starts, at)
+		}
 		if len(p)-at < nb || p[at+nb-1]&^last != 0 {
-			return 0, false
+			return 0, nil, false
 		}
 		n := 0
 		for _, x := range p[at : at+nb] {
@@ -253,17 +352,31 @@ func sparseWeightsSize(K, D int, p []byte) (int, bool) {
 		}
 		at += nb
 		if (len(p)-at)/4 < n {
-			return 0, false
+			return 0, nil, false
 		}
 		at += 4 * n
 	}
-	return at, true
+	for len(starts) < len(bounds) {
+		starts = append(starts, at)
+	}
+	return at, starts, true
 }
 
 // readSparseWeights decodes into w, zeroed, the weights that
-// sparseWeightsSize found valid at the start of p, and reports whether
-// every one is finite.
-func readSparseWeights(w []float32, K int, p []byte) bool {
+// sparseWeightsSize found valid at the start of p, the features of each
+// range of bounds on a goroutine of its own from where starts says it
+// begins, and reports whether every one is finite.
+func readSparseWeights(w []float32, K int, p []byte, bounds, starts []int) bool {
+	finite := make([]bool, len(bounds)-1)
+	eachRange(bounds, func(r, lo, hi int) {
+		finite[r] = readWeightRange(w[lo*K:hi*K], K, p[starts[r]:starts[r+1]])
+	})
+	return !slices.Contains(finite, false)
+}
+
+// readWeightRange decodes the features of p into w, and reports
+// whether every weight is finite.
+func readWeightRange(w []float32, K int, p []byte) bool {
 	nb := (K + 7) / 8
 	finite := true
 	for len(w) > 0 {
