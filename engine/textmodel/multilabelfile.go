@@ -38,13 +38,22 @@ const multiLabelVersion = 1
 
 // MarshalBinary encodes m as the file described above.
 func (m *MultiLabel) MarshalBinary() ([]byte, error) {
-	fb, err := m.featurizer.MarshalBinary()
+	// The featurizer (its vocabulary compressed) and the model (tens of
+	// megabytes of weights) are encoded at the same time.
+	var fb []byte
+	var ferr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fb, ferr = m.featurizer.MarshalBinary()
+	}()
+	mb, err := m.model.MarshalBinary()
+	<-done
 	if err != nil {
 		return nil, err
 	}
-	mb, err := m.model.MarshalBinary()
-	if err != nil {
-		return nil, err
+	if ferr != nil {
+		return nil, ferr
 	}
 	n := 4 + 2 + 2 + 8 + len(fb) + 8 + 8 + len(mb) + 4
 	for _, l := range m.names {
@@ -102,39 +111,19 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabel, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The featurizer is decoded while the model is.
 	f := new(text.Featurizer)
-	if err := f.UnmarshalBinary(fb); err != nil {
-		return nil, err
+	var ferr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ferr = f.UnmarshalBinary(fb)
+	}()
+	names, lm, err := unmarshalLabelled(p, bad)
+	<-done
+	if ferr != nil {
+		return nil, ferr
 	}
-	if len(p) < 8 {
-		return nil, bad("cut short before the labels")
-	}
-	k := binary.LittleEndian.Uint64(p)
-	p = p[8:]
-	if k > uint64(len(p))/4 {
-		return nil, bad(fmt.Sprintf("%d labels do not fit %d bytes", k, len(p)))
-	}
-	names := make([]string, 0, k)
-	for range k {
-		if len(p) < 4 {
-			return nil, bad("cut short in the labels")
-		}
-		n := binary.LittleEndian.Uint32(p)
-		p = p[4:]
-		if uint64(n) > uint64(len(p)) || n == 0 || !utf8.Valid(p[:n]) {
-			return nil, bad("a bad label")
-		}
-		names = append(names, string(p[:n]))
-		p = p[n:]
-	}
-	mb, err := part("model")
-	if err != nil {
-		return nil, err
-	}
-	if len(p) != 0 {
-		return nil, bad(fmt.Sprintf("%d bytes after the model", len(p)))
-	}
-	lm, err := engine.UnmarshalMultiLabel(mb)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +132,49 @@ func UnmarshalMultiLabel(b []byte) (*MultiLabel, error) {
 		return nil, fmt.Errorf("%w: %w", engine.ErrFormat, err)
 	}
 	return m, nil
+}
+
+// unmarshalLabelled decodes the labels and the model that follow the
+// featurizer in a multi-label text model file, p; bad makes the error of
+// a file that is not one.
+func unmarshalLabelled(p []byte, bad func(string) error) ([]string, *engine.MultiLabelModel, error) {
+	if len(p) < 8 {
+		return nil, nil, bad("cut short before the labels")
+	}
+	k := binary.LittleEndian.Uint64(p)
+	p = p[8:]
+	if k > uint64(len(p))/4 {
+		return nil, nil, bad(fmt.Sprintf("%d labels do not fit %d bytes", k, len(p)))
+	}
+	names := make([]string, 0, k)
+	for range k {
+		if len(p) < 4 {
+			return nil, nil, bad("cut short in the labels")
+		}
+		n := binary.LittleEndian.Uint32(p)
+		p = p[4:]
+		if uint64(n) > uint64(len(p)) || n == 0 || !utf8.Valid(p[:n]) {
+			return nil, nil, bad("a bad label")
+		}
+		names = append(names, string(p[:n]))
+		p = p[n:]
+	}
+	if len(p) < 8 {
+		return nil, nil, bad("cut short before the model")
+	}
+	n := binary.LittleEndian.Uint64(p)
+	p = p[8:]
+	if n > uint64(len(p)) {
+		return nil, nil, bad(fmt.Sprintf("the model claims %d bytes, %d are left", n, len(p)))
+	}
+	if uint64(len(p)) != n {
+		return nil, nil, bad(fmt.Sprintf("%d bytes after the model", uint64(len(p))-n))
+	}
+	lm, err := engine.UnmarshalMultiLabel(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return names, lm, nil
 }
 
 // LoadMultiLabel reads a model Save wrote; errors name the file.
