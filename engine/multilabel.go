@@ -153,6 +153,20 @@ func (m *MultiLabelModel) Scores(x sparse.Vector, dst []float32) []float32 {
 	return dst
 }
 
+// ScoresBatch writes Scores of every row of X into dst (grown if
+// needed), Classes() values a row, row after row, and returns it, on
+// GOMAXPROCS goroutines. X must be valid (see sparse.CSR.ValidateShape).
+func (m *MultiLabelModel) ScoresBatch(X *sparse.CSR, dst []float32) []float32 {
+	K := m.classes
+	dst = rowsOut("MultiLabelModel.ScoresBatch", X, K, dst)
+	parallelRows(X.Rows, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			m.Scores(X.Row(i), dst[i*K:(i+1)*K:(i+1)*K])
+		}
+	})
+	return dst
+}
+
 // Predict appends to dst the classes of x whose score reaches their
 // threshold, in increasing order, and returns it.
 func (m *MultiLabelModel) Predict(x sparse.Vector, dst []int) []int {

@@ -450,6 +450,43 @@ func FuzzUnmarshalMultiLabel(f *testing.F) {
 	})
 }
 
+// TestMultiLabelScoresBatch: the batch scores are each row's Scores,
+// bit for bit, a model trained in blocks of classes or read from a file,
+// features past the model's ignored.
+func TestMultiLabelScoresBatch(t *testing.T) {
+	const K = mlBlock + 7
+	X, Y := mlNoisy(4, 700, 30, K)
+	m, err := FitMultiLabel(context.Background(), X, Y, K, MultiLabelConfig{Epochs: 2, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.split == nil {
+		t.Fatal("the model is not in blocks")
+	}
+	b, _ := m.MarshalBinary()
+	read, err := UnmarshalMultiLabel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := *X
+	wide.Cols += 5
+	wide.Ind = slices.Clone(X.Ind)
+	wide.Ind[len(wide.Ind)-1] = int32(wide.Cols - 1)
+	for _, mm := range []*MultiLabelModel{m, read} {
+		for _, x := range []*sparse.CSR{X, &wide} {
+			got := mm.ScoresBatch(x, make([]float32, 3))
+			if len(got) != x.Rows*K {
+				t.Fatalf("%d scores for %d rows of %d classes", len(got), x.Rows, K)
+			}
+			for i := range x.Rows {
+				if want := mm.Scores(x.Row(i), nil); !sameBits(got[i*K:(i+1)*K], want) {
+					t.Fatalf("row %d: batch scores %v, Scores %v", i, got[i*K:(i+1)*K], want)
+				}
+			}
+		}
+	}
+}
+
 // TestAppendTopKMatchesSort: the k best classes by insertion are those
 // a stable sort of every class gives, ties in class order, for every k,
 // with many ties, and with a NaN (which falls back to the sort).

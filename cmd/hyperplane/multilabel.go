@@ -225,9 +225,9 @@ func evalMultiLabel(lm *engine.MultiLabelModel, names []string, X *sparse.CSR, Y
 	zero := make([][]int, X.Rows)
 	atLeast1 := make([][]int, X.Rows)
 	ranked := make([][]int, X.Rows)
-	var s []float32
+	all := lm.ScoresBatch(X, nil)
 	for i := range X.Rows {
-		s = lm.Scores(X.Row(i), s)
+		s := all[i*K : (i+1)*K]
 		ranked[i] = lm.Decide(s, 5, nil)
 		pred[i] = lm.Decide(s, 0, nil)
 		for c, v := range s {
