@@ -441,27 +441,37 @@ func trainMultiLabel(ctx context.Context, X *sparse.CSR, Y [][]int, K int, rows 
 const mlBlock = 32
 
 // mlBlocks returns the bounds of the blocks of classes the training
-// learns (0, ..., K): mlBlock classes each, the last fewer; for the
-// ranking perceptron, one of all K.
+// learns (0, ..., K): mlBlock classes each, the last fewer, or half as
+// many where blocks of mlBlock would leave a thread idle (fewer of them
+// than threads, at most cfg.Threads, 0: GOMAXPROCS); for the ranking
+// perceptron, one of all K.
 func mlBlocks(K int, cfg MultiLabelConfig) []int {
 	if cfg.Ranking {
 		return []int{0, K}
 	}
+	width := mlBlock
+	if (K+mlBlock-1)/mlBlock < mlThreads(cfg) {
+		width = mlBlock / 2
+	}
 	b := []int{0}
-	for c := mlBlock; c < K; c += mlBlock {
+	for c := width; c < K; c += width {
 		b = append(b, c)
 	}
 	return append(b, K)
 }
 
-// mlWorkers returns the number of goroutines that learn n blocks: at
-// most cfg.Threads (0: GOMAXPROCS).
-func mlWorkers(n int, cfg MultiLabelConfig) int {
-	t := cfg.Threads
-	if t == 0 {
-		t = runtime.GOMAXPROCS(0)
+// mlThreads returns cfg.Threads, or GOMAXPROCS for 0.
+func mlThreads(cfg MultiLabelConfig) int {
+	if cfg.Threads == 0 {
+		return runtime.GOMAXPROCS(0)
 	}
-	return max(1, min(t, n))
+	return cfg.Threads
+}
+
+// mlWorkers returns the number of goroutines that learn n blocks: at
+// most mlThreads.
+func mlWorkers(n int, cfg MultiLabelConfig) int {
+	return max(1, min(mlThreads(cfg), n))
 }
 
 // eachBlock calls f for every block of bounds (its classes [c0, c1)) on

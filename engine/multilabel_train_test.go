@@ -132,8 +132,9 @@ func TestOneVsRestMatchesPerClass(t *testing.T) {
 }
 
 // TestPartsMatch: the classes learned in blocks by several goroutines,
-// each block in weights of its own, give the weights, thresholds and
-// Platt scaling one goroutine gives, bit for bit, the same scores and the
+// each block in weights of its own, blocks of 32 classes or of 16, give
+// the weights, thresholds and Platt scaling one goroutine gives, bit for
+// bit, the same scores and the
 // same file, whether the logged updates are replayed into the running
 // sums once or many times; and with PA1 (which holds rows out within
 // the one training) each class's weights are those its own binary
@@ -146,10 +147,16 @@ func TestPartsMatch(t *testing.T) {
 		mlLogCap = logCap
 		for _, rule := range []Rule{PA1, Perceptron} {
 			var want *MultiLabelModel
-			for _, threads := range []int{1, 2, 3, 4} {
+			for _, threads := range []int{1, 2, 3, 4, 5, 8} {
 				cfg := MultiLabelConfig{Rule: rule, Epochs: 3, Seed: 2, Threads: threads}
-				if got := mlWorkers(len(mlBlocks(K, cfg))-1, cfg); got != threads {
-					t.Fatalf("%d threads: %d goroutines for 4 blocks", threads, got)
+				// Four blocks of up to 32 classes; past four
+				// threads, seven of up to 16.
+				blocks := 4
+				if threads > 4 {
+					blocks = 7
+				}
+				if n := len(mlBlocks(K, cfg)) - 1; n != blocks || mlWorkers(n, cfg) != min(threads, n) {
+					t.Fatalf("%d threads: %d blocks on %d goroutines, want %d on %d", threads, n, mlWorkers(n, cfg), blocks, min(threads, blocks))
 				}
 				m, err := FitMultiLabel(context.Background(), X, Y, K, cfg)
 				if err != nil {
