@@ -273,7 +273,7 @@ type termStat struct {
 // termHot is what counting a term's occurrence updates.
 type termHot struct {
 	df      int32 // documents holding the term (a corpus has at most MaxInt32)
-	lastDoc int32 // the last document counted in df, by count (countRow counts a document's distinct terms once it has them)
+	lastDoc int32 // the last document count counted in df (countRow counts a document's distinct terms at its end instead)
 }
 
 // termCounter counts the terms of a set of documents.

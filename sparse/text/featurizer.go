@@ -383,19 +383,14 @@ func (f *Featurizer) chooseVocabulary(counters []*termCounter, acct *vocabBudget
 	slices.SortStableFunc(counters, func(a, b *termCounter) int { return cmp.Compare(len(b.stats), len(a.stats)) })
 	workers := f.cfg.workers()
 	cs := mergeCandidates(counters, max(f.cfg.MinDF, 1), workers)
-	if f.cfg.MaxFeatures > 0 && len(cs) > f.cfg.MaxFeatures {
-		refs := termRefs(counters, cs, workers)
+	refs := termRefs(counters, cs, workers)
+	if f.cfg.MaxFeatures > 0 && len(refs) > f.cfg.MaxFeatures {
 		slices.SortFunc(refs, func(a, b termRef) int {
-			return cmp.Or(cmp.Compare(cs[b.i].cf, cs[a.i].cf), strings.Compare(a.term, b.term))
+			return cmp.Or(cmp.Compare(cs[b.i].cf, cs[a.i].cf), compareTerms(a, b))
 		})
 		refs = refs[:f.cfg.MaxFeatures]
-		kept := make([]candidate, len(refs))
-		for k, r := range refs {
-			kept[k] = cs[r.i]
-		}
-		cs = kept
 	}
-	refs := sortTerms(termRefs(counters, cs, workers), workers)
+	refs = sortTerms(refs, workers)
 	f.dim = len(refs)
 	f.vocab = make([]string, len(refs))
 	hs := make([]uint64, len(refs))

@@ -109,8 +109,8 @@ func (e *Encoder) countRow(s string) error {
 	// statistics fetched a block ahead.
 	hot := tc.hot
 	for j, k := range ind {
-		if j%gramsAhead == 0 {
-			prefetchHot(&hot[0], ind[min(j+gramsAhead, len(ind)):min(j+2*gramsAhead, len(ind))])
+		if lo, hi, ok := aheadOf(j, len(ind)); ok {
+			prefetchHot(&hot[0], ind[lo:hi])
 		}
 		hot[k].df++
 		if tc.countCF {
@@ -125,8 +125,8 @@ func (e *Encoder) countRow(s string) error {
 	return nil
 }
 
-// gramsAhead is how many n-grams ahead countRow and counts have the
-// processor fetch the slots of their term or vocabulary index.
+// gramsAhead is how many n-grams (or terms) ahead countRow and counts
+// have the processor fetch what their lookups will read.
 const gramsAhead = 16
 
 // aheadOf reports whether item k of n starts a block of gramsAhead, and

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -108,24 +109,26 @@ func mergeCandidates(counters []*termCounter, minDF int, workers int) []candidat
 // whose hashes fall in part p of parts equal ranges, keeping those in at
 // least minDF documents.
 func mergeRange(counters []*termCounter, lists [][]hashRef, p, parts, minDF int) []candidate {
-	shift := 64 - uint(bitsOf(parts))
+	shift := 64 - uint(bits.TrailingZeros(uint(parts)))
 	lo, hi := make([]int, len(lists)), make([]int, len(lists))
 	n := 0
 	for k, l := range lists {
-		lo[k] = rangeStart(l, p, shift)
-		hi[k] = rangeStart(l, p+1, shift)
+		lo[k], hi[k] = rangeStart(l, p, shift), len(l)
+		if p+1 < parts {
+			hi[k] = rangeStart(l, p+1, shift)
+		}
 		n = max(n, hi[k]-lo[k])
 	}
 	out := make([]candidate, 0, n/2)
 	for {
 		// The least hash at the heads of the lists.
-		h, any := uint64(0), false
+		h, found := uint64(0), false
 		for k, l := range lists {
-			if lo[k] < hi[k] && (!any || l[lo[k]].h < h) {
-				h, any = l[lo[k]].h, true
+			if lo[k] < hi[k] && (!found || l[lo[k]].h < h) {
+				h, found = l[lo[k]].h, true
 			}
 		}
-		if !any {
+		if !found {
 			return out
 		}
 		c := candidate{h: h, c: -1}
@@ -149,21 +152,9 @@ func mergeRange(counters []*termCounter, lists [][]hashRef, p, parts, minDF int)
 }
 
 // rangeStart returns the first index of l (sorted by hash) whose hash's
-// top bits, h>>shift, are p or more; len(l) for p past the last range.
+// top bits, h>>shift, are p or more.
 func rangeStart(l []hashRef, p int, shift uint) int {
-	if p<<shift == 0 && p > 0 {
-		return len(l) // p is the end of the hash space
-	}
 	return sort.Search(len(l), func(j int) bool { return l[j].h>>shift >= uint64(p) })
-}
-
-// bitsOf returns log2 of n, a power of two.
-func bitsOf(n int) int {
-	b := 0
-	for 1<<b < n {
-		b++
-	}
-	return b
 }
 
 // termRef is a candidate kept for the vocabulary: its text, the text's
