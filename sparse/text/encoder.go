@@ -141,6 +141,20 @@ func (f *Featurizer) bucketKey(h uint64) uint32 {
 // weigh turns the raw counts val of the features ind into the configured
 // values, in place.
 func (f *Featurizer) weigh(ind []int32, val []float32) {
+	if idf := f.idf.dense; f.cfg.TF == Log && f.cfg.IDF && idf != nil {
+		// The defaults, in one pass: the same products, summed in the
+		// same order, as the passes below.
+		var ss float64
+		for i, j := range ind {
+			v := logTF(val[i]) * idf[j]
+			val[i] = v
+			ss += float64(v) * float64(v)
+		}
+		if !f.cfg.NoNormalize {
+			toUnit(val, ss)
+		}
+		return
+	}
 	switch f.cfg.TF {
 	case Binary:
 		for i, v := range val {
@@ -151,11 +165,7 @@ func (f *Featurizer) weigh(ind []int32, val []float32) {
 		}
 	case Log:
 		for i, v := range val {
-			w := float32(1 + math.Log(math.Abs(float64(v))))
-			if v < 0 {
-				w = -w
-			}
-			val[i] = w
+			val[i] = logTF(v)
 		}
 	}
 	if f.cfg.IDF {
@@ -174,13 +184,48 @@ func (f *Featurizer) weigh(ind []int32, val []float32) {
 		for _, v := range val {
 			ss += float64(v) * float64(v)
 		}
-		if ss > 0 {
-			s := 1 / math.Sqrt(ss)
-			for i, v := range val {
-				val[i] = float32(float64(v) * s)
-			}
+		toUnit(val, ss)
+	}
+}
+
+// toUnit scales val, whose squares sum to ss, to unit length; a row of
+// zeros stays as it is.
+func toUnit(val []float32, ss float64) {
+	if ss > 0 {
+		s := 1 / math.Sqrt(ss)
+		for i, v := range val {
+			val[i] = float32(float64(v) * s)
 		}
 	}
+}
+
+// logTable holds 1 + ln k, rounded to float32, for the counts k below
+// its length: most counts in a document are small integers, and a load
+// costs far less than a logarithm.
+var logTable = func() (t [256]float32) {
+	for k := range t {
+		t[k] = float32(1 + math.Log(float64(k)))
+	}
+	return t
+}()
+
+// logTF returns the log-scaled term frequency of the count v,
+// sign(v)·(1 + ln |v|), rounded to float32.
+func logTF(v float32) float32 {
+	a := v
+	if a < 0 {
+		a = -a
+	}
+	var w float32
+	if a < float32(len(logTable)) && a == float32(int(a)) {
+		w = logTable[int(a)]
+	} else {
+		w = float32(1 + math.Log(float64(a)))
+	}
+	if v < 0 {
+		w = -w
+	}
+	return w
 }
 
 // nextHashed finds the first token of s at or after byte i, as next
