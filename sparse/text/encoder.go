@@ -144,9 +144,29 @@ func (f *Featurizer) weigh(ind []int32, val []float32) {
 	if idf := f.idf.dense; f.cfg.TF == Log && f.cfg.IDF && idf != nil {
 		// The defaults, in one pass: the same products, summed in the
 		// same order, as the passes below.
+		// The weights of a row's features lie far apart in a table of a
+		// hashed space: they are fetched a block ahead.
 		var ss float64
 		for i, j := range ind {
-			v := logTF(val[i]) * idf[j]
+			if lo, hi, ok := aheadOf(i, len(ind)); ok {
+				prefetchF32(&idf[0], ind[lo:hi])
+			}
+			// logTF, written out for the compiler to keep inline.
+			c := val[i]
+			a := c
+			if c < 0 {
+				a = -c
+			}
+			var v float32
+			if k := uint32(a); k < uint32(len(logTable)) && a == float32(k) {
+				v = logTable[k]
+				if c < 0 {
+					v = -v
+				}
+			} else {
+				v = logTFSlow(c)
+			}
+			v *= idf[j]
 			val[i] = v
 			ss += float64(v) * float64(v)
 		}
@@ -210,18 +230,25 @@ var logTable = func() (t [256]float32) {
 }()
 
 // logTF returns the log-scaled term frequency of the count v,
-// sign(v)·(1 + ln |v|), rounded to float32.
+// sign(v)·(1 + ln |v|), rounded to float32: from logTable for the small
+// whole counts, inline, else by logTFSlow.
 func logTF(v float32) float32 {
 	a := v
-	if a < 0 {
-		a = -a
+	if v < 0 {
+		a = -v
 	}
-	var w float32
-	if a < float32(len(logTable)) && a == float32(int(a)) {
-		w = logTable[int(a)]
-	} else {
-		w = float32(1 + math.Log(float64(a)))
+	if k := uint32(a); k < uint32(len(logTable)) && a == float32(k) {
+		if v < 0 {
+			return -logTable[k]
+		}
+		return logTable[k]
 	}
+	return logTFSlow(v)
+}
+
+// logTFSlow is logTF computed with a logarithm.
+func logTFSlow(v float32) float32 {
+	w := float32(1 + math.Log(math.Abs(float64(v))))
 	if v < 0 {
 		w = -w
 	}

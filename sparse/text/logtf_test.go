@@ -33,3 +33,61 @@ func TestLogTFMatchesFormula(t *testing.T) {
 		}
 	}
 }
+
+// The default weighing, log tf and IDF in one pass with the squares
+// summed on the way, gives the bits of the three passes it replaces, on
+// rows of small and large, whole and fractional, signed counts.
+func TestWeighOnePassMatchesPasses(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const dim = 5000
+	idf := make([]float32, dim)
+	for j := range idf {
+		idf[j] = 1 + 8*r.Float32()
+	}
+	for _, norm := range []bool{true, false} {
+		f := &Featurizer{cfg: Config{TF: Log, IDF: true, NoNormalize: !norm}}
+		f.idf.dense = idf
+		for row := range 300 {
+			n := row % 120
+			ind := make([]int32, n)
+			val := make([]float32, n)
+			for k := range ind {
+				ind[k] = int32(r.IntN(dim))
+				switch r.IntN(4) {
+				case 0:
+					val[k] = float32(1 + r.IntN(300))
+				case 1:
+					val[k] = -float32(1 + r.IntN(5))
+				case 2:
+					val[k] = float32(r.ExpFloat64() * 40)
+				default:
+					val[k] = float32(1 + r.IntN(3))
+				}
+			}
+			want := make([]float32, n)
+			var ss float64
+			for k, c := range val {
+				w := float32(1 + math.Log(math.Abs(float64(c))))
+				if c < 0 {
+					w = -w
+				}
+				want[k] = w * idf[ind[k]]
+			}
+			for _, v := range want {
+				ss += float64(v) * float64(v)
+			}
+			if norm && ss > 0 {
+				s := 1 / math.Sqrt(ss)
+				for k, v := range want {
+					want[k] = float32(float64(v) * s)
+				}
+			}
+			f.weigh(ind, val)
+			for k := range val {
+				if math.Float32bits(val[k]) != math.Float32bits(want[k]) {
+					t.Fatalf("normalize=%v row %d value %d: %v, want %v", norm, row, k, val[k], want[k])
+				}
+			}
+		}
+	}
+}

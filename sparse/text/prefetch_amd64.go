@@ -24,3 +24,11 @@ func prefetchHot(hot *termHot, ind []int32)
 //
 //go:noescape
 func prefetchVocabSlots(slots *uint32, shift uint, hs []uint64)
+
+// prefetchF32 asks the processor to bring into cache the value at index
+// k of an array of float32 starting at base, for each k of ind. It is
+// only a hint, as prefetchGramSlots is; every k must be an index of the
+// array.
+//
+//go:noescape
+func prefetchF32(base *float32, ind []int32)

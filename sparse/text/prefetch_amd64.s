@@ -60,3 +60,21 @@ vocabloop:
 
 vocabdone:
 	RET
+
+// func prefetchF32(base *float32, ind []int32)
+TEXT ·prefetchF32(SB), NOSPLIT, $0-32
+	MOVQ base+0(FP), AX
+	MOVQ ind_base+8(FP), SI
+	MOVQ ind_len+16(FP), DX
+	TESTQ DX, DX
+	JEQ  f32done
+
+f32loop:
+	MOVLQSX (SI), BX
+	PREFETCHT0 (AX)(BX*4)
+	ADDQ $4, SI
+	DECQ DX
+	JNE  f32loop
+
+f32done:
+	RET

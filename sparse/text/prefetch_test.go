@@ -26,6 +26,12 @@ func TestPrefetchGramSlotsTouchesNothing(t *testing.T) {
 	hs := []uint64{0, ^uint64(0), 1 << 63}
 	prefetchVocabSlots(&vi.slots[0], vi.shift, hs)
 	prefetchVocabSlots(&vi.slots[0], vi.shift, nil)
+	idf := []float32{1, 2, 3}
+	prefetchF32(&idf[0], []int32{0, 2, 1})
+	prefetchF32(&idf[0], nil)
+	if idf[0] != 1 || idf[1] != 2 || idf[2] != 3 {
+		t.Fatal("the array changed")
+	}
 	for i := range hot {
 		if hot[i] != (termHot{}) {
 			t.Fatal("a term's statistics changed")
