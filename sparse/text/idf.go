@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
@@ -393,13 +394,22 @@ func (l *dfLocal) add(ind []int32) error {
 	for k := 0; k < len(ind); {
 		switch {
 		case l.atomic:
-			for _, j := range ind[k:] {
-				atomic.AddInt32(&l.dense[j], 1)
+			// The counts of a row's features lie far apart in a hashed
+			// space: they are fetched a block ahead.
+			d, rest := l.dense, ind[k:]
+			for i, j := range rest {
+				if lo, hi, ok := aheadOf(i, len(rest)); ok {
+					prefetch4(unsafe.Pointer(&d[0]), rest[lo:hi])
+				}
+				atomic.AddInt32(&d[j], 1)
 			}
 			return nil
 		case l.dense != nil:
-			d := l.dense
-			for _, j := range ind[k:] {
+			d, rest := l.dense, ind[k:]
+			for i, j := range rest {
+				if lo, hi, ok := aheadOf(i, len(rest)); ok {
+					prefetch4(unsafe.Pointer(&d[0]), rest[lo:hi])
+				}
 				d[j]++
 			}
 			return nil

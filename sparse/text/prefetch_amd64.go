@@ -2,6 +2,8 @@
 
 package text
 
+import "unsafe"
+
 // prefetchGramSlots asks the processor to bring into cache the home slot,
 // in a hash index of slots whose shift is shift, of each n-gram of
 // grams: its lookup then finds the slot on its way. It is only a hint:
@@ -25,10 +27,10 @@ func prefetchHot(hot *termHot, ind []int32)
 //go:noescape
 func prefetchVocabSlots(slots *uint32, shift uint, hs []uint64)
 
-// prefetchF32 asks the processor to bring into cache the value at index
-// k of an array of float32 starting at base, for each k of ind. It is
-// only a hint, as prefetchGramSlots is; every k must be an index of the
-// array.
+// prefetch4 asks the processor to bring into cache the element at index
+// k of an array of 4-byte elements starting at base, for each k of ind.
+// It is only a hint, as prefetchGramSlots is; every k must be an index of
+// the array.
 //
 //go:noescape
-func prefetchF32(base *float32, ind []int32)
+func prefetch4(base unsafe.Pointer, ind []int32)

@@ -61,8 +61,8 @@ vocabloop:
 vocabdone:
 	RET
 
-// func prefetchF32(base *float32, ind []int32)
-TEXT ·prefetchF32(SB), NOSPLIT, $0-32
+// func prefetch4(base unsafe.Pointer, ind []int32)
+TEXT ·prefetch4(SB), NOSPLIT, $0-32
 	MOVQ base+0(FP), AX
 	MOVQ ind_base+8(FP), SI
 	MOVQ ind_len+16(FP), DX

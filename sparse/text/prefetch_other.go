@@ -2,6 +2,8 @@
 
 package text
 
+import "unsafe"
+
 // prefetchGramSlots is a hint that this build does not give.
 func prefetchGramSlots(slots *hashSlot, shift uint, grams []gramRef) {}
 
@@ -11,5 +13,5 @@ func prefetchHot(hot *termHot, ind []int32) {}
 // prefetchVocabSlots is a hint that this build does not give.
 func prefetchVocabSlots(slots *uint32, shift uint, hs []uint64) {}
 
-// prefetchF32 is a hint that this build does not give.
-func prefetchF32(base *float32, ind []int32) {}
+// prefetch4 is a hint that this build does not give.
+func prefetch4(base unsafe.Pointer, ind []int32) {}

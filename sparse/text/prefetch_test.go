@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // The hint changes nothing, whatever the hashes (the ends of the table's
 // slots included) or none; the counts it serves are those of a build
@@ -27,8 +30,8 @@ func TestPrefetchGramSlotsTouchesNothing(t *testing.T) {
 	prefetchVocabSlots(&vi.slots[0], vi.shift, hs)
 	prefetchVocabSlots(&vi.slots[0], vi.shift, nil)
 	idf := []float32{1, 2, 3}
-	prefetchF32(&idf[0], []int32{0, 2, 1})
-	prefetchF32(&idf[0], nil)
+	prefetch4(unsafe.Pointer(&idf[0]), []int32{0, 2, 1})
+	prefetch4(unsafe.Pointer(&idf[0]), nil)
 	if idf[0] != 1 || idf[1] != 2 || idf[2] != 3 {
 		t.Fatal("the array changed")
 	}
