@@ -59,6 +59,7 @@ static void *xrealloc(void *p, size_t n) {
 }
 
 static int bits = 20;
+static int vocab = 0; // -v: a vocabulary of the terms in >= 2 documents instead of hashing
 
 // mix64 is a 64-bit finalizer (the murmur3 one).
 static inline uint64_t mix64(uint64_t h) {
@@ -83,7 +84,51 @@ typedef struct {
   // scratch
   uint32_t *keys, *tmp;
   size_t kcap;
+  // -v: the share's terms, numbered in order of first sight: an open
+  // addressing table of their hashes (slot: hash, number + 1), each
+  // number's hash and document frequency.
+  uint64_t *slot_h;
+  uint32_t *slot_n;
+  size_t slots, nterms, tcap;
+  uint64_t *term_h;
+  int32_t *term_df;
+  int32_t *to_id; // after the pass: each term's feature, or -1
 } share;
+
+static size_t slot_of(uint64_t h, size_t slots) { return (size_t)(mix64(h) & (slots - 1)); }
+
+// term_num returns the number of the term with hash h in s, numbering it
+// if it is new.
+static uint32_t term_num(share *s, uint64_t h) {
+  if (2 * (s->nterms + 1) > s->slots) {
+    size_t ns = s->slots ? 2 * s->slots : 1 << 16;
+    uint64_t *nh = calloc(ns, 8);
+    uint32_t *nn = calloc(ns, 4);
+    if (!nh || !nn) die("out of memory");
+    for (size_t i = 0; i < s->slots; i++) {
+      if (!s->slot_n[i]) continue;
+      size_t j = slot_of(s->slot_h[i], ns);
+      while (nn[j]) j = (j + 1) & (ns - 1);
+      nh[j] = s->slot_h[i], nn[j] = s->slot_n[i];
+    }
+    free(s->slot_h), free(s->slot_n);
+    s->slot_h = nh, s->slot_n = nn, s->slots = ns;
+  }
+  size_t j = slot_of(h, s->slots);
+  for (;;) {
+    if (!s->slot_n[j]) break;
+    if (s->slot_h[j] == h) return s->slot_n[j] - 1;
+    j = (j + 1) & (s->slots - 1);
+  }
+  if (s->nterms == s->tcap) {
+    s->tcap = s->tcap ? 2 * s->tcap : 1 << 16;
+    s->term_h = xrealloc(s->term_h, s->tcap * 8);
+    s->term_df = xrealloc(s->term_df, s->tcap * 4);
+  }
+  s->term_h[s->nterms] = h, s->term_df[s->nterms] = 0;
+  s->slot_h[j] = h, s->slot_n[j] = (uint32_t)++s->nterms;
+  return (uint32_t)(s->nterms - 1);
+}
 
 static void push_key(share *s, size_t *n, uint32_t k) {
   if (*n == s->kcap) {
@@ -98,6 +143,10 @@ static inline uint32_t key_of(uint64_t h) {
   uint64_t mask = (1ULL << bits) - 1;
   return (uint32_t)((h & mask) << 1 | h >> 63);
 }
+
+static uint32_t term_num(share *s, uint64_t h);
+
+static inline uint32_t term_key(share *s, uint64_t h) { return vocab ? term_num(s, h) << 1 : key_of(h); }
 
 // sort_keys sorts a[0..n) by LSD radix (8 bits a pass), skipping passes
 // where every key has the same byte; returns where the result is.
@@ -217,8 +266,8 @@ static void doc(share *s, const char *p, const char *e) {
       memcpy(&w, tok + i, t - i < 8 ? t - i : 8);
       h = mix64(h ^ w);
     }
-    push_key(s, &n, key_of(h));
-    if (have) push_key(s, &n, key_of(mix64(prev * 31 + h)));
+    push_key(s, &n, term_key(s, h));
+    if (have) push_key(s, &n, term_key(s, mix64(prev * 31 + h)));
     prev = h, have = 1;
   }
   uint32_t *k = sort_keys(s->keys, s->tmp, n);
@@ -234,15 +283,16 @@ static void doc(share *s, const char *p, const char *e) {
     if (tf) {
       s->ind[s->nnz] = f;
       s->cnt[s->nnz++] = (float)tf;
-      s->df[f]++;
+      if (vocab) s->term_df[f]++;
+      else s->df[f]++;
     }
   }
 }
 
 static void *run_share(void *arg) {
   share *s = arg;
-  s->df = calloc((size_t)1 << bits, 4);
-  if (!s->df) die("out of memory");
+  s->df = vocab ? NULL : calloc((size_t)1 << bits, 4);
+  if (!vocab && !s->df) die("out of memory");
   const char *p = s->lo;
   while (p < s->hi) {
     const char *e = memchr(p, '\n', s->hi - p);
@@ -268,12 +318,13 @@ static void *run_share(void *arg) {
 
 int main(int argc, char **argv) {
   int T = 2, o;
-  while ((o = getopt(argc, argv, "t:b:")) != -1) {
+  while ((o = getopt(argc, argv, "t:b:v")) != -1) {
     if (o == 't') T = atoi(optarg);
+    else if (o == 'v') vocab = 1;
     else if (o == 'b') bits = atoi(optarg);
-    else die("usage: hashpass [-t THREADS] [-b BITS] FILE");
+    else die("usage: hashpass [-v] [-t THREADS] [-b BITS] FILE");
   }
-  if (optind != argc - 1 || T < 1 || T > 64 || bits < 1 || bits > 30) die("usage: hashpass [-t THREADS] [-b BITS] FILE");
+  if (optind != argc - 1 || T < 1 || T > 64 || bits < 1 || bits > 30) die("usage: hashpass [-v] [-t THREADS] [-b BITS] FILE");
   init_lower();
   double t0 = now();
   int fd = open(argv[optind], O_RDONLY);
@@ -301,12 +352,38 @@ int main(int argc, char **argv) {
   for (int i = 0; i < T; i++) pthread_join(th[i], NULL);
   double t1 = now();
   size_t D = (size_t)1 << bits, rows = 0, nnz = 0;
-  float *idf = malloc(D * 4);
   for (int i = 0; i < T; i++) rows += sh[i].rows, nnz += sh[i].nnz;
-  for (size_t j = 0; j < D; j++) {
-    int64_t df = 0;
-    for (int i = 0; i < T; i++) df += sh[i].df[j];
-    idf[j] = (float)(log((1.0 + rows) / (1.0 + df)) + 1);
+  float *idf;
+  if (!vocab) {
+    idf = malloc(D * 4);
+    for (size_t j = 0; j < D; j++) {
+      int64_t df = 0;
+      for (int i = 0; i < T; i++) df += sh[i].df[j];
+      idf[j] = (float)(log((1.0 + rows) / (1.0 + df)) + 1);
+    }
+  } else {
+    // Merge the shares' terms into one table (each term's global number,
+    // its summed frequency), keep those in >= 2 documents as features,
+    // and map every share's numbers to them.
+    share g = {0};
+    for (int i = 0; i < T; i++) {
+      share *s = &sh[i];
+      s->to_id = malloc((s->nterms + 1) * 4);
+      for (size_t t = 0; t < s->nterms; t++) s->to_id[t] = (int32_t)term_num(&g, s->term_h[t]);
+    }
+    int32_t *gdf = NULL;
+    gdf = xrealloc(gdf, (g.nterms + 1) * 4);
+    memset(gdf, 0, (g.nterms + 1) * 4);
+    for (int i = 0; i < T; i++)
+      for (size_t t = 0; t < sh[i].nterms; t++) gdf[sh[i].to_id[t]] += sh[i].term_df[t];
+    int32_t *id = malloc((g.nterms + 1) * 4);
+    D = 0;
+    for (size_t k = 0; k < g.nterms; k++) id[k] = gdf[k] >= 2 ? (int32_t)D++ : -1;
+    idf = malloc((D + 1) * 4);
+    for (size_t k = 0; k < g.nterms; k++)
+      if (id[k] >= 0) idf[id[k]] = (float)(log((1.0 + rows) / (1.0 + gdf[k])) + 1);
+    for (int i = 0; i < T; i++)
+      for (size_t t = 0; t < sh[i].nterms; t++) sh[i].to_id[t] = id[sh[i].to_id[t]];
   }
   double t2 = now();
   // One epoch of averaged PA-II (C = 1), rows weighed on the way.
@@ -316,17 +393,30 @@ int main(int argc, char **argv) {
   double *u = calloc(D, 8), ub = 0;
   double c = 1;
   long mistakes = 0;
-  float *x = NULL;
-  size_t xcap = 0;
+  float *x = NULL, *fc = NULL;
+  int32_t *fi = NULL;
+  size_t xcap = 0, fcap = 0;
   for (int i = 0; i < T; i++) {
     share *s = &sh[i];
     for (size_t r = 0; r < s->rows; r++) {
       size_t lo = s->ptr[r], hi = s->ptr[r + 1], n = hi - lo;
       if (n > xcap) xcap = n * 2, x = xrealloc(x, xcap * 4);
       const int32_t *ind = s->ind + lo;
+      const float *cnt = s->cnt + lo;
+      if (vocab) {
+        // The row's terms as features, those outside the vocabulary
+        // dropped.
+        if (n > fcap) fcap = n * 2, fi = xrealloc(fi, fcap * 4), fc = xrealloc(fc, fcap * 4);
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++) {
+          int32_t j = s->to_id[ind[k]];
+          if (j >= 0) fi[m] = j, fc[m++] = cnt[k];
+        }
+        ind = fi, cnt = fc, n = m;
+      }
       double ss = 0;
       for (size_t k = 0; k < n; k++) {
-        float t = s->cnt[lo + k], a = fabsf(t);
+        float t = cnt[k], a = fabsf(t);
         float v = (a < 256 && a == (int)a ? logtab[(int)a] : (float)(1 + log(a))) * idf[ind[k]];
         if (t < 0) v = -v;
         x[k] = v;
@@ -355,6 +445,7 @@ int main(int argc, char **argv) {
   // Keep the model alive: the averaged weight of bucket 0.
   volatile double keep = w[0] - u[0] / c;
   (void)keep;
+  printf("features %zu ", D);
   printf("pass1_s %.3f idf_s %.3f epoch_s %.3f total_s %.3f rows %zu nnz %zu mistakes %ld\n", t1 - t0, t2 - t1, t3 - t2,
          t3 - t0, rows, nnz, mistakes);
   return 0;
