@@ -149,7 +149,7 @@ func (f *Featurizer) weigh(ind []int32, val []float32) {
 		var ss float64
 		for i, j := range ind {
 			if lo, hi, ok := aheadOf(i, len(ind)); ok {
-				prefetch4(unsafe.Pointer(&idf[0]), ind[lo:hi])
+				prefetchAt(unsafe.Pointer(&idf[0]), 2, ind[lo:hi])
 			}
 			// logTF, written out for the compiler to keep inline.
 			c := val[i]

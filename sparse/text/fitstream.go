@@ -3,6 +3,7 @@ package text
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Fitting a vocabulary while the text streams by: every worker counts the
@@ -110,7 +111,7 @@ func (e *Encoder) countRow(s string) error {
 	hot := tc.hot
 	for j, k := range ind {
 		if lo, hi, ok := aheadOf(j, len(ind)); ok {
-			prefetchHot(&hot[0], ind[lo:hi])
+			prefetchAt(unsafe.Pointer(&hot[0]), hotShift, ind[lo:hi])
 		}
 		hot[k].df++
 		if tc.countCF {
@@ -124,6 +125,10 @@ func (e *Encoder) countRow(s string) error {
 	}
 	return nil
 }
+
+// hotShift is log2 of the size of a termHot, for prefetchAt (a test
+// checks it).
+const hotShift = 3
 
 // gramsAhead is how many n-grams (or terms) ahead countRow and counts
 // have the processor fetch what their lookups will read.

@@ -399,7 +399,7 @@ func (l *dfLocal) add(ind []int32) error {
 			d, rest := l.dense, ind[k:]
 			for i, j := range rest {
 				if lo, hi, ok := aheadOf(i, len(rest)); ok {
-					prefetch4(unsafe.Pointer(&d[0]), rest[lo:hi])
+					prefetchAt(unsafe.Pointer(&d[0]), 2, rest[lo:hi])
 				}
 				atomic.AddInt32(&d[j], 1)
 			}
@@ -408,7 +408,7 @@ func (l *dfLocal) add(ind []int32) error {
 			d, rest := l.dense, ind[k:]
 			for i, j := range rest {
 				if lo, hi, ok := aheadOf(i, len(rest)); ok {
-					prefetch4(unsafe.Pointer(&d[0]), rest[lo:hi])
+					prefetchAt(unsafe.Pointer(&d[0]), 2, rest[lo:hi])
 				}
 				d[j]++
 			}

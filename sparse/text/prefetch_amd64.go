@@ -13,12 +13,13 @@ import "unsafe"
 //go:noescape
 func prefetchGramSlots(slots *hashSlot, shift uint, grams []gramRef)
 
-// prefetchHot asks the processor to bring into cache the statistics
-// hot[k] of each term k of ind, hot[0] being at hot. It is only a hint, as
-// prefetchGramSlots is; every k must be a term of hot.
+// prefetchAt asks the processor to bring into cache the element k of an
+// array of elements of 1<<shift bytes starting at base, for each k of
+// ind. It is only a hint, as prefetchGramSlots is; every k must be an
+// index of the array.
 //
 //go:noescape
-func prefetchHot(hot *termHot, ind []int32)
+func prefetchAt(base unsafe.Pointer, shift uint, ind []int32)
 
 // prefetchVocabSlots asks the processor to bring into cache the home
 // slot, in a vocabulary index of slots whose shift is shift, of each
@@ -26,11 +27,3 @@ func prefetchHot(hot *termHot, ind []int32)
 //
 //go:noescape
 func prefetchVocabSlots(slots *uint32, shift uint, hs []uint64)
-
-// prefetch4 asks the processor to bring into cache the element at index
-// k of an array of 4-byte elements starting at base, for each k of ind.
-// It is only a hint, as prefetchGramSlots is; every k must be an index of
-// the array.
-//
-//go:noescape
-func prefetch4(base unsafe.Pointer, ind []int32)

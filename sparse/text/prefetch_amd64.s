@@ -23,22 +23,24 @@ loop:
 done:
 	RET
 
-// func prefetchHot(hot *termHot, ind []int32)
-TEXT ·prefetchHot(SB), NOSPLIT, $0-32
-	MOVQ hot+0(FP), AX
-	MOVQ ind_base+8(FP), SI
-	MOVQ ind_len+16(FP), DX
+// func prefetchAt(base unsafe.Pointer, shift uint, ind []int32)
+TEXT ·prefetchAt(SB), NOSPLIT, $0-40
+	MOVQ base+0(FP), AX
+	MOVQ shift+8(FP), CX
+	MOVQ ind_base+16(FP), SI
+	MOVQ ind_len+24(FP), DX
 	TESTQ DX, DX
-	JEQ  hotdone
+	JEQ  atdone
 
-hotloop:
+atloop:
 	MOVLQSX (SI), BX
-	PREFETCHT0 (AX)(BX*8)
+	SHLQ CX, BX
+	PREFETCHT0 (AX)(BX*1)
 	ADDQ $4, SI
 	DECQ DX
-	JNE  hotloop
+	JNE  atloop
 
-hotdone:
+atdone:
 	RET
 
 // func prefetchVocabSlots(slots *uint32, shift uint, hs []uint64)
@@ -59,22 +61,4 @@ vocabloop:
 	JNE  vocabloop
 
 vocabdone:
-	RET
-
-// func prefetch4(base unsafe.Pointer, ind []int32)
-TEXT ·prefetch4(SB), NOSPLIT, $0-32
-	MOVQ base+0(FP), AX
-	MOVQ ind_base+8(FP), SI
-	MOVQ ind_len+16(FP), DX
-	TESTQ DX, DX
-	JEQ  f32done
-
-f32loop:
-	MOVLQSX (SI), BX
-	PREFETCHT0 (AX)(BX*4)
-	ADDQ $4, SI
-	DECQ DX
-	JNE  f32loop
-
-f32done:
 	RET

@@ -9,6 +9,9 @@ import (
 // slots included) or none; the counts it serves are those of a build
 // without it (CI runs the tests with -tags noasm too).
 func TestPrefetchGramSlotsTouchesNothing(t *testing.T) {
+	if unsafe.Sizeof(termHot{}) != 1<<hotShift {
+		t.Fatalf("a termHot takes %d bytes, not 1<<hotShift", unsafe.Sizeof(termHot{}))
+	}
 	var at hashIndex
 	at.resize(100)
 	grams := []gramRef{{h: 0}, {h: ^uint64(0)}, {h: 1 << 63}, {h: 12345}}
@@ -23,15 +26,15 @@ func TestPrefetchGramSlotsTouchesNothing(t *testing.T) {
 		t.Fatal("the n-grams changed")
 	}
 	hot := make([]termHot, 4)
-	prefetchHot(&hot[0], []int32{0, 3, 1})
-	prefetchHot(&hot[0], nil)
+	prefetchAt(unsafe.Pointer(&hot[0]), 3, []int32{0, 3, 1})
+	prefetchAt(unsafe.Pointer(&hot[0]), 3, nil)
 	vi := newVocabIndex(make([]uint64, 50))
 	hs := []uint64{0, ^uint64(0), 1 << 63}
 	prefetchVocabSlots(&vi.slots[0], vi.shift, hs)
 	prefetchVocabSlots(&vi.slots[0], vi.shift, nil)
 	idf := []float32{1, 2, 3}
-	prefetch4(unsafe.Pointer(&idf[0]), []int32{0, 2, 1})
-	prefetch4(unsafe.Pointer(&idf[0]), nil)
+	prefetchAt(unsafe.Pointer(&idf[0]), 2, []int32{0, 2, 1})
+	prefetchAt(unsafe.Pointer(&idf[0]), 2, nil)
 	if idf[0] != 1 || idf[1] != 2 || idf[2] != 3 {
 		t.Fatal("the array changed")
 	}
