@@ -27,10 +27,15 @@ import (
 type Block struct {
 	Index int         // the block's number in the file
 	Start int64       // the global index of the block's first row
-	Y     []float64   // labels, one per row
+	Y     []float64   // labels, one per row; with label lists, each row's number of labels
 	QID   []int64     // query ids, one per row; nil when the block has none
 	X     *sparse.CSR // the rows; Indptr local to the block
+	// Lists holds, in a file with label lists (Options.LabelLists), the
+	// labels of all the block's rows one row after another (RowLabels
+	// gives one row's); nil otherwise.
+	Lists []int32
 
+	lptr     []int64 // with label lists: row r's labels are Lists[lptr[r]:lptr[r+1]]
 	x        sparse.CSR
 	fixedDim bool     // X.Cols is the data set's, not the block's own
 	buf      []uint64 // the block as read, 8-byte aligned
@@ -40,8 +45,14 @@ type Block struct {
 	dp  []int64
 	di  []int32
 	dv  []float32
+	dl  []int32
 	max int32 // largest index, from the block header
 }
+
+// RowLabels returns the labels of row r of the block (0-based within
+// the block) of a file with label lists, in the order written; the
+// slice views the block's memory.
+func (b *Block) RowLabels(r int) []int32 { return b.Lists[b.lptr[r]:b.lptr[r+1]] }
 
 // Rows returns the number of rows in the block.
 func (b *Block) Rows() int { return len(b.Y) }
@@ -111,6 +122,10 @@ func (b *Block) fill(payload []byte, l *blockLayout, maxIdx int32, cols int, fix
 		b.x.Indptr = viewAs[int64](payload[l.p:], r+1)
 		b.x.Ind = viewAs[int32](payload[l.ind:], n)
 		b.x.Val = viewAs[float32](payload[l.val:], n)
+		b.Lists = nil
+		if l.lists > 0 {
+			b.Lists = viewAs[int32](payload[l.lists:], int(l.m))
+		}
 	} else {
 		b.dy = decodeInto(b.dy, payload, r)
 		b.Y = b.dy
@@ -123,8 +138,77 @@ func (b *Block) fill(payload []byte, l *blockLayout, maxIdx int32, cols int, fix
 		b.di = decodeInto(b.di, payload[l.ind:], n)
 		b.dv = decodeInto(b.dv, payload[l.val:], n)
 		b.x.Indptr, b.x.Ind, b.x.Val = b.dp, b.di, b.dv
+		b.Lists = nil
+		if l.lists > 0 {
+			b.dl = decodeInto(b.dl, payload[l.lists:], int(l.m))
+			b.Lists = b.dl
+		}
 	}
 	b.X = &b.x
+}
+
+// labelCount returns a label count of a block with label lists as an
+// integer: false unless it is a whole number in [0, MaxRowLabels].
+func labelCount(y float64) (int64, bool) {
+	if !(y >= 0 && y <= MaxRowLabels) || y != math.Trunc(y) {
+		return 0, false
+	}
+	return int64(y), true
+}
+
+// checkLists checks the label lists of a block that has them: every
+// row's count a whole number, the counts adding up to the entries, every
+// label non-negative (these always: they slice and index) and, with
+// full, no label twice in a row. It sets the rows' label pointers.
+func (b *Block) checkLists(full bool) *Error {
+	b.lptr = append(b.lptr[:0], 0)
+	var at int64
+	for r, y := range b.Y {
+		k, ok := labelCount(y)
+		if !ok {
+			return cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d: label count %v is not a whole number in [0, %d]", b.Start+int64(r), y, MaxRowLabels))
+		}
+		at += k
+		b.lptr = append(b.lptr, at)
+	}
+	if at != int64(len(b.Lists)) {
+		return cacheCorrupt("", -1, sparse.ErrShape, fmt.Sprintf("label counts add up to %d, the block holds %d labels", at, len(b.Lists)))
+	}
+	for k, l := range b.Lists {
+		if l < 0 {
+			r, _ := slices.BinarySearch(b.lptr[1:], int64(k)+1)
+			return cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d: negative label %d", b.Start+int64(r), l))
+		}
+	}
+	if !full {
+		return nil
+	}
+	for r := range b.Y {
+		if l, dup := repeatedLabel(b.RowLabels(r)); dup {
+			return cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d: label %d listed twice", b.Start+int64(r), l))
+		}
+	}
+	return nil
+}
+
+// repeatedLabel returns a label that ls lists twice, if any.
+func repeatedLabel[T int32 | int](ls []T) (T, bool) {
+	if len(ls) <= 16 {
+		for i, l := range ls {
+			if slices.Contains(ls[:i], l) {
+				return l, true
+			}
+		}
+		return 0, false
+	}
+	s := slices.Clone(ls)
+	slices.Sort(s)
+	for i := 1; i < len(s); i++ {
+		if s[i] == s[i-1] {
+			return s[i], true
+		}
+	}
+	return 0, false
 }
 
 // blockChecks says what check verifies beyond the row pointers.
@@ -132,6 +216,7 @@ type blockChecks struct {
 	maxRowNNZ int
 	labels    []float64 // the label set, or nil
 	full      bool      // labels, indices and values
+	lists     bool      // the blocks hold label lists
 }
 
 // check verifies the block's content: always its row pointers (which
@@ -144,6 +229,11 @@ type blockChecks struct {
 func (b *Block) check(c *blockChecks) *Error {
 	if err := b.checkPointers(c.maxRowNNZ); err != nil {
 		return err
+	}
+	if c.lists {
+		if err := b.checkLists(c.full); err != nil {
+			return err
+		}
 	}
 	if !c.full {
 		if k := indexAbove(b.x.Ind, b.max); k >= 0 {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget/budgettest"
+	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // The seed corpus lives in testdata/fuzz/FuzzReadCache: valid files (empty,
@@ -103,7 +105,7 @@ func fuzzReadCache(t *testing.T, data []byte) {
 				t.Fatalf("reading %d bytes allocated %d", len(data), n)
 			}
 			for _, e := range []error{err, err2, err3} {
-				if e != nil && !errors.Is(e, ErrFormat) && !errors.Is(e, sparse.ErrIndexRange) && !errors.Is(e, sparse.ErrRowTooLong) {
+				if e != nil && !errors.Is(e, ErrFormat) && !errors.Is(e, sparse.ErrIndexRange) && !errors.Is(e, sparse.ErrRowTooLong) && !errors.Is(e, ErrLabelLists) {
 					t.Fatalf("error wraps no sentinel: %v", e)
 				}
 			}
@@ -122,6 +124,41 @@ func fuzzReadCache(t *testing.T, data []byte) {
 			if diff := diffDatasets(d, d3); diff != "" {
 				t.Fatalf("ReadBlock differs from Load: %s", diff)
 			}
+		}
+	}
+	fuzzReadMultiLabel(t, data)
+}
+
+// fuzzReadMultiLabel reads data as a cache with label lists, from a
+// file and from a stream: both readers must agree, allocate within the
+// bound, and return only valid rows and label lists.
+func fuzzReadMultiLabel(t *testing.T, data []byte) {
+	for _, opt := range []sparse.ReadOptions{{}, fuzzCacheRestricted} {
+		var d, d2 *libsvm.MultiLabelDataset
+		var err, err2 error
+		n := cacheAllocDuring(func() {
+			d, err = loadMultiLabelBytes(data, opt)
+			d2, err2 = ReadMultiLabel(bytes.NewReader(data), opt)
+		})
+		if len(data) <= 1<<20 && n > cacheFuzzAllocBound(len(data)) {
+			t.Fatalf("reading %d bytes with label lists allocated %d", len(data), n)
+		}
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("LoadMultiLabel error %v, ReadMultiLabel error %v", err, err2)
+		}
+		if err != nil {
+			continue
+		}
+		if verr := d.X.Validate(); verr != nil || len(d.Labels) != d.X.Rows {
+			t.Fatalf("loaded invalid rows: %v, %d label lists", verr, len(d.Labels))
+		}
+		for i, ls := range d.Labels {
+			if cerr := checkRowLabels(ls); cerr != nil {
+				t.Fatalf("row %d: %v", i, cerr)
+			}
+		}
+		if !reflect.DeepEqual(d, d2) {
+			t.Fatalf("ReadMultiLabel differs from LoadMultiLabel")
 		}
 	}
 }
@@ -162,6 +199,7 @@ func cacheFuzzSeeds(t testing.TB) map[string][]byte {
 	w.Add(math.Copysign(0, -1), []int32{0, 1, 2, 3, 4, 5}, []float32{1, 2, 3, 4, 5, 6})
 	w.Close()
 	seeds["valid_inferred_dim"] = inf.Bytes()
+	multiLabelFuzzSeeds(t, seeds)
 
 	base := seeds["valid_blocks_qid"]
 	s := spansOf(base)
@@ -175,7 +213,7 @@ func cacheFuzzSeeds(t testing.TB) map[string][]byte {
 	edit("err_truncated_at_block", func(c []byte) []byte { return c[:s.blocks[1]] })
 	edit("err_truncated_trailer", func(c []byte) []byte { return c[:len(c)-1] })
 	edit("err_bit_flip", func(c []byte) []byte { c[s.blocks[0]+cacheBlockHdr+9] ^= 4; return c })
-	edit("err_newer_version", func(c []byte) []byte { le.PutUint16(c[4:], 2); reseal(c, s); return c })
+	edit("err_newer_version", func(c []byte) []byte { le.PutUint16(c[4:], 3); reseal(c, s); return c })
 	edit("err_huge_blocks", func(c []byte) []byte { le.PutUint64(c[s.footer+8:], 1<<39); reseal(c, s); return c })
 	edit("err_huge_block_nnz", func(c []byte) []byte {
 		b := s.blocks[0]
@@ -233,9 +271,35 @@ func TestCacheFuzzSeeds(t *testing.T) {
 		if want := "go test fuzz v1\n[]byte(" + strconv.Quote(string(b)) + ")\n"; string(text) != want {
 			t.Errorf("%s is out of date (see TestWriteCacheFuzzSeeds)", path)
 		}
-		_, err = loadBytes(b, Options{})
+		if strings.Contains(name, "_lists") {
+			_, err = loadMultiLabelBytes(b, sparse.ReadOptions{})
+		} else {
+			_, err = loadBytes(b, Options{})
+		}
 		if valid := strings.HasPrefix(name, "valid"); valid != (err == nil) {
 			t.Errorf("%s: error %v", name, err)
 		}
 	}
+}
+
+// multiLabelFuzzSeeds adds to seeds files with label lists: valid ones,
+// and broken ones behind valid checksums (an entry count inflated in the
+// index, a label count that is no whole number, a list flag dropped).
+func multiLabelFuzzSeeds(t testing.TB, seeds map[string][]byte) {
+	le := binary.LittleEndian
+	d := randMultiLabel(rand.New(rand.NewPCG(5, 5)), 9, 4, 10)
+	base := writeMultiLabelBytes(t, d, WriterOptions{BlockSize: 120})
+	seeds["valid_lists_blocks"] = base
+	seeds["valid_lists_empty"] = writeMultiLabelBytes(t, &libsvm.MultiLabelDataset{X: sparse.NewBuilder(0).Build(), Labels: [][]int{}}, WriterOptions{})
+	s := spansOf(base)
+	edit := func(name string, f func(c []byte)) {
+		c := slices.Clone(base)
+		f(c)
+		reseal(c, s)
+		seeds[name] = c
+	}
+	edit("err_lists_huge_count", func(c []byte) { le.PutUint32(c[s.footer+cacheFooterFix+28:], math.MaxUint32) })
+	edit("err_lists_fraction", func(c []byte) { le.PutUint64(c[s.blocks[0]+cacheBlockHdr:], math.Float64bits(1.5)) })
+	edit("err_lists_no_file_flag", func(c []byte) { le.PutUint16(c[6:], 0) })
+	edit("err_lists_v1", func(c []byte) { le.PutUint16(c[4:], 1) })
 }

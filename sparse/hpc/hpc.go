@@ -104,16 +104,24 @@ const (
 	cacheBlockTag   = "HPSB"
 	cacheFooterTag  = "HPSF"
 	cacheEndMagic   = "HPSE"
-	cacheVersion    = 1
+	cacheVersion    = 2 // the newest version this build reads
+	cacheVersionOne = 1 // the version of a file without label lists
 	cacheHeaderSize = 16
 	cacheBlockHdr   = 40
 	cacheFooterFix  = 48 // fixed part of the footer, before the index
 	cacheIndexEntry = 32
 	cacheTrailer    = 24
 
+	cacheFileLists  = 1 << 0 // file header flag (version 2): label lists
 	cacheBlockQID   = 1 << 0 // block flag: query ids present
+	cacheBlockLists = 1 << 1 // block flag: label lists follow the values
 	cacheFootLabels = 1 << 0 // footer flag: label set present
 	cacheFootQID    = 1 << 1 // footer flag: some block holds query ids
+	cacheFootLists  = 1 << 2 // footer flag: the file holds label lists
+
+	// MaxRowLabels is the most labels one row of a file with label lists
+	// may have.
+	MaxRowLabels = 1 << 24
 
 	// MaxLabels is the most distinct labels a cache file lists in its
 	// footer; a file with more has no label set (File.Labels returns nil).
@@ -139,6 +147,19 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // *Error values that wrap it (and, for bad data inside a block, also
 // the sentinel of the broken invariant, such as sparse.ErrIndexOrder).
 var ErrFormat = errors.New("hpc: bad HPSC file")
+
+// ErrLabelLists reports a cache file that holds label lists (the rows of
+// a multi-label data set) given to a reader of one label per row: Open
+// without Options.LabelLists, NewScanner, Read and ReadFile. It comes
+// as a *Error naming the file; it does not wrap ErrFormat, the file being
+// sound. Read such a file with ReadMultiLabelFile or File.LoadMultiLabel.
+var ErrLabelLists = errors.New("hpc: cache file holds label lists (multi-label rows)")
+
+// labelListsRefused is the error for a file with label lists given to a
+// reader of one label per row.
+func labelListsRefused(name string) *Error {
+	return cacheLimit(name, -1, ErrLabelLists, "holds label lists (multi-label rows), not one label per row: read it as multi-label data (hpc.ReadMultiLabelFile; train, eval and predict take it as a multi-label file)")
+}
 
 // ErrChanged reports a cache file that changed while it was open: its
 // size or modification time differ from those at Open, or a block reads
@@ -211,7 +232,26 @@ type blockLayout struct {
 	qid       bool
 	q, p      int64 // offsets of the query ids (if qid) and row pointers
 	ind, val  int64 // offsets of the indices and values
+	lists     int64 // offset of the label lists (with label lists)
+	m         int64 // number of entries of the label lists
 	size      int64 // payload length
+}
+
+// withLists returns l extended by label lists of m entries, which
+// follow the values; m ≤ 2^32-1, as the index holds it.
+func (l blockLayout) withLists(m uint64) blockLayout {
+	l.lists, l.m = l.size, int64(m)
+	l.size += pad8(4 * l.m)
+	return l
+}
+
+// entryLayout returns the layout of the block an index entry describes.
+func entryLayout(e *indexEntry) (blockLayout, bool) {
+	lay, ok := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+	if e.flags&cacheBlockLists != 0 {
+		lay = lay.withLists(uint64(e.lists))
+	}
+	return lay, ok
 }
 
 // layoutOf returns the layout of a block with rows rows and nnz nonzeros;
@@ -239,6 +279,7 @@ type indexEntry struct {
 	rows   int64
 	maxIdx int32
 	flags  uint32
+	lists  uint32 // entries of the label lists (0 without them)
 }
 
 func (e *indexEntry) encode(b []byte) {
@@ -248,10 +289,11 @@ func (e *indexEntry) encode(b []byte) {
 	le.PutUint32(b[16:], uint32(e.rows))
 	le.PutUint32(b[20:], uint32(e.maxIdx))
 	le.PutUint32(b[24:], e.flags)
-	le.PutUint32(b[28:], 0)
+	le.PutUint32(b[28:], e.lists)
 }
 
-// decodeIndexEntry decodes an entry; false if its reserved field is set.
+// decodeIndexEntry decodes an entry; false if its offset or nnz are
+// beyond the format, or it counts label-list entries without the flag.
 func decodeIndexEntry(b []byte) (indexEntry, bool) {
 	le := binary.LittleEndian
 	e := indexEntry{
@@ -260,8 +302,9 @@ func decodeIndexEntry(b []byte) (indexEntry, bool) {
 		rows:   int64(le.Uint32(b[16:])),
 		maxIdx: int32(le.Uint32(b[20:])),
 		flags:  le.Uint32(b[24:]),
+		lists:  le.Uint32(b[28:]),
 	}
-	return e, le.Uint32(b[28:]) == 0 && le.Uint64(b[0:]) <= math.MaxInt64 && le.Uint64(b[8:]) <= maxCacheNNZ
+	return e, (e.lists == 0 || e.flags&cacheBlockLists != 0) && le.Uint64(b[0:]) <= math.MaxInt64 && le.Uint64(b[8:]) <= maxCacheNNZ
 }
 
 // blockHeader is a decoded block header.
@@ -301,16 +344,23 @@ func decodeBlockHeader(b []byte) blockHeader {
 }
 
 // checkBlockHeader checks a decoded header's own consistency and returns
-// the block's layout.
+// the block's layout. A header does not count the entries of its label
+// lists: the layout of a block with them leaves them out (m = 0), and
+// its payload may be longer by a multiple of 8 bytes, which the caller
+// checks against the label counts in the payload.
 func checkBlockHeader(h *blockHeader) (blockLayout, string) {
 	if !h.headerValid {
 		return blockLayout{}, "bad block header (tag or checksum)"
 	}
-	if h.flags&^cacheBlockQID != 0 {
+	if h.flags&^(cacheBlockQID|cacheBlockLists) != 0 {
 		return blockLayout{}, "unknown block flags " + strconv.FormatUint(uint64(h.flags), 16)
 	}
 	lay, ok := layoutOf(h.rows, h.nnz, h.flags&cacheBlockQID != 0)
-	if !ok || uint64(lay.size) != h.payloadLen {
+	exact := uint64(lay.size) == h.payloadLen
+	if h.flags&cacheBlockLists != 0 {
+		exact = h.payloadLen >= uint64(lay.size) && h.payloadLen%8 == 0
+	}
+	if !ok || !exact {
 		return blockLayout{}, "payload length " + strconv.FormatUint(h.payloadLen, 10) + " does not match its rows and nonzeros"
 	}
 	if (h.nnz == 0) != (h.maxIdx == -1) || h.maxIdx < -1 {
@@ -319,45 +369,59 @@ func checkBlockHeader(h *blockHeader) (blockLayout, string) {
 	return lay, ""
 }
 
-// encodeHeader returns the file header for dim.
-func encodeHeader(dim int) []byte {
+// encodeHeader returns the file header for dim: version 1, or version 2
+// with the label-lists flag when lists is set, so that a file without
+// label lists is the same as ever, and a reader of version 1 refuses one
+// with them as a newer version.
+func encodeHeader(dim int, lists bool) []byte {
 	b := make([]byte, cacheHeaderSize)
 	le := binary.LittleEndian
 	copy(b, cacheMagic)
-	le.PutUint16(b[4:], cacheVersion)
+	le.PutUint16(b[4:], cacheVersionOne)
 	le.PutUint16(b[6:], 0)
+	if lists {
+		le.PutUint16(b[4:], cacheVersion)
+		le.PutUint16(b[6:], cacheFileLists)
+	}
 	le.PutUint32(b[8:], uint32(dim))
 	le.PutUint32(b[12:], crc32.Checksum(b[:12], castagnoli))
 	return b
 }
 
 // decodeHeader checks the file header and returns the fixed dim (0 if
-// none).
-func decodeHeader(b []byte, name string) (int, error) {
+// none) and whether the file holds label lists.
+func decodeHeader(b []byte, name string) (int, bool, error) {
 	le := binary.LittleEndian
 	if len(b) < 4 || string(b[:4]) != cacheMagic {
-		return 0, cacheCorrupt(name, -1, nil, "not a hyperplane cache file")
+		return 0, false, cacheCorrupt(name, -1, nil, "not a hyperplane cache file")
 	}
 	if len(b) < cacheHeaderSize {
-		return 0, cacheCorrupt(name, -1, nil, "truncated in the file header")
+		return 0, false, cacheCorrupt(name, -1, nil, "truncated in the file header")
 	}
 	if le.Uint32(b[12:]) != crc32.Checksum(b[:12], castagnoli) {
-		return 0, cacheCorrupt(name, -1, nil, "file header checksum mismatch")
+		return 0, false, cacheCorrupt(name, -1, nil, "file header checksum mismatch")
 	}
-	switch v := le.Uint16(b[4:]); {
+	v := le.Uint16(b[4:])
+	switch {
 	case v > cacheVersion:
-		return 0, cacheCorrupt(name, -1, nil, "newer version "+strconv.Itoa(int(v))+" (this build reads version "+strconv.Itoa(cacheVersion)+")")
+		return 0, false, cacheCorrupt(name, -1, nil, "newer version "+strconv.Itoa(int(v))+" (this build reads versions up to "+strconv.Itoa(cacheVersion)+")")
 	case v == 0:
-		return 0, cacheCorrupt(name, -1, nil, "version 0 does not exist")
+		return 0, false, cacheCorrupt(name, -1, nil, "version 0 does not exist")
 	}
-	if f := le.Uint16(b[6:]); f != 0 {
-		return 0, cacheCorrupt(name, -1, nil, "unknown file flags "+strconv.FormatUint(uint64(f), 16))
+	// Version 1 has no file flags; version 2 adds the label-lists flag.
+	known := uint16(0)
+	if v >= 2 {
+		known = cacheFileLists
+	}
+	f := le.Uint16(b[6:])
+	if f&^known != 0 {
+		return 0, false, cacheCorrupt(name, -1, nil, "unknown file flags "+strconv.FormatUint(uint64(f), 16)+" for version "+strconv.Itoa(int(v)))
 	}
 	dim := le.Uint32(b[8:])
 	if dim > math.MaxInt32 {
-		return 0, cacheCorrupt(name, -1, nil, "dim "+strconv.FormatUint(uint64(dim), 10)+" beyond the int32 index range")
+		return 0, false, cacheCorrupt(name, -1, nil, "dim "+strconv.FormatUint(uint64(dim), 10)+" beyond the int32 index range")
 	}
-	return int(dim), nil
+	return int(dim), f&cacheFileLists != 0, nil
 }
 
 // footerInfo is the fixed part of a footer.
@@ -368,6 +432,7 @@ type footerInfo struct {
 	labels           uint64
 	wantLen          uint64 // 56 + 32B + 8L, or 0 on overflow
 	hasQID, labelSet bool
+	lists            bool // the label-lists flag
 }
 
 func decodeFooterFix(b []byte) footerInfo {
@@ -382,17 +447,23 @@ func decodeFooterFix(b []byte) footerInfo {
 	}
 	f.hasQID = f.flags&cacheFootQID != 0
 	f.labelSet = f.flags&cacheFootLabels != 0
+	f.lists = f.flags&cacheFootLists != 0
 	if f.blocks < 1<<40 && f.labels < 1<<40 {
 		f.wantLen = cacheFooterFix + cacheIndexEntry*f.blocks + 8*f.labels + 8
 	}
 	return f
 }
 
-// check verifies the footer's own fields; dim is the header's.
-func (f *footerInfo) check(dim int) string {
+// check verifies the footer's own fields; dim and lists are the
+// header's.
+func (f *footerInfo) check(dim int, lists bool) string {
 	switch {
-	case f.flags&^(cacheFootLabels|cacheFootQID) != 0:
+	case f.flags&^(cacheFootLabels|cacheFootQID|cacheFootLists) != 0:
 		return "unknown footer flags " + strconv.FormatUint(uint64(f.flags), 16)
+	case f.lists != lists:
+		return "label-lists flag disagrees with the file header"
+	case f.lists && f.hasQID:
+		return "query ids with label lists"
 	case !f.labelSet && f.labels != 0:
 		return "labels listed without the label-set flag"
 	case f.labels > MaxLabels:

@@ -846,9 +846,9 @@ func TestCacheErrorMessages(t *testing.T) {
 	}{
 		{"checksum", func(c []byte) { c[s.blocks[2]+cacheBlockHdr+3] ^= 1 }, "f.hpc: block 2: checksum mismatch"},
 		{"version", func(c []byte) {
-			le.PutUint16(c[4:], 2)
+			le.PutUint16(c[4:], 3)
 			reseal(c, s)
-		}, "f.hpc: newer version 2 (this build reads version 1)"},
+		}, "f.hpc: newer version 3 (this build reads versions up to 2)"},
 		{"magic", func(c []byte) { c[0] = 'X' }, "f.hpc: not a hyperplane cache file"},
 		{"truncated", func(c []byte) { copy(c[len(c)-4:], "XXXX") }, "f.hpc: truncated: no trailer"},
 		{"header", func(c []byte) { c[9] ^= 1 }, "f.hpc: file header checksum mismatch"},

@@ -12,14 +12,16 @@ type Info struct {
 	Rows   int64
 	NNZ    int64
 	Cols   int       // as File.Cols
-	Labels []float64 // as File.Labels: nil beyond MaxLabels
+	Labels []float64 // as File.Labels: nil beyond MaxLabels, or with label lists
 	Blocks int
 	HasQID bool
+	// LabelLists: the rows have label lists (a multi-label data set).
+	LabelLists bool
 }
 
 // Info returns the cache's Info.
 func (c *File) Info() Info {
-	return Info{Rows: c.rows, NNZ: c.nnz, Cols: c.cols, Labels: c.Labels(), Blocks: len(c.blocks), HasQID: c.hasQID}
+	return Info{Rows: c.rows, NNZ: c.nnz, Cols: c.cols, Labels: c.Labels(), Blocks: len(c.blocks), HasQID: c.hasQID, LabelLists: c.lists}
 }
 
 // ReadInfo reads the rows, width and labels of the cache file r holds,
@@ -39,13 +41,13 @@ func ReadInfo(r io.Reader, opt sparse.ReadOptions) (Info, error) {
 		if err != nil {
 			return Info{}, err
 		}
-		c, err := openCache(ra, size, Options{ReadOptions: opt})
+		c, err := openCache(ra, size, Options{ReadOptions: opt, LabelLists: true})
 		if err != nil {
 			return Info{}, err
 		}
 		return c.Info(), nil
 	}
-	st, err := newCacheStream(r, Options{ReadOptions: opt, SkipValueChecks: true})
+	st, err := newCacheStream(r, Options{ReadOptions: opt, SkipValueChecks: true, LabelLists: true})
 	if err != nil {
 		return Info{}, err
 	}
@@ -59,5 +61,9 @@ func ReadInfo(r io.Reader, opt sparse.ReadOptions) (Info, error) {
 			break
 		}
 	}
-	return Info{Rows: st.rows, NNZ: st.nnz, Cols: st.cols, Labels: slices.Clone(st.labels), Blocks: len(st.index), HasQID: st.anyQID}, nil
+	var labels []float64
+	if !st.lists {
+		labels = slices.Clone(st.labels)
+	}
+	return Info{Rows: st.rows, NNZ: st.nnz, Cols: st.cols, Labels: labels, Blocks: len(st.index), HasQID: st.anyQID, LabelLists: st.lists}, nil
 }

@@ -52,6 +52,13 @@ type Options struct {
 	// non-finite values, so use this only for files this program wrote
 	// itself.
 	SkipValueChecks bool
+
+	// LabelLists accepts a file with label lists, the rows of a
+	// multi-label data set (see WriterOptions.LabelLists): its blocks
+	// then hold Block.Lists, and Block.Y holds each row's number of
+	// labels. Without it Open refuses such a file (ErrLabelLists), so
+	// that no reader of one label per row mistakes the counts for labels.
+	LabelLists bool
 }
 
 // File is an open cache file. Its methods may be called from several
@@ -77,6 +84,7 @@ type File struct {
 	rows     int64
 	nnz      int64
 	hasQID   bool
+	lists    bool      // the file holds label lists
 	labels   []float64 // nil without a label set
 	blocks   []indexEntry
 	maxBlock int     // bytes of the largest block, header included
@@ -154,18 +162,21 @@ func openCache(ra io.ReaderAt, size int64, opt Options) (*File, error) {
 	if err := cr.readAt(hdr, 0, "the file header"); err != nil {
 		return nil, err
 	}
-	dim, err := decodeHeader(hdr, cr.name)
+	dim, lists, err := decodeHeader(hdr, cr.name)
 	if err != nil {
 		return nil, err
+	}
+	if lists && !opt.LabelLists {
+		return nil, labelListsRefused(cr.name)
 	}
 	if minSize := int64(cacheHeaderSize + cacheFooterFix + 8 + cacheTrailer); size < minSize {
 		return nil, cr.bad("truncated: %d bytes, shorter than an empty cache (%d)", size, minSize)
 	}
-	foot, footOff, fi, err := cr.footer(dim)
+	foot, footOff, fi, err := cr.footer(dim, lists)
 	if err != nil {
 		return nil, err
 	}
-	c := &File{name: cr.name, ra: ra, size: size, opt: opt, hasQID: fi.hasQID}
+	c := &File{name: cr.name, ra: ra, size: size, opt: opt, hasQID: fi.hasQID, lists: lists}
 	fileMax, err := cr.readIndex(c, foot, footOff, &fi, dim)
 	if err != nil {
 		return nil, err
@@ -192,7 +203,7 @@ func openCache(ra io.ReaderAt, size int64, opt Options) (*File, error) {
 	} else if c.cols > o.MaxDim {
 		return nil, cacheLimit(cr.name, -1, sparse.ErrIndexRange, fmt.Sprintf("%d columns, more than MaxDim = %d", c.cols, o.MaxDim))
 	}
-	c.checks = blockChecks{maxRowNNZ: o.MaxRowNNZ, labels: c.labels, full: !opt.SkipValueChecks}
+	c.checks = blockChecks{maxRowNNZ: o.MaxRowNNZ, labels: c.labels, full: !opt.SkipValueChecks, lists: lists}
 	c.sums = make([]atomic.Uint64, len(c.blocks))
 	return c, nil
 }
@@ -223,9 +234,10 @@ func (cr *cacheOpener) readAt(b []byte, off int64, what string) error {
 }
 
 // footer reads the trailer and, where it points, the footer, checks
-// their checksums and the footer's fixed part against the header's dim,
-// and returns the footer, its offset and its fixed part.
-func (cr *cacheOpener) footer(dim int) (foot []byte, footOff uint64, fi footerInfo, err error) {
+// their checksums and the footer's fixed part against the header's dim
+// and label-lists flag, and returns the footer, its offset and its fixed
+// part.
+func (cr *cacheOpener) footer(dim int, lists bool) (foot []byte, footOff uint64, fi footerInfo, err error) {
 	size := cr.size
 	var tr [cacheTrailer]byte
 	if err := cr.readAt(tr[:], size-cacheTrailer, "the trailer"); err != nil {
@@ -257,7 +269,7 @@ func (cr *cacheOpener) footer(dim int) (foot []byte, footOff uint64, fi footerIn
 		return nil, 0, fi, cr.bad("footer checksum mismatch")
 	}
 	fi = decodeFooterFix(foot)
-	if msg := fi.check(dim); msg != "" {
+	if msg := fi.check(dim, lists); msg != "" {
 		return nil, 0, fi, cr.bad("footer: %s", msg)
 	}
 	if fi.wantLen != footLen {
@@ -283,10 +295,10 @@ func (cr *cacheOpener) readIndex(c *File, foot []byte, footOff uint64, fi *foote
 	for i := range nb {
 		e, ok := decodeIndexEntry(foot[at:])
 		at += cacheIndexEntry
-		if !ok || e.flags&^cacheBlockQID != 0 {
+		if !ok || e.flags&^(cacheBlockQID|cacheBlockLists) != 0 || (e.flags&cacheBlockLists != 0) != fi.lists {
 			return 0, cacheCorrupt(name, i, nil, "bad index entry")
 		}
-		lay, ok := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+		lay, ok := entryLayout(&e)
 		switch {
 		case e.off != next:
 			return 0, cacheCorrupt(name, i, nil, fmt.Sprintf("index puts the block at offset %d, want %d", e.off, next))
@@ -343,6 +355,10 @@ func (c *File) NumBlocks() int { return len(c.blocks) }
 // HasQID reports whether some rows carry query ids.
 func (c *File) HasQID() bool { return c.hasQID }
 
+// HasLabelLists reports whether the file holds label lists (the rows of
+// a multi-label data set; see Options.LabelLists).
+func (c *File) HasLabelLists() bool { return c.lists }
+
 // Mapped reports whether the file is memory-mapped.
 func (c *File) Mapped() bool {
 	c.mu.RLock()
@@ -353,9 +369,10 @@ func (c *File) Mapped() bool {
 // Labels returns a copy of the distinct labels, sorted ascending (−0 is
 // listed as 0), or nil when the file has more than MaxLabels of
 // them. Every row's label is among them: ReadBlock checks it (unless
-// Options.SkipValueChecks).
+// Options.SkipValueChecks). A file with label lists has no label set:
+// nil.
 func (c *File) Labels() []float64 {
-	if c.labels == nil {
+	if c.labels == nil || c.lists {
 		return nil
 	}
 	return append([]float64{}, c.labels...)
@@ -522,7 +539,7 @@ func copyChecksum(dst, src []byte) uint32 {
 // file, and checks it there.
 func (c *File) readBlock(i int, dst *Block) error {
 	e := &c.blocks[i]
-	lay, _ := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+	lay, _ := entryLayout(e)
 	n := cacheBlockHdr + lay.size
 	raw := dst.bufferFor(int(n), c.maxBlock)
 	var crc uint32
@@ -606,7 +623,7 @@ type loadScratch struct {
 // other process can write to.
 func (c *File) loadDirect(i int, d *sparse.Dataset, s *loadScratch) error {
 	e := &c.blocks[i]
-	lay, _ := layoutOf(uint64(e.rows), uint64(e.nnz), e.flags&cacheBlockQID != 0)
+	lay, _ := entryLayout(e)
 	readAt := func(b []byte, off int64) error {
 		if c.data != nil {
 			copy(b, c.data[off:off+int64(len(b))])
@@ -696,6 +713,9 @@ func (c *File) Load() (*sparse.Dataset, error) {
 	c.mu.RUnlock()
 	if closed {
 		return nil, errCacheClosed
+	}
+	if c.lists {
+		return nil, labelListsRefused(c.name)
 	}
 	d, err := c.allocate()
 	if err != nil {

@@ -343,6 +343,7 @@ type cacheStream struct {
 	done    bool
 	err     error
 	dim     int   // the header's fixed dim, or 0
+	lists   bool  // the header's label-lists flag
 	lim     int   // indices must be below lim
 	off     int64 // bytes consumed
 	index   []indexEntry
@@ -412,9 +413,13 @@ func (st *cacheStream) step(dst *Block) (bool, error) {
 		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 			return false, readopt.ReadErr(st.name, err)
 		}
-		if st.dim, err = decodeHeader(h[:n], st.name); err != nil {
+		if st.dim, st.lists, err = decodeHeader(h[:n], st.name); err != nil {
 			return false, err
 		}
+		if st.lists && !st.opt.LabelLists {
+			return false, labelListsRefused(st.name)
+		}
+		st.checks.lists = st.lists
 		o := &st.opt.ReadOptions
 		switch {
 		case o.Dim > 0:
@@ -456,21 +461,32 @@ func (st *cacheStream) block(dst *Block, at int64) error {
 		return cacheCorrupt(st.name, i, sparse.ErrIndexRange, fmt.Sprintf("largest index %d beyond the file's %d columns", h.maxIdx, st.dim))
 	case int(h.maxIdx) >= st.lim:
 		return cacheLimit(st.name, i, sparse.ErrIndexRange, fmt.Sprintf("index %d beyond the limit of %d columns", h.maxIdx, st.lim))
-	case lay.size > math.MaxInt-cacheBlockHdr || lay.rows > math.MaxInt-1:
+	case (h.flags&cacheBlockLists != 0) != st.lists:
+		return st.bad(i, "label-lists flag of the block disagrees with the file header")
+	case h.payloadLen > math.MaxInt-cacheBlockHdr || lay.rows > math.MaxInt-1:
 		return cacheLimit(st.name, i, sparse.ErrRowTooLong, "block too large for this platform")
 	case st.rows+lay.rows > math.MaxInt64/16 || st.nnz+lay.nnz > maxCacheNNZ:
 		return st.bad(i, "totals beyond the format")
 	}
-	payload, err := dst.readGrow(st.r, int(lay.size))
+	// The buffer grows with the bytes received (readGrow), whatever the
+	// header claims.
+	payload, err := dst.readGrow(st.r, int(h.payloadLen))
 	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return st.bad(i, "truncated in the payload")
 		}
 		return readopt.ReadErr(st.name, err)
 	}
-	st.off += lay.size
+	st.off += int64(h.payloadLen)
 	if crc32.Checksum(payload, castagnoli) != h.payloadCRC {
 		return st.bad(i, "checksum mismatch")
+	}
+	var m uint32
+	if st.lists {
+		if m, err = streamLists(payload, &lay, h.payloadLen); err != nil {
+			return locate(err, st.name, i)
+		}
+		lay = lay.withLists(uint64(m))
 	}
 	dst.Index, dst.Start = i, st.rows
 	cols, fixed := st.opt.Dim, true
@@ -497,7 +513,7 @@ func (st *cacheStream) block(dst *Block, at int64) error {
 			}
 		}
 	}
-	st.index = append(st.index, indexEntry{off: at, nnz: lay.nnz, rows: lay.rows, maxIdx: h.maxIdx, flags: h.flags})
+	st.index = append(st.index, indexEntry{off: at, nnz: lay.nnz, rows: lay.rows, maxIdx: h.maxIdx, flags: h.flags, lists: m})
 	st.rows += lay.rows
 	st.nnz += lay.nnz
 	st.fileMax = max(st.fileMax, h.maxIdx)
@@ -513,7 +529,7 @@ func (st *cacheStream) footer(at int64) error {
 	}
 	crc := crc32.Checksum(st.hdr[:], castagnoli)
 	fi := decodeFooterFix(st.hdr[:])
-	if msg := fi.check(st.dim); msg != "" {
+	if msg := fi.check(st.dim, st.lists); msg != "" {
 		return st.bad(-1, "footer: %s", msg)
 	}
 	switch {
@@ -621,4 +637,26 @@ func (st *cacheStream) trailer(at int64, footLen uint64, crc uint32) error {
 		return readopt.ReadErr(st.name, err)
 	}
 	return nil
+}
+
+// streamLists returns the number of label-list entries of the block of
+// layout lay (without its lists) whose payload, payloadLen bytes, a
+// stream reader holds: the sum of the rows' label counts, which must be
+// whole numbers and fill the rest of the payload exactly. The stream's
+// block header does not count the entries; the file's index does, and
+// the footer's check compares the two.
+func streamLists(payload []byte, lay *blockLayout, payloadLen uint64) (uint32, error) {
+	var m uint64
+	for r := range lay.rows {
+		y := math.Float64frombits(binary.LittleEndian.Uint64(payload[8*r:]))
+		k, ok := labelCount(y)
+		if !ok {
+			return 0, cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d of the block: label count %v is not a whole number in [0, %d]", r, y, MaxRowLabels))
+		}
+		m += uint64(k)
+	}
+	if m > math.MaxUint32 || uint64(lay.size)+uint64(pad8(4*int64(m))) != payloadLen {
+		return 0, cacheCorrupt("", -1, nil, fmt.Sprintf("payload length %d does not match its rows, nonzeros and %d labels", payloadLen, m))
+	}
+	return uint32(m), nil
 }

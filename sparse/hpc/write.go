@@ -29,6 +29,13 @@ type WriterOptions struct {
 	// DefaultBlockSize; the most is 1 GiB. The writer keeps one block
 	// in memory, and a reader one or two per goroutine.
 	BlockSize int
+	// LabelLists writes the rows of a multi-label data set: each row
+	// added with AddLabels, with a list of labels (non-negative integers,
+	// none twice, possibly none) instead of one label. The file is then
+	// of format version 2, which readers take with Options.LabelLists and
+	// older readers refuse as a newer version; without it the file is of
+	// version 1, as ever.
+	LabelLists bool
 }
 
 func (o WriterOptions) normalize() (WriterOptions, error) {
@@ -68,6 +75,7 @@ type Writer struct {
 	p    []int64
 	ind  []int32
 	val  []float32
+	ls   []int32 // the label lists (LabelLists)
 	bmax int32
 
 	index    []indexEntry
@@ -107,13 +115,61 @@ func NewWriter(w io.Writer, opt WriterOptions) *Writer {
 // (sparse.ErrValue); the writer stays usable after such an error. An error
 // of the underlying writer is returned by this and every later call.
 func (w *Writer) Add(label float64, ind []int32, val []float32) error {
+	if w.opt.LabelLists && w.err == nil {
+		return fmt.Errorf("sparse: cache row %d: %w: the writer takes label lists (AddLabels)", w.rows, sparse.ErrBadOption)
+	}
 	return w.add(label, 0, false, ind, val, true)
+}
+
+// AddLabels appends a row with the labels listed (in the order given,
+// which readers keep) and 0-based indices ind and values val, to a Writer
+// with WriterOptions.LabelLists; the row is checked as Add checks it,
+// and a negative label, one listed twice (sparse.ErrValue) or more than
+// MaxRowLabels of them are rejected likewise.
+func (w *Writer) AddLabels(labels []int, ind []int32, val []float32) error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.opt.LabelLists {
+		return fmt.Errorf("sparse: cache row %d: %w: label lists need WriterOptions.LabelLists", w.rows, sparse.ErrBadOption)
+	}
+	if err := checkRowLabels(labels); err != nil {
+		return fmt.Errorf("sparse: cache row %d: %w", w.rows, err)
+	}
+	n := len(w.ls)
+	for _, l := range labels {
+		w.ls = append(w.ls, int32(l))
+	}
+	if err := w.add(float64(len(labels)), 0, false, ind, val, true); err != nil {
+		w.ls = w.ls[:n]
+		return err
+	}
+	return nil
+}
+
+// checkRowLabels checks the label list of a row.
+func checkRowLabels(labels []int) error {
+	if len(labels) > MaxRowLabels {
+		return fmt.Errorf("%w: %d labels, more than %d", sparse.ErrValue, len(labels), MaxRowLabels)
+	}
+	for _, l := range labels {
+		if l < 0 || l > math.MaxInt32 {
+			return fmt.Errorf("%w: label %d outside [0, 2^31-1]", sparse.ErrValue, l)
+		}
+	}
+	if l, dup := repeatedLabel(labels); dup {
+		return fmt.Errorf("%w: label %d listed twice", sparse.ErrValue, l)
+	}
+	return nil
 }
 
 // AddWithQID is Add for a row with a query id. The rows of a block
 // written without one get query id 0, and a cache any of whose rows has a
 // query id loads with sparse.Dataset.QID set.
 func (w *Writer) AddWithQID(label float64, qid int64, ind []int32, val []float32) error {
+	if w.opt.LabelLists && w.err == nil {
+		return fmt.Errorf("sparse: cache row %d: %w: the writer takes label lists (AddLabels), without query ids", w.rows, sparse.ErrBadOption)
+	}
 	return w.add(label, qid, true, ind, val, true)
 }
 
@@ -192,7 +248,7 @@ func (w *Writer) Flush() error {
 // payloadSize returns the payload length of the block being filled.
 func (w *Writer) payloadSize() int64 {
 	l, _ := layoutOf(uint64(len(w.y)), uint64(len(w.ind)), w.q != nil)
-	return l.size
+	return l.withLists(uint64(len(w.ls))).size
 }
 
 func (w *Writer) write(b []byte) {
@@ -210,7 +266,7 @@ func (w *Writer) write(b []byte) {
 func (w *Writer) writeHeader() {
 	if !w.started {
 		w.started = true
-		w.write(encodeHeader(w.opt.Dim))
+		w.write(encodeHeader(w.opt.Dim, w.opt.LabelLists))
 	}
 }
 
@@ -230,10 +286,18 @@ func (w *Writer) flush() {
 		e.flags |= cacheBlockQID
 		w.anyQID = true
 	}
+	if w.opt.LabelLists {
+		// At most 2^28 entries fill a block of 1 GiB, and a row adds at
+		// most MaxRowLabels more: the count fits the index's 32 bits.
+		e.flags |= cacheBlockLists
+		e.lists = uint32(len(w.ls))
+		lay = lay.withLists(uint64(len(w.ls)))
+	}
 	pad := zeroPad[:pad8(4*int64(nnz))-4*int64(nnz)]
-	var pieces [7][]byte
+	lpad := zeroPad[:pad8(4*int64(len(w.ls)))-4*int64(len(w.ls))]
+	var pieces [9][]byte
 	if hostLittleEndian && !cacheForceDecode {
-		pieces = [7][]byte{asBytes(w.y), asBytes(w.q), asBytes(w.p), asBytes(w.ind), pad, asBytes(w.val), pad}
+		pieces = [9][]byte{asBytes(w.y), asBytes(w.q), asBytes(w.p), asBytes(w.ind), pad, asBytes(w.val), pad, asBytes(w.ls), lpad}
 	} else {
 		b := encodeLE(w.enc[:0], w.y)
 		b = encodeLE(b, w.q)
@@ -242,6 +306,8 @@ func (w *Writer) flush() {
 		b = append(b, pad...)
 		b = encodeLE(b, w.val)
 		b = append(b, pad...)
+		b = encodeLE(b, w.ls)
+		b = append(b, lpad...)
 		w.enc = b
 		pieces[0] = b
 	}
@@ -256,7 +322,7 @@ func (w *Writer) flush() {
 	}
 	w.index = append(w.index, e)
 	w.fileMax = max(w.fileMax, w.bmax)
-	w.y, w.ind, w.val, w.p = w.y[:0], w.ind[:0], w.val[:0], w.p[:1]
+	w.y, w.ind, w.val, w.p, w.ls = w.y[:0], w.ind[:0], w.val[:0], w.p[:1], w.ls[:0]
 	w.q = nil
 	w.bmax = -1
 }
@@ -288,6 +354,9 @@ func (w *Writer) Close() error {
 	}
 	if w.anyQID {
 		flags |= cacheFootQID
+	}
+	if w.opt.LabelLists {
+		flags |= cacheFootLists
 	}
 	cols := int64(w.fileMax) + 1
 	if w.opt.Dim > 0 {
@@ -361,7 +430,9 @@ func writeCache(w io.Writer, d *sparse.Dataset, opt WriterOptions) error {
 // bounded by one block and the longest line. If wopt.Dim is 0 it is set
 // to ropt.Dim; the Scanner reads with the smaller of the two that are set,
 // so that an index past either is its *sparse.ParseError, naming the line, as
-// every parse error is.
+// every parse error is. With wopt.LabelLists, src is read whole in
+// LIBSVM's multi-label form (libsvm.ReadMultiLabel, within
+// ropt.MemoryBudget) and written with its label lists.
 func ConvertLIBSVM(dst io.Writer, src io.Reader, ropt sparse.ReadOptions, wopt WriterOptions) error {
 	if wopt.Dim == 0 {
 		wopt.Dim = ropt.Dim
@@ -372,6 +443,13 @@ func ConvertLIBSVM(dst io.Writer, src io.Reader, ropt sparse.ReadOptions, wopt W
 	cw := NewWriter(dst, wopt)
 	if cw.err != nil {
 		return cw.err
+	}
+	if wopt.LabelLists {
+		d, err := libsvm.ReadMultiLabel(src, ropt)
+		if err != nil {
+			return err
+		}
+		return writeLists(cw, d)
 	}
 	sc := libsvm.NewScanner(src, ropt)
 	for sc.Scan() {
