@@ -9,12 +9,18 @@ package hpc
 // array starts at a file offset that is a multiple of 8, so a
 // memory-mapped block is used in place without copying.
 //
-// The format, version 1, is little-endian throughout:
+// The format is little-endian throughout. Version 1 holds one label per
+// row; version 2 is version 1 with label lists, the rows of a
+// multi-label data set (marked below "lists"). A writer writes version 2
+// only for label lists, so a file without them is the same version 1
+// file it always was, and a reader of version 1 refuses one with them
+// as a newer version.
 //
 //	file header, 16 bytes, at offset 0:
 //	  0   4   magic "HPSC"
-//	  4   2   format version (uint16, 1)
-//	  6   2   flags (uint16, 0; a reader rejects unknown flags)
+//	  4   2   format version (uint16, 1; 2 with label lists)
+//	  6   2   flags (uint16): in version 2, bit 0 set when the file holds
+//	          label lists; other bits 0 (a reader rejects unknown flags)
 //	  8   4   dim (uint32): the fixed number of columns, or 0 when the
 //	          number of columns is the largest index + 1
 //	  12  4   CRC-32C of bytes 0..11
@@ -23,27 +29,35 @@ package hpc
 //	header followed by its payload:
 //	  0   4   tag "HPSB"
 //	  4   4   flags (uint32): bit 0 set when the payload holds query ids;
+//	          bit 1 set when it holds label lists (on every block of a
+//	          file with them, on none otherwise; never with bit 0);
 //	          other bits 0
 //	  8   4   rows r (uint32)
 //	  12  4   largest column index in the block (int32), -1 when nnz = 0
 //	  16  8   nnz n (uint64)
 //	  24  8   payload length in bytes (uint64), which must equal
-//	          8r [+ 8r] + 8(r+1) + pad8(4n) + pad8(4n)
+//	          8r [+ 8r] + 8(r+1) + pad8(4n) + pad8(4n) [+ pad8(4m)]
 //	  32  4   CRC-32C of the payload
 //	  36  4   CRC-32C of bytes 0..35 of this header
 //	payload, every array at a multiple of 8 bytes from its start:
-//	  8r           labels (float64 bits)
+//	  8r           labels (float64 bits); lists: each row's number of
+//	               labels, a whole number in [0, MaxRowLabels]
 //	  8r           query ids (int64), only when flag bit 0 is set
 //	  8(r+1)       row pointers (int64): local to the block, starting at 0,
 //	               non-decreasing, the last one n
 //	  pad8(4n)     column indices (int32, 0-based, strictly increasing
 //	               within a row), then zero bytes up to a multiple of 8
 //	  pad8(4n)     values (float32 bits), then zero bytes likewise
+//	  pad8(4m)     lists only: the labels of the rows one row after
+//	               another, each row's in the order written (int32, ≥ 0,
+//	               none twice in a row), m being the sum of the counts,
+//	               then zero bytes likewise
 //
 //	footer, at the offset the trailer gives (right after the last block):
 //	  0   4   tag "HPSF"
 //	  4   4   flags (uint32): bit 0 the label set is present, bit 1 some
-//	          block holds query ids; other bits 0
+//	          block holds query ids, bit 2 the file holds label lists
+//	          (as the file header says); other bits 0
 //	  8   8   number of blocks B (uint64)
 //	  16  8   rows (uint64): the sum over the blocks
 //	  24  8   nnz (uint64): the sum over the blocks
@@ -56,10 +70,11 @@ package hpc
 //	            16 4  rows (uint32)
 //	            20 4  largest column index (int32), as in the block header
 //	            24 4  flags (uint32), as in the block header
-//	            28 4  reserved, 0
+//	            28 4  lists: the block's label entries m (uint32); else 0
 //	  ..  8L  the distinct labels (float64 bits), strictly increasing, all
 //	          finite, -0 written as 0; present only when the file has at
-//	          most 65536 distinct labels (bit 0 set)
+//	          most 65536 distinct labels (bit 0 set); lists: of the
+//	          label counts
 //	  ..  4   CRC-32C of the footer from its tag up to here
 //	  ..  4   zero
 //
@@ -86,7 +101,11 @@ package hpc
 // and the range of its indices (always) and, unless
 // Options.SkipValueChecks, its labels (finite, in the label set), indices
 // (strictly increasing per row, largest equal to the header's) and values
-// (finite); a File value-checks each block on its first read only, and
+// (finite); with label lists, always the label counts (whole numbers
+// adding up to the index's m; a stream, whose block headers do not carry
+// m, takes it from the counts and checks it against the payload length)
+// and the labels (non-negative), and unless SkipValueChecks that no row
+// lists a label twice; a File value-checks each block on its first read only, and
 // for later reads relies on the checksum, which must be the first read's
 // (else the file changed: ErrChanged).
 
