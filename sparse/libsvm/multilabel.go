@@ -1,9 +1,11 @@
 package libsvm
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
@@ -160,4 +162,57 @@ func parseLabelList(line []byte) ([]int, int, bool, *lineError) {
 		}
 		return labels, i, false, nil
 	}
+}
+
+// WriteMultiLabel writes d in LIBSVM's multi-label form, which
+// ReadMultiLabel reads back bit for bit (but for Cols, as with Write):
+// each row's labels separated by commas in their order ("3,1,5"), or
+// nothing for a row with no label, whose line then starts with the blank
+// before its first feature, then the features as Write writes them. A
+// row with neither labels nor features would be a blank line, which
+// readers skip: it is refused (sparse.ErrShape), as are a negative label,
+// one past 2^31-1 (sparse.ErrValue) and invalid rows; nothing is written
+// then.
+func WriteMultiLabel(w io.Writer, d *MultiLabelDataset) error {
+	if err := d.X.Validate(); err != nil {
+		return err
+	}
+	x := d.X
+	if len(d.Labels) != x.Rows {
+		return fmt.Errorf("%w: %d rows, %d label lists", sparse.ErrShape, x.Rows, len(d.Labels))
+	}
+	for i, ls := range d.Labels {
+		for _, l := range ls {
+			if l < 0 || l > maxMultiLabel {
+				return fmt.Errorf("%w: row %d: label %d outside [0, %d]", sparse.ErrValue, i, l, maxMultiLabel)
+			}
+		}
+		if len(ls) == 0 && x.Indptr[i+1] == x.Indptr[i] {
+			return fmt.Errorf("%w: row %d has neither labels nor features, which the multi-label LIBSVM form cannot hold (its line would be blank)", sparse.ErrShape, i)
+		}
+	}
+	if x.Cols > math.MaxInt32 {
+		for k, j := range x.Ind {
+			if j == math.MaxInt32 {
+				return fmt.Errorf("%w: entry %d is in column %d, whose 1-based index %d the LIBSVM readers refuse", sparse.ErrIndexRange, k, j, int64(j)+1)
+			}
+		}
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	var line []byte
+	for i := range x.Rows {
+		line = line[:0]
+		for k, l := range d.Labels[i] {
+			if k > 0 {
+				line = append(line, ',')
+			}
+			line = strconv.AppendInt(line, int64(l), 10)
+		}
+		a, b := x.Indptr[i], x.Indptr[i+1]
+		line = appendFeatures(line, x.Ind[a:b], x.Val[a:b])
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }

@@ -1,6 +1,7 @@
 package libsvm
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strings"
@@ -48,5 +49,33 @@ func TestReadMultiLabelErrors(t *testing.T) {
 	}
 	if _, err := ReadMultiLabel(strings.NewReader(strings.Repeat("1", 100)), sparse.ReadOptions{MaxLineBytes: 10}); !errors.Is(err, sparse.ErrLineTooLong) {
 		t.Errorf("long line: %v", err)
+	}
+}
+
+func TestWriteMultiLabelRoundTrip(t *testing.T) {
+	in := "3,1,5 1:0.5 4:2\n 2:1\n0 1:1 7:-1.25\n2,0\n"
+	d, err := ReadMultiLabel(strings.NewReader(in), sparse.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteMultiLabel(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != in {
+		t.Errorf("wrote %q, want %q", buf.String(), in)
+	}
+	back, err := ReadMultiLabel(&buf, sparse.ReadOptions{})
+	if err != nil || !reflect.DeepEqual(back, d) {
+		t.Errorf("read back %+v, %v; want %+v", back, err, d)
+	}
+	empty := &MultiLabelDataset{X: sparse.NewBuilder(2).Build(), Labels: [][]int{{}}}
+	empty.X.Rows, empty.X.Indptr = 1, []int64{0, 0}
+	if err := WriteMultiLabel(&buf, empty); !errors.Is(err, sparse.ErrShape) {
+		t.Errorf("a row of nothing: %v", err)
+	}
+	neg := &MultiLabelDataset{X: d.X, Labels: [][]int{{-1}, {}, {0}, {1}}}
+	if err := WriteMultiLabel(&buf, neg); !errors.Is(err, sparse.ErrValue) {
+		t.Errorf("a negative label: %v", err)
 	}
 }
