@@ -81,22 +81,24 @@ fails).
 	o.progress = progressFlag(fs)
 	fs.IntVar(&o.shards, "shards", 0, "deal the rows at random into `N` cache files OUT-00000-of-0000N.hpc (OUT ends in .hpc)")
 	fs.Uint64Var(&o.seed, "seed", 0, "-shards: seed of the random dealing")
+	fs.BoolVar(&o.multilabel, "multilabel", false, "every row has a list of labels (multi-label LIBSVM, or text as train -multilabel reads it); the default for a LIBSVM file whose first label is a list, a cache with label lists, and a JSONL file whose first label is an array")
 	return c
 }
 
 // convertOptions holds convert's flags.
 type convertOptions struct {
-	flags    *flag.FlagSet // to tell the flags set on the command line
-	from     string
-	text     *textFlags
-	save     string // -save-featurizer
-	load     string // -featurizer
-	dim      int
-	json     bool
-	labelCol *string
-	progress *bool
-	shards   int
-	seed     uint64
+	flags      *flag.FlagSet // to tell the flags set on the command line
+	from       string
+	text       *textFlags
+	save       string // -save-featurizer
+	load       string // -featurizer
+	dim        int
+	json       bool
+	labelCol   *string
+	progress   *bool
+	shards     int
+	seed       uint64
+	multilabel bool
 }
 
 // run converts IN, args[0], to OUT, args[1].
@@ -168,6 +170,16 @@ func (o *convertOptions) run(ctx context.Context, env *Env, args []string) (err 
 	t0 := time.Now()
 	c := &conversion{o: o, ctx: ctx, outs: outs, src: src, name: name, dst: dst, reread: rereader(ctx, env, in),
 		res: convertResult{In: in, Out: dst, From: kind}}
+	if c.multiLabelInput(kind, src, in) {
+		f, err := c.readMultiLabel(kind, cfg)
+		if err != nil {
+			return err
+		}
+		if err := c.writeMultiLabel(f); err != nil {
+			return err
+		}
+		return c.res.print(report, t0, o.json)
+	}
 	d, f, err := c.read(kind, cfg)
 	if err != nil {
 		return err
@@ -217,6 +229,8 @@ type conversion struct {
 	res  convertResult
 	// reread opens a text input again (see rereader); nil for a stream.
 	reread func() (io.ReadCloser, error)
+	// ml holds the rows of a multi-label input (see readMultiLabel).
+	ml *libsvm.MultiLabelDataset
 }
 
 // read reads the rows of the input, of kind kind, and for text the
@@ -380,7 +394,7 @@ func finishCache(ctx context.Context, outs *outputs, dst string, w io.Writer, in
 		}
 		hi = r.info
 	} else {
-		c, err := hpc.Open(dst, hpc.Options{})
+		c, err := hpc.Open(dst, hpc.Options{LabelLists: true})
 		if err != nil {
 			return err
 		}
@@ -433,6 +447,10 @@ type convertResult struct {
 	Shards  int       `json:"shards,omitempty"`
 	Seconds float64   `json:"seconds"`
 	MBps    float64   `json:"input_mb_per_second"`
+	// MultiLabel: the rows have label lists, written as such; Dropped
+	// counts the labels of text that the featurizer does not name.
+	MultiLabel bool `json:"multilabel,omitempty"`
+	Dropped    int  `json:"labels_dropped,omitempty"`
 }
 
 func (r *convertResult) print(w io.Writer, t0 time.Time, asJSON bool) error {
@@ -451,6 +469,13 @@ func (r *convertResult) print(w io.Writer, t0 time.Time, asJSON bool) error {
 		r.In, r.From, r.Out, commas(int64(r.Rows)), commas(int64(r.Cols)), commas(r.NNZ), 1e3*r.Seconds, rate)
 	if len(r.Labels) > 0 {
 		fmt.Fprintf(w, "labels: %s\n", labelList(r.Labels, r.Values))
+	}
+	if r.MultiLabel {
+		fmt.Fprintf(w, "multi-label rows, written with their label lists")
+		if r.Dropped > 0 {
+			fmt.Fprintf(w, "; %s labels the featurizer does not name dropped", commas(int64(r.Dropped)))
+		}
+		fmt.Fprintln(w)
 	}
 	return nil
 }
@@ -533,10 +558,10 @@ func shardPaths(out string, n int) []string { return hpc.ShardNames(out, n) }
 // shard is a uniform sample of the rows in random order.
 func writeShards(ctx context.Context, outs *outputs, paths []string, d *sparse.Dataset, seed uint64) error {
 	n, N := d.X.Rows, len(paths)
-	if n < N {
-		return fmt.Errorf("%d rows cannot make %d shards of at least one row", n, N)
+	perm, err := shardPerm(n, N, seed)
+	if err != nil {
+		return err
 	}
-	perm := rand.New(rand.NewPCG(seed, 0x5ba4d5)).Perm(n)
 	for k, p := range paths {
 		w := hpc.NewWriter(ctxWriter{ctx, outs.writer(p)}, hpc.WriterOptions{Dim: d.X.Cols})
 		for _, i := range perm[k*n/N : (k+1)*n/N] {
@@ -556,6 +581,15 @@ func writeShards(ctx context.Context, outs *outputs, paths []string, d *sparse.D
 		}
 	}
 	return nil
+}
+
+// shardPerm returns the permutation of n rows that deals them into N
+// shards, drawn from seed.
+func shardPerm(n, N int, seed uint64) ([]int, error) {
+	if n < N {
+		return nil, fmt.Errorf("%d rows cannot make %d shards of at least one row", n, N)
+	}
+	return rand.New(rand.NewPCG(seed, 0x5ba4d5)).Perm(n), nil
 }
 
 // isCachePath reports whether a file named p is written as a cache.

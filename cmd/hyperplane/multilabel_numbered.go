@@ -14,14 +14,17 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
+	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
 
 // Multi-label LIBSVM: a file whose first row's label holds a comma
 // ("1,3,5 2:0.5 ...") trains a multi-label model of numbered features
-// (.hpml), as does any LIBSVM file with -multilabel. Label L is class L
-// of the model: the multi-label LIBSVM sets number their labels from 0
-// or 1, and a model's width in classes is its largest label plus one.
+// (.hpml), as does any LIBSVM file with -multilabel, and a cache file
+// with label lists (convert writes one from such a file). Label L is
+// class L of the model: the multi-label LIBSVM sets number their labels
+// from 0 or 1, and a model's width in classes is its largest label plus
+// one.
 
 // maxNumberedLabel bounds the labels of a multi-label LIBSVM file, as the
 // model holds a weight per feature for every class up to the largest.
@@ -35,8 +38,26 @@ func libsvmLabelIsList(path string) bool {
 		return false
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	var r io.Reader = br
+	return labelIsList(f)
+}
+
+// isMultiLabelCache reports whether the file at path is a cache file
+// with label lists.
+func isMultiLabelCache(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	info, err := hpc.ReadInfo(f, sparse.ReadOptions{Name: path})
+	return err == nil && info.LabelLists
+}
+
+// labelIsList reports whether the first row of the LIBSVM input r
+// (gzip too) has a comma in its label.
+func labelIsList(r io.Reader) bool {
+	br := bufio.NewReader(r)
+	r = br
 	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
@@ -68,9 +89,14 @@ func libsvmLabelIsList(path string) bool {
 	return false
 }
 
-// readNumberedMultiLabel reads a multi-label LIBSVM file and its classes.
+// readNumberedMultiLabel reads a multi-label LIBSVM file, or a cache file
+// with label lists, and its classes.
 func readNumberedMultiLabel(path string) (*sparse.CSR, [][]int, int, error) {
-	d, err := libsvm.ReadMultiLabelFile(path, sparse.ReadOptions{})
+	read := libsvm.ReadMultiLabelFile
+	if fileIsCache(path) {
+		read = hpc.ReadMultiLabelFile
+	}
+	d, err := read(path, sparse.ReadOptions{})
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -88,6 +114,9 @@ func readNumberedMultiLabel(path string) (*sparse.CSR, [][]int, int, error) {
 
 // runTrainMultiLabelNumbered is train for a multi-label LIBSVM file.
 func runTrainMultiLabelNumbered(ctx context.Context, env *Env, fs *flag.FlagSet, path, algo string, cfg engine.Config, o trainOpts) error {
+	if len(setAmong(fs, "stream")) > 0 {
+		return usageError("-stream: %s is multi-label data, which train reads whole, its cache too: drop -stream", path)
+	}
 	// Rows of numbered features are not normalized either.
 	if bad := setAmong(fs, append(multiLabelRefused, "normalize")...); len(bad) > 0 {
 		return usageError("%s: not available for multi-label data", bad[0])
@@ -200,4 +229,15 @@ func predictNumberedMultiLabel(w io.Writer, m *engine.MultiLabelModel, path stri
 		}
 	}
 	return bw.Flush()
+}
+
+// fileIsCache reports whether the file at path starts with a cache
+// file's magic bytes.
+func fileIsCache(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return isCache(bufio.NewReaderSize(f, 64))
 }

@@ -190,6 +190,22 @@ type trainOptions struct {
 	multilabel  bool
 }
 
+// multiLabelNumbered reports whether TRAIN (path), not text, trains a
+// multi-label model of numbered features: multi-label LIBSVM (by its
+// first row, or -multilabel) or a cache file with label lists.
+func (o *trainOptions) multiLabelNumbered(path string) bool {
+	if path == "-" || csvNamed(path) {
+		return false
+	}
+	switch o.from {
+	case "", "libsvm":
+		if o.multilabel || libsvmLabelIsList(path) {
+			return true
+		}
+	}
+	return (o.from == "" || o.from == "cache") && isMultiLabelCache(path)
+}
+
 // set reports whether the command line set the flag name.
 func (o *trainOptions) set(name string) bool { return len(setAmong(o.flags, name)) > 0 }
 
@@ -211,7 +227,7 @@ func (o *trainOptions) run(ctx context.Context, env *Env, args []string) error {
 		return runTrainMultiLabel(ctx, env, o.flags, path, o.algo, o.cfg, o.text, o.normalize,
 			trainOpts{ctx: ctx, env: env, test: o.test, out: o.out, json: o.json})
 	}
-	if !isText && (o.from == "" || o.from == "libsvm") && path != "-" && !csvNamed(path) && (o.multilabel || libsvmLabelIsList(path)) {
+	if !isText && o.multiLabelNumbered(path) {
 		return runTrainMultiLabelNumbered(ctx, env, o.flags, path, o.algo, o.cfg,
 			trainOpts{ctx: ctx, env: env, test: o.test, out: o.out, json: o.json})
 	}

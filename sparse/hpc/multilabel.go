@@ -176,3 +176,12 @@ func nameOr(name string) string {
 	}
 	return name
 }
+
+// SniffLabelLists reports whether b, the first bytes of a file (16 or
+// more), is the header of a cache file with label lists: what a reader
+// of a stream looks at to choose between ReadMultiLabel and Read before
+// it reads on.
+func SniffLabelLists(b []byte) bool {
+	_, lists, err := decodeHeader(b, "")
+	return err == nil && lists
+}
