@@ -170,26 +170,27 @@ func (o *convertOptions) run(ctx context.Context, env *Env, args []string) (err 
 	t0 := time.Now()
 	c := &conversion{o: o, ctx: ctx, outs: outs, src: src, name: name, dst: dst, reread: rereader(ctx, env, in),
 		res: convertResult{In: in, Out: dst, From: kind}}
-	if c.multiLabelInput(kind, src, in) {
+	if err := c.convert(kind, src, cfg); err != nil {
+		return err
+	}
+	return c.res.print(report, t0, o.json)
+}
+
+// convert reads the input, of kind kind and read through src, and
+// writes OUT: multi-label rows with their label lists, others as ever.
+func (c *conversion) convert(kind string, src *bufio.Reader, cfg text.Config) error {
+	if c.multiLabelInput(kind, src, c.res.In) {
 		f, err := c.readMultiLabel(kind, cfg)
 		if err != nil {
 			return err
 		}
-		if err := c.writeMultiLabel(f); err != nil {
-			return err
-		}
-		return c.res.print(report, t0, o.json)
+		return c.writeMultiLabel(f)
 	}
 	d, f, err := c.read(kind, cfg)
-	if err != nil {
+	if err != nil || d == nil {
 		return err
 	}
-	if d != nil {
-		if err := c.write(d, f); err != nil {
-			return err
-		}
-	}
-	return c.res.print(report, t0, o.json)
+	return c.write(d, f)
 }
 
 // checkKind refuses the flags that do not apply to input of kind.
@@ -337,19 +338,26 @@ func (c *conversion) write(d *sparse.Dataset, f *text.Featurizer) error {
 	} else if err := writeData(ctxWriter{ctx, c.outs.writer(c.dst)}, c.dst, d); err != nil {
 		return interrupted(ctx, err)
 	}
-	if o.save != "" {
-		if err := writeFeaturizer(ctxWriter{ctx, c.outs.writer(o.save)}, f); err != nil {
+	if err := c.commit(f); err != nil {
+		return err
+	}
+	c.res.Rows, c.res.Cols, c.res.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
+	return nil
+}
+
+// commit writes the featurizer f to -save-featurizer, if asked, and
+// commits the outputs, OUT written.
+func (c *conversion) commit(f *text.Featurizer) error {
+	ctx := c.ctx
+	if c.o.save != "" {
+		if err := writeFeaturizer(ctxWriter{ctx, c.outs.writer(c.o.save)}, f); err != nil {
 			return interrupted(ctx, err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return interrupted(ctx, err)
 	}
-	if err := c.outs.commit(); err != nil {
-		return err
-	}
-	c.res.Rows, c.res.Cols, c.res.NNZ = d.X.Rows, d.X.Cols, d.X.NNZ()
-	return nil
+	return c.outs.commit()
 }
 
 // setLabels records the label names of f and the numbers they become.

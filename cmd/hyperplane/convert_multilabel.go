@@ -180,15 +180,7 @@ func (c *conversion) writeMultiLabel(f *text.Featurizer) error {
 	if err != nil {
 		return interrupted(ctx, err)
 	}
-	if o.save != "" {
-		if err := writeFeaturizer(ctxWriter{ctx, c.outs.writer(o.save)}, f); err != nil {
-			return interrupted(ctx, err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return interrupted(ctx, err)
-	}
-	if err := c.outs.commit(); err != nil {
+	if err := c.commit(f); err != nil {
 		return err
 	}
 	c.res.Rows, c.res.Cols, c.res.NNZ, c.res.MultiLabel = d.X.Rows, d.X.Cols, d.X.NNZ(), true

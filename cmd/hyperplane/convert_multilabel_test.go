@@ -147,26 +147,9 @@ func TestMultiLabelTextConvert(t *testing.T) {
 	}
 	// The same documents as fastText lines, several labels a line (a
 	// fastText line needs a label: those with none are left out of both).
-	var js, ft strings.Builder
-	for _, ln := range strings.Split(strings.TrimSpace(readString(t, mlTrain)), "\n") {
-		var d struct {
-			Label []string
-			Text  string
-		}
-		if err := json.Unmarshal([]byte(ln), &d); err != nil {
-			t.Fatal(err)
-		}
-		if len(d.Label) == 0 {
-			continue
-		}
-		js.WriteString(ln + "\n")
-		for _, l := range d.Label {
-			ft.WriteString("__label__" + l + " ")
-		}
-		ft.WriteString(d.Text + "\n")
-	}
-	os.WriteFile(p("l.jsonl"), []byte(js.String()), 0o644)
-	os.WriteFile(p("l.txt"), []byte(ft.String()), 0o644)
+	js, ft := labelledAsFastText(t, mlTrain)
+	os.WriteFile(p("l.jsonl"), []byte(js), 0o644)
+	os.WriteFile(p("l.txt"), []byte(ft), 0o644)
 	for _, in := range []string{"l.jsonl", "l.txt"} {
 		if code, _, e := runCmd("convert", "-multilabel", p(in), p(in+".svm")); code != 0 {
 			t.Fatalf("convert %s: exit %d: %s", in, code, e)

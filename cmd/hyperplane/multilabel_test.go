@@ -228,29 +228,11 @@ func TestMultiLabelFastTextSameModelAsJSONL(t *testing.T) {
 	// The topic set's labelled documents as fastText lines (several
 	// __label__ tokens, then the text) train, with -multilabel, the
 	// same model file byte for byte as the JSONL.
-	data, _ := os.ReadFile(mlTrain)
-	var js, ft strings.Builder
-	for _, ln := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var d struct {
-			Label []string
-			Text  string
-		}
-		if err := json.Unmarshal([]byte(ln), &d); err != nil {
-			t.Fatal(err)
-		}
-		if len(d.Label) == 0 {
-			continue // a fastText line needs a label
-		}
-		js.WriteString(ln + "\n")
-		for _, l := range d.Label {
-			ft.WriteString("__label__" + l + " ")
-		}
-		ft.WriteString(d.Text + "\n")
-	}
+	js, ft := labelledAsFastText(t, mlTrain)
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.txt")
-	os.WriteFile(a, []byte(js.String()), 0o644)
-	os.WriteFile(b, []byte(ft.String()), 0o644)
+	os.WriteFile(a, []byte(js), 0o644)
+	os.WriteFile(b, []byte(ft), 0o644)
 	ma, mb := filepath.Join(dir, "a.hptl"), filepath.Join(dir, "b.hptl")
 	if code, _, e := runCmd("train", "-o", ma, a); code != 0 {
 		t.Fatalf("JSONL: %s", e)
@@ -338,4 +320,31 @@ func TestInspectMultiLabel(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "\n0 (threshold ") || !strings.Contains(out, "toward:  1 +") || !strings.Contains(out, "toward:  3 +") {
 		t.Errorf("inspect of numbered features: exit %d: %s %s", code, out, e)
 	}
+}
+
+// labelledAsFastText returns the documents of the JSONL file at path that
+// have labels (a fastText line needs one), as JSONL and as fastText
+// lines: several __label__ tokens, then the text.
+func labelledAsFastText(t *testing.T, path string) (jsonl, fastText string) {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	var js, ft strings.Builder
+	for _, ln := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var d struct {
+			Label []string
+			Text  string
+		}
+		if err := json.Unmarshal([]byte(ln), &d); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Label) == 0 {
+			continue
+		}
+		js.WriteString(ln + "\n")
+		for _, l := range d.Label {
+			ft.WriteString("__label__" + l + " ")
+		}
+		ft.WriteString(d.Text + "\n")
+	}
+	return js.String(), ft.String()
 }

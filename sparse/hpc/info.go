@@ -51,15 +51,8 @@ func ReadInfo(r io.Reader, opt sparse.ReadOptions) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	var blk Block
-	for {
-		ok, err := st.next(&blk)
-		if err != nil {
-			return Info{}, err
-		}
-		if !ok {
-			break
-		}
+	if err := st.each(func(*Block) error { return nil }); err != nil {
+		return Info{}, err
 	}
 	var labels []float64
 	if !st.lists {

@@ -101,11 +101,8 @@ func (c *File) LoadMultiLabel() (*libsvm.MultiLabelDataset, error) {
 		if err := c.ReadBlock(i, &blk); err != nil {
 			return nil, err
 		}
-		n0 := int64(len(x.Ind))
-		x.Ind = append(x.Ind, blk.X.Ind...)
-		x.Val = append(x.Val, blk.X.Val...)
-		for r, p := range blk.X.Indptr[1:] {
-			x.Indptr = append(x.Indptr, p+n0)
+		appendRows(x, blk.X)
+		for r := range blk.X.Rows {
 			a := len(all)
 			for _, l := range blk.RowLabels(r) {
 				all = append(all, int(l))
@@ -133,23 +130,12 @@ func ReadMultiLabel(r io.Reader, opt sparse.ReadOptions) (*libsvm.MultiLabelData
 	single := func() error {
 		return fmt.Errorf("sparse: %s holds one label per row, no label lists: read it with Read", nameOr(st.name))
 	}
-	var blk Block
-	for {
-		ok, err := st.next(&blk)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	err = st.each(func(blk *Block) error {
 		if !st.lists {
-			return nil, single()
+			return single()
 		}
-		n0 := int64(len(x.Ind))
-		x.Ind = append(x.Ind, blk.X.Ind...)
-		x.Val = append(x.Val, blk.X.Val...)
-		for r, p := range blk.X.Indptr[1:] {
-			x.Indptr = append(x.Indptr, p+n0)
+		appendRows(x, blk.X)
+		for r := range blk.X.Rows {
 			ls := make([]int, len(blk.RowLabels(r)))
 			for k, l := range blk.RowLabels(r) {
 				ls[k] = int(l)
@@ -157,9 +143,10 @@ func ReadMultiLabel(r io.Reader, opt sparse.ReadOptions) (*libsvm.MultiLabelData
 			d.Labels = append(d.Labels, ls)
 		}
 		held := budget.Add(budget.Mul(int64(len(x.Ind)), 8), budget.Mul(int64(len(d.Labels)), 48))
-		if err := budget.Check(st.opt.MemoryBudget, held, "the multi-label rows of "+nameOr(st.name)); err != nil {
-			return nil, err
-		}
+		return budget.Check(st.opt.MemoryBudget, held, "the multi-label rows of "+nameOr(st.name))
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !st.lists {
 		return nil, single()

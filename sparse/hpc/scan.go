@@ -300,16 +300,7 @@ func Read(r io.Reader, opt sparse.ReadOptions) (*sparse.Dataset, error) {
 		return nil, err
 	}
 	d := &sparse.Dataset{X: &sparse.CSR{Indptr: []int64{0}, Ind: []int32{}, Val: []float32{}}, Y: []float64{}}
-	var blk Block
-	for {
-		ok, err := st.next(&blk)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-		n0 := int64(len(d.X.Ind))
+	err = st.each(func(blk *Block) error {
 		if blk.QID != nil && d.QID == nil {
 			d.QID = make([]int64, len(d.Y), cap(d.Y))
 		}
@@ -321,11 +312,11 @@ func Read(r io.Reader, opt sparse.ReadOptions) (*sparse.Dataset, error) {
 			}
 		}
 		d.Y = append(d.Y, blk.Y...)
-		d.X.Ind = append(d.X.Ind, blk.X.Ind...)
-		d.X.Val = append(d.X.Val, blk.X.Val...)
-		for _, p := range blk.X.Indptr[1:] {
-			d.X.Indptr = append(d.X.Indptr, p+n0)
-		}
+		appendRows(d.X, blk.X)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	d.X.Rows = len(d.Y)
 	d.X.Cols = st.cols
@@ -659,4 +650,31 @@ func streamLists(payload []byte, lay *blockLayout, payloadLen uint64) (uint32, e
 		return 0, cacheCorrupt("", -1, nil, fmt.Sprintf("payload length %d does not match its rows, nonzeros and %d labels", payloadLen, m))
 	}
 	return uint32(m), nil
+}
+
+// appendRows appends the rows of a block, x, to dst, whose Rows it
+// leaves to the caller.
+func appendRows(dst, x *sparse.CSR) {
+	n0 := int64(len(dst.Ind))
+	dst.Ind = append(dst.Ind, x.Ind...)
+	dst.Val = append(dst.Val, x.Val...)
+	for _, p := range x.Indptr[1:] {
+		dst.Indptr = append(dst.Indptr, p+n0)
+	}
+}
+
+// each reads the stream's blocks in order, passing each to f, which
+// may not keep it: the next block is read into the same Block. It stops
+// at the first error, of the stream or of f.
+func (st *cacheStream) each(f func(b *Block) error) error {
+	var blk Block
+	for {
+		ok, err := st.next(&blk)
+		if err != nil || !ok {
+			return err
+		}
+		if err := f(&blk); err != nil {
+			return err
+		}
+	}
 }
