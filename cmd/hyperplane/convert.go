@@ -66,7 +66,17 @@ class even when IN is sorted by label. They all have IN's width. OUT's
 folder is created if it is missing (and removed again if the command
 fails).
 
-  hyperplane convert -shards 4 -seed 1 train.svm shards/train.hpc`,
+  hyperplane convert -shards 4 -seed 1 train.svm shards/train.hpc
+
+Multi-label rows (LIBSVM's "1,3,5 idx:val ..." form, told by the first
+row or -multilabel; a cache with label lists; text whose first label is
+a JSONL array, or with -multilabel several __label__ tokens a line or
+comma-separated TSV labels) are read whole and written with their label
+lists: as multi-label LIBSVM, or as a cache with label lists (format
+version 2), which train, eval and predict take as they take the LIBSVM
+file, training the same model. Text's labels become class numbers in
+the order of the featurizer's label names, which the report lists and
+-save-featurizer keeps for -featurizer to number test text alike.`,
 		Run: o.run,
 	}
 	fs := &c.Flag
