@@ -33,10 +33,7 @@ func randMultiLabel(r *rand.Rand, n, maxNNZ, cols int) *libsvm.MultiLabelDataset
 			}
 		}
 		b.Add(ind, val)
-		d.Labels[i] = []int{}
-		for _, l := range r.Perm(40)[:r.IntN(7)] {
-			d.Labels[i] = append(d.Labels[i], l)
-		}
+		d.Labels[i] = append([]int{}, r.Perm(40)[:r.IntN(7)]...)
 	}
 	d.X = b.Build()
 	return d
