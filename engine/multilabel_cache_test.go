@@ -3,6 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,5 +58,38 @@ func TestFitMultiLabelFromCacheSameModel(t *testing.T) {
 		if !bytes.Equal(files[0], files[1]) {
 			t.Errorf("%+v: the model from the cache differs from the LIBSVM file's", cfg)
 		}
+	}
+}
+
+// TestFitCacheRefusesLabelLists checks that the learners of one label per
+// row do not take a cache with label lists for one: its Y are counts.
+func TestFitCacheRefusesLabelLists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.hpc")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := sparse.NewBuilder(3)
+	b.Add([]int32{0, 2}, []float32{1, 1})
+	b.Add([]int32{1}, []float32{1})
+	d := &libsvm.MultiLabelDataset{X: b.Build(), Labels: [][]int{{1, 2}, {0}}}
+	if err := hpc.WriteMultiLabel(f, d); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	c, err := hpc.Open(path, hpc.Options{LabelLists: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := FitCache(context.Background(), c, Config{Algorithm: Averaged}); !errors.Is(err, ErrLabels) || !strings.Contains(err.Error(), "label lists") {
+		t.Errorf("FitCache: %v", err)
+	}
+	l, err := NewLearner([]float64{-1, 1}, 3, Config{Algorithm: Averaged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.PartialFitCache(context.Background(), c); !errors.Is(err, ErrLabels) {
+		t.Errorf("PartialFitCache: %v", err)
 	}
 }

@@ -255,6 +255,9 @@ func (l *Learner) PartialFitCache(ctx context.Context, c *hpc.File) (EpochStats,
 	if l.err != nil {
 		return EpochStats{}, l.err
 	}
+	if err := oneLabelCache(c); err != nil {
+		return EpochStats{}, err
+	}
 	if err := l.widen(c.Cols()); err != nil {
 		return EpochStats{}, fmt.Errorf("%s: %w", c.Name(), err)
 	}

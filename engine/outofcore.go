@@ -48,6 +48,9 @@ func FitCache(ctx context.Context, c *hpc.File, cfg Config) (*Model, []EpochStat
 	case s.Workers > 1 || s.Validation != 0 || s.Balanced || s.SampleWeight != nil || s.TrainLoss:
 		return nil, nil, fmt.Errorf("%w: Workers, Validation, Balanced, SampleWeight and TrainLoss need the data in memory; use Fit", ErrConfig)
 	}
+	if err := oneLabelCache(c); err != nil {
+		return nil, nil, err
+	}
 	if c.Rows() == 0 {
 		return nil, nil, ErrNoData
 	}
@@ -116,6 +119,16 @@ type cacheFitter struct {
 	// block k (see rowScales); resident blocks have theirs computed once,
 	// in resScales.
 	scales, resScales [][]float32
+}
+
+// oneLabelCache refuses a cache with label lists (opened with
+// hpc.Options.LabelLists), whose blocks' Y hold each row's number of
+// labels, not a label.
+func oneLabelCache(c *hpc.File) error {
+	if c.HasLabelLists() {
+		return fmt.Errorf("%w: %s holds label lists (multi-label rows): train them with FitMultiLabel (hpc.ReadMultiLabelFile reads them)", ErrLabels, c.Name())
+	}
+	return nil
 }
 
 // newCacheFitter returns the fitter of st's epochs over c, shuffled by
