@@ -168,3 +168,26 @@ func readString(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestTSVSingleLabelByDefault checks that TSV whose labels are names, with
+// no -multilabel, trains and converts as single-label data: a TSV label
+// read as a list always is one, so only a JSONL array tells by itself.
+func TestTSVSingleLabelByDefault(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 30 {
+		b.WriteString([]string{"neg", "pos"}[i%2] + "\tw" + strconv.Itoa(i%2) + " v" + strconv.Itoa(i%5) + "\n")
+	}
+	in := filepath.Join(dir, "two.tsv")
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	model := filepath.Join(dir, "m")
+	if code, out, e := runCmd("train", "-o", model, in); code != 0 || strings.Contains(out, "multi-label") {
+		t.Errorf("train on TSV: exit %d: %s %s", code, out, e)
+	}
+	if code, out, e := runCmd("convert", in, filepath.Join(dir, "two.svm")); code != 0 || strings.Contains(out, "multi-label") {
+		t.Errorf("convert of TSV: exit %d: %s %s", code, out, e)
+	}
+	if code, out, e := runCmd("convert", "-multilabel", in, filepath.Join(dir, "two.hpc")); code != 0 || !strings.Contains(out, "multi-label") {
+		t.Errorf("convert -multilabel of TSV: exit %d: %s %s", code, out, e)
+	}
+}

@@ -27,9 +27,11 @@ import (
 // model changes.
 
 // firstLabelIsList reports whether the first document of the labelled
-// text at path has an array for its label.
+// text at path has an array for its label: JSONL only, since a TSV or
+// fastText line read as a list of labels always has one (-multilabel
+// asks for those).
 func firstLabelIsList(path string, opt text.ReadOptions) bool {
-	if path == "-" {
+	if path == "-" || (opt.Format != text.Auto && opt.Format != text.JSONL) {
 		return false
 	}
 	f, err := os.Open(path)
@@ -37,8 +39,12 @@ func firstLabelIsList(path string, opt text.ReadOptions) bool {
 		return false
 	}
 	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	if kind, _, err := text.Sniff(br); err != nil || kind != text.KindJSONL {
+		return false
+	}
 	opt.MultiLabel = true
-	sc := text.NewScanner(f, opt)
+	sc := text.NewScanner(br, opt)
 	if !sc.Scan() {
 		return false
 	}
