@@ -31,7 +31,7 @@ import (
 // its header (a cache) or its first document (text named by a path).
 func (c *conversion) multiLabelInput(kind string, src *bufio.Reader, in string) bool {
 	if c.o.multilabel {
-		return kind != "csv"
+		return true // a CSV table is then refused by readMultiLabel
 	}
 	switch kind {
 	case "libsvm":

@@ -190,4 +190,9 @@ func TestTSVSingleLabelByDefault(t *testing.T) {
 	if code, out, e := runCmd("convert", "-multilabel", in, filepath.Join(dir, "two.hpc")); code != 0 || !strings.Contains(out, "multi-label") {
 		t.Errorf("convert -multilabel of TSV: exit %d: %s %s", code, out, e)
 	}
+	csv := filepath.Join(dir, "t.csv")
+	os.WriteFile(csv, []byte("label,a\n1,2\n0,3\n"), 0o644)
+	if code, _, e := runCmd("convert", "-multilabel", csv, filepath.Join(dir, "t.svm")); code != 2 || !strings.Contains(e, "CSV") {
+		t.Errorf("convert -multilabel of CSV: exit %d: %s", code, e)
+	}
 }
