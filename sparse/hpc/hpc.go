@@ -91,7 +91,8 @@ package hpc
 // A file reader (Open) reads the trailer and the footer (two reads)
 // and checks the whole block index against the file's size before it
 // allocates anything: the blocks must tile the file exactly from offset 16
-// to the footer, each exactly as long as its rows and nnz demand, and
+// to the footer, each exactly as long as its rows and nnz (and, with label
+// lists, the index's m) demand, and
 // their rows and nnz must add up to the totals. A stream reader
 // (NewScanner, Read) reads the blocks in order, then checks the
 // footer against what it has seen, so a stream cut at a block boundary is
@@ -105,9 +106,9 @@ package hpc
 // adding up to the index's m; a stream, whose block headers do not carry
 // m, takes it from the counts and checks it against the payload length)
 // and the labels (non-negative), and unless SkipValueChecks that no row
-// lists a label twice; a File value-checks each block on its first read only, and
-// for later reads relies on the checksum, which must be the first read's
-// (else the file changed: ErrChanged).
+// lists a label twice. A File value-checks each block on its first read
+// only, and for later reads relies on the checksum, which must be the
+// first read's (else the file changed: ErrChanged).
 
 import (
 	"encoding/binary"
