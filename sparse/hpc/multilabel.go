@@ -75,7 +75,7 @@ func ReadMultiLabelFile(path string, opt sparse.ReadOptions) (*libsvm.MultiLabel
 // sparse.ReadOptions.MaxNNZ and MemoryBudget.
 func (c *File) LoadMultiLabel() (*libsvm.MultiLabelDataset, error) {
 	if !c.lists {
-		return nil, fmt.Errorf("sparse: %s holds one label per row, no label lists: read it with ReadFile", c.name)
+		return nil, fmt.Errorf("sparse: %s holds one label per row, no label lists (it is no multi-label data set)", c.name)
 	}
 	var m int64
 	for i := range c.blocks {
@@ -128,7 +128,7 @@ func ReadMultiLabel(r io.Reader, opt sparse.ReadOptions) (*libsvm.MultiLabelData
 	x := &sparse.CSR{Indptr: []int64{0}, Ind: []int32{}, Val: []float32{}}
 	d := &libsvm.MultiLabelDataset{X: x, Labels: [][]int{}}
 	single := func() error {
-		return fmt.Errorf("sparse: %s holds one label per row, no label lists: read it with Read", nameOr(st.name))
+		return fmt.Errorf("sparse: %s holds one label per row, no label lists (it is no multi-label data set)", nameOr(st.name))
 	}
 	err = st.each(func(blk *Block) error {
 		if !st.lists {
