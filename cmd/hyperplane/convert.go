@@ -293,17 +293,8 @@ func (c *conversion) readText(cfg text.Config) (*sparse.Dataset, *text.Featurize
 	var f *text.Featurizer
 	var err error
 	if o.load != "" {
-		if f, err = text.Load(o.load); err != nil {
+		if f, err = o.loadFeaturizer(&topt); err != nil {
 			return nil, nil, err
-		}
-		// The fields the featurizer's training text had, unless the
-		// flags say otherwise.
-		fo := f.ReadOptions()
-		if len(setAmong(o.flags, "label-field")) == 0 {
-			topt.LabelField = fo.LabelField
-		}
-		if len(setAmong(o.flags, "text-field")) == 0 {
-			topt.TextField = fo.TextField
 		}
 		d, err = f.VectorizeReader(c.src, topt)
 	} else {
@@ -314,6 +305,23 @@ func (c *conversion) readText(cfg text.Config) (*sparse.Dataset, *text.Featurize
 	}
 	c.res.setLabels(f)
 	return d, f, nil
+}
+
+// loadFeaturizer loads the -featurizer file and sets in topt the fields
+// its training text had, unless the flags say otherwise.
+func (o *convertOptions) loadFeaturizer(topt *text.ReadOptions) (*text.Featurizer, error) {
+	f, err := text.Load(o.load)
+	if err != nil {
+		return nil, err
+	}
+	fo := f.ReadOptions()
+	if len(setAmong(o.flags, "label-field")) == 0 {
+		topt.LabelField = fo.LabelField
+	}
+	if len(setAmong(o.flags, "text-field")) == 0 {
+		topt.TextField = fo.TextField
+	}
+	return f, nil
 }
 
 // fitCache fits a featurizer on the text input and writes its rows to

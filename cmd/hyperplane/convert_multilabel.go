@@ -74,17 +74,8 @@ func (c *conversion) readMultiLabelText(cfg text.Config) (*text.Featurizer, erro
 	var f *text.Featurizer
 	if o.load != "" {
 		var err error
-		if f, err = text.Load(o.load); err != nil {
+		if f, err = o.loadFeaturizer(&topt); err != nil {
 			return nil, err
-		}
-		// The fields the featurizer's training text had, unless the
-		// flags say otherwise.
-		fo := f.ReadOptions()
-		if len(setAmong(o.flags, "label-field")) == 0 {
-			topt.LabelField = fo.LabelField
-		}
-		if len(setAmong(o.flags, "text-field")) == 0 {
-			topt.TextField = fo.TextField
 		}
 	}
 	topt.MultiLabel = true
