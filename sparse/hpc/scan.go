@@ -474,7 +474,7 @@ func (st *cacheStream) block(dst *Block, at int64) error {
 	}
 	var m uint32
 	if st.lists {
-		if m, err = streamLists(payload, &lay, h.payloadLen); err != nil {
+		if m, err = streamLists(payload, &lay, h.payloadLen, st.rows); err != nil {
 			return locate(err, st.name, i)
 		}
 		lay = lay.withLists(uint64(m))
@@ -635,14 +635,15 @@ func (st *cacheStream) trailer(at int64, footLen uint64, crc uint32) error {
 // stream reader holds: the sum of the rows' label counts, which must be
 // whole numbers and fill the rest of the payload exactly. The stream's
 // block header does not count the entries; the file's index does, and
-// the footer's check compares the two.
-func streamLists(payload []byte, lay *blockLayout, payloadLen uint64) (uint32, error) {
+// the footer's check compares the two. start is the global index of the
+// block's first row.
+func streamLists(payload []byte, lay *blockLayout, payloadLen uint64, start int64) (uint32, error) {
 	var m uint64
 	for r := range lay.rows {
 		y := math.Float64frombits(binary.LittleEndian.Uint64(payload[8*r:]))
 		k, ok := labelCount(y)
 		if !ok {
-			return 0, cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d of the block: label count %v is not a whole number in [0, %d]", r, y, MaxRowLabels))
+			return 0, cacheCorrupt("", -1, sparse.ErrValue, fmt.Sprintf("row %d: label count %v is not a whole number in [0, %d]", start+r, y, MaxRowLabels))
 		}
 		m += uint64(k)
 	}
