@@ -225,6 +225,16 @@ func isCache(br *bufio.Reader) bool {
 // does not say (fastText's cooking.train). A file that cannot be read,
 // or a pipe, which would lose what is read, is not.
 func fileIsText(path string) bool {
+	return regularFileIs(path, func(f *os.File) bool {
+		kind, _, err := text.Sniff(bufio.NewReaderSize(f, 1<<16))
+		return err == nil && (kind == text.KindJSONL || kind == text.KindText)
+	})
+}
+
+// regularFileIs reports what is reports of the file at path, opened,
+// if it is a regular file; false for one that cannot be opened, or a
+// pipe, which would lose what is read.
+func regularFileIs(path string, is func(f *os.File) bool) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
@@ -233,8 +243,7 @@ func fileIsText(path string) bool {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	kind, _, err := text.Sniff(bufio.NewReaderSize(f, 1<<16))
-	return err == nil && (kind == text.KindJSONL || kind == text.KindText)
+	return is(f)
 }
 
 // labelColFlag adds -label-col to fs: the label column of a CSV table, by

@@ -44,16 +44,10 @@ func libsvmLabelIsList(path string) bool {
 // isMultiLabelCache reports whether the file at path is a cache file
 // with label lists (a regular file: a pipe would lose what is read).
 func isMultiLabelCache(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	info, err := hpc.ReadInfo(f, sparse.ReadOptions{Name: path})
-	return err == nil && info.LabelLists
+	return regularFileIs(path, func(f *os.File) bool {
+		info, err := hpc.ReadInfo(f, sparse.ReadOptions{Name: path})
+		return err == nil && info.LabelLists
+	})
 }
 
 // labelIsList reports whether the first row of the LIBSVM input r
