@@ -4,6 +4,7 @@ package asm
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
 )
@@ -24,7 +25,10 @@ func archInit() {
 // gather kernel with the bound its indices must respect: below gatherMaxBytes
 // of weights it is far under the 2³¹ the kernels' 32-bit compares allow.
 // Weights of no element go to the loop too, whose bounds check then
-// panics on the first index.
+// panics on the first index. They run once per row, so each tier has its
+// own: one wrapper taking the tier as an argument cost about five
+// instructions more per call (the tier's word past the nine argument
+// registers, and a second branch on it).
 
 func dotIndF32AVX2Sized(val []float32, ind []int32, w []float32) float32 {
 	if len(w)*4 > gatherMaxBytes || len(val) < gatherMinLen || len(w) == 0 {
@@ -126,49 +130,39 @@ func scoresLim(W, s []float32) int {
 // with their capacities cut to their lengths).
 
 func dotRowsF32Sized(t Tier, indptr []int64, ind []int32, val, w, out []float32) {
-	if len(w)*4 > gatherMaxBytes || len(w) == 0 {
+	kernel := dotRowsF32AVX2
+	if t == AVX512 {
+		kernel = dotRowsF32AVX512
+	}
+	dotRowsSized("DotRowsF32", gatherMinLen, kernel, indptr, ind, val, w, out)
+}
+
+func dotRowsF64Sized(t Tier, indptr []int64, ind []int32, val, w, out []float64) {
+	kernel := dotRowsF64AVX2
+	if t == AVX512 {
+		kernel = dotRowsF64AVX512
+	}
+	dotRowsSized("DotRowsF64", 0, kernel, indptr, ind, val, w, out)
+}
+
+// dotRowsSized sends the runs of rows of minLen or more to kernel, a
+// tier's rows kernel, and shorter rows to the loop. With minLen 0 the
+// only rows the loop gets are those whose pointers decrease, whose
+// slicing panics.
+func dotRowsSized[T float32 | float64](op string, minLen int, kernel func([]int64, []int32, []T, []T, []T, int) bool, indptr []int64, ind []int32, val, w, out []T) {
+	if len(w)*int(unsafe.Sizeof(w[0])) > gatherMaxBytes || len(w) == 0 {
 		dotRowsGeneric(indptr, ind, val, w, out)
 		return
 	}
 	for r := 0; r < len(out); {
-		if lo, hi := indptr[r], indptr[r+1]; hi-lo < gatherMinLen {
+		if lo, hi := indptr[r], indptr[r+1]; hi-lo < int64(minLen) {
 			out[r] = dotIndGeneric(val[lo:hi], ind[lo:hi], w)
 			r++
 			continue
 		}
-		e := runEnd(indptr, r, len(out), gatherMinLen, len(ind))
-		var ok bool
-		if t == AVX512 {
-			ok = dotRowsF32AVX512(indptr[r:e+1], ind, val, w, out[r:e], len(w))
-		} else {
-			ok = dotRowsF32AVX2(indptr[r:e+1], ind, val, w, out[r:e], len(w))
-		}
-		if !ok {
-			panicIndex("DotRowsF32", ind[indptr[r]:indptr[e]], len(w))
-		}
-		r = e
-	}
-}
-
-func dotRowsF64Sized(t Tier, indptr []int64, ind []int32, val, w, out []float64) {
-	if len(w)*8 > gatherMaxBytes || len(w) == 0 {
-		dotRowsGeneric(indptr, ind, val, w, out)
-		return
-	}
-	for r := 0; r < len(out); {
-		if lo, hi := indptr[r], indptr[r+1]; hi < lo {
-			// Out of order: the slicing panics.
-			out[r] = dotIndGeneric(val[lo:hi], ind[lo:hi], w)
-		}
-		e := runEnd(indptr, r, len(out), 0, len(ind))
-		var ok bool
-		if t == AVX512 {
-			ok = dotRowsF64AVX512(indptr[r:e+1], ind, val, w, out[r:e], len(w))
-		} else {
-			ok = dotRowsF64AVX2(indptr[r:e+1], ind, val, w, out[r:e], len(w))
-		}
-		if !ok {
-			panicIndex("DotRowsF64", ind[indptr[r]:indptr[e]], len(w))
+		e := runEnd(indptr, r, len(out), minLen, len(ind))
+		if !kernel(indptr[r:e+1], ind, val, w, out[r:e], len(w)) {
+			panicIndex(op, ind[indptr[r]:indptr[e]], len(w))
 		}
 		r = e
 	}

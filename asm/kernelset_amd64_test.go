@@ -27,10 +27,10 @@ func simdKernels(t Tier) *kernelSet {
 		averageF32:      averageF32AVX2,
 		quotientF32:     quotientF32AVX2,
 		dotRowsF32: func(indptr []int64, ind []int32, val, w, out []float32) {
-			dotRowsF32Sized(AVX2, indptr, ind, val, w, out)
+			dotRowsF32Sized(t, indptr, ind, val, w, out)
 		},
 		dotRowsF64: func(indptr []int64, ind []int32, val, w, out []float64) {
-			dotRowsF64Sized(AVX2, indptr, ind, val, w, out)
+			dotRowsF64Sized(t, indptr, ind, val, w, out)
 		},
 	}
 	if t == AVX512 {
@@ -41,12 +41,6 @@ func simdKernels(t Tier) *kernelSet {
 		k.dotIndF32, k.dotIndF64 = dotIndF32AVX512Sized, dotIndF64AVX512Sized
 		k.addScoresF32 = addScoresAVX512Checked
 		k.averageF32, k.quotientF32 = averageF32AVX512, quotientF32AVX512
-		k.dotRowsF32 = func(indptr []int64, ind []int32, val, w, out []float32) {
-			dotRowsF32Sized(AVX512, indptr, ind, val, w, out)
-		}
-		k.dotRowsF64 = func(indptr []int64, ind []int32, val, w, out []float64) {
-			dotRowsF64Sized(AVX512, indptr, ind, val, w, out)
-		}
 	}
 	return k
 }
