@@ -76,21 +76,11 @@ const (
 var algorithmNames = [...]string{"averaged", "plain", "voted", "batch"}
 
 // String returns the name ParseAlgorithm reads.
-func (a Algorithm) String() string {
-	if int(a) < len(algorithmNames) {
-		return algorithmNames[a]
-	}
-	return fmt.Sprintf("Algorithm(%d)", a)
-}
+func (a Algorithm) String() string { return enumString(a, algorithmNames[:], "Algorithm") }
 
 // ParseAlgorithm reads "averaged", "plain", "voted" or "batch".
 func ParseAlgorithm(s string) (Algorithm, error) {
-	for i, n := range algorithmNames {
-		if strings.EqualFold(s, n) {
-			return Algorithm(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown algorithm %q (want averaged, plain, voted or batch)", ErrConfig, s)
+	return parseEnum[Algorithm](s, algorithmNames[:], "algorithm", "averaged, plain, voted or batch")
 }
 
 // Rule is the update rule of the online linear learners: when an example
@@ -228,22 +218,12 @@ func (r Rule) DefaultEpochs() int {
 func (r Rule) SGD() bool { return int(r) < len(ruleSpecs) && ruleSpecs[r].sgd }
 
 // String returns the name ParseRule reads.
-func (r Rule) String() string {
-	if int(r) < len(ruleNames) {
-		return ruleNames[r]
-	}
-	return fmt.Sprintf("Rule(%d)", r)
-}
+func (r Rule) String() string { return enumString(r, ruleNames[:], "Rule") }
 
 // ParseRule reads "perceptron", "pa", "pa1", "pa2", "pegasos", "logistic"
 // or "modified_huber".
 func ParseRule(s string) (Rule, error) {
-	for i, n := range ruleNames {
-		if strings.EqualFold(s, n) {
-			return Rule(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown rule %q (want %s)", ErrConfig, s, strings.Join(ruleNames[:], ", "))
+	return parseEnum[Rule](s, ruleNames[:], "rule", strings.Join(ruleNames[:], ", "))
 }
 
 // DefaultC is the aggressiveness parameter of PA1 and PA2 when Config.C is
@@ -277,21 +257,32 @@ const (
 var biasNames = [...]string{"separate", "augmented", "none"}
 
 // String returns the name ParseBiasMode reads.
-func (b BiasMode) String() string {
-	if int(b) < len(biasNames) {
-		return biasNames[b]
-	}
-	return fmt.Sprintf("BiasMode(%d)", b)
-}
+func (b BiasMode) String() string { return enumString(b, biasNames[:], "BiasMode") }
 
 // ParseBiasMode reads "separate", "augmented" or "none".
 func ParseBiasMode(s string) (BiasMode, error) {
-	for i, n := range biasNames {
+	return parseEnum[BiasMode](s, biasNames[:], "bias mode", "separate, augmented or none")
+}
+
+// enumString returns the name of v, an enumeration value, in names, or
+// typ(v) for a value that has none.
+func enumString[T ~uint8](v T, names []string, typ string) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, uint8(v))
+}
+
+// parseEnum returns the value whose name in names is s, ignoring case,
+// or an error wrapping ErrConfig that names what is parsed and the names
+// wanted.
+func parseEnum[T ~uint8](s string, names []string, what, want string) (T, error) {
+	for i, n := range names {
 		if strings.EqualFold(s, n) {
-			return BiasMode(i), nil
+			return T(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown bias mode %q (want separate, augmented or none)", ErrConfig, s)
+	return 0, fmt.Errorf("%w: unknown %s %q (want %s)", ErrConfig, what, s, want)
 }
 
 // Config sets up training. Its zero value is the documented default: the

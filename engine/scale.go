@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
@@ -34,21 +33,11 @@ const (
 var scaleNames = [...]string{"none", "standard", "maxabs"}
 
 // String returns the name ParseScale reads.
-func (s Scale) String() string {
-	if int(s) < len(scaleNames) {
-		return scaleNames[s]
-	}
-	return fmt.Sprintf("Scale(%d)", s)
-}
+func (s Scale) String() string { return enumString(s, scaleNames[:], "Scale") }
 
 // ParseScale reads "none", "standard" or "maxabs".
 func ParseScale(s string) (Scale, error) {
-	for i, n := range scaleNames {
-		if strings.EqualFold(s, n) {
-			return Scale(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown scaling %q (want none, standard or maxabs)", ErrConfig, s)
+	return parseEnum[Scale](s, scaleNames[:], "scaling", "none, standard or maxabs")
 }
 
 // Scaling is the per-feature map a model's learner saw its rows through:
