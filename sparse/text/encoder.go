@@ -433,26 +433,7 @@ func termBytes(n int) int64 {
 // countTerms adds the terms of text, document doc of the corpus, to tc.
 // The error refuses the memory the new terms would take.
 func (e *Encoder) countTerms(s string, doc int32, tc *termCounter) error {
-	w := &e.w
-	w.seen = 0
-	e.toks.reset()
-	e.grams = e.grams[:0]
-	for i := 0; ; {
-		a, b, lowered, ok := w.tok.next(s, i)
-		if !ok {
-			break
-		}
-		i = b
-		h := w.tok.hash(s, a, b, lowered)
-		t := e.toks.add(&w.tok, s, a, b, lowered)
-		e.grams = append(e.grams, gramRef{h, t, 1})
-		if w.ngrams > 1 {
-			win := w.push(h)
-			for n := 2; n <= len(win); n++ {
-				e.grams = append(e.grams, gramRef{gramHash(win[len(win)-n:]), t, int32(n)})
-			}
-		}
-	}
+	e.grams = e.w.appendGrams(e.grams[:0], &e.toks, s)
 	for _, g := range e.grams {
 		e.countTerm(tc, g.h, g.end, int(g.n), doc)
 	}

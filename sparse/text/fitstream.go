@@ -57,26 +57,10 @@ func (e *Encoder) termPiece(docs []Doc, acct *vocabBudget, hashes bool) piece {
 func (e *Encoder) countRow(s string) error {
 	tc := e.tc
 	tc.docs++
-	w := &e.w
-	w.seen = 0
-	e.toks.reset()
 	// The n-grams' hashes first, then their counts in a loop of their
 	// own: its lookups are independent of one another, so the processor
 	// can wait for several cache misses at once.
-	grams := e.grams[:0]
-	for i := 0; ; {
-		h, a, b, lowered, ok := w.tok.nextHashed(s, i)
-		if !ok {
-			break
-		}
-		t := e.toks.add(&w.tok, s, a, b, lowered)
-		i = b
-		win := w.push(h)
-		grams = append(grams, gramRef{h, t, 1})
-		for n := 2; n <= len(win); n++ {
-			grams = append(grams, gramRef{gramHash(win[len(win)-n:]), t, int32(n)})
-		}
-	}
+	grams := e.w.appendGrams(e.grams[:0], &e.toks, s)
 	e.grams = grams
 	keys := e.keys[:0]
 	for k, g := range grams {

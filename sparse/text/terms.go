@@ -80,8 +80,9 @@ func (f *Featurizer) termFeature(h uint64) (feat int32, sign float32, ok bool) {
 // it is wanted. It belongs to one goroutine and is reused across
 // documents.
 type termWalker struct {
-	w    gramWalker
-	toks tokenArena
+	w     gramWalker
+	toks  tokenArena
+	grams []gramRef
 }
 
 // tokenArena keeps a document's tokens, lowered, so that the text of an
@@ -105,30 +106,36 @@ func (ta *tokenArena) add(tok *tokenizer, s string, a, b int, lowered bool) int3
 	return int32(len(ta.end) - 1)
 }
 
+// appendGrams appends the n-grams of s to dst in the order counts hashes
+// them: after each token, the unigram it is, then the longer n-grams
+// ending with it. It keeps the document's tokens in toks, reset first,
+// for the n-grams' texts.
+func (w *gramWalker) appendGrams(dst []gramRef, toks *tokenArena, s string) []gramRef {
+	w.seen = 0
+	toks.reset()
+	for i := 0; ; {
+		h, a, b, lowered, ok := w.tok.nextHashed(s, i)
+		if !ok {
+			return dst
+		}
+		i = b
+		t := toks.add(&w.tok, s, a, b, lowered)
+		win := w.push(h)
+		dst = append(dst, gramRef{h, t, 1})
+		for n := 2; n <= len(win); n++ {
+			dst = append(dst, gramRef{gramHash(win[len(win)-n:]), t, int32(n)})
+		}
+	}
+}
+
 // walk calls fn for every n-gram of s, in the order counts hashes them:
 // after each token, the unigram it is, then the longer n-grams ending
 // with it. fn gets the n-gram's hash and its n tokens, which end with
 // token end (see text).
 func (tw *termWalker) walk(s string, fn func(h uint64, end int32, n int)) {
-	w := &tw.w
-	w.seen = 0
-	tw.toks.reset()
-	for i := 0; ; {
-		a, b, lowered, ok := w.tok.next(s, i)
-		if !ok {
-			return
-		}
-		i = b
-		h := w.tok.hash(s, a, b, lowered)
-		end := tw.toks.add(&w.tok, s, a, b, lowered)
-		win := w.push(h)
-		for n := 1; n <= len(win); n++ {
-			g := h
-			if n > 1 {
-				g = gramHash(win[len(win)-n:])
-			}
-			fn(g, end, n)
-		}
+	tw.grams = tw.w.appendGrams(tw.grams[:0], &tw.toks, s)
+	for _, g := range tw.grams {
+		fn(g.h, g.end, int(g.n))
 	}
 }
 
