@@ -114,12 +114,84 @@ func (f *fanFn) ProcessElement(ref stateRef, emit func(task)) {
 
 // trainFn runs one epoch of the online learner over a shard, starting from
 // the weights of the work directory, and emits the shard's sparse delta.
+//
+// The shards of a bundle are learned at the same time, up to GOMAXPROCS
+// at a time, and their parts emitted when the bundle finishes: a runner
+// may hand one worker several shards in one bundle (Prism hands it all
+// of them), and learning them one after the other would leave its other
+// cores idle. Each shard writes its own files and the mixing step sorts
+// the parts, so the order they finish in changes nothing.
 type trainFn struct {
 	Workdir  string
 	Settings settings
+
+	run *bundleRun
 }
 
-func (f *trainFn) ProcessElement(ctx context.Context, t task) (part, error) {
+// bundleRun is the shards of one bundle being learned.
+type bundleRun struct {
+	wg    sync.WaitGroup
+	slots chan struct{}
+	mu    sync.Mutex
+	parts []part
+	errs  []error
+}
+
+// StartBundle takes the emitter that Beam requires of every bundle
+// method once FinishBundle emits.
+func (f *trainFn) StartBundle(_ func(part)) {
+	f.run = &bundleRun{slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+}
+
+// ProcessElement starts learning shard t once a slot is free, and emits
+// nothing: FinishBundle emits the bundle's parts.
+func (f *trainFn) ProcessElement(ctx context.Context, t task, _ func(part)) {
+	r := f.run
+	r.slots <- struct{}{}
+	r.wg.Go(func() {
+		defer func() { <-r.slots }()
+		p, err := learnTask(f, ctx, t)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err != nil {
+			r.errs = append(r.errs, err)
+			return
+		}
+		r.parts = append(r.parts, p)
+	})
+}
+
+// FinishBundle waits for the bundle's shards and emits their parts, or
+// fails the bundle if any failed.
+func (f *trainFn) FinishBundle(emit func(part)) error {
+	r := f.run
+	f.run = nil
+	r.wg.Wait()
+	if err := errors.Join(r.errs...); err != nil {
+		return err
+	}
+	for _, p := range r.parts {
+		emit(p)
+	}
+	return nil
+}
+
+// recoverTask, deferred, turns a panic of task t's goroutine into the
+// error *err: unrecovered, it would end the worker's process.
+func recoverTask(t task, err *error) {
+	if v := recover(); v != nil {
+		*err = fmt.Errorf("epoch %d, shard %s: panic: %v", t.Epoch+1, t.Shard, v)
+	}
+}
+
+// learnTask is trainFn.trainTask; tests replace it.
+var learnTask = (*trainFn).trainTask
+
+// trainTask learns shard t.Index for one epoch and writes its delta; a
+// panic is returned as an error, as the runner reports one in
+// ProcessElement.
+func (f *trainFn) trainTask(ctx context.Context, t task) (p part, err error) {
+	defer recoverTask(t, &err)
 	if t.Index < 0 {
 		return part{Index: -1}, nil
 	}
