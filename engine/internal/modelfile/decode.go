@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/hyperplane-ml/hyperplane/engine/internal/kern"
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -228,14 +229,12 @@ type elem interface {
 
 // readArray reads n elements, n already checked by fits. It allocates
 // the whole array at once when the input's size is known (and so bounds
-// n); otherwise it grows the array as chunks of data arrive.
+// n); otherwise it grows the array as chunks of data arrive. The data
+// are taken Chunk bytes at a time, each piece checksummed and decoded
+// while it is in the cache; where the machine is little-endian, straight
+// into the array's memory, which is the elements' encoding.
 func readArray[T elem](d *Decoder, n int, what string) ([]T, error) {
-	var zero T
-	size := 4
-	switch any(zero).(type) {
-	case float64, int64:
-		size = 8
-	}
+	size := elemSize[T]()
 	if err := d.fits(uint64(n), size, what); err != nil {
 		return nil, err
 	}
@@ -251,21 +250,49 @@ func readArray[T elem](d *Decoder, n int, what string) ([]T, error) {
 	out := make([]T, 0, c)
 	for len(out) < n {
 		k := min(n-len(out), Chunk/size)
-		if d.r == nil {
-			k = n - len(out)
-		}
 		if d.remain < 0 {
 			if err := d.charge(int64(k*size), what); err != nil {
 				return nil, err
 			}
 		}
-		b, err := d.take(k*size, what)
-		if err != nil {
+		if !littleEndian {
+			b, err := d.take(k*size, what)
+			if err != nil {
+				return nil, err
+			}
+			out = appendElems(out, b)
+			continue
+		}
+		m := len(out)
+		out = slices.Grow(out, k)[:m+k]
+		if err := d.fill(rawBytes(out[m:]), what); err != nil {
 			return nil, err
 		}
-		out = appendElems(out, b)
 	}
 	return out, nil
+}
+
+// fill reads len(p) bytes into p and adds them to the checksum, as take
+// does without a buffer of its own.
+func (d *Decoder) fill(p []byte, what string) error {
+	n := len(p)
+	if d.remain >= 0 && int64(n) > d.remain {
+		return truncated(what)
+	}
+	if d.r == nil {
+		copy(p, d.buf[:n])
+		d.buf = d.buf[n:]
+	} else if _, err := io.ReadFull(d.r, p); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return truncated(what)
+		}
+		return fmt.Errorf("engine: reading model %s: %w", what, err)
+	}
+	if d.remain >= 0 {
+		d.remain -= int64(n)
+	}
+	d.crc = crc32.Update(d.crc, crcTable, p)
+	return nil
 }
 
 // appendElems appends the little-endian elements in b to out.

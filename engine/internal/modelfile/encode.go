@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
@@ -72,44 +73,102 @@ func (e *encoder) u16(x uint16) { e.buf = binary.LittleEndian.AppendUint16(e.buf
 func (e *encoder) u32(x uint32) { e.buf = binary.LittleEndian.AppendUint32(e.buf, x) }
 func (e *encoder) u64(x uint64) { e.buf = binary.LittleEndian.AppendUint64(e.buf, x); e.spill() }
 
-func (e *encoder) f32s(s []float32) {
+func (e *encoder) f32s(s []float32) { putElems(e, s) }
+func (e *encoder) f64s(s []float64) { putElems(e, s) }
+func (e *encoder) i32s(s []int32)   { putElems(e, s) }
+func (e *encoder) i64s(s []int64)   { putElems(e, s) }
+
+// putElems writes the elements of s little-endian. Where the machine is
+// little-endian, s's memory is its encoding: an array of Chunk bytes or
+// more goes to w in pieces of Chunk bytes straight from s, checksummed
+// as it goes, and a shorter one, or any into buf alone, is copied into
+// buf. Elsewhere the elements are encoded into buf a piece at a time.
+// The bytes are the same either way; only the writes to w differ.
+func putElems[T elem](e *encoder, s []T) {
 	if e.err != nil {
 		return
 	}
-	for _, x := range s {
-		e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(x))
+	if !littleEndian {
+		putElemsPortable(e, s)
+		return
+	}
+	raw := rawBytes(s)
+	if e.w == nil || len(raw) < Chunk {
+		for len(raw) > 0 {
+			k := len(raw)
+			if e.w != nil {
+				k = min(k, max(Chunk-len(e.buf), 1))
+			}
+			e.buf = append(e.buf, raw[:k]...)
+			raw = raw[k:]
+			e.spill()
+		}
+		return
+	}
+	e.flush()
+	for len(raw) > 0 && e.err == nil {
+		k := min(len(raw), Chunk)
+		e.crc = crc32.Update(e.crc, crcTable, raw[:k])
+		n, err := e.w.Write(raw[:k])
+		e.n += int64(n)
+		e.err = err
+		raw = raw[k:]
+	}
+}
+
+// putElemsPortable is putElems on a machine that is not little-endian:
+// the elements are encoded into buf up to Chunk bytes at a time.
+func putElemsPortable[T elem](e *encoder, s []T) {
+	size := elemSize[T]()
+	for len(s) > 0 && e.err == nil {
+		k := len(s)
+		if e.w != nil {
+			k = min(k, max((Chunk-len(e.buf))/size, 1))
+		}
+		n := len(e.buf)
+		e.buf = append(e.buf, make([]byte, k*size)...)
+		encodeElems(e.buf[n:], s[:k])
+		s = s[k:]
 		e.spill()
 	}
 }
 
-func (e *encoder) f64s(s []float64) {
-	if e.err != nil {
-		return
-	}
-	for _, x := range s {
-		e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(x))
-		e.spill()
+// encodeElems writes the elements of s into b, little-endian.
+func encodeElems[T elem](b []byte, s []T) {
+	le := binary.LittleEndian
+	switch s := any(s).(type) {
+	case []float32:
+		for i, x := range s {
+			le.PutUint32(b[4*i:], math.Float32bits(x))
+		}
+	case []int32:
+		for i, x := range s {
+			le.PutUint32(b[4*i:], uint32(x))
+		}
+	case []float64:
+		for i, x := range s {
+			le.PutUint64(b[8*i:], math.Float64bits(x))
+		}
+	case []int64:
+		for i, x := range s {
+			le.PutUint64(b[8*i:], uint64(x))
+		}
 	}
 }
 
-func (e *encoder) i32s(s []int32) {
-	if e.err != nil {
-		return
-	}
-	for _, x := range s {
-		e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(x))
-		e.spill()
-	}
+// elemSize returns the encoded size of a T.
+func elemSize[T elem]() int {
+	var zero T
+	return int(unsafe.Sizeof(zero))
 }
 
-func (e *encoder) i64s(s []int64) {
-	if e.err != nil {
-		return
+// rawBytes views the memory of s as bytes: on a little-endian machine,
+// the elements' encoding.
+func rawBytes[T elem](s []T) []byte {
+	if len(s) == 0 {
+		return nil
 	}
-	for _, x := range s {
-		e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(x))
-		e.spill()
-	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*elemSize[T]())
 }
 
 // csr writes rows in CSR form.

@@ -32,7 +32,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
@@ -173,7 +172,7 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // tens of megabytes), else float by float.
 func appendF32s(b []byte, s []float32) []byte {
 	if littleEndian {
-		return append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s))...)
+		return append(b, rawBytes(s)...)
 	}
 	for _, v := range s {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
@@ -186,7 +185,7 @@ func appendF32s(b []byte, s []float32) []byte {
 func readF32s(dst []float32, p []byte) {
 	p = p[:4*len(dst)]
 	if littleEndian {
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 4*len(dst)), p)
+		copy(rawBytes(dst), p)
 		return
 	}
 	for i := range dst {
