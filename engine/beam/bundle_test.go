@@ -1,6 +1,7 @@
 package beam
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"runtime"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
 )
 
 // runBundle passes tasks through one bundle of a trainFn whose tasks
@@ -100,5 +103,47 @@ func TestBundleFails(t *testing.T) {
 	}
 	if len(got) != 0 {
 		t.Errorf("a failed bundle emitted %d parts", len(got))
+	}
+}
+
+// TestInitStateSparse checks that the starting state, taken from a
+// learner of no feature, is the one the learner of the whole width gives,
+// byte for byte, for both algorithms, binary and multiclass.
+func TestInitStateSparse(t *testing.T) {
+	for _, alg := range []engine.Algorithm{engine.Averaged, engine.Plain} {
+		for _, labels := range [][]float64{{-1, 1}, {0, 1, 2}} {
+			st, err := settle(Options{Workdir: "w", Config: engine.Config{Algorithm: alg, Bias: engine.BiasAugmented}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := header{Labels: labels, Cols: 1000}
+			got, err := initState(st, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := engine.NewLearner(labels, h.Cols, st.config())
+			if err != nil {
+				t.Fatal(err)
+			}
+			dense, err := l.Mix()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := dense.Compact()
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := got.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := want.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a, b) {
+				t.Errorf("%v, %d classes: the starting state differs from the whole learner's", alg, len(labels))
+			}
+		}
 	}
 }

@@ -40,12 +40,31 @@ func initState(st settings, h header) (*engine.Mix, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := l.Mix()
+	if st.InitScale != 0 {
+		// Random starting weights: the state lists every feature.
+		m, err := l.Mix()
+		if err != nil {
+			return nil, err
+		}
+		return m.Compact()
+	}
+	// Stored sparse, it lists no feature until the shards touch some:
+	// it is the state of a learner of no feature, widened. Taking it from
+	// the learner of the whole width would copy all its zero weights
+	// (hundreds of megabytes at 2^24 features) only to drop them.
+	l0, err := engine.NewLearner(h.Labels, 0, st.config())
 	if err != nil {
 		return nil, err
 	}
-	// Stored sparse: it lists no feature until the shards touch some.
-	return m.Compact()
+	m, err := l0.Mix()
+	if err != nil {
+		return nil, err
+	}
+	if m, err = m.Compact(); err != nil {
+		return nil, err
+	}
+	m.Dim = h.Cols
+	return m, nil
 }
 
 // weightsOf is the part of a state that the workers of its next epoch
