@@ -147,3 +147,36 @@ func TestInitStateSparse(t *testing.T) {
 		}
 	}
 }
+
+// TestStateCache checks that the mixing step takes from memory only the
+// state its own run wrote to the same file, once, and reads the file
+// otherwise.
+func TestStateCache(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := settle(Options{Workdir: dir, Config: engine.Config{Algorithm: engine.Averaged}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := initState(st, header{Labels: []float64{-1, 1}, Cols: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeState(ctx, dir, "run-a", 0, m); err != nil {
+		t.Fatal(err)
+	}
+	name := statePath(dir, 0)
+	got, n, err := readState(ctx, "run-b", name)
+	if err != nil || got == m || n == 0 {
+		t.Fatalf("another run's read: %p (kept %p), %d bytes, %v; want the file", got, m, n, err)
+	}
+	if got, n, err = readState(ctx, "run-a", statePath(dir, 1)); err == nil {
+		t.Fatalf("another file's read: %p, %d bytes, no error; want the missing file's error", got, n)
+	}
+	if got, n, err = readState(ctx, "run-a", name); err != nil || got != m || n != 0 {
+		t.Fatalf("the run's read: %p (kept %p), %d bytes, %v; want the kept state", got, m, n, err)
+	}
+	if got, n, err = readState(ctx, "run-a", name); err != nil || got == m || n == 0 {
+		t.Fatalf("a second read: %p (kept %p), %d bytes, %v; want the file", got, m, n, err)
+	}
+}

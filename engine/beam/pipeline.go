@@ -241,7 +241,10 @@ type advanceFn struct {
 	// Epoch is the epoch mixed, counted from 0.
 	Epoch   int
 	Workdir string
-	Shards  int
+	// Run names the job's run, under which the state stays in memory
+	// (keepState).
+	Run    string
+	Shards int
 	// Rows are the shards' rows, for the epochs after convergence.
 	Rows     []int64
 	Settings settings
@@ -259,7 +262,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 		// Converged: the weights no longer move, so every shard would
 		// learn its rows without an update. The averaged perceptron still
 		// counts those epochs' weight vectors, as Fit does after it stops.
-		st, read, err := readMix(ctx, statePath(f.Workdir, e))
+		st, read, err := readState(ctx, f.Run, statePath(f.Workdir, e))
 		if err != nil {
 			return stateRef{}, err
 		}
@@ -280,7 +283,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 	read := make([]int64, len(parts))
 	if err := each(len(parts)+1, func(i int) (err error) {
 		if i == 0 {
-			st, fig.StateBytes, err = readMix(ctx, statePath(f.Workdir, e))
+			st, fig.StateBytes, err = readState(ctx, f.Run, statePath(f.Workdir, e))
 			return err
 		}
 		deltas[i-1], read[i-1], err = readMix(ctx, deltaPath(f.Workdir, e, i-1))
@@ -340,6 +343,7 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 	}); err != nil {
 		return err
 	}
+	keepState(f.Run, statePath(f.Workdir, e), st)
 	for _, n := range written {
 		fig.WeightsWritten += n
 	}
@@ -385,10 +389,47 @@ func each(n int, do func(i int) error) error {
 // time: enough to hide an object store's latency, few enough for memory.
 var eachParallel = max(8, runtime.GOMAXPROCS(0))
 
+// stateCache is the state that this process wrote last, under its
+// file's name and the run of the job that wrote it: the mixing step of
+// the next epoch, when the runner gives it the same process (Prism always
+// does), takes it from memory rather than read back and decode the file
+// just written. It holds one state, and a step that takes it owns it
+// (Merge changes it in place): a retried step reads the file.
+var stateCache struct {
+	sync.Mutex
+	run, name string
+	m         *engine.Mix
+}
+
+// keepState keeps m, just written to the file name by the job's run, in
+// stateCache.
+func keepState(run, name string, m *engine.Mix) {
+	stateCache.Lock()
+	defer stateCache.Unlock()
+	stateCache.run, stateCache.name, stateCache.m = run, name, m
+}
+
+// readState returns the state in the file name, written by the job's
+// run: from stateCache when it holds it, which it gives up, with 0 bytes
+// read; else read from the file.
+func readState(ctx context.Context, run, name string) (*engine.Mix, int64, error) {
+	stateCache.Lock()
+	m := stateCache.m
+	hit := m != nil && run != "" && stateCache.run == run && stateCache.name == name
+	if hit {
+		stateCache.run, stateCache.name, stateCache.m = "", "", nil
+	}
+	stateCache.Unlock()
+	if hit {
+		return m, 0, nil
+	}
+	return readMix(ctx, name)
+}
+
 // epochs adds epochs first..last−1 to the pipeline after start, which
 // holds the stateRef of the state before epoch first, and returns the
 // PCollection of the stateRef after the last.
-func epochs(s sdk.Scope, start sdk.PCollection, shards []string, rows []int64, workdir string, st settings, first, last int) sdk.PCollection {
+func epochs(s sdk.Scope, start sdk.PCollection, shards []string, rows []int64, workdir, run string, st settings, first, last int) sdk.PCollection {
 	for e := first; e < last; e++ {
 		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
 		tasks := sdk.ParDo(es, &fanFn{Shards: shards}, start)
@@ -397,7 +438,7 @@ func epochs(s sdk.Scope, start sdk.PCollection, shards []string, rows []int64, w
 		tasks = sdk.Reshuffle(es, tasks)
 		parts := sdk.ParDo(es, &trainFn{Workdir: workdir, Settings: st}, tasks)
 		all := sdk.Combine(es, gatherFn{}, parts)
-		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Shards: len(shards), Rows: rows, Settings: st}, all)
+		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Run: run, Shards: len(shards), Rows: rows, Settings: st}, all)
 	}
 	return start
 }

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	sdk "github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -84,7 +86,9 @@ type Epoch struct {
 	// WeightsWritten the weights it wrote for the shards of the next
 	// epoch. The state is sparse and every shard reads the weights of its
 	// own features only, so all of them grow with the features the shards
-	// touch, not with the width.
+	// touch, not with the width. StateBytes is 0 when the mixing step
+	// ran in the process that wrote the state, which it then took from
+	// memory (Prism's steps all run in one process).
 	WeightsBytes, DeltaBytes, StateBytes int64
 	StateWritten, WeightsWritten         int64
 	// ShardSeconds is the time of the slowest shard's task, from reading
@@ -125,6 +129,9 @@ type trainJob struct {
 	shards []string
 	hd     header
 	runner string
+	// runID tells this job's states in memory from those of any other
+	// (keepState).
+	runID string
 }
 
 // newTrainJob checks opt, lists the shards and reads their headers, and
@@ -152,21 +159,22 @@ func newTrainJob(ctx context.Context, opt Options) (*trainJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeState(ctx, opt.Workdir, 0, start); err != nil {
+	runID := newRunID()
+	if err := writeState(ctx, opt.Workdir, runID, 0, start); err != nil {
 		return nil, err
 	}
 	runner := opt.Runner
 	if runner == "" {
 		runner = "prism"
 	}
-	return &trainJob{ctx: ctx, opt: opt, st: st, shards: shards, hd: hd, runner: runner}, nil
+	return &trainJob{ctx: ctx, opt: opt, st: st, shards: shards, hd: hd, runner: runner, runID: runID}, nil
 }
 
 // run runs epochs first+1 to last as one pipeline.
 func (j *trainJob) run(first, last int) error {
 	p, s := sdk.NewPipelineWithRoot()
 	in := sdk.Create(s, stateRef{Epoch: first})
-	epochs(s, in, j.shards, j.hd.ShardRows, j.opt.Workdir, j.st, first, last)
+	epochs(s, in, j.shards, j.hd.ShardRows, j.opt.Workdir, j.runID, j.st, first, last)
 	if _, err := sdk.Run(j.ctx, j.runner, p); err != nil {
 		return fmt.Errorf("beam: epochs %d to %d: %w", first+1, last, err)
 	}
@@ -240,9 +248,15 @@ func (j *trainJob) epochByEpoch() (*engine.Model, []Epoch, error) {
 	return nil, nil, fmt.Errorf("%w: no epochs", ErrOptions)
 }
 
+// newRunID returns a name for a job's run that no other run has.
+func newRunID() string {
+	return fmt.Sprintf("%d-%d-%x", os.Getpid(), time.Now().UnixNano(), rand.Uint64())
+}
+
 // writeState writes the state after epoch e and the weights that every
-// worker starts the next epoch from.
-func writeState(ctx context.Context, workdir string, e int, m *engine.Mix) error {
+// worker starts the next epoch from, and keeps the state in memory for the
+// first mixing step of the job's run.
+func writeState(ctx context.Context, workdir, run string, e int, m *engine.Mix) error {
 	if _, err := writeMix(ctx, statePath(workdir, e), m); err != nil {
 		return err
 	}
@@ -250,8 +264,11 @@ func writeState(ctx context.Context, workdir string, e int, m *engine.Mix) error
 	if err != nil {
 		return err
 	}
-	_, err = writeMix(ctx, weightsPath(workdir, e), w)
-	return err
+	if _, err = writeMix(ctx, weightsPath(workdir, e), w); err != nil {
+		return err
+	}
+	keepState(run, statePath(workdir, e), m)
+	return nil
 }
 
 // carried returns the model of the state after epoch e followed by n
