@@ -172,3 +172,60 @@ func TestElemsEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseF32sEncoding checks the sparse encoding of weights, into
+// memory and streamed, against the bitmap, count and values made weight
+// by weight, for bitmaps shorter and longer than a chunk; and that it
+// decodes to the same weights.
+func TestSparseF32sEncoding(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 5, 64, 8*Chunk + 13} {
+		s := make([]float32, n)
+		for i := range s {
+			if r.IntN(3) == 0 {
+				s[i] = math.Float32frombits(r.Uint32() | 1)
+			}
+		}
+		var want []byte
+		var vals []byte
+		var nnz uint64
+		for i := 0; i < n; i += 8 {
+			var b byte
+			for j := i; j < min(i+8, n); j++ {
+				if u := math.Float32bits(s[j]); u != 0 {
+					b |= 1 << (j - i)
+					vals = binary.LittleEndian.AppendUint32(vals, u)
+					nnz++
+				}
+			}
+			want = append(want, b)
+		}
+		want = binary.LittleEndian.AppendUint64(want, nnz)
+		want = append(want, vals...)
+		want = binary.LittleEndian.AppendUint32(want, crc32.Checksum(want, crcTable))
+		for _, stream := range []bool{false, true} {
+			var out bytes.Buffer
+			e := encoder{}
+			if stream {
+				e.w = &out
+			}
+			e.sparseF32s(s)
+			e.finish()
+			got := e.buf
+			if stream {
+				got = out.Bytes()
+			}
+			if e.err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%d weights, streamed %v: encoding differs (error %v)", n, stream, e.err)
+			}
+		}
+		d := NewDecoder(hideLen{bytes.NewReader(want)})
+		back, err := d.weights(n, true, "weights")
+		if err == nil {
+			err = d.checksum()
+		}
+		if err != nil || !bytes.Equal(naiveElems(back), naiveElems(s)) {
+			t.Fatalf("%d weights decode differently (%v)", n, err)
+		}
+	}
+}
