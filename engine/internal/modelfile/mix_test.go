@@ -51,28 +51,23 @@ func BenchmarkMixWrite(b *testing.B) {
 }
 
 // BenchmarkMixRead decodes a state of a million features from a reader
-// that tells its length, as a file read into memory is given to ReadMix.
+// that tells its length, as a file read into memory is given to ReadMix,
+// and from memory.
 func BenchmarkMixRead(b *testing.B) {
-	f := testMix(1<<20, 1<<24, 1, 1)
-	data := marshalSections(f)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, err := NewDecoder(bytes.NewReader(data)).Mix(0, math.MaxInt64); err != nil {
-			b.Fatal(err)
-		}
+	data := marshalSections(testMix(1<<20, 1<<24, 1, 1))
+	decoders := map[string]func() *Decoder{
+		"reader": func() *Decoder { return NewDecoder(bytes.NewReader(data)) },
+		"memory": func() *Decoder { return &Decoder{buf: data, remain: int64(len(data))} },
 	}
-}
-
-// BenchmarkMixUnmarshal decodes the same state from memory.
-func BenchmarkMixUnmarshal(b *testing.B) {
-	f := testMix(1<<20, 1<<24, 1, 1)
-	data := marshalSections(f)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		d := Decoder{buf: data, remain: int64(len(data))}
-		if _, err := d.Mix(0, math.MaxInt64); err != nil {
-			b.Fatal(err)
-		}
+	for name, d := range decoders {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := d().Mix(0, math.MaxInt64); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
