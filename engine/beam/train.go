@@ -104,7 +104,13 @@ type Epoch struct {
 // the next state, as engine.Fit does with Workers goroutines. The result
 // is an ordinary model, which Save writes as the hyperplane CLI's .hpm.
 func Train(ctx context.Context, opt Options) (*engine.Model, []Epoch, error) {
-	j, err := newTrainJob(ctx, opt)
+	return train(ctx, opt, false)
+}
+
+// train is Train; with made, the shards are caches the job made in the
+// work directory (TrainText), not the caller's.
+func train(ctx context.Context, opt Options, made bool) (*engine.Model, []Epoch, error) {
+	j, err := newTrainJob(ctx, opt, made)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -135,8 +141,9 @@ type trainJob struct {
 }
 
 // newTrainJob checks opt, lists the shards and reads their headers, and
-// writes the starting state in the work directory.
-func newTrainJob(ctx context.Context, opt Options) (*trainJob, error) {
+// writes the starting state in the work directory. Shards that are files
+// the job writes are refused unless made says the job made them.
+func newTrainJob(ctx context.Context, opt Options, made bool) (*trainJob, error) {
 	st, err := settle(opt)
 	if err != nil {
 		return nil, err
@@ -147,7 +154,7 @@ func newTrainJob(ctx context.Context, opt Options) (*trainJob, error) {
 	}
 	for _, name := range shards {
 		// Training would overwrite it.
-		if WorkFile(opt.Workdir, name) {
+		if !made && WorkFile(opt.Workdir, name) {
 			return nil, fmt.Errorf("%w: shard %s is a file the job writes in -workdir %s", ErrOptions, name, opt.Workdir)
 		}
 	}
@@ -423,7 +430,7 @@ func WorkFile(workdir, name string) bool {
 
 // workName matches the names of statePath, weightsPath, shardWeightsPath,
 // deltaPath, renumberedPath and statsPath.
-var workName = regexp.MustCompile(`^((state|weights)-[0-9]{4,}\.hpmix|(weights|delta)-[0-9]{4,}-shard-[0-9]{5,}\.hpmix|renumbered-[0-9]{5,}\.hpc|epoch-[0-9]{4,}\.json)$`)
+var workName = regexp.MustCompile(`^((state|weights)-[0-9]{4,}\.hpmix|(weights|delta)-[0-9]{4,}-shard-[0-9]{5,}\.hpmix|renumbered-[0-9]{5,}\.hpc|epoch-[0-9]{4,}\.json|text-counts\.json|text-featurizer\.bin|text-[0-9]{5,}-of-[0-9]{5,}\.hpc)$`)
 
 // readHeaders reads every shard's header: the model's classes are the
 // union of the shards' labels, its width the widest shard's.

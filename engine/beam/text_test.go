@@ -1,0 +1,105 @@
+package beam
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
+)
+
+// writeTextShards writes a JSONL corpus of docs documents of three
+// labels, whose words lean towards their label, as n contiguous shards
+// (the last gzip-compressed) in dir, and returns the shards' glob and the
+// whole text.
+func writeTextShards(t *testing.T, dir string, n, docs int) (string, string) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, 8))
+	labels := []string{"sports", "science", "arts"}
+	lines := make([]string, docs)
+	for i := range lines {
+		l := r.IntN(len(labels))
+		var words []string
+		for range 6 + r.IntN(10) {
+			if r.IntN(3) == 0 {
+				words = append(words, fmt.Sprintf("%s%d", labels[l][:3], r.IntN(20)))
+			} else {
+				words = append(words, fmt.Sprintf("w%d", r.IntN(200)))
+			}
+		}
+		lines[i] = fmt.Sprintf("{\"label\":%q,\"text\":%q}\n", labels[l], strings.Join(words, " "))
+	}
+	for k := range n {
+		part := []byte(strings.Join(lines[k*docs/n:(k+1)*docs/n], ""))
+		name := filepath.Join(dir, fmt.Sprintf("part%d.jsonl", k))
+		if k == n-1 {
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			zw.Write(part)
+			zw.Close()
+			part, name = b.Bytes(), name+".gz"
+		}
+		if err := os.WriteFile(name, part, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "part*"), strings.Join(lines, "")
+}
+
+// TestTrainTextMatchesOneProcess trains on text shards on Prism and
+// checks that the featurizer is the one fitted on all the text in one
+// process, bit for bit, and that the model is engine.Fit's with as many
+// workers as shards on that featurizer's output (without shuffling,
+// Fit's workers learn the same contiguous shards).
+func TestTrainTextMatchesOneProcess(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			glob, all := writeTextShards(t, t.TempDir(), n, 300)
+			tcfg := text.Config{NGrams: 2, TF: text.Log, IDF: true}
+			cfg := engine.Config{Algorithm: engine.Averaged, Rule: engine.PA2, Normalize: true, Epochs: 3, NoShuffle: true}
+			got, _, err := TrainText(context.Background(), TextOptions{Options: Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: cfg}, Text: tcfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, d, err := text.FitReader(strings.NewReader(all), text.ReadOptions{}, tcfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wb, _ := f.MarshalBinary()
+			gb, _ := got.Featurizer().MarshalBinary()
+			if !bytes.Equal(wb, gb) {
+				t.Fatalf("the featurizer differs from the one fitted in one process")
+			}
+			cfg.Workers = n
+			want, _, err := engine.Fit(context.Background(), d.X, d.Y, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameWeights(t, "TrainText against Fit with Workers", got.Classifier().(*engine.Model), want, 0)
+			if l := got.Classify("sci3 sci7 w1"); l != "science" {
+				t.Errorf("classified a science document as %q", l)
+			}
+		})
+	}
+}
+
+func TestTrainTextRefuses(t *testing.T) {
+	glob, _ := writeTextShards(t, t.TempDir(), 2, 20)
+	for _, c := range []TextOptions{
+		{Options: Options{Shards: []string{glob}, Workdir: t.TempDir()}, Text: text.Config{Vocabulary: true}},
+		{Options: Options{Shards: []string{glob}, Workdir: t.TempDir()}, Text: text.Config{Bits: 99}},
+		{Options: Options{Shards: []string{glob}, Workdir: t.TempDir(), Config: engine.Config{Workers: 2}}},
+	} {
+		if _, _, err := TrainText(context.Background(), c); !errors.Is(err, ErrOptions) {
+			t.Errorf("%+v: err %v, want ErrOptions", c.Text, err)
+		}
+	}
+}
