@@ -476,12 +476,12 @@ type header struct {
 	ShardRows []int64
 }
 
-// SaveModel writes m as a model file (.hpm) to name on any Beam file
-// system. A local name is written as atomicfile.Write writes: replaced
+// SaveModel writes m, a model (.hpm) or a text model (.hptm) as
+// TrainText returns, as a file to name on any Beam file system. A local name is written as atomicfile.Write writes: replaced
 // whole or not at all, or, for /dev/stdout, a device or a FIFO, as a
 // stream (Beam's local file system would truncate what the name leads to,
 // a log the shell opened for appending too).
-func SaveModel(ctx context.Context, m *engine.Model, name string) error {
+func SaveModel(ctx context.Context, m io.WriterTo, name string) error {
 	if !isRemote(name) {
 		return atomicfile.Write(name, func(w io.Writer) error {
 			_, err := m.WriteTo(w)

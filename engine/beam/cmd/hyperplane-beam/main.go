@@ -11,7 +11,14 @@
 // local model file is written atomically, or as a stream when it is
 // /dev/stdout, a device or a FIFO.
 //
-// The model is an ordinary .hpm file for hyperplane predict and eval. By
+// With -text the shards are labelled text, JSONL or TSV, gzip-compressed
+// or not, featurized on the workers by hashing as hyperplane train
+// -vocab=false does (words and pairs, log counts, IDF fitted on all the
+// shards), and the model is a text model (.hptm):
+//
+//	hyperplane-beam train -text -shards 'dir/part-*.jsonl.gz' -workdir DIR -o m.hptm
+//
+// The model is an ordinary .hpm (or .hptm) file for hyperplane predict and eval. By
 // default the job runs on Prism, Beam's local runner, inside this process;
 // Beam's own flags (--runner, --project, --region, --staging_location,
 // --endpoint, --environment_type, ...) send it to Dataflow, Flink or Spark.
@@ -40,13 +47,15 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	hpbeam "github.com/hyperplane-ml/hyperplane/engine/beam"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	_ "github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
-const usage = `usage: hyperplane-beam train -shards GLOB[,GLOB...] -workdir DIR -o MODEL [flags] [beam flags]
+const usage = `usage: hyperplane-beam train [-text] -shards GLOB[,GLOB...] -workdir DIR -o MODEL [flags] [beam flags]
 
 Trains by iterative parameter mixing, one Beam job for all epochs (or one
 per epoch with -per-epoch-jobs), on Prism in this process unless Beam's
@@ -73,11 +82,17 @@ var (
 	bias      = flag.String("bias", "separate", "bias: separate, augmented or none")
 	perEpoch  = flag.Bool("per-epoch-jobs", false, "run one job per epoch instead of one job for all epochs")
 	test      = flag.String("test", "", "report the model's accuracy on this LIBSVM or cache `file`")
+	textIn    = flag.Bool("text", false, "the shards are labelled text, JSONL or TSV (gzip too), hashed on the workers; the model is a text model")
+	bits      = flag.Int("bits", 0, "with -text: hash into 2^`bits` features (default the text package's)")
+	ngrams    = flag.Int("ngrams", 2, "with -text: terms of up to `n` words")
+	labelFld  = flag.String("label-field", "", "with -text: the JSONL label `field` (default label)")
+	textFld   = flag.String("text-field", "", "with -text: the JSONL text `field` (default text)")
 	verbose   = flag.Bool("v", false, "print every epoch's updates and bytes moved (and, with -per-epoch-jobs, its time) on stderr")
 )
 
 // ownFlags names the flags above, not Beam's.
 var ownFlags = []string{"shards", "workdir", "o", "algo", "no-average", "normalize", "bias", "per-epoch-jobs", "test", "v",
+	"text", "bits", "ngrams", "label-field", "text-field",
 	"C", "epochs", "lr", "margin", "seed"}
 
 func init() {
@@ -112,7 +127,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	t0 := time.Now()
-	m, figs, err := hpbeam.Train(ctx, options(stderr))
+	m, figs, accuracy, err := train(ctx, stderr)
 	if err != nil {
 		return err
 	}
@@ -127,9 +142,25 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "trained %d epochs on %s in %.1fs; model written to %s\n", len(figs), *shards, time.Since(t0).Seconds(), *out)
 	if *test != "" {
-		return testAccuracy(stdout, m)
+		return accuracy(stdout)
 	}
 	return nil
+}
+
+// train trains as the flags say, and returns the model, the epochs'
+// figures and what reports the model's accuracy on the -test file.
+func train(ctx context.Context, stderr io.Writer) (io.WriterTo, []hpbeam.Epoch, func(io.Writer) error, error) {
+	if !*textIn {
+		m, figs, err := hpbeam.Train(ctx, options(stderr))
+		return m, figs, func(w io.Writer) error { return testAccuracy(w, m) }, err
+	}
+	topt := hpbeam.TextOptions{
+		Options:    options(stderr),
+		Text:       text.Config{NGrams: *ngrams, TF: text.Log, IDF: true, Bits: *bits},
+		LabelField: *labelFld, TextField: *textFld,
+	}
+	m, figs, err := hpbeam.TrainText(ctx, topt)
+	return m, figs, func(w io.Writer) error { return testTextAccuracy(w, m) }, err
 }
 
 // parse parses the command line into the flags and cfg. A remote runner
@@ -201,7 +232,7 @@ func options(stderr io.Writer) hpbeam.Options {
 
 // writeModel writes m to the local model file model, or when that is
 // nil to the remote -o.
-func writeModel(ctx context.Context, m *engine.Model, model *atomicfile.File) error {
+func writeModel(ctx context.Context, m io.WriterTo, model *atomicfile.File) error {
 	if model == nil {
 		return hpbeam.SaveModel(ctx, m, *out)
 	}
@@ -221,6 +252,22 @@ func testAccuracy(stdout io.Writer, m *engine.Model) error {
 		return err
 	}
 	acc, err := metrics.Accuracy(d.Y, m.PredictBatch(d.X, nil))
+	if err != nil {
+		return fmt.Errorf("%s: %w", *test, err)
+	}
+	fmt.Fprintf(stdout, "test accuracy %.4f on %s\n", acc, *test)
+	return nil
+}
+
+// testTextAccuracy reports the text model m's accuracy on the labelled
+// text of the -test file.
+func testTextAccuracy(stdout io.Writer, m *textmodel.Model) error {
+	f := m.Featurizer()
+	d, err := f.VectorizeFile(*test, f.ReadOptions())
+	if err != nil {
+		return err
+	}
+	acc, err := metrics.Accuracy(d.Y, m.Classifier().PredictBatch(d.X, nil))
 	if err != nil {
 		return fmt.Errorf("%s: %w", *test, err)
 	}
