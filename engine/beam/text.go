@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 
@@ -153,11 +154,17 @@ func (f *saveCountsFn) ProcessElement(ctx context.Context, c textCounts) error {
 	return err
 }
 
-// featurizeFn writes the featurized cache of text shard Index.
+// featurizeFn writes the featurized cache of text shard Index. Unless
+// NoShuffle, the rows go to the cache in an order drawn from Seed and the
+// shard's index: a cache is shuffled a block at a time, so a shard cut
+// from a file sorted by label would otherwise learn long runs of one
+// class every epoch. The shard's rows are held in memory for that.
 type featurizeFn struct {
 	Fit                 textFit
 	Shards              []string
 	Featurizer, Workdir string
+	NoShuffle           bool
+	Seed                uint64
 }
 
 func (f *featurizeFn) ProcessElement(ctx context.Context, i int) error {
@@ -170,32 +177,46 @@ func (f *featurizeFn) ProcessElement(ctx context.Context, i int) error {
 		return fmt.Errorf("%s: %w", f.Featurizer, err)
 	}
 	name := f.Shards[i]
-	out := textShardPath(f.Workdir, i, len(f.Shards))
-	_, err = writeWith(ctx, out, func(w io.Writer) error {
-		cw := hpc.NewWriter(w, hpc.WriterOptions{Dim: fz.Dim()})
-		_, err := readWith(ctx, name, func(r io.Reader) error {
-			opt := f.Fit.readOptions()
-			opt.Name = name
-			sc := text.NewScanner(r, opt)
-			for sc.Scan() {
-				d := sc.Doc()
-				y, err := fz.Label(d.Label)
-				if err != nil {
-					return err
-				}
-				v := fz.Transform(d.Text)
-				if err := cw.Add(y, v.Ind, v.Val); err != nil {
-					return err
-				}
+	var rows []textRow
+	_, err = readWith(ctx, name, func(r io.Reader) error {
+		opt := f.Fit.readOptions()
+		opt.Name = name
+		sc := text.NewScanner(r, opt)
+		for sc.Scan() {
+			d := sc.Doc()
+			y, err := fz.Label(d.Label)
+			if err != nil {
+				return err
 			}
-			return sc.Err()
-		})
-		if err != nil {
-			return err
+			v := fz.Transform(d.Text)
+			rows = append(rows, textRow{y, v.Ind, v.Val})
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		return err
+	}
+	if !f.NoShuffle {
+		r := rand.New(rand.NewPCG(f.Seed, uint64(i)))
+		r.Shuffle(len(rows), func(a, b int) { rows[a], rows[b] = rows[b], rows[a] })
+	}
+	_, err = writeWith(ctx, textShardPath(f.Workdir, i, len(f.Shards)), func(w io.Writer) error {
+		cw := hpc.NewWriter(w, hpc.WriterOptions{Dim: fz.Dim()})
+		for _, r := range rows {
+			if err := cw.Add(r.y, r.ind, r.val); err != nil {
+				return err
+			}
 		}
 		return cw.Close()
 	})
 	return err
+}
+
+// textRow is a featurized document.
+type textRow struct {
+	y   float64
+	ind []int32
+	val []float32
 }
 
 // TrainText learns a text model from text shards on a Beam runner: a
@@ -233,7 +254,9 @@ func TrainText(ctx context.Context, opt TextOptions) (*textmodel.Model, []Epoch,
 	if err != nil {
 		return nil, nil, err
 	}
-	caches, err := featurizeText(ctx, runner, fit, f, shards, opt.Workdir)
+	ff := &featurizeFn{Fit: fit, Shards: shards, Featurizer: featurizerPath(opt.Workdir), Workdir: opt.Workdir,
+		NoShuffle: opt.Config.NoShuffle, Seed: opt.Config.Seed}
+	caches, err := featurizeText(ctx, runner, ff, f)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -276,9 +299,11 @@ func fitText(ctx context.Context, runner string, fit textFit, shards []string, w
 	return text.FromDocumentFrequencies(fit.Config, fit.readOptions(), int(c.Docs), c.Labels, c.Ind, c.DF)
 }
 
-// featurizeText saves f in the work directory and runs the job that
-// featurizes every shard into a cache there, whose names it returns.
-func featurizeText(ctx context.Context, runner string, fit textFit, f *text.Featurizer, shards []string, workdir string) ([]string, error) {
+// featurizeText saves f in the work directory (as ff.Featurizer) and runs
+// the job ff that featurizes every shard into a cache there, whose names
+// it returns.
+func featurizeText(ctx context.Context, runner string, ff *featurizeFn, f *text.Featurizer) ([]string, error) {
+	shards, workdir := ff.Shards, ff.Workdir
 	b, err := f.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -293,7 +318,7 @@ func featurizeText(ctx context.Context, runner string, fit textFit, f *text.Feat
 		caches[i] = textShardPath(workdir, i, len(shards))
 	}
 	p, s := sdk.NewPipelineWithRoot()
-	sdk.ParDo0(s, &featurizeFn{Fit: fit, Shards: shards, Featurizer: featurizerPath(workdir), Workdir: workdir}, sdk.CreateList(s, idx))
+	sdk.ParDo0(s, ff, sdk.CreateList(s, idx))
 	if _, err := sdk.Run(ctx, runner, p); err != nil {
 		return nil, fmt.Errorf("beam: featurizing the text: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
@@ -100,6 +101,55 @@ func TestTrainTextRefuses(t *testing.T) {
 	} {
 		if _, _, err := TrainText(context.Background(), c); !errors.Is(err, ErrOptions) {
 			t.Errorf("%+v: err %v, want ErrOptions", c.Text, err)
+		}
+	}
+}
+
+// TestFeaturizeDealsRows checks that a shard sorted by label goes to its
+// cache in a shuffled order, the same rows, unless NoShuffle: a cache is
+// shuffled a block at a time, which leaves runs of one class.
+func TestFeaturizeDealsRows(t *testing.T) {
+	dir, work := t.TempDir(), t.TempDir()
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "{\"label\":\"%d\",\"text\":\"w%d x%d\"}\n", i/100, i/100, i%13)
+	}
+	name := filepath.Join(dir, "sorted.jsonl")
+	if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fit := textFit{Config: text.Config{NGrams: 2, TF: text.Log, IDF: true, Bits: 10}}
+	f, _, err := text.FitFile(name, text.ReadOptions{}, fit.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, _ := f.MarshalBinary()
+	if err := os.WriteFile(featurizerPath(work), fb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, noShuffle := range []bool{true, false} {
+		fn := &featurizeFn{Fit: fit, Shards: []string{name}, Featurizer: featurizerPath(work), Workdir: work, NoShuffle: noShuffle, Seed: 3}
+		if err := fn.ProcessElement(context.Background(), 0); err != nil {
+			t.Fatal(err)
+		}
+		d, err := sparse.ReadFile(textShardPath(work, 0, 1), sparse.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, ones := 1, 0
+		for i, y := range d.Y {
+			if i > 0 && y != d.Y[i-1] {
+				runs++
+			}
+			if y == 1 {
+				ones++
+			}
+		}
+		if d.X.Rows != 200 || ones != 100 {
+			t.Fatalf("NoShuffle %v: %d rows, %d of label 1", noShuffle, d.X.Rows, ones)
+		}
+		if noShuffle && runs != 2 || !noShuffle && runs < 50 {
+			t.Errorf("NoShuffle %v: %d runs of one label in 200 rows", noShuffle, runs)
 		}
 	}
 }
