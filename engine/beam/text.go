@@ -46,6 +46,22 @@ func (t textFit) readOptions() text.ReadOptions {
 	return text.ReadOptions{LabelField: t.LabelField, TextField: t.TextField}
 }
 
+// scan reads the documents of the text file name and calls do with each.
+func (t textFit) scan(ctx context.Context, name string, do func(text.Doc) error) error {
+	_, err := readWith(ctx, name, func(r io.Reader) error {
+		opt := t.readOptions()
+		opt.Name = name
+		sc := text.NewScanner(r, opt)
+		for sc.Scan() {
+			if err := do(sc.Doc()); err != nil {
+				return err
+			}
+		}
+		return sc.Err()
+	})
+	return err
+}
+
 // counter returns a featurizer of t's configuration without IDF, whose
 // output holds the buckets that a document holds.
 func (t textFit) counter() (*text.Featurizer, error) {
@@ -82,19 +98,13 @@ func (f *countFn) ProcessElement(ctx context.Context, name string) (textCounts, 
 	df := make([]int32, cf.Dim())
 	labels := map[string]struct{}{}
 	var docs int64
-	_, err = readWith(ctx, name, func(r io.Reader) error {
-		opt := f.Fit.readOptions()
-		opt.Name = name
-		sc := text.NewScanner(r, opt)
-		for sc.Scan() {
-			d := sc.Doc()
-			for _, j := range cf.Transform(d.Text).Ind {
-				df[j]++
-			}
-			labels[d.Label] = struct{}{}
-			docs++
+	err = f.Fit.scan(ctx, name, func(d text.Doc) error {
+		for _, j := range cf.Transform(d.Text).Ind {
+			df[j]++
 		}
-		return sc.Err()
+		labels[d.Label] = struct{}{}
+		docs++
+		return nil
 	})
 	if err != nil {
 		return textCounts{}, err
@@ -178,20 +188,14 @@ func (f *featurizeFn) ProcessElement(ctx context.Context, i int) error {
 	}
 	name := f.Shards[i]
 	var rows []textRow
-	_, err = readWith(ctx, name, func(r io.Reader) error {
-		opt := f.Fit.readOptions()
-		opt.Name = name
-		sc := text.NewScanner(r, opt)
-		for sc.Scan() {
-			d := sc.Doc()
-			y, err := fz.Label(d.Label)
-			if err != nil {
-				return err
-			}
-			v := fz.Transform(d.Text)
-			rows = append(rows, textRow{y, v.Ind, v.Val})
+	err = f.Fit.scan(ctx, name, func(d text.Doc) error {
+		y, err := fz.Label(d.Label)
+		if err != nil {
+			return err
 		}
-		return sc.Err()
+		v := fz.Transform(d.Text)
+		rows = append(rows, textRow{y, v.Ind, v.Val})
+		return nil
 	})
 	if err != nil {
 		return err
