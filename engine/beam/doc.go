@@ -35,6 +35,15 @@
 // Options.PerEpochJobs runs one job per epoch, so that Options.OnEpoch
 // can watch (for instance, the accuracy on a validation set) and stop.
 //
+// TrainText starts from labelled text instead (JSONL or TSV shards, gzip
+// too) and hashes it on the workers: a first job counts every shard's
+// documents, labels and buckets' document frequencies and sums them (an
+// integer sum, so the runner's merge order does not matter), which fits
+// the featurizer bit for bit as one process fitting all the text would
+// (text.FromDocumentFrequencies); a second job featurizes every shard
+// into a cache in the work directory, its rows in a seeded random order;
+// and the epochs above learn those caches. The result is a text model.
+//
 // The runner is Prism, Beam's local runner, in the process, unless
 // Options.Runner names another (dataflow, flink, spark), which then takes
 // its settings from Beam's flags. Beam's types and functions are

@@ -413,8 +413,9 @@ type localFile struct {
 func isRemote(name string) bool { return strings.Contains(name, "://") }
 
 // WorkFile reports whether name is one of the files Train writes in
-// workdir (the state, weights, deltas and figures of every epoch, and the
-// shards' renumbered copies), which a caller writing files of its own, a
+// workdir (the state, weights, deltas and figures of every epoch, the
+// shards' renumbered copies, and TrainText's counts, featurizer and
+// featurized shards), which a caller writing files of its own, a
 // model beside them, must not choose, nor a shard be.
 func WorkFile(workdir, name string) bool {
 	dir, base := path.Split(filepath.ToSlash(name))
@@ -429,7 +430,8 @@ func WorkFile(workdir, name string) bool {
 }
 
 // workName matches the names of statePath, weightsPath, shardWeightsPath,
-// deltaPath, renumberedPath and statsPath.
+// deltaPath, renumberedPath and statsPath, and of textCountsPath,
+// featurizerPath and textShardPath.
 var workName = regexp.MustCompile(`^((state|weights)-[0-9]{4,}\.hpmix|(weights|delta)-[0-9]{4,}-shard-[0-9]{5,}\.hpmix|renumbered-[0-9]{5,}\.hpc|epoch-[0-9]{4,}\.json|text-counts\.json|text-featurizer\.bin|text-[0-9]{5,}-of-[0-9]{5,}\.hpc)$`)
 
 // readHeaders reads every shard's header: the model's classes are the
