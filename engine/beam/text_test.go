@@ -153,3 +153,17 @@ func TestFeaturizeDealsRows(t *testing.T) {
 		}
 	}
 }
+
+// TestTextWorkFiles: TrainText's files in the work directory are work
+// files, which the command refuses as its model file.
+func TestTextWorkFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{textCountsPath(dir), featurizerPath(dir), textShardPath(dir, 1, 4)} {
+		if !WorkFile(dir, name) {
+			t.Errorf("%s is not a work file", name)
+		}
+	}
+	if WorkFile(dir, filepath.Join(dir, "text-model.hptm")) {
+		t.Error("text-model.hptm is a work file")
+	}
+}
