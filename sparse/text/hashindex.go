@@ -1,6 +1,9 @@
 package text
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // hashIndex maps 64-bit term hashes to int32 values: an open-addressing
 // table with linear probing, at most half full, whose slots hold the key
@@ -24,6 +27,7 @@ func (t *hashIndex) resize(n int) {
 	}
 	old := t.slots
 	t.slots = make([]hashSlot, size)
+	touchPages(t.slots)
 	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
 	t.n = 0
 	for _, s := range old {
@@ -66,3 +70,16 @@ func (t *hashIndex) put(h uint64, v int32) {
 
 // len returns the number of keys.
 func (t *hashIndex) len() int { return t.n }
+
+// touchPages writes one slot of every memory page of slots. A large new
+// table comes straight from the operating system, and probing reads a
+// slot before writing it: the read would map the shared zero page, and
+// the write after it would replace that mapping, which on a threaded
+// process costs a TLB flush on every core. Writing first maps each page
+// once, as private memory.
+func touchPages(slots []hashSlot) {
+	const perPage = 4096 / int(unsafe.Sizeof(hashSlot{}))
+	for i := 0; i < len(slots); i += perPage {
+		slots[i].v = 0
+	}
+}
