@@ -110,3 +110,114 @@ func withCols(m *Model, cols []int32, dim int) *Model {
 	m.index()
 	return m
 }
+
+// reorderColumns renumbers the columns X's rows use by the number of rows
+// that hold them, most first, and among columns held by as many rows in
+// the order the rows first use them. In a hashed feature space the
+// features most rows share then sit together at the front of the weights
+// instead of being spread over all of them by the hash, and the rare
+// features of one row get neighbouring numbers, so that a row's tail
+// touches a cache line or two instead of one line a feature. Each row
+// keeps its values in their order, so a learner sums the same products
+// in the same order as on X and its weights are bit for bit those of X's
+// columns. It returns the columns in their new order (cols[p] is the
+// original number of column p) and the renumbered rows, which share X's
+// row pointers and values. X's rows must be valid.
+func reorderColumns(X *sparse.CSR, limit int64) ([]int32, *sparse.CSR, error) {
+	nnz := X.NNZ()
+	// The new indices, a count a column, the columns in their new order
+	// and a start a count (rows + 2 at most).
+	need := budget.Mul(nnz+2*int64(X.Cols)+int64(X.Rows)+2, 4, 1)
+	if err := budget.Check(limit, need, "the reordered column indices"); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrMemory, err)
+	}
+	count := make([]int32, X.Cols)
+	for _, j := range X.Ind[:nnz] {
+		count[j]++
+	}
+	// A counting sort by descending count, its buckets filled in the
+	// order of the values: one pass over the columns and one over the
+	// indices, where a comparison sort of a million columns would cost
+	// more than the rest together.
+	most := int32(0)
+	for _, c := range count {
+		most = max(most, c)
+	}
+	start := make([]int32, most+2)
+	for _, c := range count {
+		start[most-c+1]++
+	}
+	for c := 1; c < len(start); c++ {
+		start[c] += start[c-1]
+	}
+	used := int(start[most]) // the columns of count ≥ 1
+	cols := make([]int32, used)
+	for _, j := range X.Ind[:nnz] {
+		if c := count[j]; c > 0 {
+			p := start[most-c]
+			start[most-c]++
+			cols[p] = j
+			count[j] = -1 - p // from here on, count holds −1 − the new number
+		}
+	}
+	out := &sparse.CSR{Rows: X.Rows, Cols: used, Indptr: X.Indptr, Ind: make([]int32, nnz), Val: X.Val[:nnz]}
+	parallelNNZ(X, func(lo, hi int) {
+		a, b := X.Indptr[lo], X.Indptr[hi]
+		for p := a; p < b; p++ {
+			out.Ind[p] = -1 - count[X.Ind[p]]
+		}
+	})
+	return cols, out, nil
+}
+
+// inOrder turns a model trained on the reordered columns cols (see
+// reorderColumns) into one of the original width dim: listing its
+// columns in increasing order when sparse is set, else with dense
+// weights, the form Fit gives the same rows without reordering.
+func inOrder(m *Model, cols []int32, dim int, sparse bool) *Model {
+	if m == nil || cols == nil {
+		return m
+	}
+	K := len(m.B)
+	if !sparse {
+		w := make([]float32, dim*K)
+		for p, j := range cols {
+			copy(w[int(j)*K:int(j+1)*K], m.W[p*K:(p+1)*K])
+		}
+		m.W, m.Dim = w, dim
+		return m
+	}
+	order := make([]int32, len(cols))
+	for p := range order {
+		order[p] = int32(p)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return int(cols[a]) - int(cols[b]) })
+	w := make([]float32, len(m.W))
+	inc := make([]int32, len(cols))
+	for q, p := range order {
+		inc[q] = cols[p]
+		copy(w[q*K:(q+1)*K], m.W[int(p)*K:int(p+1)*K])
+	}
+	m.W = w
+	return withCols(m, inc, dim)
+}
+
+// reorderFit is compactFit for Config.ReorderColumns: it checks X's rows
+// where they are not checked yet, reorders their columns (see
+// reorderColumns) and reports whether the model is to list its columns,
+// as it would when compactFit kept only the used columns.
+func reorderFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, checked bool) ([]int32, *sparse.CSR, bool, error) {
+	if !checked {
+		if err := checkDataCols(X, rowCols); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	K := weightRows(classes)
+	per := s.bytesPerWeight(X.Cols*K, s.Workers)
+	cols, R, err := reorderColumns(X, s.MemoryBudget)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	listed := compactScans(X, K, per) && len(cols) > 0 && len(cols)*2 <= X.Cols
+	return cols, R, listed, nil
+}

@@ -122,8 +122,15 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	// feature space empty (the voted model keeps its rows as given, and
 	// a random start would differ on the unused columns).
 	dim, used := ncols, []int32(nil)
+	reordered, listed := false, false
 	if X != nil && s.Algorithm != Voted && s.InitScale == 0 && (s.Warm == nil || s.Warm.isZero()) {
-		if used, X, checked, err = compactFit(X, classes, &s, rowCols, checked); err != nil {
+		if s.ReorderColumns {
+			used, X, listed, err = reorderFit(X, classes, &s, rowCols, checked)
+			checked, reordered = true, true
+		} else {
+			used, X, checked, err = compactFit(X, classes, &s, rowCols, checked)
+		}
+		if err != nil {
 			return nil, nil, err
 		}
 		ncols = X.Cols
@@ -153,6 +160,9 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 		f.startWorkers(s.Workers)
 	}
 	m, stats, err := f.run(ctx)
+	if reordered {
+		return inOrder(m, used, dim, listed), stats, err
+	}
 	return withCols(m, used, dim), stats, err
 }
 

@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// fxHashed scatters the columns of X over a space wide columns across as
+// a hash would: column j goes to (j·7919 + 13) mod wide, which for a
+// prime wide keeps them distinct, and each row is sorted again.
+func fxHashed(X *sparse.CSR, wide int) *sparse.CSR {
+	out := &sparse.CSR{Rows: X.Rows, Cols: wide, Indptr: X.Indptr, Ind: make([]int32, len(X.Ind)), Val: make([]float32, len(X.Val))}
+	for i := range X.Rows {
+		a, b := X.Indptr[i], X.Indptr[i+1]
+		type nz struct {
+			j int32
+			v float32
+		}
+		row := make([]nz, 0, b-a)
+		for p := a; p < b; p++ {
+			row = append(row, nz{int32((int64(X.Ind[p])*7919 + 13) % int64(wide)), X.Val[p]})
+		}
+		slices.SortFunc(row, func(x, y nz) int { return int(x.j) - int(y.j) })
+		for k, e := range row {
+			out.Ind[a+int64(k)], out.Val[a+int64(k)] = e.j, e.v
+		}
+	}
+	return out
+}
+
+// Reordering the columns changes no bit of the model, in either of the
+// forms Fit stores (dense weights, or weights of the listed columns when
+// the rows use at most half of a wide space), for the learners that
+// take it.
+func TestReorderColumnsBitIdentical(t *testing.T) {
+	Xb, yb := fxIntBinary(71, 500, 300, 14, 0.05)
+	Xm, ym := fxIntMulti(72, 500, 300, 14, 4, 0.05)
+	cases := []struct {
+		name string
+		X    *sparse.CSR
+		y    []float64
+		cfg  Config
+	}{
+		{"averaged PA-II binary", Xb, yb, Config{Epochs: 4, Rule: PA2, Normalize: true}},
+		{"averaged multiclass", Xm, ym, Config{Epochs: 4}},
+		{"plain PA-I", Xm, ym, Config{Epochs: 3, Algorithm: Plain, Rule: PA1}},
+		{"logistic", Xb, yb, Config{Epochs: 3, Rule: Logistic}},
+		{"batch", Xb, yb, Config{Epochs: 3, Algorithm: Batch}},
+		{"two workers, validation", Xm, ym, Config{Epochs: 5, Workers: 2, Validation: 0.2}},
+		{"scaled", Xb, yb, Config{Epochs: 3, Scale: MaxAbs}},
+	}
+	for _, c := range cases {
+		for _, wide := range []int{311, 4099} { // most columns used; few
+			for _, minBytes := range []int64{math.MaxInt64, 0} { // compaction off; on
+				X := fxHashed(c.X, wide)
+				plain := fitWith(t, X, c.y, c.cfg, minBytes)
+				cfg := c.cfg
+				cfg.ReorderColumns = true
+				re := fitWith(t, X, c.y, cfg, minBytes)
+				a, err := plain.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := re.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s, %d columns, compaction at %d bytes: the reordered fit's model differs (cols %d vs %d)", c.name, wide, minBytes, len(re.Cols), len(plain.Cols))
+				}
+			}
+		}
+	}
+}
+
+// The columns come most used first, equal counts in the order the rows
+// first use them, and each row's indices name the same columns as before,
+// in the same order.
+func TestReorderColumnsOrder(t *testing.T) {
+	X := &sparse.CSR{Rows: 3, Cols: 10,
+		Indptr: []int64{0, 3, 5, 8},
+		Ind:    []int32{2, 7, 9, 1, 7, 0, 7, 9},
+		Val:    []float32{1, 2, 3, 4, 5, 6, 7, 8}}
+	cols, R, err := reorderColumns(X, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 7: 3 rows; 9: 2; then 2, 1, 0 once each, in the order of first use.
+	if want := []int32{7, 9, 2, 1, 0}; !slices.Equal(cols, want) {
+		t.Fatalf("columns %v, want %v", cols, want)
+	}
+	if R.Cols != len(cols) || R.Rows != X.Rows || !slices.Equal(R.Val, X.Val) || !slices.Equal(R.Indptr, X.Indptr) {
+		t.Fatalf("shape %d×%d, values %v", R.Rows, R.Cols, R.Val)
+	}
+	for p, j := range R.Ind {
+		if cols[j] != X.Ind[p] {
+			t.Fatalf("index %d: new %d names column %d, want %d", p, j, cols[j], X.Ind[p])
+		}
+	}
+	if _, _, err := reorderColumns(X, 16); err == nil {
+		t.Fatal("a budget of 16 bytes passed")
+	}
+}
