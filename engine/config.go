@@ -428,16 +428,6 @@ type Config struct {
 	// scaled as the rows the model learned from. Scale is then ignored;
 	// rows may not be wider than its features.
 	Scaling *Scaling
-	// ReorderColumns makes Fit number the columns its rows use by how many
-	// rows hold them, most first (ties in the order the rows first use
-	// them), and learn on the renumbered rows; the model keeps the
-	// original numbering. In a wide hashed feature space, where the hash
-	// spreads the common features over all of the weights, this keeps the
-	// weights most rows touch together in cache, and makes epochs faster.
-	// The model is bit for bit the same. It costs a pass over the rows and
-	// a copy of their indices. FitDense, FitCache, NewLearner, the voted
-	// perceptron, InitScale and a warm start ignore it.
-	ReorderColumns bool
 }
 
 // MaxWorkers caps Config.Workers: every worker holds its own copy of the

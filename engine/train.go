@@ -121,16 +121,13 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	// Train on the used columns only when the data leave most of a wide
 	// feature space empty (the voted model keeps its rows as given, and
 	// a random start would differ on the unused columns).
-	dim, used := ncols, []int32(nil)
-	reordered, listed := false, false
+	// Train on the used columns, in order of frequency, when the weights
+	// of a wide feature space outgrow the caches (the voted model keeps
+	// its rows as given, and a random start would differ on the unused
+	// columns).
+	dim, used, listed := ncols, []int32(nil), false
 	if X != nil && s.Algorithm != Voted && s.InitScale == 0 && (s.Warm == nil || s.Warm.isZero()) {
-		if s.ReorderColumns {
-			used, X, listed, err = reorderFit(X, classes, &s, rowCols, checked)
-			checked, reordered = true, true
-		} else {
-			used, X, checked, err = compactFit(X, classes, &s, rowCols, checked)
-		}
-		if err != nil {
+		if used, X, listed, checked, err = renumberFit(X, classes, &s, rowCols, checked); err != nil {
 			return nil, nil, err
 		}
 		ncols = X.Cols
@@ -160,10 +157,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 		f.startWorkers(s.Workers)
 	}
 	m, stats, err := f.run(ctx)
-	if reordered {
-		return inOrder(m, used, dim, listed), stats, err
-	}
-	return withCols(m, used, dim), stats, err
+	return inOrder(m, used, dim, listed), stats, err
 }
 
 // checkSampleWeights checks Config.SampleWeight, if set, against rows
@@ -206,24 +200,6 @@ func holdOut(nrows int, validation float64, rng pcgRand) (train, valid []int32, 
 	slices.Sort(valid)
 	slices.Sort(train)
 	return train, valid, nil
-}
-
-// compactFit returns X on its used columns and the columns it kept when
-// the data leave most of a wide feature space empty (see
-// compactColumns), else X as it is. Where compacting scans the rows
-// anyway it validates them first (columns below rowCols), and reports
-// them checked.
-func compactFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, checked bool) ([]int32, *sparse.CSR, bool, error) {
-	K := weightRows(classes)
-	per := s.bytesPerWeight(X.Cols*K, s.Workers)
-	if !checked && compactScans(X, K, per) {
-		if err := checkDataCols(X, rowCols); err != nil {
-			return nil, nil, false, err
-		}
-		checked = true
-	}
-	used, X, err := compactColumns(X, K, per, s.MemoryBudget)
-	return used, X, checked, err
 }
 
 // newState returns the learner of a fit of s on f's rows (nrows of them,

@@ -247,11 +247,6 @@ func FitFeatures(ctx context.Context, f *text.Featurizer, d *sparse.Dataset, cfg
 
 // fitFeatures is FitFeatures after its check of cfg.
 func fitFeatures(ctx context.Context, f *text.Featurizer, d *sparse.Dataset, cfg Config) (*Model, []engine.EpochStats, error) {
-	if !f.Config().Vocabulary {
-		// Hashing spreads the common terms over all of the buckets; in
-		// order of frequency their weights share cache lines.
-		cfg.Learner.ReorderColumns = true
-	}
 	if !cfg.NoCalibration {
 		train, held, err := HeldOut(d.Y, cfg)
 		if err != nil {

@@ -32,11 +32,12 @@ func fxHashed(X *sparse.CSR, wide int) *sparse.CSR {
 	return out
 }
 
-// Reordering the columns changes no bit of the model, in either of the
-// forms Fit stores (dense weights, or weights of the listed columns when
-// the rows use at most half of a wide space), for the learners that
-// take it.
-func TestReorderColumnsBitIdentical(t *testing.T) {
+// Renumbering the columns changes no bit of the model: with the dense
+// weights it stores when the rows use most of the columns, the model
+// file is the same byte for byte as that of a fit that does not renumber;
+// when they use few, TestCompactColumnsBitIdentical checks the listed
+// weights one by one.
+func TestRenumberColumnsBitIdentical(t *testing.T) {
 	Xb, yb := fxIntBinary(71, 500, 300, 14, 0.05)
 	Xm, ym := fxIntMulti(72, 500, 300, 14, 4, 0.05)
 	cases := []struct {
@@ -54,38 +55,45 @@ func TestReorderColumnsBitIdentical(t *testing.T) {
 		{"scaled", Xb, yb, Config{Epochs: 3, Scale: MaxAbs}},
 	}
 	for _, c := range cases {
-		for _, wide := range []int{311, 4099} { // most columns used; few
-			for _, minBytes := range []int64{math.MaxInt64, 0} { // compaction off; on
-				X := fxHashed(c.X, wide)
-				plain := fitWith(t, X, c.y, c.cfg, minBytes)
-				cfg := c.cfg
-				cfg.ReorderColumns = true
-				re := fitWith(t, X, c.y, cfg, minBytes)
-				a, err := plain.MarshalBinary()
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := re.MarshalBinary()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a, b) {
-					t.Errorf("%s, %d columns, compaction at %d bytes: the reordered fit's model differs (cols %d vs %d)", c.name, wide, minBytes, len(re.Cols), len(plain.Cols))
-				}
-			}
+		X := fxHashed(c.X, 311)
+		plain := fitWith(t, X, c.y, c.cfg, math.MaxInt64)
+		re := fitWith(t, X, c.y, c.cfg, 0)
+		a, err := plain.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := re.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if re.Cols != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: the renumbered fit's model differs (%d columns listed)", c.name, len(re.Cols))
 		}
 	}
 }
 
 // The columns come most used first, equal counts in the order the rows
 // first use them, and each row's indices name the same columns as before,
-// in the same order.
-func TestReorderColumnsOrder(t *testing.T) {
+// in the same order; the memory budget is checked.
+func TestRenumberColumnsOrder(t *testing.T) {
 	X := &sparse.CSR{Rows: 3, Cols: 10,
 		Indptr: []int64{0, 3, 5, 8},
 		Ind:    []int32{2, 7, 9, 1, 7, 0, 7, 9},
 		Val:    []float32{1, 2, 3, 4, 5, 6, 7, 8}}
-	cols, R, err := reorderColumns(X, 0)
+	// Ten columns: a count for each; a billion: counts of the distinct
+	// columns of a sorted copy.
+	for _, width := range []int{10, 1 << 30} {
+		X.Cols = width
+		checkRenumbered(t, X)
+	}
+	if _, _, err := renumberColumns(X, 16); err == nil {
+		t.Fatal("a budget of 16 bytes passed")
+	}
+}
+
+func checkRenumbered(t *testing.T, X *sparse.CSR) {
+	t.Helper()
+	cols, R, err := renumberColumns(X, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +108,5 @@ func TestReorderColumnsOrder(t *testing.T) {
 		if cols[j] != X.Ind[p] {
 			t.Fatalf("index %d: new %d names column %d, want %d", p, j, cols[j], X.Ind[p])
 		}
-	}
-	if _, _, err := reorderColumns(X, 16); err == nil {
-		t.Fatal("a budget of 16 bytes passed")
 	}
 }
