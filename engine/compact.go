@@ -116,6 +116,29 @@ func renumberColumns(X *sparse.CSR, limit int64) ([]int32, *sparse.CSR, error) {
 	return cols, out, nil
 }
 
+// hotShare is the share of a training set's values that the columns
+// hotColumns counts hold.
+const hotShare = 0.95
+
+// hotColumns returns how many of the first columns of R, renumbered by
+// frequency (see renumberColumns), hold hotShare of its values: the
+// weights a pass keeps reading. The rare columns past them, most of a
+// hashed space's columns, are read once or twice an epoch each.
+func hotColumns(R *sparse.CSR) int {
+	nnz := R.NNZ()
+	count := make([]int64, R.Cols)
+	for _, j := range R.Ind[:nnz] {
+		count[j]++
+	}
+	want, sum := int64(float64(nnz)*hotShare), int64(0)
+	for p, c := range count {
+		if sum += c; sum >= want {
+			return p + 1
+		}
+	}
+	return R.Cols
+}
+
 // renumberFit returns X on its used columns, renumbered by frequency (see
 // renumberColumns), and those columns in their new order, when dense
 // weights of X's width would take compactMinBytes or more (per bytes for
@@ -136,6 +159,11 @@ func renumberFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, che
 	cols, R, err = renumberColumns(X, s.MemoryBudget)
 	if err != nil {
 		return nil, nil, false, false, err
+	}
+	if len(cols) == 0 {
+		// No values: nothing to renumber, and the width as given is
+		// what the model is to hold (or be refused for).
+		return nil, X, false, true, nil
 	}
 	return cols, R, len(cols)*2 <= X.Cols, true, nil
 }

@@ -60,6 +60,9 @@ type state struct {
 	// float32 view of wu64.
 	wu64 []float64
 	wu   []float32
+	// hotCols, when > 0, is how many of the first columns, in order of
+	// frequency, hold most of the rows' values (see cachedBytes).
+	hotCols int
 	// touched, when not nil, has bit j set once a row with feature j has
 	// been learned (or visited by a pass): a Learner keeps it so that its
 	// Delta lists those features without a scan of the weights.
@@ -716,7 +719,18 @@ func (st *state) check(e int) error {
 // in flight by themselves, and the hints for every line of every block
 // cost more than they saved, on 20 Newsgroups with 20 classes by
 // vocabulary or hashed to 2^20 and on R52's 52 classes alike.
-func (st *state) gatherWeights() bool { return st.K == 1 && len(st.w)*4 > 2<<20 }
+func (st *state) gatherWeights() bool { return st.K == 1 && st.cachedBytes() > 2<<20 }
+
+// cachedBytes is the size of the weights that decides their layout and
+// prefetching: all of w, or with the columns in order of frequency (see
+// renumberColumns) those of the columns that hold most of the values
+// (hotCols), the part the rows keep reading.
+func (st *state) cachedBytes() int {
+	if st.hotCols > 0 {
+		return min(len(st.w), st.hotCols*st.K) * 4
+	}
+	return len(st.w) * 4
+}
 
 // interleaveBytes is the size of w above which a binary averaged learner
 // trains on the interleaved layout. (A variable so that tests can lower it.)
@@ -731,7 +745,7 @@ var interleaveBytes = 2 << 20
 // the margin has already brought it in. On a million rows of 2^20 hashed
 // features, a prototype of the loop ran an epoch clearly faster so.
 func (st *state) interleaved() bool {
-	return st.u != nil && st.K == 1 && st.votes == nil && len(st.w)*4 > interleaveBytes
+	return st.u != nil && st.K == 1 && st.votes == nil && st.cachedBytes() > interleaveBytes
 }
 
 // passLayout readies st for a pass and returns the weights and stride that

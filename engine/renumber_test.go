@@ -110,3 +110,33 @@ func checkRenumbered(t *testing.T, X *sparse.CSR) {
 		}
 	}
 }
+
+// hotColumns counts the first columns that hold 95% of the values, and
+// the layout of the weights follows them rather than the width.
+func TestHotColumns(t *testing.T) {
+	// Column 0 in all 40 rows, column 1 in 36, columns 2… once each.
+	R := &sparse.CSR{Rows: 40, Cols: 2 + 40}
+	R.Indptr = []int64{0}
+	for i := range 40 {
+		R.Ind = append(R.Ind, 0)
+		if i < 36 {
+			R.Ind = append(R.Ind, 1)
+		}
+		R.Ind = append(R.Ind, int32(2+i))
+		R.Indptr = append(R.Indptr, int64(len(R.Ind)))
+	}
+	R.Val = make([]float32, len(R.Ind))
+	// 116 values, 95% of them 110: columns 0 and 1 hold 76, and 34 of
+	// the columns held once make up the rest, 36 columns in all.
+	if got := hotColumns(R); got != 36 {
+		t.Fatalf("hotColumns = %d, want 36", got)
+	}
+	st := &state{K: 1, w: make([]float32, 1<<20), u: make([]float64, 1<<20)}
+	if !st.interleaved() || !st.gatherWeights() {
+		t.Fatal("4 MiB of weights: not interleaved and gathered")
+	}
+	st.hotCols = 1 << 18 // 1 MiB of them
+	if st.interleaved() || st.gatherWeights() {
+		t.Fatal("1 MiB of hot weights: interleaved or gathered")
+	}
+}

@@ -137,6 +137,9 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	}
 	f := fitter{X: X, cls: cls, train: train, valid: valid, y: y, rng: rng, rowCols: rowCols}
 	f.st = f.newState(s, classes, ncols, nrows)
+	if used != nil {
+		f.st.hotCols = hotColumns(X)
+	}
 	if D != nil {
 		f.D, f.all = D, denseIndices(D.Cols)
 	}
