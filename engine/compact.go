@@ -36,9 +36,12 @@ func compactScans(X *sparse.CSR, K int, per int64) bool {
 // Each row keeps its values in their order, so a learner sums the same
 // products in the same order as on X, and its weights are bit for bit
 // those of X's columns (see inOrder). It returns the columns in their new
-// order (cols[p] is X's number of column p) and the renumbered rows, which
-// share X's row pointers and values. X's rows must be valid.
-func renumberColumns(X *sparse.CSR, limit int64) ([]int32, *sparse.CSR, error) {
+// order (cols[p] is X's number of column p), the renumbered rows, which
+// share X's row pointers and values, and how many of the first columns
+// hold hotShare of the values: the weights a pass keeps reading, where
+// the rare columns past them (most of a hashed space's columns) are read
+// once or twice an epoch each. X's rows must be valid.
+func renumberColumns(X *sparse.CSR, limit int64) ([]int32, *sparse.CSR, int, error) {
 	nnz := X.NNZ()
 	ind := X.Ind[:nnz]
 	// A count for every column, unless the columns far outnumber the
@@ -56,7 +59,7 @@ func renumberColumns(X *sparse.CSR, limit int64) ([]int32, *sparse.CSR, error) {
 		need += budget.Mul(nnz, 4, 1)
 	}
 	if err := budget.Check(limit, need, "the renumbered column indices"); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrMemory, err)
+		return nil, nil, 0, fmt.Errorf("%w: %w", ErrMemory, err)
 	}
 	out := &sparse.CSR{Rows: X.Rows, Cols: 0, Indptr: X.Indptr, Ind: make([]int32, nnz), Val: X.Val[:nnz]}
 	src := ind // the indices the counting reads: columns, or places in uniq
@@ -113,30 +116,29 @@ func renumberColumns(X *sparse.CSR, limit int64) ([]int32, *sparse.CSR, error) {
 		}
 	}
 	out.Cols = len(cols)
-	return cols, out, nil
+	return cols, out, hotPrefix(start, most, nnz), nil
 }
 
-// hotShare is the share of a training set's values that the columns
-// hotColumns counts hold.
+// hotShare is the share of a training set's values that its hot columns
+// hold (see renumberColumns).
 const hotShare = 0.95
 
-// hotColumns returns how many of the first columns of R, renumbered by
-// frequency (see renumberColumns), hold hotShare of its values: the
-// weights a pass keeps reading. The rare columns past them, most of a
-// hashed space's columns, are read once or twice an epoch each.
-func hotColumns(R *sparse.CSR) int {
-	nnz := R.NNZ()
-	count := make([]int64, R.Cols)
-	for _, j := range R.Ind[:nnz] {
-		count[j]++
-	}
-	want, sum := int64(float64(nnz)*hotShare), int64(0)
-	for p, c := range count {
-		if sum += c; sum >= want {
-			return p + 1
+// hotPrefix returns how many of the first columns in order of frequency
+// hold hotShare of the nnz values, from the counting sort's starts after
+// its fill: the columns of count most−b then have the new numbers from
+// start[b−1] (0 for b = 0) to start[b].
+func hotPrefix(start []int32, most int32, nnz int64) int {
+	want := int64(float64(nnz) * hotShare)
+	sum, prev := int64(0), int32(0)
+	for b := range most {
+		c, n := int64(most-b), int64(start[b]-prev)
+		if sum+n*c >= want {
+			return int(prev) + int((want-sum+c-1)/c)
 		}
+		sum += n * c
+		prev = start[b]
 	}
-	return R.Cols
+	return int(prev)
 }
 
 // renumberFit returns X on its used columns, renumbered by frequency (see
@@ -145,27 +147,28 @@ func hotColumns(R *sparse.CSR) int {
 // each of the weight vectors); else nil and X. It checks X's rows first,
 // unless checked, and reports them checked when it read them. listed
 // reports whether the model is to list its columns rather than hold dense
-// weights: when the rows use at most half of them.
-func renumberFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, checked bool) (cols []int32, R *sparse.CSR, listed, ok bool, err error) {
+// weights: when the rows use at most half of them. hot is the number of
+// hot columns (see renumberColumns), 0 when X stays as it is.
+func renumberFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, checked bool) (cols []int32, R *sparse.CSR, hot int, listed, ok bool, err error) {
 	K := weightRows(classes)
 	if !compactScans(X, K, s.bytesPerWeight(X.Cols*K, s.Workers)) {
-		return nil, X, false, checked, nil
+		return nil, X, 0, false, checked, nil
 	}
 	if !checked {
 		if err := checkDataCols(X, rowCols); err != nil {
-			return nil, nil, false, false, err
+			return nil, nil, 0, false, false, err
 		}
 	}
-	cols, R, err = renumberColumns(X, s.MemoryBudget)
+	cols, R, hot, err = renumberColumns(X, s.MemoryBudget)
 	if err != nil {
-		return nil, nil, false, false, err
+		return nil, nil, 0, false, false, err
 	}
 	if len(cols) == 0 {
 		// No values: nothing to renumber, and the width as given is
 		// what the model is to hold (or be refused for).
-		return nil, X, false, true, nil
+		return nil, X, 0, false, true, nil
 	}
-	return cols, R, len(cols)*2 <= X.Cols, true, nil
+	return cols, R, hot, len(cols)*2 <= X.Cols, true, nil
 }
 
 // inOrder turns a model trained on the renumbered columns cols (see

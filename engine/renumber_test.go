@@ -86,14 +86,14 @@ func TestRenumberColumnsOrder(t *testing.T) {
 		X.Cols = width
 		checkRenumbered(t, X)
 	}
-	if _, _, err := renumberColumns(X, 16); err == nil {
+	if _, _, _, err := renumberColumns(X, 16); err == nil {
 		t.Fatal("a budget of 16 bytes passed")
 	}
 }
 
 func checkRenumbered(t *testing.T, X *sparse.CSR) {
 	t.Helper()
-	cols, R, err := renumberColumns(X, 0)
+	cols, R, _, err := renumberColumns(X, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,9 +111,9 @@ func checkRenumbered(t *testing.T, X *sparse.CSR) {
 	}
 }
 
-// hotColumns counts the first columns that hold 95% of the values, and
-// the layout of the weights follows them rather than the width.
-func TestHotColumns(t *testing.T) {
+// The hot columns are the first that hold 95% of the values, and the
+// layout of the weights follows them rather than the width.
+func TestRenumberHotColumns(t *testing.T) {
 	// Column 0 in all 40 rows, column 1 in 36, columns 2… once each.
 	R := &sparse.CSR{Rows: 40, Cols: 2 + 40}
 	R.Indptr = []int64{0}
@@ -128,8 +128,27 @@ func TestHotColumns(t *testing.T) {
 	R.Val = make([]float32, len(R.Ind))
 	// 116 values, 95% of them 110: columns 0 and 1 hold 76, and 34 of
 	// the columns held once make up the rest, 36 columns in all.
-	if got := hotColumns(R); got != 36 {
-		t.Fatalf("hotColumns = %d, want 36", got)
+	if _, _, hot, err := renumberColumns(R, 0); err != nil || hot != 36 {
+		t.Fatalf("%d hot columns (%v), want 36", hot, err)
+	}
+	// Against counting the sorted column counts, on a wider set.
+	X, _ := fxIntBinary(73, 400, 500, 20, 0)
+	_, _, hot, err := renumberColumns(X, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := make([]int, X.Cols)
+	for _, j := range X.Ind {
+		counts[j]++
+	}
+	slices.SortFunc(counts, func(a, b int) int { return b - a })
+	want, sum, n := int64(float64(len(X.Ind))*hotShare), int64(0), 0
+	for sum < want {
+		sum += int64(counts[n])
+		n++
+	}
+	if hot != n {
+		t.Fatalf("%d hot columns, counted %d", hot, n)
 	}
 	st := &state{K: 1, w: make([]float32, 1<<20), u: make([]float64, 1<<20)}
 	if !st.interleaved() || !st.gatherWeights() {

@@ -125,9 +125,9 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	// of a wide feature space outgrow the caches (the voted model keeps
 	// its rows as given, and a random start would differ on the unused
 	// columns).
-	dim, used, listed := ncols, []int32(nil), false
+	dim, used, listed, hot := ncols, []int32(nil), false, 0
 	if X != nil && s.Algorithm != Voted && s.InitScale == 0 && (s.Warm == nil || s.Warm.isZero()) {
-		if used, X, listed, checked, err = renumberFit(X, classes, &s, rowCols, checked); err != nil {
+		if used, X, hot, listed, checked, err = renumberFit(X, classes, &s, rowCols, checked); err != nil {
 			return nil, nil, err
 		}
 		ncols = X.Cols
@@ -137,9 +137,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	}
 	f := fitter{X: X, cls: cls, train: train, valid: valid, y: y, rng: rng, rowCols: rowCols}
 	f.st = f.newState(s, classes, ncols, nrows)
-	if used != nil {
-		f.st.hotCols = hotColumns(X)
-	}
+	f.st.hotCols = hot
 	if D != nil {
 		f.D, f.all = D, denseIndices(D.Cols)
 	}
