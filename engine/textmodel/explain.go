@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -69,9 +72,22 @@ func (m *Model) NameFeatures(c *text.Corpus, perLabel, perFeature int) error {
 	if perLabel < 1 || perFeature < 1 {
 		return fmt.Errorf("%w: %d features a label and %d names a feature, want at least 1", engine.ErrConfig, perLabel, perFeature)
 	}
+	// Each label's scan of the weights is independent of the others':
+	// they run on all cores, and the union is sorted below.
+	tops := make([][]feature, len(m.names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(tops)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(tops); i = int(next.Add(1) - 1) {
+				tops[i] = m.top(lm, i, 20*perLabel)
+			}
+		})
+	}
+	wg.Wait()
 	var want []int32
-	for i := range m.names {
-		for _, f := range m.top(lm, i, 20*perLabel) {
+	for _, top := range tops {
+		for _, f := range top {
 			want = append(want, f.index)
 		}
 	}
