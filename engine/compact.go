@@ -141,34 +141,48 @@ func hotPrefix(start []int32, most int32, nnz int64) int {
 	return int(prev)
 }
 
-// renumberFit returns X on its used columns, renumbered by frequency (see
-// renumberColumns), and those columns in their new order, when dense
-// weights of X's width would take compactMinBytes or more (per bytes for
-// each of the weight vectors); else nil and X. It checks X's rows first,
-// unless checked, and reports them checked when it read them. listed
-// reports whether the model is to list its columns rather than hold dense
-// weights: when the rows use at most half of them. hot is the number of
-// hot columns (see renumberColumns), 0 when X stays as it is.
-func renumberFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, checked bool) (cols []int32, R *sparse.CSR, hot int, listed, ok bool, err error) {
+// renumbered is what renumberFit gives a fit: the rows to train on (X,
+// or X on its used columns renumbered by frequency), their columns in
+// their new order (nil when X stays as it is), how many of them are hot
+// (see renumberColumns), whether the model is to list its columns rather
+// than hold dense weights (when the rows use at most half of them), and
+// whether X's rows have been checked.
+type renumbered struct {
+	X       *sparse.CSR
+	cols    []int32
+	hot     int
+	listed  bool
+	checked bool
+}
+
+// renumberFit renumbers X's columns (see renumberColumns) when dense
+// weights of its width would take compactMinBytes or more (per bytes for
+// each weight vector), for the learners that train on rows as they are
+// given from zero weights: not the voted perceptron, which keeps its rows,
+// nor a random or warm start, which would differ on the unused columns.
+// It checks X's rows first unless checked.
+func renumberFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, checked bool) (renumbered, error) {
+	as := renumbered{X: X, checked: checked}
+	if X == nil || s.Algorithm == Voted || s.InitScale != 0 || (s.Warm != nil && !s.Warm.isZero()) {
+		return as, nil
+	}
 	K := weightRows(classes)
 	if !compactScans(X, K, s.bytesPerWeight(X.Cols*K, s.Workers)) {
-		return nil, X, 0, false, checked, nil
+		return as, nil
 	}
 	if !checked {
 		if err := checkDataCols(X, rowCols); err != nil {
-			return nil, nil, 0, false, false, err
+			return as, err
 		}
+		as.checked = true
 	}
-	cols, R, hot, err = renumberColumns(X, s.MemoryBudget)
-	if err != nil {
-		return nil, nil, 0, false, false, err
+	cols, R, hot, err := renumberColumns(X, s.MemoryBudget)
+	if err != nil || len(cols) == 0 {
+		// Without values there is nothing to renumber, and the width
+		// as given is what the model is to hold (or be refused for).
+		return as, err
 	}
-	if len(cols) == 0 {
-		// No values: nothing to renumber, and the width as given is
-		// what the model is to hold (or be refused for).
-		return nil, X, 0, false, true, nil
-	}
-	return cols, R, hot, len(cols)*2 <= X.Cols, true, nil
+	return renumbered{X: R, cols: cols, hot: hot, listed: len(cols)*2 <= X.Cols, checked: true}, nil
 }
 
 // inOrder turns a model trained on the renumbered columns cols (see

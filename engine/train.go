@@ -118,18 +118,14 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 		// worker holds a copy of the weights.
 		s.Workers = len(train)
 	}
-	// Train on the used columns only when the data leave most of a wide
-	// feature space empty (the voted model keeps its rows as given, and
-	// a random start would differ on the unused columns).
 	// Train on the used columns, in order of frequency, when the weights
-	// of a wide feature space outgrow the caches (the voted model keeps
-	// its rows as given, and a random start would differ on the unused
-	// columns).
-	dim, used, listed, hot := ncols, []int32(nil), false, 0
-	if X != nil && s.Algorithm != Voted && s.InitScale == 0 && (s.Warm == nil || s.Warm.isZero()) {
-		if used, X, hot, listed, checked, err = renumberFit(X, classes, &s, rowCols, checked); err != nil {
-			return nil, nil, err
-		}
+	// of a wide feature space outgrow the caches.
+	dim := ncols
+	rn, err := renumberFit(X, classes, &s, rowCols, checked)
+	if err != nil {
+		return nil, nil, err
+	}
+	if X, checked = rn.X, rn.checked; X != nil {
 		ncols = X.Cols
 	}
 	if err := checkWeights(s, ncols, classes, s.Workers); err != nil {
@@ -137,7 +133,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	}
 	f := fitter{X: X, cls: cls, train: train, valid: valid, y: y, rng: rng, rowCols: rowCols}
 	f.st = f.newState(s, classes, ncols, nrows)
-	f.st.hotCols = hot
+	f.st.hotCols = rn.hot
 	if D != nil {
 		f.D, f.all = D, denseIndices(D.Cols)
 	}
@@ -158,7 +154,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 		f.startWorkers(s.Workers)
 	}
 	m, stats, err := f.run(ctx)
-	return inOrder(m, used, dim, listed), stats, err
+	return inOrder(m, rn.cols, dim, rn.listed), stats, err
 }
 
 // checkSampleWeights checks Config.SampleWeight, if set, against rows
