@@ -1,8 +1,7 @@
 package text
 
 import (
-	"sync"
-	"sync/atomic"
+	"context"
 	"unsafe"
 )
 
@@ -155,6 +154,9 @@ type featureScratch struct {
 	rowVal    []float32
 }
 
+// newFeatureScratch returns the scratch of one worker of toFeatures.
+func newFeatureScratch() *featureScratch { return new(featureScratch) }
+
 // toFeatures rewrites the rows of pc from term numbers to the features
 // fm gives them, dropping the terms without one, sorted by feature, and
 // weighs them.
@@ -226,21 +228,11 @@ func (f *Featurizer) vocabularyOf(pieces []piece, acct *vocabBudget) error {
 		maps[tc] = f.featureMap(hs)
 		delete(hashes, tc)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(f.cfg.workers(), len(pieces)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var sc featureScratch
-			for k := int(next.Add(1) - 1); k < len(pieces); k = int(next.Add(1) - 1) {
-				if pc := &pieces[k]; pc.tc != nil {
-					f.toFeatures(pc, maps[pc.tc], &sc)
-					pc.tc = nil
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return nil
+	return runWorkers(context.Background(), f.cfg.workers(), len(pieces), newFeatureScratch, func(sc *featureScratch, k int) bool {
+		if pc := &pieces[k]; pc.tc != nil {
+			f.toFeatures(pc, maps[pc.tc], sc)
+			pc.tc = nil
+		}
+		return true
+	})
 }

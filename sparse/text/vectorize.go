@@ -45,33 +45,41 @@ func chunkDocs(docs []Doc) []chunk {
 }
 
 // runChunks calls fn for every chunk index on f's number of workers, each
-// goroutine with its own Encoder. Chunks are claimed in increasing order;
-// once an fn returns false, or ctx is done, no further chunk is claimed,
-// but every chunk claimed before is finished, so all chunks before a
-// failed one are done. It returns ctx.Err() if ctx ended the run.
+// goroutine with its own Encoder (see runWorkers).
 func runChunks(ctx context.Context, f *Featurizer, chunks []chunk, fn func(e *Encoder, k int) bool) error {
+	return runWorkers(ctx, f.cfg.workers(), len(chunks), f.NewEncoder, fn)
+}
+
+// runWorkers calls fn for every index in [0, n) on up to workers
+// goroutines, each with its own scratch s from newScratch. Indices are
+// claimed in increasing order; once an fn returns false, or ctx is done,
+// no further index is claimed, but every index claimed before is
+// finished, so all indices before a failed one are done. It returns
+// ctx.Err() if ctx ended the run.
+func runWorkers[S any](ctx context.Context, workers, n int, newScratch func() S, fn func(s S, k int) bool) error {
 	var cancelled atomic.Bool
 	var next atomic.Int64
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	for range min(f.cfg.workers(), len(chunks)) {
+	for range min(workers, n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e := f.NewEncoder()
+			s := newScratch()
 			for !stop.Load() {
-				// A chunk is a quarter of a MiB of text at most: a check
-				// a chunk stops the work soon after ctx is done.
+				// An index is a chunk or a piece, a quarter of a MiB of
+				// text at most: a check an index stops the work soon
+				// after ctx is done.
 				if ctx.Err() != nil {
 					cancelled.Store(true)
 					stop.Store(true)
 					return
 				}
 				k := int(next.Add(1) - 1)
-				if k >= len(chunks) {
+				if k >= n {
 					return
 				}
-				if !fn(e, k) {
+				if !fn(s, k) {
 					stop.Store(true)
 				}
 			}
