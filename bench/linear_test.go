@@ -12,6 +12,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
+	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 // textLike makes a data set shaped like imdb.train: rows of nnz Zipf word
@@ -202,6 +203,35 @@ func BenchmarkPredictBatch(b *testing.B) {
 				m.PredictBatch(X, dst)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(X.NNZ()), "ns/nnz")
+		})
+	}
+}
+
+// BenchmarkFitTextIMDB: train's default learner (averaged PA-II on unit
+// rows, 10 epochs) on the real imdb train text from ../shared/data,
+// featurized as train does by default (bigrams, log tf, idf, a vocabulary
+// of the terms in two documents or more) and hashed into 2^20 buckets
+// instead. Fit numbers the hashed space's used columns by frequency, so
+// that its epoch per nonzero comes near the vocabulary's; the ratio of
+// the two ns/nnz figures is the one train -json's ns_per_nonzero gives.
+func BenchmarkFitTextIMDB(b *testing.B) {
+	path := "../../shared/data/text/imdb/imdb.train.jsonl.gz"
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("no shared data: ", err)
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  text.Config
+	}{
+		{"vocabulary", text.Config{NGrams: 2, TF: text.Log, IDF: true, Vocabulary: true, MinDF: 2}},
+		{"hashed", text.Config{NGrams: 2, TF: text.Log, IDF: true, Bits: 20}},
+	} {
+		_, d, err := text.FitFile(path, text.ReadOptions{}, tc.cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			fitBench(b, d.X, d.Y, engine.Config{Rule: engine.PA2, Normalize: true})
 		})
 	}
 }
