@@ -32,6 +32,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -188,6 +189,7 @@ func runEnv(ctx context.Context, env *Env, args []string) int {
 			return usageFailed(cmd, env, fmt.Errorf("-mem: %v", err))
 		}
 		defer budget.Set(budget.Set(n))
+		defer holdMemory(n)()
 	}
 	err = cmd.Run(ctx, env, pos)
 	switch {
@@ -223,6 +225,25 @@ func usageFailed(cmd *Command, env *Env, err error) int {
 func usageLine(c *Command) string {
 	name, rest, _ := strings.Cut(c.UsageLine, " ")
 	return strings.TrimSpace(name + " [flags] " + rest)
+}
+
+// holdMemory makes a budget given with -mem the Go runtime's soft memory
+// limit as well (less an eighth, for the memory a process holds beyond
+// its heap), unless GOMEMLIMIT sets one, and returns the function that
+// restores the limit before it. The budget refuses what the input would
+// need beyond it, but garbage counts in the process's memory too: left to
+// GOGC alone, the collector lets the heap grow to twice what is live
+// before it runs, so a run whose live data fits the budget could still
+// pass it by what is not yet collected. Near the limit the runtime
+// collects more often instead. Live data past the limit would keep the
+// collector running for much of the time, so the default budget, which
+// no one asked to be held to, sets no limit.
+func holdMemory(n int64) (restore func()) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set || n <= 0 {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(n - n/8)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // memUsage documents -mem, which every command takes.
