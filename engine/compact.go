@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/hyperplane-ml/hyperplane/sparse"
@@ -35,88 +36,153 @@ func compactScans(X *sparse.CSR, K int, per int64) bool {
 //
 // Each row keeps its values in their order, so a learner sums the same
 // products in the same order as on X, and its weights are bit for bit
-// those of X's columns (see inOrder). It returns the columns in their new
-// order (cols[p] is X's number of column p), the renumbered rows, which
-// share X's row pointers and values, and how many of the first columns
-// hold hotShare of the values: the weights a pass keeps reading, where
-// the rare columns past them (most of a hashed space's columns) are read
-// once or twice an epoch each. X's rows must be valid.
-func renumberColumns(X *sparse.CSR, limit int64) ([]int32, *sparse.CSR, int, error) {
+// those of X's columns (see inOrder). It returns the renumbered rows,
+// which share X's row pointers and values, the columns in their new order
+// and their new numbers in increasing order of column, and how many of
+// the first columns hold hotShare of the values: the weights a pass keeps
+// reading, where the rare columns past them (most of a hashed space's
+// columns) are read once or twice an epoch each. X's rows must be valid.
+func renumberColumns(X *sparse.CSR, limit int64) (renumbered, error) {
 	nnz := X.NNZ()
 	ind := X.Ind[:nnz]
-	// A count for every column, unless the columns far outnumber the
-	// values: then a count for each distinct column, found by sorting a
-	// copy of the indices, with the indices mapped to their places in it.
-	sorted := int64(X.Cols) > 2*nnz
+	// A count for every column when there are no more columns than
+	// values; otherwise a count for each distinct column, with the indices
+	// first mapped to their places among the distinct columns (uniq).
+	// Those are found by a bitmap of the columns, or, when the bitmap
+	// would be larger than a copy of the indices, by sorting such a copy.
 	slots := int64(X.Cols)
-	if sorted {
-		slots = nnz
+	mapBytes := (int64(X.Cols) + 63) / 64 * 8
+	bitmap, sorted := slots > nnz && mapBytes <= 4*nnz, slots > nnz && mapBytes > 4*nnz
+	if bitmap || sorted {
+		slots = nnz // at most
 	}
-	// The new indices, the counts, the columns in their new order, the
-	// starts of the counts (rows + 2 at most), and the sorted copy.
-	need := budget.Mul(nnz+2*slots+int64(X.Rows)+2, 4, 1)
-	if sorted {
-		need += budget.Mul(nnz, 4, 1)
+	// The new indices; the counts, the columns in their new order, their
+	// new numbers by column and the distinct columns (a slot each at
+	// most); the starts of the counts (rows + 2 at most); and the bitmap
+	// with its ranks.
+	need := budget.Mul(nnz+4*slots+int64(X.Rows)+2, 4, 1)
+	if bitmap {
+		need += 2 * mapBytes
 	}
 	if err := budget.Check(limit, need, "the renumbered column indices"); err != nil {
-		return nil, nil, 0, fmt.Errorf("%w: %w", ErrMemory, err)
+		return renumbered{}, fmt.Errorf("%w: %w", ErrMemory, err)
 	}
 	out := &sparse.CSR{Rows: X.Rows, Cols: 0, Indptr: X.Indptr, Ind: make([]int32, nnz), Val: X.Val[:nnz]}
 	src := ind // the indices the counting reads: columns, or places in uniq
 	var uniq []int32
-	if sorted {
-		uniq = slices.Clone(ind)
-		slices.Sort(uniq)
-		uniq = slices.Compact(uniq)
-		slots = int64(len(uniq))
-		parallelNNZ(X, func(lo, hi int) {
-			for p := X.Indptr[lo]; p < X.Indptr[hi]; p++ {
-				q, _ := slices.BinarySearch(uniq, ind[p])
-				out.Ind[p] = int32(q)
-			}
-		})
-		src = out.Ind
+	switch {
+	case bitmap:
+		uniq = usedColumns(X, out.Ind)
+	case sorted:
+		uniq = sortedColumns(X, out.Ind)
 	}
-	count := make([]int32, slots)
+	if uniq != nil {
+		slots, src = int64(len(uniq)), out.Ind
+	}
+	cols, count, start, most := byCount(src, int(slots))
+	parallelNNZ(X, func(lo, hi int) {
+		for p := X.Indptr[lo]; p < X.Indptr[hi]; p++ {
+			out.Ind[p] = -1 - count[src[p]]
+		}
+	})
+	// The new numbers in the order of the columns, for the model's list
+	// of its columns (see inOrder): count holds them by column or by
+	// place among the distinct columns, both in increasing order.
+	byCol := make([]int32, 0, len(cols))
+	for _, c := range count {
+		if c < 0 {
+			byCol = append(byCol, -1-c)
+		}
+	}
+	if uniq != nil {
+		for p, q := range cols {
+			cols[p] = uniq[q]
+		}
+	}
+	out.Cols = len(cols)
+	return renumbered{X: out, cols: cols, byCol: byCol, hot: hotPrefix(start, most, nnz)}, nil
+}
+
+// byCount numbers the slots that src names by how many times src names
+// them, most first, equal counts in the order src first names them: a
+// counting sort by descending count, a pass over the slots and two over
+// src, where a comparison sort of a million columns would cost more than
+// the rest together. It returns the slots in their new order, the count
+// of each slot turned into −1 − its new number (0 for a slot src does not
+// name), and the counting sort's starts after its fill with the largest
+// count (see hotPrefix).
+func byCount(src []int32, slots int) (order, count, start []int32, most int32) {
+	count = make([]int32, slots)
 	for _, j := range src {
 		count[j]++
 	}
-	// A counting sort by descending count, each count's columns placed in
-	// the order the indices name them: a pass over the columns and two
-	// over the indices, where a comparison sort of a million columns would
-	// cost more than the rest together.
-	most := int32(0)
 	for _, c := range count {
 		most = max(most, c)
 	}
-	start := make([]int32, most+2)
+	start = make([]int32, most+2)
 	for _, c := range count {
 		start[most-c+1]++
 	}
 	for c := 1; c < len(start); c++ {
 		start[c] += start[c-1]
 	}
-	cols := make([]int32, start[most]) // start[most]: the columns of count ≥ 1
+	order = make([]int32, start[most]) // start[most]: the slots of count ≥ 1
 	for _, j := range src {
 		if c := count[j]; c > 0 {
 			p := start[most-c]
 			start[most-c]++
-			cols[p] = j
-			count[j] = -1 - p // from here on, −1 − the new number
+			order[p] = j
+			count[j] = -1 - p
+		}
+	}
+	return order, count, start, most
+}
+
+// sortedColumns is usedColumns by sorting a copy of the indices, for a
+// width whose bitmap would be larger than that copy.
+func sortedColumns(X *sparse.CSR, places []int32) []int32 {
+	ind := X.Ind[:X.NNZ()]
+	uniq := slices.Clone(ind)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	parallelNNZ(X, func(lo, hi int) {
+		for p := X.Indptr[lo]; p < X.Indptr[hi]; p++ {
+			q, _ := slices.BinarySearch(uniq, ind[p])
+			places[p] = int32(q)
+		}
+	})
+	return uniq
+}
+
+// usedColumns returns the columns X's rows use, in increasing order, and
+// writes into places each index's place among them, found by a bitmap of
+// the columns: a column's place is the number of used columns in the
+// bitmap's words before its own plus those below it in its word.
+func usedColumns(X *sparse.CSR, places []int32) []int32 {
+	ind := X.Ind[:X.NNZ()]
+	words := make([]uint64, (X.Cols+63)/64)
+	for _, j := range ind {
+		words[j>>6] |= 1 << (j & 63)
+	}
+	rank := make([]int32, len(words))
+	n := int32(0)
+	for i, w := range words {
+		rank[i] = n
+		n += int32(bits.OnesCount64(w))
+	}
+	uniq := make([]int32, 0, n)
+	for i, w := range words {
+		for ; w != 0; w &= w - 1 {
+			uniq = append(uniq, int32(i*64+bits.TrailingZeros64(w)))
 		}
 	}
 	parallelNNZ(X, func(lo, hi int) {
 		for p := X.Indptr[lo]; p < X.Indptr[hi]; p++ {
-			out.Ind[p] = -1 - count[src[p]]
+			j := ind[p]
+			places[p] = rank[j>>6] + int32(bits.OnesCount64(words[j>>6]&(1<<(j&63)-1)))
 		}
 	})
-	if sorted {
-		for p, q := range cols {
-			cols[p] = uniq[q]
-		}
-	}
-	out.Cols = len(cols)
-	return cols, out, hotPrefix(start, most, nnz), nil
+	return uniq
 }
 
 // hotShare is the share of a training set's values that its hot columns
@@ -143,13 +209,15 @@ func hotPrefix(start []int32, most int32, nnz int64) int {
 
 // renumbered is what renumberFit gives a fit: the rows to train on (X,
 // or X on its used columns renumbered by frequency), their columns in
-// their new order (nil when X stays as it is), how many of them are hot
+// their new order (nil when X stays as it is) and the reverse, how many
+// of them are hot
 // (see renumberColumns), whether the model is to list its columns rather
 // than hold dense weights (when the rows use at most half of them), and
 // whether X's rows have been checked.
 type renumbered struct {
 	X       *sparse.CSR
-	cols    []int32
+	cols    []int32 // cols[p]: X's number of column p
+	byCol   []int32 // the new numbers of the used columns, in increasing order of column
 	hot     int
 	listed  bool
 	checked bool
@@ -176,44 +244,43 @@ func renumberFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, che
 		}
 		as.checked = true
 	}
-	cols, R, hot, err := renumberColumns(X, s.MemoryBudget)
-	if err != nil || len(cols) == 0 {
+	rn, err := renumberColumns(X, s.MemoryBudget)
+	if err != nil || len(rn.cols) == 0 {
 		// Without values there is nothing to renumber, and the width
 		// as given is what the model is to hold (or be refused for).
 		return as, err
 	}
-	return renumbered{X: R, cols: cols, hot: hot, listed: len(cols)*2 <= X.Cols, checked: true}, nil
+	rn.listed, rn.checked = len(rn.cols)*2 <= X.Cols, true
+	return rn, nil
 }
 
-// inOrder turns a model trained on the renumbered columns cols (see
+// inOrder turns a model trained on the renumbered columns of rn (see
 // renumberColumns) into one of the original width dim: listing its
-// columns in increasing order when listed is set, with dense weights
+// columns in increasing order when rn.listed is set, with dense weights
 // otherwise.
-func inOrder(m *Model, cols []int32, dim int, listed bool) *Model {
-	if m == nil || cols == nil {
+func inOrder(m *Model, rn renumbered, dim int) *Model {
+	if m == nil || rn.cols == nil {
 		return m
 	}
 	K := len(m.B)
-	if !listed {
-		w := make([]float32, dim*K)
-		for p, j := range cols {
-			copy(w[int(j)*K:int(j+1)*K], m.W[p*K:(p+1)*K])
-		}
-		m.W, m.Dim = w, dim
-		return m
-	}
-	order := make([]int32, len(cols))
-	for p := range order {
-		order[p] = int32(p)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return int(cols[a]) - int(cols[b]) })
 	w := make([]float32, len(m.W))
-	inc := make([]int32, len(cols))
-	for q, p := range order {
-		inc[q] = cols[p]
-		copy(w[q*K:(q+1)*K], m.W[int(p)*K:int(p+1)*K])
+	if !rn.listed {
+		w = make([]float32, dim*K)
 	}
-	m.W, m.Cols, m.Dim = w, inc, dim
-	m.index()
+	inc := make([]int32, len(rn.byCol))
+	for q, p := range rn.byCol {
+		j := rn.cols[p]
+		to := q
+		if !rn.listed {
+			to = int(j)
+		}
+		inc[q] = j
+		copy(w[to*K:(to+1)*K], m.W[int(p)*K:int(p+1)*K])
+	}
+	m.W, m.Dim = w, dim
+	if rn.listed {
+		m.Cols = inc
+		m.index()
+	}
 	return m
 }

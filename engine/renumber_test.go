@@ -80,24 +80,41 @@ func TestRenumberColumnsOrder(t *testing.T) {
 		Indptr: []int64{0, 3, 5, 8},
 		Ind:    []int32{2, 7, 9, 1, 7, 0, 7, 9},
 		Val:    []float32{1, 2, 3, 4, 5, 6, 7, 8}}
-	// Ten columns: a count for each; a billion: counts of the distinct
-	// columns of a sorted copy.
-	for _, width := range []int{10, 1 << 30} {
+	// The rows twice over, ten columns: a count for each column. Forty
+	// columns and a billion, more than the values: counts of the distinct
+	// columns, found by a bitmap and by sorting a copy of the indices.
+	twice := &sparse.CSR{Rows: 6, Cols: 10,
+		Indptr: []int64{0, 3, 5, 8, 11, 13, 16},
+		Ind:    append(slices.Clone(X.Ind), X.Ind...),
+		Val:    append(slices.Clone(X.Val), X.Val...)}
+	checkRenumbered(t, twice)
+	for _, width := range []int{40, 1 << 30} {
 		X.Cols = width
 		checkRenumbered(t, X)
 	}
-	if _, _, _, err := renumberColumns(X, 16); err == nil {
+	if _, err := renumberColumns(X, 16); err == nil {
 		t.Fatal("a budget of 16 bytes passed")
 	}
 }
 
 func checkRenumbered(t *testing.T, X *sparse.CSR) {
 	t.Helper()
-	cols, R, _, err := renumberColumns(X, 0)
+	rn, err := renumberColumns(X, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 7: 3 rows; 9: 2; then 2, 1, 0 once each, in the order of first use.
+	cols, R := rn.cols, rn.X
+	// byCol lists the new numbers by increasing column.
+	if len(rn.byCol) != len(cols) {
+		t.Fatalf("%d new numbers by column for %d columns", len(rn.byCol), len(cols))
+	}
+	for q := 1; q < len(rn.byCol); q++ {
+		if cols[rn.byCol[q-1]] >= cols[rn.byCol[q]] {
+			t.Fatalf("new numbers by column %v name columns out of order", rn.byCol)
+		}
+	}
+	// 7 in the most rows, then 9, then 2, 1 and 0 in the order of first
+	// use.
 	if want := []int32{7, 9, 2, 1, 0}; !slices.Equal(cols, want) {
 		t.Fatalf("columns %v, want %v", cols, want)
 	}
@@ -128,15 +145,16 @@ func TestRenumberHotColumns(t *testing.T) {
 	R.Val = make([]float32, len(R.Ind))
 	// 116 values, 95% of them 110: columns 0 and 1 hold 76, and 34 of
 	// the columns held once make up the rest, 36 columns in all.
-	if _, _, hot, err := renumberColumns(R, 0); err != nil || hot != 36 {
-		t.Fatalf("%d hot columns (%v), want 36", hot, err)
+	if rn, err := renumberColumns(R, 0); err != nil || rn.hot != 36 {
+		t.Fatalf("%d hot columns (%v), want 36", rn.hot, err)
 	}
 	// Against counting the sorted column counts, on a wider set.
 	X, _ := fxIntBinary(73, 400, 500, 20, 0)
-	_, _, hot, err := renumberColumns(X, 0)
+	rn, err := renumberColumns(X, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	hot := rn.hot
 	counts := make([]int, X.Cols)
 	for _, j := range X.Ind {
 		counts[j]++

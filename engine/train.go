@@ -154,7 +154,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 		f.startWorkers(s.Workers)
 	}
 	m, stats, err := f.run(ctx)
-	return inOrder(m, rn.cols, dim, rn.listed), stats, err
+	return inOrder(m, rn, dim), stats, err
 }
 
 // checkSampleWeights checks Config.SampleWeight, if set, against rows
