@@ -79,7 +79,7 @@ func renumberColumns(X *sparse.CSR, limit int64) (renumbered, error) {
 	if uniq != nil {
 		slots, src = int64(len(uniq)), out.Ind
 	}
-	cols, count, start, most := byCount(src, int(slots))
+	cols, count, start, most, spare := byCount(src, int(slots))
 	parallelNNZ(X, func(lo, hi int) {
 		for p := X.Indptr[lo]; p < X.Indptr[hi]; p++ {
 			out.Ind[p] = -1 - count[src[p]]
@@ -88,7 +88,7 @@ func renumberColumns(X *sparse.CSR, limit int64) (renumbered, error) {
 	// The new numbers in the order of the columns, for the model's list
 	// of its columns (see inOrder): count holds them by column or by
 	// place among the distinct columns, both in increasing order.
-	byCol := make([]int32, 0, len(cols))
+	byCol := spare[:0] // as long as cols
 	for _, c := range count {
 		if c < 0 {
 			byCol = append(byCol, -1-c)
@@ -105,37 +105,43 @@ func renumberColumns(X *sparse.CSR, limit int64) (renumbered, error) {
 
 // byCount numbers the slots that src names by how many times src names
 // them, most first, equal counts in the order src first names them: a
-// counting sort by descending count, a pass over the slots and two over
-// src, where a comparison sort of a million columns would cost more than
-// the rest together. It returns the slots in their new order, the count
-// of each slot turned into −1 − its new number (0 for a slot src does not
-// name), and the counting sort's starts after its fill with the largest
-// count (see hotPrefix).
-func byCount(src []int32, slots int) (order, count, start []int32, most int32) {
+// counting sort by descending count, where a comparison sort of a million
+// columns would cost more than the rest together. The pass that counts
+// also lists the slots in the order src first names them, so that the
+// sort reads only the slots named, once each, and src just once: most of
+// a text corpus's values name a column seen before. It returns the slots
+// in their new order, the count of each slot turned into −1 − its new
+// number (0 for a slot src does not name), the counting sort's starts
+// after its fill with the largest count (see hotPrefix), and the list of
+// first names, of no further use to byCount, for the caller to reuse.
+func byCount(src []int32, slots int) (order, count, start []int32, most int32, spare []int32) {
 	count = make([]int32, slots)
+	first := make([]int32, 0, min(slots, len(src)))
 	for _, j := range src {
+		if count[j] == 0 {
+			first = append(first, j)
+		}
 		count[j]++
 	}
-	for _, c := range count {
-		most = max(most, c)
+	for _, j := range first {
+		most = max(most, count[j])
 	}
 	start = make([]int32, most+2)
-	for _, c := range count {
-		start[most-c+1]++
+	for _, j := range first {
+		start[most-count[j]+1]++
 	}
 	for c := 1; c < len(start); c++ {
 		start[c] += start[c-1]
 	}
-	order = make([]int32, start[most]) // start[most]: the slots of count ≥ 1
-	for _, j := range src {
-		if c := count[j]; c > 0 {
-			p := start[most-c]
-			start[most-c]++
-			order[p] = j
-			count[j] = -1 - p
-		}
+	order = make([]int32, len(first))
+	for _, j := range first {
+		c := count[j]
+		p := start[most-c]
+		start[most-c]++
+		order[p] = j
+		count[j] = -1 - p
 	}
-	return order, count, start, most
+	return order, count, start, most, first
 }
 
 // sortedColumns is usedColumns by sorting a copy of the indices, for a
