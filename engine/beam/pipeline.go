@@ -348,7 +348,7 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 		fig.WeightsWritten += n
 	}
 	fig.MixSeconds = time.Since(t0).Seconds()
-	js, err := json.Marshal(fig)
+	js, err := json.Marshal(figures{Epoch: *fig, Run: f.Run})
 	if err != nil {
 		return err
 	}

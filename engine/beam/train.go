@@ -65,6 +65,14 @@ type Options struct {
 	// model as it stands; an error stops training and Train returns that
 	// model with the error, or with none for ErrStop.
 	OnEpoch func(epoch int, m *engine.Model) error
+	// Progress, when set, is called with every epoch's figures, in order
+	// and once each, as soon as the mixing step has recorded them in the
+	// work directory: while the one job of all epochs runs, Train looks
+	// for them every ProgressPoll (a quarter of a second by default). It
+	// runs on a goroutine of its own beside the job, one call at a time,
+	// and should return quickly.
+	Progress     func(Epoch)
+	ProgressPoll time.Duration
 }
 
 // Epoch is what one epoch changed and moved, as the mixing step records
@@ -196,7 +204,10 @@ func (j *trainJob) model(e int) (*engine.Model, error) {
 // allEpochs runs every epoch in one pipeline.
 func (j *trainJob) allEpochs() (*engine.Model, []Epoch, error) {
 	E := j.st.Epochs
-	if err := j.run(0, E); err != nil {
+	stop := j.watch()
+	err := j.run(0, E)
+	reported := stop()
+	if err != nil {
 		return nil, nil, err
 	}
 	var figs []Epoch
@@ -206,9 +217,55 @@ func (j *trainJob) allEpochs() (*engine.Model, []Epoch, error) {
 			return nil, nil, err
 		}
 		figs = append(figs, f)
+		if e > reported && j.opt.Progress != nil {
+			j.opt.Progress(f)
+		}
 	}
 	m, err := j.model(E)
 	return m, figs, err
+}
+
+// watch starts looking for the figures of the job's epochs as the mixing
+// step records them, and calls Options.Progress with each, in order. The
+// function it returns stops the watch and returns the last epoch
+// reported. A figures file that cannot be read or decoded yet (being
+// written, or on a store that shows it late), or one of another run, is
+// looked for again at the next poll.
+func (j *trainJob) watch() (stop func() int) {
+	if j.opt.Progress == nil {
+		return func() int { return 0 }
+	}
+	poll := j.opt.ProgressPoll
+	if poll <= 0 {
+		poll = 250 * time.Millisecond
+	}
+	done := make(chan struct{})
+	last := make(chan int, 1)
+	go func() {
+		e := 0
+		t := time.NewTicker(poll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				last <- e
+				return
+			case <-t.C:
+			}
+			for e < j.st.Epochs {
+				f, err := readFiguresOf(j.ctx, j.opt.Workdir, e+1)
+				if err != nil || f.Run != j.runID || f.Epoch.Epoch != e+1 {
+					break
+				}
+				e++
+				j.opt.Progress(f.Epoch)
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		return <-last
+	}
 }
 
 // epochByEpoch runs a pipeline per epoch (Options.PerEpochJobs), calls
@@ -225,6 +282,9 @@ func (j *trainJob) epochByEpoch() (*engine.Model, []Epoch, error) {
 			return nil, figs, err
 		}
 		figs = append(figs, f)
+		if j.opt.Progress != nil {
+			j.opt.Progress(f)
+		}
 		// As Fit does, stop after an epoch without updates, and count the
 		// epochs left in the average as the weights would stay.
 		last := e+1 == E || f.Updates == 0
@@ -296,9 +356,23 @@ func carried(ctx context.Context, workdir string, e, n int, rows []int64, st set
 	return mix.Model(st.config())
 }
 
+// figures is what the mixing step records of an epoch: its figures, and
+// the run of the job, by which a watch tells them from a file that an
+// earlier job left in the work directory.
+type figures struct {
+	Epoch
+	Run string
+}
+
 // readFigures reads what the mixing step recorded of epoch e.
 func readFigures(ctx context.Context, workdir string, e int) (Epoch, error) {
-	var f Epoch
+	f, err := readFiguresOf(ctx, workdir, e)
+	return f.Epoch, err
+}
+
+// readFiguresOf is readFigures with the run that recorded them.
+func readFiguresOf(ctx context.Context, workdir string, e int) (figures, error) {
+	var f figures
 	b, _, err := readAll(ctx, statsPath(workdir, e))
 	if err != nil {
 		return f, err

@@ -9,7 +9,10 @@
 // convert -shards), a shard matched by two globs is learned once, and the
 // model file may be none of the files read nor of those the job writes; a
 // local model file is written atomically, or as a stream when it is
-// /dev/stdout, a device or a FIFO.
+// /dev/stdout, a device or a FIFO; -o - writes it to standard output, and
+// the report then goes to standard error. The epochs show on standard
+// error as they end when it is a terminal (or with -progress), a line
+// each with -v.
 //
 // With -text the shards are labelled text, JSONL or TSV, gzip-compressed
 // or not, featurized on the workers by hashing as hyperplane train
@@ -75,7 +78,7 @@ var (
 	cfg       engine.Config
 	shards    = flag.String("shards", "", "the shard cache files: comma-separated `globs`")
 	workdir   = flag.String("workdir", "", "`dir` for the mixed state of every epoch, reachable from every worker")
-	out       = flag.String("o", "", "write the model to this `file`")
+	out       = flag.String("o", "", "write the model to this `file` (- for standard output)")
 	algo      = flag.String("algo", "pa2", "learner: averaged or plain perceptron; or pa, pa1, pa2 (passive-aggressive), averaged unless -no-average")
 	noAverage = flag.Bool("no-average", false, "with -algo pa, pa1 or pa2: keep the last weights instead of their average")
 	normalize = flag.Bool("normalize", true, "scale every row to unit length in training and prediction")
@@ -87,11 +90,12 @@ var (
 	ngrams    = flag.Int("ngrams", 2, "with -text: terms of up to `n` words")
 	labelFld  = flag.String("label-field", "", "with -text: the JSONL label `field` (default label)")
 	textFld   = flag.String("text-field", "", "with -text: the JSONL text `field` (default text)")
-	verbose   = flag.Bool("v", false, "print every epoch's updates and bytes moved (and, with -per-epoch-jobs, its time) on stderr")
+	verbose   = flag.Bool("v", false, "print every epoch's updates, bytes moved and time on stderr as it ends")
+	progress  = flag.Bool("progress", false, "show the epochs as they end (epoch, updates, ETA) on stderr, also when it is not a terminal")
 )
 
 // ownFlags names the flags above, not Beam's.
-var ownFlags = []string{"shards", "workdir", "o", "algo", "no-average", "normalize", "bias", "per-epoch-jobs", "test", "v",
+var ownFlags = []string{"shards", "workdir", "o", "algo", "no-average", "normalize", "bias", "per-epoch-jobs", "test", "v", "progress",
 	"text", "bits", "ngrams", "label-field", "text-field",
 	"C", "epochs", "lr", "margin", "seed"}
 
@@ -116,7 +120,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var model *atomicfile.File
-	if !isRemote(*out) {
+	modelOut := io.Writer(nil) // -o -: the model goes to standard output
+	switch {
+	case *out == "-":
+		modelOut, stdout = stdout, stderr
+	case !isRemote(*out):
 		var err error
 		if model, err = atomicfile.Create(*out); err != nil {
 			return err
@@ -131,16 +139,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeModel(ctx, m, model); err != nil {
+	if modelOut != nil {
+		if _, err := m.WriteTo(modelOut); err != nil {
+			return fmt.Errorf("writing the model to standard output: %w", err)
+		}
+	} else if err := writeModel(ctx, m, model); err != nil {
 		return err
 	}
-	if *verbose {
-		for _, f := range figs {
-			fmt.Fprintf(stderr, "epoch %d: %d updates over %d shards; bytes: weights %d read by the shards, deltas %d, state %d read and %d written, next weights %d written\n",
-				f.Epoch, f.Updates, f.Shards, f.WeightsBytes, f.DeltaBytes, f.StateBytes, f.StateWritten, f.WeightsWritten)
-		}
+	where := *out
+	if modelOut != nil {
+		where = "standard output"
 	}
-	fmt.Fprintf(stdout, "trained %d epochs on %s in %.1fs; model written to %s\n", len(figs), *shards, time.Since(t0).Seconds(), *out)
+	fmt.Fprintf(stdout, "trained %d epochs on %s in %.1fs; model written to %s\n", len(figs), *shards, time.Since(t0).Seconds(), where)
 	if *test != "" {
 		return accuracy(stdout)
 	}
@@ -220,14 +230,49 @@ func options(stderr io.Writer) hpbeam.Options {
 		PerEpochJobs: *perEpoch,
 		Config:       cfg,
 	}
-	if *verbose && *perEpoch {
-		t0 := time.Now()
-		opt.OnEpoch = func(e int, _ *engine.Model) error {
-			fmt.Fprintf(stderr, "epoch %d done at %.1fs\n", e, time.Since(t0).Seconds())
-			return nil
+	opt.Progress = epochReporter(stderr, *verbose, *progress || isTerminal(stderr), cfg.Epochs, *perEpoch)
+	return opt
+}
+
+// epochReporter returns how the command shows the epochs on w as they
+// end: with verbose a line per epoch (updates, bytes moved, time);
+// otherwise, when show (a terminal, or -progress), one line rewritten in
+// place (epoch, updates, time, ETA) and ended after the last epoch (or,
+// with perEpoch, after the epoch without updates that stops training);
+// nil when neither, so that scripts see nothing.
+func epochReporter(w io.Writer, verbose, show bool, epochs int, perEpoch bool) func(hpbeam.Epoch) {
+	t0 := time.Now()
+	if verbose {
+		return func(f hpbeam.Epoch) {
+			fmt.Fprintf(w, "epoch %d: %d updates over %d shards at %.1fs; bytes: weights %d read by the shards, deltas %d, state %d read and %d written, next weights %d written\n",
+				f.Epoch, f.Updates, f.Shards, time.Since(t0).Seconds(), f.WeightsBytes, f.DeltaBytes, f.StateBytes, f.StateWritten, f.WeightsWritten)
 		}
 	}
-	return opt
+	if !show {
+		return nil
+	}
+	if epochs <= 0 {
+		epochs = 10
+	}
+	return func(f hpbeam.Epoch) {
+		took := time.Since(t0)
+		eta := time.Duration(float64(took) / float64(f.Epoch) * float64(epochs-f.Epoch))
+		fmt.Fprintf(w, "\repoch %d/%d: %d updates, %s, ETA %s   ", f.Epoch, epochs, f.Updates, took.Round(100*time.Millisecond), eta.Round(time.Second))
+		if f.Epoch >= epochs || (perEpoch && f.Updates == 0) {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// isTerminal reports whether w is a character device (a terminal), not a
+// file, a pipe or a buffer.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // writeModel writes m to the local model file model, or when that is
@@ -285,8 +330,8 @@ func testTextAccuracy(stdout io.Writer, m *textmodel.Model) error {
 // their text.
 func checkFiles(ctx context.Context, out, test, workdir string, patterns []string) ([]string, error) {
 	shardFiles, err := hpbeam.Shards(ctx, patterns)
-	if err != nil {
-		return nil, err
+	if err != nil || out == "-" { // standard output is none of the files
+		return shardFiles, err
 	}
 	for _, s := range shardFiles {
 		if sameFile(out, s) {

@@ -188,8 +188,50 @@ func TestOwnFlags(t *testing.T) {
 			t.Errorf("-%s is not defined", name)
 		}
 	}
-	want := 20
+	want := 21
 	if len(ownFlags) != want {
 		t.Errorf("%d flags listed, want %d", len(ownFlags), want)
+	}
+}
+
+// TestModelToStdout: -o - writes the model to standard output and the
+// report to standard error, with -progress a line for every epoch there,
+// rewritten in place and ended after the last; with -o FILE and no
+// -progress, standard error (not a terminal) shows no epoch.
+func TestModelToStdout(t *testing.T) {
+	dir := t.TempDir()
+	writeShards(t, filepath.Join(dir, "shard-0.hpc"), filepath.Join(dir, "shard-1.hpc"))
+	file := filepath.Join(dir, "m.hpm")
+	var stdout, stderr bytes.Buffer
+	args := []string{"train", "-shards", filepath.Join(dir, "shard-*.hpc"), "-workdir", t.TempDir(), "-epochs", "3"}
+	if err := run(append(args, "-o", file), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "epoch") {
+		t.Errorf("epochs shown on a standard error that is no terminal, without -progress:\n%s", stderr.String())
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if err := run(append(args, "-o", "-", "-progress"), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !bytes.Equal(stdout.Bytes(), want) {
+		t.Errorf("standard output holds %d bytes, not the %d of the model written to a file", stdout.Len(), len(want))
+	}
+	if _, err := engine.ReadModel(bytes.NewReader(stdout.Bytes())); err != nil {
+		t.Errorf("standard output is no model: %v", err)
+	}
+	got := stderr.String()
+	for _, s := range []string{"\repoch 1/3: ", "\repoch 2/3: ", "\repoch 3/3: ", "model written to standard output"} {
+		if !strings.Contains(got, s) {
+			t.Errorf("standard error lacks %q:\n%q", s, got)
+		}
+	}
+	if i := strings.Index(got, "\repoch 3/3: "); i < 0 || !strings.Contains(got[i:], "\n") {
+		t.Errorf("the progress line is not ended after the last epoch:\n%q", got)
 	}
 }
