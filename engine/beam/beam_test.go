@@ -265,9 +265,10 @@ func TestPrismWideSparse(t *testing.T) {
 }
 
 // A shard's later epochs learn the copy with renumbered features that the
-// first left in the work directory; a weights file of another number of
-// features (files of another run, say) is refused with ErrWeights,
-// naming the file.
+// first left in the work directory, from the values of its features'
+// weights; a weights file of another number of features (files of another
+// run, say) is refused with ErrWeights, naming the file, whether the
+// shard's features come from memory or from their file.
 func TestWeightsMustMatchShard(t *testing.T) {
 	dir, work := t.TempDir(), t.TempDir()
 	glob, _, _ := writeShards(t, dir, 1, 50, 30, 2, 4)
@@ -279,27 +280,34 @@ func TestWeightsMustMatchShard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f := &trainFn{Workdir: work, Settings: st, Run: "weights-must-match", Dim: 30}
 	state := &engine.Mix{Classes: []float64{-1, 1}, Dim: 30, Features: []int32{}, Sparse: true, W: []float32{}, B: []float32{0}}
-	d, err := trainShard(context.Background(), st, state, work, task{Epoch: 0, Index: 0, Shard: shards[0]})
+	d, _, err := trainShard(context.Background(), f, state, task{Epoch: 0, Index: 0, Shard: shards[0]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f := shardFeatures(d); len(f) != 30 {
 		t.Fatalf("the delta lists %d features; the shard has all 30", len(f))
 	}
-	few, err := state.WeightsAt([]int32{0, 1})
-	if err != nil {
-		t.Fatal(err)
+	valuesAt := func(feat []int32) *engine.Mix {
+		w, err := state.WeightsAt(feat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Dim, w.Features, w.Sparse = len(w.Features), nil, false
+		return w
 	}
-	_, err = trainShard(context.Background(), st, few, work, task{Epoch: 1, Index: 0, Shard: shards[0]})
-	if !errors.Is(err, ErrWeights) || !strings.Contains(err.Error(), renumberedPath(work, 0)) {
-		t.Fatalf("weights of 2 of the shard's 30 features: %v", err)
-	}
-	all, err := state.WeightsAt(shardFeatures(d))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := trainShard(context.Background(), st, all, work, task{Epoch: 1, Index: 0, Shard: shards[0]}); err != nil {
-		t.Fatal(err)
+	for _, run := range []string{f.Run, "another process"} {
+		f.Run = run // another run's features are read from the file
+		_, read, err := trainShard(context.Background(), f, valuesAt([]int32{0, 1}), task{Epoch: 1, Index: 0, Shard: shards[0]})
+		if !errors.Is(err, ErrWeights) || !strings.Contains(err.Error(), renumberedPath(work, 0)) {
+			t.Fatalf("run %q: weights of 2 of the shard's 30 features: %v", run, err)
+		}
+		if (read > 0) != (run != "weights-must-match") {
+			t.Errorf("run %q: %d bytes of features read", run, read)
+		}
+		if _, _, err := trainShard(context.Background(), f, valuesAt(shardFeatures(d)), task{Epoch: 1, Index: 0, Shard: shards[0]}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

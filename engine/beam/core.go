@@ -85,7 +85,8 @@ func shardSeed(seed uint64, e, index int) uint64 {
 
 // trainShard learns shard t.Index for one epoch from the weights in
 // start and returns its delta against start, which lists every feature
-// of the shard, as changed or as seen (engine.Learner.Delta).
+// of the shard, as changed or as seen (engine.Learner.Delta), and the
+// bytes it read of the shard's features.
 //
 // The learner works over the shard's features alone, renumbered 0..n−1
 // in their order, so that an epoch costs what the shard holds and not the
@@ -94,73 +95,61 @@ func shardSeed(seed uint64, e, index int) uint64 {
 // the shard's blocks, which its shuffle visits), so the delta has the
 // bits that a learner of the whole width would give. The first epoch
 // (start holds every feature's weights, all zero) renumbers the shard and
-// leaves the copy in the work directory; the later ones learn that copy,
-// from start holding the weights of the shard's features only, as the
-// mixing step wrote them from the shard's delta of the epoch before.
-func trainShard(ctx context.Context, st settings, start *engine.Mix, workdir string, t task) (*engine.Mix, error) {
+// leaves the copy and the list of its features in the work directory; the
+// later ones learn that copy, from start holding the weights of the
+// shard's features only, in that order, as the mixing step wrote them
+// from the shard's delta of the epoch before.
+func trainShard(ctx context.Context, f *trainFn, start *engine.Mix, t task) (*engine.Mix, int64, error) {
 	var feat []int32
 	var compact *hpc.File
+	var read int64
+	dim := f.Dim
 	if t.Epoch == 0 {
-		local, cleanup, err := localCopy(ctx, t.Shard)
-		if err != nil {
-			return nil, err
+		var err error
+		if compact, feat, err = firstEpoch(ctx, f, start, t); err != nil {
+			return nil, 0, err
 		}
-		defer cleanup()
-		c, err := hpc.Open(local, hpc.Options{ReadOptions: sparse.ReadOptions{Name: t.Shard}, Map: true})
-		if err != nil {
-			return nil, err
+		if start, err = start.WeightsAt(feat); err != nil {
+			compact.Close()
+			return nil, 0, err
 		}
-		defer c.Close()
-		if c.Cols() > start.Dim {
-			return nil, fmt.Errorf("%w: %s has %d columns, the model %d (did the shard change?)", ErrWeights, t.Shard, c.Cols(), start.Dim)
-		}
-		var path string
-		var done func()
-		if feat, path, done, err = renumber(c, t.Shard); err != nil {
-			return nil, err
-		}
-		defer done()
-		if err := copyTo(ctx, path, renumberedPath(workdir, t.Index)); err != nil {
-			return nil, err
-		}
-		if compact, err = hpc.Open(path, hpc.Options{ReadOptions: sparse.ReadOptions{Name: t.Shard}, Map: true}); err != nil {
-			return nil, err
-		}
-		w, err := start.WeightsAt(feat)
-		if err != nil {
-			return nil, err
-		}
-		start = w
 	} else {
-		name := renumberedPath(workdir, t.Index)
+		name := renumberedPath(f.Workdir, t.Index)
 		local, cleanup, err := localCopy(ctx, name)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		defer cleanup()
 		if compact, err = hpc.Open(local, hpc.Options{ReadOptions: sparse.ReadOptions{Name: name}, Map: true}); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		feat = start.Features
-		if compact.Cols() != len(feat) {
+		if feat, read, err = shardFeaturesOf(ctx, f.Run, f.Workdir, t.Index, dim); err != nil {
 			compact.Close()
-			return nil, fmt.Errorf("%w: %s holds %d features, its weights file %d (files of another run?)", ErrWeights, name, compact.Cols(), len(feat))
+			return nil, read, err
+		}
+		switch {
+		case compact.Cols() != len(feat):
+			compact.Close()
+			return nil, read, fmt.Errorf("%w: %s holds %d features, %s %d (files of another run?)", ErrWeights, name, compact.Cols(), featuresPath(f.Workdir, t.Index), len(feat))
+		case start.Features != nil || start.Dim != len(feat):
+			compact.Close()
+			return nil, read, fmt.Errorf("%w: the weights file holds %d features, the shard %s %d (files of another run?)", ErrWeights, start.Dim, name, len(feat))
 		}
 	}
 	defer compact.Close()
 	from := &engine.Mix{Classes: start.Classes, Dim: len(feat), W: start.W, B: start.B}
-	cfg := st.config()
-	cfg.Seed = shardSeed(st.Seed, t.Epoch, t.Index)
+	cfg := f.Settings.config()
+	cfg.Seed = shardSeed(f.Settings.Seed, t.Epoch, t.Index)
 	l, err := engine.NewLearnerFrom(from, cfg)
 	if err != nil {
-		return nil, err
+		return nil, read, err
 	}
 	if _, err := l.PartialFitCache(ctx, compact); err != nil {
-		return nil, err
+		return nil, read, err
 	}
 	d, err := l.Delta()
 	if err != nil {
-		return nil, err
+		return nil, read, err
 	}
 	for i, j := range d.Features {
 		d.Features[i] = feat[j]
@@ -168,8 +157,42 @@ func trainShard(ctx context.Context, st settings, start *engine.Mix, workdir str
 	for i, j := range d.Seen {
 		d.Seen[i] = feat[j]
 	}
-	d.Dim = start.Dim
-	return d, nil
+	d.Dim = dim
+	return d, read, nil
+}
+
+// firstEpoch renumbers shard t's features (start holds every feature's
+// weights, f.Dim of them), leaves the renumbered copy and the list of the
+// features in the work directory, keeps the list for the job's run, and
+// returns the copy, open, and the list.
+func firstEpoch(ctx context.Context, f *trainFn, start *engine.Mix, t task) (*hpc.File, []int32, error) {
+	local, cleanup, err := localCopy(ctx, t.Shard)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer cleanup()
+	c, err := hpc.Open(local, hpc.Options{ReadOptions: sparse.ReadOptions{Name: t.Shard}, Map: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.Close()
+	if start.Dim != f.Dim || c.Cols() > start.Dim {
+		return nil, nil, fmt.Errorf("%w: %s has %d columns, the weights %d and the model %d (did the shard change?)", ErrWeights, t.Shard, c.Cols(), start.Dim, f.Dim)
+	}
+	feat, path, done, err := renumber(c, t.Shard)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	if err := copyTo(ctx, path, renumberedPath(f.Workdir, t.Index)); err != nil {
+		return nil, nil, err
+	}
+	if _, err := writeAll(ctx, featuresPath(f.Workdir, t.Index), encodeFeatures(feat)); err != nil {
+		return nil, nil, err
+	}
+	keepFeatures(f.Run, t.Index, feat)
+	compact, err := hpc.Open(path, hpc.Options{ReadOptions: sparse.ReadOptions{Name: t.Shard}, Map: true})
+	return compact, feat, err
 }
 
 // shardFeatures returns the features of the shard whose delta is d: those

@@ -124,6 +124,10 @@ func (f *fanFn) ProcessElement(ref stateRef, emit func(task)) {
 type trainFn struct {
 	Workdir  string
 	Settings settings
+	// Run names the job's run, under which the shards' features stay in
+	// memory (keepFeatures); Dim is the model's width.
+	Run string
+	Dim int
 
 	run *bundleRun
 }
@@ -206,10 +210,11 @@ func (f *trainFn) trainTask(ctx context.Context, t task) (p part, err error) {
 	if err != nil {
 		return part{}, err
 	}
-	d, err := trainShard(ctx, f.Settings, start, f.Workdir, t)
+	d, featRead, err := trainShard(ctx, f, start, t)
 	if err != nil {
 		return part{}, fmt.Errorf("epoch %d, shard %s: %w", t.Epoch+1, t.Shard, err)
 	}
+	read += featRead
 	if _, err := writeMix(ctx, deltaPath(f.Workdir, t.Epoch, t.Index), d); err != nil {
 		return part{}, err
 	}
@@ -338,6 +343,8 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 		if err != nil {
 			return err
 		}
+		// Values only: the shard holds its features' list (trainShard).
+		w.Dim, w.Features, w.Sparse = len(w.Features), nil, false
 		written[i-1], err = writeMix(ctx, shardWeightsPath(f.Workdir, e, i-1), w)
 		return err
 	}); err != nil {
@@ -426,19 +433,20 @@ func readState(ctx context.Context, run, name string) (*engine.Mix, int64, error
 	return readMix(ctx, name)
 }
 
-// epochs adds epochs first..last−1 to the pipeline after start, which
-// holds the stateRef of the state before epoch first, and returns the
-// PCollection of the stateRef after the last.
-func epochs(s sdk.Scope, start sdk.PCollection, shards []string, rows []int64, workdir, run string, st settings, first, last int) sdk.PCollection {
+// epochs adds epochs first..last−1 of the job j to the pipeline after
+// start, which holds the stateRef of the state before epoch first, and
+// returns the PCollection of the stateRef after the last.
+func epochs(s sdk.Scope, start sdk.PCollection, j *trainJob, first, last int) sdk.PCollection {
+	workdir, run, st := j.opt.Workdir, j.runID, j.st
 	for e := first; e < last; e++ {
 		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
-		tasks := sdk.ParDo(es, &fanFn{Shards: shards}, start)
+		tasks := sdk.ParDo(es, &fanFn{Shards: j.shards}, start)
 		// Reshuffle breaks the fusion of the fan-out with training, so a
 		// runner may spread the shards over its workers.
 		tasks = sdk.Reshuffle(es, tasks)
-		parts := sdk.ParDo(es, &trainFn{Workdir: workdir, Settings: st}, tasks)
+		parts := sdk.ParDo(es, &trainFn{Workdir: workdir, Settings: st, Run: run, Dim: j.hd.Cols}, tasks)
 		all := sdk.Combine(es, gatherFn{}, parts)
-		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Run: run, Shards: len(shards), Rows: rows, Settings: st}, all)
+		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Run: run, Shards: len(j.shards), Rows: j.hd.ShardRows, Settings: st}, all)
 	}
 	return start
 }

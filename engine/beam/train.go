@@ -126,6 +126,7 @@ func train(ctx context.Context, opt Options, made bool) (*engine.Model, []Epoch,
 	defer func() {
 		for i := range j.shards {
 			removeFile(ctx, renumberedPath(opt.Workdir, i))
+			removeFile(ctx, featuresPath(opt.Workdir, i))
 		}
 	}()
 	if !opt.PerEpochJobs {
@@ -189,7 +190,7 @@ func newTrainJob(ctx context.Context, opt Options, made bool) (*trainJob, error)
 func (j *trainJob) run(first, last int) error {
 	p, s := sdk.NewPipelineWithRoot()
 	in := sdk.Create(s, stateRef{Epoch: first})
-	epochs(s, in, j.shards, j.hd.ShardRows, j.opt.Workdir, j.runID, j.st, first, last)
+	epochs(s, in, j, first, last)
 	if _, err := sdk.Run(j.ctx, j.runner, p); err != nil {
 		return fmt.Errorf("beam: epochs %d to %d: %w", first+1, last, err)
 	}
@@ -504,9 +505,9 @@ func WorkFile(workdir, name string) bool {
 }
 
 // workName matches the names of statePath, weightsPath, shardWeightsPath,
-// deltaPath, renumberedPath and statsPath, and of textCountsPath,
+// deltaPath, renumberedPath, featuresPath and statsPath, and of textCountsPath,
 // featurizerPath and textShardPath.
-var workName = regexp.MustCompile(`^((state|weights)-[0-9]{4,}\.hpmix|(weights|delta)-[0-9]{4,}-shard-[0-9]{5,}\.hpmix|renumbered-[0-9]{5,}\.hpc|epoch-[0-9]{4,}\.json|text-counts\.json|text-featurizer\.bin|text-[0-9]{5,}-of-[0-9]{5,}\.hpc)$`)
+var workName = regexp.MustCompile(`^((state|weights)-[0-9]{4,}\.hpmix|(weights|delta)-[0-9]{4,}-shard-[0-9]{5,}\.hpmix|renumbered-[0-9]{5,}\.hpc|features-[0-9]{5,}\.bin|epoch-[0-9]{4,}\.json|text-counts\.json|text-featurizer\.bin|text-[0-9]{5,}-of-[0-9]{5,}\.hpc)$`)
 
 // readHeaders reads every shard's header: the model's classes are the
 // union of the shards' labels, its width the widest shard's.

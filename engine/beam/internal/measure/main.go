@@ -136,8 +136,9 @@ func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, 
 		read := f.WeightsBytes + f.DeltaBytes + f.StateBytes
 		written := f.DeltaBytes + f.StateWritten + f.WeightsWritten
 		dense := int64(train.X.Cols) * 4
-		// Binary averaged: a shard's weights file holds 8 bytes a
-		// feature, the state 16, each after a header of 72. The state
+		// Binary averaged: a shard's weights file holds 4 bytes a
+		// feature (the values; the shard keeps its features' list), the
+		// state 16, each after a header of 72. The state
 		// the epoch started from is the one the epoch before wrote (the
 		// mixing step may have taken it from memory).
 		var shardS, mixS float64
@@ -146,7 +147,7 @@ func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, 
 			mixS += f.MixSeconds / float64(len(figs))
 		}
 		fmt.Printf("  rows %d, nonzeros %d; features the shards hold, summed %.2fM; in the state %.2fM; mean of epochs: slowest shard %.3f s, mixing step %.3f s\n",
-			train.X.Rows, train.X.NNZ(), float64(f.WeightsBytes-int64(P)*72)/8/1e6, float64(figs[max(len(figs)-2, 0)].StateWritten-72)/16/1e6, shardS, mixS)
+			train.X.Rows, train.X.NNZ(), float64(f.WeightsBytes-int64(P)*72)/4/1e6, float64(figs[max(len(figs)-2, 0)].StateWritten-72)/16/1e6, shardS, mixS)
 		fmt.Printf("2^%d features (%d wide), %d shards, last of %d epochs: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.2f s/epoch on Prism, in memory %.2f s with %d workers, %.2f s with one; CPU %.2f s/epoch on Prism, %.2f s in memory with %d workers\n",
 			bits, train.X.Cols, P, len(figs), mib(f.WeightsBytes), mib(f.StateBytes), mib(f.DeltaBytes),
 			100*float64(f.DeltaBytes)/float64(int64(P)*dense), P, mib(read), float64(read)/float64(f.DeltaBytes),
