@@ -253,6 +253,10 @@ type advanceFn struct {
 	// Rows are the shards' rows, for the epochs after convergence.
 	Rows     []int64
 	Settings settings
+	// Every is how often the state is written as a file (see write):
+	// after every Every-th epoch, 1 or less for every epoch; Last is the
+	// job's last epoch, whose state the driver reads.
+	Every, Last int
 }
 
 func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, error) {
@@ -267,7 +271,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 		// Converged: the weights no longer move, so every shard would
 		// learn its rows without an update. The averaged perceptron still
 		// counts those epochs' weight vectors, as Fit does after it stops.
-		st, read, err := readState(ctx, f.Run, statePath(f.Workdir, e))
+		st, read, err := f.loadState(ctx, e)
 		if err != nil {
 			return stateRef{}, err
 		}
@@ -288,7 +292,7 @@ func (f *advanceFn) ProcessElement(ctx context.Context, g gathered) (stateRef, e
 	read := make([]int64, len(parts))
 	if err := each(len(parts)+1, func(i int) (err error) {
 		if i == 0 {
-			st, fig.StateBytes, err = readState(ctx, f.Run, statePath(f.Workdir, e))
+			st, fig.StateBytes, err = f.loadState(ctx, e)
 			return err
 		}
 		deltas[i-1], read[i-1], err = readMix(ctx, deltaPath(f.Workdir, e, i-1))
@@ -325,18 +329,32 @@ func (f *advanceFn) merge(ctx context.Context, st *engine.Mix, deltas []*engine.
 	return stateRef{Epoch: e + 1, Converged: converged}, nil
 }
 
-// write writes the state after epoch e, the weights of every shard's
-// features from it (its delta lists them all, changed or seen),
-// and the figures; and it removes the files of epoch e−2, which nothing
-// reads any more.
+// write writes the state after epoch e where a file of it is due, the
+// weights of every shard's features from it (its delta lists them all,
+// changed or seen), and the figures; and it removes the files that
+// nothing reads any more.
+//
+// The state is kept in memory for the next mixing step (keepState); its
+// file is for a step that runs in another process or again after a
+// failure. Written after every epoch, it would move as many bytes as the
+// shards' deltas together. So it is written after every Every-th epoch
+// and the last, and a step that finds no file of the state it starts
+// from reads the last one written and merges the deltas of the epochs
+// since, which are kept until then (loadState): the same merges in the
+// same order, so the same bits. A step that read its state from a file
+// has shown that the steps run in different processes, and writes the
+// state after every epoch from then on.
 func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*engine.Mix, fig *Epoch, t0 time.Time) error {
+	keepFile := f.Every <= 1 || e%f.Every == 0 || e == f.Last || fig.StateBytes > 0
 	// The state and every shard's weights, a few at a time: each is
 	// sliced, encoded and written apart from the others.
 	written := make([]int64, len(deltas))
 	if err := each(len(deltas)+1, func(i int) error {
 		var err error
 		if i == 0 {
-			fig.StateWritten, err = writeMix(ctx, statePath(f.Workdir, e), st)
+			if keepFile {
+				fig.StateWritten, err = writeMix(ctx, statePath(f.Workdir, e), st)
+			}
 			return err
 		}
 		w, err := st.WeightsAt(shardFeatures(deltas[i-1]))
@@ -363,16 +381,111 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 		return err
 	}
 	if e >= 2 {
-		removeFile(ctx, statePath(f.Workdir, e-2))
 		removeFile(ctx, weightsPath(f.Workdir, e-2))
 		for i := range f.Shards {
 			removeFile(ctx, shardWeightsPath(f.Workdir, e-2, i))
-			// The deltas that made the state after epoch e−1: deltaPath
-			// counts epochs from 0, the states from 1.
-			removeFile(ctx, deltaPath(f.Workdir, e-2, i))
 		}
 	}
+	f.removeOld(ctx, e)
 	return nil
+}
+
+// removeOld removes, once the state after epoch e is recorded, the state
+// files and deltas that no step can need any more: a step that runs
+// again makes the state after epoch e from the one after e−1, which the
+// last state file up to e−1 and the deltas since make. Those of earlier
+// epochs go; files older than the window of two checkpoints were removed
+// by earlier steps.
+func (f *advanceFn) removeOld(ctx context.Context, e int) {
+	last, ok := f.lastFile(ctx, e-1)
+	if !ok {
+		return
+	}
+	for x := max(0, last-max(f.Every, 1)-1); x < last; x++ {
+		removeFile(ctx, statePath(f.Workdir, x))
+		for i := range f.Shards {
+			// deltaPath counts epochs from 0, the states from 1: the
+			// deltas of epoch x made the state after x+1.
+			removeFile(ctx, deltaPath(f.Workdir, x, i))
+		}
+	}
+}
+
+// lastFile returns the last epoch up to e after which the state was
+// written as a file, and whether there is one.
+func (f *advanceFn) lastFile(ctx context.Context, e int) (int, bool) {
+	for x := e; x >= 0 && x >= e-max(f.Every, 1); x-- {
+		if exists(ctx, statePath(f.Workdir, x)) {
+			return x, true
+		}
+	}
+	return 0, false
+}
+
+// loadState returns the state after epoch e, and the bytes read: from
+// memory where this process kept it, else from its file, else (no file
+// was written, see write) from the last file before it and the deltas of
+// the epochs since, merged as the steps that made them did.
+func (f *advanceFn) loadState(ctx context.Context, e int) (*engine.Mix, int64, error) {
+	name := statePath(f.Workdir, e)
+	if f.Every <= 1 || exists(ctx, name) || stateKept(f.Run, name) {
+		return readState(ctx, f.Run, name)
+	}
+	c, ok := f.lastFile(ctx, e-1)
+	if !ok {
+		return readState(ctx, f.Run, name) // for its error
+	}
+	st, read, err := readMix(ctx, statePath(f.Workdir, c))
+	if err != nil {
+		return nil, read, err
+	}
+	for x := c; x < e; x++ {
+		n, err := f.replay(ctx, st, x)
+		read += n
+		if err != nil {
+			return nil, read, fmt.Errorf("the state after epoch %d from the one after %d: %w", e, c, err)
+		}
+	}
+	return st, read, nil
+}
+
+// replay merges into st, the state after epoch x, what the mixing step
+// of epoch x (counted from 0) merged: the shards' deltas, or after
+// convergence the epoch without updates that the averaged learner still
+// counts. It returns the bytes read.
+func (f *advanceFn) replay(ctx context.Context, st *engine.Mix, x int) (int64, error) {
+	fig, err := readFigures(ctx, f.Workdir, x+1)
+	if err != nil {
+		return 0, err
+	}
+	if fig.Shards == 0 {
+		if f.Settings.Algorithm != engine.Averaged {
+			return 0, nil
+		}
+		return 0, st.Merge(unchanged(st, f.Rows))
+	}
+	deltas := make([]*engine.Mix, fig.Shards)
+	var read int64
+	for i := range deltas {
+		var n int64
+		deltas[i], n, err = readMix(ctx, deltaPath(f.Workdir, x, i))
+		read += n
+		if err != nil {
+			return read, err
+		}
+	}
+	return read, st.Merge(deltas)
+}
+
+// exists reports whether the file name exists, on any Beam file system.
+func exists(ctx context.Context, name string) bool {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return false
+	}
+	defer fs.Close()
+	found, err := fs.List(ctx, name)
+	return err == nil && len(found) > 0
 }
 
 // each runs do(0) .. do(n−1), up to eachParallel at a time, and returns
@@ -416,6 +529,14 @@ func keepState(run, name string, m *engine.Mix) {
 	stateCache.run, stateCache.name, stateCache.m = run, name, m
 }
 
+// stateKept reports whether stateCache holds the state of the file name
+// of the job's run.
+func stateKept(run, name string) bool {
+	stateCache.Lock()
+	defer stateCache.Unlock()
+	return stateCache.m != nil && run != "" && stateCache.run == run && stateCache.name == name
+}
+
 // readState returns the state in the file name, written by the job's
 // run: from stateCache when it holds it, which it gives up, with 0 bytes
 // read; else read from the file.
@@ -433,11 +554,21 @@ func readState(ctx context.Context, run, name string) (*engine.Mix, int64, error
 	return readMix(ctx, name)
 }
 
+// stateEvery is how often the mixing step of a job of several epochs
+// writes the state as a file (see advanceFn.write). (A variable so that
+// tests can change it.)
+var stateEvery = 4
+
 // epochs adds epochs first..last−1 of the job j to the pipeline after
 // start, which holds the stateRef of the state before epoch first, and
 // returns the PCollection of the stateRef after the last.
 func epochs(s sdk.Scope, start sdk.PCollection, j *trainJob, first, last int) sdk.PCollection {
 	workdir, run, st := j.opt.Workdir, j.runID, j.st
+	// A job per epoch writes every state: the driver may read it.
+	every := stateEvery
+	if j.opt.PerEpochJobs {
+		every = 1
+	}
 	for e := first; e < last; e++ {
 		es := s.Scope(fmt.Sprintf("epoch%d", e+1))
 		tasks := sdk.ParDo(es, &fanFn{Shards: j.shards}, start)
@@ -446,7 +577,8 @@ func epochs(s sdk.Scope, start sdk.PCollection, j *trainJob, first, last int) sd
 		tasks = sdk.Reshuffle(es, tasks)
 		parts := sdk.ParDo(es, &trainFn{Workdir: workdir, Settings: st, Run: run, Dim: j.hd.Cols}, tasks)
 		all := sdk.Combine(es, gatherFn{}, parts)
-		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Run: run, Shards: len(j.shards), Rows: j.hd.ShardRows, Settings: st}, all)
+		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Run: run, Shards: len(j.shards), Rows: j.hd.ShardRows, Settings: st,
+			Every: every, Last: last}, all)
 	}
 	return start
 }

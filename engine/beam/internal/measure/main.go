@@ -104,8 +104,9 @@ func accuracy(ctx context.Context, data, tmp string, cfg engine.Config) {
 }
 
 // byteRuns prints, for imdb hashed to 2^bits features and every shard
-// count P of shardCounts, the bytes and times of Train's last epoch (of
-// c.Epochs) against Fit's epochs in memory.
+// count P of shardCounts, the mean bytes of Train's epochs 2 to the last
+// (of c.Epochs) and of all of them, and the time of its epochs against
+// Fit's epochs in memory.
 func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, shardCounts []int) {
 	_, train, err := text.FitFile(filepath.Join(data, "imdb.train.jsonl.gz"), text.ReadOptions{},
 		text.Config{NGrams: 2, TF: text.Log, IDF: true, Bits: bits})
@@ -128,7 +129,10 @@ func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, 
 		check(err)
 		per := time.Since(t0).Seconds() / float64(len(figs))
 		perCPU := (cpuSeconds() - c0) / float64(len(figs))
-		f := figs[len(figs)-1]
+		// The mean of epochs 2 to the last: the first reads the zero
+		// weights of every feature and renumbers the shards, and the
+		// state is written as a file every few epochs and after the last.
+		f := meanEpoch(figs[min(1, len(figs)-1):])
 		// The shards read their weights; the mixing step reads the
 		// deltas and the state and writes the state and the next
 		// weights. All of it counted as it went through the files
@@ -147,12 +151,35 @@ func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, 
 			mixS += f.MixSeconds / float64(len(figs))
 		}
 		fmt.Printf("  rows %d, nonzeros %d; features the shards hold, summed %.2fM; in the state %.2fM; mean of epochs: slowest shard %.3f s, mixing step %.3f s\n",
-			train.X.Rows, train.X.NNZ(), float64(f.WeightsBytes-int64(P)*72)/4/1e6, float64(figs[max(len(figs)-2, 0)].StateWritten-72)/16/1e6, shardS, mixS)
-		fmt.Printf("2^%d features (%d wide), %d shards, last of %d epochs: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.2f s/epoch on Prism, in memory %.2f s with %d workers, %.2f s with one; CPU %.2f s/epoch on Prism, %.2f s in memory with %d workers\n",
+			train.X.Rows, train.X.NNZ(), float64(f.WeightsBytes-int64(P)*72)/4/1e6, float64(figs[len(figs)-1].StateWritten-72)/16/1e6, shardS, mixS)
+		fmt.Printf("2^%d features (%d wide), %d shards, mean of epochs 2 to %d: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.2f s/epoch on Prism, in memory %.2f s with %d workers, %.2f s with one; CPU %.2f s/epoch on Prism, %.2f s in memory with %d workers\n",
 			bits, train.X.Cols, P, len(figs), mib(f.WeightsBytes), mib(f.StateBytes), mib(f.DeltaBytes),
 			100*float64(f.DeltaBytes)/float64(int64(P)*dense), P, mib(read), float64(read)/float64(f.DeltaBytes),
 			mib(written), float64(written)/float64(f.DeltaBytes), per, memP, P, memT, perCPU, memCPU, P)
+		a := meanEpoch(figs)
+		aRead, aWritten := a.WeightsBytes+a.DeltaBytes+a.StateBytes, a.DeltaBytes+a.StateWritten+a.WeightsWritten
+		fmt.Printf("  mean of all %d epochs: read %s, written %s, %.2f× deltas of %s\n",
+			len(figs), mib(aRead), mib(aWritten), float64(aRead+aWritten)/float64(a.DeltaBytes), mib(a.DeltaBytes))
 	}
+}
+
+// meanEpoch returns the mean of the byte counts of figs.
+func meanEpoch(figs []hpbeam.Epoch) hpbeam.Epoch {
+	var m hpbeam.Epoch
+	for _, f := range figs {
+		m.WeightsBytes += f.WeightsBytes
+		m.DeltaBytes += f.DeltaBytes
+		m.StateBytes += f.StateBytes
+		m.StateWritten += f.StateWritten
+		m.WeightsWritten += f.WeightsWritten
+	}
+	n := int64(max(len(figs), 1))
+	m.WeightsBytes /= n
+	m.DeltaBytes /= n
+	m.StateBytes /= n
+	m.StateWritten /= n
+	m.WeightsWritten /= n
+	return m
 }
 
 // ints parses a comma-separated list of integers.
