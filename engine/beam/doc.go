@@ -11,8 +11,13 @@
 // writes its sparse delta there (engine.Learner.Delta: the features it
 // changed, and those it only saw by index); a Combine gathers the
 // epoch's small references; and the mixing step merges the deltas in
-// shard order (engine.Mix.Merge) into the sparse state and writes the
-// next state and every shard's weights. Merging in shard order makes the
+// shard order (engine.Mix.Merge) into the sparse state and writes every
+// shard's weights (the values of its features, whose list the shard
+// keeps from the first epoch). The state stays in memory for the next
+// mixing step and is written as a file every few epochs and after the
+// last; a step in another process rebuilds it from the last file and the
+// deltas since, or, once it has had to, has the state written after every
+// epoch. Merging in shard order makes the
 // result independent of the runner and the order of its bundles: without
 // shuffling, the model is Fit's with as many Workers as shards, bit for
 // bit, and with shuffling it is that of the same mixing done densely in

@@ -42,11 +42,12 @@ type Options struct {
 	// shards of convert -shards's names must come in whole sets (see
 	// Shards).
 	Shards []string
-	// Workdir holds the mixed state after every epoch, state-NNNN.hpmix,
-	// the weights the workers read and the deltas they write (the last
-	// epochs' are kept), and, while training runs, a copy of every shard
-	// with its features renumbered; it must be reachable from every
-	// worker.
+	// Workdir holds the mixed state, state-NNNN.hpmix (after the last
+	// epoch, and every few epochs while training runs), the weights the
+	// workers read and the deltas they write (the last epochs' are kept),
+	// and, while training runs, a copy of every shard with its features
+	// renumbered and the list of those features; it must be reachable
+	// from every worker.
 	Workdir string
 	// Runner is the Beam runner's name; "" means "prism", Beam's local
 	// runner in this process. Other runners take their settings from
