@@ -413,10 +413,16 @@ func (tc *termCounter) term(i int32) string {
 // add adds the term with hash h, whose text is the n tokens of e's arena
 // ending with token end, to tc, uncounted, and returns its number.
 func (tc *termCounter) add(h uint64, e *Encoder, end int32, n int) int32 {
-	idx := int32(len(tc.stats))
-	tc.at.put(h, idx)
 	off := len(tc.text)
 	tc.text = e.toks.appendText(tc.text, end, n)
+	return tc.added(h, off)
+}
+
+// added adds the term with hash h, whose text tc.text[off:] has just
+// been appended, to tc, uncounted, and returns its number.
+func (tc *termCounter) added(h uint64, off int) int32 {
+	idx := int32(len(tc.stats))
+	tc.at.put(h, idx)
 	tc.stats = append(tc.stats, termStat{h: h, off: int64(off), n: int32(len(tc.text) - off)})
 	tc.hot = append(tc.hot, termHot{lastDoc: -1})
 	tc.pending += termBytes(len(tc.text) - off)

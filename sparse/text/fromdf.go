@@ -26,21 +26,13 @@ func FromDocumentFrequencies(cfg Config, opt ReadOptions, nDocs int, labels []st
 	switch {
 	case ncfg.Vocabulary:
 		return nil, fmt.Errorf("%w: FromDocumentFrequencies makes hashing featurizers, not vocabularies", ErrConfig)
-	case nDocs <= 0 || len(labels) == 0:
-		return nil, fmt.Errorf("%w: cannot fit on %d documents with %d labels", ErrEmpty, nDocs, len(labels))
-	case nDocs > math.MaxInt32:
-		return nil, fmt.Errorf("%w: %d documents, at most %d can be fitted on", ErrConfig, nDocs, math.MaxInt32)
 	case len(ind) != len(df) || (!ncfg.IDF && len(ind) > 0):
 		return nil, fmt.Errorf("%w: %d buckets with %d document frequencies (IDF %v)", ErrConfig, len(ind), len(df), ncfg.IDF)
 	}
-	f, _, _ := newStreamFit(ncfg)
-	f.nDocs = nDocs
-	f.labelField, f.textField = o.LabelField, o.TextField
-	distinct := make(map[string]struct{}, len(labels))
-	for _, l := range labels {
-		distinct[l] = struct{}{}
+	f, err := countedFit(ncfg, o, nDocs, labels)
+	if err != nil {
+		return nil, err
 	}
-	f.labels = fitLabels(distinct)
 	if !ncfg.IDF {
 		return f, nil
 	}
@@ -53,5 +45,25 @@ func FromDocumentFrequencies(cfg Config, opt ReadOptions, nDocs int, labels []st
 	if err := f.setIDF(); err != nil {
 		return nil, err
 	}
+	return f, nil
+}
+
+// countedFit returns the featurizer of cfg and opt (both normalized) for
+// a fit from counts, with its nDocs documents and their labels set.
+func countedFit(cfg Config, opt ReadOptions, nDocs int, labels []string) (*Featurizer, error) {
+	switch {
+	case nDocs <= 0 || len(labels) == 0:
+		return nil, fmt.Errorf("%w: cannot fit on %d documents with %d labels", ErrEmpty, nDocs, len(labels))
+	case nDocs > math.MaxInt32:
+		return nil, fmt.Errorf("%w: %d documents, at most %d can be fitted on", ErrConfig, nDocs, math.MaxInt32)
+	}
+	f, _, _ := newStreamFit(cfg)
+	f.nDocs = nDocs
+	f.labelField, f.textField = opt.LabelField, opt.TextField
+	distinct := make(map[string]struct{}, len(labels))
+	for _, l := range labels {
+		distinct[l] = struct{}{}
+	}
+	f.labels = fitLabels(distinct)
 	return f, nil
 }

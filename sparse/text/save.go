@@ -333,28 +333,39 @@ func hashVocabulary(vocab []string, ngrams int) ([]uint64, error) {
 		if i > 0 && vocab[i-1] >= term {
 			return nil, badDoc("vocabulary not sorted and distinct at term %d %q", i, term)
 		}
-		parts = parts[:0]
-		for rest := term; ; {
-			p, tail, more := strings.Cut(rest, " ")
-			if len(parts) == ngrams {
-				return nil, badDoc("vocabulary term %d %q has more than ngrams = %d words", i, term, ngrams)
-			}
-			a, b, lowered, ok := t.next(p, 0)
-			if !ok || a != 0 || b != len(p) || lowered && string(t.buf) != p {
-				return nil, badDoc("vocabulary term %d %q is not a run of lowercase tokens", i, term)
-			}
-			parts = append(parts, xxhash.Sum64String(p))
-			if !more {
-				break
-			}
-			rest = tail
-		}
-		hs[i] = parts[0]
-		if len(parts) > 1 {
-			hs[i] = gramHash(parts)
+		var bad string
+		if hs[i], parts, bad = termHash(&t, parts, term, ngrams); bad != "" {
+			return nil, badDoc("vocabulary term %d %q %s", i, term, bad)
 		}
 	}
 	return hs, nil
+}
+
+// termHash returns the hash of the vocabulary term term as the encoder
+// hashes its words and n-grams, with parts as scratch (returned for the
+// next call), or else says why term is not a term: more than ngrams
+// words, or not a run of lowercase tokens joined by single spaces.
+func termHash(t *tokenizer, parts []uint64, term string, ngrams int) (uint64, []uint64, string) {
+	parts = parts[:0]
+	for rest := term; ; {
+		p, tail, more := strings.Cut(rest, " ")
+		if len(parts) == ngrams {
+			return 0, parts, fmt.Sprintf("has more than ngrams = %d words", ngrams)
+		}
+		a, b, lowered, ok := t.next(p, 0)
+		if !ok || a != 0 || b != len(p) || lowered && string(t.buf) != p {
+			return 0, parts, "is not a run of lowercase tokens"
+		}
+		parts = append(parts, xxhash.Sum64String(p))
+		if !more {
+			break
+		}
+		rest = tail
+	}
+	if len(parts) > 1 {
+		return gramHash(parts), parts, ""
+	}
+	return parts[0], parts, ""
 }
 
 // buildDF checks doc's document frequencies, dense (version 1) or sparse
