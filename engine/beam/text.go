@@ -8,9 +8,11 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"unsafe"
 
 	sdk "github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -28,8 +30,8 @@ type TextOptions struct {
 	// shard: each should hold a random sample of the documents (deal a
 	// file sorted by label round-robin into the shards).
 	Options
-	// Text is the featurizer's configuration; it must hash
-	// (Vocabulary false).
+	// Text is the featurizer's configuration: hashing, or a vocabulary
+	// (Vocabulary true) fitted on the terms of all the shards.
 	Text text.Config
 	// LabelField and TextField are the JSONL fields of the label and the
 	// text ("" for the defaults, label and text).
@@ -63,20 +65,36 @@ func (t textFit) scan(ctx context.Context, name string, do func(text.Doc) error)
 }
 
 // counter returns a featurizer of t's configuration without IDF, whose
-// output holds the buckets that a document holds.
+// output holds the buckets that a document holds (hashing only).
 func (t textFit) counter() (*text.Featurizer, error) {
 	c := t.Config
 	c.IDF = false
 	return text.FromDocumentFrequencies(c, t.readOptions(), 1, []string{"0"}, nil, nil)
 }
 
+// check returns the text package's complaint about t's configuration.
+func (t textFit) check() error {
+	if t.Config.Vocabulary {
+		_, err := text.NewTermCounter(t.Config)
+		return err
+	}
+	_, err := t.counter()
+	return err
+}
+
 // textCounts is what the first stage counts of some documents: their
-// number, their distinct labels (sorted), and every hash bucket Ind[k]
-// (increasing) that DF[k] of them hold.
+// number, their distinct labels (sorted), and with hashing every hash
+// bucket Ind[k] (increasing) that DF[k] of them hold, with a vocabulary
+// every distinct term Terms[k] (sorted as strings) that TermDF[k] of them
+// hold, occurring TermCF[k] times in all when MaxFeatures ranks terms by
+// that (else TermCF is empty).
 type textCounts struct {
 	Docs    int64
 	Labels  []string
-	Ind, DF []int32
+	Ind, DF []int32  `json:",omitempty"`
+	Terms   []string `json:",omitempty"`
+	TermDF  []int32  `json:",omitempty"`
+	TermCF  []int64  `json:",omitempty"`
 }
 
 // The files of the work directory for text: the counts, the fitted
@@ -87,24 +105,33 @@ func textShardPath(workdir string, i, n int) string {
 	return joinPath(workdir, fmt.Sprintf("text-%05d-of-%05d.hpc", i, n))
 }
 
-// countFn counts the documents of a text shard.
+// countFn counts the documents of a text shard: their buckets' document
+// frequencies with hashing, their terms' with a vocabulary.
 type countFn struct{ Fit textFit }
 
 func (f *countFn) ProcessElement(ctx context.Context, name string) (textCounts, error) {
-	cf, err := f.Fit.counter()
-	if err != nil {
-		return textCounts{}, err
+	var c textCounts
+	var err error
+	if f.Fit.Config.Vocabulary {
+		c, err = f.countTerms(ctx, name)
+	} else {
+		c, err = f.countBuckets(ctx, name)
 	}
-	df := make([]int32, cf.Dim())
+	if err == nil && c.Docs == 0 {
+		err = fmt.Errorf("text shard %s holds no documents", name)
+	}
+	return c, err
+}
+
+// countDocs reads the documents of the text shard name, calls do with the
+// text of each, and returns their number and labels.
+func (t textFit) countDocs(ctx context.Context, name string, do func(string) error) (textCounts, error) {
 	labels := map[string]struct{}{}
 	var docs int64
-	err = f.Fit.scan(ctx, name, func(d text.Doc) error {
-		for _, j := range cf.Transform(d.Text).Ind {
-			df[j]++
-		}
+	err := t.scan(ctx, name, func(d text.Doc) error {
 		labels[d.Label] = struct{}{}
 		docs++
-		return nil
+		return do(d.Text)
 	})
 	if err != nil {
 		return textCounts{}, err
@@ -114,6 +141,25 @@ func (f *countFn) ProcessElement(ctx context.Context, name string) (textCounts, 
 		c.Labels = append(c.Labels, l)
 	}
 	slices.Sort(c.Labels)
+	return c, nil
+}
+
+// countBuckets counts the hash buckets of the documents of shard name.
+func (f *countFn) countBuckets(ctx context.Context, name string) (textCounts, error) {
+	cf, err := f.Fit.counter()
+	if err != nil {
+		return textCounts{}, err
+	}
+	df := make([]int32, cf.Dim())
+	c, err := f.Fit.countDocs(ctx, name, func(s string) error {
+		for _, j := range cf.Transform(s).Ind {
+			df[j]++
+		}
+		return nil
+	})
+	if err != nil {
+		return textCounts{}, err
+	}
 	for j, n := range df {
 		if n > 0 {
 			c.Ind, c.DF = append(c.Ind, int32(j)), append(c.DF, n)
@@ -122,16 +168,53 @@ func (f *countFn) ProcessElement(ctx context.Context, name string) (textCounts, 
 	return c, nil
 }
 
+// countTerms counts the vocabulary terms of the documents of shard name,
+// as a vocabulary fit counts them (text.TermCounter): their memory is
+// checked against the worker's memory budget as they grow.
+func (f *countFn) countTerms(ctx context.Context, name string) (textCounts, error) {
+	tc, err := text.NewTermCounter(f.Fit.Config)
+	if err != nil {
+		return textCounts{}, err
+	}
+	c, err := f.Fit.countDocs(ctx, name, tc.Add)
+	if err != nil {
+		return textCounts{}, fmt.Errorf("%s: %w", name, err)
+	}
+	c.Terms, c.TermDF, c.TermCF = tc.Counts()
+	return c, nil
+}
+
 // sumCountsFn sums counts: integer sums in whatever order the runner
-// merges, so the total does not depend on it.
+// merges, so the total does not depend on it (the terms of a vocabulary
+// are merged by text, the sums listed in the order of their texts). The
+// sum holds every distinct term of the corpus; a merge whose operands and
+// result would take more than the worker's memory budget (budget.Default)
+// fails with an error wrapping budget.ErrExceeded: the counts are exact
+// or refused, never pruned.
 type sumCountsFn struct{}
 
-func (sumCountsFn) MergeAccumulators(a, b textCounts) textCounts { return addCounts(a, b) }
+func (sumCountsFn) MergeAccumulators(a, b textCounts) (textCounts, error) {
+	if err := budget.Check(0, 2*(termsBytes(a)+termsBytes(b)), "summing the term counts of the text shards"); err != nil {
+		return textCounts{}, fmt.Errorf("beam: %w (hashing, -vocab=false, counts no terms)", err)
+	}
+	return addCounts(a, b), nil
+}
+
+// termsBytes is about the memory of the terms of c: texts, string
+// headers and counts.
+func termsBytes(c textCounts) int64 {
+	n := int64(len(c.Terms)) * int64(unsafe.Sizeof("")+4+8)
+	for _, t := range c.Terms {
+		n += int64(len(t))
+	}
+	return n
+}
 
 // addCounts returns the sum of a and b.
 func addCounts(a, b textCounts) textCounts {
 	s := textCounts{Docs: a.Docs + b.Docs}
 	s.Labels = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a.Labels), b.Labels...))))
+	s.Terms, s.TermDF, s.TermCF = addTerms(a, b)
 	s.Ind = make([]int32, 0, max(len(a.Ind), len(b.Ind)))
 	s.DF = make([]int32, 0, cap(s.Ind))
 	i, k := 0, 0
@@ -152,16 +235,80 @@ func addCounts(a, b textCounts) textCounts {
 	return s
 }
 
-// saveCountsFn writes the summed counts in the work directory.
-type saveCountsFn struct{ Path string }
+// addTerms returns the sums of the term counts of a and b, by term,
+// sorted.
+func addTerms(a, b textCounts) ([]string, []int32, []int64) {
+	n := max(len(a.Terms), len(b.Terms))
+	terms, df := make([]string, 0, n), make([]int32, 0, n)
+	withCF := len(a.TermCF) > 0 || len(b.TermCF) > 0
+	var cf []int64
+	if withCF {
+		cf = make([]int64, 0, n)
+	}
+	take := func(c textCounts, i int) {
+		terms, df = append(terms, c.Terms[i]), append(df, c.TermDF[i])
+		if withCF {
+			cf = append(cf, c.TermCF[i])
+		}
+	}
+	i, k := 0, 0
+	for i < len(a.Terms) || k < len(b.Terms) {
+		switch {
+		case k == len(b.Terms) || (i < len(a.Terms) && a.Terms[i] < b.Terms[k]):
+			take(a, i)
+			i++
+		case i == len(a.Terms) || b.Terms[k] < a.Terms[i]:
+			take(b, k)
+			k++
+		default:
+			take(a, i)
+			df[len(df)-1] += b.TermDF[k]
+			if withCF {
+				cf[len(cf)-1] += b.TermCF[k]
+			}
+			i++
+			k++
+		}
+	}
+	return terms, df, cf
+}
+
+// saveCountsFn writes the summed counts in the work directory, less the
+// terms in fewer than MinDF documents, which no vocabulary keeps.
+type saveCountsFn struct {
+	Path  string
+	MinDF int
+}
 
 func (f *saveCountsFn) ProcessElement(ctx context.Context, c textCounts) error {
+	if f.MinDF > 1 {
+		c = keepTerms(c, f.MinDF)
+	}
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
 	_, err = writeAll(ctx, f.Path, b)
 	return err
+}
+
+// keepTerms returns c less its terms in fewer than minDF documents.
+func keepTerms(c textCounts, minDF int) textCounts {
+	k := 0
+	for i := range c.Terms {
+		if int(c.TermDF[i]) >= minDF {
+			c.Terms[k], c.TermDF[k] = c.Terms[i], c.TermDF[i]
+			if len(c.TermCF) > 0 {
+				c.TermCF[k] = c.TermCF[i]
+			}
+			k++
+		}
+	}
+	c.Terms, c.TermDF = c.Terms[:k], c.TermDF[:k]
+	if len(c.TermCF) > 0 {
+		c.TermCF = c.TermCF[:k]
+	}
+	return c
 }
 
 // featurizeFn writes the featurized cache of text shard Index. Unless
@@ -224,21 +371,30 @@ type textRow struct {
 }
 
 // TrainText learns a text model from text shards on a Beam runner: a
-// first job counts every shard's documents, labels and hash buckets'
-// document frequencies on the workers and sums them, which fits the
-// featurizer (its IDF and labels) exactly as one fit on all the text
-// would; a second featurizes every shard into a cache in the work
-// directory (text-KKKKK-of-NNNNN.hpc); then Train learns those caches.
-// The result is the text model hyperplane predict and eval read.
+// first job counts every shard's documents and labels on the workers, and
+// with hashing its buckets' document frequencies, with a vocabulary its
+// terms' document frequencies (and occurrences, with MaxFeatures), and
+// sums them, which fits the featurizer (its vocabulary, IDF and labels)
+// exactly as one text.FitFile on all the text would (a vocabulary by
+// text.FromTermFrequencies, which says what is exact); a second
+// featurizes every shard into a cache in the work directory
+// (text-KKKKK-of-NNNNN.hpc); then Train learns those caches. The result
+// is the text model hyperplane predict and eval read.
+//
+// A vocabulary's counts are held whole: each worker's shard's distinct
+// terms, then every distinct term of the corpus where they are summed
+// (one worker), each checked against that worker's memory budget
+// (budget.Default), past which the job fails with an error wrapping
+// budget.ErrExceeded. Unlike hyperplane train, which drops the rarest
+// terms when their counts fill a fifth of its budget, nothing is dropped:
+// that would make the vocabulary depend on how the shards were merged.
+// A shard without documents is an error.
 func TrainText(ctx context.Context, opt TextOptions) (*textmodel.Model, []Epoch, error) {
-	if opt.Text.Vocabulary {
-		return nil, nil, fmt.Errorf("%w: TrainText hashes (text.Config.Vocabulary must be false)", ErrOptions)
-	}
 	if _, err := settle(opt.Options); err != nil {
 		return nil, nil, err
 	}
 	fit := textFit{Config: opt.Text, LabelField: opt.LabelField, TextField: opt.TextField}
-	if _, err := fit.counter(); err != nil {
+	if err := fit.check(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	shards, err := expand(ctx, opt.Shards)
@@ -285,7 +441,7 @@ func fitText(ctx context.Context, runner string, fit textFit, shards []string, w
 	names := sdk.CreateList(s, shards)
 	counts := sdk.ParDo(s, &countFn{Fit: fit}, names)
 	total := sdk.Combine(s, sumCountsFn{}, counts)
-	sdk.ParDo0(s, &saveCountsFn{Path: textCountsPath(workdir)}, total)
+	sdk.ParDo0(s, &saveCountsFn{Path: textCountsPath(workdir), MinDF: fit.Config.MinDF}, total)
 	if _, err := sdk.Run(ctx, runner, p); err != nil {
 		return nil, fmt.Errorf("beam: counting the text: %w", err)
 	}
@@ -296,6 +452,9 @@ func fitText(ctx context.Context, runner string, fit textFit, shards []string, w
 	var c textCounts
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, fmt.Errorf("%s: %w", textCountsPath(workdir), err)
+	}
+	if fit.Config.Vocabulary {
+		return text.FromTermFrequencies(fit.Config, fit.readOptions(), int(c.Docs), c.Labels, c.Terms, c.TermDF, c.TermCF)
 	}
 	if !fit.Config.IDF {
 		c.Ind, c.DF = nil, nil
