@@ -55,7 +55,6 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	_ "github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm"
-	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
 const usage = `usage: hyperplane-beam train [-text] -shards GLOB[,GLOB...] -workdir DIR -o MODEL [flags] [beam flags]
@@ -85,8 +84,7 @@ var (
 	bias      = flag.String("bias", "separate", "bias: separate, augmented or none")
 	perEpoch  = flag.Bool("per-epoch-jobs", false, "run one job per epoch instead of one job for all epochs")
 	test      = flag.String("test", "", "report the model's accuracy on this LIBSVM or cache `file`")
-	textIn    = flag.Bool("text", false, "the shards are labelled text, JSONL or TSV (gzip too), hashed on the workers; the model is a text model")
-	bits      = flag.Int("bits", 0, "with -text: hash into 2^`bits` features (default the text package's)")
+	textIn    = flag.Bool("text", false, "the shards are labelled text, JSONL or TSV (gzip too), featurized on the workers; the model is a text model")
 	ngrams    = flag.Int("ngrams", 2, "with -text: terms of up to `n` words")
 	labelFld  = flag.String("label-field", "", "with -text: the JSONL label `field` (default label)")
 	textFld   = flag.String("text-field", "", "with -text: the JSONL text `field` (default text)")
@@ -94,9 +92,10 @@ var (
 	progress  = flag.Bool("progress", false, "show the epochs as they end (epoch, updates, ETA) on stderr, also when it is not a terminal")
 )
 
-// ownFlags names the flags above, not Beam's.
+// ownFlags names this command's flags, those above and the text flags
+// of textflags.go, not Beam's.
 var ownFlags = []string{"shards", "workdir", "o", "algo", "no-average", "normalize", "bias", "per-epoch-jobs", "test", "v", "progress",
-	"text", "bits", "ngrams", "label-field", "text-field",
+	"text", "bits", "vocab", "min-df", "max-features", "ngrams", "label-field", "text-field",
 	"C", "epochs", "lr", "margin", "seed"}
 
 func init() {
@@ -164,9 +163,13 @@ func train(ctx context.Context, stderr io.Writer) (io.WriterTo, []hpbeam.Epoch, 
 		m, figs, err := hpbeam.Train(ctx, options(stderr))
 		return m, figs, func(w io.Writer) error { return testAccuracy(w, m) }, err
 	}
+	tcfg, err := textConfig()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	topt := hpbeam.TextOptions{
 		Options:    options(stderr),
-		Text:       text.Config{NGrams: *ngrams, TF: text.Log, IDF: true, Bits: *bits},
+		Text:       tcfg,
 		LabelField: *labelFld, TextField: *textFld,
 	}
 	m, figs, err := hpbeam.TrainText(ctx, topt)
@@ -187,6 +190,7 @@ func parse(args []string, stderr io.Writer) error {
 		f := fs.Lookup(name)
 		f.Value.Set(f.DefValue)
 	}
+	resetTextFlags()
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 
 	if len(args) > 0 && args[0] == "train" {
@@ -217,7 +221,10 @@ func parse(args []string, stderr io.Writer) error {
 		return err
 	}
 	cfg.Normalize = *normalize
-	return nil
+	if *textIn {
+		_, err = textConfig()
+	}
+	return err
 }
 
 // options returns Train's options of the flags; with -v and

@@ -188,7 +188,7 @@ func TestOwnFlags(t *testing.T) {
 			t.Errorf("-%s is not defined", name)
 		}
 	}
-	want := 21
+	want := 24
 	if len(ownFlags) != want {
 		t.Errorf("%d flags listed, want %d", len(ownFlags), want)
 	}
