@@ -41,13 +41,17 @@
 // can watch (for instance, the accuracy on a validation set) and stop.
 //
 // TrainText starts from labelled text instead (JSONL or TSV shards, gzip
-// too) and hashes it on the workers: a first job counts every shard's
-// documents, labels and buckets' document frequencies and sums them (an
-// integer sum, so the runner's merge order does not matter), which fits
-// the featurizer bit for bit as one process fitting all the text would
-// (text.FromDocumentFrequencies); a second job featurizes every shard
-// into a cache in the work directory, its rows in a seeded random order;
-// and the epochs above learn those caches. The result is a text model.
+// too) and featurizes it on the workers: a first job counts every shard's
+// documents and labels, and with hashing its buckets' document
+// frequencies, with a vocabulary its terms' (and their occurrences, to
+// rank them by with MaxFeatures), and sums them (integer sums, terms
+// merged by their text, so the runner's merge order does not matter),
+// which fits the featurizer bit for bit as one text.FitFile on all the
+// text would (text.FromDocumentFrequencies, text.FromTermFrequencies); a
+// second job featurizes every shard into a cache in the work directory,
+// its rows in a seeded random order; and the epochs above learn those
+// caches. The result is a text model. A vocabulary's counts are never
+// pruned: past a worker's memory budget the job fails (see TrainText).
 //
 // The runner is Prism, Beam's local runner, in the process, unless
 // Options.Runner names another (dataflow, flink, spark), which then takes

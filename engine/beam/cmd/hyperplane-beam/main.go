@@ -15,9 +15,11 @@
 // each with -v.
 //
 // With -text the shards are labelled text, JSONL or TSV, gzip-compressed
-// or not, featurized on the workers by hashing as hyperplane train
-// -vocab=false does (words and pairs, log counts, IDF fitted on all the
-// shards), and the model is a text model (.hptm):
+// or not, featurized on the workers as hyperplane train featurizes text,
+// with the same flags and defaults (words and pairs, log counts, IDF; a
+// vocabulary of the terms in -min-df 2 documents or more, counted on the
+// workers and summed, or hashing with -vocab=false or -bits), fitted on
+// all the shards, and the model is a text model (.hptm):
 //
 //	hyperplane-beam train -text -shards 'dir/part-*.jsonl.gz' -workdir DIR -o m.hptm
 //
