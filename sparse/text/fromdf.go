@@ -15,23 +15,13 @@ import (
 // so that a fit can be spread over machines. Without cfg.IDF, ind and df
 // must be empty.
 func FromDocumentFrequencies(cfg Config, opt ReadOptions, nDocs int, labels []string, ind, df []int32) (*Featurizer, error) {
-	ncfg, err := cfg.normalize()
+	f, err := countedFit(cfg, opt, false, nDocs, labels)
 	if err != nil {
 		return nil, err
 	}
-	o, err := opt.normalize()
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case ncfg.Vocabulary:
-		return nil, fmt.Errorf("%w: FromDocumentFrequencies makes hashing featurizers, not vocabularies", ErrConfig)
-	case len(ind) != len(df) || (!ncfg.IDF && len(ind) > 0):
+	ncfg := f.cfg
+	if len(ind) != len(df) || (!ncfg.IDF && len(ind) > 0) {
 		return nil, fmt.Errorf("%w: %d buckets with %d document frequencies (IDF %v)", ErrConfig, len(ind), len(df), ncfg.IDF)
-	}
-	f, err := countedFit(ncfg, o, nDocs, labels)
-	if err != nil {
-		return nil, err
 	}
 	if !ncfg.IDF {
 		return f, nil
@@ -48,18 +38,31 @@ func FromDocumentFrequencies(cfg Config, opt ReadOptions, nDocs int, labels []st
 	return f, nil
 }
 
-// countedFit returns the featurizer of cfg and opt (both normalized) for
-// a fit from counts, with its nDocs documents and their labels set.
-func countedFit(cfg Config, opt ReadOptions, nDocs int, labels []string) (*Featurizer, error) {
+// countedFit returns the featurizer of cfg and opt for a fit from counts
+// (with a vocabulary if vocabulary, else hashing), with its nDocs
+// documents and their labels set.
+func countedFit(cfg Config, opt ReadOptions, vocabulary bool, nDocs int, labels []string) (*Featurizer, error) {
+	ncfg, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	o, err := opt.normalize()
+	if err != nil {
+		return nil, err
+	}
 	switch {
+	case ncfg.Vocabulary && !vocabulary:
+		return nil, fmt.Errorf("%w: FromDocumentFrequencies makes hashing featurizers; FromTermFrequencies vocabularies", ErrConfig)
+	case !ncfg.Vocabulary && vocabulary:
+		return nil, fmt.Errorf("%w: FromTermFrequencies makes vocabularies; FromDocumentFrequencies hashing featurizers", ErrConfig)
 	case nDocs <= 0 || len(labels) == 0:
 		return nil, fmt.Errorf("%w: cannot fit on %d documents with %d labels", ErrEmpty, nDocs, len(labels))
 	case nDocs > math.MaxInt32:
 		return nil, fmt.Errorf("%w: %d documents, at most %d can be fitted on", ErrConfig, nDocs, math.MaxInt32)
 	}
-	f, _, _ := newStreamFit(cfg)
+	f, _, _ := newStreamFit(ncfg)
 	f.nDocs = nDocs
-	f.labelField, f.textField = opt.LabelField, opt.TextField
+	f.labelField, f.textField = o.LabelField, o.TextField
 	distinct := make(map[string]struct{}, len(labels))
 	for _, l := range labels {
 		distinct[l] = struct{}{}

@@ -110,23 +110,13 @@ func (c *TermCounter) Counts() (terms []string, df []int32, cf []int64) {
 // rarest terms when their counts reach its memory limit, nothing is
 // dropped here: the counts are exact or refused.
 func FromTermFrequencies(cfg Config, opt ReadOptions, nDocs int, labels, terms []string, df []int32, cf []int64) (*Featurizer, error) {
-	ncfg, err := cfg.normalize()
+	f, err := countedFit(cfg, opt, true, nDocs, labels)
 	if err != nil {
 		return nil, err
 	}
-	o, err := opt.normalize()
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case !ncfg.Vocabulary:
-		return nil, fmt.Errorf("%w: FromTermFrequencies makes vocabularies; FromDocumentFrequencies hashing featurizers", ErrConfig)
-	case len(df) != len(terms) || (ncfg.MaxFeatures > 0 && len(cf) != len(terms)):
+	ncfg := f.cfg
+	if len(df) != len(terms) || (ncfg.MaxFeatures > 0 && len(cf) != len(terms)) {
 		return nil, fmt.Errorf("%w: %d terms with %d document frequencies and %d occurrence counts (MaxFeatures %d)", ErrConfig, len(terms), len(df), len(cf), ncfg.MaxFeatures)
-	}
-	f, err := countedFit(ncfg, o, nDocs, labels)
-	if err != nil {
-		return nil, err
 	}
 	acct := &vocabBudget{f: f}
 	tc, err := countedTerms(ncfg, acct, int32(nDocs), terms, df, cf)

@@ -14,28 +14,35 @@ import (
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
 
-// TestTrainTextCommand runs the command with -text on Prism over two
-// JSONL shards with custom fields and checks that it writes a text model
-// that textmodel loads and that classifies the -test text well.
-func TestTrainTextCommand(t *testing.T) {
-	dir := t.TempDir()
+// writeParts writes two JSONL shards part0.jsonl and part1.jsonl of n
+// documents each in dir, alternately good (the word fine) and bad (awful),
+// line making document i of shard s.
+func writeParts(t *testing.T, dir string, n int, line func(s, i int, label, word string) string) {
+	t.Helper()
 	for s := range 2 {
 		var b strings.Builder
-		for i := range 100 {
+		for i := range n {
 			label, word := "good", "fine"
 			if (i+s)%2 == 0 {
 				label, word = "bad", "awful"
 			}
-			fmt.Fprintf(&b, "{\"y\":%q,\"body\":\"a %s thing number %d\"}\n", label, word, i%9)
+			b.WriteString(line(s, i, label, word))
 		}
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part%d.jsonl", s)), []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// trainParts runs the command with -text and flags on the shards of
+// writeParts in dir, for two epochs, checks that it classifies every
+// document of part1.jsonl right, and returns the model it wrote.
+func trainParts(t *testing.T, dir string, flags ...string) *textmodel.Model {
+	t.Helper()
 	out := filepath.Join(dir, "m.hptm")
+	args := append([]string{"train", "-text", "-shards", filepath.Join(dir, "part*.jsonl"), "-workdir", t.TempDir(), "-o", out, "-epochs", "2",
+		"-test", filepath.Join(dir, "part1.jsonl")}, flags...)
 	var stdout, stderr bytes.Buffer
-	args := []string{"train", "-text", "-label-field", "y", "-text-field", "body", "-bits", "16", "-shards", filepath.Join(dir, "part*.jsonl"),
-		"-workdir", t.TempDir(), "-o", out, "-epochs", "2", "-test", filepath.Join(dir, "part1.jsonl")}
 	if err := run(args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -46,6 +53,18 @@ func TestTrainTextCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// TestTrainTextCommand runs the command with -text on Prism over two
+// JSONL shards with custom fields and checks that it writes a text model
+// that textmodel loads and that classifies the -test text well.
+func TestTrainTextCommand(t *testing.T) {
+	dir := t.TempDir()
+	writeParts(t, dir, 100, func(s, i int, label, word string) string {
+		return fmt.Sprintf("{\"y\":%q,\"body\":\"a %s thing number %d\"}\n", label, word, i%9)
+	})
+	m := trainParts(t, dir, "-label-field", "y", "-text-field", "body", "-bits", "16")
 	if got := m.Classify("an awful one"); got != "bad" {
 		t.Errorf("classified an awful one as %q", got)
 	}
@@ -96,33 +115,10 @@ func TestTextFlags(t *testing.T) {
 // holds it.
 func TestTrainTextCommandVocabulary(t *testing.T) {
 	dir := t.TempDir()
-	for s := range 2 {
-		var b strings.Builder
-		for i := range 60 {
-			label, word := "good", "fine"
-			if (i+s)%2 == 0 {
-				label, word = "bad", "awful"
-			}
-			fmt.Fprintf(&b, "{\"label\":%q,\"text\":\"a %s thing number %d w%d\"}\n", label, word, i%9, i+100*s)
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part%d.jsonl", s)), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(dir, "m.hptm")
-	var stdout, stderr bytes.Buffer
-	args := []string{"train", "-text", "-shards", filepath.Join(dir, "part*.jsonl"), "-workdir", t.TempDir(), "-o", out, "-epochs", "2",
-		"-test", filepath.Join(dir, "part1.jsonl")}
-	if err := run(args, &stdout, &stderr); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	if !strings.Contains(stdout.String(), "test accuracy 1.0000") {
-		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	}
-	m, err := textmodel.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeParts(t, dir, 60, func(s, i int, label, word string) string {
+		return fmt.Sprintf("{\"label\":%q,\"text\":\"a %s thing number %d w%d\"}\n", label, word, i%9, i+100*s)
+	})
+	m := trainParts(t, dir)
 	f := m.Featurizer()
 	if c := f.Config(); !c.Vocabulary || c.MinDF != 2 {
 		t.Errorf("featurizer config %+v, want a vocabulary of MinDF 2", c)
