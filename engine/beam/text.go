@@ -176,9 +176,14 @@ func (f *countFn) countTerms(ctx context.Context, name string) (textCounts, erro
 	if err != nil {
 		return textCounts{}, err
 	}
-	c, err := f.Fit.countDocs(ctx, name, tc.Add)
+	c, err := f.Fit.countDocs(ctx, name, func(s string) error {
+		if err := tc.Add(s); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return textCounts{}, fmt.Errorf("%s: %w", name, err)
+		return textCounts{}, err
 	}
 	c.Terms, c.TermDF, c.TermCF = tc.Counts()
 	return c, nil
@@ -292,21 +297,18 @@ func (f *saveCountsFn) ProcessElement(ctx context.Context, c textCounts) error {
 	return err
 }
 
-// keepTerms returns c less its terms in fewer than minDF documents.
+// keepTerms returns c less its terms in fewer than minDF documents, in
+// new slices (c is an element the runner may still hold).
 func keepTerms(c textCounts, minDF int) textCounts {
-	k := 0
-	for i := range c.Terms {
-		if int(c.TermDF[i]) >= minDF {
-			c.Terms[k], c.TermDF[k] = c.Terms[i], c.TermDF[i]
-			if len(c.TermCF) > 0 {
-				c.TermCF[k] = c.TermCF[i]
+	terms, df, cf := c.Terms, c.TermDF, c.TermCF
+	c.Terms, c.TermDF, c.TermCF = nil, nil, nil
+	for i := range terms {
+		if int(df[i]) >= minDF {
+			c.Terms, c.TermDF = append(c.Terms, terms[i]), append(c.TermDF, df[i])
+			if len(cf) > 0 {
+				c.TermCF = append(c.TermCF, cf[i])
 			}
-			k++
 		}
-	}
-	c.Terms, c.TermDF = c.Terms[:k], c.TermDF[:k]
-	if len(c.TermCF) > 0 {
-		c.TermCF = c.TermCF[:k]
 	}
 	return c
 }
@@ -385,9 +387,10 @@ type textRow struct {
 // terms, then every distinct term of the corpus where they are summed
 // (one worker), each checked against that worker's memory budget
 // (budget.Default), past which the job fails with an error wrapping
-// budget.ErrExceeded. Unlike hyperplane train, which drops the rarest
-// terms when their counts fill a fifth of its budget, nothing is dropped:
-// that would make the vocabulary depend on how the shards were merged.
+// budget.ErrExceeded, as text.FitFile (hyperplane train) fails. Unlike
+// text.FitCache (hyperplane train -stream), which drops the rarest terms
+// when their counts fill a fifth of its budget, nothing is dropped: that
+// would make the vocabulary depend on how the shards were merged.
 // A shard without documents is an error.
 func TrainText(ctx context.Context, opt TextOptions) (*textmodel.Model, []Epoch, error) {
 	if _, err := settle(opt.Options); err != nil {
