@@ -326,7 +326,10 @@ func (st *state) mixOf(updates int64) *Mix {
 // with (cfg): for the averaged perceptron the average of every weight
 // vector m counts, (Sum + N·W − U) / (SumN + N), otherwise W. For the
 // state Fit's Workers path reaches, it is the model Fit returns, bit for
-// bit. m must be a state, dense or sparse (not a delta).
+// bit. m must be a state, dense or sparse (not a delta). The model of a
+// sparse state that lists at most half of its width lists its columns
+// (Model.Cols), as Fit's model of a wide feature space does; its weights
+// are those of the dense state's model.
 func (m *Mix) Model(cfg Config) (*Model, error) {
 	s, err := cfg.settle()
 	if err == nil {
@@ -336,7 +339,25 @@ func (m *Mix) Model(cfg Config) (*Model, error) {
 		return nil, err
 	}
 	s.Warm = nil
-	if m != nil && m.Sparse {
+	// A sparse state gives the model of its listed features, mapped back
+	// to its width as Fit maps a renumbered fit (inOrder): every weight
+	// is computed from that feature's values alone, so the weights are
+	// those of the dense state, without a learner's arrays as wide as the
+	// model (a state of a million features in 2^24 would take gigabytes).
+	var rn renumbered
+	dim := 0
+	if m != nil && m.Sparse && len(m.Features) > 0 {
+		if err := m.check(); err != nil {
+			return nil, err
+		}
+		c := *m
+		dim, rn = m.Dim, renumbered{cols: m.Features, byCol: make([]int32, len(m.Features)), listed: 2*len(m.Features) <= m.Dim}
+		for p := range rn.byCol {
+			rn.byCol[p] = int32(p)
+		}
+		c.Features, c.Sparse, c.Dim = nil, false, len(m.Features)
+		m = &c
+	} else if m != nil && m.Sparse {
 		if m, err = m.Dense(); err != nil {
 			return nil, err
 		}
@@ -357,7 +378,7 @@ func (m *Mix) Model(cfg Config) (*Model, error) {
 			st.sum, st.sumB, st.sumN, st.hist = m.Sum, m.SumB, m.SumN, true
 		}
 	}
-	return st.model(), nil
+	return inOrder(st.model(), rn, dim), nil
 }
 
 // Delta returns the part of m that learning from base changed, as a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -354,6 +355,47 @@ func TestWeightsAtSearch(t *testing.T) {
 		}
 		if !slices.Equal(got.W, want.W) || !slices.Equal(got.Features, want.Features) {
 			t.Fatalf("one feature in %d: the sparse state's weights differ from the dense one's", every)
+		}
+	}
+}
+
+// The model of a sparse state that lists at most half of its width lists
+// its columns, as Fit's model of a wide feature space does, with the bits
+// of the dense state's model, for every learner the state may come from;
+// one that lists more has dense weights.
+func TestSparseStateModelListed(t *testing.T) {
+	for _, dim := range []int{8, 40} {
+		m := &Mix{
+			Classes: []float64{0, 1, 2}, Dim: dim,
+			W: make([]float32, dim*3), B: []float32{1, 2, 3}, N: 4,
+			U: make([]float64, dim*3), UB: []float64{0, 0, 1},
+			Sum: make([]float64, dim*3), SumB: []float64{1, 1, 1}, SumN: 10, Updates: 2,
+		}
+		for k, j := range []int{1, 2, 4, 5, 7} {
+			m.W[3*j+k%3] = float32(k+1) / 3
+			m.U[3*j+(k+1)%3] = 0.25 * float64(k)
+			m.Sum[3*j+(k+2)%3] = -1.5 * float64(k)
+		}
+		c, err := m.Compact()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cfg := range []Config{{Algorithm: Averaged}, {Algorithm: Plain}, {Rule: PA2}} {
+			got, err := c.Model(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := m.Model(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fxSameWeights(t, fmt.Sprintf("dim %d, %+v", dim, cfg), got, want)
+			if listed := got.Cols != nil; listed != (2*len(c.Features) <= dim) || got.Dim != dim {
+				t.Errorf("dim %d: columns %v listed for %d features, Dim %d", dim, got.Cols, len(c.Features), got.Dim)
+			}
+			if got.Cols != nil && !slices.Equal(got.Cols, c.Features) {
+				t.Errorf("dim %d: lists %v, want %v", dim, got.Cols, c.Features)
+			}
 		}
 	}
 }
