@@ -35,13 +35,13 @@ func initState(st settings, h header) (*engine.Mix, error) {
 	if len(h.Labels) < 2 {
 		return nil, fmt.Errorf("%w: the shards hold %d distinct labels, want at least 2", engine.ErrLabels, len(h.Labels))
 	}
-	// A learner checks the classes, width and memory the state needs.
-	l, err := engine.NewLearner(h.Labels, h.Cols, st.config())
-	if err != nil {
-		return nil, err
-	}
 	if st.InitScale != 0 {
-		// Random starting weights: the state lists every feature.
+		// Random starting weights: the state lists every feature, and a
+		// learner of the whole width checks the memory that takes.
+		l, err := engine.NewLearner(h.Labels, h.Cols, st.config())
+		if err != nil {
+			return nil, err
+		}
 		m, err := l.Mix()
 		if err != nil {
 			return nil, err
@@ -49,9 +49,11 @@ func initState(st settings, h header) (*engine.Mix, error) {
 		return m.Compact()
 	}
 	// Stored sparse, it lists no feature until the shards touch some:
-	// it is the state of a learner of no feature, widened. Taking it from
-	// the learner of the whole width would copy all its zero weights
-	// (hundreds of megabytes at 2^24 features) only to drop them.
+	// it is the state of a learner of no feature (which checks the
+	// classes and settings), widened; nothing of the job holds weights
+	// as wide as the model, so none is made (a learner of the whole width
+	// would clear hundreds of megabytes at 2^24 features only to drop
+	// them). Writing the state checks the width.
 	l0, err := engine.NewLearner(h.Labels, 0, st.config())
 	if err != nil {
 		return nil, err
