@@ -399,3 +399,64 @@ func TestSparseStateModelListed(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMergeSparse: four deltas of a binary averaged learner, of about
+// 150k features each, most of them in the state, merged into a sparse
+// state of 400k features of a 2^22 space, about as the Beam mixing step
+// merges imdb's shards.
+func BenchmarkMergeSparse(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pick := func(n int) []int32 {
+		seen := map[int32]bool{}
+		for len(seen) < n {
+			seen[int32(r.IntN(1<<22))] = true
+		}
+		out := make([]int32, 0, n)
+		for j := range seen {
+			out = append(out, j)
+		}
+		slices.Sort(out)
+		return out
+	}
+	fill32 := func(n int) []float32 {
+		w := make([]float32, n)
+		for i := range w {
+			w[i] = float32(r.NormFloat64())
+		}
+		return w
+	}
+	fill64 := func(n int) []float64 {
+		u := make([]float64, n)
+		for i := range u {
+			u[i] = r.NormFloat64()
+		}
+		return u
+	}
+	sf := pick(400000)
+	state := &Mix{Classes: []float64{-1, 1}, Dim: 1 << 22, Features: sf, Sparse: true, W: fill32(len(sf)), B: []float32{0.5},
+		Sum: fill64(len(sf)), SumB: []float64{1}, SumN: 100}
+	deltas := make([]*Mix, 4)
+	for k := range deltas {
+		// Most of a shard's features are in the state already.
+		seen := map[int32]bool{}
+		for len(seen) < 140000 {
+			seen[sf[r.IntN(len(sf))]] = true
+		}
+		for _, j := range pick(10000) {
+			seen[j] = true
+		}
+		f := make([]int32, 0, len(seen))
+		for j := range seen {
+			f = append(f, j)
+		}
+		slices.Sort(f)
+		deltas[k] = &Mix{Classes: state.Classes, Dim: state.Dim, Features: f, W: fill32(len(f)), B: []float32{0.25},
+			N: 1000, U: fill64(len(f)), UB: []float64{0.5}, Updates: 10}
+	}
+	for b.Loop() {
+		st := *state
+		if err := st.Merge(deltas); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
