@@ -477,8 +477,14 @@ func (f *advanceFn) replay(ctx context.Context, st *engine.Mix, x int) (int64, e
 	return read, st.Merge(deltas)
 }
 
-// exists reports whether the file name exists, on any Beam file system.
+// exists reports whether the file name exists, on any Beam file system:
+// a local one by its name (a listing would read the name as a glob), a
+// remote one by listing it.
 func exists(ctx context.Context, name string) bool {
+	if !isRemote(name) {
+		_, err := os.Stat(name)
+		return err == nil
+	}
 	fs, err := filesystem.New(ctx, name)
 	if err != nil {
 		return false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -14,7 +15,8 @@ import (
 // mixing step that does not hold the state in memory and finds no file
 // of it makes it from the last file and the deltas since, bit for bit:
 // after epochs that learned, and after convergence, where the averaged
-// learner still counts the epochs without updates.
+// learner still counts the epochs without updates; in a work directory
+// whose name reads as a glob.
 func TestStateReplayed(t *testing.T) {
 	defer func(n int) { stateEvery = n }(stateEvery)
 	stateEvery = 3
@@ -32,7 +34,12 @@ func TestStateReplayed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			glob, _, _ := writeShards(t, t.TempDir(), 3, 60, tc.width, 2, 5)
-			work := t.TempDir()
+			// A work directory whose name reads as a glob: the files are
+			// found by their names all the same.
+			work := filepath.Join(t.TempDir(), "work[1]")
+			if err := os.Mkdir(work, 0o755); err != nil {
+				t.Fatal(err)
+			}
 			cfg := tc.cfg
 			cfg.Epochs = tc.epochs
 			j, err := newTrainJob(context.Background(), Options{Shards: []string{glob}, Workdir: work, Config: cfg}, false)
