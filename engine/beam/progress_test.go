@@ -6,7 +6,6 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,22 +38,12 @@ func TestProgressReportsEveryEpoch(t *testing.T) {
 
 // TestWatchSkipsOtherRuns checks that the watch of a running job reports
 // an epoch only from the figures its own run recorded, not from a file of
-// the same name that another job left.
+// the same name that another job left, and then goes on from there.
 func TestWatchSkipsOtherRuns(t *testing.T) {
 	dir := t.TempDir()
-	var mu sync.Mutex
 	var seen []int
-	reported := func() []int {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(seen)
-	}
 	j := &trainJob{ctx: context.Background(), st: settings{Epochs: 2}, runID: "mine",
-		opt: Options{Workdir: dir, ProgressPoll: time.Millisecond, Progress: func(f Epoch) {
-			mu.Lock()
-			defer mu.Unlock()
-			seen = append(seen, f.Epoch)
-		}}}
+		opt: Options{Workdir: dir, Progress: func(f Epoch) { seen = append(seen, f.Epoch) }}}
 	record := func(e int, run string) {
 		b, err := json.Marshal(figures{Epoch: Epoch{Epoch: e, Updates: 7}, Run: run})
 		if err != nil {
@@ -66,17 +55,14 @@ func TestWatchSkipsOtherRuns(t *testing.T) {
 	}
 	record(1, "another")
 	record(2, "mine")
-	stop := j.watch()
-	time.Sleep(50 * time.Millisecond)
-	if r := reported(); len(r) != 0 {
-		stop()
-		t.Fatalf("reported epochs %v from another run's figures", r)
+	if last := j.reportFrom(0); last != 0 || len(seen) != 0 {
+		t.Fatalf("reported epochs %v (up to %d) from another run's figures", seen, last)
 	}
 	record(1, "mine")
-	for deadline := time.Now().Add(10 * time.Second); len(reported()) < 2 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
+	if last := j.reportFrom(0); last != 2 || !slices.Equal(seen, []int{1, 2}) {
+		t.Fatalf("reported %v up to epoch %d, want [1 2] up to 2", seen, last)
 	}
-	if last, r := stop(), reported(); last != 2 || !slices.Equal(r, []int{1, 2}) {
-		t.Fatalf("reported %v up to epoch %d, want [1 2] up to 2", r, last)
+	if last := j.reportFrom(2); last != 2 || len(seen) != 2 {
+		t.Fatalf("reported %v up to epoch %d after the last epoch", seen, last)
 	}
 }

@@ -254,20 +254,29 @@ func (j *trainJob) watch() (stop func() int) {
 				return
 			case <-t.C:
 			}
-			for e < j.st.Epochs {
-				f, err := readFiguresOf(j.ctx, j.opt.Workdir, e+1)
-				if err != nil || f.Run != j.runID || f.Epoch.Epoch != e+1 {
-					break
-				}
-				e++
-				j.opt.Progress(f.Epoch)
-			}
+			e = j.reportFrom(e)
 		}
 	}()
 	return func() int {
 		close(done)
 		return <-last
 	}
+}
+
+// reportFrom calls Options.Progress with the figures of the epochs after
+// epoch e that this job's run has recorded, in order up to the first
+// that it has not (or that cannot be read yet), and returns the last
+// epoch reported.
+func (j *trainJob) reportFrom(e int) int {
+	for e < j.st.Epochs {
+		f, err := readFiguresOf(j.ctx, j.opt.Workdir, e+1)
+		if err != nil || f.Run != j.runID || f.Epoch.Epoch != e+1 {
+			break
+		}
+		e++
+		j.opt.Progress(f.Epoch)
+	}
+	return e
 }
 
 // epochByEpoch runs a pipeline per epoch (Options.PerEpochJobs), calls
