@@ -460,3 +460,43 @@ func BenchmarkMergeSparse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLearnerDelta: the delta of a binary averaged learner that
+// learned 20k rows over 500k features from a dense start, about as a
+// Beam shard of imdb returns it.
+func BenchmarkLearnerDelta(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const rows, cols = 20000, 500000
+	bld := sparse.NewBuilder(cols)
+	y := make([]float64, rows)
+	for i := range y {
+		ind := make([]int32, 60)
+		for k := range ind {
+			ind[k] = int32(r.IntN(cols))
+		}
+		slices.Sort(ind)
+		ind = slices.Compact(ind)
+		val := make([]float32, len(ind))
+		for k := range val {
+			val[k] = float32(r.NormFloat64())
+		}
+		if err := bld.Add(ind, val); err != nil {
+			b.Fatal(err)
+		}
+		y[i] = float64(2*r.IntN(2) - 1)
+	}
+	X := bld.Build()
+	classes, _ := classesOf(y, 1024)
+	l, err := NewLearnerFrom(fxZeroMix(classes, X.Cols), Config{Seed: 3})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := l.PartialFit(context.Background(), X, y); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := l.Delta(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -164,8 +164,14 @@ func (l *Learner) Delta() (*Mix, error) {
 	if st.u != nil {
 		acc = make([]float64, 0, n*K)
 	}
+	if K == 1 {
+		feat, w, acc, seen = l.deltaBinary(feat, w, acc, n)
+	}
 	b := baseWalk{m: l.base, K: K}
 	for i, t := range st.touched {
+		if K == 1 {
+			break
+		}
 		for t != 0 {
 			j := i*64 + bits.TrailingZeros64(t)
 			t &= t - 1
@@ -205,6 +211,62 @@ func (l *Learner) Delta() (*Mix, error) {
 		d.U, d.UB = acc, slices.Clone(st.ub)
 	}
 	return d, nil
+}
+
+// deltaBinary is Delta's walk over the touched features for one weight a
+// feature: the same lists, without the loops over classes, with the
+// start's weights read in place when it is dense, and without a branch on
+// whether a feature changed (every feature is written to both lists, and
+// the list it belongs to keeps it). feat, w and acc come empty with room
+// for the n touched features.
+func (l *Learner) deltaBinary(feat []int32, w []float32, acc []float64, n int) ([]int32, []float32, []float64, []int32) {
+	st := l.st
+	var base []float32
+	dense := l.base == nil || l.base.Features == nil
+	if l.base != nil && dense {
+		base = l.base.W[:l.base.Dim]
+	}
+	b := baseWalk{m: l.base, K: 1}
+	sw, su := st.w, st.u
+	feat, w = feat[:n], w[:n]
+	if su != nil {
+		acc = acc[:n]
+	}
+	seen := make([]int32, n)
+	nf, ns := 0, 0
+	for i, t := range st.touched {
+		for t != 0 {
+			j := i*64 + bits.TrailingZeros64(t)
+			t &= t - 1
+			var bw float32
+			switch {
+			case !dense:
+				bw = b.at(j)[0]
+			case j < len(base):
+				bw = base[j]
+			}
+			wj := sw[j]
+			diff := math.Float32bits(wj) ^ math.Float32bits(bw)
+			if su != nil {
+				diff |= uint32(math.Float64bits(su[j])) | uint32(math.Float64bits(su[j])>>32)
+				acc[nf] = su[j]
+			}
+			c := 0
+			if diff != 0 || l.random {
+				c = 1
+			}
+			feat[nf], w[nf], seen[ns] = int32(j), wj, int32(j)
+			nf += c
+			ns += 1 - c
+		}
+	}
+	if su != nil {
+		acc = acc[:nf]
+	}
+	if ns == 0 {
+		seen = nil
+	}
+	return feat[:nf], w[:nf], acc, seen[:ns]
 }
 
 // baseWalk gives Learner.Delta the weights of the state a learner
