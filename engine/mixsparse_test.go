@@ -249,6 +249,86 @@ func TestLearnerDeltaCache(t *testing.T) {
 	fxSameMixBits(t, "Delta against Mix", a, b)
 }
 
+// A learner restarted from another state learns the cache it holds as a
+// new learner from that state does, bit for bit, without reading the
+// cache again; a restart that fails changes nothing.
+func TestLearnerRestart(t *testing.T) {
+	X, y := fxIntBinary(46, 300, 400, 6, 0.1)
+	classes, _ := classesOf(y, 1024)
+	c, _ := fxCache(t, X, y, 2048)
+	if c.NumBlocks() < 2 || c.NumBlocks() > CacheWindow {
+		t.Fatalf("the cache has %d blocks; the test wants a few, kept resident", c.NumBlocks())
+	}
+	ctx := context.Background()
+	l, err := NewLearnerFrom(fxZeroMix(classes, X.Cols), Config{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.PartialFitCache(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	kept := l.cf.resident[0]
+	for _, cfg := range []Config{
+		{Seed: 2},
+		{Seed: 3, Normalize: true},
+		{Seed: 4, NoShuffle: true},
+		{Seed: 5, Algorithm: Plain, Rule: PA1},
+	} {
+		start, err := l.Mix()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Algorithm == Plain {
+			start.U, start.UB = nil, nil
+		}
+		fresh, err := NewLearnerFrom(start, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Restart(start, cfg); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			a, err := l.PartialFitCache(ctx, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := fresh.PartialFitCache(ctx, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Fatalf("%+v: restarted %+v, new %+v", cfg, a, b)
+			}
+		}
+		if l.cf.resident[0] != kept {
+			t.Fatalf("%+v: the restarted learner read the cache again", cfg)
+		}
+		var got, want bytes.Buffer
+		for _, x := range []struct {
+			l *Learner
+			b *bytes.Buffer
+		}{{l, &got}, {fresh, &want}} {
+			d, err := x.l.Delta()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.WriteTo(x.b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("%+v: the restarted learner's delta differs from a new learner's", cfg)
+		}
+	}
+	before, _ := l.Mix()
+	if err := l.Restart(&Mix{Classes: []float64{7, 8}, Dim: 3}, Config{}); err == nil {
+		t.Fatal("a restart from a bad state succeeded")
+	}
+	after, _ := l.Mix()
+	fxSameMixBits(t, "after a failed restart", after, before)
+}
+
 // Compact, Dense and WeightsAt keep every bit, −0 included, and refuse
 // deltas; Merge into a sparse state refuses what is not a delta.
 func TestSparseStateConversions(t *testing.T) {
@@ -465,6 +545,32 @@ func BenchmarkMergeSparse(b *testing.B) {
 // learned 20k rows over 500k features from a dense start, about as a
 // Beam shard of imdb returns it.
 func BenchmarkLearnerDelta(b *testing.B) {
+	l := fxDeltaLearner(b)
+	for b.Loop() {
+		if _, err := l.Delta(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMixCheck: the checks of that delta, as reading it and merging
+// it make them.
+func BenchmarkMixCheck(b *testing.B) {
+	d, err := fxDeltaLearner(b).Delta()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := d.check(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(d.Features)), "changed")
+	b.ReportMetric(float64(len(d.Seen)), "seen")
+}
+
+// fxDeltaLearner returns the learner of BenchmarkLearnerDelta.
+func fxDeltaLearner(b *testing.B) *Learner {
 	r := rand.New(rand.NewPCG(5, 6))
 	const rows, cols = 20000, 500000
 	bld := sparse.NewBuilder(cols)
@@ -494,9 +600,5 @@ func BenchmarkLearnerDelta(b *testing.B) {
 	if _, err := l.PartialFit(context.Background(), X, y); err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		if _, err := l.Delta(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return l
 }

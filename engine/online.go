@@ -112,6 +112,27 @@ func NewLearnerFrom(start *Mix, cfg Config) (*Learner, error) {
 	return NewLearner(start.Classes, start.Dim, cfg)
 }
 
+// Restart makes l the learner that NewLearnerFrom(start, cfg) returns,
+// but for the rows it holds of the cache it last learned from: the
+// blocks of a file of one window or less, which PartialFitCache keeps.
+// Its next PartialFitCache on that same File does not read them again,
+// and makes the pass a new learner's would. A driver of parameter mixing
+// that starts a shard's learner from the mixed state every epoch keeps
+// the shard in memory this way. On an error l is unchanged.
+func (l *Learner) Restart(start *Mix, cfg Config) error {
+	n, err := NewLearnerFrom(start, cfg)
+	if err != nil {
+		return err
+	}
+	if cf := l.cf; cf != nil && cf.resident != nil {
+		if n.cf, err = newCacheFitterWith(n.st, cf.c, n.rng, cf.resident); err != nil {
+			return err
+		}
+	}
+	*l = *n
+	return nil
+}
+
 // Mix returns the learner's state (copies of its weights, accumulators
 // and history), to be merged with other learners' (Mix.Merge) or to
 // start another learner or fit from (Config.Warm). Its N counts the

@@ -135,6 +135,12 @@ func oneLabelCache(c *hpc.File) error {
 // rng: with the buffers of a window, or with every block read when the
 // file is one window or less.
 func newCacheFitter(st *state, c *hpc.File, rng *rand.Rand) (*cacheFitter, error) {
+	return newCacheFitterWith(st, c, rng, nil)
+}
+
+// newCacheFitterWith is newCacheFitter with the blocks of c already
+// resident, when resident is not nil (those a cacheFitter of c read).
+func newCacheFitterWith(st *state, c *hpc.File, rng *rand.Rand, resident []*hpc.Block) (*cacheFitter, error) {
 	blocks := make([]int, c.NumBlocks())
 	for i := range blocks {
 		blocks[i] = i
@@ -152,7 +158,8 @@ func newCacheFitter(st *state, c *hpc.File, rng *rand.Rand) (*cacheFitter, error
 	// A file of one window or less is read once and kept: every epoch
 	// would read it all before learning anything, with nothing to
 	// overlap the reading with.
-	if c.NumBlocks() <= CacheWindow {
+	cf.resident = resident
+	if resident == nil && c.NumBlocks() <= CacheWindow {
 		for i := range c.NumBlocks() {
 			b := new(hpc.Block)
 			if err := c.ReadBlock(i, b); err != nil {
