@@ -100,67 +100,74 @@ func shardSeed(seed uint64, e, index int) uint64 {
 // leaves the copy and the list of its features in the work directory; the
 // later ones learn that copy, from start holding the weights of the
 // shard's features only, in that order, as the mixing step wrote them
-// from the shard's delta of the epoch before.
+// from the shard's delta of the epoch before. A worker keeps the copy,
+// with the learner that holds its rows, for its next epoch of the shard
+// (workerCache, within Options.KeepBytes).
 func trainShard(ctx context.Context, f *trainFn, start *engine.Mix, t task) (*engine.Mix, int64, error) {
-	var feat []int32
-	var compact *hpc.File
+	var w *shardWorker
 	var read int64
 	dim := f.Dim
 	if t.Epoch == 0 {
-		var err error
-		if compact, feat, err = firstEpoch(ctx, f, start, t); err != nil {
-			return nil, 0, err
-		}
-		if start, err = start.WeightsAt(feat); err != nil {
-			compact.Close()
-			return nil, 0, err
-		}
-	} else {
-		name := renumberedPath(f.Workdir, t.Index)
-		local, cleanup, err := localCopy(ctx, name)
+		compact, feat, err := firstEpoch(ctx, f, start, t)
 		if err != nil {
 			return nil, 0, err
 		}
-		defer cleanup()
-		if compact, err = hpc.Open(local, hpc.Options{ReadOptions: sparse.ReadOptions{Name: name}, Map: true}); err != nil {
+		w = &shardWorker{c: compact, feat: feat, cleanup: func() {}}
+		ws, err := start.WeightsAt(feat)
+		if err != nil {
+			w.close()
 			return nil, 0, err
 		}
-		if feat, read, err = shardFeaturesOf(ctx, f.Run, f.Workdir, t.Index, dim); err != nil {
-			compact.Close()
+		start = &engine.Mix{Classes: ws.Classes, Dim: len(feat), W: ws.W, B: ws.B}
+	} else if w = takeWorker(f.Run, t.Index); w == nil {
+		var err error
+		if w, read, err = openShard(ctx, f, t); err != nil {
 			return nil, read, err
 		}
-		switch {
-		case compact.Cols() != len(feat):
-			compact.Close()
-			return nil, read, fmt.Errorf("%w: %s holds %d features, %s %d (files of another run?)", ErrWeights, name, compact.Cols(), featuresPath(f.Workdir, t.Index), len(feat))
-		case start.Features != nil || start.Dim != len(feat):
-			compact.Close()
-			return nil, read, fmt.Errorf("%w: the weights file holds %d features, the shard %s %d (files of another run?)", ErrWeights, start.Dim, name, len(feat))
-		}
 	}
-	defer compact.Close()
-	from := &engine.Mix{Classes: start.Classes, Dim: len(feat), W: start.W, B: start.B}
-	cfg := f.Settings.config()
-	cfg.Seed = shardSeed(f.Settings.Seed, t.Epoch, t.Index)
-	l, err := engine.NewLearnerFrom(from, cfg)
+	d, err := learnShard(ctx, f, w, start, t)
 	if err != nil {
+		w.close()
 		return nil, read, err
 	}
-	if _, err := l.PartialFitCache(ctx, compact); err != nil {
-		return nil, read, err
-	}
-	d, err := l.Delta()
-	if err != nil {
-		return nil, read, err
-	}
+	keepWorker(f.Run, t.Index, w, f.Keep)
 	for i, j := range d.Features {
-		d.Features[i] = feat[j]
+		d.Features[i] = w.feat[j]
 	}
 	for i, j := range d.Seen {
-		d.Seen[i] = feat[j]
+		d.Seen[i] = w.feat[j]
 	}
 	d.Dim = dim
 	return d, read, nil
+}
+
+// learnShard learns the renumbered shard of w for epoch t.Epoch from
+// start, the weights of its features in their order, with w's learner
+// restarted from them (or a new one), and returns its delta over the
+// renumbered features.
+func learnShard(ctx context.Context, f *trainFn, w *shardWorker, start *engine.Mix, t task) (*engine.Mix, error) {
+	if start.Features != nil || start.Dim != len(w.feat) {
+		return nil, fmt.Errorf("%w: the weights file holds %d features, the shard %s %d (files of another run?)", ErrWeights, start.Dim, renumberedPath(f.Workdir, t.Index), len(w.feat))
+	}
+	from := &engine.Mix{Classes: start.Classes, Dim: len(w.feat), W: start.W, B: start.B}
+	cfg := f.Settings.config()
+	cfg.Seed = shardSeed(f.Settings.Seed, t.Epoch, t.Index)
+	if w.l != nil {
+		if err := w.l.Restart(from, cfg); err != nil {
+			return nil, err
+		}
+	} else {
+		l, err := engine.NewLearnerFrom(from, cfg)
+		if err != nil {
+			return nil, err
+		}
+		w.l = l
+		w.bytes = w.learnerBytes(len(start.B))
+	}
+	if _, err := w.l.PartialFitCache(ctx, w.c); err != nil {
+		return nil, err
+	}
+	return w.l.Delta()
 }
 
 // firstEpoch renumbers shard t's features (start holds every feature's

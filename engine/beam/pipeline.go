@@ -128,6 +128,9 @@ type trainFn struct {
 	// memory (keepFeatures); Dim is the model's width.
 	Run string
 	Dim int
+	// Keep is the bytes of shards that a worker keeps in memory from
+	// epoch to epoch (Options.KeepBytes, resolved).
+	Keep int64
 
 	run *bundleRun
 }
@@ -581,7 +584,7 @@ func epochs(s sdk.Scope, start sdk.PCollection, j *trainJob, first, last int) sd
 		// Reshuffle breaks the fusion of the fan-out with training, so a
 		// runner may spread the shards over its workers.
 		tasks = sdk.Reshuffle(es, tasks)
-		parts := sdk.ParDo(es, &trainFn{Workdir: workdir, Settings: st, Run: run, Dim: j.hd.Cols}, tasks)
+		parts := sdk.ParDo(es, &trainFn{Workdir: workdir, Settings: st, Run: run, Dim: j.hd.Cols, Keep: j.keep}, tasks)
 		all := sdk.Combine(es, gatherFn{}, parts)
 		start = sdk.ParDo(es, &advanceFn{Epoch: e, Workdir: workdir, Run: run, Shards: len(j.shards), Rows: j.hd.ShardRows, Settings: st,
 			Every: every, Last: last}, all)

@@ -74,6 +74,14 @@ type Options struct {
 	// and should return quickly.
 	Progress     func(Epoch)
 	ProgressPoll time.Duration
+	// KeepBytes bounds the memory in which a worker process keeps the
+	// shards it learned, with their learners, from one epoch to the next,
+	// so that it does not read them again: 0 means 1 GiB, a negative
+	// value keeps none. A shard larger than engine.CacheWindow blocks
+	// streams from its file every epoch and is not kept. Prism runs every
+	// shard in this process; on other runners, a worker keeps the shards
+	// the runner gave it last.
+	KeepBytes int64
 }
 
 // Epoch is what one epoch changed and moved, as the mixing step records
@@ -123,8 +131,10 @@ func train(ctx context.Context, opt Options, made bool) (*engine.Model, []Epoch,
 	if err != nil {
 		return nil, nil, err
 	}
-	// The shards' renumbered copies (trainShard) serve this run only.
+	// The shards' renumbered copies (trainShard) serve this run only,
+	// and so do the workers this process keeps open on them.
 	defer func() {
+		dropWorkers(j.runID)
 		for i := range j.shards {
 			removeFile(ctx, renumberedPath(opt.Workdir, i))
 			removeFile(ctx, featuresPath(opt.Workdir, i))
@@ -148,6 +158,8 @@ type trainJob struct {
 	// runID tells this job's states in memory from those of any other
 	// (keepState).
 	runID string
+	// keep is Options.KeepBytes resolved.
+	keep int64
 }
 
 // newTrainJob checks opt, lists the shards and reads their headers, and
@@ -184,7 +196,14 @@ func newTrainJob(ctx context.Context, opt Options, made bool) (*trainJob, error)
 	if runner == "" {
 		runner = "prism"
 	}
-	return &trainJob{ctx: ctx, opt: opt, st: st, shards: shards, hd: hd, runner: runner, runID: runID}, nil
+	keep := opt.KeepBytes
+	switch {
+	case keep == 0:
+		keep = defaultKeepBytes
+	case keep < 0:
+		keep = 0
+	}
+	return &trainJob{ctx: ctx, opt: opt, st: st, shards: shards, hd: hd, runner: runner, runID: runID, keep: keep}, nil
 }
 
 // run runs epochs first+1 to last as one pipeline.
