@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -254,8 +255,9 @@ func (m *Mix) mergeSparseRange(views []shardView, frac []float64, n float64, sum
 		return a, a + b
 	}
 	K := m.NumRows()
-	r := sparseMerge{m: m, K: K, views: views, frac: frac, sum: sum,
-		fn: make([]float64, len(views)), cur: make([]int, len(views)), at: make([]int, len(views))}
+	P := len(views)
+	r := &tileMerge{m: m, K: K, views: views, frac: frac, sum: sum,
+		fn: make([]float64, P), cur: make([]int, P), end: make([]int, P)}
 	// The merged features are at least as many as the longest list's in
 	// the range, and after the first epochs about as many as the state's:
 	// room for that and an eighth more spares most of the copies of
@@ -274,16 +276,46 @@ func (m *Mix) mergeSparseRange(views []shardView, frac []float64, n float64, sum
 	if sum != nil {
 		r.outSum = make([]float64, 0, most*K)
 	}
-	for j := r.next(hi); j < hi; j = r.next(hi) {
-		r.mixFeature(j)
+	// Tiles of fewer features for many classes, so that a tile's values
+	// stay about as many.
+	width := max(64, tileWidth/int32(K)&^63)
+	r.scratch(width, K)
+	for {
+		// The next tile starts at the next feature listed anywhere.
+		a := hi
+		if r.base < len(m.Features) {
+			a = min(a, m.Features[r.base])
+		}
+		for k := range views {
+			if f := views[k].feat; r.cur[k] < len(f) {
+				a = min(a, f[r.cur[k]])
+			}
+		}
+		if a >= hi {
+			break
+		}
+		b := hi
+		if int64(a)+int64(width) < int64(hi) {
+			b = a + width
+		}
+		r.tile(a, b)
 	}
 	return r.feat, r.w, r.outSum
 }
 
-// sparseMerge is the walk of mergeSparseRange over the features that
-// the state or a delta lists, in increasing order, and what it has
-// merged so far.
-type sparseMerge struct {
+// tileWidth is the span of features that tileMerge mixes at a time: a
+// tile's features, numbered in it by a bitmap of tileWidth bits, and their
+// sums stay in the core's caches while every shard adds to them. (A
+// variable so that tests can make tiles of a few features; a multiple of
+// 64.)
+var tileWidth int32 = 4096
+
+// tileMerge is the walk of mergeSparseRange: tile by tile of the
+// features that the state or a delta lists, in increasing order, and
+// what it has merged so far. Within a tile it adds the shards' weights
+// one shard after the other over all the tile's features, as mixRange
+// adds them, so that no step depends on which shard lists which feature.
+type tileMerge struct {
 	m     *Mix
 	K     int
 	views []shardView
@@ -291,92 +323,187 @@ type sparseMerge struct {
 	fn    []float64 // frac[k]·n, the shards' examples
 	sum   []float64 // the state's folded history, nil without averaging
 	// base and cur[k] are the positions of the next feature in the
-	// state's list and in delta k's; at[k] is cur[k] while mixFeature
-	// mixes a feature that delta k lists, −1 while it mixes one it does
-	// not.
+	// state's list and in delta k's; end[k] is, during a tile, delta k's
+	// position past the tile.
 	base int
 	cur  []int
-	at   []int
+	end  []int
+	// A tile's features: a bit each, and the features before each word.
+	bits []uint64
+	rank []int32
+	// Per feature of the tile and row, in the tile's order: the state's
+	// weight and history, a shard's weight and accumulator, and the mixed
+	// weight and the shards' history so far.
+	bw, wk []float32
+	bs, uk []float64
+	v, s   []float64
 	// The merged features, their weights and their history.
 	feat   []int32
 	w      []float32
 	outSum []float64
 }
 
-// next returns the next feature listed anywhere, hi when there is none
-// below hi.
-func (r *sparseMerge) next(hi int32) int32 {
-	j := hi
-	if r.base < len(r.m.Features) {
-		j = min(j, r.m.Features[r.base])
+// scratch allocates the arrays of a tile of width features, a multiple of
+// 64, of K values each.
+func (r *tileMerge) scratch(width int32, K int) {
+	r.bits, r.rank = make([]uint64, width/64), make([]int32, width/64)
+	n := int(width) * K
+	r.bw, r.wk = make([]float32, n), make([]float32, n)
+	r.v = make([]float64, n)
+	if r.sum != nil {
+		r.bs, r.uk, r.s = make([]float64, n), make([]float64, n), make([]float64, n)
 	}
-	for k := range r.views {
-		if f := r.views[k].feat; r.cur[k] < len(f) {
-			j = min(j, f[r.cur[k]])
-		}
-	}
-	return j
 }
 
-// mixFeature mixes feature j: every shard's weights of it, a delta's own
-// where it lists j and the state's otherwise, by mixRange's sums. It
-// appends j and its weights and history to the merged ones unless they
-// are all +0, and moves the walk past j.
-func (r *sparseMerge) mixFeature(j int32) {
-	m, K, sum, views := r.m, r.K, r.sum, r.views
-	base := r.base
-	inBase := base < len(m.Features) && m.Features[base] == j
-	if inBase {
-		r.base++
-	}
-	for k := range views {
-		r.at[k] = -1
-		if p := r.cur[k]; p < len(views[k].feat) && views[k].feat[p] == j {
-			r.at[k] = p
-			r.cur[k]++
+// index returns the position in the tile starting at a of its feature j.
+func (r *tileMerge) index(a, j int32) int {
+	x := uint32(j - a)
+	word := r.bits[x/64]
+	return int(r.rank[x/64]) + bits.OnesCount64(word&(1<<(x%64)-1))
+}
+
+// scatter copies the K values of each feature of feat, in the tile
+// starting at a, from w to tw at the feature's place in the tile, or
+// from u to tu when w is nil.
+func (r *tileMerge) scatter(a int32, feat []int32, w, tw []float32, u, tu []float64) {
+	K := r.K
+	switch {
+	case K == 1 && w != nil:
+		w = w[:len(feat)]
+		for p, j := range feat {
+			tw[r.index(a, j)] = w[p]
+		}
+	case K == 1:
+		u = u[:len(feat)]
+		for p, j := range feat {
+			tu[r.index(a, j)] = u[p]
+		}
+	case w != nil:
+		for p, j := range feat {
+			i := r.index(a, j) * K
+			copy(tw[i:i+K], w[p*K:p*K+K])
+		}
+	default:
+		for p, j := range feat {
+			i := r.index(a, j) * K
+			copy(tu[i:i+K], u[p*K:p*K+K])
 		}
 	}
-	keep := false
-	for c := range K {
-		var bw float32
-		var bs float64
-		if inBase {
-			bw = m.W[base*K+c]
-			if sum != nil {
-				bs = sum[base*K+c]
+}
+
+// mark sets the bits of the features of list from position p that are
+// below b, in the tile starting at a, and returns the position past them.
+func (r *tileMerge) mark(list []int32, p int, a, b int32) int {
+	for p < len(list) && list[p] < b {
+		x := uint32(list[p] - a)
+		r.bits[x/64] |= 1 << (x % 64)
+		p++
+	}
+	return p
+}
+
+// tile mixes the features in [a, b), b − a at most the tile's width:
+// every shard's weights of each, a delta's own where it lists the feature
+// and the state's otherwise, by mixRange's sums, in the same order. It
+// appends the features and their weights and history to the merged ones,
+// but for those whose values are all +0, and moves the walk past b.
+func (r *tileMerge) tile(a, b int32) {
+	m, K, sum := r.m, r.K, r.sum
+	clear(r.bits)
+	baseEnd := r.mark(m.Features, r.base, a, b)
+	for k := range r.views {
+		r.end[k] = r.mark(r.views[k].feat, r.cur[k], a, b)
+	}
+	n := 0
+	for i, word := range r.bits {
+		r.rank[i] = int32(n)
+		n += bits.OnesCount64(word)
+	}
+	nK := n * K
+	bw, wk, v := r.bw[:nK], r.wk[:nK], r.v[:nK]
+	var bs, uk, s []float64
+	clear(bw)
+	clear(v)
+	if sum != nil {
+		bs, uk, s = r.bs[:nK], r.uk[:nK], r.s[:nK]
+		clear(bs)
+		clear(s)
+	}
+	r.scatter(a, m.Features[r.base:baseEnd], m.W[r.base*K:baseEnd*K], bw, nil, nil)
+	if sum != nil {
+		r.scatter(a, m.Features[r.base:baseEnd], nil, nil, sum[r.base*K:baseEnd*K], bs)
+	}
+	for k := range r.views {
+		vk := &r.views[k]
+		copy(wk, bw)
+		feat := vk.feat[r.cur[k]:r.end[k]]
+		r.scatter(a, feat, vk.w[r.cur[k]*K:r.end[k]*K], wk, nil, nil)
+		if sum != nil {
+			clear(uk)
+			if vk.u != nil {
+				r.scatter(a, feat, nil, nil, vk.u[r.cur[k]*K:r.end[k]*K], uk)
 			}
 		}
-		v := 0.0
-		s := 0.0
-		for k, p := range r.at {
-			wk, uk := bw, 0.0
-			if p >= 0 {
-				vk := &views[k]
-				wk = vk.w[p*K+c]
-				if vk.u != nil {
-					uk = vk.u[p*K+c]
+		fr := r.frac[k]
+		if sum == nil {
+			for x, wx := range wk {
+				v[x] += fr * float64(wx)
+			}
+			continue
+		}
+		fn := r.fn[k]
+		uk, s := uk[:len(wk)], s[:len(wk)]
+		for x, wx := range wk {
+			v[x] += fr * float64(wx)
+			s[x] += fn*float64(wx) - uk[x]
+		}
+	}
+	for k := range r.views {
+		r.cur[k] = r.end[k]
+	}
+	r.base = baseEnd
+	r.emit(a, n)
+}
+
+// emit appends the n features of the tile starting at a whose mixed
+// values are not all +0, in increasing order, with their weights and
+// history: a feature's new history is the state's plus the shards' sum.
+// Every feature is written, and the next one overwrites it unless it is
+// kept, so that keeping it is no branch.
+func (r *tileMerge) emit(a int32, n int) {
+	K, sum := r.K, r.sum
+	nf := len(r.feat)
+	feat := slices.Grow(r.feat, n)[:nf+n]
+	w := slices.Grow(r.w, n*K)[:(nf+n)*K]
+	var out []float64
+	if sum != nil {
+		out = slices.Grow(r.outSum, n*K)[:(nf+n)*K]
+	}
+	x := 0
+	for i, word := range r.bits {
+		for word != 0 {
+			feat[nf] = a + int32(i*64+bits.TrailingZeros64(word))
+			word &= word - 1
+			var keep uint64
+			for c := range K {
+				nw := float32(r.v[x+c])
+				w[nf*K+c] = nw
+				keep |= uint64(math.Float32bits(nw))
+			}
+			if out != nil {
+				for c := range K {
+					nb := r.bs[x+c] + r.s[x+c]
+					out[nf*K+c] = nb
+					keep |= math.Float64bits(nb)
 				}
 			}
-			v += r.frac[k] * float64(wk)
-			if sum != nil {
-				s += r.fn[k]*float64(wk) - uk
-			}
-		}
-		nw := float32(v)
-		r.w = append(r.w, nw)
-		keep = keep || math.Float32bits(nw) != 0
-		if sum != nil {
-			bs += s
-			r.outSum = append(r.outSum, bs)
-			keep = keep || math.Float64bits(bs) != 0
+			x += K
+			// 1 when keep is not 0.
+			nf += int((keep | -keep) >> 63)
 		}
 	}
-	if keep {
-		r.feat = append(r.feat, j)
-	} else {
-		r.w = r.w[:len(r.w)-K]
-		if sum != nil {
-			r.outSum = r.outSum[:len(r.outSum)-K]
-		}
+	r.feat, r.w = feat[:nf], w[:nf*K]
+	if sum != nil {
+		r.outSum = out[:nf*K]
 	}
 }

@@ -85,6 +85,17 @@ func fxSparseEpochs(t *testing.T, X *sparse.CSR, y []float64, cfg Config, P, epo
 			t.Fatalf("epoch %d: the merged state is not sparse", e+1)
 		}
 		fxSameMixBits(t, "sparse against dense merge", state, dense)
+		// Merge drops the features whose values are all +0.
+		K := state.NumRows()
+		for i, j := range state.Features {
+			zero := true
+			for c := range K {
+				zero = zero && math.Float32bits(state.W[i*K+c]) == 0 && (state.Sum == nil || math.Float64bits(state.Sum[i*K+c]) == 0)
+			}
+			if zero {
+				t.Fatalf("epoch %d: the merged state lists feature %d, all of whose values are +0", e+1, j)
+			}
+		}
 	}
 	return state
 }
@@ -400,6 +411,59 @@ func TestSparseMergeSplit(t *testing.T) {
 	for _, K := range []int{2, 4} {
 		X, y := fxIntMulti(45, 500, 900, 6, K, 0.1)
 		fxSparseEpochs(t, X, y, Config{NoShuffle: true}, 3, 3, false)
+	}
+}
+
+// The same for a width of many tiles, mostly empty, and for tiles of 64
+// and 128 features, whose edges cut the lists anywhere: binary and
+// multiclass, averaged and plain.
+func TestSparseMergeTiles(t *testing.T) {
+	defer func(v int32) { tileWidth = v }(tileWidth)
+	r := rand.New(rand.NewPCG(7, 8))
+	const cols = 1 << 18
+	bld := sparse.NewBuilder(cols)
+	// Features from a pool of 3000 spread over the width, and some
+	// around tile edges.
+	pool := make([]int32, 3000)
+	for i := range pool {
+		pool[i] = int32(r.IntN(cols))
+		if i%10 == 0 {
+			pool[i] = int32(64*r.IntN(cols/64) + r.IntN(2)*63)
+		}
+	}
+	rows := 400
+	for range rows {
+		ind := make([]int32, 8)
+		for k := range ind {
+			ind[k] = pool[r.IntN(len(pool))]
+		}
+		slices.Sort(ind)
+		ind = slices.Compact(ind)
+		val := make([]float32, len(ind))
+		for k := range val {
+			val[k] = float32(r.IntN(5) - 2)
+		}
+		if err := bld.Add(ind, val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	X := bld.Build()
+	yb, ym := make([]float64, rows), make([]float64, rows)
+	for i := range rows {
+		row := X.Row(i)
+		s := 0.0
+		for k, j := range row.Ind {
+			s += float64(row.Val[k]) * float64(j%7-3)
+		}
+		yb[i] = float64(max(0, min(1, int(s)))) // 0 or 1
+		ym[i] = float64(int(math.Abs(s)) % 3)
+	}
+	for _, w := range []int32{4096, 128, 64} {
+		tileWidth = w
+		for _, cfg := range []Config{{NoShuffle: true}, {NoShuffle: true, Algorithm: Plain}} {
+			fxSparseEpochs(t, X, yb, cfg, 3, 3, false)
+			fxSparseEpochs(t, X, ym, cfg, 3, 3, false)
+		}
 	}
 }
 
