@@ -187,6 +187,16 @@ func TestSniff(t *testing.T) {
 	}
 }
 
+// TestKindString: every kind has its name for messages, and a value
+// beyond them prints as Kind(n).
+func TestKindString(t *testing.T) {
+	for k, want := range map[Kind]string{KindUnknown: "unknown", KindCache: "a cache file", KindLIBSVM: "LIBSVM", KindJSONL: "JSONL", KindText: "text", 9: "Kind(9)"} {
+		if got := k.String(); got != want {
+			t.Errorf("Kind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+}
+
 // TestFieldsKept: a featurizer keeps the JSONL fields its training text
 // was read from through Save and Load and the binary form; a file
 // without them (the defaults) reads as "label" and "text", and one with

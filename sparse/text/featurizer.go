@@ -40,11 +40,15 @@ const (
 var tfNames = [...]string{"count", "binary", "log"}
 
 // String returns the name ParseTF reads.
-func (t TF) String() string {
-	if int(t) < len(tfNames) {
-		return tfNames[t]
+func (t TF) String() string { return enumName(t, tfNames[:], "TF") }
+
+// enumName returns the name of v, an enumeration value, in names, or
+// typ(v) for a value that has none.
+func enumName[T ~uint8](v T, names []string, typ string) string {
+	if int(v) < len(names) {
+		return names[v]
 	}
-	return "TF(" + strconv.Itoa(int(t)) + ")"
+	return typ + "(" + strconv.Itoa(int(v)) + ")"
 }
 
 // ParseTF reads "count", "binary" or "log".

@@ -56,12 +56,7 @@ const (
 var formatNames = [...]string{"auto", "jsonl", "tsv", "lines", "fasttext"}
 
 // String returns "auto", "jsonl", "tsv", "lines" or "fasttext".
-func (f Format) String() string {
-	if int(f) < len(formatNames) {
-		return formatNames[f]
-	}
-	return "Format(" + strconv.Itoa(int(f)) + ")"
-}
+func (f Format) String() string { return enumName(f, formatNames[:], "Format") }
 
 // ReadOptions controls Read, ReadFile and NewScanner. The zero value reads
 // JSONL or TSV, gzip-compressed or not, with the defaults documented on

@@ -37,12 +37,7 @@ var kindNames = [...]string{"unknown", "a cache file", "LIBSVM", "JSONL", "text"
 
 // String names the kind for messages: "LIBSVM", "JSONL", "text", "a cache
 // file" or "unknown".
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k Kind) String() string { return enumName(k, kindNames[:], "Kind") }
 
 // cacheMagic starts a cache file (sparse/hpc).
 const cacheMagic = "HPSC"
