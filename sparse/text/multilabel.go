@@ -1,6 +1,7 @@
 package text
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -53,14 +54,7 @@ func (p *jsonParser) parseLabelList(b []byte, i int) (int, []string, *lineError)
 		if len(labels) == maxLabelsPerDoc {
 			return 0, nil, errAt(i, ErrLabel, "more than "+strconv.Itoa(maxLabelsPerDoc)+" labels in one document")
 		}
-		dup := false
-		for _, l := range labels {
-			if l == v {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if !slices.Contains(labels, v) {
 			labels = append(labels, v)
 		}
 		i = skipSpace(b, i)
@@ -89,14 +83,7 @@ func splitLabelList(field string) []string {
 		if l == "" {
 			continue
 		}
-		dup := false
-		for _, x := range out {
-			if x == l {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if !slices.Contains(out, l) {
 			out = append(out, l)
 		}
 	}

@@ -38,7 +38,7 @@ func TestMultiLabelJSONL(t *testing.T) {
 }
 
 func TestMultiLabelTSV(t *testing.T) {
-	in := "earn, acq\ta\n\tb\n-\tc\ngrain\td\n"
+	in := "earn, acq,earn\ta\n\tb\n-\tc\ngrain\td\n" // a repeated label is dropped
 	c, err := Read(strings.NewReader(in), ReadOptions{MultiLabel: true, Format: TSV})
 	if err != nil {
 		t.Fatal(err)
