@@ -234,3 +234,20 @@ func TestGenCancelled(t *testing.T) {
 		t.Errorf("temporary files left: %v", names)
 	}
 }
+
+// TestStartsWith: a file is told by its first bytes only when it holds
+// all of the magic; a shorter file or a missing one is not.
+func TestStartsWith(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		content string
+		want    bool
+	}{{"HPTM and more", true}, {"HPTM", true}, {"HPT", false}, {"", false}, {"HPML", false}} {
+		if got := startsWith(writeFile(t, dir, "f", c.content), "HPTM"); got != c.want {
+			t.Errorf("startsWith(%q, HPTM) = %v, want %v", c.content, got, c.want)
+		}
+	}
+	if startsWith(filepath.Join(dir, "missing"), "HPTM") {
+		t.Error("a missing file starts with HPTM")
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -24,13 +25,17 @@ func loadModel(path string) (c engine.Classifier, tm *textmodel.Model, err error
 
 // isTextModel reports whether the file at path starts with a text
 // model's magic.
-func isTextModel(path string) bool {
+func isTextModel(path string) bool { return startsWith(path, "HPTM") }
+
+// startsWith reports whether the file at path opens and starts with the
+// bytes of magic, as a model file starts with its format's.
+func startsWith(path, magic string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	var b [4]byte
-	n, _ := f.Read(b[:])
-	return n == 4 && string(b[:]) == "HPTM"
+	b := make([]byte, len(magic))
+	_, err = io.ReadFull(f, b)
+	return err == nil && string(b) == magic
 }

@@ -194,16 +194,7 @@ func evalNumberedMultiLabel(env *Env, m *engine.MultiLabelModel, path string, as
 
 // isNumberedMultiLabel reports whether path starts with the multi-label
 // model's magic.
-func isNumberedMultiLabel(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var b [4]byte
-	_, err = io.ReadFull(f, b[:])
-	return err == nil && string(b[:]) == "HPML"
-}
+func isNumberedMultiLabel(path string) bool { return startsWith(path, "HPML") }
 
 // predictNumberedMultiLabel writes, for every row of the LIBSVM file
 // path (its labels, if any, unused), the classes m gives it, as
