@@ -256,16 +256,8 @@ func scanFeatures(line []byte, i int, prev, limit uint64, oi []int32, ov []float
 	n := len(line)
 	ov = ov[:len(oi)]
 	for k < len(oi) && i < n && isBlank(line[i]) {
-		j := i + 1
-		idx = 0
-		for j < n {
-			c := line[j] - '0'
-			if c > 9 {
-				break
-			}
-			idx = idx*10 + uint64(c)
-			j++
-		}
+		var j int
+		j, idx = digits(line, i+1, uint64(0))
 		// prev < idx <= limit also rules out index 0 and no digits;
 		// past 19 digits idx may have wrapped.
 		if j-i > 20 || j == n || line[j] != ':' || idx-prev-1 >= limit-prev {
@@ -275,17 +267,8 @@ func scanFeatures(line []byte, i int, prev, limit uint64, oi []int32, ov []float
 			}
 			break
 		}
-		j++
-		start := j
-		var m int64
-		for j < n {
-			c := line[j] - '0'
-			if c > 9 {
-				break
-			}
-			m = m*10 + int64(c)
-			j++
-		}
+		start := j + 1
+		j, m := digits(line, start, int64(0))
 		// Up to 15 digits, m < 10^15 < 2^53 is exact and float32(m) is
 		// the correctly rounded value.
 		v := float32(m)
@@ -299,14 +282,7 @@ func scanFeatures(line []byte, i int, prev, limit uint64, oi []int32, ov []float
 			}
 			j++
 			frac := j
-			for j < n {
-				c := line[j] - '0'
-				if c > 9 {
-					break
-				}
-				m = m*10 + int64(c)
-				j++
-			}
+			j, m = digits(line, j, m)
 			if j-start > 16 || (j < n && !isBlank(line[j])) {
 				return k, tokenStart(line, start), prev, idx, start
 			}
@@ -325,6 +301,22 @@ func scanFeatures(line []byte, i int, prev, limit uint64, oi []int32, ov []float
 		i = j
 	}
 	return k, i, prev, 0, 0
+}
+
+// digits reads the decimal digits at line[j:] into m, each as m·10 plus
+// the digit, and returns the index after them and m. It is small enough
+// to be inlined in scanFeatures's loop, which reads an index, a value
+// and a fraction with it.
+func digits[T int64 | uint64](line []byte, j int, m T) (int, T) {
+	for j < len(line) {
+		c := line[j] - '0'
+		if c > 9 {
+			break
+		}
+		m = m*10 + T(c)
+		j++
+	}
+	return j, m
 }
 
 // tokenStart returns the blank before the index whose ':' is line[vs-1].
