@@ -627,13 +627,8 @@ func (m *Model) argmaxLabel(s []float32, p *[]float32) float64 {
 // binary model, and returns it.
 func (m *Model) Scores(x sparse.Vector, dst []float32) []float32 {
 	mustVector("Model.Scores", x)
-	K := m.NumRows()
-	dst = sized(dst, K)
-	if m.Votes != nil {
-		m.vote(x, dst)
-		return dst
-	}
-	m.scores(x, dst)
+	dst = sized(dst, m.NumRows())
+	m.sparseScores(x, dst)
 	return dst
 }
 
