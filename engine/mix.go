@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 )
@@ -461,8 +462,18 @@ func sameShape(m, shard *Mix) error {
 // feature that neither lists is +0 before and after). The result is
 // sparse, listing the features with a weight or sum not +0.
 func (m *Mix) Merge(shards []*Mix) error {
-	if err := m.check(); err != nil {
-		return err
+	// The state and the shards are checked at the same time, each on its
+	// own: the checks read every value, a visible part of a merge.
+	errs := make([]error, len(shards)+1)
+	inParallel(len(shards)+1, func(i int) {
+		if i == 0 {
+			errs[0] = m.check()
+		} else {
+			errs[i] = shards[i-1].check()
+		}
+	})
+	if errs[0] != nil {
+		return errs[0]
 	}
 	if m.Features != nil && !m.Sparse {
 		return fmt.Errorf("%w: mix: Merge into a delta", ErrConfig)
@@ -470,12 +481,17 @@ func (m *Mix) Merge(shards []*Mix) error {
 	if len(shards) == 0 {
 		return fmt.Errorf("%w: mix: no shard to merge", ErrNoData)
 	}
-	avg, n, updates, err := m.checkShards(shards)
+	avg, n, updates, err := m.checkShards(shards, errs[1:])
 	if err != nil {
 		return err
 	}
 	var sum, sumB []float64
-	if avg {
+	switch {
+	case avg && m.Sparse && m.N == 0 && m.Sum != nil:
+		// Nothing to fold, and the sparse merge only reads the history:
+		// it need not be copied.
+		sum, sumB = m.Sum, slices.Clone(m.SumB)
+	case avg:
 		sum, sumB = foldSum(m, len(m.W))
 	}
 	views := make([]shardView, len(shards))
@@ -502,15 +518,16 @@ func (m *Mix) Merge(shards []*Mix) error {
 	return nil
 }
 
-// checkShards checks that the shards can merge into m: each sound, of
-// m's shape, averaging as m does (as the first shard does when m has no
-// history yet), and a delta when m is a sparse state; and that they
-// learned some example. It returns whether the merge averages, the
-// shards' examples and their updates.
-func (m *Mix) checkShards(shards []*Mix) (avg bool, n float64, updates int64, err error) {
+// checkShards checks that the shards can merge into m: each sound (errs
+// are their checks, Mix.check), of m's shape,
+// averaging as m does (as the first shard does when m has no history
+// yet), and a delta when m is a sparse state; and that they learned some
+// example. It returns whether the merge averages, the shards' examples
+// and their updates.
+func (m *Mix) checkShards(shards []*Mix, errs []error) (avg bool, n float64, updates int64, err error) {
 	avg = m.averaging()
 	for k, sh := range shards {
-		if err := sh.check(); err != nil {
+		if err := errs[k]; err != nil {
 			return false, 0, 0, fmt.Errorf("shard %d: %w", k, err)
 		}
 		if err := sameShape(m, sh); err != nil {
@@ -535,6 +552,21 @@ func (m *Mix) checkShards(shards []*Mix) (avg bool, n float64, updates int64, er
 		return false, 0, 0, fmt.Errorf("%w: mix: the shards learned no example", ErrNoData)
 	}
 	return avg, n, updates, nil
+}
+
+// inParallel calls do(0) to do(n−1) on up to GOMAXPROCS goroutines and
+// returns when all have returned.
+func inParallel(n int, do func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				do(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // mergeDense is Merge's mix of a dense state's weights: it returns the
