@@ -31,6 +31,10 @@
 // training runs). A row's nonzeros keep their order and the copy keeps
 // the cache's blocks, which the learner's shuffle visits, so the
 // arithmetic, and the bits, are those of a learner of the whole width.
+// A worker keeps the copies it learned, with their learners, from one
+// epoch to the next (engine.Learner.Restart), within Options.KeepBytes,
+// so that a runner that gives it the same shard again (Prism always
+// does) has it read once.
 //
 // The weights and the deltas travel as files, not as a side input or as
 // elements: a side input is re-materialized for every bundle, a runner

@@ -55,6 +55,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
+	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	_ "github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	_ "github.com/hyperplane-ml/hyperplane/sparse/libsvm"
 )
@@ -92,11 +93,12 @@ var (
 	textFld   = flag.String("text-field", "", "with -text: the JSONL text `field` (default text)")
 	verbose   = flag.Bool("v", false, "print every epoch's updates, bytes moved and time on stderr as it ends")
 	progress  = flag.Bool("progress", false, "show the epochs as they end (epoch, updates, ETA) on stderr, also when it is not a terminal")
+	keep      = flag.String("keep", "1GiB", "`memory` in which each worker keeps the shards it learned, with their learners, from epoch to epoch (0: none; they are read again every epoch)")
 )
 
 // ownFlags names this command's flags, those above and the text flags
 // of textflags.go, not Beam's.
-var ownFlags = []string{"shards", "workdir", "o", "algo", "no-average", "normalize", "bias", "per-epoch-jobs", "test", "v", "progress",
+var ownFlags = []string{"shards", "workdir", "o", "algo", "no-average", "normalize", "bias", "per-epoch-jobs", "test", "v", "progress", "keep",
 	"text", "bits", "vocab", "min-df", "max-features", "ngrams", "label-field", "text-field",
 	"C", "epochs", "lr", "margin", "seed"}
 
@@ -178,6 +180,9 @@ func train(ctx context.Context, stderr io.Writer) (io.WriterTo, []hpbeam.Epoch, 
 	return m, figs, func(w io.Writer) error { return testTextAccuracy(w, m) }, err
 }
 
+// keepBytes is -keep, parsed.
+var keepBytes int64
+
 // parse parses the command line into the flags and cfg. A remote runner
 // starts this binary again as a worker with Beam's flags only (--worker,
 // --id, ...): then there is no subcommand, and beam.Init serves the
@@ -223,6 +228,12 @@ func parse(args []string, stderr io.Writer) error {
 		return err
 	}
 	cfg.Normalize = *normalize
+	keepBytes = 0
+	if strings.TrimSpace(*keep) != "0" {
+		if keepBytes, err = budget.Parse(*keep); err != nil {
+			return fmt.Errorf("-keep: %w", err)
+		}
+	}
 	if *textIn {
 		_, err = textConfig()
 	}
@@ -238,6 +249,10 @@ func options(stderr io.Writer) hpbeam.Options {
 		Runner:       *runners.Runner,
 		PerEpochJobs: *perEpoch,
 		Config:       cfg,
+		KeepBytes:    keepBytes,
+	}
+	if keepBytes == 0 {
+		opt.KeepBytes = -1
 	}
 	opt.Progress = epochReporter(stderr, *verbose, *progress || isTerminal(stderr), cfg.Epochs, *perEpoch)
 	return opt

@@ -25,7 +25,7 @@ func TestTrainCommand(t *testing.T) {
 	out := filepath.Join(dir, "m.hpm")
 	var stdout, stderr bytes.Buffer
 	args := []string{"train", "-shards", filepath.Join(dir, "shard-*.hpc"), "-workdir", t.TempDir(),
-		"-o", out, "-epochs", "3", "-per-epoch-jobs", "-v", "-test", filepath.Join(dir, "shard-1.hpc")}
+		"-o", out, "-epochs", "3", "-per-epoch-jobs", "-v", "-test", filepath.Join(dir, "shard-1.hpc"), "-keep", "0"}
 	if err := run(args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -171,6 +171,7 @@ func TestMisuse(t *testing.T) {
 		{[]string{"train", "-shards", "x", "-workdir", dir, "-o", "m", "-algo", "nonsense"}, "unknown algorithm"},
 		{[]string{"train", "-shards", "x", "-workdir", dir, "-o", "m", "-bias", "sideways"}, "sideways"},
 		{[]string{"train", "-shards", "x", "-workdir", dir, "-o", "m", "extra"}, "unexpected arguments"},
+		{[]string{"train", "-shards", "x", "-workdir", dir, "-o", "m", "-keep", "lots"}, "-keep"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(c.args, &stdout, &stderr)
@@ -188,7 +189,7 @@ func TestOwnFlags(t *testing.T) {
 			t.Errorf("-%s is not defined", name)
 		}
 	}
-	want := 24
+	want := 25
 	if len(ownFlags) != want {
 		t.Errorf("%d flags listed, want %d", len(ownFlags), want)
 	}
