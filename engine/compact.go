@@ -281,6 +281,11 @@ func inOrder(m *Model, rn renumbered, dim int) *Model {
 			to = int(j)
 		}
 		inc[q] = j
+		if K == 1 {
+			// A call to copy one weight costs more than the copy.
+			w[to] = m.W[p]
+			continue
+		}
 		copy(w[to*K:(to+1)*K], m.W[int(p)*K:int(p+1)*K])
 	}
 	m.W, m.Dim = w, dim
