@@ -187,12 +187,27 @@ func (l *Learner) Delta() (*Mix, error) {
 	}
 	if K == 1 {
 		feat, w, acc, seen = l.deltaBinary(feat, w, acc, n)
+	} else {
+		feat, w, acc, seen = l.deltaRows(feat, w, acc, n)
 	}
+	d := &Mix{
+		Classes: slices.Clone(st.classes), Dim: st.dim, Features: feat, Seen: seen,
+		W: w, B: slices.Clone(st.b), N: st.c, Updates: l.updates,
+	}
+	if st.u != nil {
+		d.U, d.UB = acc, slices.Clone(st.ub)
+	}
+	return d, nil
+}
+
+// deltaRows is Delta's walk over the touched features for K weight rows:
+// feat, w and acc come empty with room for the n touched features.
+func (l *Learner) deltaRows(feat []int32, w []float32, acc []float64, n int) ([]int32, []float32, []float64, []int32) {
+	st := l.st
+	K := st.K
+	var seen []int32
 	b := baseWalk{m: l.base, K: K}
 	for i, t := range st.touched {
-		if K == 1 {
-			break
-		}
 		for t != 0 {
 			j := i*64 + bits.TrailingZeros64(t)
 			t &= t - 1
@@ -224,14 +239,7 @@ func (l *Learner) Delta() (*Mix, error) {
 			}
 		}
 	}
-	d := &Mix{
-		Classes: slices.Clone(st.classes), Dim: st.dim, Features: feat, Seen: seen,
-		W: w, B: slices.Clone(st.b), N: st.c, Updates: l.updates,
-	}
-	if st.u != nil {
-		d.U, d.UB = acc, slices.Clone(st.ub)
-	}
-	return d, nil
+	return feat, w, acc, seen
 }
 
 // deltaBinary is Delta's walk over the touched features for one weight a
