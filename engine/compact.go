@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
+	"github.com/hyperplane-ml/hyperplane/internal/colorder"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
@@ -39,9 +42,10 @@ func compactScans(X *sparse.CSR, K int, per int64) bool {
 // those of X's columns (see inOrder). It returns the renumbered rows,
 // which share X's row pointers and values, the columns in their new order
 // and their new numbers in increasing order of column, and how many of
-// the first columns hold hotShare of the values: the weights a pass keeps
-// reading, where the rare columns past them (most of a hashed space's
-// columns) are read once or twice an epoch each. X's rows must be valid.
+// the first columns hold colorder.HotShare of the values: the weights a
+// pass keeps reading, where the rare columns past them (most of a hashed
+// space's columns) are read once or twice an epoch each. X's rows must be
+// valid.
 func renumberColumns(X *sparse.CSR, limit int64) (renumbered, error) {
 	nnz := X.NNZ()
 	ind := X.Ind[:nnz]
@@ -100,20 +104,19 @@ func renumberColumns(X *sparse.CSR, limit int64) (renumbered, error) {
 		}
 	}
 	out.Cols = len(cols)
-	return renumbered{X: out, cols: cols, byCol: byCol, hot: hotPrefix(start, most, nnz)}, nil
+	return renumbered{X: out, cols: cols, byCol: byCol, hot: colorder.HotPrefix(start, most, nnz)}, nil
 }
 
 // byCount numbers the slots that src names by how many times src names
-// them, most first, equal counts in the order src first names them: a
-// counting sort by descending count, where a comparison sort of a million
-// columns would cost more than the rest together. The pass that counts
-// also lists the slots in the order src first names them, so that the
-// sort reads only the slots named, once each, and src just once: most of
-// a text corpus's values name a column seen before. It returns the slots
-// in their new order, the count of each slot turned into −1 − its new
-// number (0 for a slot src does not name), the counting sort's starts
-// after its fill with the largest count (see hotPrefix), and the list of
-// first names, of no further use to byCount, for the caller to reuse.
+// them, most first, equal counts in the order src first names them (see
+// colorder.Rank). The pass that counts also lists the slots in the order
+// src first names them, so that the sort reads only the slots named, once
+// each, and src just once: most of a text corpus's values name a column
+// seen before. It returns the slots in their new order, the count of each
+// slot turned into −1 − its new number (0 for a slot src does not name),
+// the counting sort's starts after its fill with the largest count (see
+// colorder.HotPrefix), and the list of first names, of no further use to
+// byCount, for the caller to reuse.
 func byCount(src []int32, slots int) (order, count, start []int32, most int32, spare []int32) {
 	count = make([]int32, slots)
 	first := make([]int32, 0, min(slots, len(src)))
@@ -123,24 +126,7 @@ func byCount(src []int32, slots int) (order, count, start []int32, most int32, s
 		}
 		count[j]++
 	}
-	for _, j := range first {
-		most = max(most, count[j])
-	}
-	start = make([]int32, most+2)
-	for _, j := range first {
-		start[most-count[j]+1]++
-	}
-	for c := 1; c < len(start); c++ {
-		start[c] += start[c-1]
-	}
-	order = make([]int32, len(first))
-	for _, j := range first {
-		c := count[j]
-		p := start[most-c]
-		start[most-c]++
-		order[p] = j
-		count[j] = -1 - p
-	}
+	order, start, most = colorder.Rank(count, first)
 	return order, count, start, most, first
 }
 
@@ -191,28 +177,6 @@ func usedColumns(X *sparse.CSR, places []int32) []int32 {
 	return uniq
 }
 
-// hotShare is the share of a training set's values that its hot columns
-// hold (see renumberColumns).
-const hotShare = 0.95
-
-// hotPrefix returns how many of the first columns in order of frequency
-// hold hotShare of the nnz values, from the counting sort's starts after
-// its fill: the columns of count most−b then have the new numbers from
-// start[b−1] (0 for b = 0) to start[b].
-func hotPrefix(start []int32, most int32, nnz int64) int {
-	want := int64(float64(nnz) * hotShare)
-	sum, prev := int64(0), int32(0)
-	for b := range most {
-		c, n := int64(most-b), int64(start[b]-prev)
-		if sum+n*c >= want {
-			return int(prev) + int((want-sum+c-1)/c)
-		}
-		sum += n * c
-		prev = start[b]
-	}
-	return int(prev)
-}
-
 // renumbered is what renumberFit gives a fit: the rows to train on (X,
 // or X on its used columns renumbered by frequency), their columns in
 // their new order (nil when X stays as it is) and the reverse, how many
@@ -234,8 +198,10 @@ type renumbered struct {
 // each weight vector), for the learners that train on rows as they are
 // given from zero weights: not the voted perceptron, which keeps its rows,
 // nor a random or warm start, which would differ on the unused columns.
-// It checks X's rows first unless checked.
-func renumberFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, checked bool) (renumbered, error) {
+// It checks X's rows first unless checked. Where ctx carries a numbering
+// of X's columns (colorder.PlanFor), counted as X was read, it takes that
+// instead of counting X.
+func renumberFit(ctx context.Context, X *sparse.CSR, classes []float64, s *settings, rowCols int, checked bool) (renumbered, error) {
 	as := renumbered{X: X, checked: checked}
 	if X == nil || s.Algorithm == Voted || s.InitScale != 0 || (s.Warm != nil && !s.Warm.isZero()) {
 		return as, nil
@@ -250,6 +216,11 @@ func renumberFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, che
 		}
 		as.checked = true
 	}
+	if p := colorder.PlanFor(ctx, X); p != nil {
+		if rn, ok := planned(X, p); ok {
+			return rn, nil
+		}
+	}
 	rn, err := renumberColumns(X, s.MemoryBudget)
 	if err != nil || len(rn.cols) == 0 {
 		// Without values there is nothing to renumber, and the width
@@ -258,6 +229,42 @@ func renumberFit(X *sparse.CSR, classes []float64, s *settings, rowCols int, che
 	}
 	rn.listed, rn.checked = len(rn.cols)*2 <= X.Cols, true
 	return rn, nil
+}
+
+// planned renumbers X's columns by the plan p, which numbers the columns
+// X's rows use (colorder.Recorder.NewPlan), in one pass on every core. It
+// reports false, and X is to be counted, where p does not fit X: another
+// width, or a column p has no number for.
+func planned(X *sparse.CSR, p *colorder.Plan) (renumbered, bool) {
+	if p.Dim != X.Cols || len(p.Code) != X.Cols || len(p.Cols) == 0 {
+		return renumbered{}, false
+	}
+	nnz := X.NNZ()
+	out := &sparse.CSR{Rows: X.Rows, Cols: len(p.Cols), Indptr: X.Indptr, Ind: make([]int32, nnz), Val: X.Val[:nnz]}
+	var bad atomic.Bool
+	parallelNNZ(X, func(lo, hi int) {
+		or := int32(0)
+		code, ind := p.Code, X.Ind
+		for q := X.Indptr[lo]; q < X.Indptr[hi]; q++ {
+			c := code[ind[q]]
+			or |= ^c // negative where some c ≥ 0: a column without a number
+			out.Ind[q] = -1 - c
+		}
+		if or < 0 {
+			bad.Store(true)
+		}
+	})
+	if bad.Load() {
+		return renumbered{}, false
+	}
+	// The new numbers in the order of the columns, for inOrder.
+	byCol := make([]int32, 0, len(p.Cols))
+	for _, c := range p.Code {
+		if c < 0 {
+			byCol = append(byCol, -1-c)
+		}
+	}
+	return renumbered{X: out, cols: p.Cols, byCol: byCol, hot: p.Hot, listed: len(byCol)*2 <= X.Cols, checked: true}, true
 }
 
 // inOrder turns a model trained on the renumbered columns of rn (see

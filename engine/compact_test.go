@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
+	"github.com/hyperplane-ml/hyperplane/internal/colorder"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -188,4 +190,112 @@ func TestCompactModelFiles(t *testing.T) {
 	if got := good.Weight(0, 3) + good.Weight(0, 12) + good.Weight(0, -1); got != 0 {
 		t.Errorf("weights of unlisted features: %v", got)
 	}
+}
+
+// A fit that takes its numbering of the columns from the counts a reader
+// made (colorder.Plan) trains the model a fit that counts them itself
+// does, byte for byte, whatever the numbering's order: with dense
+// weights and with listed columns, when the rows read include rows held
+// out of the fit, some using columns no other row does. A plan that does
+// not number every column of the rows is not used.
+func TestPlannedFitBitIdentical(t *testing.T) {
+	Xb, yb := fxIntBinary(81, 500, 300, 14, 0.05)
+	Xm, ym := fxIntMulti(82, 500, 300, 14, 4, 0.05)
+	cases := []struct {
+		name string
+		X    *sparse.CSR
+		y    []float64
+		cfg  Config
+	}{
+		{"averaged PA-II binary, dense", fxHashed(Xb, 311), yb, Config{Epochs: 4, Rule: PA2, Normalize: true}},
+		{"averaged multiclass, dense", fxHashed(Xm, 311), ym, Config{Epochs: 4}},
+		{"averaged binary, listed", fxSpread(Xb, 1<<20, 997), yb, Config{Epochs: 3}},
+		{"plain PA-I multiclass, listed", fxSpread(Xm, 50_000, 97), ym, Config{Epochs: 3, Algorithm: Plain, Rule: PA1}},
+		{"two workers", fxHashed(Xm, 311), ym, Config{Epochs: 3, Workers: 2}},
+	}
+	old := compactMinBytes
+	compactMinBytes = 0
+	defer func() { compactMinBytes = old }()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// All the rows read, two more with columns of their own; every
+			// fifth row and those two are held out.
+			all := *c.X
+			all.Ind, all.Val = slices.Clone(c.X.Ind), slices.Clone(c.X.Val)
+			all.Indptr = slices.Clone(c.X.Indptr)
+			for _, j := range []int32{int32(all.Cols - 1), int32(all.Cols - 2)} {
+				all.Ind, all.Val = append(all.Ind, j), append(all.Val, 1)
+				all.Indptr = append(all.Indptr, int64(len(all.Ind)))
+				all.Rows++
+			}
+			var kept, held []int
+			for i := range all.Rows {
+				if i%5 == 4 || i >= c.X.Rows {
+					held = append(held, i)
+				} else {
+					kept = append(kept, i)
+				}
+			}
+			X := all.SelectRows(kept)
+			y := make([]float64, len(kept))
+			for k, i := range kept {
+				y[k] = c.y[i]
+			}
+			rec := &colorder.Recorder{Dim: all.Cols, Count: make([]int32, all.Cols)}
+			for _, j := range all.Ind {
+				if rec.Count[j] == 0 {
+					rec.First = append(rec.First, j)
+				}
+				rec.Count[j]++
+			}
+			p := rec.NewPlan(&all, held)
+			if p == nil {
+				t.Fatal("no plan")
+			}
+			want := fitModelBytes(t, context.Background(), X, y, c.cfg)
+			if got := fitModelBytes(t, colorder.WithPlan(context.Background(), X, p), X, y, c.cfg); !bytes.Equal(got, want) {
+				t.Fatal("the planned fit's model differs")
+			}
+			rn, ok := planned(X, p)
+			if !ok || len(rn.byCol) != len(p.Cols) {
+				t.Fatalf("planned: %v, %d columns of %d", ok, len(rn.byCol), len(p.Cols))
+			}
+			for q, j := range X.Ind {
+				if rn.cols[rn.X.Ind[q]] != j {
+					t.Fatalf("value %d: column %d renumbered %d, which is column %d", q, j, rn.X.Ind[q], rn.cols[rn.X.Ind[q]])
+				}
+			}
+			// The reverse order numbers the same columns.
+			rev := &colorder.Plan{Dim: p.Dim, Code: slices.Clone(p.Code), Cols: slices.Clone(p.Cols), Hot: p.Hot}
+			slices.Reverse(rev.Cols)
+			for n, j := range rev.Cols {
+				rev.Code[j] = -1 - int32(n)
+			}
+			if got := fitModelBytes(t, colorder.WithPlan(context.Background(), X, rev), X, y, c.cfg); !bytes.Equal(got, want) {
+				t.Fatal("the fit in reverse order gives another model")
+			}
+			// A plan without a column the rows use.
+			short := &colorder.Plan{Dim: p.Dim, Code: slices.Clone(p.Code), Cols: p.Cols, Hot: p.Hot}
+			short.Code[X.Ind[0]] = 0
+			if _, ok := planned(X, short); ok {
+				t.Fatal("planned took a plan without a column of the rows")
+			}
+			if got := fitModelBytes(t, colorder.WithPlan(context.Background(), X, short), X, y, c.cfg); !bytes.Equal(got, want) {
+				t.Fatal("the fit with a short plan gives another model")
+			}
+		})
+	}
+}
+
+func fitModelBytes(t *testing.T, ctx context.Context, X *sparse.CSR, y []float64, cfg Config) []byte {
+	t.Helper()
+	m, _, err := Fit(ctx, X, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

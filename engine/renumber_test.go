@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hyperplane-ml/hyperplane/internal/colorder"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
@@ -161,7 +162,7 @@ func TestRenumberHotColumns(t *testing.T) {
 		counts[j]++
 	}
 	slices.SortFunc(counts, func(a, b int) int { return b - a })
-	want, sum, n := int64(float64(len(X.Ind))*hotShare), int64(0), 0
+	want, sum, n := int64(float64(len(X.Ind))*colorder.HotShare), int64(0), 0
 	for sum < want {
 		sum += int64(counts[n])
 		n++

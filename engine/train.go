@@ -121,7 +121,7 @@ func fit(ctx context.Context, X *sparse.CSR, D *dense.Matrix[float32], y []float
 	// Train on the used columns, in order of frequency, when the weights
 	// of a wide feature space outgrow the caches.
 	dim := ncols
-	rn, err := renumberFit(X, classes, &s, rowCols, checked)
+	rn, err := renumberFit(ctx, X, classes, &s, rowCols, checked)
 	if err != nil {
 		return nil, nil, err
 	}

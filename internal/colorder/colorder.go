@@ -1,0 +1,187 @@
+// Package colorder numbers the columns a training set's rows use in order
+// of use, most used first, and carries such a numbering from the reader
+// that counted it to the learner that trains on it.
+//
+// engine.Fit renumbers the columns of a wide feature space this way before
+// it trains (its weights then outgrow the caches less), which costs a
+// count of every value. A featurizer that hashes text already counts the
+// documents of every bucket as it reads; when it records those counts and
+// the order in which the buckets first came (Recorder), the learner can
+// take its numbering from them (Plan) instead of counting again. The
+// numbering only decides where each weight lives: the model is the same
+// bit for bit whichever numbering a fit uses.
+//
+// Both hand-overs go through a context.Context with keys of this
+// module-internal package, so that no public signature carries them and
+// only this module's own commands use them.
+package colorder
+
+import (
+	"context"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
+)
+
+// Rank numbers the columns named in first (each once, in the order they
+// were first used) by count[j], most first, equal counts in their order
+// in first: a counting sort by descending count. count[j] must be ≥ 1 for
+// every j in first. It returns the columns in their new order, and the
+// counting sort's starts after its fill (see HotPrefix) with the largest
+// count; count[j] of each column j of first becomes −1 − its new number.
+func Rank(count, first []int32) (order, start []int32, most int32) {
+	// The counts in the order of first: the one pass that reads count at
+	// random, where three would (the largest, the sizes, the fill).
+	cf := make([]int32, len(first))
+	for k, j := range first {
+		cf[k] = count[j]
+	}
+	return rank(count, first, cf)
+}
+
+// rank is Rank with the counts of first's columns given in cf.
+func rank(count, first, cf []int32) (order, start []int32, most int32) {
+	for _, c := range cf {
+		most = max(most, c)
+	}
+	start = make([]int32, most+2)
+	for _, c := range cf {
+		start[most-c+1]++
+	}
+	for c := 1; c < len(start); c++ {
+		start[c] += start[c-1]
+	}
+	order = make([]int32, len(first))
+	for k, j := range first {
+		c := cf[k]
+		p := start[most-c]
+		start[most-c]++
+		order[p] = j
+		count[j] = -1 - p
+	}
+	return order, start, most
+}
+
+// HotShare is the share of a training set's values that its hot columns
+// hold: the columns a pass keeps reading.
+const HotShare = 0.95
+
+// HotPrefix returns how many of the first columns in order of use hold
+// HotShare of the nnz values, from Rank's starts and largest count: the
+// columns of count most−b then have the new numbers from start[b−1] (0
+// for b = 0) to start[b].
+func HotPrefix(start []int32, most int32, nnz int64) int {
+	want := int64(float64(nnz) * HotShare)
+	sum, prev := int64(0), int32(0)
+	for b := range most {
+		c, n := int64(most-b), int64(start[b]-prev)
+		if sum+n*c >= want {
+			return int(prev) + int((want-sum+c-1)/c)
+		}
+		sum += n * c
+		prev = start[b]
+	}
+	return int(prev)
+}
+
+// Plan is a numbering of the columns of Dim that a training set's rows
+// use, in order of use.
+type Plan struct {
+	Dim int
+	// Code[j] is −1 − the new number of column j, or 0 for a column the
+	// rows do not use.
+	Code []int32
+	// Cols[p] is the column numbered p.
+	Cols []int32
+	// Hot is how many of the first columns hold HotShare of the values.
+	Hot int
+}
+
+// Recorder is what a featurizer fills in as it reads, for NewPlan: how
+// many documents use each column, and the columns in the order they were
+// first used.
+type Recorder struct {
+	Dim   int
+	Count []int32 // by column; kept by the featurizer, read only
+	First []int32
+}
+
+// NewPlan returns the plan of the counts r recorded for the rows of X
+// (the rows r counted) but those listed in held, which a fit of the
+// others is to take: every column those rows use, and only those, in
+// order of use. It returns nil when r recorded nothing, or not X's rows.
+func (r *Recorder) NewPlan(X *sparse.CSR, held []int) *Plan {
+	if r == nil || r.Count == nil || len(r.Count) != r.Dim || X == nil || X.Cols != r.Dim {
+		return nil
+	}
+	code := make([]int32, r.Dim)
+	copy(code, r.Count)
+	for _, i := range held {
+		if i < 0 || i >= X.Rows {
+			return nil
+		}
+		for _, j := range X.Ind[X.Indptr[i]:X.Indptr[i+1]] {
+			if j < 0 || int(j) >= r.Dim {
+				return nil
+			}
+			code[j]--
+		}
+	}
+	first := make([]int32, 0, len(r.First))
+	cf := make([]int32, 0, len(r.First))
+	nnz := int64(0)
+	for _, j := range r.First {
+		if j < 0 || int(j) >= r.Dim || code[j] < 0 {
+			return nil // not the counts of X's rows; the learner counts itself
+		}
+		if c := code[j]; c > 0 {
+			first = append(first, j)
+			cf = append(cf, c)
+			nnz += int64(c)
+		}
+	}
+	cols, start, most := rank(code, first, cf)
+	return &Plan{Dim: r.Dim, Code: code, Cols: cols, Hot: HotPrefix(start, most, nnz)}
+}
+
+type recorderKey struct{}
+
+// WithRecorder returns a context that asks a featurizer fitted with it to
+// record its counts in the returned Recorder.
+func WithRecorder(ctx context.Context) (context.Context, *Recorder) {
+	r := new(Recorder)
+	return context.WithValue(ctx, recorderKey{}, r), r
+}
+
+// RecorderFrom returns the Recorder ctx asks for, or nil.
+func RecorderFrom(ctx context.Context) *Recorder {
+	r, _ := ctx.Value(recorderKey{}).(*Recorder)
+	return r
+}
+
+type planKey struct{}
+
+type planFor struct {
+	x any
+	p *Plan
+}
+
+// WithPlan returns a context that gives a fit of the rows x (the very
+// matrix, by identity) the numbering p.
+func WithPlan(ctx context.Context, x any, p *Plan) context.Context {
+	if p == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, planKey{}, planFor{x, p})
+}
+
+// PlanFor returns the numbering ctx gives a fit of the rows x, or nil.
+func PlanFor(ctx context.Context, x any) *Plan {
+	if ctx == nil {
+		return nil
+	}
+	pf, ok := ctx.Value(planKey{}).(planFor)
+	if !ok || pf.x != x {
+		return nil
+	}
+	return pf.p
+}
