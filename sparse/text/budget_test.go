@@ -286,10 +286,10 @@ func TestReadersStopAtBudget(t *testing.T) {
 		if _, err := Read(src(), ReadOptions{}); !errors.Is(err, budget.ErrExceeded) {
 			t.Errorf("%q: Read: %v", line, err)
 		}
-		if _, _, err := fitReader(src(), ReadOptions{}, Config{Bits: 10, NGrams: 1}); !errors.Is(err, budget.ErrExceeded) {
+		if _, _, err := fitReader(nil, src(), ReadOptions{}, Config{Bits: 10, NGrams: 1}); !errors.Is(err, budget.ErrExceeded) {
 			t.Errorf("%q: fitting: %v", line, err)
 		}
-		if _, _, err := fitReader(src(), ReadOptions{}, Config{Bits: 10, NGrams: 1, IDF: true}); !errors.Is(err, budget.ErrExceeded) {
+		if _, _, err := fitReader(nil, src(), ReadOptions{}, Config{Bits: 10, NGrams: 1, IDF: true}); !errors.Is(err, budget.ErrExceeded) {
 			t.Errorf("%q: fitting idf: %v", line, err)
 		}
 		if _, err := f.VectorizeReader(src(), ReadOptions{}); !errors.Is(err, budget.ErrExceeded) {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/hyperplane-ml/hyperplane/internal/colorder"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/csrcat"
@@ -306,7 +307,7 @@ func FitFileContext(ctx context.Context, path string, opt ReadOptions, cfg Confi
 	}
 	var f *Featurizer
 	d, err := readopt.ReadFile(path, &opt.Name, func(r io.Reader) (d *sparse.Dataset, err error) {
-		f, d, err = fitReader(ctxReader{ctx, r}, opt, ncfg)
+		f, d, err = fitReader(colorder.RecorderFrom(ctx), ctxReader{ctx, r}, opt, ncfg)
 		return d, err
 	})
 	return f, d, err
@@ -330,7 +331,7 @@ func FitReaderContext(ctx context.Context, r io.Reader, opt ReadOptions, cfg Con
 	if opt.Documents {
 		return nil, nil, fmt.Errorf("%w: ReadOptions.Documents: a featurizer is fitted on labelled documents", ErrConfig)
 	}
-	return fitReader(ctxReader{ctx, r}, opt, ncfg)
+	return fitReader(colorder.RecorderFrom(ctx), ctxReader{ctx, r}, opt, ncfg)
 }
 
 // newStreamFit returns the featurizer a fit while reading fills in, with
@@ -349,17 +350,25 @@ func newStreamFit(cfg Config) (*Featurizer, *dfCounter, *vocabBudget) {
 	return f, dfc, &vocabBudget{f: f, workers: cfg.workers()}
 }
 
-// fitReader is FitFile on a reader.
-func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
+// fitReader is FitFile on a reader. With rec, a fit that hashes with IDF
+// records in it the document frequency of every bucket and the order in
+// which the buckets were first used, for a learner to number its columns
+// by (see colorder).
+func fitReader(rec *colorder.Recorder, r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.Dataset, error) {
 	f, dfc, acct := newStreamFit(cfg)
 	sc := NewScanner(r, opt)
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
+	// The order in which the buckets are first used, for rec.
+	var first *firstUse
+	if rec != nil && dfc != nil {
+		first = &firstUse{seen: make([]uint64, (f.dim+63)/64)}
+	}
 	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece {
 		if cfg.Vocabulary {
 			return e.termPiece(docs, acct, false)
 		}
 		return e.countPiece(docs, dfc)
-	})
+	}, first.noter())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -393,6 +402,9 @@ func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.D
 		if f.df, err = dfc.total(); err != nil {
 			return nil, nil, err
 		}
+		if first != nil && !f.df.sparse {
+			*rec = colorder.Recorder{Dim: f.dim, Count: f.df.dense, First: first.list}
+		}
 		if err := f.setIDF(); err != nil {
 			return nil, nil, err
 		}
@@ -405,6 +417,32 @@ func fitReader(r io.Reader, opt ReadOptions, cfg Config) (*Featurizer, *sparse.D
 		})
 	}
 	return f, d, nil
+}
+
+// firstUse lists columns in the order rows first use them.
+type firstUse struct {
+	seen []uint64 // a bit per column
+	list []int32
+}
+
+// noter returns u.note, or nil for a nil u.
+func (u *firstUse) noter() func(pc *piece) {
+	if u == nil {
+		return nil
+	}
+	return u.note
+}
+
+// note adds the columns the rows of pc use first to the list.
+func (u *firstUse) note(pc *piece) {
+	seen, list := u.seen, u.list
+	for _, j := range pc.ind {
+		if w, b := uint32(j)>>6, uint64(1)<<(uint32(j)&63); seen[w]&b == 0 {
+			seen[w] |= b
+			list = append(list, j)
+		}
+	}
+	u.list = list
 }
 
 func describeInput(name string) string {
@@ -465,7 +503,7 @@ func (f *Featurizer) VectorizeReader(r io.Reader, opt ReadOptions) (*sparse.Data
 			pc.err = (&Corpus{Name: sc.opt.Name, Docs: docs}).docErr(pc.bad, pc.msg)
 		}
 		return pc
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -477,10 +515,15 @@ func (f *Featurizer) VectorizeReader(r io.Reader, opt ReadOptions) (*sparse.Data
 // returns the pieces in input order, or the first error in the input: a
 // piece's (which stops the reading) or the scanner's, whichever comes
 // first in the input.
-func (f *Featurizer) stream(sc *Scanner, work func(e *Encoder, docs []Doc) piece) ([]piece, error) {
+//
+// When note is not nil, stream also hands it each piece in input order.
+func (f *Featurizer) stream(sc *Scanner, work func(e *Encoder, docs []Doc) piece, note func(pc *piece)) ([]piece, error) {
 	var pieces []piece
 	var held int64 // bytes of the pieces
 	err := f.streamOrdered(sc, work, func(pc *piece) error {
+		if note != nil {
+			note(pc)
+		}
 		pieces = append(pieces, *pc)
 		held += pc.bytes()
 		// Assembling copies the pieces into one matrix, freeing each once
