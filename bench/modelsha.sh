@@ -34,4 +34,9 @@ run -kernel rbf:gamma=0.001 -algo pa2 -epochs 3 $dg
 run -kernel poly:degree=2,gamma=0.001,coef0=1 -algo plain -budget 200 -epochs 3 $dg
 run -kernel rbf:gamma=0.001 -algo voted -epochs 2 $dg
 run -epochs 3 $D/text/sentence_polarity/sentence_polarity.jsonl
+# Hashed text: calibrated on held-out rows, not calibrated, multiclass, wide.
+run -vocab=false -epochs 3 $D/text/imdb/imdb.train.jsonl.gz
+run -vocab=false -no-calibrate -epochs 3 $D/text/sentence_polarity/sentence_polarity.jsonl
+run -vocab=false -epochs 3 $D/text/20newsgroups/20ng.train.jsonl.gz
+run -vocab=false -bits 24 -algo pa -epochs 3 $D/text/trec_qc/trec_qc.train.jsonl
 rm -rf $B $O

@@ -8,6 +8,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/internal/colorder"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -20,6 +21,11 @@ import (
 // same accuracy or better on them with a model of a third of the size
 // (a term seen once teaches nothing about other documents).
 var trainTextDefaults = text.Config{NGrams: 2, TF: text.Log, IDF: true, Vocabulary: true, MinDF: 2}
+
+// planColumns says whether a fit on hashed text takes its numbering of
+// the columns from the featurizer's counts (a variable so that tests can
+// compare a fit that counts them itself).
+var planColumns = true
 
 // namesPerLabel is how many terms toward and against each label a text
 // model keeps names for (see textmodel.Model.NameFeatures).
@@ -41,7 +47,16 @@ type textTrain struct {
 // featurized by the same featurizer.
 func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error {
 	t0 := time.Now()
+	// A fresh linear fit on hashed text numbers its columns by the counts
+	// the featurizer makes as it reads (colorder), not by a count of its
+	// own.
+	fitCtx := o.ctx
+	var rec *colorder.Recorder
+	if planColumns && !tt.cfg.Vocabulary && o.warm == nil && tt.kernel == nil {
+		o.ctx, rec = colorder.WithRecorder(o.ctx)
+	}
 	f, d, corpus, err := readTrainText(o, path, tt)
+	o.ctx = fitCtx
 	if err != nil {
 		return err
 	}
@@ -83,7 +98,11 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	}
 	r.CalibrationRows = len(held)
 	t1 := time.Now()
+	if p := rec.NewPlan(d.X, held); p != nil {
+		o.ctx = colorder.WithPlan(fitCtx, rows.X, p)
+	}
 	m, stats, err := r.fitText(f, rows, cfg, &tc, tt, o)
+	o.ctx = fitCtx
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	err = warmMismatch(o.warm, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -275,5 +276,43 @@ func TestTrainCalibrationRows(t *testing.T) {
 	}
 	if code, _, e := runCmd("train", "-refit", "-o", filepath.Join(dir, "n.hpm"), writeFile(t, dir, "d.svm", "1 1:1\n-1 2:1\n")); code != 2 || !strings.Contains(e, "refit") {
 		t.Errorf("-refit on numbered features: exit %d: %s", code, e)
+	}
+}
+
+// A fit on hashed text that numbers its columns by the featurizer's
+// counts writes the model a fit that counts them itself writes, byte for
+// byte: calibrated on rows held out (some of them alone in using a
+// bucket) or refitted, and not calibrated; binary and multiclass.
+func TestTrainHashedPlanSameModel(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 4500 {
+		fmt.Fprintf(&b, `{"label":"c%d","text":"word%d word%d only%d %s"}`+"\n", i%3, i%17, i%41, i, strings.Repeat("common ", i%4))
+	}
+	multi := writeFile(t, dir, "multi.jsonl", b.String())
+	binary := reviews(t, dir, "binary.jsonl", 300)
+	for _, args := range [][]string{
+		{"-vocab=false", "-bits", "22", binary},
+		{"-vocab=false", "-bits", "22", "-no-calibrate", binary},
+		{"-vocab=false", "-bits", "22", multi},
+		{"-vocab=false", "-bits", "18", "-algo", "pa", multi},
+	} {
+		var models [2][]byte
+		for k, plan := range []bool{true, false} {
+			planColumns = plan
+			out := filepath.Join(dir, fmt.Sprintf("m%d.hptm", k))
+			code, _, e := runCmd(append([]string{"train", "-o", out}, args...)...)
+			planColumns = true
+			if code != 0 {
+				t.Fatalf("train %v: %s", args, e)
+			}
+			var err error
+			if models[k], err = os.ReadFile(out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(models[0], models[1]) {
+			t.Errorf("train %v: the model differs with the featurizer's numbering", args)
+		}
 	}
 }
