@@ -276,7 +276,7 @@ func inOrder(m *Model, rn renumbered, dim int) *Model {
 		return m
 	}
 	K := len(m.B)
-	w := make([]float32, len(m.W))
+	w := make([]float32, len(rn.byCol)*K)
 	if !rn.listed {
 		w = make([]float32, dim*K)
 	}

@@ -35,11 +35,6 @@ func Rank(count, first []int32) (order, start []int32, most int32) {
 	for k, j := range first {
 		cf[k] = count[j]
 	}
-	return rank(count, first, cf)
-}
-
-// rank is Rank with the counts of first's columns given in cf.
-func rank(count, first, cf []int32) (order, start []int32, most int32) {
 	for _, c := range cf {
 		most = max(most, c)
 	}
@@ -90,57 +85,74 @@ type Plan struct {
 	// Code[j] is −1 − the new number of column j, or 0 for a column the
 	// rows do not use.
 	Code []int32
-	// Cols[p] is the column numbered p.
+	// Cols[p] is the column numbered p. It may name columns the rows do
+	// not use (those of rows held out of them), whose Code is 0.
 	Cols []int32
 	// Hot is how many of the first columns hold HotShare of the values.
 	Hot int
 }
 
-// Recorder is what a featurizer fills in as it reads, for NewPlan: how
-// many documents use each column, and the columns in the order they were
-// first used.
+// Recorder is what a featurizer fills in as it reads: how many documents
+// use each column and the columns in the order they were first used,
+// then (Number) their numbering in order of use.
 type Recorder struct {
 	Dim   int
 	Count []int32 // by column; kept by the featurizer, read only
 	First []int32
+	all   *Plan
 }
 
-// NewPlan returns the plan of the counts r recorded for the rows of X
-// (the rows r counted) but those listed in held, which a fit of the
-// others is to take: every column those rows use, and only those, in
-// order of use. It returns nil when r recorded nothing, or not X's rows.
-func (r *Recorder) NewPlan(X *sparse.CSR, held []int) *Plan {
-	if r == nil || r.Count == nil || len(r.Count) != r.Dim || X == nil || X.Cols != r.Dim {
-		return nil
+// Number numbers the columns the recorded documents use by Count, most
+// first, equal counts in the order of First (see Rank), for NewPlan. A
+// featurizer calls it once it has recorded Count and First; it leaves no
+// numbering where they are not counts of the columns of First.
+func (r *Recorder) Number() {
+	r.all = nil
+	if r.Count == nil || len(r.Count) != r.Dim {
+		return
 	}
 	code := make([]int32, r.Dim)
 	copy(code, r.Count)
+	nnz := int64(0)
+	for _, j := range r.First {
+		if j < 0 || int(j) >= r.Dim || code[j] <= 0 {
+			return
+		}
+		nnz += int64(code[j])
+	}
+	cols, start, most := Rank(code, r.First)
+	r.all = &Plan{Dim: r.Dim, Code: code, Cols: cols, Hot: HotPrefix(start, most, nnz)}
+}
+
+// NewPlan returns the numbering of X's columns, those of the rows r
+// counted, for a fit on them but the rows listed in held: the numbering
+// of all the rows (Number), less the columns that only held rows use. It
+// returns nil when r has no numbering, or not of X's rows.
+func (r *Recorder) NewPlan(X *sparse.CSR, held []int) *Plan {
+	if r == nil || r.all == nil || X == nil || X.Cols != r.Dim {
+		return nil
+	}
+	if len(held) == 0 {
+		return r.all
+	}
+	code := make([]int32, r.Dim)
+	copy(code, r.all.Code)
+	count := make([]int32, r.Dim)
+	copy(count, r.Count)
 	for _, i := range held {
 		if i < 0 || i >= X.Rows {
 			return nil
 		}
 		for _, j := range X.Ind[X.Indptr[i]:X.Indptr[i+1]] {
-			if j < 0 || int(j) >= r.Dim {
-				return nil
+			if j < 0 || int(j) >= r.Dim || count[j] <= 0 {
+				return nil // not the counts of X's rows; the learner counts itself
 			}
-			code[j]--
+			if count[j]--; count[j] == 0 {
+				code[j] = 0
+			}
 		}
 	}
-	first := make([]int32, 0, len(r.First))
-	cf := make([]int32, 0, len(r.First))
-	nnz := int64(0)
-	for _, j := range r.First {
-		if j < 0 || int(j) >= r.Dim || code[j] < 0 {
-			return nil // not the counts of X's rows; the learner counts itself
-		}
-		if c := code[j]; c > 0 {
-			first = append(first, j)
-			cf = append(cf, c)
-			nnz += int64(c)
-		}
-	}
-	cols, start, most := rank(code, first, cf)
-	return &Plan{Dim: r.Dim, Code: code, Cols: cols, Hot: HotPrefix(start, most, nnz)}
+	return &Plan{Dim: r.Dim, Code: code, Cols: r.all.Cols, Hot: r.all.Hot}
 }
 
 type recorderKey struct{}

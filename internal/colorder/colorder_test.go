@@ -41,6 +41,7 @@ func record(X *sparse.CSR) *Recorder {
 		}
 		r.Count[j]++
 	}
+	r.Number()
 	return r
 }
 
@@ -48,53 +49,43 @@ func TestNewPlan(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := range 30 {
 		X := randomRows(r, 1+r.IntN(200), 1+r.IntN(300))
-		var held []int
-		kept := make([]bool, X.Rows)
+		var heldRows []int
+		held := make([]bool, X.Rows)
 		for i := range X.Rows {
 			if r.IntN(4) == 0 {
-				held = append(held, i)
-			} else {
-				kept[i] = true
+				heldRows = append(heldRows, i)
+				held[i] = true
 			}
 		}
 		rec := record(X)
-		p := rec.NewPlan(X, held)
-		// The kept rows' counts, and the order a plan must give them.
-		count := make([]int, X.Cols)
+		p := rec.NewPlan(X, heldRows)
+		// The plan numbers the columns of all the rows by their counts in
+		// all of them, and leaves out those no kept row uses.
+		all, kept := make([]int, X.Cols), make([]int, X.Cols)
 		nnz := 0
 		for i := range X.Rows {
-			if kept[i] {
-				for _, j := range X.Ind[X.Indptr[i]:X.Indptr[i+1]] {
-					count[j]++
-					nnz++
+			for _, j := range X.Ind[X.Indptr[i]:X.Indptr[i+1]] {
+				all[j]++
+				nnz++
+				if !held[i] {
+					kept[j]++
 				}
 			}
 		}
-		var want []int32
-		for _, j := range rec.First {
-			if count[j] > 0 {
-				want = append(want, j)
-			}
-		}
-		slices.SortStableFunc(want, func(a, b int32) int { return count[b] - count[a] })
-		if len(want) == 0 {
-			if p == nil || len(p.Cols) != 0 {
-				t.Fatalf("trial %d: no kept values, plan %+v", trial, p)
-			}
-			continue
-		}
+		want := slices.Clone(rec.First)
+		slices.SortStableFunc(want, func(a, b int32) int { return all[b] - all[a] })
 		if p == nil || !slices.Equal(p.Cols, want) || p.Dim != X.Cols {
-			t.Fatalf("trial %d: plan columns %v, want %v", trial, p, want)
+			t.Fatalf("trial %d: plan %v, want columns %v", trial, p, want)
 		}
 		for j := range X.Cols {
 			n := -1 - p.Code[j]
-			if (count[j] > 0) != (p.Code[j] < 0) || (count[j] > 0 && p.Cols[n] != int32(j)) {
-				t.Fatalf("trial %d: column %d (count %d) coded %d", trial, j, count[j], p.Code[j])
+			if (kept[j] > 0) != (p.Code[j] < 0) || (kept[j] > 0 && p.Cols[n] != int32(j)) {
+				t.Fatalf("trial %d: column %d (kept count %d) coded %d", trial, j, kept[j], p.Code[j])
 			}
 		}
 		hot, sum := 0, 0
 		for sum < int(float64(nnz)*HotShare) {
-			sum += count[want[hot]]
+			sum += all[want[hot]]
 			hot++
 		}
 		if p.Hot != hot {
@@ -109,32 +100,41 @@ func TestNewPlan(t *testing.T) {
 
 func TestNewPlanRefuses(t *testing.T) {
 	X := randomRows(rand.New(rand.NewPCG(3, 4)), 50, 40)
-	good := record(X)
-	if good.NewPlan(X, nil) == nil {
+	if record(X).NewPlan(X, nil) == nil {
 		t.Fatal("no plan for the recorded rows")
 	}
 	wider := *X
 	wider.Cols++
-	short := *good
-	short.Count = short.Count[:len(short.Count)-1]
-	low := *record(X)
-	low.Count[X.Ind[0]] = 0 // fewer uses than the rows have
-	outside := *record(X)
-	outside.First = append(slices.Clone(outside.First), int32(X.Cols))
+	// The rows using X's first column, all held out, with one use fewer
+	// counted than they make.
+	j0 := X.Ind[0]
+	var using []int
+	for i := range X.Rows {
+		if slices.Contains(X.Ind[X.Indptr[i]:X.Indptr[i+1]], j0) {
+			using = append(using, i)
+		}
+	}
 	for name, c := range map[string]struct {
-		r    *Recorder
-		X    *sparse.CSR
-		held []int
+		change func(r *Recorder)
+		X      *sparse.CSR
+		held   []int
 	}{
 		"nil":           {nil, X, nil},
-		"empty":         {new(Recorder), X, nil},
-		"wider rows":    {good, &wider, nil},
-		"short counts":  {&short, X, nil},
-		"held outside":  {good, X, []int{X.Rows}},
-		"too few uses":  {&low, X, []int{0}},
-		"first outside": {&outside, X, nil},
+		"empty":         {func(r *Recorder) { *r = Recorder{} }, X, nil},
+		"wider rows":    {func(*Recorder) {}, &wider, nil},
+		"short counts":  {func(r *Recorder) { r.Count = r.Count[:len(r.Count)-1] }, X, nil},
+		"held outside":  {func(*Recorder) {}, X, []int{X.Rows}},
+		"uncounted":     {func(r *Recorder) { r.Count[j0] = 0 }, X, nil},
+		"too few uses":  {func(r *Recorder) { r.Count[j0]-- }, X, using},
+		"first outside": {func(r *Recorder) { r.First = append(r.First, int32(X.Cols)) }, X, nil},
 	} {
-		if p := c.r.NewPlan(c.X, c.held); p != nil {
+		var r *Recorder
+		if c.change != nil {
+			r = record(X)
+			c.change(r)
+			r.Number()
+		}
+		if p := r.NewPlan(c.X, c.held); p != nil {
 			t.Errorf("%s: a plan %+v", name, p)
 		}
 	}

@@ -404,6 +404,7 @@ func fitReader(rec *colorder.Recorder, r io.Reader, opt ReadOptions, cfg Config)
 		}
 		if first != nil && !f.df.sparse {
 			*rec = colorder.Recorder{Dim: f.dim, Count: f.df.dense, First: first.list}
+			rec.Number()
 		}
 		if err := f.setIDF(); err != nil {
 			return nil, nil, err
