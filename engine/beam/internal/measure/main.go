@@ -152,10 +152,10 @@ func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, 
 		}
 		fmt.Printf("  rows %d, nonzeros %d; features the shards hold, summed %.2fM; in the state %.2fM; mean of epochs: slowest shard %.3f s, mixing step %.3f s\n",
 			train.X.Rows, train.X.NNZ(), float64(f.WeightsBytes-int64(P)*72)/4/1e6, float64(figs[len(figs)-1].StateWritten-72)/16/1e6, shardS, mixS)
-		fmt.Printf("2^%d features (%d wide), %d shards, mean of epochs 2 to %d: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.2f s/epoch on Prism, in memory %.2f s with %d workers, %.2f s with one; CPU %.2f s/epoch on Prism, %.2f s in memory with %d workers\n",
+		fmt.Printf("2^%d features (%d wide), %d shards, mean of epochs 2 to %d: weights read %s, state %s, deltas %s (%.1f%% of %d dense weights); per epoch read %s (%.2f× deltas), written %s (%.2f× deltas); %.3f s/epoch on Prism, in memory %.3f s with %d workers (%.2f×), %.3f s with one; CPU %.2f s/epoch on Prism, %.2f s in memory with %d workers\n",
 			bits, train.X.Cols, P, len(figs), mib(f.WeightsBytes), mib(f.StateBytes), mib(f.DeltaBytes),
 			100*float64(f.DeltaBytes)/float64(int64(P)*dense), P, mib(read), float64(read)/float64(f.DeltaBytes),
-			mib(written), float64(written)/float64(f.DeltaBytes), per, memP, P, memT, perCPU, memCPU, P)
+			mib(written), float64(written)/float64(f.DeltaBytes), per, memP, P, per/memP, memT, perCPU, memCPU, P)
 		a := meanEpoch(figs)
 		aRead, aWritten := a.WeightsBytes+a.DeltaBytes+a.StateBytes, a.DeltaBytes+a.StateWritten+a.WeightsWritten
 		fmt.Printf("  mean of all %d epochs: read %s, written %s, %.2f× deltas of %s\n",
