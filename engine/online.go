@@ -125,7 +125,7 @@ func (l *Learner) Restart(start *Mix, cfg Config) error {
 		return err
 	}
 	if cf := l.cf; cf != nil && cf.resident != nil {
-		if n.cf, err = newCacheFitterWith(n.st, cf.c, n.rng, cf.resident); err != nil {
+		if n.cf, err = newCacheFitterWith(n.st, cf.c, n.rng, cf); err != nil {
 			return err
 		}
 	}

@@ -107,8 +107,11 @@ type cacheFitter struct {
 	blocks []int
 	window int
 	free   chan *hpc.Block
-	// resident holds every block of a file of one window or less.
-	resident []*hpc.Block
+	// resident holds every block of a file of one window or less, and
+	// resTouched, once made, the features its rows use: a bit each, the
+	// bits a pass over them sets in the learner's touched features.
+	resident   []*hpc.Block
+	resTouched []uint64
 	// A window's visiting order and class indices, kept from window to
 	// window.
 	order  []rowRef
@@ -139,8 +142,9 @@ func newCacheFitter(st *state, c *hpc.File, rng *rand.Rand) (*cacheFitter, error
 }
 
 // newCacheFitterWith is newCacheFitter with the blocks of c already
-// resident, when resident is not nil (those a cacheFitter of c read).
-func newCacheFitterWith(st *state, c *hpc.File, rng *rand.Rand, resident []*hpc.Block) (*cacheFitter, error) {
+// resident, when prev is a cacheFitter of c that read them: their row
+// scales and features are taken over with them.
+func newCacheFitterWith(st *state, c *hpc.File, rng *rand.Rand, prev *cacheFitter) (*cacheFitter, error) {
 	blocks := make([]int, c.NumBlocks())
 	for i := range blocks {
 		blocks[i] = i
@@ -158,8 +162,13 @@ func newCacheFitterWith(st *state, c *hpc.File, rng *rand.Rand, resident []*hpc.
 	// A file of one window or less is read once and kept: every epoch
 	// would read it all before learning anything, with nothing to
 	// overlap the reading with.
-	cf.resident = resident
-	if resident == nil && c.NumBlocks() <= CacheWindow {
+	if prev != nil && prev.resident != nil {
+		cf.resident, cf.resTouched = prev.resident, prev.resTouched
+		if st.s.Normalize && len(prev.resScales) == len(prev.resident) {
+			cf.resScales = prev.resScales
+		}
+	}
+	if cf.resident == nil && c.NumBlocks() <= CacheWindow {
 		for i := range c.NumBlocks() {
 			b := new(hpc.Block)
 			if err := c.ReadBlock(i, b); err != nil {
@@ -168,7 +177,7 @@ func newCacheFitterWith(st *state, c *hpc.File, rng *rand.Rand, resident []*hpc.
 			cf.resident = append(cf.resident, b)
 		}
 	}
-	if st.s.Normalize {
+	if st.s.Normalize && cf.resScales == nil {
 		for _, b := range cf.resident {
 			cf.resScales = append(cf.resScales, rowScales(b.X))
 		}
@@ -287,8 +296,13 @@ func (r *windowRows) nextWindow() error {
 		return nil
 	}
 	f.cls, f.sizes = f.cls[:0], f.sizes[:0]
+	if f.resident != nil {
+		f.markResident()
+	}
 	for k, b := range r.win {
-		f.st.markTouched(b.X.Ind)
+		if f.resident == nil {
+			f.st.markTouched(b.X.Ind)
+		}
 		if s.Normalize && f.resident == nil {
 			if len(f.scales) <= k {
 				f.scales = append(f.scales, nil)
@@ -320,6 +334,28 @@ func (r *windowRows) nextWindow() error {
 		f.order = interleave(f.order, f.sizes, f.rng, &f.seqBuf)
 	}
 	return nil
+}
+
+// markResident marks the features of the resident blocks' rows touched
+// (see state.touched), which every pass over them does alike: from a
+// bitmap of them made at the first pass and kept with the blocks.
+func (f *cacheFitter) markResident() {
+	t := f.st.touched
+	if t == nil {
+		return
+	}
+	if f.resTouched == nil {
+		rt := make([]uint64, len(t))
+		for _, b := range f.resident {
+			for _, j := range b.X.Ind {
+				rt[j>>6] |= 1 << (uint(j) & 63)
+			}
+		}
+		f.resTouched = rt
+	}
+	for i, w := range f.resTouched[:min(len(f.resTouched), len(t))] {
+		t[i] |= w
+	}
 }
 
 // release gives the blocks of the window back to the reader, unless they
