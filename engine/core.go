@@ -67,6 +67,19 @@ type state struct {
 	// been learned (or visited by a pass): a Learner keeps it so that its
 	// Delta lists those features without a scan of the weights.
 	touched []uint64
+	// spareSum is an array of a state of no further use that start may
+	// take for sum (see newStateFrom).
+	spareSum []float64
+}
+
+// reuse returns spare[:n] cleared when spare has n values, else a new
+// slice of n zeros.
+func reuse[T any](spare []T, n int) []T {
+	if len(spare) != n || n == 0 {
+		return make([]T, n)
+	}
+	clear(spare)
+	return spare
 }
 
 // markTouched sets the bits of the features ind in st.touched, if kept.
@@ -100,14 +113,31 @@ func weightRows(classes []float64) int {
 
 // newState allocates the weights for classes and dim.
 func newState(s settings, classes []float64, dim int, rng *rand.Rand) *state {
+	return newStateFrom(s, classes, dim, rng, nil)
+}
+
+// newStateFrom is newState taking over the arrays of spare, a state of
+// no further use, where they are as long as wanted (cleared), instead of
+// allocating them: a learner restarted every epoch (Learner.Restart)
+// would otherwise allocate and clear its weights, accumulators, history
+// and interleaved slots each time, and leave as much to the collector.
+func newStateFrom(s settings, classes []float64, dim int, rng *rand.Rand, spare *state) *state {
 	K := weightRows(classes)
+	if spare == nil {
+		spare = new(state)
+	}
 	st := &state{
 		s: s, classes: classes, K: K, dim: dim,
-		w:      make([]float32, dim*K),
+		w:      reuse(spare.w, dim*K),
 		b:      make([]float32, K),
 		scores: make([]float32, K),
 		bb:     s.biasScale * s.biasScale,
 	}
+	if len(spare.wu64) == 2*dim*K && dim*K > 0 {
+		clear(spare.wu64)
+		st.wu64, st.wu = spare.wu64, spare.wu
+	}
+	st.spareSum, st.touched = spare.sum, spare.touched
 	if s.InitScale > 0 {
 		r := float32(s.InitScale)
 		for i := range st.w {
@@ -120,7 +150,7 @@ func newState(s settings, classes []float64, dim int, rng *rand.Rand) *state {
 		}
 	}
 	if s.Algorithm == Averaged || s.Algorithm == Voted {
-		st.u = make([]float64, dim*K)
+		st.u = reuse(spare.u, dim*K)
 		st.ub = make([]float64, K)
 	}
 	if s.Algorithm == Voted {

@@ -305,9 +305,10 @@ func (st *state) start(m *Mix) {
 		return
 	}
 	if m.Features == nil {
-		st.sum, st.sumB = foldSum(m, len(st.w))
+		st.sum, st.sumB = foldSum(m, len(st.w), st.spareSum)
+		st.spareSum = nil
 	} else {
-		sum, sumB := foldSum(m, len(m.W))
+		sum, sumB := foldSum(m, len(m.W), nil)
 		st.sum, st.sumB = make([]float64, len(st.w)), sumB
 		scatter(st.sum, sum, m.Features, st.K)
 	}
@@ -334,9 +335,10 @@ func gather[T float32 | float64](src []T, feat []int32, K int) []T {
 }
 
 // foldSum returns m's history with its own examples folded in:
-// Sum + N·W − U (biases likewise), n values (n ≥ len(m.W), the rest 0).
-func foldSum(m *Mix, n int) (sum, sumB []float64) {
-	sum = make([]float64, n)
+// Sum + N·W − U (biases likewise), n values (n ≥ len(m.W), the rest 0),
+// in spare's array when it holds n values.
+func foldSum(m *Mix, n int, spare []float64) (sum, sumB []float64) {
+	sum = reuse(spare, n)
 	sumB = make([]float64, len(m.B))
 	copy(sum, m.Sum)
 	copy(sumB, m.SumB)
@@ -538,7 +540,7 @@ func (m *Mix) Merge(shards []*Mix) error {
 		// it need not be copied.
 		sum, sumB = m.Sum, slices.Clone(m.SumB)
 	case avg:
-		sum, sumB = foldSum(m, len(m.W))
+		sum, sumB = foldSum(m, len(m.W), nil)
 	}
 	views := make([]shardView, len(shards))
 	for k, sh := range shards {

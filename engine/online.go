@@ -52,6 +52,13 @@ type RowSource interface {
 // NewLearner returns a learner for the given class labels (at least two,
 // any finite values) and initial width dim.
 func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
+	return newLearner(classes, dim, cfg, nil)
+}
+
+// newLearner is NewLearner taking over the arrays of spare, the state of
+// a learner of no further use (see newStateFrom). Nothing fails once it
+// has written to them.
+func newLearner(classes []float64, dim int, cfg Config, spare *state) (*Learner, error) {
 	s, err := cfg.settle()
 	if err == nil {
 		err = s.fitOnly("a Learner")
@@ -91,12 +98,13 @@ func NewLearner(classes []float64, dim int, cfg Config) (*Learner, error) {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
-	st := newState(s, c, dim, rng)
+	st := newStateFrom(s, c, dim, rng, spare)
 	if s.Warm != nil {
 		st.start(s.Warm)
 	}
+	st.spareSum = nil
 	st.classWeights(nil)
-	st.touched = make([]uint64, (dim+63)/64)
+	st.touched = reuse(st.touched, (dim+63)/64)
 	return &Learner{st: st, rng: rng, base: s.Warm, random: s.Warm == nil && s.InitScale > 0}, nil
 }
 
@@ -120,7 +128,13 @@ func NewLearnerFrom(start *Mix, cfg Config) (*Learner, error) {
 // that starts a shard's learner from the mixed state every epoch keeps
 // the shard in memory this way. On an error l is unchanged.
 func (l *Learner) Restart(start *Mix, cfg Config) error {
-	n, err := NewLearnerFrom(start, cfg)
+	if start == nil {
+		return fmt.Errorf("%w: nil start state", ErrConfig)
+	}
+	cfg.Warm = start
+	// The new learner takes over the old one's arrays (see newLearner),
+	// which l's errors leave as they were.
+	n, err := newLearner(start.Classes, start.Dim, cfg, l.st)
 	if err != nil {
 		return err
 	}
