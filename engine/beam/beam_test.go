@@ -1,6 +1,7 @@
 package beam
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/hyperplane-ml/hyperplane/engine"
@@ -286,8 +288,9 @@ func TestWeightsMustMatchShard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := shardFeatures(d); len(f) != 30 {
-		t.Fatalf("the delta lists %d features; the shard has all 30", len(f))
+	all, _, err := shardFeaturesOf(context.Background(), f.Run, work, 0, 30)
+	if err != nil || len(all) != 30 || d.Seen != nil || len(d.Features) == 0 {
+		t.Fatalf("the shard has %d features (%v), the delta lists %d changed and %d seen; want 30, and none seen (the mixing step has them)", len(all), err, len(d.Features), len(d.Seen))
 	}
 	valuesAt := func(feat []int32) *engine.Mix {
 		w, err := state.WeightsAt(feat)
@@ -306,8 +309,62 @@ func TestWeightsMustMatchShard(t *testing.T) {
 		if (read > 0) != (run != "weights-must-match") {
 			t.Errorf("run %q: %d bytes of features read", run, read)
 		}
-		if _, _, err := trainShard(context.Background(), f, valuesAt(shardFeatures(d)), task{Epoch: 1, Index: 0, Shard: shards[0]}); err != nil {
+		if _, _, err := trainShard(context.Background(), f, valuesAt(all), task{Epoch: 1, Index: 0, Shard: shards[0]}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// The mixing step writes each shard the weights of all its features, from
+// the list the shard's first epoch wrote (the delta lists only those it
+// changed): taken from memory in the process that holds it, else read
+// from its file and counted; the same weights either way.
+func TestMixWritesShardFeatures(t *testing.T) {
+	dir, work := t.TempDir(), t.TempDir()
+	glob, _, _ := writeShards(t, dir, 1, 50, 30, 2, 4)
+	shards, err := expand(context.Background(), []string{glob})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := settle(Options{Shards: []string{glob}, Workdir: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tf := &trainFn{Workdir: work, Settings: st, Run: "mix-features", Dim: 30}
+	zero := &engine.Mix{Classes: []float64{-1, 1}, Dim: 30, Features: []int32{}, Sparse: true, W: []float32{}, B: []float32{0}}
+	d, _, err := trainShard(ctx, tf, zero, task{Epoch: 0, Index: 0, Shard: shards[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written [][]byte
+	for _, run := range []string{tf.Run, "another process"} {
+		state := &engine.Mix{Classes: zero.Classes, Dim: 30, Features: []int32{}, Sparse: true, W: []float32{}, B: []float32{0}}
+		if err := state.Merge([]*engine.Mix{d}); err != nil {
+			t.Fatal(err)
+		}
+		f := &advanceFn{Epoch: 0, Workdir: work, Run: run, Shards: 1, Settings: st, Every: 100, Last: 100}
+		var fig Epoch
+		if err := f.write(ctx, 1, state, []*engine.Mix{d}, &fig, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if (fig.FeaturesBytes > 0) != (run != tf.Run) {
+			t.Errorf("run %q: %d bytes of features read", run, fig.FeaturesBytes)
+		}
+		w, _, err := readMix(ctx, shardWeightsPath(work, 1, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Dim != 30 || len(w.W) != 30 {
+			t.Fatalf("run %q: the weights of %d features (%d values), want all 30", run, w.Dim, len(w.W))
+		}
+		b, err := os.ReadFile(shardWeightsPath(work, 1, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		written = append(written, b)
+	}
+	if !bytes.Equal(written[0], written[1]) {
+		t.Fatal("the weights written differ with the features from memory and from their file")
 	}
 }

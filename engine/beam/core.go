@@ -134,9 +134,10 @@ func trainShard(ctx context.Context, f *trainFn, start *engine.Mix, t task) (*en
 	for i, j := range d.Features {
 		d.Features[i] = w.feat[j]
 	}
-	for i, j := range d.Seen {
-		d.Seen[i] = w.feat[j]
-	}
+	// The features the shard saw unchanged are all its features but
+	// those it changed, which the mixing step has (shardFeaturesOf): the
+	// delta need not list them.
+	d.Seen = nil
 	d.Dim = dim
 	return d, read, nil
 }
@@ -202,30 +203,6 @@ func firstEpoch(ctx context.Context, f *trainFn, start *engine.Mix, t task) (*hp
 	keepFeatures(f.Run, t.Index, feat)
 	compact, err := hpc.Open(path, hpc.Options{ReadOptions: sparse.ReadOptions{Name: t.Shard}, Map: true})
 	return compact, feat, err
-}
-
-// shardFeatures returns the features of the shard whose delta is d: those
-// it changed and those it saw, ascending. The two lists share no feature
-// (Mix.check), and a merge of them steps past the smaller head by
-// arithmetic rather than a branch, which two long interleaved lists would
-// mispredict about every other step.
-func shardFeatures(d *engine.Mix) []int32 {
-	a, b := d.Features, d.Seen
-	out := make([]int32, len(a)+len(b))
-	i, k, n := 0, 0, 0
-	for i < len(a) && k < len(b) {
-		x, y := a[i], b[k]
-		out[n] = min(x, y)
-		n++
-		// x−y cannot overflow (both are in [0, 2^31)); its sign bit is
-		// whether x is the smaller.
-		lt := int(uint32(x-y) >> 31)
-		i += lt
-		k += 1 - lt
-	}
-	n += copy(out[n:], a[i:])
-	copy(out[n:], b[k:])
-	return out
 }
 
 // copyTo copies the local file path to name on any Beam file system.

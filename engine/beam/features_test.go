@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -55,35 +53,6 @@ func TestFeaturesFile(t *testing.T) {
 	} {
 		if _, err := decodeFeatures(b, "f", 100); !errors.Is(err, engine.ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", name, err)
-		}
-	}
-}
-
-// shardFeatures merges a delta's changed and seen features, which share
-// none, into one ascending list: empty lists, one list, interleaved runs
-// and features at the ends of the int32 range.
-func TestShardFeatures(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for n := range 200 {
-		var all []int32
-		for range n {
-			all = append(all, int32(r.Uint32()>>1))
-		}
-		if n%7 == 0 {
-			all = append(all, 0, math.MaxInt32)
-		}
-		slices.Sort(all)
-		all = slices.Compact(all)
-		d := &engine.Mix{Features: []int32{}, Seen: []int32{}}
-		for _, j := range all {
-			if r.IntN(3) == 0 || n%5 == 0 {
-				d.Seen = append(d.Seen, j)
-			} else {
-				d.Features = append(d.Features, j)
-			}
-		}
-		if got := shardFeatures(d); !slices.Equal(got, all) {
-			t.Fatalf("lists of %d and %d: got %v, want %v", len(d.Features), len(d.Seen), got, all)
 		}
 	}
 }

@@ -351,7 +351,7 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 	keepFile := f.Every <= 1 || e%f.Every == 0 || e == f.Last || fig.StateBytes > 0
 	// The state and every shard's weights, a few at a time: each is
 	// sliced, encoded and written apart from the others.
-	written := make([]int64, len(deltas))
+	written, read := make([]int64, len(deltas)), make([]int64, len(deltas))
 	if err := each(len(deltas)+1, func(i int) error {
 		var err error
 		if i == 0 {
@@ -360,7 +360,13 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 			}
 			return err
 		}
-		w, err := st.WeightsAt(shardFeatures(deltas[i-1]))
+		// Every feature of the shard's rows, which it learned all of.
+		feat, n, err := shardFeaturesOf(ctx, f.Run, f.Workdir, i-1, st.Dim)
+		read[i-1] = n
+		if err != nil {
+			return err
+		}
+		w, err := st.WeightsAt(feat)
 		if err != nil {
 			return err
 		}
@@ -372,8 +378,9 @@ func (f *advanceFn) write(ctx context.Context, e int, st *engine.Mix, deltas []*
 		return err
 	}
 	keepState(f.Run, statePath(f.Workdir, e), st)
-	for _, n := range written {
+	for i, n := range written {
 		fig.WeightsWritten += n
+		fig.FeaturesBytes += read[i]
 	}
 	fig.MixSeconds = time.Since(t0).Seconds()
 	js, err := json.Marshal(figures{Epoch: *fig, Run: f.Run})

@@ -108,6 +108,10 @@ type Epoch struct {
 	// memory (Prism's steps all run in one process).
 	WeightsBytes, DeltaBytes, StateBytes int64
 	StateWritten, WeightsWritten         int64
+	// FeaturesBytes is the lists of the shards' features that the mixing
+	// step read to know which weights each shard needs: 0 where it ran
+	// in the process that first read or wrote them, which keeps them.
+	FeaturesBytes int64
 	// ShardSeconds is the time of the slowest shard's task, from reading
 	// its weights to writing its delta; MixSeconds that of the mixing
 	// step, from reading the state to writing the next (the figures file

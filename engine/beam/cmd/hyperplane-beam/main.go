@@ -268,8 +268,8 @@ func epochReporter(w io.Writer, verbose, show bool, epochs int, perEpoch bool) f
 	t0 := time.Now()
 	if verbose {
 		return func(f hpbeam.Epoch) {
-			fmt.Fprintf(w, "epoch %d: %d updates over %d shards at %.1fs; bytes: weights %d read by the shards, deltas %d, state %d read and %d written, next weights %d written\n",
-				f.Epoch, f.Updates, f.Shards, time.Since(t0).Seconds(), f.WeightsBytes, f.DeltaBytes, f.StateBytes, f.StateWritten, f.WeightsWritten)
+			fmt.Fprintf(w, "epoch %d: %d updates over %d shards at %.1fs; bytes: weights %d read by the shards, deltas %d, state %d read and %d written, shard features %d read, next weights %d written\n",
+				f.Epoch, f.Updates, f.Shards, time.Since(t0).Seconds(), f.WeightsBytes, f.DeltaBytes, f.StateBytes, f.StateWritten, f.FeaturesBytes, f.WeightsWritten)
 		}
 	}
 	if !show {

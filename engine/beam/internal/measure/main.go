@@ -137,7 +137,7 @@ func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, 
 		// deltas and the state and writes the state and the next
 		// weights. All of it counted as it went through the files
 		// (the deltas as the bytes the shards emitted).
-		read := f.WeightsBytes + f.DeltaBytes + f.StateBytes
+		read := f.WeightsBytes + f.DeltaBytes + f.StateBytes + f.FeaturesBytes
 		written := f.DeltaBytes + f.StateWritten + f.WeightsWritten
 		dense := int64(train.X.Cols) * 4
 		// Binary averaged: a shard's weights file holds 4 bytes a
@@ -157,7 +157,7 @@ func byteRuns(ctx context.Context, data, tmp string, c engine.Config, bits int, 
 			100*float64(f.DeltaBytes)/float64(int64(P)*dense), P, mib(read), float64(read)/float64(f.DeltaBytes),
 			mib(written), float64(written)/float64(f.DeltaBytes), per, memP, P, per/memP, memT, perCPU, memCPU, P)
 		a := meanEpoch(figs)
-		aRead, aWritten := a.WeightsBytes+a.DeltaBytes+a.StateBytes, a.DeltaBytes+a.StateWritten+a.WeightsWritten
+		aRead, aWritten := a.WeightsBytes+a.DeltaBytes+a.StateBytes+a.FeaturesBytes, a.DeltaBytes+a.StateWritten+a.WeightsWritten
 		fmt.Printf("  mean of all %d epochs: read %s, written %s, %.2f× deltas of %s\n",
 			len(figs), mib(aRead), mib(aWritten), float64(aRead+aWritten)/float64(a.DeltaBytes), mib(a.DeltaBytes))
 	}
@@ -170,6 +170,7 @@ func meanEpoch(figs []hpbeam.Epoch) hpbeam.Epoch {
 		m.WeightsBytes += f.WeightsBytes
 		m.DeltaBytes += f.DeltaBytes
 		m.StateBytes += f.StateBytes
+		m.FeaturesBytes += f.FeaturesBytes
 		m.StateWritten += f.StateWritten
 		m.WeightsWritten += f.WeightsWritten
 	}
@@ -177,6 +178,7 @@ func meanEpoch(figs []hpbeam.Epoch) hpbeam.Epoch {
 	m.WeightsBytes /= n
 	m.DeltaBytes /= n
 	m.StateBytes /= n
+	m.FeaturesBytes /= n
 	m.StateWritten /= n
 	m.WeightsWritten /= n
 	return m
