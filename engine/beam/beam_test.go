@@ -266,25 +266,32 @@ func TestPrismWideSparse(t *testing.T) {
 	}
 }
 
-// A shard's later epochs learn the copy with renumbered features that the
-// first left in the work directory, from the values of its features'
-// weights; a weights file of another number of features (files of another
-// run, say) is refused with ErrWeights, naming the file, whether the
-// shard's features come from memory or from their file.
-func TestWeightsMustMatchShard(t *testing.T) {
+// oneShard writes a shard of 50 rows of 30 features and returns it, a
+// work directory and the settings of a run on it.
+func oneShard(t *testing.T) (shard, work string, st settings) {
+	t.Helper()
 	dir, work := t.TempDir(), t.TempDir()
 	glob, _, _ := writeShards(t, dir, 1, 50, 30, 2, 4)
 	shards, err := expand(context.Background(), []string{glob})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := settle(Options{Shards: []string{glob}, Workdir: work})
-	if err != nil {
+	if st, err = settle(Options{Shards: []string{glob}, Workdir: work}); err != nil {
 		t.Fatal(err)
 	}
+	return shards[0], work, st
+}
+
+// A shard's later epochs learn the copy with renumbered features that the
+// first left in the work directory, from the values of its features'
+// weights; a weights file of another number of features (files of another
+// run, say) is refused with ErrWeights, naming the file, whether the
+// shard's features come from memory or from their file.
+func TestWeightsMustMatchShard(t *testing.T) {
+	shard, work, st := oneShard(t)
 	f := &trainFn{Workdir: work, Settings: st, Run: "weights-must-match", Dim: 30}
 	state := &engine.Mix{Classes: []float64{-1, 1}, Dim: 30, Features: []int32{}, Sparse: true, W: []float32{}, B: []float32{0}}
-	d, _, err := trainShard(context.Background(), f, state, task{Epoch: 0, Index: 0, Shard: shards[0]})
+	d, _, err := trainShard(context.Background(), f, state, task{Epoch: 0, Index: 0, Shard: shard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,14 +309,14 @@ func TestWeightsMustMatchShard(t *testing.T) {
 	}
 	for _, run := range []string{f.Run, "another process"} {
 		f.Run = run // another run's features are read from the file
-		_, read, err := trainShard(context.Background(), f, valuesAt([]int32{0, 1}), task{Epoch: 1, Index: 0, Shard: shards[0]})
+		_, read, err := trainShard(context.Background(), f, valuesAt([]int32{0, 1}), task{Epoch: 1, Index: 0, Shard: shard})
 		if !errors.Is(err, ErrWeights) || !strings.Contains(err.Error(), renumberedPath(work, 0)) {
 			t.Fatalf("run %q: weights of 2 of the shard's 30 features: %v", run, err)
 		}
 		if (read > 0) != (run != "weights-must-match") {
 			t.Errorf("run %q: %d bytes of features read", run, read)
 		}
-		if _, _, err := trainShard(context.Background(), f, valuesAt(all), task{Epoch: 1, Index: 0, Shard: shards[0]}); err != nil {
+		if _, _, err := trainShard(context.Background(), f, valuesAt(all), task{Epoch: 1, Index: 0, Shard: shard}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -320,20 +327,11 @@ func TestWeightsMustMatchShard(t *testing.T) {
 // changed): taken from memory in the process that holds it, else read
 // from its file and counted; the same weights either way.
 func TestMixWritesShardFeatures(t *testing.T) {
-	dir, work := t.TempDir(), t.TempDir()
-	glob, _, _ := writeShards(t, dir, 1, 50, 30, 2, 4)
-	shards, err := expand(context.Background(), []string{glob})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := settle(Options{Shards: []string{glob}, Workdir: work})
-	if err != nil {
-		t.Fatal(err)
-	}
+	shard, work, st := oneShard(t)
 	ctx := context.Background()
 	tf := &trainFn{Workdir: work, Settings: st, Run: "mix-features", Dim: 30}
 	zero := &engine.Mix{Classes: []float64{-1, 1}, Dim: 30, Features: []int32{}, Sparse: true, W: []float32{}, B: []float32{0}}
-	d, _, err := trainShard(ctx, tf, zero, task{Epoch: 0, Index: 0, Shard: shards[0]})
+	d, _, err := trainShard(ctx, tf, zero, task{Epoch: 0, Index: 0, Shard: shard})
 	if err != nil {
 		t.Fatal(err)
 	}
