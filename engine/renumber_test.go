@@ -175,8 +175,19 @@ func TestRenumberHotColumns(t *testing.T) {
 		t.Fatal("4 MiB of weights: not interleaved and gathered")
 	}
 	st.hotCols = 1 << 18 // 1 MiB of them
-	if st.interleaved() || st.gatherWeights() {
-		t.Fatal("1 MiB of hot weights: interleaved or gathered")
+	if !st.interleaved() || !st.gatherWeights() {
+		t.Fatal("1 MiB of hot weights before a quiet pass: not interleaved and gathered")
+	}
+	// A pass that updates a quarter of its rows or more keeps the layout
+	// for all the weights; one that updates fewer leaves it to the hot ones.
+	for _, c := range []struct {
+		rows, updates int
+		quiet         bool
+	}{{100, 25, false}, {100, 24, true}, {100, 100, false}, {100, 0, true}, {0, 0, false}} {
+		st.endPass(passStats{rows: c.rows, updates: c.updates})
+		if st.quiet != c.quiet || st.interleaved() == c.quiet || st.gatherWeights() == c.quiet {
+			t.Fatalf("%d updates of %d rows: quiet %v, interleaved %v, gathered %v", c.updates, c.rows, st.quiet, st.interleaved(), st.gatherWeights())
+		}
 	}
 }
 

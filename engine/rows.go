@@ -136,6 +136,7 @@ func (st *state) learnPass(ctx context.Context, src rowSource, m passMode) (pass
 			}
 		}
 		if ferr != nil || !more {
+			st.endPass(ps)
 			return ps, ferr
 		}
 	}
