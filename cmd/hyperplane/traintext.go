@@ -47,16 +47,8 @@ type textTrain struct {
 // featurized by the same featurizer.
 func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error {
 	t0 := time.Now()
-	// A fresh linear fit on hashed text numbers its columns by the counts
-	// the featurizer makes as it reads (colorder), not by a count of its
-	// own.
-	fitCtx := o.ctx
-	var rec *colorder.Recorder
-	if planColumns && !tt.cfg.Vocabulary && o.warm == nil && tt.kernel == nil {
-		o.ctx, rec = colorder.WithRecorder(o.ctx)
-	}
-	f, d, corpus, err := readTrainText(o, path, tt)
-	o.ctx = fitCtx
+	ro, rec := recording(o, tt)
+	f, d, corpus, err := readTrainText(ro, path, tt)
 	if err != nil {
 		return err
 	}
@@ -98,23 +90,16 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	}
 	r.CalibrationRows = len(held)
 	t1 := time.Now()
+	fo := o
 	if p := rec.NewPlan(d.X, held); p != nil {
-		o.ctx = colorder.WithPlan(fitCtx, rows.X, p)
+		fo.ctx = colorder.WithPlan(o.ctx, rows.X, p)
 	}
-	m, stats, err := r.fitText(f, rows, cfg, &tc, tt, o)
-	o.ctx = fitCtx
+	m, stats, err := r.fitText(f, rows, cfg, &tc, tt, fo)
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	err = warmMismatch(o.warm, err)
 	if err == nil && !tt.noCalib {
-		t2 := time.Now()
-		if held != nil {
-			err = m.Calibrate(d.X.SelectRows(held), pick(d.Y, held))
-		} else {
-			tc.NoCalibration, tc.Refit = false, true
-			err = m.CalibrateHoldout(o.ctx, d.X, d.Y, tc)
-		}
-		r.CalibrationSeconds = time.Since(t2).Seconds()
+		err = r.calibrateText(m, d, held, tc, o)
 	}
 	if err := fitFailed(o.ctx, path, err, m != nil); err != nil {
 		return err
@@ -136,6 +121,31 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	}
 	o.text = m
 	return r.finish(m.Classifier(), m, te, o, margins, interrupted)
+}
+
+// recording returns o asking, for a fresh linear fit on hashed text, the
+// featurizer to record what it counts (colorder), so that the fit numbers
+// its columns by those counts rather than by a count of its own; and the
+// recorder, nil when not asked.
+func recording(o trainOpts, tt textTrain) (trainOpts, *colorder.Recorder) {
+	if !planColumns || tt.cfg.Vocabulary || o.warm != nil || tt.kernel != nil {
+		return o, nil
+	}
+	var rec *colorder.Recorder
+	o.ctx, rec = colorder.WithRecorder(o.ctx)
+	return o, rec
+}
+
+// calibrateText calibrates m on the rows held out of its training, or
+// with none held out by a second training on part of d (Refit).
+func (r *trainResult) calibrateText(m *textmodel.Model, d *sparse.Dataset, held []int, tc textmodel.Config, o trainOpts) error {
+	t0 := time.Now()
+	defer func() { r.CalibrationSeconds = time.Since(t0).Seconds() }()
+	if held != nil {
+		return m.Calibrate(d.X.SelectRows(held), pick(d.Y, held))
+	}
+	tc.NoCalibration, tc.Refit = false, true
+	return m.CalibrateHoldout(o.ctx, d.X, d.Y, tc)
 }
 
 // heldOut returns the rows of d the model learns from and, unless
