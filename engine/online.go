@@ -113,11 +113,17 @@ func newLearner(classes []float64, dim int, cfg Config, spare *state) (*Learner,
 // vectors it has averaged so far. It is NewLearner(start.Classes,
 // start.Dim, cfg) with cfg.Warm = start.
 func NewLearnerFrom(start *Mix, cfg Config) (*Learner, error) {
+	return newLearnerFrom(start, cfg, nil)
+}
+
+// newLearnerFrom is NewLearnerFrom taking over the arrays of spare (see
+// newLearner).
+func newLearnerFrom(start *Mix, cfg Config, spare *state) (*Learner, error) {
 	if start == nil {
 		return nil, fmt.Errorf("%w: nil start state", ErrConfig)
 	}
 	cfg.Warm = start
-	return NewLearner(start.Classes, start.Dim, cfg)
+	return newLearner(start.Classes, start.Dim, cfg, spare)
 }
 
 // Restart makes l the learner that NewLearnerFrom(start, cfg) returns,
@@ -128,13 +134,9 @@ func NewLearnerFrom(start *Mix, cfg Config) (*Learner, error) {
 // that starts a shard's learner from the mixed state every epoch keeps
 // the shard in memory this way. On an error l is unchanged.
 func (l *Learner) Restart(start *Mix, cfg Config) error {
-	if start == nil {
-		return fmt.Errorf("%w: nil start state", ErrConfig)
-	}
-	cfg.Warm = start
 	// The new learner takes over the old one's arrays (see newLearner),
-	// which l's errors leave as they were.
-	n, err := newLearner(start.Classes, start.Dim, cfg, l.st)
+	// which its errors leave as they were.
+	n, err := newLearnerFrom(start, cfg, l.st)
 	if err != nil {
 		return err
 	}
