@@ -240,7 +240,12 @@ func planned(X *sparse.CSR, p *colorder.Plan) (renumbered, bool) {
 		return renumbered{}, false
 	}
 	nnz := X.NNZ()
-	out := &sparse.CSR{Rows: X.Rows, Cols: len(p.Cols), Indptr: X.Indptr, Ind: make([]int32, nnz), Val: X.Val[:nnz]}
+	out := &sparse.CSR{Rows: X.Rows, Cols: len(p.Cols), Indptr: X.Indptr, Val: X.Val[:nnz]}
+	if numberedAlready(X, p) {
+		out.Ind = p.Ind[:nnz]
+		return plannedOf(out, X.Cols, p), true
+	}
+	out.Ind = make([]int32, nnz)
 	var bad atomic.Bool
 	parallelNNZ(X, func(lo, hi int) {
 		or := int32(0)
@@ -257,6 +262,12 @@ func planned(X *sparse.CSR, p *colorder.Plan) (renumbered, bool) {
 	if bad.Load() {
 		return renumbered{}, false
 	}
+	return plannedOf(out, X.Cols, p), true
+}
+
+// plannedOf is what planned returns for X renumbered by p into out, X
+// being dim wide.
+func plannedOf(out *sparse.CSR, dim int, p *colorder.Plan) renumbered {
 	// The new numbers in the order of the columns, for inOrder.
 	byCol := make([]int32, 0, len(p.Cols))
 	for _, c := range p.Code {
@@ -264,8 +275,31 @@ func planned(X *sparse.CSR, p *colorder.Plan) (renumbered, bool) {
 			byCol = append(byCol, -1-c)
 		}
 	}
-	return renumbered{X: out, cols: p.Cols, byCol: byCol, hot: p.Hot, listed: len(byCol)*2 <= X.Cols, checked: true}, true
+	return renumbered{X: out, cols: p.Cols, byCol: byCol, hot: p.Hot, listed: len(byCol)*2 <= dim, checked: true}
 }
+
+// numberedAlready reports whether p.Ind holds X's indices renumbered by
+// p, as far as a look at one value in every numberedStride tells: its
+// length, and the sampled values against p.Code.
+func numberedAlready(X *sparse.CSR, p *colorder.Plan) bool {
+	nnz := X.NNZ()
+	if p.Ind == nil || int64(len(p.Ind)) < nnz || int64(len(X.Ind)) < nnz {
+		return false
+	}
+	same := func(q int64) bool {
+		j := X.Ind[q]
+		return j >= 0 && int(j) < len(p.Code) && p.Code[j] < 0 && -1-p.Code[j] == p.Ind[q]
+	}
+	for q := int64(0); q < nnz; q += numberedStride {
+		if !same(q) {
+			return false
+		}
+	}
+	return nnz == 0 || same(nnz-1)
+}
+
+// numberedStride is how far apart numberedAlready samples.
+const numberedStride = 61
 
 // inOrder turns a model trained on the renumbered columns of rn (see
 // renumberColumns) into one of the original width dim: listing its

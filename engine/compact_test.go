@@ -249,7 +249,7 @@ func TestPlannedFitBitIdentical(t *testing.T) {
 				rec.Count[j]++
 			}
 			rec.Number()
-			p := rec.NewPlan(&all, held)
+			p := rec.NewPlan(&all, kept, held)
 			if p == nil {
 				t.Fatal("no plan")
 			}
@@ -269,6 +269,23 @@ func TestPlannedFitBitIdentical(t *testing.T) {
 			for q, j := range X.Ind {
 				if rn.cols[rn.X.Ind[q]] != j {
 					t.Fatalf("value %d: column %d renumbered %d, which is column %d", q, j, rn.X.Ind[q], rn.cols[rn.X.Ind[q]])
+				}
+			}
+			// The renumbering done already (Plan.Ind), right or wrong.
+			numbered := *p
+			numbered.Ind = slices.Clone(rn.X.Ind)
+			if got := fitModelBytes(t, colorder.WithPlan(context.Background(), X, &numbered), X, y, c.cfg); !bytes.Equal(got, want) {
+				t.Fatal("the fit of rows numbered already gives another model")
+			}
+			if rn2, ok := planned(X, &numbered); !ok || &rn2.X.Ind[0] != &numbered.Ind[0] {
+				t.Fatal("planned renumbered rows numbered already")
+			}
+			for _, q := range []int{0, numberedStride, len(X.Ind) - 1} {
+				wrong := numbered
+				wrong.Ind = slices.Clone(numbered.Ind)
+				wrong.Ind[q] ^= 1
+				if rn2, ok := planned(X, &wrong); !ok || &rn2.X.Ind[0] == &wrong.Ind[0] || !slices.Equal(rn2.X.Ind, rn.X.Ind) {
+					t.Fatalf("planned took a wrong numbering at value %d", q)
 				}
 			}
 			// The reverse order numbers the same columns.

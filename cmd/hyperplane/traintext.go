@@ -84,14 +84,14 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	// it on (unless -no-calibrate or -refit); its rows go to -margins all
 	// the same.
 	tc := textmodel.Config{Learner: cfg, NoCalibration: true, Holdout: tt.holdout}
-	rows, held, err := heldOut(d, tt, &tc)
+	rows, kept, held, err := heldOut(d, tt, &tc)
 	if err != nil {
 		return err
 	}
 	r.CalibrationRows = len(held)
 	t1 := time.Now()
 	fo := o
-	if p := rec.NewPlan(d.X, held); p != nil {
+	if p := rec.NewPlan(d.X, kept, held); p != nil {
 		fo.ctx = colorder.WithPlan(o.ctx, rows.X, p)
 	}
 	m, stats, err := r.fitText(f, rows, cfg, &tc, tt, fo)
@@ -150,19 +150,19 @@ func (r *trainResult) calibrateText(m *textmodel.Model, d *sparse.Dataset, held 
 
 // heldOut returns the rows of d the model learns from and, unless
 // -no-calibrate or -refit, those held out of it to calibrate it on
-// (textmodel.HeldOut; nil when none are). It sets tc's Refit from
-// -refit.
-func heldOut(d *sparse.Dataset, tt textTrain, tc *textmodel.Config) (*sparse.Dataset, []int, error) {
+// (textmodel.HeldOut): the rows, the list of those kept and that of those
+// held, both nil when none are held. It sets tc's Refit from -refit.
+func heldOut(d *sparse.Dataset, tt textTrain, tc *textmodel.Config) (rows *sparse.Dataset, kept, held []int, err error) {
 	all := &sparse.Dataset{X: d.X, Y: d.Y}
 	if tt.noCalib {
-		return all, nil, nil
+		return all, nil, nil, nil
 	}
 	tc.Refit = tt.refit
-	kept, held, err := textmodel.HeldOut(d.Y, *tc)
+	kept, held, err = textmodel.HeldOut(d.Y, *tc)
 	if err != nil || held == nil {
-		return all, nil, err
+		return all, nil, nil, err
 	}
-	return &sparse.Dataset{X: d.X.SelectRows(kept), Y: pick(d.Y, kept)}, held, nil
+	return &sparse.Dataset{X: d.X.SelectRows(kept), Y: pick(d.Y, kept)}, kept, held, nil
 }
 
 // readTrainText reads the labelled text at path and featurizes it: with

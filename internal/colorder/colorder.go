@@ -7,7 +7,10 @@
 // count of every value. A featurizer that hashes text already counts the
 // documents of every bucket as it reads; when it records those counts and
 // the order in which the buckets first came (Recorder), the learner can
-// take its numbering from them (Plan) instead of counting again. The
+// take its numbering from them (Plan) instead of counting again; and as
+// the featurizer looks every value's bucket up anyway to weigh it, it
+// writes the value's new number too (Plan.Ind), so that the learner need
+// not look the values up a second time to renumber them. The
 // numbering only decides where each weight lives: the model is the same
 // bit for bit whichever numbering a fit uses.
 //
@@ -90,6 +93,11 @@ type Plan struct {
 	Cols []int32
 	// Hot is how many of the first columns hold HotShare of the values.
 	Hot int
+	// Ind, where not nil, is the indices of the rows the plan is given
+	// with (WithPlan), each as its new number, laid out as the rows' Ind:
+	// the renumbering done already, where the featurizer looked each
+	// value's column up anyway, so that the fit need not do it again.
+	Ind []int32
 }
 
 // Recorder is what a featurizer fills in as it reads: how many documents
@@ -99,7 +107,21 @@ type Recorder struct {
 	Dim   int
 	Count []int32 // by column; kept by the featurizer, read only
 	First []int32
-	all   *Plan
+	// Ind, where the featurizer sets it, is the indices of the rows it
+	// returned, each as its new number in Number's numbering (see Codes),
+	// laid out as the rows' Ind.
+	Ind []int32
+	all *Plan
+}
+
+// Codes returns Number's numbering of the columns, −1 − the new number of
+// each column the rows use (Plan.Code), for a featurizer to fill Ind by;
+// nil where Number left none. It is not to be written to.
+func (r *Recorder) Codes() []int32 {
+	if r == nil || r.all == nil {
+		return nil
+	}
+	return r.all.Code
 }
 
 // Number numbers the columns the recorded documents use by Count, most
@@ -125,15 +147,25 @@ func (r *Recorder) Number() {
 }
 
 // NewPlan returns the numbering of X's columns, those of the rows r
-// counted, for a fit on them but the rows listed in held: the numbering
-// of all the rows (Number), less the columns that only held rows use. It
-// returns nil when r has no numbering, or not of X's rows.
-func (r *Recorder) NewPlan(X *sparse.CSR, held []int) *Plan {
-	if r == nil || r.all == nil || X == nil || X.Cols != r.Dim {
+// counted, for a fit on the rows listed in kept (all of X's where kept is
+// nil), which are all but those listed in held (nil where none are): the
+// numbering of all the rows (Number), less the columns that only held
+// rows use. Its Ind is that of the rows kept, in their order, where r has
+// one. It returns nil when r has no numbering, or not of X's rows.
+func (r *Recorder) NewPlan(X *sparse.CSR, kept, held []int) *Plan {
+	if r == nil || r.all == nil || X == nil || X.Cols != r.Dim || (len(kept)+len(held) != X.Rows && (kept != nil || held != nil)) {
 		return nil
 	}
+	ind := r.Ind
+	if int64(len(ind)) != X.NNZ() {
+		ind = nil
+	}
 	if len(held) == 0 {
-		return r.all
+		p := *r.all
+		if p.Ind = ind; kept != nil && ind != nil {
+			p.Ind = gather(X, ind, kept)
+		}
+		return &p
 	}
 	code := make([]int32, r.Dim)
 	copy(code, r.all.Code)
@@ -152,7 +184,29 @@ func (r *Recorder) NewPlan(X *sparse.CSR, held []int) *Plan {
 			}
 		}
 	}
-	return &Plan{Dim: r.Dim, Code: code, Cols: r.all.Cols, Hot: r.all.Hot}
+	p := &Plan{Dim: r.Dim, Code: code, Cols: r.all.Cols, Hot: r.all.Hot}
+	if ind != nil {
+		p.Ind = gather(X, ind, kept)
+	}
+	return p
+}
+
+// gather returns the values of ind, laid out as X's Ind, of the rows
+// listed, in their order: ind as a CSR matrix of X's shape would give
+// them to its SelectRows. It returns nil where a row is not one of X's.
+func gather(X *sparse.CSR, ind []int32, rows []int) []int32 {
+	n := int64(0)
+	for _, i := range rows {
+		if i < 0 || i >= X.Rows {
+			return nil
+		}
+		n += X.Indptr[i+1] - X.Indptr[i]
+	}
+	out := make([]int32, 0, n)
+	for _, i := range rows {
+		out = append(out, ind[X.Indptr[i]:X.Indptr[i+1]]...)
+	}
+	return out
 }
 
 type recorderKey struct{}

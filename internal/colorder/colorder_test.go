@@ -49,16 +49,26 @@ func TestNewPlan(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := range 30 {
 		X := randomRows(r, 1+r.IntN(200), 1+r.IntN(300))
-		var heldRows []int
+		var heldRows, keptRows []int
 		held := make([]bool, X.Rows)
 		for i := range X.Rows {
 			if r.IntN(4) == 0 {
 				heldRows = append(heldRows, i)
 				held[i] = true
+			} else {
+				keptRows = append(keptRows, i)
 			}
 		}
+		if heldRows == nil {
+			keptRows = nil
+		}
 		rec := record(X)
-		p := rec.NewPlan(X, heldRows)
+		// The rows' indices numbered as a featurizer numbers them.
+		rec.Ind = make([]int32, len(X.Ind))
+		for q, j := range X.Ind {
+			rec.Ind[q] = -1 - rec.Codes()[j]
+		}
+		p := rec.NewPlan(X, keptRows, heldRows)
 		// The plan numbers the columns of all the rows by their counts in
 		// all of them, and leaves out those no kept row uses.
 		all, kept := make([]int, X.Cols), make([]int, X.Cols)
@@ -83,6 +93,18 @@ func TestNewPlan(t *testing.T) {
 				t.Fatalf("trial %d: column %d (kept count %d) coded %d", trial, j, kept[j], p.Code[j])
 			}
 		}
+		// Ind is the kept rows' indices in the plan's numbering.
+		var ind []int32
+		for i := range X.Rows {
+			if !held[i] {
+				for _, j := range X.Ind[X.Indptr[i]:X.Indptr[i+1]] {
+					ind = append(ind, -1-p.Code[j])
+				}
+			}
+		}
+		if !slices.Equal(p.Ind, ind) || p.Ind == nil {
+			t.Fatalf("trial %d: Ind %v, want %v", trial, p.Ind, ind)
+		}
 		hot, sum := 0, 0
 		for sum < int(float64(nnz)*HotShare) {
 			sum += all[want[hot]]
@@ -100,7 +122,7 @@ func TestNewPlan(t *testing.T) {
 
 func TestNewPlanRefuses(t *testing.T) {
 	X := randomRows(rand.New(rand.NewPCG(3, 4)), 50, 40)
-	if record(X).NewPlan(X, nil) == nil {
+	if record(X).NewPlan(X, nil, nil) == nil {
 		t.Fatal("no plan for the recorded rows")
 	}
 	wider := *X
@@ -134,10 +156,32 @@ func TestNewPlanRefuses(t *testing.T) {
 			c.change(r)
 			r.Number()
 		}
-		if p := r.NewPlan(c.X, c.held); p != nil {
+		if p := r.NewPlan(c.X, keptOf(c.X.Rows, c.held), c.held); p != nil {
 			t.Errorf("%s: a plan %+v", name, p)
 		}
 	}
+	// The rows kept and those held must tell the same.
+	r := record(X)
+	if r.NewPlan(X, []int{0}, nil) != nil || r.NewPlan(X, nil, []int{0}) != nil {
+		t.Error("a plan for rows kept without rows held, or the other way round")
+	}
+	if r.NewPlan(X, keptOf(X.Rows, []int{0}), []int{0}) == nil {
+		t.Error("no plan for all rows but the first")
+	}
+}
+
+// keptOf returns the rows of 0..n−1 not in held, nil where held is empty.
+func keptOf(n int, held []int) []int {
+	if len(held) == 0 {
+		return nil
+	}
+	var kept []int
+	for i := range n {
+		if !slices.Contains(held, i) {
+			kept = append(kept, i)
+		}
+	}
+	return kept
 }
 
 func TestPlanFor(t *testing.T) {

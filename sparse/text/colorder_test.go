@@ -26,6 +26,7 @@ func TestFitRecordsColumnOrder(t *testing.T) {
 	}{
 		{Config{Bits: 16, IDF: true, NGrams: 2, Workers: 3}, true},
 		{Config{Bits: 12, IDF: true, Workers: 1}, true},
+		{Config{Bits: 14, IDF: true, TF: Log, NGrams: 2, Workers: 2}, true},
 		{Config{Bits: 16, Workers: 3}, false},
 		{Config{Vocabulary: true, IDF: true, Workers: 3}, false},
 	} {
@@ -53,8 +54,18 @@ func TestFitRecordsColumnOrder(t *testing.T) {
 			t.Errorf("%+v: recorded dim %d, %d counts, %d first (want %d, %d, %d); counts equal %v, order equal %v", c.cfg,
 				rec.Dim, len(rec.Count), len(rec.First), X.Cols, len(count), len(first), slices.Equal(rec.Count, count), slices.Equal(rec.First, first))
 		}
-		if p := rec.NewPlan(X, nil); p == nil || len(p.Cols) != len(first) {
-			t.Errorf("%+v: no plan of the recorded counts", c.cfg)
+		p := rec.NewPlan(X, nil, nil)
+		if p == nil || len(p.Cols) != len(first) {
+			t.Fatalf("%+v: no plan of the recorded counts", c.cfg)
+		}
+		// The rows' indices, numbered as the plan numbers their columns.
+		if len(p.Ind) != len(X.Ind) {
+			t.Fatalf("%+v: %d numbered indices for %d values", c.cfg, len(p.Ind), len(X.Ind))
+		}
+		for q, j := range X.Ind {
+			if p.Ind[q] != -1-p.Code[j] {
+				t.Fatalf("%+v: value %d of column %d numbered %d, want %d", c.cfg, q, j, p.Ind[q], -1-p.Code[j])
+			}
 		}
 	}
 }

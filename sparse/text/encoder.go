@@ -151,20 +151,9 @@ func (f *Featurizer) weigh(ind []int32, val []float32) {
 			if lo, hi, ok := aheadOf(i, len(ind)); ok {
 				prefetchAt(unsafe.Pointer(&idf[0]), 2, ind[lo:hi])
 			}
-			// logTF, written out for the compiler to keep inline.
-			c := val[i]
-			a := c
-			if c < 0 {
-				a = -c
-			}
-			var v float32
-			if k := uint32(a); k < uint32(len(logTable)) && a == float32(k) {
-				v = logTable[k]
-				if c < 0 {
-					v = -v
-				}
-			} else {
-				v = logTFSlow(c)
+			v, ok := logTFTable(val[i])
+			if !ok {
+				v = logTFSlow(val[i])
 			}
 			v *= idf[j]
 			val[i] = v
@@ -208,6 +197,48 @@ func (f *Featurizer) weigh(ind []int32, val []float32) {
 	}
 }
 
+// weighNumbered is weigh at the defaults (log TF, and IDF from a dense
+// table) that also numbers the columns: tab[j] holds column j's IDF in
+// its low 32 bits and its new number (see numberTable) in the high ones,
+// so that one lookup serves both, and nd[i] gets the new number of
+// ind[i].
+func (f *Featurizer) weighNumbered(ind []int32, val []float32, nd []int32, tab []uint64) {
+	nd = nd[:len(ind)]
+	var ss float64
+	for i, j := range ind {
+		if lo, hi, ok := aheadOf(i, len(ind)); ok {
+			prefetchAt(unsafe.Pointer(&tab[0]), 3, ind[lo:hi])
+		}
+		e := tab[j]
+		v, ok := logTFTable(val[i])
+		if !ok {
+			v = logTFSlow(val[i])
+		}
+		v *= math.Float32frombits(uint32(e))
+		val[i] = v
+		nd[i] = int32(e >> 32)
+		ss += float64(v) * float64(v)
+	}
+	if !f.cfg.NoNormalize {
+		toUnit(val, ss)
+	}
+}
+
+// numberTable returns the table weighNumbered reads, from f's dense IDF
+// and code, colorder's numbering of the columns (−1 − the new number of
+// each column the rows use); nil where weighNumbered does not apply.
+func (f *Featurizer) numberTable(code []int32) []uint64 {
+	idf := f.idf.dense
+	if f.cfg.TF != Log || !f.cfg.IDF || idf == nil || len(code) != len(idf) {
+		return nil
+	}
+	tab := make([]uint64, len(idf))
+	for j, w := range idf {
+		tab[j] = uint64(math.Float32bits(w)) | uint64(uint32(-1-code[j]))<<32
+	}
+	return tab
+}
+
 // toUnit scales val, whose squares sum to ss, to unit length; a row of
 // zeros stays as it is.
 func toUnit(val []float32, ss float64) {
@@ -231,19 +262,30 @@ var logTable = func() (t [256]float32) {
 
 // logTF returns the log-scaled term frequency of the count v,
 // sign(v)·(1 + ln |v|), rounded to float32: from logTable for the small
-// whole counts, inline, else by logTFSlow.
+// whole counts, else by logTFSlow.
 func logTF(v float32) float32 {
+	if t, ok := logTFTable(v); ok {
+		return t
+	}
+	return logTFSlow(v)
+}
+
+// logTFTable is logTF of the small whole counts, from logTable, and
+// false for the others: the part of logTF small enough for the compiler
+// to inline in the loops that weigh every value.
+func logTFTable(v float32) (float32, bool) {
 	a := v
 	if v < 0 {
 		a = -v
 	}
-	if k := uint32(a); k < uint32(len(logTable)) && a == float32(k) {
-		if v < 0 {
-			return -logTable[k]
-		}
-		return logTable[k]
+	k := uint32(a)
+	if k >= uint32(len(logTable)) || a != float32(k) {
+		return 0, false
 	}
-	return logTFSlow(v)
+	if v < 0 {
+		return -logTable[k], true
+	}
+	return logTable[k], true
 }
 
 // logTFSlow is logTF computed with a logarithm.

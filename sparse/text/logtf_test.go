@@ -36,7 +36,8 @@ func TestLogTFMatchesFormula(t *testing.T) {
 
 // The default weighing, log tf and IDF in one pass with the squares
 // summed on the way, gives the bits of the three passes it replaces, on
-// rows of small and large, whole and fractional, signed counts.
+// rows of small and large, whole and fractional, signed counts; so does
+// weighNumbered, which also numbers the columns.
 func TestWeighOnePassMatchesPasses(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const dim = 5000
@@ -44,9 +45,16 @@ func TestWeighOnePassMatchesPasses(t *testing.T) {
 	for j := range idf {
 		idf[j] = 1 + 8*r.Float32()
 	}
+	// A numbering of the columns, as colorder codes it, for weighNumbered.
+	perm := make([]int32, dim)
+	code := make([]int32, dim)
+	for j, p := range r.Perm(dim) {
+		perm[j], code[j] = int32(p), -1-int32(p)
+	}
 	for _, norm := range []bool{true, false} {
 		f := &Featurizer{cfg: Config{TF: Log, IDF: true, NoNormalize: !norm}}
 		f.idf.dense = idf
+		tab := f.numberTable(code)
 		for row := range 300 {
 			n := row % 120
 			ind := make([]int32, n)
@@ -82,12 +90,31 @@ func TestWeighOnePassMatchesPasses(t *testing.T) {
 					want[k] = float32(float64(v) * s)
 				}
 			}
+			numbered, nd := append([]float32(nil), val...), make([]int32, n)
+			f.weighNumbered(ind, numbered, nd, tab)
 			f.weigh(ind, val)
 			for k := range val {
 				if math.Float32bits(val[k]) != math.Float32bits(want[k]) {
 					t.Fatalf("normalize=%v row %d value %d: %v, want %v", norm, row, k, val[k], want[k])
 				}
+				// weighNumbered weighs the same and numbers by the code.
+				if math.Float32bits(numbered[k]) != math.Float32bits(want[k]) || nd[k] != perm[ind[k]] {
+					t.Fatalf("normalize=%v row %d value %d: numbered %v as %d, want %v as %d", norm, row, k, numbered[k], nd[k], want[k], perm[ind[k]])
+				}
 			}
 		}
+	}
+	// Other weighings, and a numbering of another width, have no table.
+	for _, f := range []*Featurizer{
+		{cfg: Config{TF: Binary, IDF: true}, idf: idfTable{dense: idf}},
+		{cfg: Config{TF: Log}, idf: idfTable{dense: idf}},
+		{cfg: Config{TF: Log, IDF: true}},
+	} {
+		if f.numberTable(code) != nil {
+			t.Errorf("%+v: a table", f.cfg)
+		}
+	}
+	if f := (&Featurizer{cfg: Config{TF: Log, IDF: true}, idf: idfTable{dense: idf}}); f.numberTable(code[1:]) != nil {
+		t.Error("a table of another width")
 	}
 }

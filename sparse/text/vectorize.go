@@ -410,14 +410,46 @@ func fitReader(rec *colorder.Recorder, r io.Reader, opt ReadOptions, cfg Config)
 			return nil, nil, err
 		}
 		x := d.X
+		// With rec numbering the columns, the rows' indices in its
+		// numbering too: the same columns looked up in the same pass.
+		code := rec.Codes()
+		var nd []int32
+		var tab []uint64
+		if code != nil {
+			nd = make([]int32, len(x.Ind))
+			rec.Ind = nd
+			tab = f.numberTable(code)
+		}
 		parallelRange(x.Rows, cfg.workers(), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				a, b := x.Indptr[i], x.Indptr[i+1]
-				f.weigh(x.Ind[a:b], x.Val[a:b])
+				switch {
+				case tab != nil:
+					f.weighNumbered(x.Ind[a:b], x.Val[a:b], nd[a:b], tab)
+				case nd != nil:
+					f.weigh(x.Ind[a:b], x.Val[a:b])
+					number(nd[a:b], x.Ind[a:b], code)
+				default:
+					f.weigh(x.Ind[a:b], x.Val[a:b])
+				}
 			}
 		})
 	}
 	return f, d, nil
+}
+
+// number sets nd[k] to the new number of column ind[k] by code (see
+// colorder.Plan.Code).
+func number(nd, ind, code []int32) {
+	nd = nd[:len(ind)]
+	for k, j := range ind {
+		// The codes of a row's columns lie far apart: they are fetched a
+		// block ahead.
+		if lo, hi, ok := aheadOf(k, len(ind)); ok {
+			prefetchAt(unsafe.Pointer(&code[0]), 2, ind[lo:hi])
+		}
+		nd[k] = -1 - code[j]
+	}
 }
 
 // firstUse lists columns in the order rows first use them.
