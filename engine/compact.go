@@ -315,20 +315,25 @@ func inOrder(m *Model, rn renumbered, dim int) *Model {
 		w = make([]float32, dim*K)
 	}
 	inc := make([]int32, len(rn.byCol))
-	for q, p := range rn.byCol {
-		j := rn.cols[p]
-		to := q
-		if !rn.listed {
-			to = int(j)
+	// Each new number moves to a place of its own: the blocks run on
+	// every core.
+	parallelRows(len(rn.byCol), func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			p := rn.byCol[q]
+			j := rn.cols[p]
+			to := q
+			if !rn.listed {
+				to = int(j)
+			}
+			inc[q] = j
+			if K == 1 {
+				// A call to copy one weight costs more than the copy.
+				w[to] = m.W[p]
+				continue
+			}
+			copy(w[to*K:(to+1)*K], m.W[int(p)*K:int(p+1)*K])
 		}
-		inc[q] = j
-		if K == 1 {
-			// A call to copy one weight costs more than the copy.
-			w[to] = m.W[p]
-			continue
-		}
-		copy(w[to*K:(to+1)*K], m.W[int(p)*K:int(p+1)*K])
-	}
+	})
 	m.W, m.Dim = w, dim
 	if rn.listed {
 		m.Cols = inc

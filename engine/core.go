@@ -811,21 +811,27 @@ func (st *state) packWU() {
 		st.wu64 = make([]float64, 2*n)
 		st.wu = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(st.wu64))), 4*n)
 	}
-	wu, wu64 := st.wu, st.wu64
-	for j, w := range st.w {
-		wu[4*j] = w
-		wu64[2*j+1] = st.u[j]
-	}
+	wu, wu64, w, u := st.wu, st.wu64, st.w, st.u[:n]
+	// On every core: the layout is for weights past the caches, and the
+	// copy runs at the speed of memory.
+	parallelRows(n, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			wu[4*j] = w[j]
+			wu64[2*j+1] = u[j]
+		}
+	})
 }
 
 // unpackWU copies the interleaved slots back into w and u.
 func (st *state) unpackWU() {
-	wu, wu64 := st.wu, st.wu64
-	u := st.u[:len(st.w)]
-	for j := range st.w {
-		st.w[j] = wu[4*j]
-		u[j] = wu64[2*j+1]
-	}
+	wu, wu64, w := st.wu, st.wu64, st.w
+	u := st.u[:len(w)]
+	parallelRows(len(w), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			w[j] = wu[4*j]
+			u[j] = wu64[2*j+1]
+		}
+	})
 }
 
 // stepWU is step for a learner on the interleaved layout (a binary
