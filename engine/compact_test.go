@@ -249,7 +249,7 @@ func TestPlannedFitBitIdentical(t *testing.T) {
 				rec.Count[j]++
 			}
 			rec.Number()
-			p := rec.NewPlan(&all, kept, held)
+			p := rec.NewPlan(all.Indptr, kept, all.SelectRows(held))
 			if p == nil {
 				t.Fatal("no plan")
 			}

@@ -84,14 +84,22 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	// it on (unless -no-calibrate or -refit); its rows go to -margins all
 	// the same.
 	tc := textmodel.Config{Learner: cfg, NoCalibration: true, Holdout: tt.holdout}
-	rows, kept, held, err := heldOut(d, tt, &tc)
+	kept, held, err := heldOut(d, tt, &tc)
 	if err != nil {
 		return err
 	}
 	r.CalibrationRows = len(held)
+	// Unless -margins reads all of d again, the rows kept are moved to
+	// the front of d's own arrays: a copy would be most of the corpus.
+	indptr := d.X.Indptr
+	rows, heldRows := splitRows(d, kept, held, !o.margins)
 	t1 := time.Now()
 	fo := o
-	if p := rec.NewPlan(d.X, kept, held); p != nil {
+	var heldX *sparse.CSR
+	if heldRows != nil {
+		heldX = heldRows.X
+	}
+	if p := rec.NewPlan(indptr, kept, heldX); p != nil {
 		fo.ctx = colorder.WithPlan(o.ctx, rows.X, p)
 	}
 	m, stats, err := r.fitText(f, rows, cfg, &tc, tt, fo)
@@ -99,7 +107,7 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	r.TrainSeconds = time.Since(t1).Seconds()
 	err = warmMismatch(o.warm, err)
 	if err == nil && !tt.noCalib {
-		err = r.calibrateText(m, d, held, tc, o)
+		err = r.calibrateText(m, d, heldRows, tc, o)
 	}
 	if err := fitFailed(o.ctx, path, err, m != nil); err != nil {
 		return err
@@ -136,33 +144,77 @@ func recording(o trainOpts, tt textTrain) (trainOpts, *colorder.Recorder) {
 	return o, rec
 }
 
-// calibrateText calibrates m on the rows held out of its training, or
-// with none held out by a second training on part of d (Refit).
-func (r *trainResult) calibrateText(m *textmodel.Model, d *sparse.Dataset, held []int, tc textmodel.Config, o trainOpts) error {
+// calibrateText calibrates m on the rows held out of its training
+// (held), or with none held out by a second training on part of d
+// (Refit).
+func (r *trainResult) calibrateText(m *textmodel.Model, d, held *sparse.Dataset, tc textmodel.Config, o trainOpts) error {
 	t0 := time.Now()
 	defer func() { r.CalibrationSeconds = time.Since(t0).Seconds() }()
 	if held != nil {
-		return m.Calibrate(d.X.SelectRows(held), pick(d.Y, held))
+		return m.Calibrate(held.X, held.Y)
 	}
 	tc.NoCalibration, tc.Refit = false, true
 	return m.CalibrateHoldout(o.ctx, d.X, d.Y, tc)
 }
 
-// heldOut returns the rows of d the model learns from and, unless
-// -no-calibrate or -refit, those held out of it to calibrate it on
-// (textmodel.HeldOut): the rows, the list of those kept and that of those
-// held, both nil when none are held. It sets tc's Refit from -refit.
-func heldOut(d *sparse.Dataset, tt textTrain, tc *textmodel.Config) (rows *sparse.Dataset, kept, held []int, err error) {
-	all := &sparse.Dataset{X: d.X, Y: d.Y}
+// heldOut returns, unless -no-calibrate or -refit, the rows of d the
+// model learns from and those held out of it to calibrate it on
+// (textmodel.HeldOut), both nil when none are held. It sets tc's Refit
+// from -refit.
+func heldOut(d *sparse.Dataset, tt textTrain, tc *textmodel.Config) (kept, held []int, err error) {
 	if tt.noCalib {
-		return all, nil, nil, nil
+		return nil, nil, nil
 	}
 	tc.Refit = tt.refit
 	kept, held, err = textmodel.HeldOut(d.Y, *tc)
 	if err != nil || held == nil {
-		return all, nil, nil, err
+		return nil, nil, err
 	}
-	return &sparse.Dataset{X: d.X.SelectRows(kept), Y: pick(d.Y, kept)}, kept, held, nil
+	return kept, held, nil
+}
+
+// splitRows returns the rows of d listed in kept, all of d where held is
+// nil, and those listed in held (nil where none are). With inPlace, the
+// rows kept are moved to the front of d.X's own arrays (see
+// keepInPlace), and d.X is set to nil: its rows are no longer there.
+func splitRows(d *sparse.Dataset, kept, held []int, inPlace bool) (rows, heldRows *sparse.Dataset) {
+	if held == nil {
+		return &sparse.Dataset{X: d.X, Y: d.Y}, nil
+	}
+	heldRows = &sparse.Dataset{X: d.X.SelectRows(held), Y: pick(d.Y, held)}
+	if !inPlace || !increasing(kept) {
+		return &sparse.Dataset{X: d.X.SelectRows(kept), Y: pick(d.Y, kept)}, heldRows
+	}
+	rows = &sparse.Dataset{X: keepInPlace(d.X, kept), Y: pick(d.Y, kept)}
+	d.X = nil
+	return rows, heldRows
+}
+
+// increasing reports whether each of rows is greater than the one before.
+func increasing(rows []int) bool {
+	for k := 1; k < len(rows); k++ {
+		if rows[k] <= rows[k-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// keepInPlace returns the rows of X listed in kept, increasing, as a
+// matrix that holds their values at the front of X's Ind and Val: X's
+// rows are then overwritten. Each row moves to or before its place, so
+// no row is overwritten before it has moved.
+func keepInPlace(X *sparse.CSR, kept []int) *sparse.CSR {
+	out := &sparse.CSR{Rows: len(kept), Cols: X.Cols, Indptr: make([]int64, 1, len(kept)+1)}
+	ind, val := X.Ind[:0], X.Val[:0]
+	for _, i := range kept {
+		a, b := X.Indptr[i], X.Indptr[i+1]
+		ind = append(ind, X.Ind[a:b]...)
+		val = append(val, X.Val[a:b]...)
+		out.Indptr = append(out.Indptr, int64(len(ind)))
+	}
+	out.Ind, out.Val = ind, val
+	return out
 }
 
 // readTrainText reads the labelled text at path and featurizes it: with

@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hyperplane-ml/hyperplane/sparse"
 )
 
 // reviews writes n labelled JSONL documents of two kinds to dir/name.
@@ -314,5 +318,77 @@ func TestTrainHashedPlanSameModel(t *testing.T) {
 		if !bytes.Equal(models[0], models[1]) {
 			t.Errorf("train %v: the model differs with the featurizer's numbering", args)
 		}
+	}
+}
+
+// splitRows gives the rows kept and those held as SelectRows does: in
+// place (d.X then gone) where asked and the rows kept increase, in new
+// arrays otherwise (d.X left as it was).
+func TestSplitRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	X := &sparse.CSR{Rows: 60, Cols: 50, Indptr: []int64{0}}
+	for range X.Rows {
+		for j := range 50 {
+			if r.IntN(5) == 0 {
+				X.Ind, X.Val = append(X.Ind, int32(j)), append(X.Val, r.Float32())
+			}
+		}
+		X.Indptr = append(X.Indptr, int64(len(X.Ind)))
+	}
+	y := make([]float64, X.Rows)
+	for i := range y {
+		y[i] = float64(i % 3)
+	}
+	var kept, held []int
+	for i := range X.Rows {
+		if i%7 == 3 {
+			held = append(held, i)
+		} else {
+			kept = append(kept, i)
+		}
+	}
+	same := func(a, b *sparse.CSR) bool {
+		return a.Rows == b.Rows && a.Cols == b.Cols && slices.Equal(a.Indptr, b.Indptr) && slices.Equal(a.Ind, b.Ind) && slices.Equal(a.Val, b.Val)
+	}
+	reversed := slices.Clone(kept)
+	slices.Reverse(reversed)
+	for _, c := range []struct {
+		kept    []int
+		inPlace bool
+	}{{kept, true}, {kept, false}, {reversed, true}} {
+		orig := &sparse.CSR{Rows: X.Rows, Cols: X.Cols, Indptr: slices.Clone(X.Indptr), Ind: slices.Clone(X.Ind), Val: slices.Clone(X.Val)}
+		d := &sparse.Dataset{X: orig, Y: y}
+		rows, heldRows := splitRows(d, c.kept, held, c.inPlace)
+		if !same(rows.X, X.SelectRows(c.kept)) || !slices.Equal(rows.Y, pick(y, c.kept)) {
+			t.Errorf("kept %v, in place %v: the rows kept differ from SelectRows'", c.kept[:3], c.inPlace)
+		}
+		if !same(heldRows.X, X.SelectRows(held)) || !slices.Equal(heldRows.Y, pick(y, held)) {
+			t.Errorf("kept %v, in place %v: the rows held differ from SelectRows'", c.kept[:3], c.inPlace)
+		}
+		moved := c.inPlace && increasing(c.kept)
+		if moved != (d.X == nil) || (!moved && !same(d.X, X)) || (moved && &rows.X.Ind[0] != &orig.Ind[0]) {
+			t.Errorf("kept %v, in place %v: d.X %v, rows in d's arrays %v", c.kept[:3], c.inPlace, d.X != nil, &rows.X.Ind[0] == &orig.Ind[0])
+		}
+	}
+	if rows, heldRows := splitRows(&sparse.Dataset{X: X, Y: y}, nil, nil, true); rows.X != X || heldRows != nil {
+		t.Error("nothing held: the rows are not all of d's")
+	}
+}
+
+// -margins reads all of the training rows after a calibrated text fit,
+// which therefore leaves them in place.
+func TestTrainTextMarginsCalibrated(t *testing.T) {
+	dir := t.TempDir()
+	tr := reviews(t, dir, "train.jsonl", 2100)
+	code, out, e := runCmd("train", "-json", "-margins", "-o", filepath.Join(dir, "m.hptm"), tr)
+	if code != 0 {
+		t.Fatalf("train -margins: %s", e)
+	}
+	var r struct {
+		Rows    int            `json:"calibration_rows"`
+		Margins map[string]any `json:"margins"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Rows == 0 || r.Margins == nil {
+		t.Fatalf("calibration rows %d, margins %v (%v)\n%s", r.Rows, r.Margins, err, out)
 	}
 }

@@ -146,65 +146,91 @@ func (r *Recorder) Number() {
 	r.all = &Plan{Dim: r.Dim, Code: code, Cols: cols, Hot: HotPrefix(start, most, nnz)}
 }
 
-// NewPlan returns the numbering of X's columns, those of the rows r
-// counted, for a fit on the rows listed in kept (all of X's where kept is
-// nil), which are all but those listed in held (nil where none are): the
-// numbering of all the rows (Number), less the columns that only held
-// rows use. Its Ind is that of the rows kept, in their order, where r has
-// one. It returns nil when r has no numbering, or not of X's rows.
-func (r *Recorder) NewPlan(X *sparse.CSR, kept, held []int) *Plan {
-	if r == nil || r.all == nil || X == nil || X.Cols != r.Dim || (len(kept)+len(held) != X.Rows && (kept != nil || held != nil)) {
+// NewPlan returns the numbering of the columns of the rows r counted,
+// whose row pointers (their matrix's Indptr) are indptr, for a fit on the
+// rows listed in kept (all of them where kept is nil), which are all but
+// the rows held (nil where none are): the numbering of all the rows
+// (Number), less the columns that only held rows use. Its Ind is that of
+// the rows kept, in their order, where r has one. It returns nil when r
+// has no numbering, or not of these rows.
+//
+// The plan takes r's numbering and Ind over, in place, so that a fit
+// allocates nothing more for them: r has neither afterwards, and a second
+// NewPlan returns nil. Count is borrowed and restored.
+func (r *Recorder) NewPlan(indptr []int64, kept []int, held *sparse.CSR) *Plan {
+	if r == nil || r.all == nil || len(indptr) == 0 || (held != nil && held.Cols != r.Dim) {
 		return nil
 	}
-	ind := r.Ind
-	if int64(len(ind)) != X.NNZ() {
+	rows, nHeld := len(indptr)-1, 0
+	if held != nil {
+		nHeld = held.Rows
+	}
+	if (kept != nil || held != nil) && len(kept)+nHeld != rows {
+		return nil
+	}
+	all, ind := r.all, r.Ind
+	r.all, r.Ind = nil, nil
+	if int64(len(ind)) != indptr[rows] {
 		ind = nil
 	}
-	if len(held) == 0 {
-		p := *r.all
-		if p.Ind = ind; kept != nil && ind != nil {
-			p.Ind = gather(X, ind, kept)
-		}
-		return &p
+	p := *all
+	if ind != nil && (kept != nil || held != nil) {
+		ind = keepRows(indptr, ind, kept)
 	}
-	code := make([]int32, r.Dim)
-	copy(code, r.all.Code)
-	count := make([]int32, r.Dim)
-	copy(count, r.Count)
-	for _, i := range held {
-		if i < 0 || i >= X.Rows {
-			return nil
-		}
-		for _, j := range X.Ind[X.Indptr[i]:X.Indptr[i+1]] {
-			if j < 0 || int(j) >= r.Dim || count[j] <= 0 {
-				return nil // not the counts of X's rows; the learner counts itself
-			}
-			if count[j]--; count[j] == 0 {
-				code[j] = 0
-			}
-		}
+	p.Ind = ind
+	if held != nil && !r.dropHeldOnly(held, p.Code) {
+		return nil // not the counts of these rows; the learner counts itself
 	}
-	p := &Plan{Dim: r.Dim, Code: code, Cols: r.all.Cols, Hot: r.all.Hot}
-	if ind != nil {
-		p.Ind = gather(X, ind, kept)
-	}
-	return p
+	return &p
 }
 
-// gather returns the values of ind, laid out as X's Ind, of the rows
-// listed, in their order: ind as a CSR matrix of X's shape would give
-// them to its SelectRows. It returns nil where a row is not one of X's.
-func gather(X *sparse.CSR, ind []int32, rows []int) []int32 {
-	n := int64(0)
-	for _, i := range rows {
-		if i < 0 || i >= X.Rows {
+// dropHeldOnly sets code[j] to 0 for the columns j that no rows counted
+// use but those of held: those whose uses in held are all their Count. It
+// takes each of held's uses off Count for the while, and restores Count
+// before it returns. It reports false, with code partly changed, where
+// held's uses of a column exceed its Count.
+func (r *Recorder) dropHeldOnly(held *sparse.CSR, code []int32) bool {
+	count := r.Count
+	uses := held.Ind[:held.NNZ()]
+	taken := len(uses)
+	for k, j := range uses {
+		if j < 0 || int(j) >= r.Dim || count[j] <= 0 {
+			taken = k
+			break
+		}
+		if count[j]--; count[j] == 0 {
+			code[j] = 0
+		}
+	}
+	// The uses taken off go back.
+	for _, j := range uses[:taken] {
+		count[j]++
+	}
+	return taken == len(uses)
+}
+
+// keepRows moves the values of ind, laid out by the row pointers indptr,
+// of the rows listed to its front, in their order, and returns them: as
+// SelectRows would give them. It moves them in place where the rows
+// increase, and otherwise into a new array. It returns nil where a row is
+// not one of indptr's.
+func keepRows(indptr []int64, ind []int32, rows []int) []int32 {
+	n, increasing := int64(0), true
+	for k, i := range rows {
+		if i < 0 || i >= len(indptr)-1 {
 			return nil
 		}
-		n += X.Indptr[i+1] - X.Indptr[i]
+		increasing = increasing && (k == 0 || i > rows[k-1])
+		n += indptr[i+1] - indptr[i]
 	}
-	out := make([]int32, 0, n)
+	// In increasing order no row's values move past those of a row still
+	// to come.
+	out := ind[:0]
+	if !increasing {
+		out = make([]int32, 0, n)
+	}
 	for _, i := range rows {
-		out = append(out, ind[X.Indptr[i]:X.Indptr[i+1]]...)
+		out = append(out, ind[indptr[i]:indptr[i+1]]...)
 	}
 	return out
 }

@@ -68,7 +68,7 @@ func TestNewPlan(t *testing.T) {
 		for q, j := range X.Ind {
 			rec.Ind[q] = -1 - rec.Codes()[j]
 		}
-		p := rec.NewPlan(X, keptRows, heldRows)
+		p := newPlan(rec, X, keptRows, heldRows)
 		// The plan numbers the columns of all the rows by their counts in
 		// all of them, and leaves out those no kept row uses.
 		all, kept := make([]int, X.Cols), make([]int, X.Cols)
@@ -122,7 +122,7 @@ func TestNewPlan(t *testing.T) {
 
 func TestNewPlanRefuses(t *testing.T) {
 	X := randomRows(rand.New(rand.NewPCG(3, 4)), 50, 40)
-	if record(X).NewPlan(X, nil, nil) == nil {
+	if newPlan(record(X), X, nil, nil) == nil {
 		t.Fatal("no plan for the recorded rows")
 	}
 	wider := *X
@@ -136,38 +136,67 @@ func TestNewPlanRefuses(t *testing.T) {
 			using = append(using, i)
 		}
 	}
+	// A held row that uses a column past the counted ones.
+	outside := X.SelectRows([]int{0})
+	outside.Ind = append(slices.Clone(outside.Ind[:len(outside.Ind)-1]), int32(X.Cols))
 	for name, c := range map[string]struct {
 		change func(r *Recorder)
 		X      *sparse.CSR
 		held   []int
+		heldX  *sparse.CSR // instead of X's rows held, where set
 	}{
-		"nil":           {nil, X, nil},
-		"empty":         {func(r *Recorder) { *r = Recorder{} }, X, nil},
-		"wider rows":    {func(*Recorder) {}, &wider, nil},
-		"short counts":  {func(r *Recorder) { r.Count = r.Count[:len(r.Count)-1] }, X, nil},
-		"held outside":  {func(*Recorder) {}, X, []int{X.Rows}},
-		"uncounted":     {func(r *Recorder) { r.Count[j0] = 0 }, X, nil},
-		"too few uses":  {func(r *Recorder) { r.Count[j0]-- }, X, using},
-		"first outside": {func(r *Recorder) { r.First = append(r.First, int32(X.Cols)) }, X, nil},
+		"nil":           {nil, X, nil, nil},
+		"empty":         {func(r *Recorder) { *r = Recorder{} }, X, nil, nil},
+		"wider held":    {func(*Recorder) {}, &wider, []int{0}, nil},
+		"short counts":  {func(r *Recorder) { r.Count = r.Count[:len(r.Count)-1] }, X, nil, nil},
+		"held outside":  {func(*Recorder) {}, X, []int{0}, outside},
+		"uncounted":     {func(r *Recorder) { r.Count[j0] = 0 }, X, nil, nil},
+		"too few uses":  {func(r *Recorder) { r.Count[j0]-- }, X, using, nil},
+		"first outside": {func(r *Recorder) { r.First = append(r.First, int32(X.Cols)) }, X, nil, nil},
 	} {
 		var r *Recorder
+		var count []int32
 		if c.change != nil {
 			r = record(X)
 			c.change(r)
 			r.Number()
+			count = slices.Clone(r.Count)
 		}
-		if p := r.NewPlan(c.X, keptOf(c.X.Rows, c.held), c.held); p != nil {
+		heldX := c.heldX
+		if heldX == nil && c.held != nil {
+			heldX = c.X.SelectRows(c.held)
+		}
+		if p := r.NewPlan(c.X.Indptr, keptOf(c.X.Rows, c.held), heldX); p != nil {
 			t.Errorf("%s: a plan %+v", name, p)
 		}
+		if r != nil && !slices.Equal(r.Count, count) {
+			t.Errorf("%s: the counts were not restored", name)
+		}
 	}
-	// The rows kept and those held must tell the same.
+	// A plan takes the numbering over: there is none for a second one.
+	once := record(X)
+	once.Ind = make([]int32, len(X.Ind))
+	if newPlan(once, X, nil, nil) == nil || once.Ind != nil || newPlan(once, X, nil, nil) != nil {
+		t.Error("a second plan of one numbering, or its Ind left with the recorder")
+	}
+	// The rows kept and those held must make up the rows counted.
 	r := record(X)
-	if r.NewPlan(X, []int{0}, nil) != nil || r.NewPlan(X, nil, []int{0}) != nil {
+	if r.NewPlan(X.Indptr, []int{0}, nil) != nil || r.NewPlan(X.Indptr, nil, X.SelectRows([]int{0})) != nil {
 		t.Error("a plan for rows kept without rows held, or the other way round")
 	}
-	if r.NewPlan(X, keptOf(X.Rows, []int{0}), []int{0}) == nil {
+	if newPlan(r, X, keptOf(X.Rows, []int{0}), []int{0}) == nil {
 		t.Error("no plan for all rows but the first")
 	}
+}
+
+// newPlan is r.NewPlan for X's rows listed in kept, those listed in held
+// held out.
+func newPlan(r *Recorder, X *sparse.CSR, kept, held []int) *Plan {
+	var heldX *sparse.CSR
+	if held != nil {
+		heldX = X.SelectRows(held)
+	}
+	return r.NewPlan(X.Indptr, kept, heldX)
 }
 
 // keptOf returns the rows of 0..n−1 not in held, nil where held is empty.
@@ -197,5 +226,24 @@ func TestPlanFor(t *testing.T) {
 	ctx2, rec := WithRecorder(ctx)
 	if RecorderFrom(ctx2) != rec || RecorderFrom(ctx) != nil || PlanFor(ctx2, X) != p {
 		t.Fatal("RecorderFrom does not find its recorder")
+	}
+}
+
+// keepRows moves the rows' values to the front in place where the rows
+// increase, and copies them where they do not, as SelectRows would.
+func TestKeepRows(t *testing.T) {
+	X := randomRows(rand.New(rand.NewPCG(5, 6)), 40, 30)
+	for _, rows := range [][]int{{}, {0}, {3, 7, 8, 39}, {39, 2, 5}, {4, 4}} {
+		ind := slices.Clone(X.Ind)
+		want := X.SelectRows(rows).Ind
+		got := keepRows(X.Indptr, ind, rows)
+		inPlace := len(got) > 0 && &got[0] == &ind[0]
+		increasing := slices.IsSorted(rows) && len(slices.Compact(slices.Clone(rows))) == len(rows)
+		if !slices.Equal(got, want) || (len(got) > 0 && inPlace != increasing) {
+			t.Errorf("rows %v: %v (in place %v), want %v", rows, got, inPlace, want)
+		}
+	}
+	if keepRows(X.Indptr, slices.Clone(X.Ind), []int{X.Rows}) != nil {
+		t.Error("a row outside X kept")
 	}
 }

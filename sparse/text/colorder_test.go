@@ -54,7 +54,7 @@ func TestFitRecordsColumnOrder(t *testing.T) {
 			t.Errorf("%+v: recorded dim %d, %d counts, %d first (want %d, %d, %d); counts equal %v, order equal %v", c.cfg,
 				rec.Dim, len(rec.Count), len(rec.First), X.Cols, len(count), len(first), slices.Equal(rec.Count, count), slices.Equal(rec.First, first))
 		}
-		p := rec.NewPlan(X, nil, nil)
+		p := rec.NewPlan(X.Indptr, nil, nil)
 		if p == nil || len(p.Cols) != len(first) {
 			t.Fatalf("%+v: no plan of the recorded counts", c.cfg)
 		}
