@@ -94,15 +94,7 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	indptr := d.X.Indptr
 	rows, heldRows := splitRows(d, kept, held, !o.margins)
 	t1 := time.Now()
-	fo := o
-	var heldX *sparse.CSR
-	if heldRows != nil {
-		heldX = heldRows.X
-	}
-	if p := rec.NewPlan(indptr, kept, heldX); p != nil {
-		fo.ctx = colorder.WithPlan(o.ctx, rows.X, p)
-	}
-	m, stats, err := r.fitText(f, rows, cfg, &tc, tt, fo)
+	m, stats, err := r.fitText(f, rows, cfg, &tc, tt, withPlan(o, rec, indptr, kept, rows, heldRows))
 	endProgress()
 	r.TrainSeconds = time.Since(t1).Seconds()
 	err = warmMismatch(o.warm, err)
@@ -142,6 +134,21 @@ func recording(o trainOpts, tt textTrain) (trainOpts, *colorder.Recorder) {
 	var rec *colorder.Recorder
 	o.ctx, rec = colorder.WithRecorder(o.ctx)
 	return o, rec
+}
+
+// withPlan returns o whose context gives the fit of rows the numbering
+// of their columns that rec recorded (colorder), where it has one: rows
+// are those listed in kept of the rows counted, whose row pointers were
+// indptr, and held those held out of them.
+func withPlan(o trainOpts, rec *colorder.Recorder, indptr []int64, kept []int, rows, held *sparse.Dataset) trainOpts {
+	var heldX *sparse.CSR
+	if held != nil {
+		heldX = held.X
+	}
+	if p := rec.NewPlan(indptr, kept, heldX); p != nil {
+		o.ctx = colorder.WithPlan(o.ctx, rows.X, p)
+	}
+	return o
 }
 
 // calibrateText calibrates m on the rows held out of its training

@@ -409,33 +409,37 @@ func fitReader(rec *colorder.Recorder, r io.Reader, opt ReadOptions, cfg Config)
 		if err := f.setIDF(); err != nil {
 			return nil, nil, err
 		}
-		x := d.X
-		// With rec numbering the columns, the rows' indices in its
-		// numbering too: the same columns looked up in the same pass.
-		code := rec.Codes()
-		var nd []int32
-		var tab []uint64
-		if code != nil {
-			nd = make([]int32, len(x.Ind))
-			rec.Ind = nd
-			tab = f.numberTable(code)
-		}
-		parallelRange(x.Rows, cfg.workers(), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				a, b := x.Indptr[i], x.Indptr[i+1]
-				switch {
-				case tab != nil:
-					f.weighNumbered(x.Ind[a:b], x.Val[a:b], nd[a:b], tab)
-				case nd != nil:
-					f.weigh(x.Ind[a:b], x.Val[a:b])
-					number(nd[a:b], x.Ind[a:b], code)
-				default:
-					f.weigh(x.Ind[a:b], x.Val[a:b])
-				}
-			}
-		})
+		f.weighRows(d.X, rec, cfg.workers())
 	}
 	return f, d, nil
+}
+
+// weighRows weighs the raw counts of x's rows on workers goroutines.
+// Where rec has numbered the columns, it also writes the rows' indices in
+// that numbering to rec.Ind: the same columns looked up in the same pass.
+func (f *Featurizer) weighRows(x *sparse.CSR, rec *colorder.Recorder, workers int) {
+	code := rec.Codes()
+	var nd []int32
+	var tab []uint64
+	if code != nil {
+		nd = make([]int32, len(x.Ind))
+		rec.Ind = nd
+		tab = f.numberTable(code)
+	}
+	parallelRange(x.Rows, workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a, b := x.Indptr[i], x.Indptr[i+1]
+			switch {
+			case tab != nil:
+				f.weighNumbered(x.Ind[a:b], x.Val[a:b], nd[a:b], tab)
+			case nd != nil:
+				f.weigh(x.Ind[a:b], x.Val[a:b])
+				number(nd[a:b], x.Ind[a:b], code)
+			default:
+				f.weigh(x.Ind[a:b], x.Val[a:b])
+			}
+		}
+	})
 }
 
 // number sets nd[k] to the new number of column ind[k] by code (see
