@@ -57,7 +57,10 @@ func (t *hashIndex) get(h uint64) (int32, bool) {
 // put sets the value of h, which must not be in the table yet.
 func (t *hashIndex) put(h uint64, v int32) {
 	if 2*(t.n+1) > len(t.slots) {
-		t.resize(2 * (t.n + 1))
+		// resize(n) makes room for n keys at most half full, so this
+		// doubles the table (asking for 2n keys would quadruple it and
+		// leave a large counter's table mostly empty).
+		t.resize(t.n + 1)
 	}
 	mask := len(t.slots) - 1
 	i := int(h >> t.shift)

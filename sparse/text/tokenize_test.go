@@ -170,3 +170,21 @@ func TestHashIndex(t *testing.T) {
 		t.Fatal("empty table found a key")
 	}
 }
+
+// A hash index doubles when it fills to half, so that it is never more
+// than twice the size its keys need: the least power of two (at least 8)
+// with room for twice its keys.
+func TestHashIndexGrowsByDoubling(t *testing.T) {
+	var h hashIndex
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := 1; n <= 100000; n++ {
+		h.put(r.Uint64(), int32(n))
+		want := 8
+		for want < 2*n {
+			want *= 2
+		}
+		if len(h.slots) != want {
+			t.Fatalf("%d keys in %d slots, want %d", n, len(h.slots), want)
+		}
+	}
+}
