@@ -26,11 +26,12 @@ type CacheOptions struct {
 	// from 0, that FitCache returns in memory instead of writing them:
 	// a held-out set, for a calibration say.
 	Hold func(doc int64) bool
-	// VocabBytes bounds the memory of a vocabulary's term counts: once
-	// they reach it, each worker drops the terms it has counted in the
-	// fewest documents (one, then two, and so on, the floor rising as
-	// need be and never falling) until the counts take half of it, and
-	// counts a dropped term afresh if it comes again. A term is thus
+	// VocabBytes bounds the memory of a vocabulary's term counts, which
+	// the workers share, each term held once, in shards by hash: once
+	// they reach it, each shard that grows drops the terms it has counted
+	// in the fewest documents (one, then two, and so on, the floor rising
+	// as need be and never falling) until it takes its share of half of
+	// it, and counts a dropped term afresh if it comes again. A term is thus
 	// dropped only while its count is at most the floor, and its
 	// document frequency is low by at most the counts it lost that way;
 	// terms never dropped are counted exactly. 0 means a fifth of the
@@ -111,13 +112,17 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
 
 	// The first pass: raw counts to the temporary file.
-	fp := &firstPass{labelNum: map[string]int{}, counterSeen: map[*termCounter]bool{}, hold: co.Hold}
+	fp := &firstPass{labelNum: map[string]int{}, hold: co.Hold}
 	if tmp != nil {
 		fp.raw = newRawWriter(tmp)
 	}
+	var counts *sharedCounts
+	if cfg.Vocabulary {
+		counts = newSharedCounts(cfg.workers(), acct, cfg.MaxFeatures > 0)
+	}
 	err = f.streamOrdered(sc, func(e *Encoder, docs []Doc) piece {
-		if cfg.Vocabulary {
-			return e.termPiece(docs, acct, true)
+		if counts != nil {
+			return e.sharedPiece(docs, counts)
 		}
 		return e.countPiece(docs, dfc)
 	}, fp.take)
@@ -137,7 +142,11 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	classOf := f.setLabels(fp.labelNames)
 
 	// The vocabulary or the document frequencies, and the weights.
-	pruned, err := f.fitFeatures(fp.counters, acct, dfc)
+	var counters []*termCounter
+	if counts != nil {
+		counters = counts.counters()
+	}
+	pruned, err := f.fitFeatures(counters, acct, dfc)
 	if err != nil {
 		return CacheResult{}, err
 	}
@@ -162,25 +171,19 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 // keyed by term hash (or bucket), each row's label as its number among
 // the labels seen so far. Held documents stay in memory, as pieces.
 type firstPass struct {
-	raw         *rawWriter
-	labelNum    map[string]int // a label's number
-	labelNames  []string       // the labels by number
-	counterSeen map[*termCounter]bool
-	counters    []*termCounter // the vocabulary's term counters
-	hold        func(doc int64) bool
-	held        []piece
-	doc         int64 // documents so far
-	maxEntries  int   // the most entries of a row
-	keys        []uint64
+	raw        *rawWriter
+	labelNum   map[string]int // a label's number
+	labelNames []string       // the labels by number
+	hold       func(doc int64) bool
+	held       []piece
+	doc        int64 // documents so far
+	maxEntries int   // the most entries of a row
+	keys       []uint64
 }
 
 // take writes the rows of pc, the next piece in input order, or holds
 // them.
 func (fp *firstPass) take(pc *piece) error {
-	if pc.tc != nil && !fp.counterSeen[pc.tc] {
-		fp.counterSeen[pc.tc] = true
-		fp.counters = append(fp.counters, pc.tc)
-	}
 	for i, l := range pc.labels {
 		k, ok := fp.labelNum[l]
 		if !ok {

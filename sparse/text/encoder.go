@@ -30,6 +30,10 @@ type Encoder struct {
 	grams []gramRef
 	tc    *termCounter
 	df    *dfLocal // hashed document frequencies
+
+	// Counting in shared counts (FitCache).
+	doc        docGrams
+	shardStart uint64 // the shard the next document's counting starts at, + a multiple of the shards; 0 before the first
 }
 
 // NewEncoder returns an Encoder for f.

@@ -420,9 +420,10 @@ type vocabBudget struct {
 	used atomic.Int64
 	// soft, when above 0, is what the counters may take before each
 	// drops its rarest terms (see termCounter.prune) down to its share of
-	// half of it, workers sharing it; the budget itself is then not met.
-	soft    int64
-	workers int
+	// half of it, shared by counters counters; the budget itself is then
+	// not met.
+	soft     int64
+	counters int
 }
 
 // pruneIfFull drops tc's rarest terms if the counters have reached the
@@ -432,7 +433,7 @@ func (b *vocabBudget) pruneIfFull(tc *termCounter) {
 	if b.soft <= 0 || b.used.Load() <= b.soft {
 		return
 	}
-	target := b.soft / int64(2*max(1, b.workers))
+	target := b.soft / int64(2*max(1, b.counters))
 	var freed int64
 	for tc.bytes > target && len(tc.stats) > 0 {
 		freed += tc.prune(tc.floor + 1)

@@ -38,9 +38,9 @@ func FitVectorize(ctx context.Context, c *Corpus, cfg Config) (*Featurizer, *spa
 	docs := c.Docs
 	chunks := chunkDocs(docs)
 	pieces := make([]piece, len(chunks))
-	acct := &vocabBudget{f: f, workers: ncfg.workers()}
+	acct := &vocabBudget{f: f, counters: ncfg.workers()}
 	err = runChunksErr(ctx, f, chunks, func(e *Encoder, k int) error {
-		pieces[k] = e.termPiece(docs[chunks[k].lo:chunks[k].hi], acct, false)
+		pieces[k] = e.termPiece(docs[chunks[k].lo:chunks[k].hi], acct)
 		return pieces[k].err
 	})
 	if err != nil {

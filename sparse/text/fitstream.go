@@ -17,33 +17,19 @@ import (
 // termPiece turns a run of documents into a piece holding their label
 // names and, for each, its raw counts by the term numbers of e's counter
 // (made on first use, its memory counted in acct), sorted by term number.
-//
-// With hashes, a row holds its terms' hashes (pc.hs) instead of their
-// numbers, so that the counter may drop terms as acct asks (see
-// vocabBudget.pruneIfFull) between documents.
-func (e *Encoder) termPiece(docs []Doc, acct *vocabBudget, hashes bool) piece {
+func (e *Encoder) termPiece(docs []Doc, acct *vocabBudget) piece {
 	if e.tc == nil {
 		e.tc = &termCounter{acct: acct, countCF: e.f.cfg.MaxFeatures > 0}
 	}
-	tc := e.tc
 	pc := e.newPiece(docs)
-	pc.tc = tc
+	pc.tc = e.tc
 	pc.labels = make([]string, 0, len(docs))
 	for i := range docs {
 		if err := e.countRow(docs[i].Text); err != nil {
 			pc.err = err
 			return pc
 		}
-		if hashes {
-			for _, idx := range e.ind {
-				pc.hs = append(pc.hs, tc.stats[idx].h)
-			}
-			pc.val = append(pc.val, e.val...)
-			pc.indptr = append(pc.indptr, int64(len(pc.val)))
-			acct.pruneIfFull(tc)
-		} else {
-			pc.add(e)
-		}
+		pc.add(e)
 		pc.labels = append(pc.labels, docs[i].Label)
 	}
 	e.noteSize(docs, &pc)

@@ -347,7 +347,7 @@ func newStreamFit(cfg Config) (*Featurizer, *dfCounter, *vocabBudget) {
 	if cfg.IDF && !cfg.Vocabulary {
 		dfc = newDFCounter(f, cfg.workers())
 	}
-	return f, dfc, &vocabBudget{f: f, workers: cfg.workers()}
+	return f, dfc, &vocabBudget{f: f, counters: cfg.workers()}
 }
 
 // fitReader is FitFile on a reader. With rec, a fit that hashes with IDF
@@ -365,7 +365,7 @@ func fitReader(rec *colorder.Recorder, r io.Reader, opt ReadOptions, cfg Config)
 	}
 	pieces, err := f.stream(sc, func(e *Encoder, docs []Doc) piece {
 		if cfg.Vocabulary {
-			return e.termPiece(docs, acct, false)
+			return e.termPiece(docs, acct)
 		}
 		return e.countPiece(docs, dfc)
 	}, first.noter())
