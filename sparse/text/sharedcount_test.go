@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -66,6 +68,63 @@ func TestDocGrams(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Encoders counting at once in shared counts hold each term once, in the
+// shard its hash picks, with the document frequencies and occurrences of
+// all they counted; each row holds its distinct terms' hashes and counts.
+func TestSharedCountsHoldEachTermOnce(t *testing.T) {
+	c := bigCorpus(2, 300)
+	cfg, err := Config{Vocabulary: true, NGrams: 2, MaxFeatures: 1}.normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Featurizer{cfg: cfg}
+	const workers = 4
+	counts := newSharedCounts(workers, &vocabBudget{f: f}, true)
+	pieces := make([]piece, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { pieces[w] = f.NewEncoder().sharedPiece(c.Docs, counts) })
+	}
+	wg.Wait()
+	ref := f.NewEncoder()
+	df, cf := map[uint64]int32{}, map[uint64]int64{}
+	for r, d := range c.Docs {
+		want := map[uint64]float32{}
+		for _, g := range ref.w.appendGrams(nil, &ref.toks, d.Text) {
+			want[g.h]++
+		}
+		for h, n := range want {
+			df[h]++
+			cf[h] += int64(n)
+		}
+		for w, pc := range pieces {
+			if pc.err != nil {
+				t.Fatalf("encoder %d: %v", w, pc.err)
+			}
+			got := map[uint64]float32{}
+			for k := pc.indptr[r]; k < pc.indptr[r+1]; k++ {
+				got[pc.hs[k]] = pc.val[k]
+			}
+			if !maps.Equal(got, want) {
+				t.Fatalf("encoder %d, document %d: %d terms, want %d", w, r, len(got), len(want))
+			}
+		}
+	}
+	total := 0
+	for k := range counts.shards {
+		tc := &counts.shards[k].tc
+		total += len(tc.stats)
+		for i, st := range tc.stats {
+			if st.h&counts.mask != uint64(k) || tc.hot[i].df != workers*df[st.h] || st.cf != workers*cf[st.h] {
+				t.Fatalf("shard %d holds %#x in %d documents, %d times; want shard %d, %d and %d", k, st.h, tc.hot[i].df, st.cf, st.h&counts.mask, workers*df[st.h], workers*cf[st.h])
+			}
+		}
+	}
+	if total != len(df) {
+		t.Errorf("%d terms held, %d distinct", total, len(df))
 	}
 }
 
