@@ -1,6 +1,7 @@
 package text
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -102,11 +103,10 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 		}()
 	}
 	f, dfc, acct := newStreamFit(cfg)
+	var counts *sharedCounts
 	if cfg.Vocabulary {
-		acct.soft = co.VocabBytes
-		if acct.soft == 0 {
-			acct.soft = budget.Resolve(0) / 5
-		}
+		acct.soft = cmp.Or(co.VocabBytes, budget.Resolve(0)/5)
+		counts = newSharedCounts(cfg.workers(), acct, cfg.MaxFeatures > 0)
 	}
 	sc := NewScanner(ctxReader{ctx, r}, opt)
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
@@ -115,10 +115,6 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	fp := &firstPass{labelNum: map[string]int{}, hold: co.Hold}
 	if tmp != nil {
 		fp.raw = newRawWriter(tmp)
-	}
-	var counts *sharedCounts
-	if cfg.Vocabulary {
-		counts = newSharedCounts(cfg.workers(), acct, cfg.MaxFeatures > 0)
 	}
 	err = f.streamOrdered(sc, func(e *Encoder, docs []Doc) piece {
 		if counts != nil {
