@@ -35,7 +35,10 @@ type CacheOptions struct {
 	// it, and counts a dropped term afresh if it comes again. A term is thus
 	// dropped only while its count is at most the floor, and its
 	// document frequency is low by at most the counts it lost that way;
-	// terms never dropped are counted exactly. 0 means a fifth of the
+	// terms never dropped are counted exactly. The vocabulary leaves out
+	// the terms counted in no more documents than their shard's floor:
+	// such a count may be a rare term's, counted since it was last
+	// dropped, whose idf would be far too high. 0 means a fifth of the
 	// memory budget (budget.Resolve): what it counts leaves out the
 	// slack of the counts' growing arrays and index, which with the
 	// rest of a training bring the peak near the budget (at a quarter,

@@ -132,10 +132,12 @@ func mergeRange(counters []*termCounter, lists [][]hashRef, p, parts, minDF int)
 			return out
 		}
 		c := candidate{h: h, c: -1}
+		floor := int32(0)
 		for k, l := range lists {
 			if lo[k] < hi[k] && l[lo[k]].h == h {
 				i := l[lo[k]].i
 				c.df += l[lo[k]].df
+				floor = max(floor, counters[k].floor)
 				if tc := counters[k]; tc.countCF {
 					c.cf += tc.stats[i].cf
 				}
@@ -145,7 +147,10 @@ func mergeRange(counters []*termCounter, lists [][]hashRef, p, parts, minDF int)
 				lo[k]++
 			}
 		}
-		if int(c.df) >= minDF {
+		// A counter that dropped its rarest terms (prune) may have
+		// counted a term afresh since: a count at or below its floor
+		// says little of the term's frequency, and is left out.
+		if int(c.df) >= minDF && c.df > floor {
 			out = append(out, c)
 		}
 	}

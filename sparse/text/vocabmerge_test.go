@@ -129,3 +129,26 @@ func TestCompareTermsIsStringOrder(t *testing.T) {
 		}
 	}
 }
+
+// A counter that pruned its rarest terms counted those it met again
+// afresh: its counts at or below its floor are left out of the
+// candidates, whatever MinDF, while an unpruned counter's count only
+// MinDF.
+func TestMergeCandidatesLeaveOutCountsBelowTheFloor(t *testing.T) {
+	terms := []string{"a", "b", "c", "d"}
+	dfs := []int32{1, 3, 4, 9}
+	for _, floor := range []int32{0, 1, 3, 8, 9} {
+		tc := counterOf(terms, dfs, xxhash.Sum64String)
+		tc.floor = floor
+		got := map[string]int32{}
+		for _, c := range mergeCandidates([]*termCounter{tc}, 2, 1) {
+			got[tc.term(c.i)] = c.df
+		}
+		for k, term := range terms {
+			_, kept := got[term]
+			if want := dfs[k] >= 2 && dfs[k] > floor; kept != want {
+				t.Errorf("floor %d: %q in %d documents kept %v, want %v", floor, term, dfs[k], kept, want)
+			}
+		}
+	}
+}
