@@ -171,7 +171,7 @@ func writeTextCache(o trainOpts, src io.Reader, name string, tt textTrain, cf *o
 		if res.Pruned > 1 {
 			docs = fmt.Sprintf("up to %d documents", res.Pruned)
 		}
-		o.env.warn("the vocabulary's term counts reached a fifth of the memory budget (-mem %s): terms counted in %s were dropped while the text was read, so the rarest terms kept have approximate counts (hashing, -vocab=false, counts nothing)", budget.Format(budget.Resolve(0)), docs)
+		o.env.warn("the vocabulary's term counts reached a tenth of the memory budget (-mem %s): terms counted in %s were dropped while the text was read, and the vocabulary keeps only terms counted in more documents than were dropped (hashing, -vocab=false, counts nothing)", budget.Format(budget.Resolve(0)), docs)
 	}
 	return res, nil
 }

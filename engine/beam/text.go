@@ -389,7 +389,7 @@ type textRow struct {
 // (budget.Default), past which the job fails with an error wrapping
 // budget.ErrExceeded, as text.FitFile (hyperplane train) fails. Unlike
 // text.FitCache (hyperplane train -stream), which drops the rarest terms
-// when their counts fill a fifth of its budget, nothing is dropped: that
+// when their counts fill a tenth of its budget, nothing is dropped: that
 // would make the vocabulary depend on how the shards were merged.
 // A shard without documents is an error.
 func TrainText(ctx context.Context, opt TextOptions) (*textmodel.Model, []Epoch, error) {

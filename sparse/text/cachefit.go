@@ -38,11 +38,13 @@ type CacheOptions struct {
 	// terms never dropped are counted exactly. The vocabulary leaves out
 	// the terms counted in no more documents than their shard's floor:
 	// such a count may be a rare term's, counted since it was last
-	// dropped, whose idf would be far too high. 0 means a fifth of the
+	// dropped, whose idf would be far too high. 0 means a tenth of the
 	// memory budget (budget.Resolve): what it counts leaves out the
 	// slack of the counts' growing arrays and index, which with the
 	// rest of a training bring the peak near the budget (at a quarter,
-	// streamed trainings peaked 8% to 16% over it).
+	// streamed trainings peaked 8% to 16% over it). A tenth held as many
+	// terms as a fifth did when each of two workers kept its own counts
+	// (and so held most terms twice).
 	VocabBytes int64
 	// Reread, when not nil, opens the input again from its start, for the
 	// second pass to featurize the text once more instead of reading back
@@ -108,7 +110,7 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 	f, dfc, acct := newStreamFit(cfg)
 	var counts *sharedCounts
 	if cfg.Vocabulary {
-		acct.soft = cmp.Or(co.VocabBytes, budget.Resolve(0)/5)
+		acct.soft = cmp.Or(co.VocabBytes, budget.Resolve(0)/10)
 		counts = newSharedCounts(cfg.workers(), acct, cfg.MaxFeatures > 0)
 	}
 	sc := NewScanner(ctxReader{ctx, r}, opt)
