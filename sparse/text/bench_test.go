@@ -2,8 +2,10 @@ package text
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -118,6 +120,35 @@ func BenchmarkFit(b *testing.B) {
 			b.SetBytes(corpusBytes(c))
 			for range b.N {
 				if _, err := Fit(c, tc.cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFitCache measures FitCache's two passes over TSV text, its
+// rows written to nowhere: the vocabulary's shared counts, or the
+// hashed document frequencies.
+func BenchmarkFitCache(b *testing.B) {
+	c := synthCorpus(4000, 1300, 1)
+	var in strings.Builder
+	for _, d := range c.Docs {
+		fmt.Fprintf(&in, "%s\t%s\n", d.Label, strings.ReplaceAll(d.Text, "\n", " "))
+	}
+	text := in.String()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"bigram-tfidf-22", Config{NGrams: 2, Bits: 22, IDF: true}},
+		{"bigram-vocab", Config{NGrams: 2, Vocabulary: true, IDF: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			co := CacheOptions{TempDir: b.TempDir()}
+			for range b.N {
+				if _, err := FitCache(context.Background(), strings.NewReader(text), ReadOptions{Format: TSV}, tc.cfg, io.Discard, co); err != nil {
 					b.Fatal(err)
 				}
 			}

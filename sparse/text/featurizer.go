@@ -420,7 +420,7 @@ type vocabBudget struct {
 	used atomic.Int64
 	// soft, when above 0, is what the counters may take before each
 	// drops its rarest terms (see termCounter.prune) down to its share of
-	// half of it, shared by counters counters; the budget itself is then
+	// half of it, shared among its counters; the budget itself is then
 	// not met.
 	soft     int64
 	counters int

@@ -141,7 +141,7 @@ func (d *docGrams) byShard(mask uint64) {
 // countShared counts the document s in the shared counts: the document
 // frequency (and with countCF the occurrences) of each of its distinct
 // terms, adding those not held yet with their text. It leaves the
-// document's distinct terms and their counts in e.docGrams. The error
+// document's distinct terms and their counts in e.doc. The error
 // refuses the memory new terms would take.
 func (e *Encoder) countShared(s string, sc *sharedCounts) error {
 	e.grams = e.w.appendGrams(e.grams[:0], &e.toks, s)
@@ -218,7 +218,8 @@ func (e *Encoder) countShard(sh *countShard, grams []gramRef, counts []float32) 
 // names and, for each, its raw counts keyed by term hash (pc.hs), after
 // counting them in sc.
 func (e *Encoder) sharedPiece(docs []Doc, sc *sharedCounts) piece {
-	pc := piece{indptr: make([]int64, 1, len(docs)+1), bad: -1}
+	nnz := e.expectedNNZ(docs)
+	pc := piece{indptr: make([]int64, 1, len(docs)+1), hs: make([]uint64, 0, nnz), val: make([]float32, 0, nnz), bad: -1}
 	pc.labels = make([]string, 0, len(docs))
 	for i := range docs {
 		if err := e.countShared(docs[i].Text, sc); err != nil {
@@ -232,5 +233,6 @@ func (e *Encoder) sharedPiece(docs []Doc, sc *sharedCounts) piece {
 		pc.indptr = append(pc.indptr, int64(len(pc.val)))
 		pc.labels = append(pc.labels, docs[i].Label)
 	}
+	e.noteSize(docs, &pc)
 	return pc
 }

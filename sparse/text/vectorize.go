@@ -167,22 +167,27 @@ type piece struct {
 
 // newPiece returns an empty piece with room for docs.
 func (e *Encoder) newPiece(docs []Doc) piece {
-	var size int64
-	for i := range docs {
-		size += int64(len(docs[i].Text))
-	}
-	// Reserve room for the nonzeros at the rate seen so far (or one per
-	// 4 bytes of text at first), with 10% slack.
-	nnz := size/4 + 64
-	if e.seenBytes > 0 {
-		nnz = int64(float64(size)*float64(e.seenNNZ)/float64(e.seenBytes)*1.1) + 64
-	}
+	nnz := e.expectedNNZ(docs)
 	return piece{
 		indptr: make([]int64, 1, len(docs)+1),
 		ind:    make([]int32, 0, nnz),
 		val:    make([]float32, 0, nnz),
 		bad:    -1,
 	}
+}
+
+// expectedNNZ returns how many nonzeros to reserve room for in a piece
+// of docs: at the rate seen so far (or one per 4 bytes of text at first),
+// with 10% slack.
+func (e *Encoder) expectedNNZ(docs []Doc) int64 {
+	var size int64
+	for i := range docs {
+		size += int64(len(docs[i].Text))
+	}
+	if e.seenBytes > 0 {
+		return int64(float64(size)*float64(e.seenNNZ)/float64(e.seenBytes)*1.1) + 64
+	}
+	return size/4 + 64
 }
 
 // bytes returns the memory pc holds.
@@ -206,7 +211,7 @@ func (e *Encoder) noteSize(docs []Doc, pc *piece) {
 	for i := range docs {
 		e.seenBytes += int64(len(docs[i].Text))
 	}
-	e.seenNNZ += int64(len(pc.ind))
+	e.seenNNZ += int64(len(pc.val))
 }
 
 // vectorize transforms a run of documents into a piece, stopping at the
