@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/csv"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
@@ -337,7 +338,7 @@ func (c *conversion) fitCache(cfg text.Config) error {
 	}
 	c.res.setLabels(r.Featurizer)
 	if o.save != "" {
-		if err := writeFeaturizer(ctxWriter{ctx, c.outs.writer(o.save)}, r.Featurizer); err != nil {
+		if err := writeFeaturizer(iox.Writer(ctx, c.outs.writer(o.save)), r.Featurizer); err != nil {
 			return interrupted(ctx, err)
 		}
 	}
@@ -353,7 +354,7 @@ func (c *conversion) write(d *sparse.Dataset, f *text.Featurizer) error {
 			return interrupted(ctx, err)
 		}
 		c.res.Out, c.res.Shards = shardPaths(c.dst, o.shards)[0]+" …", o.shards
-	} else if err := writeData(ctxWriter{ctx, c.outs.writer(c.dst)}, c.dst, d); err != nil {
+	} else if err := writeData(iox.Writer(ctx, c.outs.writer(c.dst)), c.dst, d); err != nil {
 		return interrupted(ctx, err)
 	}
 	if err := c.commit(f); err != nil {
@@ -368,7 +369,7 @@ func (c *conversion) write(d *sparse.Dataset, f *text.Featurizer) error {
 func (c *conversion) commit(f *text.Featurizer) error {
 	ctx := c.ctx
 	if c.o.save != "" {
-		if err := writeFeaturizer(ctxWriter{ctx, c.outs.writer(c.o.save)}, f); err != nil {
+		if err := writeFeaturizer(iox.Writer(ctx, c.outs.writer(c.o.save)), f); err != nil {
 			return interrupted(ctx, err)
 		}
 	}
@@ -393,7 +394,7 @@ func (r *convertResult) setLabels(f *text.Featurizer) {
 // is counted as they go, the count coming on info), and what closes that
 // counter (a no-op otherwise).
 func cacheWriter(ctx context.Context, outs *outputs, dst string) (w io.Writer, info <-chan cacheInfo, closeCount func()) {
-	w = ctxWriter{ctx, outs.writer(dst)}
+	w = iox.Writer(ctx, outs.writer(dst))
 	if !outs.stream(dst) {
 		return w, nil, func() {}
 	}
@@ -589,7 +590,7 @@ func writeShards(ctx context.Context, outs *outputs, paths []string, d *sparse.D
 		return err
 	}
 	for k, p := range paths {
-		w := hpc.NewWriter(ctxWriter{ctx, outs.writer(p)}, hpc.WriterOptions{Dim: d.X.Cols})
+		w := hpc.NewWriter(iox.Writer(ctx, outs.writer(p)), hpc.WriterOptions{Dim: d.X.Cols})
 		for _, i := range perm[k*n/N : (k+1)*n/N] {
 			r := d.X.Row(i)
 			var err error
@@ -629,7 +630,7 @@ func isCachePath(p string) bool { return sparse.FormatForName(p) == hpc.Name }
 func openInput(ctx context.Context, env *Env, path string) (*bufio.Reader, string, func(), error) {
 	if path == "-" {
 		m := newMeter(env, env.progress, "reading standard input", "bytes", 0)
-		return bufio.NewReaderSize(meterReader{ctxReader{ctx, env.Stdin}, m}, 1<<16), "standard input", m.end, nil
+		return bufio.NewReaderSize(meterReader{iox.Reader(ctx, env.Stdin), m}, 1<<16), "standard input", m.end, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -643,7 +644,7 @@ func openInput(ctx context.Context, env *Env, path string) (*bufio.Reader, strin
 	// is cancelled (regular files need not: their reads return).
 	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
 	m := newMeter(env, env.progress, "reading "+path, "bytes", fileSize(path))
-	return bufio.NewReaderSize(meterReader{ctxReader{ctx, f}, m}, 1<<16), path, func() { m.end(); stop(); f.Close() }, nil
+	return bufio.NewReaderSize(meterReader{iox.Reader(ctx, f), m}, 1<<16), path, func() { m.end(); stop(); f.Close() }, nil
 }
 
 // inputKind tells what IN holds, peeking at src without consuming it: a

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
@@ -164,9 +165,9 @@ func (c *conversion) writeMultiLabel(f *text.Featurizer) error {
 		err = writeShardsMultiLabel(ctx, c.outs, paths, d, o.seed)
 		c.res.Out, c.res.Shards = paths[0]+" …", o.shards
 	case isCachePath(c.dst):
-		err = writeMultiLabelCache(ctxWriter{ctx, c.outs.writer(c.dst)}, d, dim, nil)
+		err = writeMultiLabelCache(iox.Writer(ctx, c.outs.writer(c.dst)), d, dim, nil)
 	default:
-		err = writeMultiLabelSVM(ctxWriter{ctx, c.outs.writer(c.dst)}, c.dst, d)
+		err = writeMultiLabelSVM(iox.Writer(ctx, c.outs.writer(c.dst)), c.dst, d)
 	}
 	if err != nil {
 		return interrupted(ctx, err)
@@ -225,7 +226,7 @@ func writeShardsMultiLabel(ctx context.Context, outs *outputs, paths []string, d
 		return err
 	}
 	for k, p := range paths {
-		if err := writeMultiLabelCache(ctxWriter{ctx, outs.writer(p)}, d, d.X.Cols, perm[k*n/N:(k+1)*n/N]); err != nil {
+		if err := writeMultiLabelCache(iox.Writer(ctx, outs.writer(p)), d, d.X.Cols, perm[k*n/N:(k+1)*n/N]); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
@@ -97,19 +98,7 @@ func outputName(path string) string {
 // it writes to, by device and inode). A command whose output does sends
 // its report to standard error, which would otherwise run into the data.
 func writesStdout(stdout io.Writer, path string) bool {
-	if path == "-" {
-		return true
-	}
-	f, ok := stdout.(*os.File)
-	if !ok {
-		return false
-	}
-	fo, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	fp, err := os.Stat(path)
-	return err == nil && os.SameFile(fo, fp)
+	return path == "-" || iox.IsFile(stdout, path)
 }
 
 // commit replaces every output's target, or none (see
@@ -171,33 +160,6 @@ func stdioInput(env *Env, path string) []arg {
 		}
 	}
 	return nil
-}
-
-// ctxReader fails its reads once ctx is cancelled, so that a long read or
-// conversion stops at the next buffer.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
-// ctxWriter fails its writes once ctx is cancelled.
-type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (c ctxWriter) Write(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.w.Write(p)
 }
 
 // writeData writes d to w in the format path's name asks for (see

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/synth"
 )
@@ -89,7 +90,7 @@ func (o *genOptions) run(ctx context.Context, env *Env, args []string) error {
 	// The rows are generated in one library call; their writing, the
 	// longer part for a big file, shows its progress in bytes.
 	m := newMeter(env, *o.progress, "writing "+args[0], "bytes", 0)
-	err = writeData(meterWriter{ctxWriter{ctx, w.writer(args[0])}, m}, args[0], d)
+	err = writeData(meterWriter{iox.Writer(ctx, w.writer(args[0])), m}, args[0], d)
 	m.end()
 	if err != nil {
 		return interrupted(ctx, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/calibrate"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -377,7 +378,7 @@ func (p *predictions) read(ctx context.Context, env *Env, in *input, path string
 // write writes the lines to w, through ctx: a signal stops the writing
 // at the next buffer.
 func (p *predictions) write(ctx context.Context, w io.Writer) error {
-	bw := bufio.NewWriterSize(ctxWriter{ctx, w}, 64<<10)
+	bw := bufio.NewWriterSize(iox.Writer(ctx, w), 64<<10)
 	var b []byte
 	for i := range p.pred {
 		var err error

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 )
 
 // progressEvery is how often a meter rewrites its line; clock is its
@@ -38,7 +40,7 @@ type meter struct {
 // (bytes are shown in MB), out of total (0: unknown), on env's standard
 // error when force (-progress) or when it is a terminal; else nil.
 func newMeter(env *Env, force bool, what, unit string, total int64) *meter {
-	if !force && !isTerminal(env.Stderr) {
+	if !force && !iox.IsTerminal(env.Stderr) {
 		return nil
 	}
 	now := progressClock()

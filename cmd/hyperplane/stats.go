@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	"github.com/hyperplane-ml/hyperplane/sparse/libsvm"
@@ -177,7 +178,7 @@ func stats(ctx context.Context, env *Env, path string, asJSON bool) error {
 // scanStdin is scanStats for standard input ("-"): a cache, told by its
 // magic, is read whole; LIBSVM (gzip too) a row at a time.
 func scanStdin(ctx context.Context, env *Env, s *fileStats, lc *labelCounter) error {
-	br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
+	br := bufio.NewReaderSize(iox.Reader(ctx, env.Stdin), 1<<16)
 	opt := sparse.ReadOptions{Name: "standard input"}
 	if isCache(br) {
 		d, err := hpc.Read(br, opt)
@@ -250,5 +251,5 @@ func scanStats(ctx context.Context, path string, s *fileStats, lc *labelCounter)
 	}
 	defer f.Close()
 	// Through ctx, so that a signal stops the scan at its next buffer.
-	return scanLIBSVM(ctxReader{ctx, f}, sparse.ReadOptions{Name: path}, s, lc)
+	return scanLIBSVM(iox.Reader(ctx, f), sparse.ReadOptions{Name: path}, s, lc)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
@@ -114,7 +115,7 @@ func trainTextStream(path string, cfg engine.Config, tt textTrain, o trainOpts) 
 	r.Text = featurizerLine(f)
 	classes := len(f.Labels())
 	r.announce(o.env.Stdout, o, classes)
-	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
+	show, endProgress := progress(o.env.Stderr, o.verbose, iox.IsTerminal(o.env.Stderr), cfg.Epochs)
 	if show != nil {
 		cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
@@ -294,7 +295,7 @@ func (o *trainOptions) sniff(ctx context.Context, env *Env, path string) (isText
 		return false, env, nil
 	}
 	if path == "-" {
-		br := bufio.NewReaderSize(ctxReader{ctx, env.Stdin}, 1<<16)
+		br := bufio.NewReaderSize(iox.Reader(ctx, env.Stdin), 1<<16)
 		kind, _, err := text.Sniff(br)
 		if err != nil {
 			return false, env, interrupted(ctx, &fileError{"standard input", err})

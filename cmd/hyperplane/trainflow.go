@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/kernels"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
@@ -108,7 +108,7 @@ func trainModel(path string, cfg engine.Config, k *kernelOpts, o trainOpts) erro
 	if done, err := r.crossValidate(d, cfg, o); done || err != nil {
 		return err
 	}
-	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
+	show, endProgress := progress(o.env.Stderr, o.verbose, iox.IsTerminal(o.env.Stderr), cfg.Epochs)
 	var f fitted
 	t1 := time.Now()
 	if k != nil {
@@ -385,17 +385,6 @@ func progress(w io.Writer, verbose, tty bool, epochs int) (show func(s engine.Ep
 				open = false
 			}
 		}
-}
-
-// isTerminal reports whether w is a character device (a terminal), not a
-// file, a pipe or a buffer.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // stopped is the error of an interrupted training: its message says what

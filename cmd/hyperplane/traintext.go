@@ -9,6 +9,7 @@ import (
 	"github.com/hyperplane-ml/hyperplane/engine"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
 	"github.com/hyperplane-ml/hyperplane/internal/colorder"
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/text"
 )
@@ -76,7 +77,7 @@ func trainText(path string, cfg engine.Config, tt textTrain, o trainOpts) error 
 	if done, err := r.crossValidateWith(o, cv); done || err != nil {
 		return err
 	}
-	show, endProgress := progress(o.env.Stderr, o.verbose, isTerminal(o.env.Stderr), cfg.Epochs)
+	show, endProgress := progress(o.env.Stderr, o.verbose, iox.IsTerminal(o.env.Stderr), cfg.Epochs)
 	if show != nil {
 		cfg.OnEpoch = func(s engine.EpochStats) error { show(s, ""); return nil }
 	}
@@ -239,7 +240,7 @@ func readTrainText(o trainOpts, path string, tt textTrain) (f *text.Featurizer, 
 	if o.warm != nil {
 		// -i: the model's own featurizer, as it was fitted.
 		f = o.warm.text.Featurizer()
-		d, err = f.VectorizeReader(ctxReader{o.ctx, src}, tt.read(name))
+		d, err = f.VectorizeReader(iox.Reader(o.ctx, src), tt.read(name))
 	} else if fi, serr := os.Stat(path); (serr == nil && fi.Mode().IsRegular() && path != "-") || (tt.cfg.Vocabulary && o.cv == 0) {
 		f, d, err = fitText(o.ctx, src, path, tt.read(name), tt.cfg)
 	} else if corpus, err = text.Read(src, tt.read(name)); err == nil {

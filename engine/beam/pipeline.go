@@ -19,6 +19,7 @@ import (
 	// Local paths work everywhere; the command adds gs:// and s3://.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 )
 
 func init() {
@@ -599,39 +600,15 @@ func epochs(s sdk.Scope, start sdk.PCollection, j *trainJob, first, last int) sd
 	return start
 }
 
-// countReader and countWriter count the bytes that pass through them, so
-// that an epoch's figures are the bytes its files moved.
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// size returns the size of the file c reads where the file tells it (a
-// local file does), else 0.
-func (c *countReader) size() int64 {
-	if f, ok := c.r.(interface{ Stat() (os.FileInfo, error) }); ok {
+// regularSize returns the size of the file r reads where the file tells
+// it (a local one does), else 0.
+func regularSize(r io.Reader) int64 {
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			return fi.Size()
 		}
 	}
 	return 0
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // readAll reads a whole file from any registered Beam file system, and
@@ -641,8 +618,8 @@ func readAll(ctx context.Context, name string) ([]byte, int64, error) {
 	var b []byte
 	n, err := readWith(ctx, name, func(r io.Reader) error {
 		size := int64(0)
-		if c, ok := r.(*countReader); ok {
-			size = c.size()
+		if c, ok := r.(*iox.CountReader); ok {
+			size = regularSize(c.R)
 		}
 		buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
 		_, err := buf.ReadFrom(r)
@@ -664,11 +641,11 @@ func readWith(ctx context.Context, name string, read func(io.Reader) error) (int
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	defer r.Close()
-	c := &countReader{r: r}
+	c := &iox.CountReader{R: r}
 	if err := read(c); err != nil {
-		return c.n, fmt.Errorf("%s: %w", name, err)
+		return c.N, fmt.Errorf("%s: %w", name, err)
 	}
-	return c.n, nil
+	return c.N, nil
 }
 
 // writeAll writes a whole file; object stores commit it on Close. It
@@ -692,15 +669,15 @@ func writeWith(ctx context.Context, name string, write func(io.Writer) error) (i
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
-	c := &countWriter{w: w}
+	c := &iox.CountWriter{W: w}
 	if err := write(c); err != nil {
 		w.Close()
-		return c.n, fmt.Errorf("%s: %w", name, err)
+		return c.N, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := w.Close(); err != nil {
-		return c.n, fmt.Errorf("%s: %w", name, err)
+		return c.N, fmt.Errorf("%s: %w", name, err)
 	}
-	return c.n, nil
+	return c.N, nil
 }
 
 // removeFile removes a file that is no longer needed, where the file

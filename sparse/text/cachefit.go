@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/hpc"
@@ -113,7 +114,7 @@ func FitCache(ctx context.Context, r io.Reader, opt ReadOptions, cfg Config, w i
 		acct.soft = cmp.Or(co.VocabBytes, budget.Resolve(0)/10)
 		counts = newSharedCounts(cfg.workers(), acct, cfg.MaxFeatures > 0)
 	}
-	sc := NewScanner(ctxReader{ctx, r}, opt)
+	sc := NewScanner(iox.Reader(ctx, r), opt)
 	f.labelField, f.textField = sc.opt.LabelField, sc.opt.TextField
 
 	// The first pass: raw counts to the temporary file.
@@ -395,7 +396,7 @@ func (f *Featurizer) rereadPass(ctx context.Context, co CacheOptions, opt ReadOp
 		return err
 	}
 	defer r.Close()
-	sc := NewScanner(ctxReader{ctx, r}, opt)
+	sc := NewScanner(iox.Reader(ctx, r), opt)
 	doc := int64(0)
 	err = f.streamOrdered(sc, func(e *Encoder, docs []Doc) piece {
 		pc := e.vectorize(docs, true)

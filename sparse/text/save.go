@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
@@ -82,23 +83,11 @@ func (f *Featurizer) Save(path string) error {
 // kept beside other data (a model, object storage); ReadFeaturizer reads
 // it back. It returns the bytes written.
 func (f *Featurizer) WriteTo(w io.Writer) (int64, error) {
-	cw := &countingWriter{w: w}
+	cw := &iox.CountWriter{W: w}
 	enc := json.NewEncoder(cw)
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(f.document())
-	return cw.n, err
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	return cw.N, err
 }
 
 // document is the JSON document Save and WriteTo write.

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/hyperplane-ml/hyperplane/internal/colorder"
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 	"github.com/hyperplane-ml/hyperplane/sparse/internal/csrcat"
@@ -312,7 +313,7 @@ func FitFileContext(ctx context.Context, path string, opt ReadOptions, cfg Confi
 	}
 	var f *Featurizer
 	d, err := readopt.ReadFile(path, &opt.Name, func(r io.Reader) (d *sparse.Dataset, err error) {
-		f, d, err = fitReader(colorder.RecorderFrom(ctx), ctxReader{ctx, r}, opt, ncfg)
+		f, d, err = fitReader(colorder.RecorderFrom(ctx), iox.Reader(ctx, r), opt, ncfg)
 		return d, err
 	})
 	return f, d, err
@@ -336,7 +337,7 @@ func FitReaderContext(ctx context.Context, r io.Reader, opt ReadOptions, cfg Con
 	if opt.Documents {
 		return nil, nil, fmt.Errorf("%w: ReadOptions.Documents: a featurizer is fitted on labelled documents", ErrConfig)
 	}
-	return fitReader(colorder.RecorderFrom(ctx), ctxReader{ctx, r}, opt, ncfg)
+	return fitReader(colorder.RecorderFrom(ctx), iox.Reader(ctx, r), opt, ncfg)
 }
 
 // newStreamFit returns the featurizer a fit while reading fills in, with
@@ -696,19 +697,4 @@ func (f *Featurizer) workChunks(work func(e *Encoder, docs []Doc) piece, jobs <-
 		}
 		results <- chunkPiece{j.seq, pc}
 	}
-}
-
-// ctxReader reads from r until ctx is done, then fails with ctx.Err(),
-// which the one text reader reports as the read error it is: a long read
-// stops within a buffer of ctx's end.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -53,6 +53,7 @@ import (
 	hpbeam "github.com/hyperplane-ml/hyperplane/engine/beam"
 	"github.com/hyperplane-ml/hyperplane/engine/metrics"
 	"github.com/hyperplane-ml/hyperplane/engine/textmodel"
+	"github.com/hyperplane-ml/hyperplane/internal/iox"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/atomicfile"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
@@ -133,7 +134,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer model.Cleanup()
-		if writesStdout(stdout, *out) {
+		if iox.IsFile(stdout, *out) {
 			stdout = stderr // standard output carries the model
 		}
 	}
@@ -254,7 +255,7 @@ func options(stderr io.Writer) hpbeam.Options {
 	if keepBytes == 0 {
 		opt.KeepBytes = -1
 	}
-	opt.Progress = epochReporter(stderr, *verbose, *progress || isTerminal(stderr), cfg.Epochs, *perEpoch)
+	opt.Progress = epochReporter(stderr, *verbose, *progress || iox.IsTerminal(stderr), cfg.Epochs, *perEpoch)
 	return opt
 }
 
@@ -286,17 +287,6 @@ func epochReporter(w io.Writer, verbose, show bool, epochs int, perEpoch bool) f
 			fmt.Fprintln(w)
 		}
 	}
-}
-
-// isTerminal reports whether w is a character device (a terminal), not a
-// file, a pipe or a buffer.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // writeModel writes m to the local model file model, or when that is
@@ -383,22 +373,6 @@ func sameFile(a, b string) bool {
 // isRemote reports whether name is on a file system other than the local
 // one (gs://, s3://, ...).
 func isRemote(name string) bool { return strings.Contains(name, "://") }
-
-// writesStdout reports whether the local file name is where stdout
-// writes (-o /dev/stdout, or the file or pipe stdout is): the report then
-// goes to standard error, out of the model.
-func writesStdout(stdout io.Writer, name string) bool {
-	f, ok := stdout.(*os.File)
-	if !ok {
-		return false
-	}
-	fo, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	fn, err := os.Stat(name)
-	return err == nil && os.SameFile(fo, fn)
-}
 
 // parseLearner reads -algo as hyperplane train does, less the learners
 // that cannot mix parameters.
