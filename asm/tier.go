@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+
+	"github.com/hyperplane-ml/hyperplane/internal/bounds"
 )
 
 // Tier names one implementation level of the kernels.
@@ -130,20 +132,13 @@ func SetTier(t Tier) error {
 
 func checkLen(op string, a, b int) {
 	if a != b {
-		panic(fmt.Sprintf("asm.%s: length mismatch %d != %d", op, a, b))
+		bounds.Len("asm."+op, a, b)
 	}
 }
 
-// panicIndex panics with the first index of ind not in [0, lim), as a Go
-// bounds check would: a checked kernel found one.
-func panicIndex(op string, ind []int32, lim int) {
-	for k, j := range ind {
-		if j < 0 || int64(j) >= int64(lim) {
-			panic(fmt.Sprintf("asm.%s: index ind[%d] = %d out of range [0, %d)", op, k, j, lim))
-		}
-	}
-	panic(fmt.Sprintf("asm.%s: an index out of range [0, %d)", op, lim))
-}
+// panicIndex panics with the first index of ind not in [0, lim): a
+// checked kernel found one.
+func panicIndex(op string, ind []int32, lim int) { bounds.Index("asm."+op, ind, lim) }
 
 // DotF32 returns Σ x[i]·y[i]. It panics if len(x) != len(y).
 func DotF32(x, y []float32) float32 {

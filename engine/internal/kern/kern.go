@@ -1,9 +1,8 @@
 package kern
 
 import (
-	"fmt"
-
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/internal/bounds"
 )
 
 // tier is asm's active tier, which these kernels follow: one decision for
@@ -26,20 +25,13 @@ const (
 
 func checkLen(op string, a, b int) {
 	if a != b {
-		panic(fmt.Sprintf("kern.%s: length mismatch %d != %d", op, a, b))
+		bounds.Len("kern."+op, a, b)
 	}
 }
 
-// panicIndex panics with the first index of ind not in [0, lim), as a Go
-// bounds check would: a checked kernel found one.
-func panicIndex(op string, ind []int32, lim int) {
-	for k, j := range ind {
-		if j < 0 || int64(j) >= int64(lim) {
-			panic(fmt.Sprintf("kern.%s: index ind[%d] = %d out of range [0, %d)", op, k, j, lim))
-		}
-	}
-	panic(fmt.Sprintf("kern.%s: an index out of range [0, %d)", op, lim))
-}
+// panicIndex panics with the first index of ind not in [0, lim): a
+// checked kernel found one.
+func panicIndex(op string, ind []int32, lim int) { bounds.Index("kern."+op, ind, lim) }
 
 // strideLim is the number of indices j whose element j·stride lies in a
 // slice of n elements: ⌈n/stride⌉, without overflow.
