@@ -185,9 +185,7 @@ func common(a, b []int32) (int32, bool) {
 	p := 0
 	for _, j := range b {
 		for p+8 <= len(a) {
-			w := a[p : p+8 : p+8]
-			c := below(w[0], j) + below(w[1], j) + below(w[2], j) + below(w[3], j) +
-				below(w[4], j) + below(w[5], j) + below(w[6], j) + below(w[7], j)
+			c := below8((*[8]int32)(a[p:]), j)
 			p += c
 			if c < 8 {
 				break

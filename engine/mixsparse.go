@@ -136,10 +136,7 @@ func (m *Mix) WeightsAt(features []int32) (*Mix, error) {
 		// log of the gap, which is small when the state lists about the
 		// features asked for and large when it lists many more.
 		if p+8 <= len(mf) {
-			w := mf[p : p+8 : p+8]
-			c := below(w[0], j) + below(w[1], j) + below(w[2], j) + below(w[3], j) +
-				below(w[4], j) + below(w[5], j) + below(w[6], j) + below(w[7], j)
-			p += c
+			p += below8((*[8]int32)(mf[p:]), j)
 		}
 		if p < len(mf) && mf[p] < j {
 			step := 1
@@ -161,12 +158,13 @@ func (m *Mix) WeightsAt(features []int32) (*Mix, error) {
 	return out, nil
 }
 
-// below is 1 when feature f is below j, else 0.
-func below(f, j int32) int {
-	if f < j {
-		return 1
-	}
-	return 0
+// below8 counts the values of w that are below j, by compares that wait
+// on no branch: the sign of each difference, 0 or −1 after an arithmetic
+// shift (the values are feature indices, not negative, so no difference
+// overflows).
+func below8(w *[8]int32, j int32) int {
+	return -int((w[0]-j)>>31 + (w[1]-j)>>31 + (w[2]-j)>>31 + (w[3]-j)>>31 +
+		(w[4]-j)>>31 + (w[5]-j)>>31 + (w[6]-j)>>31 + (w[7]-j)>>31)
 }
 
 // checkState checks m and that it is a state, not a delta.

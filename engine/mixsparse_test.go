@@ -666,3 +666,32 @@ func fxDeltaLearner(b *testing.B) *Learner {
 	}
 	return l
 }
+
+// TestBelow8 checks the branch-free count against plain compares over
+// the whole range of feature indices, the ends of int32 included.
+func TestBelow8(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	edge := []int32{0, 1, 2, math.MaxInt32 - 1, math.MaxInt32}
+	pick := func() int32 {
+		if r.IntN(4) == 0 {
+			return edge[r.IntN(len(edge))]
+		}
+		return r.Int32()
+	}
+	for range 100000 {
+		var w [8]int32
+		for k := range w {
+			w[k] = pick()
+		}
+		j := pick()
+		want := 0
+		for _, f := range w {
+			if f < j {
+				want++
+			}
+		}
+		if got := below8(&w, j); got != want {
+			t.Fatalf("below8(%v, %d) = %d, want %d", w, j, got, want)
+		}
+	}
+}
