@@ -1,13 +1,11 @@
 package engine
 
 import (
-	"runtime"
-	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
 	"github.com/hyperplane-ml/hyperplane/engine/internal/kern"
+	"github.com/hyperplane-ml/hyperplane/internal/par"
 	"github.com/hyperplane-ml/hyperplane/sparse"
 	"github.com/hyperplane-ml/hyperplane/sparse/budget"
 )
@@ -168,29 +166,9 @@ func packChecked(p []uint32, X *sparse.CSR, cols int, sh uint) bool {
 }
 
 // parallelNNZ runs f over rows [0, X.Rows) in contiguous parts of about
-// equal numbers of values, one part for each 2^19 values up to GOMAXPROCS
-// parts (Validate's split), on goroutines when there is more than one.
-func parallelNNZ(X *sparse.CSR, f func(lo, hi int)) {
-	nnz := X.Indptr[X.Rows]
-	p := int(min(int64(runtime.GOMAXPROCS(0)), nnz>>19))
-	if p < 2 {
-		f(0, X.Rows)
-		return
-	}
-	var wg sync.WaitGroup
-	lo := 0
-	for k := 1; k <= p; k++ {
-		hi := X.Rows
-		if k < p {
-			t := nnz * int64(k) / int64(p)
-			hi = sort.Search(X.Rows, func(i int) bool { return X.Indptr[i] >= t })
-		}
-		a := lo
-		wg.Go(func() { f(a, hi) })
-		lo = hi
-	}
-	wg.Wait()
-}
+// equal numbers of values, on goroutines when there is more than one part
+// (see par.ByNNZ, whose split Validate uses too).
+func parallelNNZ(X *sparse.CSR, f func(lo, hi int)) { par.ByNNZ(X.Indptr[:X.Rows+1], f) }
 
 // packBlock is the number of values packChecked checks and packs at a
 // time: 64 KiB of indices and as much of values, which stay in L2

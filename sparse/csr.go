@@ -3,12 +3,10 @@ package sparse
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/hyperplane-ml/hyperplane/asm"
+	"github.com/hyperplane-ml/hyperplane/internal/par"
 )
 
 // CSR is a sparse matrix in compressed-sparse-row form. Row i holds the
@@ -73,38 +71,17 @@ func (m *CSR) Validate() error {
 // slow path then finds nothing wrong). What it saves over the row-by-row
 // check is per-row overhead, so it helps short rows such as a9a's most;
 // long rows check their index order with asm.IncreasingI32 (indicesOK).
-// A matrix of validateSplit nonzeros or more is checked in parts of about
-// equal size on GOMAXPROCS goroutines.
+// A large matrix is checked in parts of about equal size on GOMAXPROCS
+// goroutines (par.ByNNZ).
 func (m *CSR) rowsOK() bool {
-	nnz := m.NNZ()
-	p := min(runtime.GOMAXPROCS(0), int(nnz/(validateSplit/2)))
-	if p < 2 {
-		return m.rowsOKIn(0, m.Rows)
-	}
 	var bad atomic.Bool
-	var wg sync.WaitGroup
-	lo := 0
-	for k := 1; k <= p; k++ {
-		hi := m.Rows
-		if k < p {
-			t := nnz * int64(k) / int64(p)
-			hi = sort.Search(m.Rows, func(i int) bool { return m.Indptr[i] >= t })
+	par.ByNNZ(m.Indptr[:m.Rows+1], func(lo, hi int) {
+		if !m.rowsOKIn(lo, hi) {
+			bad.Store(true)
 		}
-		a := lo
-		wg.Go(func() {
-			if !m.rowsOKIn(a, hi) {
-				bad.Store(true)
-			}
-		})
-		lo = hi
-	}
-	wg.Wait()
+	})
 	return !bad.Load()
 }
-
-// validateSplit is the number of nonzeros from which Validate checks a
-// matrix on more than one goroutine.
-const validateSplit = 1 << 20
 
 // rowsOKIn is rowsOK's test of rows [lo, hi).
 func (m *CSR) rowsOKIn(lo, hi int) bool {
