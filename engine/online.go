@@ -156,14 +156,19 @@ func (l *Learner) Restart(start *Mix, cfg Config) error {
 // The voted perceptron and the SGD rules (Rule.SGD) keep state that a
 // Mix does not hold, and are refused.
 func (l *Learner) Mix() (*Mix, error) {
-	s := &l.st.s
-	if s.Algorithm == Voted || s.Rule.SGD() {
-		return nil, fmt.Errorf("%w: %v %v keeps state that a Mix does not hold", ErrConfig, s.Rule, s.Algorithm)
-	}
-	if l.err != nil {
-		return nil, l.err
+	if err := l.mixable(); err != nil {
+		return nil, err
 	}
 	return l.st.mixOf(l.updates), nil
+}
+
+// mixable returns the error of Mix and Delta for a learner whose state a
+// Mix does not hold, or the learner's own error.
+func (l *Learner) mixable() error {
+	if s := &l.st.s; s.Algorithm == Voted || s.Rule.SGD() {
+		return fmt.Errorf("%w: %v %v keeps state that a Mix does not hold", ErrConfig, s.Rule, s.Algorithm)
+	}
+	return l.err
 }
 
 // Delta returns what the learner learned since it started, as a sparse
@@ -180,12 +185,8 @@ func (l *Learner) Mix() (*Mix, error) {
 // changed. The voted perceptron and the SGD rules are refused, as Mix
 // refuses them.
 func (l *Learner) Delta() (*Mix, error) {
-	s := &l.st.s
-	if s.Algorithm == Voted || s.Rule.SGD() {
-		return nil, fmt.Errorf("%w: %v %v keeps state that a Mix does not hold", ErrConfig, s.Rule, s.Algorithm)
-	}
-	if l.err != nil {
-		return nil, l.err
+	if err := l.mixable(); err != nil {
+		return nil, err
 	}
 	st := l.st
 	K := st.K
