@@ -246,27 +246,19 @@ func Check(k Kernel) error {
 		}
 		return nil
 	}
+	var err error
 	switch p := k.(type) {
 	case *Linear:
-		if p == nil {
-			return fmt.Errorf("%w: nil *Linear", ErrKernel)
-		}
-		k = *p
+		k, err = elem(p, "*Linear")
 	case *Poly:
-		if p == nil {
-			return fmt.Errorf("%w: nil *Poly", ErrKernel)
-		}
-		k = *p
+		k, err = elem(p, "*Poly")
 	case *RBF:
-		if p == nil {
-			return fmt.Errorf("%w: nil *RBF", ErrKernel)
-		}
-		k = *p
+		k, err = elem(p, "*RBF")
 	case *Sigmoid:
-		if p == nil {
-			return fmt.Errorf("%w: nil *Sigmoid", ErrKernel)
-		}
-		k = *p
+		k, err = elem(p, "*Sigmoid")
+	}
+	if err != nil {
+		return err
 	}
 	switch k := k.(type) {
 	case nil:
@@ -285,6 +277,15 @@ func Check(k Kernel) error {
 		return errors.Join(bad("gamma", k.Gamma), bad("coef0", k.Coef0))
 	}
 	return nil
+}
+
+// elem returns the kernel p points to, or, for a nil p, an error that
+// names its type.
+func elem[T Kernel](p *T, typ string) (Kernel, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: nil %s", ErrKernel, typ)
+	}
+	return *p, nil
 }
 
 // Parse reads a kernel as String writes it: "linear", "rbf",

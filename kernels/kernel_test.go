@@ -427,3 +427,30 @@ func TestRBFApplyGenericTierIsPortable(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPointers: Check reads a pointer to a built-in kernel as the
+// kernel, and names the type of a nil one.
+func TestCheckPointers(t *testing.T) {
+	for _, c := range []struct {
+		k    Kernel
+		want string // "" for no error
+	}{
+		{(*Linear)(nil), "nil *Linear"},
+		{(*Poly)(nil), "nil *Poly"},
+		{(*RBF)(nil), "nil *RBF"},
+		{(*Sigmoid)(nil), "nil *Sigmoid"},
+		{&Linear{}, ""},
+		{&Poly{Degree: 2, Gamma: 1}, ""},
+		{&Poly{Degree: MaxDegree + 1}, "polynomial degree"},
+		{&RBF{Gamma: -1}, "negative"},
+		{&Sigmoid{Gamma: math.Inf(1)}, "not finite"},
+	} {
+		err := Check(c.k)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("Check(%#v) = %v, want nil", c.k, err)
+		case c.want != "" && (!errors.Is(err, ErrKernel) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("Check(%#v) = %v, want ErrKernel with %q", c.k, err, c.want)
+		}
+	}
+}
