@@ -132,13 +132,13 @@ func SetTier(t Tier) error {
 
 func checkLen(op string, a, b int) {
 	if a != b {
-		bounds.Len("asm."+op, a, b)
+		bounds.Len("asm", op, a, b)
 	}
 }
 
 // panicIndex panics with the first index of ind not in [0, lim): a
 // checked kernel found one.
-func panicIndex(op string, ind []int32, lim int) { bounds.Index("asm."+op, ind, lim) }
+func panicIndex(op string, ind []int32, lim int) { bounds.Index("asm", op, ind, lim) }
 
 // DotF32 returns Σ x[i]·y[i]. It panics if len(x) != len(y).
 func DotF32(x, y []float32) float32 {

@@ -25,13 +25,13 @@ const (
 
 func checkLen(op string, a, b int) {
 	if a != b {
-		bounds.Len("kern."+op, a, b)
+		bounds.Len("kern", op, a, b)
 	}
 }
 
 // panicIndex panics with the first index of ind not in [0, lim): a
 // checked kernel found one.
-func panicIndex(op string, ind []int32, lim int) { bounds.Index("kern."+op, ind, lim) }
+func panicIndex(op string, ind []int32, lim int) { bounds.Index("kern", op, ind, lim) }
 
 // strideLim is the number of indices j whose element j·stride lies in a
 // slice of n elements: ⌈n/stride⌉, without overflow.
