@@ -10,7 +10,7 @@
 # Each line gives all pairs and those the tool does not mark boilerplate. The rows are left in $OUT.
 set -euo pipefail
 R=$(cd "${1:-$(dirname "$0")/..}" && pwd)
-OUT=${OUT:-$(mktemp -d)}
+OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d); trap 'rm -rf $T' EXIT
 (cd "$here/.." && go build -o $T/declskel ./bench/declskel)

@@ -29,7 +29,7 @@ func main() {
 // file at path and writes it back.
 func strip(path string) error {
 	fs := token.NewFileSet()
-	f, err := parser.ParseFile(fs, path, nil, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fs, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		return err
 	}
@@ -44,6 +44,10 @@ func strip(path string) error {
 		}
 		return true
 	})
+	// The comments are read and then dropped, rather than not read, so
+	// that the declarations keep the lines they had: the tool passes over
+	// comments, and the rows then name the source's own line numbers.
+	f.Comments = nil
 	out, err := os.Create(path)
 	if err != nil {
 		return err
