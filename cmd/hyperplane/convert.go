@@ -579,19 +579,11 @@ const maxShards = 4096
 func shardPaths(out string, n int) []string { return hpc.ShardNames(out, n) }
 
 // writeShards deals the rows of d at random into the cache files paths
-// (writers of outs): a random permutation of the rows, drawn from seed,
-// cut into len(paths) contiguous pieces of sizes differing by at most
-// one, each written in its permuted order with d's width, so that every
-// shard is a uniform sample of the rows in random order.
+// (see dealShards), each written with d's width.
 func writeShards(ctx context.Context, outs *outputs, paths []string, d *sparse.Dataset, seed uint64) error {
-	n, N := d.X.Rows, len(paths)
-	perm, err := shardPerm(n, N, seed)
-	if err != nil {
-		return err
-	}
-	for k, p := range paths {
-		w := hpc.NewWriter(iox.Writer(ctx, outs.writer(p)), hpc.WriterOptions{Dim: d.X.Cols})
-		for _, i := range perm[k*n/N : (k+1)*n/N] {
+	return dealShards(ctx, outs, paths, d.X.Rows, seed, func(out io.Writer, rows []int) error {
+		w := hpc.NewWriter(out, hpc.WriterOptions{Dim: d.X.Cols})
+		for _, i := range rows {
 			r := d.X.Row(i)
 			var err error
 			if d.QID != nil {
@@ -600,23 +592,30 @@ func writeShards(ctx context.Context, outs *outputs, paths []string, d *sparse.D
 				err = w.Add(d.Y[i], r.Ind, r.Val)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", p, err)
+				return err
 			}
 		}
-		if err := w.Close(); err != nil {
+		return w.Close()
+	})
+}
+
+// dealShards deals n rows at random among the shard files paths (writers
+// of outs): a random permutation of the rows, drawn from seed, cut into
+// len(paths) contiguous pieces of sizes differing by at most one, so that
+// every shard is a uniform sample of the rows in random order. write
+// writes the rows of one piece, in their permuted order, to out.
+func dealShards(ctx context.Context, outs *outputs, paths []string, n int, seed uint64, write func(out io.Writer, rows []int) error) error {
+	N := len(paths)
+	if n < N {
+		return fmt.Errorf("%d rows cannot make %d shards of at least one row", n, N)
+	}
+	perm := rand.New(rand.NewPCG(seed, 0x5ba4d5)).Perm(n)
+	for k, p := range paths {
+		if err := write(iox.Writer(ctx, outs.writer(p)), perm[k*n/N:(k+1)*n/N]); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
 	return nil
-}
-
-// shardPerm returns the permutation of n rows that deals them into N
-// shards, drawn from seed.
-func shardPerm(n, N int, seed uint64) ([]int, error) {
-	if n < N {
-		return nil, fmt.Errorf("%d rows cannot make %d shards of at least one row", n, N)
-	}
-	return rand.New(rand.NewPCG(seed, 0x5ba4d5)).Perm(n), nil
 }
 
 // isCachePath reports whether a file named p is written as a cache.

@@ -220,15 +220,7 @@ func writeMultiLabelSVM(w io.Writer, path string, d *libsvm.MultiLabelDataset) e
 // as writeShards deals rows of one label: the same permutation for the
 // same seed and number of rows.
 func writeShardsMultiLabel(ctx context.Context, outs *outputs, paths []string, d *libsvm.MultiLabelDataset, seed uint64) error {
-	n, N := d.X.Rows, len(paths)
-	perm, err := shardPerm(n, N, seed)
-	if err != nil {
-		return err
-	}
-	for k, p := range paths {
-		if err := writeMultiLabelCache(iox.Writer(ctx, outs.writer(p)), d, d.X.Cols, perm[k*n/N:(k+1)*n/N]); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	return nil
+	return dealShards(ctx, outs, paths, d.X.Rows, seed, func(out io.Writer, rows []int) error {
+		return writeMultiLabelCache(out, d, d.X.Cols, rows)
+	})
 }
