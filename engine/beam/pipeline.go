@@ -19,6 +19,7 @@ import (
 	// Local paths work everywhere; the command adds gs:// and s3://.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/hyperplane-ml/hyperplane/engine"
+	"github.com/hyperplane-ml/hyperplane/engine/beam/internal/gather"
 	"github.com/hyperplane-ml/hyperplane/internal/iox"
 )
 
@@ -78,20 +79,15 @@ type task struct {
 	Shard string
 }
 
-// part says that shard Index wrote its delta (Index −1: nothing, for a
-// carry task), and counts the bytes of weights it read. The deltas travel
-// as files, as the weights do: through the runner, every delta would be
-// encoded and copied at every step to the one mixing step.
-type part struct {
-	Index   int
-	Read    int64
-	Seconds float64
-}
-
-// gathered holds an epoch's parts in the order they came.
-type gathered struct {
-	Parts []part
-}
+// part, gathered and gatherFn are an epoch's parts and their combiner
+// (package gather). Merge needs the parts in shard order, whatever order
+// the runner delivers them in, for results that do not depend on the
+// runner: the mixing step sorts them (orderParts).
+type (
+	part     = gather.Part
+	gathered = gather.Gathered
+	gatherFn = gather.Fn
+)
 
 // fanFn turns the reference to an epoch's starting state into one task
 // per shard. That reference arriving as its input is what orders the
@@ -224,25 +220,6 @@ func (f *trainFn) trainTask(ctx context.Context, t task) (p part, err error) {
 	}
 	return part{Index: t.Index, Read: read, Seconds: time.Since(t0).Seconds()}, nil
 }
-
-// gatherFn combines an epoch's parts into one value for the mixing step.
-// Merge needs them in shard order, whatever order the runner delivers
-// them in, for results that do not depend on the runner.
-type gatherFn struct{}
-
-func (gatherFn) CreateAccumulator() gathered { return gathered{} }
-
-func (gatherFn) AddInput(a gathered, p part) gathered {
-	a.Parts = append(a.Parts, p)
-	return a
-}
-
-func (gatherFn) MergeAccumulators(a, b gathered) gathered {
-	a.Parts = append(a.Parts, b.Parts...)
-	return a
-}
-
-func (gatherFn) ExtractOutput(a gathered) gathered { return a }
 
 // advanceFn merges an epoch's deltas into the state it started from,
 // writes the next state and weights, and emits the reference to them.

@@ -1,8 +1,9 @@
 // Command prismfloor times Prism running the shape of Train's unrolled
-// epochs with DoFns that do nothing: per epoch a fan-out of one task per
-// shard, a Reshuffle, a ParDo per task, a Combine of the parts and one
-// mixing ParDo, as engine/beam's epochs builds them. What it reports is
-// the runner's own cost of an epoch, the floor under Train's on Prism:
+// epochs with DoFns that do nothing but the combine: per epoch a fan-out
+// of one task per shard, a Reshuffle, a ParDo per task, the trainer's own
+// Combine of the parts (package gather) and one mixing ParDo, as
+// engine/beam's epochs builds them. What it reports is the runner's own
+// cost of an epoch, the floor under Train's on Prism:
 //
 //	go run ./internal/prismfloor -shards 4 -epochs 10 -runs 3
 package main
@@ -19,12 +20,12 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/hyperplane-ml/hyperplane/engine/beam/internal/gather"
 )
 
 type ref struct{ Epoch int }
 type task struct{ Epoch, Index int }
-type part struct{ Index int }
-type gathered struct{ Parts []part }
+type part = gather.Part
 
 // fanFn emits a task per shard, as Train's fan-out does.
 type fanFn struct{ Shards int }
@@ -40,27 +41,13 @@ type learnFn struct{}
 
 func (learnFn) ProcessElement(t task) part { return part{Index: t.Index} }
 
-// gatherFn gathers the parts for the mixing step, as Train's does.
-type gatherFn struct{}
-
-func (gatherFn) CreateAccumulator() gathered { return gathered{} }
-func (gatherFn) AddInput(a gathered, p part) gathered {
-	a.Parts = append(a.Parts, p)
-	return a
-}
-func (gatherFn) MergeAccumulators(a, b gathered) gathered {
-	a.Parts = append(a.Parts, b.Parts...)
-	return a
-}
-func (gatherFn) ExtractOutput(a gathered) gathered { return a }
-
 // mixFn stands for the mixing step, and passes the epoch on.
 type mixFn struct{ Epoch int }
 
-func (f *mixFn) ProcessElement(gathered) ref { return ref{Epoch: f.Epoch + 1} }
+func (f *mixFn) ProcessElement(gather.Gathered) ref { return ref{Epoch: f.Epoch + 1} }
 
 func init() {
-	for _, v := range []any{ref{}, task{}, part{}, gathered{}, fanFn{}, learnFn{}, gatherFn{}, mixFn{}} {
+	for _, v := range []any{ref{}, task{}, part{}, gather.Gathered{}, fanFn{}, learnFn{}, gather.Fn{}, mixFn{}} {
 		beam.RegisterType(reflect.TypeOf(v))
 	}
 }
@@ -78,7 +65,7 @@ func main() {
 		for e := range *epochs {
 			es := s.Scope(fmt.Sprintf("epoch%d", e+1))
 			tasks := beam.Reshuffle(es, beam.ParDo(es, &fanFn{Shards: *shards}, start))
-			all := beam.Combine(es, gatherFn{}, beam.ParDo(es, learnFn{}, tasks))
+			all := beam.Combine(es, gather.Fn{}, beam.ParDo(es, learnFn{}, tasks))
 			start = beam.ParDo(es, &mixFn{Epoch: e}, all)
 		}
 		t0 := time.Now()
