@@ -407,11 +407,10 @@ var errCacheClosed = errors.New("sparse: cache is closed")
 // wrapping ErrChanged. ReadBlock may be called concurrently with
 // distinct dst.
 func (c *File) ReadBlock(i int, dst *Block) error {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
-		return errCacheClosed
+	if err := c.readLock(); err != nil {
+		return err
 	}
+	defer c.mu.RUnlock()
 	if i < 0 || i >= len(c.blocks) {
 		return fmt.Errorf("sparse: %s: ReadBlock(%d): block out of range [0, %d)", c.name, i, len(c.blocks))
 	}
@@ -424,6 +423,17 @@ func (c *File) ReadBlock(i int, dst *Block) error {
 	return locate(c.changed(i, err), c.name, i)
 }
 
+// readLock takes c's read lock, or returns errCacheClosed, without it,
+// when c is closed.
+func (c *File) readLock() error {
+	c.mu.RLock()
+	if c.closed {
+		c.mu.RUnlock()
+		return errCacheClosed
+	}
+	return nil
+}
+
 // CheckUnchanged returns a *Error wrapping ErrChanged if the file's size
 // or modification time differ from those at Open: it was truncated,
 // extended or written to. ReadBlock and Load check this themselves; a
@@ -432,11 +442,10 @@ func (c *File) ReadBlock(i int, dst *Block) error {
 // file they came from has changed. A File opened from an io.ReaderAt
 // (as ReadInfo does) has nothing to compare and returns nil.
 func (c *File) CheckUnchanged() error {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
-		return errCacheClosed
+	if err := c.readLock(); err != nil {
+		return err
 	}
+	defer c.mu.RUnlock()
 	return locate(c.statChanged(), c.name, -1)
 }
 
@@ -726,11 +735,10 @@ func (c *File) Load() (*sparse.Dataset, error) {
 	}
 	// The blocks were checked as copied; a file whose size or time moved
 	// meanwhile was written to while they were (see changed).
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
-		return nil, errCacheClosed
+	if err := c.readLock(); err != nil {
+		return nil, err
 	}
+	defer c.mu.RUnlock()
 	if err := c.statChanged(); err != nil {
 		return nil, locate(err, c.name, -1)
 	}
@@ -823,11 +831,10 @@ func (c *File) loadBlocks(d *sparse.Dataset, direct, mapped bool) error {
 // loadBlockCopy reads block i into blk and copies it into place in d,
 // under the read lock (Close unmaps the mapping readBlock copies from).
 func (c *File) loadBlockCopy(i int, d *sparse.Dataset, blk *Block) error {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
-		return errCacheClosed
+	if err := c.readLock(); err != nil {
+		return err
 	}
+	defer c.mu.RUnlock()
 	if err := c.readBlock(i, blk); err != nil {
 		return locate(c.changed(i, err), c.name, i)
 	}
@@ -848,11 +855,10 @@ func (c *File) loadBlockCopy(i int, d *sparse.Dataset, blk *Block) error {
 // loadBlockDirect is loadDirect under the read lock, with the error
 // located.
 func (c *File) loadBlockDirect(i int, d *sparse.Dataset, s *loadScratch) error {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
-		return errCacheClosed
+	if err := c.readLock(); err != nil {
+		return err
 	}
+	defer c.mu.RUnlock()
 	return locate(c.changed(i, c.loadDirect(i, d, s)), c.name, i)
 }
 

@@ -177,11 +177,8 @@ func (w *Writer) AddWithQID(label float64, qid int64, ind []int32, val []float32
 func (w *Writer) Rows() int64 { return w.rows }
 
 func (w *Writer) add(label float64, qid int64, hasQID bool, ind []int32, val []float32, check bool) error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.closed {
-		return errWriterClosed
+	if err := w.usable(); err != nil {
+		return err
 	}
 	if check {
 		var err error
@@ -228,6 +225,18 @@ func (w *Writer) add(label float64, qid int64, hasQID bool, ind []int32, val []f
 	return w.err
 }
 
+// usable returns the error that w's methods return before they write: its
+// first error, or errWriterClosed once it is closed.
+func (w *Writer) usable() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errWriterClosed
+	}
+	return nil
+}
+
 // Flush ends the block being filled, if it has rows, so that the next row
 // starts a new one, whatever BlockSize says. A program that rewrites a
 // cache row by row (changing its indices, say) and flushes where the
@@ -235,11 +244,8 @@ func (w *Writer) add(label float64, qid int64, hasQID bool, ind []int32, val []f
 // a learner shuffles them. It returns the first error of the underlying
 // writer, if any.
 func (w *Writer) Flush() error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.closed {
-		return errWriterClosed
+	if err := w.usable(); err != nil {
+		return err
 	}
 	w.flush()
 	return w.err
@@ -331,11 +337,8 @@ func (w *Writer) flush() {
 // close the underlying writer. It returns the first error of the
 // underlying writer, if any; a second Close returns an error.
 func (w *Writer) Close() error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.closed {
-		return errWriterClosed
+	if err := w.usable(); err != nil {
+		return err
 	}
 	w.flush()
 	w.closed = true
