@@ -607,22 +607,32 @@ func readAll(ctx context.Context, name string) ([]byte, int64, error) {
 }
 
 // readWith opens name for read and returns the bytes it read.
-func readWith(ctx context.Context, name string, read func(io.Reader) error) (int64, error) {
+func readWith(ctx context.Context, name string, read func(io.Reader) error) (n int64, err error) {
+	err = onFS(ctx, name, func(fs filesystem.Interface) error {
+		r, err := fs.OpenRead(ctx, name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer r.Close()
+		c := &iox.CountReader{R: r}
+		err = read(c)
+		if n = c.N; err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// onFS calls f with the file system that holds name, and closes it once
+// f has returned.
+func onFS(ctx context.Context, name string, f func(fs filesystem.Interface) error) error {
 	fs, err := filesystem.New(ctx, name)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer fs.Close()
-	r, err := fs.OpenRead(ctx, name)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", name, err)
-	}
-	defer r.Close()
-	c := &iox.CountReader{R: r}
-	if err := read(c); err != nil {
-		return c.N, fmt.Errorf("%s: %w", name, err)
-	}
-	return c.N, nil
+	return f(fs)
 }
 
 // writeAll writes a whole file; object stores commit it on Close. It
@@ -636,36 +646,34 @@ func writeAll(ctx context.Context, name string, data []byte) (int64, error) {
 
 // writeWith creates name, writes it with write and returns the bytes
 // written.
-func writeWith(ctx context.Context, name string, write func(io.Writer) error) (int64, error) {
-	fs, err := filesystem.New(ctx, name)
-	if err != nil {
-		return 0, err
-	}
-	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, name)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", name, err)
-	}
-	c := &iox.CountWriter{W: w}
-	if err := write(c); err != nil {
-		w.Close()
-		return c.N, fmt.Errorf("%s: %w", name, err)
-	}
-	if err := w.Close(); err != nil {
-		return c.N, fmt.Errorf("%s: %w", name, err)
-	}
-	return c.N, nil
+func writeWith(ctx context.Context, name string, write func(io.Writer) error) (n int64, err error) {
+	err = onFS(ctx, name, func(fs filesystem.Interface) error {
+		w, err := fs.OpenWrite(ctx, name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		c := &iox.CountWriter{W: w}
+		err = write(c)
+		n = c.N
+		if err != nil {
+			w.Close()
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := w.Close(); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
+	return n, err
 }
 
 // removeFile removes a file that is no longer needed, where the file
 // system can; a file left behind costs only space.
 func removeFile(ctx context.Context, name string) {
-	fs, err := filesystem.New(ctx, name)
-	if err != nil {
-		return
-	}
-	defer fs.Close()
-	if rm, ok := fs.(filesystem.Remover); ok {
-		rm.Remove(ctx, name)
-	}
+	onFS(ctx, name, func(fs filesystem.Interface) error {
+		if rm, ok := fs.(filesystem.Remover); ok {
+			return rm.Remove(ctx, name)
+		}
+		return nil
+	})
 }
