@@ -251,3 +251,12 @@ func (e *encoder) weights(w []float32, sparse bool) {
 		e.f32s(w)
 	}
 }
+
+// flagIf returns flag when set, else 0: a file's header flags are the OR
+// of one flagIf per flag, each beside the field that sets it.
+func flagIf(set bool, flag uint16) uint16 {
+	if set {
+		return flag
+	}
+	return 0
+}

@@ -186,11 +186,7 @@ func (f *Kernel) Size() int64 {
 
 func (f *Kernel) encode(e *encoder) {
 	p := f.Params
-	var flags uint16
-	if f.Votes != nil {
-		flags |= KernelVotes
-	}
-	e.header(KernelMagic, kernelVersion, flags)
+	e.header(KernelMagic, kernelVersion, flagIf(f.Votes != nil, KernelVotes))
 	e.buf = append(e.buf, f.Algorithm, f.Bias, p.Kind, f.Rule)
 	e.u32(math.Float32bits(f.BiasScale))
 	e.f64s([]float64{p.Degree, p.Gamma, p.Coef0})

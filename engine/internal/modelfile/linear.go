@@ -178,25 +178,10 @@ func (f *Linear) Size() int64 {
 }
 
 func (f *Linear) encode(e *encoder) {
-	var flags uint16
-	if v := f.Votes; v != nil {
-		flags |= LinearVotes
-		if v.W0 != nil {
-			flags |= LinearStart
-		}
-	}
-	if f.Normalize {
-		flags |= LinearNorm
-	}
-	if f.Cols != nil {
-		flags |= LinearCols
-	}
-	if f.Sparse {
-		flags |= LinearSparse
-	}
-	if f.Scaling != nil {
-		flags |= LinearScale
-	}
+	v := f.Votes
+	flags := flagIf(v != nil, LinearVotes) | flagIf(v != nil && v.W0 != nil, LinearStart) |
+		flagIf(f.Normalize, LinearNorm) | flagIf(f.Cols != nil, LinearCols) |
+		flagIf(f.Sparse, LinearSparse) | flagIf(f.Scaling != nil, LinearScale)
 	e.header(LinearMagic, linearVersion, flags)
 	e.buf = append(e.buf, f.Algorithm, f.Bias, f.Rule, 0)
 	e.u32(math.Float32bits(f.BiasScale))

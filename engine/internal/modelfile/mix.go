@@ -100,22 +100,8 @@ func (f *Mix) Size() int64 {
 }
 
 func (f *Mix) encode(e *encoder) {
-	var flags uint16
-	if f.Features != nil {
-		flags |= mixSparse
-	}
-	if f.U != nil {
-		flags |= mixAcc
-	}
-	if f.Sum != nil {
-		flags |= mixSum
-	}
-	if f.Sparse {
-		flags |= MixState
-	}
-	if f.Seen != nil {
-		flags |= MixSeen
-	}
+	flags := flagIf(f.Features != nil, mixSparse) | flagIf(f.U != nil, mixAcc) |
+		flagIf(f.Sum != nil, mixSum) | flagIf(f.Sparse, MixState) | flagIf(f.Seen != nil, MixSeen)
 	e.header(mixMagic, mixVersion, flags)
 	e.u32(uint32(len(f.Classes)))
 	e.u32(uint32(rows(len(f.Classes))))
