@@ -226,6 +226,23 @@ func ParseRule(s string) (Rule, error) {
 	return parseEnum[Rule](s, ruleNames[:], "rule", strings.Join(ruleNames[:], ", "))
 }
 
+// ParseLearner reads a learner's name as the command line's -algo takes
+// it: an algorithm ("averaged", "plain", "voted", "batch"), which learns
+// by the perceptron rule, or a rule other than the perceptron's ("pa",
+// "pa1", "pa2", "pegasos", "logistic", "modified_huber"), which the
+// averaged algorithm runs. The error of a name that is neither wraps
+// ErrConfig.
+func ParseLearner(s string) (Algorithm, Rule, error) {
+	if alg, err := ParseAlgorithm(s); err == nil {
+		return alg, Perceptron, nil
+	}
+	if rule, err := ParseRule(s); err == nil && rule != Perceptron {
+		return Averaged, rule, nil
+	}
+	return 0, 0, fmt.Errorf("%w: unknown learner %q (want one of %s, %s)", ErrConfig, s,
+		strings.Join(algorithmNames[:], ", "), strings.Join(ruleNames[1:], ", "))
+}
+
 // DefaultC is the aggressiveness parameter of PA1 and PA2 when Config.C is
 // 0, as scikit-learn's PassiveAggressiveClassifier and LIBLINEAR default.
 const DefaultC = 1.0

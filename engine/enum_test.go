@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,27 @@ func TestEnumNames(t *testing.T) {
 		}
 		if _, err := c.parse("x"); !errors.Is(err, ErrConfig) || err.Error() != c.refuse {
 			t.Errorf("unknown name: %v, want %s", err, c.refuse)
+		}
+	}
+}
+
+// TestParseLearner: every algorithm learns by the perceptron rule, every
+// other rule runs averaged, and "perceptron", a rule that needs an
+// algorithm to name it, is refused.
+func TestParseLearner(t *testing.T) {
+	for i, name := range algorithmNames {
+		if alg, rule, err := ParseLearner(name); err != nil || alg != Algorithm(i) || rule != Perceptron {
+			t.Errorf("%s: %v %v %v", name, alg, rule, err)
+		}
+	}
+	for i, name := range ruleNames[1:] {
+		if alg, rule, err := ParseLearner(strings.ToUpper(name)); err != nil || alg != Averaged || rule != Rule(i+1) {
+			t.Errorf("%s: %v %v %v", name, alg, rule, err)
+		}
+	}
+	for _, name := range []string{"perceptron", "", "svm"} {
+		if _, _, err := ParseLearner(name); !errors.Is(err, ErrConfig) {
+			t.Errorf("%q: %v, want an error wrapping ErrConfig", name, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -100,4 +101,23 @@ func ExampleModel_PredictBatch() {
 	fmt.Println(m.PredictBatch(test, nil))
 	// Output:
 	// [10 20 30 30]
+}
+
+// ExampleParseLearner maps the names the command line's -algo takes to an
+// Algorithm and a Rule for Config.
+func ExampleParseLearner() {
+	for _, name := range []string{"averaged", "voted", "pa1", "logistic", "sgd"} {
+		alg, rule, err := engine.ParseLearner(name)
+		if err != nil {
+			fmt.Println(name, "→ error wrapping ErrConfig:", errors.Is(err, engine.ErrConfig))
+			continue
+		}
+		fmt.Println(name, "→", alg, rule)
+	}
+	// Output:
+	// averaged → averaged perceptron
+	// voted → voted perceptron
+	// pa1 → averaged pa1
+	// logistic → averaged logistic
+	// sgd → error wrapping ErrConfig: true
 }

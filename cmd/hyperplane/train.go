@@ -828,23 +828,19 @@ const (
 	defaultKernelLearner = "averaged"
 )
 
-// parseLearner reads -algo: a perceptron algorithm, or an update rule
-// (averaged, or plain with noAverage).
+// parseLearner reads -algo (see engine.ParseLearner), and -no-average,
+// which makes a rule's learner plain.
 func parseLearner(name string, noAverage bool) (engine.Algorithm, engine.Rule, error) {
-	if alg, err := engine.ParseAlgorithm(name); err == nil {
-		if noAverage {
-			return 0, 0, fmt.Errorf("-no-average is for pa, pa1, pa2, pegasos, logistic and modified_huber (use -algo plain)")
-		}
-		return alg, engine.Perceptron, nil
-	}
-	rule, err := engine.ParseRule(name)
-	if err != nil || rule == engine.Perceptron {
+	alg, rule, err := engine.ParseLearner(name)
+	switch {
+	case err != nil:
 		return 0, 0, fmt.Errorf("unknown algorithm %q (want averaged, plain, voted, batch, pa, pa1, pa2, pegasos, logistic or modified_huber)", name)
+	case noAverage && rule == engine.Perceptron:
+		return 0, 0, fmt.Errorf("-no-average is for pa, pa1, pa2, pegasos, logistic and modified_huber (use -algo plain)")
+	case noAverage:
+		alg = engine.Plain
 	}
-	if noAverage {
-		return engine.Plain, rule, nil
-	}
-	return engine.Averaged, rule, nil
+	return alg, rule, nil
 }
 
 // learnerName names a learner for people: "averaged perceptron",

@@ -377,22 +377,17 @@ func isRemote(name string) bool { return strings.Contains(name, "://") }
 // parseLearner reads -algo as hyperplane train does, less the learners
 // that cannot mix parameters.
 func parseLearner(name string, noAverage bool) (engine.Algorithm, engine.Rule, error) {
-	if alg, err := engine.ParseAlgorithm(name); err == nil {
-		if alg != engine.Averaged && alg != engine.Plain {
-			// Refused here, before the files are checked.
-			return 0, 0, fmt.Errorf("-algo %s: parameter mixing trains the averaged and plain perceptrons (and pa, pa1, pa2)", name)
-		}
-		if noAverage {
-			return 0, 0, errors.New("-no-average is for pa, pa1 and pa2 (use -algo plain)")
-		}
-		return alg, engine.Perceptron, nil
-	}
-	rule, err := engine.ParseRule(name)
-	if err != nil || rule == engine.Perceptron {
+	alg, rule, err := engine.ParseLearner(name)
+	switch {
+	case err != nil:
 		return 0, 0, fmt.Errorf("unknown algorithm %q (want averaged, plain, pa, pa1 or pa2)", name)
+	case rule == engine.Perceptron && alg != engine.Averaged && alg != engine.Plain:
+		// Refused here, before the files are checked.
+		return 0, 0, fmt.Errorf("-algo %s: parameter mixing trains the averaged and plain perceptrons (and pa, pa1, pa2)", name)
+	case noAverage && rule == engine.Perceptron:
+		return 0, 0, errors.New("-no-average is for pa, pa1 and pa2 (use -algo plain)")
+	case noAverage:
+		alg = engine.Plain
 	}
-	if noAverage {
-		return engine.Plain, rule, nil
-	}
-	return engine.Averaged, rule, nil
+	return alg, rule, nil
 }
