@@ -106,16 +106,20 @@ func BenchmarkVectorize(b *testing.B) {
 	}
 }
 
+// fitBenchConfigs are the fits BenchmarkFit and BenchmarkFitCache
+// measure: hashed document frequencies, and a vocabulary.
+var fitBenchConfigs = []struct {
+	name string
+	cfg  Config
+}{
+	{"bigram-tfidf-22", Config{NGrams: 2, Bits: 22, IDF: true}},
+	{"bigram-vocab", Config{NGrams: 2, Vocabulary: true, IDF: true}},
+}
+
 // BenchmarkFit measures fitting (document frequencies or vocabulary).
 func BenchmarkFit(b *testing.B) {
 	c := synthCorpus(4000, 1300, 1)
-	for _, tc := range []struct {
-		name string
-		cfg  Config
-	}{
-		{"bigram-tfidf-22", Config{NGrams: 2, Bits: 22, IDF: true}},
-		{"bigram-vocab", Config{NGrams: 2, Vocabulary: true, IDF: true}},
-	} {
+	for _, tc := range fitBenchConfigs {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(corpusBytes(c))
 			for range b.N {
@@ -137,13 +141,7 @@ func BenchmarkFitCache(b *testing.B) {
 		fmt.Fprintf(&in, "%s\t%s\n", d.Label, strings.ReplaceAll(d.Text, "\n", " "))
 	}
 	text := in.String()
-	for _, tc := range []struct {
-		name string
-		cfg  Config
-	}{
-		{"bigram-tfidf-22", Config{NGrams: 2, Bits: 22, IDF: true}},
-		{"bigram-vocab", Config{NGrams: 2, Vocabulary: true, IDF: true}},
-	} {
+	for _, tc := range fitBenchConfigs {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			co := CacheOptions{TempDir: b.TempDir()}
